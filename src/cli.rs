@@ -1,0 +1,234 @@
+//! The clap definitions, and nothing else: this file is the command-line
+//! contract of `shared/docs/cli.md`. Every `///` comment is `--help` text.
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+use clap::parser::ValueSource;
+use clap::{ArgMatches, Args, Parser, Subcommand, ValueEnum};
+
+use crate::config::{parse_duration, IdentityInput};
+
+const AFTER_HELP: &str = "\
+Environment:
+  ANALYST_API_KEY        the API key (sent as 'Authorization: Api-Key …'; never printed)
+  ANALYST_API_KEY_FILE   read the key from this file instead ('-' = stdin)
+  ANALYST_CHAT_URL       the Chat API URL from the agent settings
+  ANALYST_EXTERNAL_ID    default --external-id
+  ANALYST_INTERNAL_ID    default --internal-id
+  NO_COLOR               no colour or spinner
+
+Exit codes:
+  0 success            1 unexpected failure    2 usage / 400
+  3 authentication     4 forbidden (403)       5 not found (404)
+  6 service failed or unreachable              7 bad stream (malformed, error line,
+  8 tool error (--fail-on-tool-error)            suspended, cut, no answer)";
+
+/// A scriptable client for the conversational-analytics Chat API: ask the AI
+/// data analyst a question and get the answer, CSV, a chart or JSON for jq.
+#[derive(Debug, Parser)]
+#[command(name = "analyst", version, propagate_version = true, after_help = AFTER_HELP)]
+pub struct Cli {
+    /// Options every command takes.
+    #[command(flatten)]
+    pub global: GlobalArgs,
+
+    /// The command to run.
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+/// Options shared by every command.
+#[derive(Debug, Args)]
+pub struct GlobalArgs {
+    /// Log each HTTP request and response status to stderr (the key is always redacted)
+    #[arg(short, long, global = true)]
+    pub verbose: bool,
+
+    /// Print nothing on stderr but errors
+    #[arg(short, long, global = true)]
+    pub quiet: bool,
+
+    /// How long to wait for a connection to the service
+    #[arg(long, global = true, value_name = "DURATION", default_value = "10s", value_parser = parse_duration)]
+    pub connect_timeout: Duration,
+}
+
+/// The commands of `analyst`.
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Ask the agent a question and render its NDJSON answer stream for a pipe
+    #[command(after_help = ASK_AFTER_HELP)]
+    Ask(AskArgs),
+}
+
+const ASK_AFTER_HELP: &str = "\
+Examples:
+  analyst ask --external-id ci-bot 'Revenue by month in 2024?'
+  analyst ask -o csv 'Top 10 customers by revenue' > top.csv
+  analyst ask -o json 'Orders last week?' | jq -r .answer
+  analyst ask -o events 'Revenue by region' | jq 'select(.toolCall) | .toolCall.input'
+  analyst ask --chat-id \"$CHAT\" 'And by quarter?'
+  analyst ask --chat-id \"$CHAT\"                  # the thread so far
+  analyst ask --replay saved.ndjson -o vega > chart.vl.json
+
+stderr carries notes only ('chat: <id>', warnings); stdout is the data.";
+
+/// Which output `ask` writes on stdout.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum OutputMode {
+    /// The final answer's text and a newline
+    Answer,
+    /// The stream's bytes as received, each line flushed as it completes
+    Raw,
+    /// One JSON object per stream line, with toolCall input and result parsed
+    Events,
+    /// One JSON document: chat id, status, answer, queries with typed rows, tool calls, errors
+    Json,
+    /// The selected SQL result as RFC 4180 CSV with a header row
+    Csv,
+    /// The selected result's Vega-Lite v5 spec with the rows merged in as data.values
+    Vega,
+}
+
+/// Which SQL result `csv` and `vega` use.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum QuerySelector {
+    /// The last SQL result that did not fail.
+    Last,
+    /// The n-th SQL result of the stream, counting from 1.
+    Index(usize),
+}
+
+fn parse_query_selector(text: &str) -> Result<QuerySelector, String> {
+    if text.eq_ignore_ascii_case("last") {
+        return Ok(QuerySelector::Last);
+    }
+    match text.parse::<usize>() {
+        Ok(n) if n >= 1 => Ok(QuerySelector::Index(n)),
+        _ => Err(format!("{text:?} is not 'last' or a 1-based index such as 1, 2, 3")),
+    }
+}
+
+/// Where the Chat API is and how to authenticate.
+#[derive(Debug, Args)]
+pub struct ChatEndpointArgs {
+    /// The full Chat API URL from the agent settings (ends in /chat/stream-chat-state)
+    #[arg(long, env = "ANALYST_CHAT_URL", value_name = "URL", hide_env_values = true)]
+    pub chat_url: Option<String>,
+
+    /// Read the API key from this file ('-' = stdin) instead of ANALYST_API_KEY
+    #[arg(long, env = "ANALYST_API_KEY_FILE", value_name = "PATH")]
+    pub api_key_file: Option<String>,
+}
+
+/// Who the request is made for: the `sessionSettings` object.
+#[derive(Debug, Args)]
+pub struct IdentityArgs {
+    /// Id of an external user (lowercase, no spaces); created on first use
+    #[arg(long, env = "ANALYST_EXTERNAL_ID", value_name = "ID")]
+    pub external_id: Option<String>,
+
+    /// Email of an existing internal user, whose own permissions apply
+    #[arg(long, env = "ANALYST_INTERNAL_ID", value_name = "EMAIL")]
+    pub internal_id: Option<String>,
+
+    /// The user's email address
+    #[arg(long, value_name = "EMAIL")]
+    pub email: Option<String>,
+
+    /// A user attribute for row-level security (repeatable; external users only)
+    #[arg(long = "attr", value_name = "NAME=VALUE")]
+    pub attrs: Vec<String>,
+
+    /// A group the user belongs to (repeatable; external users only)
+    #[arg(long = "group", value_name = "NAME")]
+    pub groups: Vec<String>,
+
+    /// Security context for data queries: a JSON object, or @FILE (external users only)
+    #[arg(long, value_name = "JSON|@FILE")]
+    pub security_context: Option<String>,
+
+    /// Make the external user persistent (isEphemeral: false)
+    #[arg(long)]
+    pub persistent: bool,
+
+    /// Lifetime of an ephemeral external user (e.g. 12h, 7d)
+    #[arg(long, value_name = "DURATION", value_parser = parse_duration)]
+    pub ttl: Option<Duration>,
+}
+
+impl IdentityArgs {
+    /// The identity as given, for validation by `config`. When both ids are
+    /// set and only one came from the command line, the flag wins over the
+    /// environment (`matches` tells where each value came from).
+    pub fn to_input(&self, matches: Option<&ArgMatches>) -> IdentityInput {
+        let from_env = |id: &str| matches.and_then(|m| m.value_source(id)) == Some(ValueSource::EnvVariable);
+        let (mut external_id, mut internal_id) = (self.external_id.clone(), self.internal_id.clone());
+        if external_id.is_some() && internal_id.is_some() {
+            match (from_env("external_id"), from_env("internal_id")) {
+                (true, false) => external_id = None,
+                (false, true) => internal_id = None,
+                _ => {}
+            }
+        }
+        IdentityInput {
+            external_id,
+            internal_id,
+            email: self.email.clone(),
+            attrs: self.attrs.clone(),
+            groups: self.groups.clone(),
+            security_context: self.security_context.clone(),
+            persistent: self.persistent,
+            ttl: self.ttl,
+        }
+    }
+}
+
+/// Arguments of `analyst ask`.
+#[derive(Debug, Args)]
+pub struct AskArgs {
+    /// The question ('-' reads it from stdin). Omit it with --chat-id to print the thread so far
+    #[arg(value_name = "QUESTION")]
+    pub question: Option<String>,
+
+    /// Continue this thread (the chat id printed on stderr as 'chat: <id>')
+    #[arg(long, value_name = "ID")]
+    pub chat_id: Option<String>,
+
+    /// Run queries against this development branch (activeBranchName)
+    #[arg(long, value_name = "NAME")]
+    pub branch: Option<String>,
+
+    /// Say that --branch names the default (main/production) branch
+    #[arg(long, requires = "branch")]
+    pub default_branch: bool,
+
+    /// What to write on stdout
+    #[arg(short, long, value_enum, default_value_t = OutputMode::Answer, value_name = "MODE")]
+    pub output: OutputMode,
+
+    /// Which SQL result csv and vega use: 'last' (the last one that did not fail) or a 1-based index
+    #[arg(long, value_name = "WHICH", default_value = "last", value_parser = parse_query_selector)]
+    pub query: QuerySelector,
+
+    /// Also save the raw stream, byte for byte, to FILE
+    #[arg(long, value_name = "FILE")]
+    pub tee: Option<PathBuf>,
+
+    /// Read a saved stream ('-' = stdin) instead of calling the service; needs no key or URL
+    #[arg(long, value_name = "FILE", conflicts_with_all = ["question", "chat_id", "branch"])]
+    pub replay: Option<String>,
+
+    /// Exit 8 when a tool result carries an error
+    #[arg(long)]
+    pub fail_on_tool_error: bool,
+
+    /// Where the service is and how to authenticate.
+    #[command(flatten)]
+    pub endpoint: ChatEndpointArgs,
+
+    /// Who is asking.
+    #[command(flatten)]
+    pub identity: IdentityArgs,
+}

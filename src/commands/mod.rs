@@ -1,0 +1,4 @@
+//! One module per subcommand; each has a `run` that returns the exit code or
+//! an error carrying one.
+
+pub mod ask;

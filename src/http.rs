@@ -1,0 +1,260 @@
+//! The one place that builds the HTTP client, sends requests, logs them with
+//! `-v` (secrets redacted) and turns statuses and transport failures into
+//! [`Fault`]s with the contract's exit codes.
+
+use std::io::Read;
+use std::time::Duration;
+
+use anyhow::Result;
+use reqwest::blocking::{Client, Response};
+use reqwest::header::{HeaderValue, ACCEPT, AUTHORIZATION, CONTENT_TYPE, LOCATION};
+use reqwest::{StatusCode, Url};
+use serde::Serialize;
+
+use crate::config::Secret;
+use crate::exit::{ExitCode, Fault};
+use crate::output::Notes;
+
+/// How much of an error body is read to summarise it.
+const ERROR_BODY_LIMIT: u64 = 64 * 1024;
+/// How long a summary of an error body may be, in characters.
+const SUMMARY_CHARS: usize = 200;
+
+/// An HTTP client configured for long streams: a connect timeout, no total
+/// timeout (streams of several minutes are normal), no redirects (a POST
+/// must not be silently re-sent elsewhere).
+pub struct Http {
+    client: Client,
+    notes: Notes,
+}
+
+impl Http {
+    /// Builds the client. `connect_timeout` bounds only connection set-up.
+    pub fn new(connect_timeout: Duration, notes: &Notes) -> Result<Self> {
+        let client = Client::builder()
+            .connect_timeout(connect_timeout)
+            .timeout(None)
+            .redirect(reqwest::redirect::Policy::none())
+            .user_agent(concat!("analyst/", env!("CARGO_PKG_VERSION")))
+            .build()
+            .map_err(|err| Fault::new(ExitCode::Unexpected, format!("cannot set up the HTTP client: {err}")))?;
+        Ok(Http { client, notes: notes.clone() })
+    }
+
+    /// POSTs `body` as JSON with `Authorization: Api-Key <key>` and returns
+    /// the response once its status is a success; any other status, and any
+    /// failure to connect, becomes a [`Fault`] naming what to check.
+    pub fn post_json(&self, url: &Url, key: &Secret, body: &impl Serialize, accept: &str) -> Result<Response> {
+        let json = serde_json::to_vec(body)?;
+        let mut auth = HeaderValue::from_str(&format!("Api-Key {}", key.expose()))
+            .map_err(|_| Fault::new(ExitCode::Usage, "the API key contains characters that cannot go in an HTTP header"))?;
+        auth.set_sensitive(true);
+        if self.notes.verbose() {
+            self.notes.debug(&format!("> POST {url}"));
+            self.notes.debug("> authorization: Api-Key ***");
+            self.notes.debug("> content-type: application/json");
+            self.notes.debug(&format!("> accept: {accept}"));
+            self.notes.debug(&format!("> {}", String::from_utf8_lossy(&json)));
+        }
+        let response = self
+            .client
+            .post(url.clone())
+            .header(AUTHORIZATION, auth)
+            .header(CONTENT_TYPE, "application/json")
+            .header(ACCEPT, accept)
+            .body(json)
+            .send()
+            .map_err(|err| transport_fault(url, &err))?;
+        let status = response.status();
+        if self.notes.verbose() {
+            self.notes.debug(&format!("< {:?} {status}", response.version()));
+            if let Some(kind) = response.headers().get(CONTENT_TYPE).and_then(|v| v.to_str().ok()) {
+                self.notes.debug(&format!("< content-type: {kind}"));
+            }
+        }
+        if status.is_success() {
+            return Ok(response);
+        }
+        Err(status_fault(response, key).into())
+    }
+}
+
+/// The fault for a request that never got an answer: connection refused,
+/// DNS, TLS, connect timeout. Always exit 6.
+fn transport_fault(url: &Url, err: &reqwest::Error) -> Fault {
+    let host = url.host_str().unwrap_or("the service");
+    let what = if err.is_timeout() {
+        "timed out connecting to"
+    } else if err.is_connect() {
+        "cannot connect to"
+    } else {
+        "request failed to"
+    };
+    Fault::new(ExitCode::Service, format!("{what} {host}: {}", root_causes(err)))
+}
+
+/// The causes of an error, innermost details included, without repeating
+/// reqwest's "error sending request for url (…)" wrapper.
+pub fn root_causes(err: &(dyn std::error::Error + 'static)) -> String {
+    let mut parts: Vec<String> = Vec::new();
+    let mut cause = err.source();
+    while let Some(inner) = cause {
+        let text = inner.to_string();
+        if !parts.iter().any(|p| p.contains(&text)) {
+            parts.push(text);
+        }
+        cause = inner.source();
+    }
+    if parts.is_empty() {
+        parts.push(err.to_string());
+    }
+    parts.join(": ")
+}
+
+/// The fault for an answer with a non-success status: the code from the
+/// contract's table, the status, a summary of the body, and what to check.
+fn status_fault(mut response: Response, key: &Secret) -> Fault {
+    let status = response.status();
+    let location = response
+        .headers()
+        .get(LOCATION)
+        .and_then(|v| v.to_str().ok())
+        .map(str::to_string);
+    let content_type = response
+        .headers()
+        .get(CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .unwrap_or("")
+        .to_string();
+    let mut body = Vec::new();
+    let _ = (&mut response).take(ERROR_BODY_LIMIT).read_to_end(&mut body);
+    let summary = redact(&summarize_body(&content_type, &body), key);
+    let (code, hint) = match status.as_u16() {
+        401 => (ExitCode::Auth, "check the API key (ANALYST_API_KEY or --api-key-file)"),
+        403 => (ExitCode::Forbidden, "this key or user may not do that"),
+        404 | 410 => (ExitCode::NotFound, "check --chat-url (account and agent) and --chat-id"),
+        408 | 429 => (ExitCode::Service, "the service is busy; try again later"),
+        300..=399 => (ExitCode::Service, "check the URL: the service answered with a redirect"),
+        400..=499 => (ExitCode::Usage, "the service refused the request"),
+        _ => (ExitCode::Service, "the service failed; try again later"),
+    };
+    let mut message = format!("the service answered {}", describe_status(status));
+    if !summary.is_empty() {
+        message.push_str(&format!(": {summary}"));
+    }
+    if let Some(location) = location {
+        message.push_str(&format!(" (Location: {location})"));
+    }
+    message.push_str(&format!("; {hint}"));
+    Fault::new(code, message)
+}
+
+fn describe_status(status: StatusCode) -> String {
+    match status.canonical_reason() {
+        Some(reason) => format!("{} {reason}", status.as_u16()),
+        None => status.as_u16().to_string(),
+    }
+}
+
+fn redact(text: &str, key: &Secret) -> String {
+    let secret = key.expose();
+    if secret.len() >= 4 {
+        text.replace(secret, "***")
+    } else {
+        text.to_string()
+    }
+}
+
+/// One line about an error body: the `error`/`message` of a JSON body, the
+/// title (or text) of an HTML page, or the first line of anything else,
+/// shortened. A body is never dumped whole.
+pub fn summarize_body(content_type: &str, body: &[u8]) -> String {
+    let text = String::from_utf8_lossy(body);
+    let trimmed = text.trim();
+    if trimmed.is_empty() {
+        return String::new();
+    }
+    if let Ok(value) = serde_json::from_str::<serde_json::Value>(trimmed) {
+        for key in ["error", "message", "detail", "title"] {
+            match value.get(key) {
+                Some(serde_json::Value::String(s)) => return shorten(s),
+                Some(nested @ serde_json::Value::Object(_)) => {
+                    if let Some(s) = nested.get("message").and_then(|m| m.as_str()) {
+                        return shorten(s);
+                    }
+                }
+                _ => {}
+            }
+        }
+        return shorten(&value.to_string());
+    }
+    let lower = trimmed.to_ascii_lowercase();
+    if content_type.contains("html") || lower.starts_with("<!doctype html") || lower.starts_with("<html") {
+        let title = lower
+            .find("<title")
+            .and_then(|start| Some(start + trimmed[start..].find('>')? + 1))
+            .and_then(|start| Some((start, start + lower[start..].find("</title")?)))
+            .map(|(start, end)| collapse_whitespace(&trimmed[start..end]))
+            .filter(|title| !title.is_empty());
+        let text = title.unwrap_or_else(|| collapse_whitespace(&strip_tags(trimmed)));
+        return format!("HTML page: {}", shorten(&text));
+    }
+    shorten(trimmed.lines().next().unwrap_or(""))
+}
+
+fn strip_tags(html: &str) -> String {
+    let mut out = String::with_capacity(html.len());
+    let mut in_tag = false;
+    for c in html.chars() {
+        match c {
+            '<' => in_tag = true,
+            '>' if in_tag => {
+                in_tag = false;
+                out.push(' ');
+            }
+            _ if !in_tag => out.push(c),
+            _ => {}
+        }
+    }
+    out
+}
+
+fn collapse_whitespace(text: &str) -> String {
+    text.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+/// `text` cut to [`SUMMARY_CHARS`] characters with `…` when longer.
+pub fn shorten(text: &str) -> String {
+    let text = text.trim();
+    match text.char_indices().nth(SUMMARY_CHARS) {
+        Some((cut, _)) => format!("{}…", &text[..cut]),
+        None => text.to_string(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn html_bodies_are_summarised_by_their_title() {
+        let page = b"<!DOCTYPE html><html><head><title>502 Bad Gateway</title></head><body><h1>nginx</h1></body></html>";
+        assert_eq!(summarize_body("text/html", page), "HTML page: 502 Bad Gateway");
+        let untitled = b"<html><body><p>Service   Unavailable</p></body></html>";
+        assert_eq!(summarize_body("", untitled), "HTML page: Service Unavailable");
+    }
+
+    #[test]
+    fn json_bodies_give_their_message() {
+        assert_eq!(summarize_body("application/json", br#"{"error":"Invalid API key"}"#), "Invalid API key");
+        assert_eq!(summarize_body("", br#"{"error":{"message":"nope"}}"#), "nope");
+    }
+
+    #[test]
+    fn long_bodies_are_shortened() {
+        let long = "x".repeat(1000);
+        let summary = summarize_body("text/plain", long.as_bytes());
+        assert_eq!(summary.chars().count(), SUMMARY_CHARS + 1);
+        assert!(summary.ends_with('…'));
+    }
+}

@@ -1,0 +1,45 @@
+//! `analyst`: a scriptable command-line client for a conversational-analytics
+//! Chat API. The binary's `main.rs` is a thin shell around [`run`]; the modules
+//! follow the flow described in `design.md`:
+//! cli → config → http → stream (lines → messages → transcript) → render.
+
+pub mod cli;
+pub mod commands;
+pub mod config;
+pub mod exit;
+pub mod http;
+pub mod output;
+pub mod render;
+pub mod results;
+pub mod stream;
+
+use clap::{CommandFactory, FromArgMatches};
+
+/// Parses the command line from `args`, runs the chosen command and returns
+/// the exit code the process should end with. Errors are reported on stderr
+/// here, in one place, as `analyst: error: …`.
+pub fn run<I, T>(args: I) -> exit::ExitCode
+where
+    I: IntoIterator<Item = T>,
+    T: Into<std::ffi::OsString> + Clone,
+{
+    let matches = match cli::Cli::command().try_get_matches_from(args) {
+        Ok(matches) => matches,
+        Err(err) => return exit::report_clap_error(err),
+    };
+    let parsed = match cli::Cli::from_arg_matches(&matches) {
+        Ok(parsed) => parsed,
+        Err(err) => return exit::report_clap_error(err),
+    };
+    let notes = output::Notes::new(parsed.global.quiet, parsed.global.verbose);
+    let result = match parsed.command {
+        cli::Command::Ask(args) => {
+            let sub = matches.subcommand_matches("ask");
+            commands::ask::run(args, sub, &parsed.global, &notes)
+        }
+    };
+    match result {
+        Ok(code) => code,
+        Err(err) => exit::report_error(&err, &notes),
+    }
+}

@@ -1,0 +1,88 @@
+//! Where bytes go: [`Out`] is the one buffered writer on stdout (data only),
+//! [`Notes`] writes the human notes, warnings and errors on stderr.
+
+use std::io::{self, BufWriter, Stdout, Write};
+
+/// The buffered stdout every renderer writes through. Errors are returned,
+/// never panicked on; a `BrokenPipe` means the reader left (see `exit`).
+pub struct Out {
+    writer: BufWriter<Stdout>,
+}
+
+impl Out {
+    /// A writer on the process's stdout with a buffer sized for bulk output.
+    pub fn stdout() -> Self {
+        Out {
+            writer: BufWriter::with_capacity(64 * 1024, io::stdout()),
+        }
+    }
+}
+
+impl Write for Out {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        self.writer.write(buf)
+    }
+
+    fn write_all(&mut self, buf: &[u8]) -> io::Result<()> {
+        self.writer.write_all(buf)
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        self.writer.flush()
+    }
+}
+
+/// Writes to stderr what a person needs and a script can ignore. Honors `-q`
+/// (only errors) and `-v` (debug lines). Failures to write stderr are ignored:
+/// there is nowhere left to report them.
+#[derive(Clone, Debug)]
+pub struct Notes {
+    quiet: bool,
+    verbose: bool,
+}
+
+impl Notes {
+    /// Notes for the given `-q` / `-v` settings; `-q` wins over `-v`.
+    pub fn new(quiet: bool, verbose: bool) -> Self {
+        Notes {
+            quiet,
+            verbose: verbose && !quiet,
+        }
+    }
+
+    /// True when `-v` asked for the HTTP exchange to be logged.
+    pub fn verbose(&self) -> bool {
+        self.verbose
+    }
+
+    /// An informational line such as `chat: <id>`; silenced by `-q`.
+    pub fn info(&self, line: &str) {
+        if !self.quiet {
+            emit(line);
+        }
+    }
+
+    /// `analyst: warning: …`; silenced by `-q`.
+    pub fn warn(&self, message: &str) {
+        if !self.quiet {
+            emit(&format!("analyst: warning: {message}"));
+        }
+    }
+
+    /// A `-v` debug line (requests, statuses); never carries secrets.
+    pub fn debug(&self, line: &str) {
+        if self.verbose {
+            emit(line);
+        }
+    }
+
+    /// `analyst: error: …`; always printed, even with `-q`.
+    pub fn error(&self, message: &str) {
+        emit(&format!("analyst: error: {message}"));
+    }
+}
+
+fn emit(line: &str) {
+    let mut stderr = io::stderr().lock();
+    let _ = writeln!(stderr, "{line}");
+}

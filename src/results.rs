@@ -1,0 +1,296 @@
+//! SQL tool results. The service sends two shapes (`schema` + rows as arrays,
+//! or rows as objects + `annotation`) and two input keys (`sqlQuery`,
+//! `query`); both become one [`SqlResult`] with columns and rows in column
+//! order, so renderers never see the difference.
+
+use std::collections::HashSet;
+
+use serde_json::{Map, Number, Value};
+
+/// A column of a SQL result.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Column {
+    /// The member name, e.g. `orders_view.revenue`.
+    pub name: String,
+    /// The type as the service named it (`String`, `Double`, `Int64`, `number`, …).
+    pub column_type: String,
+}
+
+impl Column {
+    /// True for numeric column types, whose values become JSON numbers.
+    pub fn is_numeric(&self) -> bool {
+        let t = self.column_type.to_ascii_lowercase();
+        ["int", "uint", "float", "double", "decimal", "numeric", "number", "bigint", "real", "smallint", "tinyint"]
+            .iter()
+            .any(|prefix| t.starts_with(prefix))
+    }
+
+    /// True for boolean column types, whose values become JSON booleans.
+    pub fn is_boolean(&self) -> bool {
+        matches!(self.column_type.to_ascii_lowercase().as_str(), "boolean" | "bool")
+    }
+
+    /// `value` typed for this column: numbers for numeric columns, booleans
+    /// for boolean ones, anything else (or anything that does not parse)
+    /// exactly as the service sent it.
+    pub fn typed(&self, value: &Value) -> Value {
+        match value {
+            Value::String(text) if self.is_numeric() => parse_number(text).map_or_else(|| value.clone(), Value::Number),
+            Value::String(text) if self.is_boolean() => match text.to_ascii_lowercase().as_str() {
+                "true" => Value::Bool(true),
+                "false" => Value::Bool(false),
+                _ => value.clone(),
+            },
+            _ => value.clone(),
+        }
+    }
+}
+
+fn parse_number(text: &str) -> Option<Number> {
+    let text = text.trim();
+    if let Ok(n) = text.parse::<i64>() {
+        return Some(n.into());
+    }
+    if let Ok(n) = text.parse::<u64>() {
+        return Some(n.into());
+    }
+    text.parse::<f64>().ok().and_then(Number::from_f64)
+}
+
+/// One SQL tool call's result.
+#[derive(Clone, Debug, PartialEq)]
+pub struct SqlResult {
+    /// The tool call's message id.
+    pub id: String,
+    /// The tool name (`semanticSqlApi`, `cubeSqlApi`, …).
+    pub tool: String,
+    /// `queryTitle`.
+    pub title: Option<String>,
+    /// `description`.
+    pub description: Option<String>,
+    /// The SQL (`sqlQuery` or `query`).
+    pub sql: Option<String>,
+    /// The columns, in order.
+    pub columns: Vec<Column>,
+    /// The rows returned, values in column order, as the service sent them.
+    pub rows: Vec<Vec<Value>>,
+    /// `totalRows`: how many rows the whole result has.
+    pub total_rows: Option<u64>,
+    /// `uuid` of the result.
+    pub uuid: Option<String>,
+    /// The Vega-Lite spec, parsed from its JSON string.
+    pub vega_spec: Option<Value>,
+    /// The tool's `error`, when the query failed.
+    pub error: Option<String>,
+}
+
+/// The tool names of the SQL tool in both spellings.
+const SQL_TOOLS: [&str; 2] = ["semanticSqlApi", "cubeSqlApi"];
+
+/// True when a finished tool call is a SQL query: by name, or (for names we
+/// do not know yet) by the shape of its result.
+pub fn is_sql_call(name: &str, result: &Value) -> bool {
+    if SQL_TOOLS.contains(&name) {
+        return true;
+    }
+    let Value::Object(map) = result else { return false };
+    map.get("data").is_some_and(Value::is_array)
+        && (map.contains_key("schema") || map.contains_key("sqlQuery") || map.contains_key("annotation"))
+}
+
+/// The `error` string of a parsed tool result, when it has one.
+pub fn tool_error(result: &Value) -> Option<String> {
+    match result.get("error")? {
+        Value::Null => None,
+        Value::String(text) => Some(text.clone()),
+        other => Some(other.to_string()),
+    }
+}
+
+fn text_field(sources: &[&Value], keys: &[&str]) -> Option<String> {
+    sources
+        .iter()
+        .flat_map(|source| keys.iter().map(move |key| source.get(key)))
+        .find_map(|value| value.and_then(Value::as_str).map(str::to_string))
+}
+
+impl SqlResult {
+    /// Builds the result of the SQL tool call `id` from its parsed input and result.
+    pub fn from_tool_call(id: &str, tool: &str, input: &Value, result: &Value) -> SqlResult {
+        let sources = [result, input];
+        let (columns, rows) = table(result);
+        let vega_spec = result
+            .get("vegaSpec")
+            .or_else(|| input.get("vegaSpec"))
+            .and_then(|spec| match spec {
+                Value::String(text) if text.trim().is_empty() => None,
+                Value::String(text) => Some(serde_json::from_str(text).unwrap_or_else(|_| spec.clone())),
+                Value::Null => None,
+                other => Some(other.clone()),
+            });
+        SqlResult {
+            id: id.to_string(),
+            tool: tool.to_string(),
+            title: text_field(&sources, &["queryTitle"]),
+            description: text_field(&sources, &["description"]),
+            sql: text_field(&[input, result], &["sqlQuery", "query"]),
+            columns,
+            rows,
+            total_rows: result.get("totalRows").and_then(|n| {
+                n.as_u64().or_else(|| n.as_str().and_then(|s| s.trim().parse().ok()))
+            }),
+            uuid: text_field(&[result], &["uuid"]),
+            vega_spec,
+            error: tool_error(result),
+        }
+    }
+
+    /// True when `totalRows` says there are more rows than were returned.
+    pub fn is_truncated(&self) -> bool {
+        self.total_rows.is_some_and(|total| total > self.rows.len() as u64)
+    }
+
+    /// The rows as objects keyed by column name, values typed by column type.
+    pub fn typed_rows(&self) -> impl Iterator<Item = Map<String, Value>> + '_ {
+        self.rows.iter().map(|row| {
+            self.columns
+                .iter()
+                .zip(row.iter().chain(std::iter::repeat(&Value::Null)))
+                .map(|(column, value)| (column.name.clone(), column.typed(value)))
+                .collect()
+        })
+    }
+}
+
+/// Columns and rows of either result shape.
+fn table(result: &Value) -> (Vec<Column>, Vec<Vec<Value>>) {
+    let data: &[Value] = result.get("data").and_then(Value::as_array).map_or(&[], Vec::as_slice);
+    let mut columns: Vec<Column> = result
+        .get("schema")
+        .and_then(Value::as_array)
+        .map(|schema| {
+            schema
+                .iter()
+                .filter_map(|column| {
+                    Some(Column {
+                        name: column.get("name")?.as_str()?.to_string(),
+                        column_type: column
+                            .get("column_type")
+                            .or_else(|| column.get("type"))
+                            .and_then(Value::as_str)
+                            .unwrap_or("String")
+                            .to_string(),
+                    })
+                })
+                .collect()
+        })
+        .unwrap_or_default();
+    if columns.is_empty() {
+        columns = columns_from_objects(data, result.get("annotation"));
+    }
+    if columns.is_empty() {
+        let width = data.iter().filter_map(Value::as_array).map(Vec::len).max().unwrap_or(0);
+        columns = (1..=width)
+            .map(|i| Column { name: format!("column{i}"), column_type: "String".into() })
+            .collect();
+    }
+    let rows = data
+        .iter()
+        .map(|row| match row {
+            Value::Array(values) => values.clone(),
+            Value::Object(map) => columns
+                .iter()
+                .map(|column| map.get(&column.name).cloned().unwrap_or(Value::Null))
+                .collect(),
+            scalar => vec![scalar.clone()],
+        })
+        .collect();
+    (columns, rows)
+}
+
+/// Columns of the object shape: keys in order of first appearance, typed by
+/// the `annotation` (measures, dimensions, time dimensions); from the
+/// annotation alone when there are no rows.
+fn columns_from_objects(data: &[Value], annotation: Option<&Value>) -> Vec<Column> {
+    let annotated = |name: &str| -> Option<String> {
+        let annotation = annotation?;
+        ["measures", "dimensions", "timeDimensions", "segments"]
+            .iter()
+            .find_map(|group| annotation.get(group)?.get(name)?.get("type")?.as_str().map(str::to_string))
+    };
+    let mut seen = HashSet::new();
+    let mut names: Vec<String> = Vec::new();
+    for row in data.iter().filter_map(Value::as_object) {
+        for key in row.keys() {
+            if seen.insert(key.as_str()) {
+                names.push(key.clone());
+            }
+        }
+    }
+    if names.is_empty() {
+        if let Some(annotation) = annotation {
+            for group in ["dimensions", "timeDimensions", "measures"] {
+                if let Some(members) = annotation.get(group).and_then(Value::as_object) {
+                    names.extend(members.keys().cloned());
+                }
+            }
+        }
+    }
+    names
+        .into_iter()
+        .map(|name| {
+            let column_type = annotated(&name).unwrap_or_else(|| "string".into());
+            Column { name, column_type }
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn both_shapes_give_the_same_table() {
+        let arrays = json!({
+            "sqlQuery": "SELECT 1", "queryTitle": "Revenue",
+            "schema": [{"name": "orders.month", "column_type": "String"}, {"name": "orders.revenue", "column_type": "Double"}],
+            "data": [["2024-01", "1800000"], ["2024-02", "1650000.5"]], "totalRows": 2
+        });
+        let objects = json!({
+            "queryTitle": "Revenue",
+            "data": [{"orders.month": "2024-01", "orders.revenue": "1800000"}, {"orders.month": "2024-02", "orders.revenue": "1650000.5"}],
+            "annotation": {"measures": {"orders.revenue": {"title": "Revenue", "type": "number"}},
+                           "dimensions": {"orders.month": {"title": "Month", "type": "string"}}},
+            "totalRows": 2
+        });
+        let a = SqlResult::from_tool_call("t1", "semanticSqlApi", &json!({"sqlQuery": "SELECT 1"}), &arrays);
+        let b = SqlResult::from_tool_call("t1", "cubeSqlApi", &json!({"query": "SELECT 1"}), &objects);
+        assert_eq!(a.rows, b.rows);
+        assert_eq!(a.sql.as_deref(), Some("SELECT 1"));
+        assert_eq!(b.sql.as_deref(), Some("SELECT 1"));
+        let typed_a: Vec<_> = a.typed_rows().collect();
+        let typed_b: Vec<_> = b.typed_rows().collect();
+        assert_eq!(typed_a, typed_b);
+        assert_eq!(typed_a[0]["orders.revenue"], json!(1800000));
+        assert_eq!(typed_a[1]["orders.revenue"], json!(1650000.5));
+        assert_eq!(typed_a[0]["orders.month"], json!("2024-01"));
+    }
+
+    #[test]
+    fn values_that_are_not_numbers_stay_as_sent() {
+        let column = Column { name: "n".into(), column_type: "Int64".into() };
+        assert_eq!(column.typed(&json!("245")), json!(245));
+        assert_eq!(column.typed(&json!("n/a")), json!("n/a"));
+        assert_eq!(column.typed(&Value::Null), Value::Null);
+        let flag = Column { name: "b".into(), column_type: "boolean".into() };
+        assert_eq!(flag.typed(&json!("true")), json!(true));
+    }
+
+    #[test]
+    fn sql_calls_are_recognised_by_name_or_shape() {
+        assert!(is_sql_call("cubeSqlApi", &json!({"error": "x"})));
+        assert!(is_sql_call("someNewSqlTool", &json!({"sqlQuery": "x", "data": []})));
+        assert!(!is_sql_call("semanticMeta", &json!({"cubes": []})));
+    }
+}

@@ -1,0 +1,581 @@
+//! Folds the stream's messages into what the renderers and the exit code
+//! need: chat id, final answer (with the fallback rule), tool calls paired
+//! start → result, SQL results, in-stream errors, suspension, abort, usage,
+//! and the thread's messages in the no-question mode. It keeps only what the
+//! chosen output needs ([`Retention`]), so memory does not grow with the
+//! length of the stream.
+
+use std::collections::HashMap;
+
+use serde::Deserialize;
+use serde_json::value::RawValue;
+use serde_json::Value;
+
+use super::message::{self, decode_embedded_json, Message, ABORTED_ID, CUTOFF_ID, STATE_ID, SUSPENDED_ID, USAGE_ID};
+use crate::cli::QuerySelector;
+use crate::exit::{ExitCode, Fault};
+use crate::results::{is_sql_call, tool_error, SqlResult};
+
+/// Which SQL results and tool calls the transcript keeps.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Retention {
+    /// Every tool call and SQL result (for `-o json`).
+    All,
+    /// Only the SQL result the selector will pick (for `csv`, `vega`).
+    Selected(QuerySelector),
+    /// None: the output needs only the answer (`answer`, `raw`, `events`).
+    Nothing,
+}
+
+/// A finished tool call, with input and result parsed from their JSON strings.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ToolCallRecord {
+    /// The tool call's message id.
+    pub id: String,
+    /// The tool name.
+    pub name: String,
+    /// The parsed input.
+    pub input: Value,
+    /// The parsed result; `None` when the call never finished.
+    pub result: Option<Value>,
+    /// The result's `error`, when the tool failed.
+    pub error: Option<String>,
+}
+
+/// A message of the thread, from `__state__` in the no-question mode.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ThreadMessage {
+    /// `user` or `assistant`.
+    pub role: &'static str,
+    /// The message text.
+    pub content: String,
+}
+
+/// What a finished tool call looked like, for the notes on stderr.
+#[derive(Clone, Debug)]
+pub struct ToolSummary {
+    /// The tool name.
+    pub name: String,
+    /// The tool's error, if it failed.
+    pub error: Option<String>,
+    /// For a SQL call: its 1-based number among the stream's SQL results,
+    /// title, rows returned and `totalRows`.
+    pub sql: Option<SqlSummary>,
+}
+
+/// The facts about a SQL result that a note needs.
+#[derive(Clone, Debug)]
+pub struct SqlSummary {
+    /// 1-based position among the stream's SQL results (`--query N`).
+    pub number: usize,
+    /// `queryTitle`.
+    pub title: Option<String>,
+    /// Rows returned in the stream.
+    pub rows: usize,
+    /// `totalRows`.
+    pub total_rows: Option<u64>,
+}
+
+/// Something a line changed that a person should hear about now.
+#[derive(Clone, Debug)]
+pub enum Event {
+    /// The chat id became known (from `__cutoff__`).
+    ChatId(String),
+    /// A tool call finished.
+    ToolFinished(ToolSummary),
+    /// An in-stream `{"error": …}` line.
+    StreamError(String),
+    /// `__suspended__`: the server restarted mid-answer.
+    Suspended(String),
+    /// `__aborted__`: the chat was aborted.
+    Aborted,
+}
+
+/// How the final answer was found.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum AnswerSource {
+    /// A `final`-node message: the answer proper.
+    Final,
+    /// No `final` node arrived; the last complete assistant content message.
+    Fallback,
+}
+
+struct PendingCall {
+    id: String,
+    name: String,
+    input: Value,
+}
+
+#[derive(Deserialize)]
+struct StateHead {
+    #[serde(default, rename = "chatId")]
+    chat_id: Option<String>,
+}
+
+#[derive(Deserialize)]
+struct StateMessages<'a> {
+    #[serde(borrow, default)]
+    messages: Option<Vec<&'a RawValue>>,
+}
+
+/// The folded stream. Feed it every message with [`Transcript::apply`].
+pub struct Transcript {
+    retention: Retention,
+    chat_id: Option<String>,
+    drafts: HashMap<String, String>,
+    final_id: Option<String>,
+    complete_id: Option<String>,
+    latest_id: Option<String>,
+    pending: Vec<PendingCall>,
+    tool_calls: Vec<ToolCallRecord>,
+    queries: Vec<SqlResult>,
+    sql_seen: usize,
+    last_sql_error: Option<String>,
+    tool_errors: usize,
+    errors: Vec<String>,
+    suspended: Option<String>,
+    aborted: bool,
+    usage: Option<Value>,
+    saw_question: bool,
+    thread: Option<Vec<ThreadMessage>>,
+}
+
+impl Transcript {
+    /// An empty transcript that keeps what `retention` says.
+    pub fn new(retention: Retention) -> Self {
+        Transcript {
+            retention,
+            chat_id: None,
+            drafts: HashMap::new(),
+            final_id: None,
+            complete_id: None,
+            latest_id: None,
+            pending: Vec::new(),
+            tool_calls: Vec::new(),
+            queries: Vec::new(),
+            sql_seen: 0,
+            last_sql_error: None,
+            tool_errors: 0,
+            errors: Vec::new(),
+            suspended: None,
+            aborted: false,
+            usage: None,
+            saw_question: false,
+            thread: None,
+        }
+    }
+
+    /// Folds one message in; returns what a person should hear about now.
+    pub fn apply(&mut self, msg: &Message<'_>) -> Option<Event> {
+        match msg.id() {
+            CUTOFF_ID | STATE_ID => return self.apply_state(msg),
+            SUSPENDED_ID => {
+                let mut text = msg.error_text().unwrap_or_else(|| "the chat was suspended".into());
+                if let Some(id) = &msg.message_id {
+                    text.push_str(&format!(" (message {id})"));
+                }
+                self.suspended = Some(text.clone());
+                return Some(Event::Suspended(text));
+            }
+            ABORTED_ID => {
+                self.aborted = true;
+                return Some(Event::Aborted);
+            }
+            USAGE_ID => {
+                self.usage = msg.usage.and_then(|raw| serde_json::from_str(raw.get()).ok());
+                return None;
+            }
+            _ => {}
+        }
+        if let Some(call) = &msg.tool_call {
+            return self.apply_tool_call(msg, call);
+        }
+        if msg.role.is_none() {
+            if let Some(error) = msg.error.filter(|raw| raw.get() != "null") {
+                let text = message::raw_to_text(error);
+                self.errors.push(text.clone());
+                return Some(Event::StreamError(text));
+            }
+        }
+        if msg.is_user() {
+            self.saw_question = true;
+        } else if msg.is_assistant() {
+            if let Some(content) = &msg.content {
+                self.fold_content(msg, content);
+            }
+        }
+        None
+    }
+
+    fn apply_state(&mut self, msg: &Message<'_>) -> Option<Event> {
+        let state = msg.state?;
+        if msg.id() == STATE_ID && !self.saw_question {
+            self.thread = Some(thread_messages(state));
+        }
+        if self.chat_id.is_some() {
+            return None;
+        }
+        let head: StateHead = serde_json::from_str(state.get()).ok()?;
+        let id = head.chat_id.filter(|id| !id.is_empty())?;
+        self.chat_id = Some(id.clone());
+        Some(Event::ChatId(id))
+    }
+
+    fn fold_content(&mut self, msg: &Message<'_>, content: &str) {
+        let id = msg.id();
+        match self.drafts.get_mut(id) {
+            Some(text) if msg.is_delta() => text.push_str(content),
+            Some(text) => {
+                text.clear();
+                text.push_str(content);
+            }
+            None => {
+                self.drafts.insert(id.to_string(), content.to_string());
+            }
+        }
+        let is_empty = self.drafts.get(id).is_none_or(String::is_empty);
+        let mut replaced = Vec::new();
+        if msg.is_final_node() {
+            replaced.push(self.final_id.replace(id.to_string()));
+        } else if !msg.is_in_process() && !is_empty {
+            replaced.push(self.complete_id.replace(id.to_string()));
+        }
+        if !is_empty {
+            replaced.push(self.latest_id.replace(id.to_string()));
+        }
+        // A draft no longer a candidate for the answer is dropped, so memory
+        // holds the answer, not the whole conversation.
+        for old in replaced.into_iter().flatten() {
+            if old != id && !self.is_candidate(&old) {
+                self.drafts.remove(&old);
+            }
+        }
+    }
+
+    fn is_candidate(&self, id: &str) -> bool {
+        [&self.final_id, &self.complete_id, &self.latest_id]
+            .iter()
+            .any(|candidate| candidate.as_deref() == Some(id))
+    }
+
+    fn apply_tool_call(&mut self, msg: &Message<'_>, call: &message::ToolCall<'_>) -> Option<Event> {
+        let id = msg.id();
+        let position = self.pending.iter().position(|p| p.id == id);
+        let Some(raw_result) = call.result.filter(|raw| raw.get() != "null") else {
+            if position.is_none() {
+                self.pending.push(PendingCall {
+                    id: id.to_string(),
+                    name: call.name.as_deref().unwrap_or_default().to_string(),
+                    input: call.input.map_or(Value::Null, decode_embedded_json),
+                });
+            }
+            return None;
+        };
+        let started = position.map(|i| self.pending.remove(i));
+        let name = call
+            .name
+            .as_deref()
+            .map(str::to_string)
+            .or_else(|| started.as_ref().map(|p| p.name.clone()))
+            .unwrap_or_default();
+        let input = match (call.input, started) {
+            (Some(raw), _) => decode_embedded_json(raw),
+            (None, Some(started)) => started.input,
+            (None, None) => Value::Null,
+        };
+        let result = decode_embedded_json(raw_result);
+        let error = tool_error(&result);
+        if error.is_some() {
+            self.tool_errors += 1;
+        }
+        let sql = is_sql_call(&name, &result).then(|| self.keep_sql(SqlResult::from_tool_call(id, &name, &input, &result)));
+        if self.retention == Retention::All {
+            self.tool_calls.push(ToolCallRecord {
+                id: id.to_string(),
+                name: name.clone(),
+                input,
+                result: Some(result),
+                error: error.clone(),
+            });
+        }
+        Some(Event::ToolFinished(ToolSummary { name, error, sql }))
+    }
+
+    fn keep_sql(&mut self, result: SqlResult) -> SqlSummary {
+        self.sql_seen += 1;
+        let summary = SqlSummary {
+            number: self.sql_seen,
+            title: result.title.clone(),
+            rows: result.rows.len(),
+            total_rows: result.total_rows,
+        };
+        if let Some(error) = &result.error {
+            self.last_sql_error = Some(error.clone());
+        }
+        match self.retention {
+            Retention::All => self.queries.push(result),
+            Retention::Selected(QuerySelector::Last) if result.error.is_none() => self.queries = vec![result],
+            Retention::Selected(QuerySelector::Index(n)) if n == self.sql_seen => self.queries.push(result),
+            _ => {}
+        }
+        summary
+    }
+
+    /// The chat id from `__cutoff__`, once seen.
+    pub fn chat_id(&self) -> Option<&str> {
+        self.chat_id.as_deref()
+    }
+
+    /// The final answer and how it was found: the last `final`-node
+    /// message, else the last complete assistant content message, else the
+    /// last assistant content at all.
+    pub fn answer(&self) -> Option<(&str, AnswerSource)> {
+        let text = |id: &Option<String>| id.as_ref().and_then(|id| self.drafts.get(id)).map(String::as_str);
+        if let Some(answer) = text(&self.final_id) {
+            return Some((answer, AnswerSource::Final));
+        }
+        text(&self.complete_id)
+            .or_else(|| text(&self.latest_id))
+            .map(|answer| (answer, AnswerSource::Fallback))
+    }
+
+    /// True when the stream answered no question but showed the thread's
+    /// state (the no-`input` mode of the API).
+    pub fn is_thread_state(&self) -> bool {
+        self.thread.is_some() && !self.saw_question
+    }
+
+    /// The thread's messages, in the no-question mode.
+    pub fn thread(&self) -> &[ThreadMessage] {
+        self.thread.as_deref().unwrap_or_default()
+    }
+
+    /// The SQL results kept (all of them with [`Retention::All`]).
+    pub fn queries(&self) -> &[SqlResult] {
+        &self.queries
+    }
+
+    /// Finished tool calls, then the ones that never finished (result
+    /// `None`); empty unless [`Retention::All`].
+    pub fn tool_calls(&self) -> impl Iterator<Item = ToolCallRecord> + '_ {
+        let unfinished = self.pending.iter().map(|p| ToolCallRecord {
+            id: p.id.clone(),
+            name: p.name.clone(),
+            input: p.input.clone(),
+            result: None,
+            error: None,
+        });
+        let keep_unfinished = self.retention == Retention::All;
+        self.tool_calls
+            .iter()
+            .cloned()
+            .chain(unfinished.filter(move |_| keep_unfinished))
+    }
+
+    /// The SQL result `selector` picks, or a fault saying why there is none:
+    /// no SQL result or index out of range (exit 7), the chosen query
+    /// failed (exit 8).
+    pub fn select(&self, selector: QuerySelector) -> Result<&SqlResult, Fault> {
+        let none = || {
+            Fault::new(
+                ExitCode::BadStream,
+                "the stream has no SQL result: the agent ran no query (try -o answer or -o json)",
+            )
+        };
+        match selector {
+            QuerySelector::Last => {
+                let found = match self.retention {
+                    Retention::All => self.queries.iter().rev().find(|q| q.error.is_none()),
+                    _ => self.queries.last(),
+                };
+                found.ok_or_else(|| match &self.last_sql_error {
+                    None => none(),
+                    Some(error) => Fault::new(
+                        ExitCode::ToolError,
+                        format!("every SQL query of the stream failed; the last error: {error}"),
+                    ),
+                })
+            }
+            QuerySelector::Index(n) => {
+                if self.sql_seen == 0 {
+                    return Err(none());
+                }
+                let found = match self.retention {
+                    Retention::All => self.queries.get(n - 1),
+                    _ => self.queries.first(),
+                };
+                let result = found.ok_or_else(|| {
+                    Fault::new(
+                        ExitCode::BadStream,
+                        format!("--query {n}: the stream has only {} SQL result(s)", self.sql_seen),
+                    )
+                })?;
+                match &result.error {
+                    Some(error) => Err(Fault::new(ExitCode::ToolError, format!("SQL query {n} failed: {error}"))),
+                    None => Ok(result),
+                }
+            }
+        }
+    }
+
+    /// How many tool results carried an error.
+    pub fn tool_errors(&self) -> usize {
+        self.tool_errors
+    }
+
+    /// In-stream `{"error": …}` lines, in order.
+    pub fn errors(&self) -> &[String] {
+        &self.errors
+    }
+
+    /// The `__suspended__` text, if the chat was suspended.
+    pub fn suspended(&self) -> Option<&str> {
+        self.suspended.as_deref()
+    }
+
+    /// True after `__aborted__`.
+    pub fn aborted(&self) -> bool {
+        self.aborted
+    }
+
+    /// The `__usage__` object, when the service sent one.
+    pub fn usage(&self) -> Option<&Value> {
+        self.usage.as_ref()
+    }
+}
+
+/// Reads `state.messages` (LangChain-serialised, or plain `role`/`content`
+/// objects) into user and assistant messages with text; others are skipped.
+fn thread_messages(state: &RawValue) -> Vec<ThreadMessage> {
+    let Ok(parsed) = serde_json::from_str::<StateMessages<'_>>(state.get()) else {
+        return Vec::new();
+    };
+    parsed
+        .messages
+        .unwrap_or_default()
+        .into_iter()
+        .filter_map(|raw| serde_json::from_str::<Value>(raw.get()).ok())
+        .filter_map(|value| {
+            let role = thread_role(&value)?;
+            let body = value.get("kwargs").or_else(|| value.get("data")).unwrap_or(&value);
+            let content = content_text(body.get("content")?);
+            (!content.trim().is_empty()).then_some(ThreadMessage { role, content })
+        })
+        .collect()
+}
+
+fn thread_role(value: &Value) -> Option<&'static str> {
+    let class = value
+        .get("id")
+        .and_then(Value::as_array)
+        .and_then(|path| path.last())
+        .and_then(Value::as_str);
+    let name = class
+        .or_else(|| value.get("role").and_then(Value::as_str))
+        .or_else(|| value.get("type").and_then(Value::as_str))?;
+    match name {
+        "HumanMessage" | "HumanMessageChunk" | "user" | "human" => Some("user"),
+        "AIMessage" | "AIMessageChunk" | "assistant" | "ai" => Some("assistant"),
+        _ => None,
+    }
+}
+
+/// A LangChain content: a string, or a list of blocks whose `text` parts are joined.
+fn content_text(content: &Value) -> String {
+    match content {
+        Value::String(text) => text.clone(),
+        Value::Array(blocks) => blocks
+            .iter()
+            .filter_map(|block| block.as_str().or_else(|| block.get("text").and_then(Value::as_str)))
+            .collect::<Vec<_>>()
+            .join(""),
+        _ => String::new(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn fold(lines: &[&str], retention: Retention) -> Transcript {
+        let mut transcript = Transcript::new(retention);
+        for line in lines {
+            let msg = Message::parse(line.as_bytes()).unwrap().unwrap();
+            transcript.apply(&msg);
+        }
+        transcript
+    }
+
+    #[test]
+    fn deltas_fold_by_id_and_a_whole_message_replaces_them() {
+        let t = fold(
+            &[
+                r#"{"id":"a","role":"assistant","content":"Rev","graphPath":["final"],"isDelta":true,"isInProcess":true}"#,
+                r#"{"id":"b","role":"assistant","content":"noise","isDelta":true,"isInProcess":true}"#,
+                r#"{"id":"a","role":"assistant","content":"enue","graphPath":["final"],"isDelta":true,"isInProcess":true}"#,
+            ],
+            Retention::Nothing,
+        );
+        assert_eq!(t.answer(), Some(("Revenue", AnswerSource::Final)));
+        let t = fold(
+            &[
+                r#"{"id":"a","role":"assistant","content":"Rev","graphPath":["final"],"isDelta":true}"#,
+                r#"{"id":"a","role":"assistant","content":"Whole text","graphPath":["final"],"isDelta":false}"#,
+            ],
+            Retention::Nothing,
+        );
+        assert_eq!(t.answer(), Some(("Whole text", AnswerSource::Final)));
+    }
+
+    #[test]
+    fn without_a_final_node_the_last_complete_message_is_the_answer() {
+        let t = fold(
+            &[
+                r#"{"id":"x","role":"assistant","content":"first","isInProcess":false}"#,
+                r#"{"id":"y","role":"assistant","content":"second","isInProcess":false}"#,
+                r#"{"id":"z","role":"assistant","content":"still typing","isDelta":true,"isInProcess":true}"#,
+            ],
+            Retention::Nothing,
+        );
+        assert_eq!(t.answer(), Some(("second", AnswerSource::Fallback)));
+        assert_eq!(t.drafts.len(), 2, "superseded drafts are dropped");
+    }
+
+    #[test]
+    fn tool_calls_pair_start_and_result_and_errors_are_counted() {
+        let t = fold(
+            &[
+                r#"{"id":"t1","role":"assistant","toolCall":{"name":"cubeSqlApi","input":"{\"query\":\"SELECT 1\"}"},"isInProcess":true}"#,
+                r#"{"id":"t1","role":"assistant","toolCall":{"name":"cubeSqlApi","result":"{\"error\":\"Error: BadRequestError: Bad branch\"}"},"isInProcess":false}"#,
+            ],
+            Retention::All,
+        );
+        let calls: Vec<_> = t.tool_calls().collect();
+        assert_eq!(calls.len(), 1);
+        assert_eq!(calls[0].input, serde_json::json!({"query": "SELECT 1"}));
+        assert_eq!(calls[0].error.as_deref(), Some("Error: BadRequestError: Bad branch"));
+        assert_eq!(t.tool_errors(), 1);
+        assert_eq!(t.queries()[0].sql.as_deref(), Some("SELECT 1"));
+        assert_eq!(t.select(QuerySelector::Last).unwrap_err().code, ExitCode::ToolError);
+    }
+
+    #[test]
+    fn thread_state_reads_langchain_messages() {
+        let t = fold(
+            &[
+                r#"{"id":"__cutoff__","role":"assistant","state":{"chatId":"c1","isStreaming":false}}"#,
+                r#"{"id":"__state__","state":{"messages":[{"lc":1,"type":"constructor","id":["langchain_core","messages","HumanMessage"],"kwargs":{"content":"Hi?"}},{"lc":1,"type":"constructor","id":["langchain_core","messages","AIMessage"],"kwargs":{"content":[{"type":"text","text":"Hello."}]}},{"lc":1,"type":"constructor","id":["langchain_core","messages","ToolMessage"],"kwargs":{"content":"{}"}}]}}"#,
+            ],
+            Retention::Nothing,
+        );
+        assert_eq!(t.chat_id(), Some("c1"));
+        assert!(t.is_thread_state());
+        assert_eq!(
+            t.thread(),
+            &[
+                ThreadMessage { role: "user", content: "Hi?".into() },
+                ThreadMessage { role: "assistant", content: "Hello.".into() }
+            ]
+        );
+    }
+}
