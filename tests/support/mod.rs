@@ -1,0 +1,437 @@
+//! The loopback emulator of the Chat API, faithful to the API document and
+//! `service-facts.md`, plus helpers to run the real `analyst` binary against
+//! it. A hand-rolled `std::net` server: a thread per connection,
+//! `Connection: close`, chunked framing written by hand so a test can cut the
+//! stream at any byte, slow it down, end it cleanly or drop the connection.
+
+#![allow(dead_code)]
+
+pub mod stream;
+
+use std::collections::{HashMap, VecDeque};
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::{Shutdown, TcpListener, TcpStream};
+use std::sync::{Arc, Mutex};
+use std::thread;
+use std::time::Duration;
+
+use assert_cmd::Command;
+use serde_json::{json, Value};
+
+pub use stream::{ChatStream, Family, Shape, SqlCall};
+
+/// The API key the emulator accepts.
+pub const API_KEY: &str = "sk-test-4f2a9c81d7e6";
+/// The account and agent of the emulated Chat API URL.
+pub const ACCOUNT: &str = "acme";
+pub const AGENT: &str = "agent-7";
+/// Internal users that exist on the emulated account.
+pub const INTERNAL_USERS: [&str; 1] = ["ana@acme.example"];
+
+/// How a streamed body is cut into HTTP chunks.
+#[derive(Clone, Debug)]
+pub enum Chunking {
+    /// One chunk per line.
+    Lines,
+    /// Chunk sizes taken in turn (cycled); any byte can be a boundary.
+    Sizes(Vec<usize>),
+}
+
+/// How a streamed body ends.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Ending {
+    /// The terminating zero-length chunk.
+    Clean,
+    /// The connection is dropped after the given number of body bytes,
+    /// without the terminating chunk.
+    DropAfter(usize),
+}
+
+/// What the emulator answers to the next chat request.
+#[derive(Clone, Debug)]
+pub enum Reply {
+    /// A 200 NDJSON stream.
+    Stream { body: Vec<u8>, chunking: Chunking, delay: Duration, ending: Ending },
+    /// A plain HTTP answer with this status.
+    Status { code: u16, content_type: String, body: String },
+}
+
+impl Reply {
+    /// A stream sent line by line, without delay, ending cleanly.
+    pub fn stream(stream: &ChatStream) -> Reply {
+        Reply::Stream { body: stream.bytes(), chunking: Chunking::Lines, delay: Duration::ZERO, ending: Ending::Clean }
+    }
+
+    pub fn status(code: u16, content_type: &str, body: &str) -> Reply {
+        Reply::Status { code, content_type: content_type.into(), body: body.into() }
+    }
+}
+
+/// A request the emulator received.
+#[derive(Clone, Debug)]
+pub struct Recorded {
+    pub method: String,
+    pub path: String,
+    pub headers: Vec<(String, String)>,
+    pub body: Vec<u8>,
+}
+
+impl Recorded {
+    pub fn header(&self, name: &str) -> Option<&str> {
+        self.headers.iter().find(|(k, _)| k.eq_ignore_ascii_case(name)).map(|(_, v)| v.as_str())
+    }
+
+    pub fn json(&self) -> Value {
+        serde_json::from_slice(&self.body).expect("request body is JSON")
+    }
+}
+
+#[derive(Clone, Debug)]
+struct Thread {
+    owner: String,
+    messages: Vec<(String, String)>,
+}
+
+/// How the emulated agent answers questions that no test scripted.
+#[derive(Clone, Debug)]
+pub struct Agent {
+    pub family: Family,
+    pub shape: Shape,
+    pub query_key: bool,
+    pub final_node: bool,
+    pub rows: usize,
+    pub returned: usize,
+    pub chunking: Chunking,
+    pub delay: Duration,
+}
+
+impl Default for Agent {
+    fn default() -> Self {
+        Agent {
+            family: Family::Semantic,
+            shape: Shape::Arrays,
+            query_key: false,
+            final_node: true,
+            rows: 12,
+            returned: 12,
+            chunking: Chunking::Lines,
+            delay: Duration::ZERO,
+        }
+    }
+}
+
+#[derive(Default)]
+struct State {
+    requests: Vec<Recorded>,
+    scripted: VecDeque<Reply>,
+    threads: HashMap<String, Thread>,
+    chats_created: u64,
+    agent: Agent,
+}
+
+/// A running emulator on 127.0.0.1; stops accepting when dropped.
+pub struct Emulator {
+    addr: std::net::SocketAddr,
+    state: Arc<Mutex<State>>,
+}
+
+impl Emulator {
+    pub fn start() -> Emulator {
+        let listener = TcpListener::bind("127.0.0.1:0").expect("bind loopback");
+        let addr = listener.local_addr().unwrap();
+        let state = Arc::new(Mutex::new(State::default()));
+        let shared = Arc::clone(&state);
+        thread::spawn(move || {
+            for connection in listener.incoming() {
+                let Ok(connection) = connection else { continue };
+                let shared = Arc::clone(&shared);
+                thread::spawn(move || {
+                    let _ = serve(connection, &shared);
+                });
+            }
+        });
+        Emulator { addr, state }
+    }
+
+    pub fn chat_url(&self) -> String {
+        format!("http://{}/api/v1/public/{ACCOUNT}/agents/{AGENT}/chat/stream-chat-state", self.addr)
+    }
+
+    pub fn base(&self) -> String {
+        format!("http://{}", self.addr)
+    }
+
+    /// Queues a reply for the next chat request.
+    pub fn script(&self, reply: Reply) {
+        self.state.lock().unwrap().scripted.push_back(reply);
+    }
+
+    /// Changes how unscripted questions are answered.
+    pub fn agent(&self, change: impl FnOnce(&mut Agent)) {
+        change(&mut self.state.lock().unwrap().agent);
+    }
+
+    pub fn requests(&self) -> Vec<Recorded> {
+        self.state.lock().unwrap().requests.clone()
+    }
+
+    /// The JSON bodies of the chat requests received.
+    pub fn chat_bodies(&self) -> Vec<Value> {
+        self.requests().iter().filter(|r| r.path.ends_with("/stream-chat-state")).map(Recorded::json).collect()
+    }
+
+    /// An `analyst` command pointed at this emulator with a valid key and an
+    /// external user, and with no stray `ANALYST_*` from the caller's shell.
+    pub fn analyst(&self) -> Command {
+        let mut command = analyst();
+        command.env("ANALYST_CHAT_URL", self.chat_url()).env("ANALYST_API_KEY", API_KEY).env("ANALYST_EXTERNAL_ID", "ci-bot");
+        command
+    }
+}
+
+/// The `analyst` binary with a clean `ANALYST_*` environment.
+pub fn analyst() -> Command {
+    let mut command = Command::cargo_bin("analyst").expect("binary built");
+    for (key, _) in std::env::vars() {
+        if key.starts_with("ANALYST_") {
+            command.env_remove(key);
+        }
+    }
+    command.env("NO_COLOR", "1");
+    command
+}
+
+/// A path in the crate's tests/fixtures.
+pub fn fixture(name: &str) -> String {
+    format!("{}/tests/fixtures/{name}", env!("CARGO_MANIFEST_DIR"))
+}
+
+fn serve(mut connection: TcpStream, state: &Mutex<State>) -> std::io::Result<()> {
+    let request = read_request(&mut connection)?;
+    state.lock().unwrap().requests.push(request.clone());
+    let reply = answer(&request, state);
+    write_reply(&mut connection, reply)
+}
+
+fn read_request(connection: &mut TcpStream) -> std::io::Result<Recorded> {
+    let mut reader = BufReader::new(connection.try_clone()?);
+    let mut request_line = String::new();
+    reader.read_line(&mut request_line)?;
+    let mut parts = request_line.split_whitespace();
+    let method = parts.next().unwrap_or_default().to_string();
+    let path = parts.next().unwrap_or_default().to_string();
+    let mut headers = Vec::new();
+    loop {
+        let mut line = String::new();
+        if reader.read_line(&mut line)? == 0 || line == "\r\n" {
+            break;
+        }
+        if let Some((k, v)) = line.trim_end().split_once(':') {
+            headers.push((k.trim().to_string(), v.trim().to_string()));
+        }
+    }
+    let length = headers
+        .iter()
+        .find(|(k, _)| k.eq_ignore_ascii_case("content-length"))
+        .and_then(|(_, v)| v.parse::<usize>().ok())
+        .unwrap_or(0);
+    let mut body = vec![0; length];
+    reader.read_exact(&mut body)?;
+    Ok(Recorded { method, path, headers, body })
+}
+
+fn json_status(code: u16, error: &str) -> Reply {
+    Reply::status(code, "application/json", &json!({ "error": error }).to_string())
+}
+
+/// Checks the request the way the service does, then answers it.
+fn answer(request: &Recorded, state: &Mutex<State>) -> Reply {
+    let chat_path = format!("/api/v1/public/{ACCOUNT}/agents/{AGENT}/chat/stream-chat-state");
+    if request.path.ends_with("/chat/stream-chat-state") && request.path != chat_path {
+        return json_status(404, "Agent not found");
+    }
+    if request.path != chat_path {
+        return json_status(404, "Not found");
+    }
+    if request.method != "POST" {
+        return json_status(405, "Method not allowed");
+    }
+    if request.header("authorization") != Some(&format!("Api-Key {API_KEY}")) {
+        return json_status(401, "Invalid API key");
+    }
+    if let Some(reply) = state.lock().unwrap().scripted.pop_front() {
+        return reply;
+    }
+    let Ok(body) = serde_json::from_slice::<Value>(&request.body) else {
+        return json_status(400, "Invalid JSON body");
+    };
+    let owner = match check_session(&body) {
+        Ok(owner) => owner,
+        Err(message) => return json_status(400, &message),
+    };
+    let input = body.get("input").and_then(Value::as_str).map(str::to_string);
+    let chat_id = body.get("chatId").and_then(Value::as_str).map(str::to_string);
+    let mut state = state.lock().unwrap();
+    let chat_id = match chat_id {
+        Some(id) => match state.threads.get(&id) {
+            Some(thread) if thread.owner == owner => id,
+            _ => return json_status(404, "Chat not found"),
+        },
+        None if input.is_none() => return json_status(400, "input or chatId is required"),
+        None => {
+            state.chats_created += 1;
+            let id = format!("chat-{:04}", state.chats_created);
+            state.threads.insert(id.clone(), Thread { owner, messages: Vec::new() });
+            id
+        }
+    };
+    let agent = state.agent.clone();
+    let thread = state.threads.get_mut(&chat_id).unwrap();
+    let stream = match input {
+        None => {
+            let messages: Vec<(&str, &str)> = thread.messages.iter().map(|(r, c)| (r.as_str(), c.as_str())).collect();
+            ChatStream::new(&chat_id, agent.family).state(&chat_id, &messages)
+        }
+        Some(question) => {
+            let branch = body.get("activeBranchName").and_then(Value::as_str);
+            let turn = thread.messages.len() / 2 + 1;
+            let stream = agent_answer(&agent, &chat_id, &question, branch, turn);
+            thread.messages.push(("user".into(), question));
+            thread.messages.push(("assistant".into(), answer_text(turn)));
+            let messages: Vec<(&str, &str)> = thread.messages.iter().map(|(r, c)| (r.as_str(), c.as_str())).collect();
+            stream.state(&chat_id, &messages).usage()
+        }
+    };
+    Reply::Stream { body: stream.bytes(), chunking: agent.chunking, delay: agent.delay, ending: Ending::Clean }
+}
+
+/// The sessionSettings rules of the API document; returns the owner's id.
+fn check_session(body: &Value) -> Result<String, String> {
+    let settings = body.get("sessionSettings").and_then(Value::as_object).ok_or("sessionSettings is required")?;
+    let external = settings.get("externalId").and_then(Value::as_str);
+    let internal = settings.get("internalId").and_then(Value::as_str);
+    match (external, internal) {
+        (Some(_), Some(_)) => Err("Either externalId or internalId, not both".into()),
+        (None, None) => Err("externalId or internalId is required".into()),
+        (Some(id), None) => {
+            if id.is_empty() || id.chars().any(|c| c.is_whitespace() || c.is_uppercase()) {
+                return Err("externalId must be lowercase without spaces".into());
+            }
+            Ok(format!("external:{id}"))
+        }
+        (None, Some(email)) => {
+            for field in ["userAttributes", "groups", "securityContext", "roles"] {
+                if settings.contains_key(field) {
+                    return Err(format!("{field} is not allowed with internalId"));
+                }
+            }
+            if !INTERNAL_USERS.contains(&email) {
+                return Err(format!("Internal user {email} does not exist"));
+            }
+            Ok(format!("internal:{email}"))
+        }
+    }
+}
+
+fn answer_text(turn: usize) -> String {
+    format!("Answer {turn}: revenue rose every month; December was the best month (€2.4M).")
+}
+
+/// A whole agent turn: thinking, metadata search, SQL, the answer.
+fn agent_answer(agent: &Agent, chat_id: &str, question: &str, branch: Option<&str>, turn: usize) -> ChatStream {
+    let stream = ChatStream::new(chat_id, agent.family)
+        .user(question)
+        .thinking(&["Looking for ", "the orders view."])
+        .meta_call(question);
+    if branch == Some("broken") {
+        return stream
+            .failed_sql_call("SELECT 1", "Error: BadRequestError: Bad branch")
+            .error_line("BadRequestError: Bad branch");
+    }
+    let mut call = SqlCall::revenue_by_month(agent.rows).truncated_to(agent.returned);
+    call.shape = agent.shape;
+    call.query_key = agent.query_key;
+    let text = answer_text(turn);
+    let (head, tail) = text.split_at(text.find(':').unwrap() + 1);
+    let stream = stream.sql_call(&call).assistant(&[head, tail]);
+    if agent.final_node {
+        stream.final_answer(&[head, tail])
+    } else {
+        stream
+    }
+}
+
+fn reason(code: u16) -> &'static str {
+    match code {
+        200 => "OK",
+        204 => "No Content",
+        400 => "Bad Request",
+        401 => "Unauthorized",
+        403 => "Forbidden",
+        404 => "Not Found",
+        405 => "Method Not Allowed",
+        429 => "Too Many Requests",
+        500 => "Internal Server Error",
+        502 => "Bad Gateway",
+        503 => "Service Unavailable",
+        504 => "Gateway Timeout",
+        _ => "Status",
+    }
+}
+
+fn write_reply(connection: &mut TcpStream, reply: Reply) -> std::io::Result<()> {
+    match reply {
+        Reply::Status { code, content_type, body } => {
+            let head = format!(
+                "HTTP/1.1 {code} {}\r\nContent-Type: {content_type}\r\nContent-Length: {}\r\nConnection: close\r\n\r\n",
+                reason(code),
+                body.len()
+            );
+            connection.write_all(head.as_bytes())?;
+            connection.write_all(body.as_bytes())?;
+            connection.flush()
+        }
+        Reply::Stream { body, chunking, delay, ending } => {
+            // The service serves NDJSON as application/json (service-facts.md).
+            connection.write_all(
+                b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\nConnection: close\r\n\r\n",
+            )?;
+            let limit = match ending {
+                Ending::Clean => body.len(),
+                Ending::DropAfter(n) => n.min(body.len()),
+            };
+            for piece in pieces(&body[..limit], &chunking) {
+                write!(connection, "{:x}\r\n", piece.len())?;
+                connection.write_all(piece)?;
+                connection.write_all(b"\r\n")?;
+                connection.flush()?;
+                if !delay.is_zero() {
+                    thread::sleep(delay);
+                }
+            }
+            match ending {
+                Ending::Clean => connection.write_all(b"0\r\n\r\n")?,
+                Ending::DropAfter(_) => connection.shutdown(Shutdown::Both)?,
+            }
+            connection.flush()
+        }
+    }
+}
+
+fn pieces<'a>(body: &'a [u8], chunking: &Chunking) -> Vec<&'a [u8]> {
+    match chunking {
+        Chunking::Lines => body.split_inclusive(|&b| b == b'\n').collect(),
+        Chunking::Sizes(sizes) => {
+            let mut out = Vec::new();
+            let mut rest = body;
+            let mut i = 0;
+            while !rest.is_empty() {
+                let size = sizes[i % sizes.len()].clamp(1, rest.len());
+                out.push(&rest[..size]);
+                rest = &rest[size..];
+                i += 1;
+            }
+            out
+        }
+    }
+}

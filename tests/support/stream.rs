@@ -1,0 +1,335 @@
+//! Builds chat streams the way the service writes them (API document §3 and
+//! `service-facts.md`): `__cutoff__`, user echo, thinking and content deltas,
+//! tool-call start/result pairs as JSON-encoded strings, the `final` answer,
+//! `__state__` with LangChain messages, `__usage__`, and the extra lines
+//! (`{"error": …}`, `__suspended__`, `__aborted__`).
+
+#![allow(dead_code)]
+
+use serde_json::{json, Value};
+
+/// The two spellings of the service's tools and main graph node.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Family {
+    /// `semanticMeta`, `semanticSqlApi`, `semantic_data_analyst_agent`.
+    Semantic,
+    /// `cubeMeta`, `cubeSqlApi`, `cube_data_analyst_agent`.
+    Cube,
+}
+
+impl Family {
+    pub fn meta(self) -> &'static str {
+        match self {
+            Family::Semantic => "semanticMeta",
+            Family::Cube => "cubeMeta",
+        }
+    }
+    pub fn sql(self) -> &'static str {
+        match self {
+            Family::Semantic => "semanticSqlApi",
+            Family::Cube => "cubeSqlApi",
+        }
+    }
+    pub fn agent(self) -> &'static str {
+        match self {
+            Family::Semantic => "semantic_data_analyst_agent",
+            Family::Cube => "cube_data_analyst_agent",
+        }
+    }
+}
+
+/// How the SQL tool's result carries its rows.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Shape {
+    /// `schema` + `data` as arrays of arrays.
+    Arrays,
+    /// `data` as objects keyed by member + `annotation`.
+    Objects,
+}
+
+/// A SQL tool call's content.
+#[derive(Clone, Debug)]
+pub struct SqlCall {
+    pub sql: String,
+    pub title: String,
+    /// (name, column_type as in `schema`)
+    pub columns: Vec<(String, String)>,
+    /// Values as the service sends them (usually strings).
+    pub rows: Vec<Vec<Value>>,
+    pub total_rows: usize,
+    pub vega_spec: Option<Value>,
+    /// Use the `query` input key instead of `sqlQuery`.
+    pub query_key: bool,
+    pub shape: Shape,
+}
+
+impl SqlCall {
+    /// Revenue by month: `n` months starting January 2024, dotted member
+    /// names, a bar chart spec, every row returned.
+    pub fn revenue_by_month(n: usize) -> SqlCall {
+        let rows = (0..n)
+            .map(|i| {
+                let month = format!("{}-{:02}", 2024 + i / 12, i % 12 + 1);
+                let revenue = 1_500_000 + (i as u64 * 37_813) % 900_000;
+                vec![json!(month), json!(format!("{revenue}.5")), json!(format!("{}", 900 + i))]
+            })
+            .collect();
+        SqlCall {
+            sql: "SELECT orders_view.month, MEASURE(orders_view.revenue), MEASURE(orders_view.count) FROM orders_view GROUP BY 1 ORDER BY 1".into(),
+            title: "Revenue by month".into(),
+            columns: vec![
+                ("orders_view.month".into(), "String".into()),
+                ("orders_view.revenue".into(), "Double".into()),
+                ("orders_view.count".into(), "Int64".into()),
+            ],
+            rows,
+            total_rows: n,
+            vega_spec: Some(json!({
+                "$schema": "https://vega.github.io/schema/vega-lite/v5.json",
+                "mark": "bar",
+                "encoding": {
+                    "x": {"field": "orders_view.month", "type": "ordinal", "title": "Month"},
+                    "y": {"field": "orders_view.revenue", "type": "quantitative", "title": "Revenue"},
+                    "tooltip": [{"field": "orders_view.month"}, {"field": "orders_view.revenue"}]
+                }
+            })),
+            query_key: false,
+            shape: Shape::Arrays,
+        }
+    }
+
+    /// Keeps only the first `returned` rows while `totalRows` stays the same.
+    pub fn truncated_to(mut self, returned: usize) -> SqlCall {
+        self.rows.truncate(returned);
+        self
+    }
+
+    fn input(&self) -> String {
+        let key = if self.query_key { "query" } else { "sqlQuery" };
+        let mut input = json!({
+            key: self.sql, "queryTitle": self.title, "description": "What the query does",
+            "userRequest": "the question", "memoryId": "mem-1",
+        });
+        if let Some(spec) = &self.vega_spec {
+            input["vegaSpec"] = json!(spec.to_string());
+        }
+        input.to_string()
+    }
+
+    fn result(&self) -> String {
+        let mut result = json!({
+            "sqlQuery": self.sql, "queryTitle": self.title, "description": "What the query does",
+            "userRequest": "the question", "totalRows": self.total_rows,
+            "uuid": "0b7e3f5a-6a4c-4b59-9d1e-2f6b8c1d0a11",
+        });
+        match self.shape {
+            Shape::Arrays => {
+                result["schema"] = json!(self.columns.iter().map(|(n, t)| json!({"name": n, "column_type": t})).collect::<Vec<_>>());
+                result["data"] = json!(self.rows);
+            }
+            Shape::Objects => {
+                let objects: Vec<Value> = self
+                    .rows
+                    .iter()
+                    .map(|row| {
+                        let mut map = serde_json::Map::new();
+                        for ((name, _), value) in self.columns.iter().zip(row) {
+                            map.insert(name.clone(), value.clone());
+                        }
+                        Value::Object(map)
+                    })
+                    .collect();
+                let mut measures = serde_json::Map::new();
+                let mut dimensions = serde_json::Map::new();
+                for (name, column_type) in &self.columns {
+                    if column_type == "String" {
+                        dimensions.insert(name.clone(), json!({"title": name, "type": "string"}));
+                    } else {
+                        measures.insert(name.clone(), json!({"title": name, "type": "number"}));
+                    }
+                }
+                result["data"] = json!(objects);
+                result["annotation"] = json!({"measures": measures, "dimensions": dimensions, "segments": {}, "timeDimensions": {}});
+            }
+        }
+        if let Some(spec) = &self.vega_spec {
+            result["vegaSpec"] = json!(spec.to_string());
+        }
+        serde_json::to_string_pretty(&result).unwrap()
+    }
+}
+
+/// A chat stream under construction, line by line.
+#[derive(Clone, Debug)]
+pub struct ChatStream {
+    pub family: Family,
+    lines: Vec<String>,
+    sort: u64,
+    next_id: u64,
+}
+
+impl ChatStream {
+    /// Starts with the `__cutoff__` line of `chat_id`.
+    pub fn new(chat_id: &str, family: Family) -> ChatStream {
+        let mut stream = ChatStream { family, lines: Vec::new(), sort: 0, next_id: 0 };
+        stream.push(json!({"id": "__cutoff__", "role": "assistant", "state": {"chatId": chat_id, "isStreaming": false}, "sort": 0}));
+        stream
+    }
+
+    fn push(&mut self, line: Value) {
+        self.lines.push(line.to_string());
+    }
+
+    fn sort(&mut self) -> u64 {
+        self.sort += 1;
+        self.sort
+    }
+
+    fn id(&mut self, prefix: &str) -> String {
+        self.next_id += 1;
+        format!("{prefix}-{}", self.next_id)
+    }
+
+    fn main_path(&self) -> Value {
+        json!([self.family.agent()])
+    }
+
+    fn tools_path(&self) -> Value {
+        json!([self.family.agent(), "tools"])
+    }
+
+    /// Appends a raw line as it is (for malformed or unknown lines).
+    pub fn raw_line(mut self, line: &str) -> Self {
+        self.lines.push(line.to_string());
+        self
+    }
+
+    pub fn user(mut self, question: &str) -> Self {
+        let (id, sort) = (self.id("user"), self.sort());
+        self.push(json!({"id": id, "role": "user", "content": question, "isDelta": false, "isInProcess": false, "sort": sort}));
+        self
+    }
+
+    pub fn thinking(mut self, pieces: &[&str]) -> Self {
+        let id = self.id("think");
+        for piece in pieces {
+            let sort = self.sort();
+            let path = self.main_path();
+            self.push(json!({"id": id, "role": "assistant", "thinking": piece, "content": "", "graphPath": path,
+                             "isDelta": true, "isInProcess": true, "isStructuredResponse": false, "sort": sort}));
+        }
+        self
+    }
+
+    fn tool(mut self, name: &str, input: String, result: String) -> Self {
+        let id = self.id("tool");
+        let path = self.tools_path();
+        let sort = self.sort();
+        self.push(json!({"id": id, "role": "assistant", "toolCall": {"name": name, "input": input},
+                         "graphPath": path, "isDelta": false, "isInProcess": true, "sort": sort}));
+        let sort = self.sort();
+        self.push(json!({"id": id, "role": "assistant", "toolCall": {"name": name, "input": input, "result": result},
+                         "graphPath": path, "isDelta": false, "isInProcess": false, "sort": sort}));
+        self
+    }
+
+    pub fn meta_call(self, search: &str) -> Self {
+        let name = self.family.meta();
+        let result = json!({"cubes": [{"name": "orders_view", "type": "view", "title": "Orders", "members": [
+            {"name": "orders_view.month", "title": "Month", "description": "", "type": "string"},
+            {"name": "orders_view.revenue", "title": "Revenue", "description": "", "type": "number", "aggType": "sum"}]}],
+            "searchQuery": search});
+        self.tool(name, json!({"searchQuery": search}).to_string(), serde_json::to_string_pretty(&result).unwrap())
+    }
+
+    pub fn sql_call(self, call: &SqlCall) -> Self {
+        let name = self.family.sql();
+        self.tool(name, call.input(), call.result())
+    }
+
+    /// A SQL call whose result carries an `error`, as the service writes it.
+    pub fn failed_sql_call(self, sql: &str, error: &str) -> Self {
+        let name = self.family.sql();
+        let input = json!({"sqlQuery": sql, "queryTitle": "Failing query"}).to_string();
+        self.tool(name, input, serde_json::to_string_pretty(&json!({"error": error})).unwrap())
+    }
+
+    /// Content deltas of one assistant message under the main node, then the
+    /// complete message (`isDelta: false`).
+    pub fn assistant(mut self, pieces: &[&str]) -> Self {
+        let id = self.id("msg");
+        let path = self.main_path();
+        for piece in pieces {
+            let sort = self.sort();
+            self.push(json!({"id": id, "role": "assistant", "content": piece, "graphPath": path,
+                             "isDelta": true, "isInProcess": true, "isStructuredResponse": false, "sort": sort}));
+        }
+        let sort = self.sort();
+        self.push(json!({"id": id, "role": "assistant", "content": pieces.concat(), "graphPath": path,
+                         "isDelta": false, "isInProcess": false, "isStructuredResponse": false, "sort": sort}));
+        self
+    }
+
+    /// The final answer under the `final` node, sent as deltas.
+    pub fn final_answer(mut self, pieces: &[&str]) -> Self {
+        let id = self.id("final");
+        for (i, piece) in pieces.iter().enumerate() {
+            let sort = self.sort();
+            let done = i + 1 == pieces.len();
+            self.push(json!({"id": id, "role": "assistant", "content": piece, "graphPath": ["final"],
+                             "isDelta": true, "isInProcess": !done, "isStructuredResponse": true, "sort": sort}));
+        }
+        self
+    }
+
+    pub fn error_line(mut self, message: &str) -> Self {
+        self.push(json!({"error": message}));
+        self
+    }
+
+    pub fn suspended(mut self, message_id: &str) -> Self {
+        self.push(json!({"id": "__suspended__", "type": "suspend", "code": "chat_suspended", "retryable": true,
+                         "error": "The server restarted while answering", "messageId": message_id}));
+        self
+    }
+
+    pub fn aborted(mut self) -> Self {
+        self.push(json!({"id": "__aborted__", "type": "abort", "code": "chat_aborted"}));
+        self
+    }
+
+    /// `__state__` holding the conversation as LangChain messages.
+    pub fn state(mut self, chat_id: &str, messages: &[(&str, &str)]) -> Self {
+        let messages: Vec<Value> = messages
+            .iter()
+            .map(|(role, content)| {
+                let class = if *role == "user" { "HumanMessage" } else { "AIMessage" };
+                json!({"lc": 1, "type": "constructor", "id": ["langchain_core", "messages", class],
+                       "kwargs": {"content": content, "additional_kwargs": {}, "response_metadata": {}}})
+            })
+            .collect();
+        let sort = self.sort();
+        self.push(json!({"id": "__state__", "role": "assistant", "state": {"isStreaming": false, "chatId": chat_id, "messages": messages},
+                         "isDelta": false, "sort": sort}));
+        self
+    }
+
+    pub fn usage(mut self) -> Self {
+        self.push(json!({"id": "__usage__", "type": "usage", "usage": {"inputTokens": 1200, "outputTokens": 80, "totalTokens": 1280, "llmCalls": 3, "models": ["m"]}}));
+        self
+    }
+
+    /// The stream as NDJSON bytes, each line ending in `\n`.
+    pub fn bytes(&self) -> Vec<u8> {
+        let mut out = String::new();
+        for line in &self.lines {
+            out.push_str(line);
+            out.push('\n');
+        }
+        out.into_bytes()
+    }
+
+    pub fn line_count(&self) -> usize {
+        self.lines.len()
+    }
+}
