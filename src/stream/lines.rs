@@ -43,6 +43,7 @@ pub struct LineReader<R> {
     line_number: u64,
     max_line: usize,
     eof: bool,
+    failure: Option<io::Error>,
 }
 
 impl<R: Read> LineReader<R> {
@@ -61,14 +62,19 @@ impl<R: Read> LineReader<R> {
             line_number: 0,
             max_line,
             eof: false,
+            failure: None,
         }
     }
 
     /// The next line, `None` at the end of the stream. A final line without
     /// `\n` is returned as it is. An error from the source (a dropped
-    /// connection) is returned as it happened; a line over the limit is an
+    /// connection) comes after the bytes that did arrive, which are returned
+    /// first as an unterminated line; a line over the limit is an
     /// `InvalidData` error.
     pub fn next_line(&mut self) -> io::Result<Option<Line<'_>>> {
+        if let Some(err) = self.failure.take() {
+            return Err(err);
+        }
         let mut searched = self.start;
         loop {
             if let Some(offset) = memchr::memchr(b'\n', &self.buffer[searched..self.end]) {
@@ -89,7 +95,12 @@ impl<R: Read> LineReader<R> {
                 Ok(0) => self.eof = true,
                 Ok(n) => self.end += n,
                 Err(err) if err.kind() == io::ErrorKind::Interrupted => {}
-                Err(err) => return Err(err),
+                Err(err) if self.start == self.end => return Err(err),
+                Err(err) => {
+                    self.failure = Some(err);
+                    let line_end = self.end;
+                    return Ok(Some(self.take(line_end)));
+                }
             }
         }
     }
@@ -207,6 +218,30 @@ mod tests {
         let err = collect(b"ok\n0123456789abcdef-and-more\n", vec![], 8).unwrap_err();
         assert_eq!(err.kind(), io::ErrorKind::InvalidData);
         assert!(err.to_string().contains("line 2"), "{err}");
+    }
+
+    /// A source that delivers some bytes and then fails like a dropped connection.
+    struct Dropping<'a>(&'a [u8]);
+
+    impl Read for Dropping<'_> {
+        fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+            if self.0.is_empty() {
+                return Err(io::Error::new(io::ErrorKind::ConnectionReset, "reset"));
+            }
+            let n = self.0.len().min(buf.len());
+            buf[..n].copy_from_slice(&self.0[..n]);
+            self.0 = &self.0[n..];
+            Ok(n)
+        }
+    }
+
+    #[test]
+    fn bytes_that_arrived_before_a_failure_come_first() {
+        let mut reader = LineReader::new(Dropping(b"one\ntw"));
+        assert_eq!(reader.next_line().unwrap().unwrap().bytes, b"one\n");
+        let partial = reader.next_line().unwrap().unwrap();
+        assert_eq!((partial.bytes, partial.is_terminated()), (&b"tw"[..], false));
+        assert_eq!(reader.next_line().unwrap_err().kind(), io::ErrorKind::ConnectionReset);
     }
 
     #[test]
