@@ -68,7 +68,9 @@ pub fn load_api_key(key_file: Option<&str>, env_key: Option<String>) -> Result<S
         return Err(usage(format!("the API key is empty: check {origin}")));
     }
     if key.chars().any(|c| c.is_control()) {
-        return Err(usage("the API key contains control characters or several lines; it must be one line"));
+        return Err(usage(
+            "the API key contains control characters or several lines; it must be one line",
+        ));
     }
     Ok(Secret::new(key.to_string()))
 }
@@ -252,7 +254,9 @@ impl IdentityInput {
         }
         let ephemeral_ttl_seconds = match self.ttl {
             Some(ttl) if ttl.as_secs() == 0 || ttl.subsec_nanos() != 0 => {
-                return Err(usage("--ttl must be a whole number of seconds, at least 1s (e.g. 3600s, 12h, 7d)"))
+                return Err(usage(
+                    "--ttl must be a whole number of seconds, at least 1s (e.g. 3600s, 12h, 7d)",
+                ))
             }
             Some(ttl) => Some(ttl.as_secs()),
             None => None,
@@ -339,7 +343,9 @@ pub fn parse_security_context(text: &str) -> Result<Map<String, Value>> {
     };
     match serde_json::from_str::<Value>(&json) {
         Ok(Value::Object(map)) => Ok(map),
-        Ok(_) => Err(usage(format!("--security-context {origin} must be a JSON object ({{…}})"))),
+        Ok(_) => Err(usage(format!(
+            "--security-context {origin} must be a JSON object ({{…}})"
+        ))),
         Err(err) => Err(usage(format!("--security-context {origin} is not valid JSON: {err}"))),
     }
 }

@@ -38,7 +38,10 @@ impl Http {
             .user_agent(concat!("analyst/", env!("CARGO_PKG_VERSION")))
             .build()
             .map_err(|err| Fault::new(ExitCode::Unexpected, format!("cannot set up the HTTP client: {err}")))?;
-        Ok(Http { client, notes: notes.clone() })
+        Ok(Http {
+            client,
+            notes: notes.clone(),
+        })
     }
 
     /// POSTs `body` as JSON with `Authorization: Api-Key <key>` and returns
@@ -46,8 +49,12 @@ impl Http {
     /// failure to connect, becomes a [`Fault`] naming what to check.
     pub fn post_json(&self, url: &Url, key: &Secret, body: &impl Serialize, accept: &str) -> Result<Response> {
         let json = serde_json::to_vec(body)?;
-        let mut auth = HeaderValue::from_str(&format!("Api-Key {}", key.expose()))
-            .map_err(|_| Fault::new(ExitCode::Usage, "the API key contains characters that cannot go in an HTTP header"))?;
+        let mut auth = HeaderValue::from_str(&format!("Api-Key {}", key.expose())).map_err(|_| {
+            Fault::new(
+                ExitCode::Usage,
+                "the API key contains characters that cannot go in an HTTP header",
+            )
+        })?;
         auth.set_sensitive(true);
         if self.notes.verbose() {
             self.notes.debug(&format!("> POST {url}"));
@@ -238,7 +245,8 @@ mod tests {
 
     #[test]
     fn html_bodies_are_summarised_by_their_title() {
-        let page = b"<!DOCTYPE html><html><head><title>502 Bad Gateway</title></head><body><h1>nginx</h1></body></html>";
+        let page =
+            b"<!DOCTYPE html><html><head><title>502 Bad Gateway</title></head><body><h1>nginx</h1></body></html>";
         assert_eq!(summarize_body("text/html", page), "HTML page: 502 Bad Gateway");
         let untitled = b"<html><body><p>Service   Unavailable</p></body></html>";
         assert_eq!(summarize_body("", untitled), "HTML page: Service Unavailable");
@@ -246,7 +254,10 @@ mod tests {
 
     #[test]
     fn json_bodies_give_their_message() {
-        assert_eq!(summarize_body("application/json", br#"{"error":"Invalid API key"}"#), "Invalid API key");
+        assert_eq!(
+            summarize_body("application/json", br#"{"error":"Invalid API key"}"#),
+            "Invalid API key"
+        );
         assert_eq!(summarize_body("", br#"{"error":{"message":"nope"}}"#), "nope");
     }
 

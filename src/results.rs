@@ -20,9 +20,11 @@ impl Column {
     /// True for numeric column types, whose values become JSON numbers.
     pub fn is_numeric(&self) -> bool {
         let t = self.column_type.to_ascii_lowercase();
-        ["int", "uint", "float", "double", "decimal", "numeric", "number", "bigint", "real", "smallint", "tinyint"]
-            .iter()
-            .any(|prefix| t.starts_with(prefix))
+        [
+            "int", "uint", "float", "double", "decimal", "numeric", "number", "bigint", "real", "smallint", "tinyint",
+        ]
+        .iter()
+        .any(|prefix| t.starts_with(prefix))
     }
 
     /// True for boolean column types, whose values become JSON booleans.
@@ -136,9 +138,9 @@ impl SqlResult {
             sql: text_field(&[input, result], &["sqlQuery", "query"]),
             columns,
             rows,
-            total_rows: result.get("totalRows").and_then(|n| {
-                n.as_u64().or_else(|| n.as_str().and_then(|s| s.trim().parse().ok()))
-            }),
+            total_rows: result
+                .get("totalRows")
+                .and_then(|n| n.as_u64().or_else(|| n.as_str().and_then(|s| s.trim().parse().ok()))),
             uuid: text_field(&[result], &["uuid"]),
             vega_spec,
             error: tool_error(result),
@@ -191,7 +193,10 @@ fn table(result: &Value) -> (Vec<Column>, Vec<Vec<Value>>) {
     if columns.is_empty() {
         let width = data.iter().filter_map(Value::as_array).map(Vec::len).max().unwrap_or(0);
         columns = (1..=width)
-            .map(|i| Column { name: format!("column{i}"), column_type: "String".into() })
+            .map(|i| Column {
+                name: format!("column{i}"),
+                column_type: "String".into(),
+            })
             .collect();
     }
     let rows = data
@@ -216,7 +221,14 @@ fn columns_from_objects(data: &[Value], annotation: Option<&Value>) -> Vec<Colum
         let annotation = annotation?;
         ["measures", "dimensions", "timeDimensions", "segments"]
             .iter()
-            .find_map(|group| annotation.get(group)?.get(name)?.get("type")?.as_str().map(str::to_string))
+            .find_map(|group| {
+                annotation
+                    .get(group)?
+                    .get(name)?
+                    .get("type")?
+                    .as_str()
+                    .map(str::to_string)
+            })
     };
     let mut seen = HashSet::new();
     let mut names: Vec<String> = Vec::new();
@@ -279,11 +291,17 @@ mod tests {
 
     #[test]
     fn values_that_are_not_numbers_stay_as_sent() {
-        let column = Column { name: "n".into(), column_type: "Int64".into() };
+        let column = Column {
+            name: "n".into(),
+            column_type: "Int64".into(),
+        };
         assert_eq!(column.typed(&json!("245")), json!(245));
         assert_eq!(column.typed(&json!("n/a")), json!("n/a"));
         assert_eq!(column.typed(&Value::Null), Value::Null);
-        let flag = Column { name: "b".into(), column_type: "boolean".into() };
+        let flag = Column {
+            name: "b".into(),
+            column_type: "boolean".into(),
+        };
         assert_eq!(flag.typed(&json!("true")), json!(true));
     }
 

@@ -26,20 +26,35 @@ fn one_error_line(output: &std::process::Output) -> String {
 #[test]
 fn status_400_exits_2_with_the_service_message() {
     let emu = Emulator::start();
-    let output = emu.analyst().args(["ask", "Q", "--internal-id", "nobody@acme.example"]).output().unwrap();
+    let output = emu
+        .analyst()
+        .args(["ask", "Q", "--internal-id", "nobody@acme.example"])
+        .output()
+        .unwrap();
     assert_eq!(output.status.code(), Some(2));
     let line = one_error_line(&output);
-    assert!(line.contains("400 Bad Request: Internal user nobody@acme.example does not exist"), "{line}");
+    assert!(
+        line.contains("400 Bad Request: Internal user nobody@acme.example does not exist"),
+        "{line}"
+    );
 }
 
 #[test]
 fn status_401_exits_3_and_never_shows_the_key() {
     let emu = Emulator::start();
     let wrong = "sk-wrong-key-0000";
-    let output = emu.analyst().env("ANALYST_API_KEY", wrong).args(["ask", "-v", "Q"]).output().unwrap();
+    let output = emu
+        .analyst()
+        .env("ANALYST_API_KEY", wrong)
+        .args(["ask", "-v", "Q"])
+        .output()
+        .unwrap();
     assert_eq!(output.status.code(), Some(3));
     let line = one_error_line(&output);
-    assert!(line.contains("401 Unauthorized: Invalid API key; check the API key (ANALYST_API_KEY"), "{line}");
+    assert!(
+        line.contains("401 Unauthorized: Invalid API key; check the API key (ANALYST_API_KEY"),
+        "{line}"
+    );
     let stderr = stderr_of(&output);
     assert!(!stderr.contains(wrong), "the key leaked: {stderr}");
     assert!(stderr.contains("> authorization: Api-Key ***"), "{stderr}");
@@ -49,10 +64,18 @@ fn status_401_exits_3_and_never_shows_the_key() {
 fn status_404_exits_5_for_an_unknown_agent_or_chat() {
     let emu = Emulator::start();
     let bad_agent = emu.chat_url().replace("agent-7", "agent-9");
-    let output = emu.analyst().args(["ask", "Q", "--chat-url", &bad_agent]).output().unwrap();
+    let output = emu
+        .analyst()
+        .args(["ask", "Q", "--chat-url", &bad_agent])
+        .output()
+        .unwrap();
     assert_eq!(output.status.code(), Some(5));
     assert!(one_error_line(&output).contains("404 Not Found: Agent not found; check --chat-url"));
-    let output = emu.analyst().args(["ask", "Q", "--chat-id", "no-such-chat"]).output().unwrap();
+    let output = emu
+        .analyst()
+        .args(["ask", "Q", "--chat-id", "no-such-chat"])
+        .output()
+        .unwrap();
     assert_eq!(output.status.code(), Some(5));
     assert!(one_error_line(&output).contains("Chat not found"));
 }
@@ -92,7 +115,11 @@ fn other_client_errors_exit_2_and_redirects_are_not_followed() {
 
 #[test]
 fn a_refused_connection_exits_6() {
-    let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
     let url = format!("http://127.0.0.1:{port}/api/v1/public/a/agents/b/chat/stream-chat-state");
     let output = analyst()
         .env("ANALYST_API_KEY", API_KEY)
@@ -114,7 +141,10 @@ fn a_tls_failure_exits_6() {
 #[test]
 fn a_malformed_line_exits_7_naming_its_line_number() {
     let emu = Emulator::start();
-    let stream = ChatStream::new("c1", Family::Semantic).user("Q").raw_line("{\"id\": oops}").final_answer(&["never"]);
+    let stream = ChatStream::new("c1", Family::Semantic)
+        .user("Q")
+        .raw_line("{\"id\": oops}")
+        .final_answer(&["never"]);
     emu.script(Reply::stream(&stream));
     let output = emu.analyst().args(["ask", "Q"]).output().unwrap();
     assert_eq!(output.status.code(), Some(7));
@@ -134,17 +164,27 @@ fn an_in_stream_error_line_exits_7_with_the_service_message() {
 #[test]
 fn a_suspended_chat_exits_7_and_says_how_to_resume() {
     let emu = Emulator::start();
-    emu.script(Reply::stream(&ChatStream::new("c-susp", Family::Cube).user("Q").assistant(&["Part"]).suspended("msg-9")));
+    emu.script(Reply::stream(
+        &ChatStream::new("c-susp", Family::Cube)
+            .user("Q")
+            .assistant(&["Part"])
+            .suspended("msg-9"),
+    ));
     let output = emu.analyst().args(["ask", "Q"]).output().unwrap();
     assert_eq!(output.status.code(), Some(7));
     let line = one_error_line(&output);
-    assert!(line.contains("suspended") && line.contains("--chat-id c-susp"), "{line}");
+    assert!(
+        line.contains("suspended") && line.contains("--chat-id c-susp"),
+        "{line}"
+    );
 }
 
 #[test]
 fn a_stream_aborted_by_the_service_exits_7_with_status_aborted() {
     let emu = Emulator::start();
-    emu.script(Reply::stream(&ChatStream::new("c-ab", Family::Semantic).user("Q").aborted()));
+    emu.script(Reply::stream(
+        &ChatStream::new("c-ab", Family::Semantic).user("Q").aborted(),
+    ));
     let output = emu.analyst().args(["ask", "-o", "json", "Q"]).output().unwrap();
     assert_eq!(output.status.code(), Some(7));
     let doc: Value = serde_json::from_slice(&output.stdout).unwrap();
@@ -154,11 +194,20 @@ fn a_stream_aborted_by_the_service_exits_7_with_status_aborted() {
 #[test]
 fn a_dropped_connection_is_a_cut_stream_exit_7_and_raw_keeps_what_arrived() {
     let emu = Emulator::start();
-    let stream = ChatStream::new("c-cut", Family::Semantic).user("Q").meta_call("q").final_answer(&["The answer"]).usage();
+    let stream = ChatStream::new("c-cut", Family::Semantic)
+        .user("Q")
+        .meta_call("q")
+        .final_answer(&["The answer"])
+        .usage();
     let body = stream.bytes();
     let cut = body.len() / 2;
     for mode in ["raw", "answer"] {
-        emu.script(Reply::Stream { body: body.clone(), chunking: Chunking::Sizes(vec![13]), delay: Duration::ZERO, ending: Ending::DropAfter(cut) });
+        emu.script(Reply::Stream {
+            body: body.clone(),
+            chunking: Chunking::Sizes(vec![13]),
+            delay: Duration::ZERO,
+            ending: Ending::DropAfter(cut),
+        });
         let output = emu.analyst().args(["ask", "-o", mode, "Q"]).output().unwrap();
         assert_eq!(output.status.code(), Some(7), "{mode}");
         let line = one_error_line(&output);
@@ -177,7 +226,10 @@ fn a_replayed_file_cut_mid_line_exits_7() {
     let dir = std::env::temp_dir().join(format!("analyst-cut-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let path = dir.join("cut.ndjson");
-    let body = ChatStream::new("c", Family::Semantic).user("Q").final_answer(&["Hello"]).bytes();
+    let body = ChatStream::new("c", Family::Semantic)
+        .user("Q")
+        .final_answer(&["Hello"])
+        .bytes();
     std::fs::write(&path, &body[..body.len() - 5]).unwrap();
     let output = analyst().args(["ask", "--replay"]).arg(&path).output().unwrap();
     assert_eq!(output.status.code(), Some(7));
@@ -187,7 +239,9 @@ fn a_replayed_file_cut_mid_line_exits_7() {
 #[test]
 fn a_stream_without_any_answer_exits_7() {
     let emu = Emulator::start();
-    emu.script(Reply::stream(&ChatStream::new("c", Family::Semantic).user("Q").meta_call("q").usage()));
+    emu.script(Reply::stream(
+        &ChatStream::new("c", Family::Semantic).user("Q").meta_call("q").usage(),
+    ));
     let output = emu.analyst().args(["ask", "Q"]).output().unwrap();
     assert_eq!(output.status.code(), Some(7));
     assert!(one_error_line(&output).contains("ended without an answer"));
@@ -196,12 +250,25 @@ fn a_stream_without_any_answer_exits_7() {
 #[test]
 fn tool_errors_warn_and_exit_8_only_with_fail_on_tool_error() {
     let emu = Emulator::start();
-    let stream = ChatStream::new("c", Family::Semantic).user("Q").failed_sql_call("SELECT x", "Error: unknown member x").final_answer(&["Sorry."]);
+    let stream = ChatStream::new("c", Family::Semantic)
+        .user("Q")
+        .failed_sql_call("SELECT x", "Error: unknown member x")
+        .final_answer(&["Sorry."]);
     emu.script(Reply::stream(&stream));
-    emu.analyst().args(["ask", "Q"]).assert().success().stdout("Sorry.\n")
-        .stderr(predicate::str::contains("warning: tool semanticSqlApi failed: Error: unknown member x"));
+    emu.analyst()
+        .args(["ask", "Q"])
+        .assert()
+        .success()
+        .stdout("Sorry.\n")
+        .stderr(predicate::str::contains(
+            "warning: tool semanticSqlApi failed: Error: unknown member x",
+        ));
     emu.script(Reply::stream(&stream));
-    let output = emu.analyst().args(["ask", "Q", "--fail-on-tool-error"]).output().unwrap();
+    let output = emu
+        .analyst()
+        .args(["ask", "Q", "--fail-on-tool-error"])
+        .output()
+        .unwrap();
     assert_eq!(output.status.code(), Some(8));
     assert_eq!(output.stdout, b"Sorry.\n");
 }
@@ -209,14 +276,23 @@ fn tool_errors_warn_and_exit_8_only_with_fail_on_tool_error() {
 #[test]
 fn json_is_written_even_when_the_request_or_stream_fails() {
     let emu = Emulator::start();
-    let output = emu.analyst().env("ANALYST_API_KEY", "sk-bad-but-long").args(["ask", "-o", "json", "Q"]).output().unwrap();
+    let output = emu
+        .analyst()
+        .env("ANALYST_API_KEY", "sk-bad-but-long")
+        .args(["ask", "-o", "json", "Q"])
+        .output()
+        .unwrap();
     assert_eq!(output.status.code(), Some(3));
     let doc: Value = serde_json::from_slice(&output.stdout).unwrap();
     assert_eq!(doc["status"], "error");
     assert_eq!(doc["answer"], Value::Null);
     assert!(doc["errors"][0].as_str().unwrap().contains("401"));
 
-    let output = emu.analyst().args(["ask", "-o", "json", "Q", "--branch", "broken"]).output().unwrap();
+    let output = emu
+        .analyst()
+        .args(["ask", "-o", "json", "Q", "--branch", "broken"])
+        .output()
+        .unwrap();
     assert_eq!(output.status.code(), Some(7));
     let doc: Value = serde_json::from_slice(&output.stdout).unwrap();
     assert_eq!(doc["status"], "error");
@@ -257,7 +333,12 @@ fn a_closed_stdout_is_not_an_error() {
 #[test]
 fn a_missing_key_is_a_usage_error_naming_analyst_api_key_and_nothing_is_sent() {
     let emu = Emulator::start();
-    let output = emu.analyst().env_remove("ANALYST_API_KEY").args(["ask", "Q"]).output().unwrap();
+    let output = emu
+        .analyst()
+        .env_remove("ANALYST_API_KEY")
+        .args(["ask", "Q"])
+        .output()
+        .unwrap();
     assert_eq!(output.status.code(), Some(2));
     assert!(one_error_line(&output).contains("ANALYST_API_KEY"));
     assert!(emu.requests().is_empty());
@@ -270,11 +351,30 @@ fn the_key_can_come_from_a_file_or_stdin() {
     std::fs::create_dir_all(&dir).unwrap();
     let file = dir.join("key");
     std::fs::write(&file, format!("{API_KEY}\n")).unwrap();
-    emu.analyst().env_remove("ANALYST_API_KEY").args(["ask", "Q", "--api-key-file"]).arg(&file).assert().success();
-    emu.analyst().env_remove("ANALYST_API_KEY").args(["ask", "Q", "--api-key-file", "-"]).write_stdin(API_KEY).assert().success();
-    let output = emu.analyst().args(["ask", "-", "--api-key-file", "-"]).write_stdin("x").output().unwrap();
+    emu.analyst()
+        .env_remove("ANALYST_API_KEY")
+        .args(["ask", "Q", "--api-key-file"])
+        .arg(&file)
+        .assert()
+        .success();
+    emu.analyst()
+        .env_remove("ANALYST_API_KEY")
+        .args(["ask", "Q", "--api-key-file", "-"])
+        .write_stdin(API_KEY)
+        .assert()
+        .success();
+    let output = emu
+        .analyst()
+        .args(["ask", "-", "--api-key-file", "-"])
+        .write_stdin("x")
+        .output()
+        .unwrap();
     assert_eq!(output.status.code(), Some(2));
-    let output = emu.analyst().args(["ask", "Q", "--api-key-file", "/no/such/file"]).output().unwrap();
+    let output = emu
+        .analyst()
+        .args(["ask", "Q", "--api-key-file", "/no/such/file"])
+        .output()
+        .unwrap();
     assert_eq!(output.status.code(), Some(2));
     assert!(one_error_line(&output).contains("cannot read the API key file /no/such/file"));
 }
@@ -283,7 +383,14 @@ fn the_key_can_come_from_a_file_or_stdin() {
 fn plain_http_to_a_remote_host_is_refused() {
     let output = analyst()
         .env("ANALYST_API_KEY", API_KEY)
-        .args(["ask", "Q", "--external-id", "x", "--chat-url", "http://ai.example.com/api/v1/public/a/agents/b/chat/stream-chat-state"])
+        .args([
+            "ask",
+            "Q",
+            "--external-id",
+            "x",
+            "--chat-url",
+            "http://ai.example.com/api/v1/public/a/agents/b/chat/stream-chat-state",
+        ])
         .output()
         .unwrap();
     assert_eq!(output.status.code(), Some(2));
@@ -294,8 +401,21 @@ fn plain_http_to_a_remote_host_is_refused() {
 fn identity_rules_are_checked_before_anything_is_sent() {
     let emu = Emulator::start();
     let cases: [(&[&str], &str); 8] = [
-        (&["--internal-id", "ana@acme.example", "--group", "g"], "--group cannot be used with --internal-id"),
-        (&["--internal-id", "ana@acme.example", "--attr", "a=b", "--security-context", "{}"], "--attr, --security-context cannot be used with --internal-id"),
+        (
+            &["--internal-id", "ana@acme.example", "--group", "g"],
+            "--group cannot be used with --internal-id",
+        ),
+        (
+            &[
+                "--internal-id",
+                "ana@acme.example",
+                "--attr",
+                "a=b",
+                "--security-context",
+                "{}",
+            ],
+            "--attr, --security-context cannot be used with --internal-id",
+        ),
         (&["--external-id", "Ana Smith"], "contains spaces"),
         (&["--external-id", "AnaSmith"], "has uppercase letters"),
         (&["--internal-id", "not-an-email"], "is not an email address"),
@@ -309,10 +429,19 @@ fn identity_rules_are_checked_before_anything_is_sent() {
         let line = one_error_line(&output);
         assert!(line.contains(message), "{args:?}: {line}");
     }
-    let output = emu.analyst().env_remove("ANALYST_EXTERNAL_ID").args(["ask", "Q"]).output().unwrap();
+    let output = emu
+        .analyst()
+        .env_remove("ANALYST_EXTERNAL_ID")
+        .args(["ask", "Q"])
+        .output()
+        .unwrap();
     assert_eq!(output.status.code(), Some(2));
     assert!(one_error_line(&output).contains("--external-id"));
-    let output = emu.analyst().args(["ask", "Q", "--external-id", "a", "--internal-id", "ana@acme.example"]).output().unwrap();
+    let output = emu
+        .analyst()
+        .args(["ask", "Q", "--external-id", "a", "--internal-id", "ana@acme.example"])
+        .output()
+        .unwrap();
     assert_eq!(output.status.code(), Some(2));
     assert!(one_error_line(&output).contains("exactly one of --external-id and --internal-id"));
     assert!(emu.requests().is_empty(), "nothing was sent");
@@ -324,9 +453,15 @@ fn bad_flags_exit_2() {
     analyst().args(["ask", "--query", "0", "Q"]).assert().code(2);
     analyst().args(["ask", "--default-branch", "Q"]).assert().code(2);
     analyst().args(["ask", "--replay", "x.ndjson", "Q"]).assert().code(2);
-    analyst().args(["ask", "--replay", "/no/such.ndjson"]).assert().code(2)
+    analyst()
+        .args(["ask", "--replay", "/no/such.ndjson"])
+        .assert()
+        .code(2)
         .stderr(predicate::str::contains("cannot read --replay file /no/such.ndjson"));
-    analyst().args(["ask", "--connect-timeout", "soon", "Q"]).assert().code(2);
+    analyst()
+        .args(["ask", "--connect-timeout", "soon", "Q"])
+        .assert()
+        .code(2);
 }
 
 #[test]
@@ -344,11 +479,19 @@ fn verbose_logs_the_request_and_status_without_secrets() {
 fn a_line_of_many_mebibytes_is_read_whole() {
     let emu = Emulator::start();
     let call = SqlCall::revenue_by_month(60_000);
-    let stream = ChatStream::new("c-big", Family::Semantic).user("Q").sql_call(&call).final_answer(&["ok"]);
+    let stream = ChatStream::new("c-big", Family::Semantic)
+        .user("Q")
+        .sql_call(&call)
+        .final_answer(&["ok"]);
     let body = stream.bytes();
     let longest = body.split(|&b| b == b'\n').map(<[u8]>::len).max().unwrap();
     assert!(longest > 4 << 20, "the test needs a line of several MiB, got {longest}");
-    emu.script(Reply::Stream { body, chunking: Chunking::Sizes(vec![65_521]), delay: Duration::ZERO, ending: Ending::Clean });
+    emu.script(Reply::Stream {
+        body,
+        chunking: Chunking::Sizes(vec![65_521]),
+        delay: Duration::ZERO,
+        ending: Ending::Clean,
+    });
     let output = emu.analyst().args(["ask", "-o", "csv", "Q"]).output().unwrap();
     assert!(output.status.success(), "{}", stderr_of(&output));
     assert_eq!(String::from_utf8_lossy(&output.stdout).lines().count(), 60_001);

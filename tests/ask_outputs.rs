@@ -26,13 +26,32 @@ fn answer_mode_prints_the_final_answer_and_the_chat_id_on_stderr() {
 fn the_request_carries_the_key_the_question_and_session_settings() {
     let emu = Emulator::start();
     emu.analyst()
-        .args(["ask", "Revenue?", "--email", "bot@acme.example", "--attr", "region=EMEA", "--attr", "tier=gold"])
-        .args(["--group", "sales", "--security-context", r#"{"tenant":"t1"}"#, "--ttl", "12h"])
+        .args([
+            "ask",
+            "Revenue?",
+            "--email",
+            "bot@acme.example",
+            "--attr",
+            "region=EMEA",
+            "--attr",
+            "tier=gold",
+        ])
+        .args([
+            "--group",
+            "sales",
+            "--security-context",
+            r#"{"tenant":"t1"}"#,
+            "--ttl",
+            "12h",
+        ])
         .assert()
         .success();
     let request = &emu.requests()[0];
     assert_eq!(request.method, "POST");
-    assert_eq!(request.header("authorization"), Some(format!("Api-Key {API_KEY}").as_str()));
+    assert_eq!(
+        request.header("authorization"),
+        Some(format!("Api-Key {API_KEY}").as_str())
+    );
     assert_eq!(request.header("content-type"), Some("application/json"));
     assert_eq!(
         request.json(),
@@ -51,33 +70,58 @@ fn the_request_carries_the_key_the_question_and_session_settings() {
 fn unset_identity_fields_are_omitted_and_persistent_maps_to_is_ephemeral_false() {
     let emu = Emulator::start();
     emu.analyst().args(["ask", "Q", "--persistent"]).assert().success();
-    assert_eq!(emu.chat_bodies()[0]["sessionSettings"], json!({"externalId": "ci-bot", "isEphemeral": false}));
+    assert_eq!(
+        emu.chat_bodies()[0]["sessionSettings"],
+        json!({"externalId": "ci-bot", "isEphemeral": false})
+    );
 }
 
 #[test]
 fn an_internal_user_is_sent_as_internal_id_and_the_flag_wins_over_the_environment() {
     let emu = Emulator::start();
     // ANALYST_EXTERNAL_ID is set by the helper; the --internal-id flag wins.
-    emu.analyst().args(["ask", "Q", "--internal-id", "ana@acme.example"]).assert().success();
-    assert_eq!(emu.chat_bodies()[0]["sessionSettings"], json!({"internalId": "ana@acme.example"}));
+    emu.analyst()
+        .args(["ask", "Q", "--internal-id", "ana@acme.example"])
+        .assert()
+        .success();
+    assert_eq!(
+        emu.chat_bodies()[0]["sessionSettings"],
+        json!({"internalId": "ana@acme.example"})
+    );
 }
 
 #[test]
 fn branch_flags_map_to_active_branch_name_and_is_default_branch() {
     let emu = Emulator::start();
-    emu.analyst().args(["ask", "Q", "--branch", "dev-anna"]).assert().success();
-    emu.analyst().args(["ask", "Q", "--branch", "main", "--default-branch"]).assert().success();
+    emu.analyst()
+        .args(["ask", "Q", "--branch", "dev-anna"])
+        .assert()
+        .success();
+    emu.analyst()
+        .args(["ask", "Q", "--branch", "main", "--default-branch"])
+        .assert()
+        .success();
     emu.analyst().args(["ask", "Q"]).assert().success();
     let bodies = emu.chat_bodies();
-    assert_eq!((&bodies[0]["activeBranchName"], &bodies[0]["isDefaultBranch"]), (&json!("dev-anna"), &json!(false)));
-    assert_eq!((&bodies[1]["activeBranchName"], &bodies[1]["isDefaultBranch"]), (&json!("main"), &json!(true)));
+    assert_eq!(
+        (&bodies[0]["activeBranchName"], &bodies[0]["isDefaultBranch"]),
+        (&json!("dev-anna"), &json!(false))
+    );
+    assert_eq!(
+        (&bodies[1]["activeBranchName"], &bodies[1]["isDefaultBranch"]),
+        (&json!("main"), &json!(true))
+    );
     assert!(bodies[2].get("activeBranchName").is_none() && bodies[2].get("isDefaultBranch").is_none());
 }
 
 #[test]
 fn a_question_dash_is_read_from_stdin() {
     let emu = Emulator::start();
-    emu.analyst().args(["ask", "-"]).write_stdin("What is our churn?\n").assert().success();
+    emu.analyst()
+        .args(["ask", "-"])
+        .write_stdin("What is our churn?\n")
+        .assert()
+        .success();
     assert_eq!(emu.chat_bodies()[0]["input"], "What is our churn?");
 }
 
@@ -102,12 +146,21 @@ fn raw_mode_is_byte_exact_even_when_chunks_split_characters() {
 #[test]
 fn events_mode_parses_tool_input_and_result() {
     let emu = Emulator::start();
-    let output = emu.analyst().args(["ask", "-o", "events", "Revenue?"]).output().unwrap();
+    let output = emu
+        .analyst()
+        .args(["ask", "-o", "events", "Revenue?"])
+        .output()
+        .unwrap();
     assert!(output.status.success());
-    let events: Vec<Value> = output.stdout.split(|&b| b == b'\n').filter(|l| !l.is_empty())
-        .map(|l| serde_json::from_slice(l).unwrap()).collect();
+    let events: Vec<Value> = output
+        .stdout
+        .split(|&b| b == b'\n')
+        .filter(|l| !l.is_empty())
+        .map(|l| serde_json::from_slice(l).unwrap())
+        .collect();
     assert_eq!(events[0]["id"], "__cutoff__");
-    let sql_result = events.iter()
+    let sql_result = events
+        .iter()
         .find(|e| e["toolCall"]["name"] == "semanticSqlApi" && e["isInProcess"] == false)
         .expect("the SQL result event");
     assert_eq!(sql_result["toolCall"]["input"]["queryTitle"], "Revenue by month");
@@ -119,23 +172,47 @@ fn events_mode_parses_tool_input_and_result() {
 #[test]
 fn json_mode_writes_the_envelope_with_typed_rows() {
     let emu = Emulator::start();
-    emu.agent(|a| { a.rows = 250; a.returned = 100; });
+    emu.agent(|a| {
+        a.rows = 250;
+        a.returned = 100;
+    });
     let output = emu.analyst().args(["ask", "-o", "json", "Revenue?"]).output().unwrap();
     assert!(output.status.success());
     let doc = stdout_json(&output);
     assert_eq!(doc["chatId"], "chat-0001");
     assert_eq!(doc["status"], "completed");
-    assert_eq!(doc["answer"], "Answer 1: revenue rose every month; December was the best month (€2.4M).");
+    assert_eq!(
+        doc["answer"],
+        "Answer 1: revenue rose every month; December was the best month (€2.4M)."
+    );
     let query = &doc["queries"][0];
     assert_eq!(query["tool"], "semanticSqlApi");
     assert_eq!(query["title"], "Revenue by month");
     assert!(query["sql"].as_str().unwrap().starts_with("SELECT orders_view.month"));
-    assert_eq!(query["columns"][1], json!({"name": "orders_view.revenue", "type": "Double"}));
-    assert_eq!(query["rows"][0], json!({"orders_view.month": "2024-01", "orders_view.revenue": 1500000.5, "orders_view.count": 900}));
-    assert_eq!((query["rowCount"].as_u64(), query["totalRows"].as_u64(), &query["truncated"]), (Some(100), Some(250), &json!(true)));
+    assert_eq!(
+        query["columns"][1],
+        json!({"name": "orders_view.revenue", "type": "Double"})
+    );
+    assert_eq!(
+        query["rows"][0],
+        json!({"orders_view.month": "2024-01", "orders_view.revenue": 1500000.5, "orders_view.count": 900})
+    );
+    assert_eq!(
+        (
+            query["rowCount"].as_u64(),
+            query["totalRows"].as_u64(),
+            &query["truncated"]
+        ),
+        (Some(100), Some(250), &json!(true))
+    );
     assert_eq!(query["vegaSpec"]["mark"], "bar");
     assert_eq!(query["error"], Value::Null);
-    let tools: Vec<&str> = doc["toolCalls"].as_array().unwrap().iter().map(|t| t["name"].as_str().unwrap()).collect();
+    let tools: Vec<&str> = doc["toolCalls"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["name"].as_str().unwrap())
+        .collect();
     assert_eq!(tools, ["semanticMeta", "semanticSqlApi"]);
     assert_eq!(doc["toolCalls"][0]["input"], json!({"searchQuery": "Revenue?"}));
     assert_eq!(doc["errors"], json!([]));
@@ -160,12 +237,15 @@ fn csv_quotes_fields_with_commas_quotes_and_newlines() {
     let emu = Emulator::start();
     let mut call = SqlCall::revenue_by_month(1);
     call.rows = vec![vec![json!("a,b"), json!("say \"hi\""), json!("line1\nline2")]];
-    emu.script(Reply::stream(&ChatStream::new("c1", Family::Semantic).user("Q").sql_call(&call).final_answer(&["ok"])));
-    emu.analyst()
-        .args(["ask", "-o", "csv", "Q"])
-        .assert()
-        .success()
-        .stdout("orders_view.month,orders_view.revenue,orders_view.count\r\n\"a,b\",\"say \"\"hi\"\"\",\"line1\nline2\"\r\n");
+    emu.script(Reply::stream(
+        &ChatStream::new("c1", Family::Semantic)
+            .user("Q")
+            .sql_call(&call)
+            .final_answer(&["ok"]),
+    ));
+    emu.analyst().args(["ask", "-o", "csv", "Q"]).assert().success().stdout(
+        "orders_view.month,orders_view.revenue,orders_view.count\r\n\"a,b\",\"say \"\"hi\"\"\",\"line1\nline2\"\r\n",
+    );
 }
 
 #[test]
@@ -174,11 +254,20 @@ fn query_picks_a_result_by_index_and_last_skips_failed_queries() {
     let mut first = SqlCall::revenue_by_month(1);
     first.columns[0].0 = "first.month".into();
     let second = SqlCall::revenue_by_month(2);
-    let stream = ChatStream::new("c1", Family::Semantic).user("Q")
-        .sql_call(&first).sql_call(&second).failed_sql_call("SELECT x", "Error: no such member").final_answer(&["ok"]);
+    let stream = ChatStream::new("c1", Family::Semantic)
+        .user("Q")
+        .sql_call(&first)
+        .sql_call(&second)
+        .failed_sql_call("SELECT x", "Error: no such member")
+        .final_answer(&["ok"]);
     for args in [vec!["--query", "1"], vec![], vec!["--query", "3"], vec!["--query", "4"]] {
         emu.script(Reply::stream(&stream));
-        let output = emu.analyst().args(["ask", "-o", "csv", "Q"]).args(&args).output().unwrap();
+        let output = emu
+            .analyst()
+            .args(["ask", "-o", "csv", "Q"])
+            .args(&args)
+            .output()
+            .unwrap();
         let stdout = String::from_utf8_lossy(&output.stdout);
         let stderr = String::from_utf8_lossy(&output.stderr);
         match args.get(1).copied() {
@@ -206,17 +295,30 @@ fn vega_mode_merges_typed_rows_and_escapes_dotted_fields() {
     assert_eq!(spec["$schema"], "https://vega.github.io/schema/vega-lite/v5.json");
     assert_eq!(spec["encoding"]["x"]["field"], "orders_view\\.month");
     assert_eq!(spec["encoding"]["y"]["field"], "orders_view\\.revenue");
-    assert_eq!(spec["data"]["values"][1], json!({"orders_view.month": "2024-02", "orders_view.revenue": 1537813.5, "orders_view.count": 901}));
+    assert_eq!(
+        spec["data"]["values"][1],
+        json!({"orders_view.month": "2024-02", "orders_view.revenue": 1537813.5, "orders_view.count": 901})
+    );
 }
 
 #[test]
 fn cube_names_object_rows_and_the_query_key_give_the_same_outputs() {
     let emu = Emulator::start();
     let modes = ["csv", "vega", "json", "answer"];
-    let run = |emu: &Emulator, mode: &str| emu.analyst().args(["ask", "-o", mode, "Revenue?"]).output().unwrap().stdout;
+    let run = |emu: &Emulator, mode: &str| {
+        emu.analyst()
+            .args(["ask", "-o", mode, "Revenue?"])
+            .output()
+            .unwrap()
+            .stdout
+    };
     let reference: Vec<Vec<u8>> = modes.iter().map(|m| run(&emu, m)).collect();
     let other = Emulator::start();
-    other.agent(|a| { a.family = Family::Cube; a.shape = Shape::Objects; a.query_key = true; });
+    other.agent(|a| {
+        a.family = Family::Cube;
+        a.shape = Shape::Objects;
+        a.query_key = true;
+    });
     for (mode, expected) in modes.iter().zip(&reference) {
         let mut got = run(&other, mode);
         let mut expected = expected.clone();
@@ -231,7 +333,11 @@ fn cube_names_object_rows_and_the_query_key_give_the_same_outputs() {
             got = normalise(&got);
             expected = normalise(&expected);
         }
-        assert_eq!(String::from_utf8_lossy(&got), String::from_utf8_lossy(&expected), "mode {mode}");
+        assert_eq!(
+            String::from_utf8_lossy(&got),
+            String::from_utf8_lossy(&expected),
+            "mode {mode}"
+        );
     }
 }
 
@@ -268,10 +374,17 @@ fn follow_ups_continue_the_thread_and_no_question_prints_its_state() {
              user: And by quarter?\n\nassistant: Answer 2: revenue rose every month; December was the best month (€2.4M).\n",
         );
     assert!(emu.chat_bodies()[2].get("input").is_none());
-    let output = emu.analyst().args(["ask", "--chat-id", "chat-0001", "-o", "json"]).output().unwrap();
+    let output = emu
+        .analyst()
+        .args(["ask", "--chat-id", "chat-0001", "-o", "json"])
+        .output()
+        .unwrap();
     let doc = stdout_json(&output);
     assert_eq!(doc["chatId"], "chat-0001");
-    assert_eq!(doc["messages"][0], json!({"role": "user", "content": "Revenue by month?"}));
+    assert_eq!(
+        doc["messages"][0],
+        json!({"role": "user", "content": "Revenue by month?"})
+    );
     assert_eq!(doc["messages"].as_array().unwrap().len(), 4);
 }
 
@@ -280,35 +393,73 @@ fn tee_saves_the_raw_stream_byte_for_byte() {
     let emu = Emulator::start();
     let dir = tempdir();
     let tee = dir.join("saved.ndjson");
-    emu.analyst().args(["ask", "-o", "csv", "Q", "--tee"]).arg(&tee).assert().success();
+    emu.analyst()
+        .args(["ask", "-o", "csv", "Q", "--tee"])
+        .arg(&tee)
+        .assert()
+        .success();
     let saved = std::fs::read(&tee).unwrap();
     // The saved stream replays offline to the same answer.
-    emu.script(Reply::Stream { body: saved.clone(), chunking: Chunking::Lines, delay: std::time::Duration::ZERO, ending: Ending::Clean });
+    emu.script(Reply::Stream {
+        body: saved.clone(),
+        chunking: Chunking::Lines,
+        delay: std::time::Duration::ZERO,
+        ending: Ending::Clean,
+    });
     let live = emu.analyst().args(["ask", "-o", "raw", "Q"]).output().unwrap().stdout;
     assert_eq!(saved, live);
-    analyst().args(["ask", "--replay"]).arg(&tee).assert().success().stdout(predicate::str::starts_with("Answer 1:"));
+    analyst()
+        .args(["ask", "--replay"])
+        .arg(&tee)
+        .assert()
+        .success()
+        .stdout(predicate::str::starts_with("Answer 1:"));
 }
 
 #[test]
 fn replay_works_offline_in_every_mode_without_key_or_url() {
     let sample = fixture("revenue-by-month.ndjson");
-    analyst().args(["ask", "--replay", &sample]).assert().success()
+    analyst()
+        .args(["ask", "--replay", &sample])
+        .assert()
+        .success()
         .stdout(predicate::str::starts_with("Revenue grew through 2024"));
-    let csv = analyst().args(["ask", "--replay", &sample, "-o", "csv"]).output().unwrap();
+    let csv = analyst()
+        .args(["ask", "--replay", &sample, "-o", "csv"])
+        .output()
+        .unwrap();
     assert_eq!(String::from_utf8_lossy(&csv.stdout).lines().count(), 13);
-    let raw = analyst().args(["ask", "--replay", &sample, "-o", "raw"]).output().unwrap();
+    let raw = analyst()
+        .args(["ask", "--replay", &sample, "-o", "raw"])
+        .output()
+        .unwrap();
     assert_eq!(raw.stdout, std::fs::read(&sample).unwrap());
-    let json = analyst().args(["ask", "--replay", "-", "-o", "json"]).pipe_stdin(&sample).unwrap().output().unwrap();
-    assert_eq!(stdout_json(&json)["queries"][0]["rows"][11]["orders_view.total_revenue"], json!(2890440.75));
+    let json = analyst()
+        .args(["ask", "--replay", "-", "-o", "json"])
+        .pipe_stdin(&sample)
+        .unwrap()
+        .output()
+        .unwrap();
+    assert_eq!(
+        stdout_json(&json)["queries"][0]["rows"][11]["orders_view.total_revenue"],
+        json!(2890440.75)
+    );
     for mode in ["events", "vega"] {
-        analyst().args(["ask", "--replay", &sample, "-o", mode]).assert().success();
+        analyst()
+            .args(["ask", "--replay", &sample, "-o", mode])
+            .assert()
+            .success();
     }
 }
 
 #[test]
 fn quiet_silences_notes_and_warnings() {
     let emu = Emulator::start();
-    emu.agent(|a| { a.final_node = false; a.rows = 200; a.returned = 100; });
+    emu.agent(|a| {
+        a.final_node = false;
+        a.rows = 200;
+        a.returned = 100;
+    });
     emu.analyst().args(["ask", "-q", "Q"]).assert().success().stderr("");
 }
 
@@ -316,7 +467,11 @@ fn quiet_silences_notes_and_warnings() {
 fn tempdir() -> std::path::PathBuf {
     use std::sync::atomic::{AtomicUsize, Ordering};
     static COUNTER: AtomicUsize = AtomicUsize::new(0);
-    let dir = std::env::temp_dir().join(format!("analyst-test-{}-{}", std::process::id(), COUNTER.fetch_add(1, Ordering::SeqCst)));
+    let dir = std::env::temp_dir().join(format!(
+        "analyst-test-{}-{}",
+        std::process::id(),
+        COUNTER.fetch_add(1, Ordering::SeqCst)
+    ));
     std::fs::create_dir_all(&dir).unwrap();
     dir
 }

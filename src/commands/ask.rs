@@ -57,7 +57,8 @@ pub fn run(args: AskArgs, matches: Option<&ArgMatches>, global: &GlobalArgs, not
     };
     let stream_failure = read_stream(source, &args, &mut transcript, tee.as_mut(), &mut out, notes)?;
     if let Some(tee) = tee.as_mut() {
-        tee.flush().map_err(|err| Fault::new(ExitCode::Unexpected, format!("writing the --tee file: {err}")))?;
+        tee.flush()
+            .map_err(|err| Fault::new(ExitCode::Unexpected, format!("writing the --tee file: {err}")))?;
     }
     finish(&args, &transcript, stream_failure, &mut out, notes)
 }
@@ -89,7 +90,12 @@ struct PreparedRequest {
 
 impl PreparedRequest {
     fn send(&self) -> Result<reqwest::blocking::Response> {
-        self.http.post_json(&self.url, &self.key, &self.body, "application/x-ndjson, application/json")
+        self.http.post_json(
+            &self.url,
+            &self.key,
+            &self.body,
+            "application/x-ndjson, application/json",
+        )
     }
 }
 
@@ -107,7 +113,9 @@ fn prepare_request(
     let url = service_url(url_text, "--chat-url")?;
     let settings = args.identity.to_input(matches).validate()?;
     if args.question.as_deref() == Some("-") && args.endpoint.api_key_file.as_deref() == Some("-") {
-        return Err(usage("standard input cannot hold both the question ('-') and the API key (--api-key-file -)"));
+        return Err(usage(
+            "standard input cannot hold both the question ('-') and the API key (--api-key-file -)",
+        ));
     }
     let question = match args.question.as_deref() {
         Some("-") => Some(read_text_arg("-", "the question")?),
@@ -131,7 +139,10 @@ fn prepare_request(
     if branch == Some("") {
         return Err(usage("--branch is empty"));
     }
-    let key = load_api_key(args.endpoint.api_key_file.as_deref(), std::env::var("ANALYST_API_KEY").ok())?;
+    let key = load_api_key(
+        args.endpoint.api_key_file.as_deref(),
+        std::env::var("ANALYST_API_KEY").ok(),
+    )?;
     let body = serde_json::to_value(ChatRequest {
         input: question.as_deref(),
         chat_id,
@@ -158,7 +169,8 @@ fn fail_before_stream(err: anyhow::Error, args: &AskArgs, transcript: &Transcrip
 }
 
 fn is_usage(err: &anyhow::Error) -> bool {
-    crate::exit::code_of(err) == ExitCode::Usage && err.downcast_ref::<Fault>().is_some_and(|f| f.code == ExitCode::Usage)
+    crate::exit::code_of(err) == ExitCode::Usage
+        && err.downcast_ref::<Fault>().is_some_and(|f| f.code == ExitCode::Usage)
 }
 
 /// Reads the stream line by line: tees and forwards bytes (`raw`), folds
@@ -182,7 +194,9 @@ fn read_stream(
                 return Ok(Some(bad_stream(format!("malformed stream: {err}"))))
             }
             Err(err) => {
-                let cause = err.get_ref().map_or_else(|| err.to_string(), |inner| root_causes(inner));
+                let cause = err
+                    .get_ref()
+                    .map_or_else(|| err.to_string(), |inner| root_causes(inner));
                 return Ok(Some(bad_stream(format!(
                     "the stream was cut before it ended ({cause}){}",
                     resume_hint(transcript)
@@ -212,7 +226,10 @@ fn read_stream(
                 ))));
             }
             Err(ParseError::Invalid(text)) => {
-                return Ok(Some(bad_stream(format!("malformed stream: line {} is not valid JSON: {text}", line.number))))
+                return Ok(Some(bad_stream(format!(
+                    "malformed stream: line {} is not valid JSON: {text}",
+                    line.number
+                ))))
             }
             Err(ParseError::NotAnObject) => {
                 return Ok(Some(bad_stream(format!(
@@ -304,7 +321,10 @@ fn finish(
     if args.fail_on_tool_error && transcript.tool_errors() > 0 {
         return Err(Fault::new(
             ExitCode::ToolError,
-            format!("{} tool call(s) failed (--fail-on-tool-error)", transcript.tool_errors()),
+            format!(
+                "{} tool call(s) failed (--fail-on-tool-error)",
+                transcript.tool_errors()
+            ),
         )
         .into());
     }
@@ -319,14 +339,19 @@ fn chat_failure(transcript: &Transcript) -> Option<anyhow::Error> {
             Some(id) => format!("; the turn can be resumed for 24 hours: analyst ask --chat-id {id} QUESTION"),
             None => String::new(),
         };
-        return Some(bad_stream(format!("the chat was suspended by the service: {text}{resume}")));
+        return Some(bad_stream(format!(
+            "the chat was suspended by the service: {text}{resume}"
+        )));
     }
     if let Some(first) = transcript.errors().first() {
         let more = match transcript.errors().len() {
             1 => String::new(),
             n => format!(" (and {} more; see -o json .errors)", n - 1),
         };
-        return Some(bad_stream(format!("the stream reported an error: {}{more}", shorten(first))));
+        return Some(bad_stream(format!(
+            "the stream reported an error: {}{more}",
+            shorten(first)
+        )));
     }
     if transcript.aborted() {
         return Some(bad_stream("the chat was aborted before it finished"));

@@ -10,7 +10,9 @@ use crate::results::SqlResult;
 
 /// Writes the header and every row of `result`.
 pub fn write(result: &SqlResult, out: &mut impl Write) -> Result<()> {
-    let mut writer = csv::WriterBuilder::new().terminator(csv::Terminator::CRLF).from_writer(out);
+    let mut writer = csv::WriterBuilder::new()
+        .terminator(csv::Terminator::CRLF)
+        .from_writer(out);
     writer.write_record(result.columns.iter().map(|c| c.name.as_str()))?;
     let mut fields: Vec<String> = Vec::with_capacity(result.columns.len());
     for row in &result.rows {

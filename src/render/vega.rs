@@ -36,7 +36,11 @@ pub fn write(result: &SqlResult, number: &str, out: &mut impl Write) -> Result<(
 pub fn chart(result: &SqlResult, number: &str) -> Result<Value> {
     let mut spec = match &result.vega_spec {
         Some(Value::Object(spec)) => spec.clone(),
-        Some(_) => return Err(bad_stream(format!("the chart spec of SQL result {number} is not a JSON object"))),
+        Some(_) => {
+            return Err(bad_stream(format!(
+                "the chart spec of SQL result {number} is not a JSON object"
+            )))
+        }
         None => {
             return Err(bad_stream(format!(
                 "SQL result {number} has no chart (no vegaSpec); use -o csv or -o json for its rows"
@@ -50,6 +54,7 @@ pub fn chart(result: &SqlResult, number: &str) -> Result<Value> {
         .filter(|name| name.contains(['.', '[', ']']))
         .collect();
     if !dotted.is_empty() {
+        title_dotted_channels(&mut spec, &dotted);
         escape_fields(&mut spec, &dotted);
     }
     spec.insert("data".into(), json!({ "values": typed_values(result) }));
@@ -84,6 +89,38 @@ fn escape_fields(map: &mut Map<String, Value>, columns: &[&str]) {
                     escape_fields(item, columns);
                 }
             }
+            _ => {}
+        }
+    }
+}
+
+/// Gives every encoding channel on a dotted column a `title` (when it has
+/// none), so the axis and legend show `orders.revenue`, not the escaped
+/// `orders\.revenue` that Vega-Lite would derive.
+fn title_dotted_channels(value: &mut Map<String, Value>, columns: &[&str]) {
+    for (key, child) in value.iter_mut() {
+        if key == "encoding" {
+            if let Value::Object(channels) = child {
+                for channel in channels.values_mut() {
+                    let defs: Vec<&mut Value> = match channel {
+                        Value::Array(items) => items.iter_mut().collect(),
+                        other => vec![other],
+                    };
+                    for def in defs.into_iter().filter_map(Value::as_object_mut) {
+                        let field = def.get("field").and_then(Value::as_str).filter(|f| columns.contains(f));
+                        if let Some(field) = field.map(str::to_string) {
+                            def.entry("title").or_insert(Value::String(field));
+                        }
+                    }
+                }
+            }
+        }
+        match child {
+            Value::Object(inner) => title_dotted_channels(inner, columns),
+            Value::Array(items) => items
+                .iter_mut()
+                .filter_map(Value::as_object_mut)
+                .for_each(|inner| title_dotted_channels(inner, columns)),
             _ => {}
         }
     }
@@ -126,8 +163,14 @@ mod tests {
             description: None,
             sql: None,
             columns: vec![
-                Column { name: "orders.month".into(), column_type: "String".into() },
-                Column { name: "orders.revenue".into(), column_type: "Double".into() },
+                Column {
+                    name: "orders.month".into(),
+                    column_type: "String".into(),
+                },
+                Column {
+                    name: "orders.revenue".into(),
+                    column_type: "Double".into(),
+                },
             ],
             rows: vec![vec![json!("2024-01"), json!("10.5")]],
             total_rows: Some(1),
@@ -152,7 +195,11 @@ mod tests {
         assert_eq!(chart["$schema"], SCHEMA);
         assert_eq!(chart["encoding"]["x"]["field"], "orders\\.month");
         assert_eq!(chart["encoding"]["tooltip"][0]["field"], "orders\\.revenue");
-        assert_eq!(chart["encoding"]["tooltip"][1]["field"], "nested.path", "non-columns untouched");
+        assert_eq!(chart["encoding"]["x"]["title"], "orders.month", "readable title");
+        assert_eq!(
+            chart["encoding"]["tooltip"][1]["field"], "nested.path",
+            "non-columns untouched"
+        );
         assert_eq!(chart["transform"][0]["filter"], "datum['orders.revenue'] > 0");
         assert_eq!(chart["data"]["values"][0]["orders.revenue"], json!(10.5));
     }

@@ -246,10 +246,16 @@ mod tests {
 
     #[test]
     fn content_strips_lf_and_crlf() {
-        let line = Line { bytes: b"{}\r\n", number: 1 };
+        let line = Line {
+            bytes: b"{}\r\n",
+            number: 1,
+        };
         assert_eq!(line.content(), b"{}");
         assert!(line.is_terminated());
-        let last = Line { bytes: b"{}", number: 2 };
+        let last = Line {
+            bytes: b"{}",
+            number: 2,
+        };
         assert_eq!(last.content(), b"{}");
         assert!(!last.is_terminated());
     }

@@ -185,7 +185,11 @@ mod tests {
             (r#"[]"#, false),
         ] {
             let line = format!(r#"{{"graphPath":{path}}}"#);
-            assert_eq!(Message::parse(line.as_bytes()).unwrap().unwrap().is_final_node(), expected, "{path}");
+            assert_eq!(
+                Message::parse(line.as_bytes()).unwrap().unwrap().is_final_node(),
+                expected,
+                "{path}"
+            );
         }
     }
 

@@ -288,7 +288,8 @@ impl Transcript {
         if error.is_some() {
             self.tool_errors += 1;
         }
-        let sql = is_sql_call(&name, &result).then(|| self.keep_sql(SqlResult::from_tool_call(id, &name, &input, &result)));
+        let sql =
+            is_sql_call(&name, &result).then(|| self.keep_sql(SqlResult::from_tool_call(id, &name, &input, &result)));
         if self.retention == Retention::All {
             self.tool_calls.push(ToolCallRecord {
                 id: id.to_string(),
@@ -411,7 +412,10 @@ impl Transcript {
                     )
                 })?;
                 match &result.error {
-                    Some(error) => Err(Fault::new(ExitCode::ToolError, format!("SQL query {n} failed: {error}"))),
+                    Some(error) => Err(Fault::new(
+                        ExitCode::ToolError,
+                        format!("SQL query {n} failed: {error}"),
+                    )),
                     None => Ok(result),
                 }
             }
@@ -573,8 +577,14 @@ mod tests {
         assert_eq!(
             t.thread(),
             &[
-                ThreadMessage { role: "user", content: "Hi?".into() },
-                ThreadMessage { role: "assistant", content: "Hello.".into() }
+                ThreadMessage {
+                    role: "user",
+                    content: "Hi?".into()
+                },
+                ThreadMessage {
+                    role: "assistant",
+                    content: "Hello.".into()
+                }
             ]
         );
     }

@@ -51,19 +51,37 @@ pub enum Ending {
 #[derive(Clone, Debug)]
 pub enum Reply {
     /// A 200 NDJSON stream.
-    Stream { body: Vec<u8>, chunking: Chunking, delay: Duration, ending: Ending },
+    Stream {
+        body: Vec<u8>,
+        chunking: Chunking,
+        delay: Duration,
+        ending: Ending,
+    },
     /// A plain HTTP answer with this status.
-    Status { code: u16, content_type: String, body: String },
+    Status {
+        code: u16,
+        content_type: String,
+        body: String,
+    },
 }
 
 impl Reply {
     /// A stream sent line by line, without delay, ending cleanly.
     pub fn stream(stream: &ChatStream) -> Reply {
-        Reply::Stream { body: stream.bytes(), chunking: Chunking::Lines, delay: Duration::ZERO, ending: Ending::Clean }
+        Reply::Stream {
+            body: stream.bytes(),
+            chunking: Chunking::Lines,
+            delay: Duration::ZERO,
+            ending: Ending::Clean,
+        }
     }
 
     pub fn status(code: u16, content_type: &str, body: &str) -> Reply {
-        Reply::Status { code, content_type: content_type.into(), body: body.into() }
+        Reply::Status {
+            code,
+            content_type: content_type.into(),
+            body: body.into(),
+        }
     }
 }
 
@@ -78,7 +96,10 @@ pub struct Recorded {
 
 impl Recorded {
     pub fn header(&self, name: &str) -> Option<&str> {
-        self.headers.iter().find(|(k, _)| k.eq_ignore_ascii_case(name)).map(|(_, v)| v.as_str())
+        self.headers
+            .iter()
+            .find(|(k, _)| k.eq_ignore_ascii_case(name))
+            .map(|(_, v)| v.as_str())
     }
 
     pub fn json(&self) -> Value {
@@ -154,7 +175,10 @@ impl Emulator {
     }
 
     pub fn chat_url(&self) -> String {
-        format!("http://{}/api/v1/public/{ACCOUNT}/agents/{AGENT}/chat/stream-chat-state", self.addr)
+        format!(
+            "http://{}/api/v1/public/{ACCOUNT}/agents/{AGENT}/chat/stream-chat-state",
+            self.addr
+        )
     }
 
     pub fn base(&self) -> String {
@@ -177,14 +201,21 @@ impl Emulator {
 
     /// The JSON bodies of the chat requests received.
     pub fn chat_bodies(&self) -> Vec<Value> {
-        self.requests().iter().filter(|r| r.path.ends_with("/stream-chat-state")).map(Recorded::json).collect()
+        self.requests()
+            .iter()
+            .filter(|r| r.path.ends_with("/stream-chat-state"))
+            .map(Recorded::json)
+            .collect()
     }
 
     /// An `analyst` command pointed at this emulator with a valid key and an
     /// external user, and with no stray `ANALYST_*` from the caller's shell.
     pub fn analyst(&self) -> Command {
         let mut command = analyst();
-        command.env("ANALYST_CHAT_URL", self.chat_url()).env("ANALYST_API_KEY", API_KEY).env("ANALYST_EXTERNAL_ID", "ci-bot");
+        command
+            .env("ANALYST_CHAT_URL", self.chat_url())
+            .env("ANALYST_API_KEY", API_KEY)
+            .env("ANALYST_EXTERNAL_ID", "ci-bot");
         command
     }
 }
@@ -237,7 +268,12 @@ fn read_request(connection: &mut TcpStream) -> std::io::Result<Recorded> {
         .unwrap_or(0);
     let mut body = vec![0; length];
     reader.read_exact(&mut body)?;
-    Ok(Recorded { method, path, headers, body })
+    Ok(Recorded {
+        method,
+        path,
+        headers,
+        body,
+    })
 }
 
 fn json_status(code: u16, error: &str) -> Reply {
@@ -281,7 +317,13 @@ fn answer(request: &Recorded, state: &Mutex<State>) -> Reply {
         None => {
             state.chats_created += 1;
             let id = format!("chat-{:04}", state.chats_created);
-            state.threads.insert(id.clone(), Thread { owner, messages: Vec::new() });
+            state.threads.insert(
+                id.clone(),
+                Thread {
+                    owner,
+                    messages: Vec::new(),
+                },
+            );
             id
         }
     };
@@ -302,12 +344,20 @@ fn answer(request: &Recorded, state: &Mutex<State>) -> Reply {
             stream.state(&chat_id, &messages).usage()
         }
     };
-    Reply::Stream { body: stream.bytes(), chunking: agent.chunking, delay: agent.delay, ending: Ending::Clean }
+    Reply::Stream {
+        body: stream.bytes(),
+        chunking: agent.chunking,
+        delay: agent.delay,
+        ending: Ending::Clean,
+    }
 }
 
 /// The sessionSettings rules of the API document; returns the owner's id.
 fn check_session(body: &Value) -> Result<String, String> {
-    let settings = body.get("sessionSettings").and_then(Value::as_object).ok_or("sessionSettings is required")?;
+    let settings = body
+        .get("sessionSettings")
+        .and_then(Value::as_object)
+        .ok_or("sessionSettings is required")?;
     let external = settings.get("externalId").and_then(Value::as_str);
     let internal = settings.get("internalId").and_then(Value::as_str);
     match (external, internal) {
@@ -381,7 +431,11 @@ fn reason(code: u16) -> &'static str {
 
 fn write_reply(connection: &mut TcpStream, reply: Reply) -> std::io::Result<()> {
     match reply {
-        Reply::Status { code, content_type, body } => {
+        Reply::Status {
+            code,
+            content_type,
+            body,
+        } => {
             let head = format!(
                 "HTTP/1.1 {code} {}\r\nContent-Type: {content_type}\r\nContent-Length: {}\r\nConnection: close\r\n\r\n",
                 reason(code),
@@ -391,7 +445,12 @@ fn write_reply(connection: &mut TcpStream, reply: Reply) -> std::io::Result<()> 
             connection.write_all(body.as_bytes())?;
             connection.flush()
         }
-        Reply::Stream { body, chunking, delay, ending } => {
+        Reply::Stream {
+            body,
+            chunking,
+            delay,
+            ending,
+        } => {
             // The service serves NDJSON as application/json (service-facts.md).
             connection.write_all(
                 b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\nConnection: close\r\n\r\n",

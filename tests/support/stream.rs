@@ -71,7 +71,11 @@ impl SqlCall {
             .map(|i| {
                 let month = format!("{}-{:02}", 2024 + i / 12, i % 12 + 1);
                 let revenue = 1_500_000 + (i as u64 * 37_813) % 900_000;
-                vec![json!(month), json!(format!("{revenue}.5")), json!(format!("{}", 900 + i))]
+                vec![
+                    json!(month),
+                    json!(format!("{revenue}.5")),
+                    json!(format!("{}", 900 + i)),
+                ]
             })
             .collect();
         SqlCall {
@@ -124,7 +128,11 @@ impl SqlCall {
         });
         match self.shape {
             Shape::Arrays => {
-                result["schema"] = json!(self.columns.iter().map(|(n, t)| json!({"name": n, "column_type": t})).collect::<Vec<_>>());
+                result["schema"] = json!(self
+                    .columns
+                    .iter()
+                    .map(|(n, t)| json!({"name": n, "column_type": t}))
+                    .collect::<Vec<_>>());
                 result["data"] = json!(self.rows);
             }
             Shape::Objects => {
@@ -149,7 +157,8 @@ impl SqlCall {
                     }
                 }
                 result["data"] = json!(objects);
-                result["annotation"] = json!({"measures": measures, "dimensions": dimensions, "segments": {}, "timeDimensions": {}});
+                result["annotation"] =
+                    json!({"measures": measures, "dimensions": dimensions, "segments": {}, "timeDimensions": {}});
             }
         }
         if let Some(spec) = &self.vega_spec {
@@ -171,7 +180,12 @@ pub struct ChatStream {
 impl ChatStream {
     /// Starts with the `__cutoff__` line of `chat_id`.
     pub fn new(chat_id: &str, family: Family) -> ChatStream {
-        let mut stream = ChatStream { family, lines: Vec::new(), sort: 0, next_id: 0 };
+        let mut stream = ChatStream {
+            family,
+            lines: Vec::new(),
+            sort: 0,
+            next_id: 0,
+        };
         stream.push(json!({"id": "__cutoff__", "role": "assistant", "state": {"chatId": chat_id, "isStreaming": false}, "sort": 0}));
         stream
     }
@@ -215,8 +229,10 @@ impl ChatStream {
         for piece in pieces {
             let sort = self.sort();
             let path = self.main_path();
-            self.push(json!({"id": id, "role": "assistant", "thinking": piece, "content": "", "graphPath": path,
-                             "isDelta": true, "isInProcess": true, "isStructuredResponse": false, "sort": sort}));
+            self.push(
+                json!({"id": id, "role": "assistant", "thinking": piece, "content": "", "graphPath": path,
+                             "isDelta": true, "isInProcess": true, "isStructuredResponse": false, "sort": sort}),
+            );
         }
         self
     }
@@ -225,11 +241,15 @@ impl ChatStream {
         let id = self.id("tool");
         let path = self.tools_path();
         let sort = self.sort();
-        self.push(json!({"id": id, "role": "assistant", "toolCall": {"name": name, "input": input},
-                         "graphPath": path, "isDelta": false, "isInProcess": true, "sort": sort}));
+        self.push(
+            json!({"id": id, "role": "assistant", "toolCall": {"name": name, "input": input},
+                         "graphPath": path, "isDelta": false, "isInProcess": true, "sort": sort}),
+        );
         let sort = self.sort();
-        self.push(json!({"id": id, "role": "assistant", "toolCall": {"name": name, "input": input, "result": result},
-                         "graphPath": path, "isDelta": false, "isInProcess": false, "sort": sort}));
+        self.push(
+            json!({"id": id, "role": "assistant", "toolCall": {"name": name, "input": input, "result": result},
+                         "graphPath": path, "isDelta": false, "isInProcess": false, "sort": sort}),
+        );
         self
     }
 
@@ -239,7 +259,11 @@ impl ChatStream {
             {"name": "orders_view.month", "title": "Month", "description": "", "type": "string"},
             {"name": "orders_view.revenue", "title": "Revenue", "description": "", "type": "number", "aggType": "sum"}]}],
             "searchQuery": search});
-        self.tool(name, json!({"searchQuery": search}).to_string(), serde_json::to_string_pretty(&result).unwrap())
+        self.tool(
+            name,
+            json!({"searchQuery": search}).to_string(),
+            serde_json::to_string_pretty(&result).unwrap(),
+        )
     }
 
     pub fn sql_call(self, call: &SqlCall) -> Self {
@@ -251,7 +275,11 @@ impl ChatStream {
     pub fn failed_sql_call(self, sql: &str, error: &str) -> Self {
         let name = self.family.sql();
         let input = json!({"sqlQuery": sql, "queryTitle": "Failing query"}).to_string();
-        self.tool(name, input, serde_json::to_string_pretty(&json!({"error": error})).unwrap())
+        self.tool(
+            name,
+            input,
+            serde_json::to_string_pretty(&json!({"error": error})).unwrap(),
+        )
     }
 
     /// Content deltas of one assistant message under the main node, then the
@@ -261,12 +289,16 @@ impl ChatStream {
         let path = self.main_path();
         for piece in pieces {
             let sort = self.sort();
-            self.push(json!({"id": id, "role": "assistant", "content": piece, "graphPath": path,
-                             "isDelta": true, "isInProcess": true, "isStructuredResponse": false, "sort": sort}));
+            self.push(
+                json!({"id": id, "role": "assistant", "content": piece, "graphPath": path,
+                             "isDelta": true, "isInProcess": true, "isStructuredResponse": false, "sort": sort}),
+            );
         }
         let sort = self.sort();
-        self.push(json!({"id": id, "role": "assistant", "content": pieces.concat(), "graphPath": path,
-                         "isDelta": false, "isInProcess": false, "isStructuredResponse": false, "sort": sort}));
+        self.push(
+            json!({"id": id, "role": "assistant", "content": pieces.concat(), "graphPath": path,
+                         "isDelta": false, "isInProcess": false, "isStructuredResponse": false, "sort": sort}),
+        );
         self
     }
 
@@ -276,8 +308,10 @@ impl ChatStream {
         for (i, piece) in pieces.iter().enumerate() {
             let sort = self.sort();
             let done = i + 1 == pieces.len();
-            self.push(json!({"id": id, "role": "assistant", "content": piece, "graphPath": ["final"],
-                             "isDelta": true, "isInProcess": !done, "isStructuredResponse": true, "sort": sort}));
+            self.push(
+                json!({"id": id, "role": "assistant", "content": piece, "graphPath": ["final"],
+                             "isDelta": true, "isInProcess": !done, "isStructuredResponse": true, "sort": sort}),
+            );
         }
         self
     }
@@ -288,8 +322,10 @@ impl ChatStream {
     }
 
     pub fn suspended(mut self, message_id: &str) -> Self {
-        self.push(json!({"id": "__suspended__", "type": "suspend", "code": "chat_suspended", "retryable": true,
-                         "error": "The server restarted while answering", "messageId": message_id}));
+        self.push(
+            json!({"id": "__suspended__", "type": "suspend", "code": "chat_suspended", "retryable": true,
+                         "error": "The server restarted while answering", "messageId": message_id}),
+        );
         self
     }
 

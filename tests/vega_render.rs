@@ -1,0 +1,125 @@
+//! `-o vega` output drawn by the real Vega-Lite compiler and Vega runtime
+//! (Node, `tests/vega/render.mjs`): every row becomes a bar whose height
+//! follows the data, with dotted member names such as `orders_view.revenue`.
+//! A control shows the same spec without the escaping draws nothing, so this
+//! test can fail.
+
+mod support;
+
+use std::io::Write;
+use std::path::PathBuf;
+use std::process::{Command, Stdio};
+use std::sync::OnceLock;
+
+use serde_json::Value;
+use support::*;
+
+/// The renderer's folder; its packages are installed on first use (`npm ci`
+/// from the committed lock file), so a fresh checkout needs only Node.
+fn renderer() -> PathBuf {
+    static READY: OnceLock<PathBuf> = OnceLock::new();
+    READY
+        .get_or_init(|| {
+            let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/vega");
+            if !dir.join("node_modules/vega-lite").exists() {
+                let status = Command::new("npm")
+                    .args(["ci", "--no-audit", "--no-fund", "--loglevel=error"])
+                    .current_dir(&dir)
+                    .status()
+                    .expect("npm is needed to install the Vega-Lite renderer (tests/vega): install Node.js");
+                assert!(status.success(), "npm ci in tests/vega failed");
+            }
+            dir
+        })
+        .clone()
+}
+
+/// Bars drawn for `spec`: (x, height) of every mark item.
+fn draw(spec: &Value) -> Vec<(f64, f64)> {
+    let mut child = Command::new("node")
+        .arg(renderer().join("render.mjs"))
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("node runs the renderer");
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(spec.to_string().as_bytes())
+        .unwrap();
+    let output = child.wait_with_output().unwrap();
+    assert!(
+        output.status.success(),
+        "render failed: {}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let drawn: Value = serde_json::from_slice(&output.stdout).unwrap();
+    drawn["items"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|item| {
+            (
+                item["x"].as_f64().unwrap_or(f64::NAN),
+                item["height"].as_f64().unwrap_or(f64::NAN),
+            )
+        })
+        .collect()
+}
+
+fn vega_output(command: &mut assert_cmd::Command) -> Value {
+    let output = command.output().unwrap();
+    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+    serde_json::from_slice(&output.stdout).unwrap()
+}
+
+#[test]
+fn the_chart_draws_every_row_with_dotted_member_names() {
+    let emu = Emulator::start();
+    emu.agent(|a| a.rows = 6);
+    let spec = vega_output(emu.analyst().args(["ask", "-o", "vega", "Revenue by month?"]));
+    let bars = draw(&spec);
+    assert_eq!(bars.len(), 6, "one bar per row");
+    assert!(
+        bars.iter().all(|(_, h)| h.is_finite() && *h > 0.0),
+        "every bar has a height: {bars:?}"
+    );
+    // Heights follow the revenue values of the rows.
+    let values: Vec<f64> = spec["data"]["values"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|row| row["orders_view.revenue"].as_f64().unwrap())
+        .collect();
+    for (i, j) in [(0, 1), (1, 2), (2, 5)] {
+        assert_eq!(
+            values[i] < values[j],
+            bars[i].1 < bars[j].1,
+            "bars {i} and {j}: {bars:?} for {values:?}"
+        );
+    }
+    let y_title = spec["encoding"]["y"]["title"].as_str().unwrap();
+    assert_eq!(y_title, "Revenue", "the agent's own title is kept");
+}
+
+#[test]
+fn the_sample_stream_draws_twelve_months() {
+    let spec = vega_output(analyst().args(["ask", "-o", "vega", "--replay", &fixture("revenue-by-month.ndjson")]));
+    let bars = draw(&spec);
+    assert_eq!(bars.len(), 12);
+    assert!(bars.iter().all(|(_, h)| *h > 0.0), "{bars:?}");
+}
+
+#[test]
+fn control_without_escaping_the_dotted_fields_nothing_is_drawn() {
+    let spec = vega_output(analyst().args(["ask", "-o", "vega", "--replay", &fixture("revenue-by-month.ndjson")]));
+    let mut unescaped = spec.clone();
+    unescaped["encoding"]["y"]["field"] = Value::String("orders_view.total_revenue".into());
+    let bars = draw(&unescaped);
+    assert!(
+        bars.iter().all(|(_, h)| !h.is_finite() || *h == 0.0),
+        "Vega-Lite reads a dotted field as a nested path, so the bars have no height: {bars:?}"
+    );
+}
