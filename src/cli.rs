@@ -16,13 +16,17 @@ Environment:
   ANALYST_CHAT_URL       the Chat API URL from the agent settings
   ANALYST_EXTERNAL_ID    default --external-id
   ANALYST_INTERNAL_ID    default --internal-id
-  NO_COLOR               no colour or spinner
 
 Exit codes:
-  0 success            1 unexpected failure    2 usage / 400
-  3 authentication     4 forbidden (403)       5 not found (404)
-  6 service failed or unreachable              7 bad stream (malformed, error line,
-  8 tool error (--fail-on-tool-error)            suspended, cut, no answer)";
+  0  success
+  1  unexpected failure
+  2  usage: bad flags, invalid identity, unreadable input, 400 from the service
+  3  authentication: 401
+  4  forbidden: 403
+  5  not found: 404 (agent, account or chat)
+  6  the service failed or could not be reached: 5xx, connection, TLS, DNS
+  7  bad stream: malformed line, in-stream error, suspended, cut, no answer
+  8  a tool error, with --fail-on-tool-error";
 
 /// A scriptable client for the conversational-analytics Chat API: ask the AI
 /// data analyst a question and get the answer, CSV, a chart or JSON for jq.
@@ -40,6 +44,7 @@ pub struct Cli {
 
 /// Options shared by every command.
 #[derive(Debug, Args)]
+#[command(next_help_heading = "Global options")]
 pub struct GlobalArgs {
     /// Log each HTTP request and response status to stderr (the key is always redacted)
     #[arg(short, long, global = true)]
@@ -72,7 +77,10 @@ Examples:
   analyst ask --chat-id \"$CHAT\"                  # the thread so far
   analyst ask --replay saved.ndjson -o vega > chart.vl.json
 
-stderr carries notes only ('chat: <id>', warnings); stdout is the data.";
+stdout is the data; stderr carries notes only ('chat: <id>', warnings about
+tool errors, truncated results and missing final answers). -o json is written
+even when the chat fails, with status and errors saying why. See 'analyst --help'
+for the environment and the exit codes.";
 
 /// Which output `ask` writes on stdout.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
@@ -112,6 +120,7 @@ fn parse_query_selector(text: &str) -> Result<QuerySelector, String> {
 
 /// Where the Chat API is and how to authenticate.
 #[derive(Debug, Args)]
+#[command(next_help_heading = "Service")]
 pub struct ChatEndpointArgs {
     /// The full Chat API URL from the agent settings (ends in /chat/stream-chat-state)
     #[arg(long, env = "ANALYST_CHAT_URL", value_name = "URL", hide_env_values = true)]
@@ -124,6 +133,7 @@ pub struct ChatEndpointArgs {
 
 /// Who the request is made for: the `sessionSettings` object.
 #[derive(Debug, Args)]
+#[command(next_help_heading = "Identity (sessionSettings)")]
 pub struct IdentityArgs {
     /// Id of an external user (lowercase, no spaces); created on first use
     #[arg(long, env = "ANALYST_EXTERNAL_ID", value_name = "ID")]
