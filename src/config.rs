@@ -8,7 +8,7 @@ use std::net::IpAddr;
 use std::path::Path;
 use std::time::Duration;
 
-use anyhow::{Context, Result};
+use anyhow::Result;
 use reqwest::Url;
 use serde::Serialize;
 use serde_json::{Map, Value};
@@ -49,13 +49,7 @@ impl fmt::Display for Secret {
 /// usage error that names `ANALYST_API_KEY`.
 pub fn load_api_key(key_file: Option<&str>, env_key: Option<String>) -> Result<Secret> {
     let raw = match key_file {
-        Some("-") => {
-            let mut text = String::new();
-            std::io::stdin()
-                .read_to_string(&mut text)
-                .map_err(|err| usage(format!("cannot read the API key from standard input: {err}")))?;
-            text
-        }
+        Some("-") => read_stdin("the API key")?,
         Some(path) => std::fs::read_to_string(path)
             .map_err(|err| usage(format!("cannot read the API key file {path}: {err}")))?,
         None => env_key.ok_or_else(|| {
@@ -350,19 +344,14 @@ pub fn parse_security_context(text: &str) -> Result<Map<String, Value>> {
     }
 }
 
-/// Reads a whole text input named by a flag (`-` = stdin), as a usage error
-/// when it cannot be read.
-pub fn read_text_arg(name: &str, what: &str) -> Result<String> {
-    if name == "-" {
-        let mut text = String::new();
-        std::io::stdin()
-            .read_to_string(&mut text)
-            .with_context(|| format!("reading {what} from standard input"))
-            .map_err(|err| usage(format!("{err:#}")))?;
-        Ok(text)
-    } else {
-        std::fs::read_to_string(name).map_err(|err| usage(format!("cannot read {what} {name}: {err}")))
-    }
+/// Reads all of standard input as text (`what` names it in the error, a
+/// usage error: the input could not be read).
+pub fn read_stdin(what: &str) -> Result<String> {
+    let mut text = String::new();
+    std::io::stdin()
+        .read_to_string(&mut text)
+        .map_err(|err| usage(format!("cannot read {what} from standard input: {err}")))?;
+    Ok(text)
 }
 
 #[cfg(test)]

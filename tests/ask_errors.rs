@@ -496,3 +496,20 @@ fn a_line_of_many_mebibytes_is_read_whole() {
     assert!(output.status.success(), "{}", stderr_of(&output));
     assert_eq!(String::from_utf8_lossy(&output.stdout).lines().count(), 60_001);
 }
+
+#[test]
+fn vega_without_a_chart_spec_exits_7_and_says_so() {
+    let emu = Emulator::start();
+    let mut call = SqlCall::revenue_by_month(2);
+    call.vega_spec = None;
+    emu.script(Reply::stream(
+        &ChatStream::new("c", Family::Semantic)
+            .user("Q")
+            .sql_call(&call)
+            .final_answer(&["ok"]),
+    ));
+    let output = emu.analyst().args(["ask", "-o", "vega", "Q"]).output().unwrap();
+    assert_eq!(output.status.code(), Some(7));
+    assert!(one_error_line(&output).contains("the last SQL result has no chart (no vegaSpec)"));
+    assert!(output.stdout.is_empty());
+}

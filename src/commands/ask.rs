@@ -8,8 +8,8 @@ use anyhow::Result;
 use clap::ArgMatches;
 use serde::Serialize;
 
-use crate::cli::{AskArgs, GlobalArgs, OutputMode};
-use crate::config::{load_api_key, read_text_arg, service_url, SessionSettings};
+use crate::cli::{AskArgs, GlobalArgs, OutputMode, QuerySelector};
+use crate::config::{load_api_key, read_stdin, service_url, SessionSettings};
 use crate::exit::{bad_stream, usage, ExitCode, Fault};
 use crate::http::{root_causes, shorten, Http};
 use crate::output::{Notes, Out};
@@ -42,18 +42,17 @@ pub fn run(args: AskArgs, matches: Option<&ArgMatches>, global: &GlobalArgs, not
         })?)),
         None => None,
     };
-    let source: Result<Box<dyn Read>> = match &args.replay {
-        Some(path) => open_replay(path).map(|file| Box::new(file) as Box<dyn Read>),
-        None => {
-            let request = prepare_request(&args, matches, global, notes)?;
-            request.send().map(|response| Box::new(response) as Box<dyn Read>)
-        }
-    };
     let mut out = Out::stdout();
     let mut transcript = Transcript::new(retention(&args));
-    let source = match source {
-        Ok(source) => source,
-        Err(err) => return fail_before_stream(err, &args, &transcript, &mut out),
+    let source: Box<dyn Read> = match &args.replay {
+        Some(path) => open_replay(path)?,
+        None => {
+            let request = prepare_request(&args, matches, global, notes)?;
+            match request.send() {
+                Ok(response) => Box::new(response),
+                Err(err) => return fail_before_stream(err, &args, &transcript, &mut out),
+            }
+        }
     };
     let stream_failure = read_stream(source, &args, &mut transcript, tee.as_mut(), &mut out, notes)?;
     if let Some(tee) = tee.as_mut() {
@@ -118,7 +117,7 @@ fn prepare_request(
         ));
     }
     let question = match args.question.as_deref() {
-        Some("-") => Some(read_text_arg("-", "the question")?),
+        Some("-") => Some(read_stdin("the question")?),
         Some(text) => Some(text.to_string()),
         None => None,
     };
@@ -158,19 +157,15 @@ fn prepare_request(
     })
 }
 
-/// The request failed before any stream arrived: `-o json` still gets its
-/// document (`status: "error"`), then the error goes up with its code.
+/// The request was sent but no stream came back (a status, a refused
+/// connection): `-o json` still gets its document (`status: "error"`), then
+/// the error goes up with its code.
 fn fail_before_stream(err: anyhow::Error, args: &AskArgs, transcript: &Transcript, out: &mut Out) -> Result<ExitCode> {
-    if args.output == OutputMode::Json && !is_usage(&err) {
+    if args.output == OutputMode::Json {
         render::json::write(transcript, Status::Error, Some(&format!("{err:#}")), out)?;
         out.flush()?;
     }
     Err(err)
-}
-
-fn is_usage(err: &anyhow::Error) -> bool {
-    crate::exit::code_of(err) == ExitCode::Usage
-        && err.downcast_ref::<Fault>().is_some_and(|f| f.code == ExitCode::Usage)
 }
 
 /// Reads the stream line by line: tees and forwards bytes (`raw`), folds
@@ -273,7 +268,6 @@ fn note_event(event: &Event, notes: &Notes) {
                 }
             }
         }
-        Event::StreamError(_) | Event::Suspended(_) | Event::Aborted => {}
     }
 }
 
@@ -306,11 +300,11 @@ fn finish(
         OutputMode::Answer => render::answer::write(transcript, out)?,
         OutputMode::Csv => render::csv::write(transcript.select(args.query)?, out)?,
         OutputMode::Vega => {
-            let number = match args.query {
-                crate::cli::QuerySelector::Last => "last".to_string(),
-                crate::cli::QuerySelector::Index(n) => n.to_string(),
+            let which = match args.query {
+                QuerySelector::Last => "the last SQL result".to_string(),
+                QuerySelector::Index(n) => format!("SQL result {n}"),
             };
-            render::vega::write(transcript.select(args.query)?, &number, out)?;
+            render::vega::write(transcript.select(args.query)?, &which, out)?;
         }
         OutputMode::Raw | OutputMode::Events => {}
     }

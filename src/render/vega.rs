@@ -23,9 +23,9 @@ const FIELD_KEYS: [&str; 6] = ["field", "groupby", "fields", "fold", "pivot", "k
 const EXPRESSION_KEYS: [&str; 4] = ["calculate", "filter", "expr", "test"];
 
 /// Writes the chart spec of `result` with its data, or fails (exit 7) when the
-/// agent drew no chart for it.
-pub fn write(result: &SqlResult, number: &str, out: &mut impl Write) -> Result<()> {
-    let spec = chart(result, number)?;
+/// agent drew no chart for it. `which` names the result in messages.
+pub fn write(result: &SqlResult, which: &str, out: &mut impl Write) -> Result<()> {
+    let spec = chart(result, which)?;
     serde_json::to_writer_pretty(&mut *out, &spec)?;
     out.write_all(b"\n")?;
     Ok(())
@@ -33,17 +33,13 @@ pub fn write(result: &SqlResult, number: &str, out: &mut impl Write) -> Result<(
 
 /// The renderable spec: the agent's spec, field references escaped, the rows
 /// as `data.values`, and `$schema` when the agent left it out.
-pub fn chart(result: &SqlResult, number: &str) -> Result<Value> {
+pub fn chart(result: &SqlResult, which: &str) -> Result<Value> {
     let mut spec = match &result.vega_spec {
         Some(Value::Object(spec)) => spec.clone(),
-        Some(_) => {
-            return Err(bad_stream(format!(
-                "the chart spec of SQL result {number} is not a JSON object"
-            )))
-        }
+        Some(_) => return Err(bad_stream(format!("the chart spec of {which} is not a JSON object"))),
         None => {
             return Err(bad_stream(format!(
-                "SQL result {number} has no chart (no vegaSpec); use -o csv or -o json for its rows"
+                "{which} has no chart (no vegaSpec); use -o csv or -o json for its rows"
             )))
         }
     };
@@ -208,6 +204,9 @@ mod tests {
     fn a_result_without_a_chart_is_an_error() {
         let mut r = result(json!({}));
         r.vega_spec = None;
-        assert!(chart(&r, "2").unwrap_err().to_string().contains("no chart"));
+        assert_eq!(
+            chart(&r, "SQL result 2").unwrap_err().to_string(),
+            "SQL result 2 has no chart (no vegaSpec); use -o csv or -o json for its rows"
+        );
     }
 }

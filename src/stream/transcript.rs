@@ -83,12 +83,6 @@ pub enum Event {
     ChatId(String),
     /// A tool call finished.
     ToolFinished(ToolSummary),
-    /// An in-stream `{"error": …}` line.
-    StreamError(String),
-    /// `__suspended__`: the server restarted mid-answer.
-    Suspended(String),
-    /// `__aborted__`: the chat was aborted.
-    Aborted,
 }
 
 /// How the final answer was found.
@@ -174,12 +168,12 @@ impl Transcript {
                 if let Some(id) = &msg.message_id {
                     text.push_str(&format!(" (message {id})"));
                 }
-                self.suspended = Some(text.clone());
-                return Some(Event::Suspended(text));
+                self.suspended = Some(text);
+                return None;
             }
             ABORTED_ID => {
                 self.aborted = true;
-                return Some(Event::Aborted);
+                return None;
             }
             USAGE_ID => {
                 self.usage = msg.usage.and_then(|raw| serde_json::from_str(raw.get()).ok());
@@ -192,9 +186,8 @@ impl Transcript {
         }
         if msg.role.is_none() {
             if let Some(error) = msg.error.filter(|raw| raw.get() != "null") {
-                let text = message::raw_to_text(error);
-                self.errors.push(text.clone());
-                return Some(Event::StreamError(text));
+                self.errors.push(message::raw_to_text(error));
+                return None;
             }
         }
         if msg.is_user() {
