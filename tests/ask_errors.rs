@@ -23,6 +23,16 @@ fn one_error_line(output: &std::process::Output) -> String {
     errors[0].to_string()
 }
 
+/// Runs `command`, asserts its exit code and that its one error line
+/// contains `message`; returns the output for further checks.
+fn fails(command: &mut assert_cmd::Command, code: i32, message: &str) -> std::process::Output {
+    let output = command.output().unwrap();
+    assert_eq!(output.status.code(), Some(code), "{}", stderr_of(&output));
+    let line = one_error_line(&output);
+    assert!(line.contains(message), "expected {message:?} in: {line}");
+    output
+}
+
 #[test]
 fn status_400_exits_2_with_the_service_message() {
     let emu = Emulator::start();
@@ -71,13 +81,11 @@ fn status_404_exits_5_for_an_unknown_agent_or_chat() {
         .unwrap();
     assert_eq!(output.status.code(), Some(5));
     assert!(one_error_line(&output).contains("404 Not Found: Agent not found; check --chat-url"));
-    let output = emu
-        .analyst()
-        .args(["ask", "Q", "--chat-id", "no-such-chat"])
-        .output()
-        .unwrap();
-    assert_eq!(output.status.code(), Some(5));
-    assert!(one_error_line(&output).contains("Chat not found"));
+    fails(
+        emu.analyst().args(["ask", "Q", "--chat-id", "no-such-chat"]),
+        5,
+        "Chat not found",
+    );
 }
 
 #[test]
@@ -121,13 +129,13 @@ fn a_refused_connection_exits_6() {
         .unwrap()
         .port();
     let url = format!("http://127.0.0.1:{port}/api/v1/public/a/agents/b/chat/stream-chat-state");
-    let output = analyst()
-        .env("ANALYST_API_KEY", API_KEY)
-        .args(["ask", "Q", "--external-id", "x", "--chat-url", &url])
-        .output()
-        .unwrap();
-    assert_eq!(output.status.code(), Some(6));
-    assert!(one_error_line(&output).contains("cannot connect to 127.0.0.1"));
+    fails(
+        analyst()
+            .env("ANALYST_API_KEY", API_KEY)
+            .args(["ask", "Q", "--external-id", "x", "--chat-url", &url]),
+        6,
+        "cannot connect to 127.0.0.1",
+    );
 }
 
 #[test]
@@ -146,18 +154,18 @@ fn a_malformed_line_exits_7_naming_its_line_number() {
         .raw_line("{\"id\": oops}")
         .final_answer(&["never"]);
     emu.script(Reply::stream(&stream));
-    let output = emu.analyst().args(["ask", "Q"]).output().unwrap();
-    assert_eq!(output.status.code(), Some(7));
-    assert!(one_error_line(&output).contains("line 3 is not valid JSON"));
+    let output = fails(emu.analyst().args(["ask", "Q"]), 7, "line 3 is not valid JSON");
     assert!(output.stdout.is_empty());
 }
 
 #[test]
 fn an_in_stream_error_line_exits_7_with_the_service_message() {
     let emu = Emulator::start();
-    let output = emu.analyst().args(["ask", "Q", "--branch", "broken"]).output().unwrap();
-    assert_eq!(output.status.code(), Some(7));
-    assert!(one_error_line(&output).contains("the stream reported an error: BadRequestError: Bad branch"));
+    let output = fails(
+        emu.analyst().args(["ask", "Q", "--branch", "broken"]),
+        7,
+        "the stream reported an error: BadRequestError: Bad branch",
+    );
     assert!(stderr_of(&output).contains("warning: tool semanticSqlApi failed: Error: BadRequestError: Bad branch"));
 }
 
@@ -231,9 +239,11 @@ fn a_replayed_file_cut_mid_line_exits_7() {
         .final_answer(&["Hello"])
         .bytes();
     std::fs::write(&path, &body[..body.len() - 5]).unwrap();
-    let output = analyst().args(["ask", "--replay"]).arg(&path).output().unwrap();
-    assert_eq!(output.status.code(), Some(7));
-    assert!(one_error_line(&output).contains("cut in the middle of line 3"));
+    fails(
+        analyst().args(["ask", "--replay"]).arg(&path),
+        7,
+        "cut in the middle of line 3",
+    );
 }
 
 #[test]
@@ -242,9 +252,7 @@ fn a_stream_without_any_answer_exits_7() {
     emu.script(Reply::stream(
         &ChatStream::new("c", Family::Semantic).user("Q").meta_call("q").usage(),
     ));
-    let output = emu.analyst().args(["ask", "Q"]).output().unwrap();
-    assert_eq!(output.status.code(), Some(7));
-    assert!(one_error_line(&output).contains("ended without an answer"));
+    fails(emu.analyst().args(["ask", "Q"]), 7, "ended without an answer");
 }
 
 #[test]
@@ -333,14 +341,11 @@ fn a_closed_stdout_is_not_an_error() {
 #[test]
 fn a_missing_key_is_a_usage_error_naming_analyst_api_key_and_nothing_is_sent() {
     let emu = Emulator::start();
-    let output = emu
-        .analyst()
-        .env_remove("ANALYST_API_KEY")
-        .args(["ask", "Q"])
-        .output()
-        .unwrap();
-    assert_eq!(output.status.code(), Some(2));
-    assert!(one_error_line(&output).contains("ANALYST_API_KEY"));
+    fails(
+        emu.analyst().env_remove("ANALYST_API_KEY").args(["ask", "Q"]),
+        2,
+        "ANALYST_API_KEY",
+    );
     assert!(emu.requests().is_empty());
 }
 
@@ -370,31 +375,27 @@ fn the_key_can_come_from_a_file_or_stdin() {
         .output()
         .unwrap();
     assert_eq!(output.status.code(), Some(2));
-    let output = emu
-        .analyst()
-        .args(["ask", "Q", "--api-key-file", "/no/such/file"])
-        .output()
-        .unwrap();
-    assert_eq!(output.status.code(), Some(2));
-    assert!(one_error_line(&output).contains("cannot read the API key file /no/such/file"));
+    fails(
+        emu.analyst().args(["ask", "Q", "--api-key-file", "/no/such/file"]),
+        2,
+        "cannot read the API key file /no/such/file",
+    );
 }
 
 #[test]
 fn plain_http_to_a_remote_host_is_refused() {
-    let output = analyst()
-        .env("ANALYST_API_KEY", API_KEY)
-        .args([
+    fails(
+        analyst().env("ANALYST_API_KEY", API_KEY).args([
             "ask",
             "Q",
             "--external-id",
             "x",
             "--chat-url",
             "http://ai.example.com/api/v1/public/a/agents/b/chat/stream-chat-state",
-        ])
-        .output()
-        .unwrap();
-    assert_eq!(output.status.code(), Some(2));
-    assert!(one_error_line(&output).contains("refusing to send the API key over plain http:// to ai.example.com"));
+        ]),
+        2,
+        "refusing to send the API key over plain http:// to ai.example.com",
+    );
 }
 
 #[test]
@@ -429,21 +430,17 @@ fn identity_rules_are_checked_before_anything_is_sent() {
         let line = one_error_line(&output);
         assert!(line.contains(message), "{args:?}: {line}");
     }
-    let output = emu
-        .analyst()
-        .env_remove("ANALYST_EXTERNAL_ID")
-        .args(["ask", "Q"])
-        .output()
-        .unwrap();
-    assert_eq!(output.status.code(), Some(2));
-    assert!(one_error_line(&output).contains("--external-id"));
-    let output = emu
-        .analyst()
-        .args(["ask", "Q", "--external-id", "a", "--internal-id", "ana@acme.example"])
-        .output()
-        .unwrap();
-    assert_eq!(output.status.code(), Some(2));
-    assert!(one_error_line(&output).contains("exactly one of --external-id and --internal-id"));
+    fails(
+        emu.analyst().env_remove("ANALYST_EXTERNAL_ID").args(["ask", "Q"]),
+        2,
+        "--external-id",
+    );
+    fails(
+        emu.analyst()
+            .args(["ask", "Q", "--external-id", "a", "--internal-id", "ana@acme.example"]),
+        2,
+        "exactly one of --external-id and --internal-id",
+    );
     assert!(emu.requests().is_empty(), "nothing was sent");
 }
 
@@ -508,8 +505,10 @@ fn vega_without_a_chart_spec_exits_7_and_says_so() {
             .sql_call(&call)
             .final_answer(&["ok"]),
     ));
-    let output = emu.analyst().args(["ask", "-o", "vega", "Q"]).output().unwrap();
-    assert_eq!(output.status.code(), Some(7));
-    assert!(one_error_line(&output).contains("the last SQL result has no chart (no vegaSpec)"));
+    let output = fails(
+        emu.analyst().args(["ask", "-o", "vega", "Q"]),
+        7,
+        "the last SQL result has no chart (no vegaSpec)",
+    );
     assert!(output.stdout.is_empty());
 }
