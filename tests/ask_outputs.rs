@@ -144,6 +144,53 @@ fn raw_mode_is_byte_exact_even_when_chunks_split_characters() {
 }
 
 #[test]
+fn raw_mode_forwards_each_line_while_the_stream_is_still_open() {
+    use std::io::BufRead;
+    let emu = Emulator::start();
+    let stream = ChatStream::new("c-live", Family::Semantic)
+        .user("Q")
+        .final_answer(&["done"])
+        .usage();
+    let gate = Gate::default();
+    emu.script(Reply::Held {
+        body: stream.bytes(),
+        after_lines: 2,
+        gate: gate.clone(),
+    });
+    let mut child = std::process::Command::new(assert_cmd::cargo::cargo_bin("analyst"))
+        .args(["ask", "-o", "raw", "Q"])
+        .env("ANALYST_CHAT_URL", emu.chat_url())
+        .env("ANALYST_API_KEY", API_KEY)
+        .env("ANALYST_EXTERNAL_ID", "ci-bot")
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdout = std::io::BufReader::new(child.stdout.take().unwrap());
+    let (sent, received) = std::sync::mpsc::channel();
+    let reader = std::thread::spawn(move || {
+        let mut first_two = String::new();
+        stdout.read_line(&mut first_two).unwrap();
+        stdout.read_line(&mut first_two).unwrap();
+        sent.send(first_two).unwrap();
+        let mut rest = Vec::new();
+        std::io::Read::read_to_end(&mut stdout, &mut rest).unwrap();
+        rest
+    });
+    // The emulator holds the rest of the stream until these two lines are read:
+    // buffered output would never get here.
+    let first_two = received
+        .recv_timeout(std::time::Duration::from_secs(30))
+        .expect("lines forwarded while the stream is open");
+    let expected = stream.bytes();
+    assert_eq!(first_two.as_bytes(), &expected[..first_two.len()]);
+    assert_eq!(first_two.lines().count(), 2);
+    gate.open();
+    let rest = reader.join().unwrap();
+    assert!(child.wait().unwrap().success());
+    assert_eq!([first_two.as_bytes(), &rest].concat(), expected);
+}
+
+#[test]
 fn events_mode_parses_tool_input_and_result() {
     let emu = Emulator::start();
     let output = emu

@@ -11,7 +11,7 @@ pub mod stream;
 use std::collections::{HashMap, VecDeque};
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::{Shutdown, TcpListener, TcpStream};
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Condvar, Mutex};
 use std::thread;
 use std::time::Duration;
 
@@ -63,6 +63,34 @@ pub enum Reply {
         content_type: String,
         body: String,
     },
+    /// A 200 stream, one chunk per line, that stops after `after_lines`
+    /// lines until the test opens `gate`, then ends cleanly.
+    Held {
+        body: Vec<u8>,
+        after_lines: usize,
+        gate: Gate,
+    },
+}
+
+/// A switch a test opens to let a held stream go on.
+#[derive(Clone, Debug, Default)]
+pub struct Gate(Arc<(Mutex<bool>, Condvar)>);
+
+impl Gate {
+    pub fn open(&self) {
+        *self.0 .0.lock().unwrap() = true;
+        self.0 .1.notify_all();
+    }
+
+    /// Waits until opened, for a minute at most so a failing test ends.
+    fn wait(&self) {
+        let guard = self.0 .0.lock().unwrap();
+        let _ = self
+            .0
+             .1
+            .wait_timeout_while(guard, Duration::from_secs(60), |open| !*open)
+            .unwrap();
+    }
 }
 
 impl Reply {
@@ -445,25 +473,33 @@ fn write_reply(connection: &mut TcpStream, reply: Reply) -> std::io::Result<()> 
             connection.write_all(body.as_bytes())?;
             connection.flush()
         }
+        Reply::Held {
+            body,
+            after_lines,
+            gate,
+        } => {
+            connection.write_all(STREAM_HEAD)?;
+            for (i, line) in body.split_inclusive(|&b| b == b'\n').enumerate() {
+                if i == after_lines {
+                    gate.wait();
+                }
+                write_chunk(connection, line)?;
+            }
+            connection.write_all(b"0\r\n\r\n")
+        }
         Reply::Stream {
             body,
             chunking,
             delay,
             ending,
         } => {
-            // The service serves NDJSON as application/json (service-facts.md).
-            connection.write_all(
-                b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\nConnection: close\r\n\r\n",
-            )?;
+            connection.write_all(STREAM_HEAD)?;
             let limit = match ending {
                 Ending::Clean => body.len(),
                 Ending::DropAfter(n) => n.min(body.len()),
             };
             for piece in pieces(&body[..limit], &chunking) {
-                write!(connection, "{:x}\r\n", piece.len())?;
-                connection.write_all(piece)?;
-                connection.write_all(b"\r\n")?;
-                connection.flush()?;
+                write_chunk(connection, piece)?;
                 if !delay.is_zero() {
                     thread::sleep(delay);
                 }
@@ -475,6 +511,18 @@ fn write_reply(connection: &mut TcpStream, reply: Reply) -> std::io::Result<()> 
             connection.flush()
         }
     }
+}
+
+/// The head of a chat stream; the service serves NDJSON as
+/// `application/json` (service-facts.md).
+const STREAM_HEAD: &[u8] =
+    b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\nConnection: close\r\n\r\n";
+
+fn write_chunk(connection: &mut TcpStream, piece: &[u8]) -> std::io::Result<()> {
+    write!(connection, "{:x}\r\n", piece.len())?;
+    connection.write_all(piece)?;
+    connection.write_all(b"\r\n")?;
+    connection.flush()
 }
 
 fn pieces<'a>(body: &'a [u8], chunking: &Chunking) -> Vec<&'a [u8]> {
