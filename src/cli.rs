@@ -14,6 +14,8 @@ Environment:
   ANALYST_API_KEY        the API key (sent as 'Authorization: Api-Key …'; never printed)
   ANALYST_API_KEY_FILE   read the key from this file instead ('-' = stdin)
   ANALYST_CHAT_URL       the Chat API URL from the agent settings
+  ANALYST_BASE_URL       the account host, for 'session'
+  ANALYST_TIMEOUT        default --timeout
   ANALYST_EXTERNAL_ID    default --external-id
   ANALYST_INTERNAL_ID    default --internal-id
 
@@ -26,7 +28,13 @@ Exit codes:
   5  not found: 404 (agent, account or chat)
   6  the service failed or could not be reached: 5xx, connection, TLS, DNS
   7  bad stream: malformed line, in-stream error, suspended, cut, no answer
-  8  a tool error, with --fail-on-tool-error";
+  8  a tool error, with --fail-on-tool-error
+  124  --timeout expired or the stream stalled (the chat was aborted)
+  130  interrupted by Ctrl-C (SIGINT); 143 by SIGTERM (the chat was aborted)
+
+Ctrl-C, SIGTERM, --timeout and a stalled stream abort the running chat on the
+service before exiting; a second Ctrl-C exits at once. A closed stdout
+('| head') aborts the chat too, and exits 0.";
 
 /// A scriptable client for the conversational-analytics Chat API: ask the AI
 /// data analyst a question and get the answer, CSV, a chart or JSON for jq.
@@ -57,6 +65,14 @@ pub struct GlobalArgs {
     /// How long to wait for a connection to the service
     #[arg(long, global = true, value_name = "DURATION", default_value = "10s", value_parser = parse_duration)]
     pub connect_timeout: Duration,
+
+    /// Wall-clock limit of the whole command (e.g. 90s, 5m); a running chat is aborted, exit 124
+    #[arg(long, global = true, env = "ANALYST_TIMEOUT", value_name = "DURATION", value_parser = parse_duration)]
+    pub timeout: Option<Duration>,
+
+    /// A stream that sends nothing for this long is stalled: the chat is aborted, exit 124
+    #[arg(long, global = true, value_name = "DURATION", default_value = "5m", value_parser = parse_duration)]
+    pub idle_timeout: Duration,
 }
 
 /// The commands of `analyst`.
@@ -65,6 +81,74 @@ pub enum Command {
     /// Ask the agent a question and render its NDJSON answer stream for a pipe
     #[command(after_help = ASK_AFTER_HELP)]
     Ask(AskArgs),
+
+    /// Stop a running chat (as its owner: give the identity that started it)
+    #[command(after_help = ABORT_AFTER_HELP)]
+    Abort(AbortArgs),
+
+    /// Print a temporary embed sessionId for signed embedding
+    #[command(after_help = SESSION_AFTER_HELP)]
+    Session(SessionArgs),
+}
+
+const ABORT_AFTER_HELP: &str = "\
+Example:
+  analyst abort --chat-id \"$CHAT\" --external-id ci-bot
+
+Exit codes: 0 aborted (204), 3 bad key (401), 4 you do not own this chat (403),
+5 no such chat (404), 6 the service failed (transient failures are retried).";
+
+const SESSION_AFTER_HELP: &str = "\
+Example:
+  export ANALYST_BASE_URL=https://acme.cubecloud.dev
+  analyst session --external-id customer-42 --attr region=EMEA   # prints the sessionId
+
+Exit codes: 0 success, 2 usage or 400, 3 bad key (401), 6 the service failed
+(transient failures are retried).";
+
+/// Arguments of `analyst abort`.
+#[derive(Debug, Args)]
+pub struct AbortArgs {
+    /// The chat to stop (printed by ask on stderr as 'chat: <id>')
+    #[arg(long, value_name = "ID")]
+    pub chat_id: String,
+
+    /// Where the service is and how to authenticate.
+    #[command(flatten)]
+    pub endpoint: ChatEndpointArgs,
+
+    /// Who owns the chat.
+    #[command(flatten)]
+    pub identity: IdentityArgs,
+}
+
+/// What `analyst session` prints.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum SessionOutput {
+    /// The sessionId and a newline
+    Text,
+    /// {"sessionId": "…"}
+    Json,
+}
+
+/// Arguments of `analyst session`.
+#[derive(Debug, Args)]
+pub struct SessionArgs {
+    /// What to write on stdout
+    #[arg(short, long, value_enum, default_value_t = SessionOutput::Text, value_name = "MODE")]
+    pub output: SessionOutput,
+
+    /// The account host, e.g. https://acme.cubecloud.dev
+    #[arg(long, env = "ANALYST_BASE_URL", value_name = "URL", help_heading = "Service")]
+    pub base_url: Option<String>,
+
+    /// How to authenticate.
+    #[command(flatten)]
+    pub key: KeyArgs,
+
+    /// The user the session is for.
+    #[command(flatten)]
+    pub identity: IdentityArgs,
 }
 
 const ASK_AFTER_HELP: &str = "\
@@ -126,6 +210,15 @@ pub struct ChatEndpointArgs {
     #[arg(long, env = "ANALYST_CHAT_URL", value_name = "URL", hide_env_values = true)]
     pub chat_url: Option<String>,
 
+    /// How to authenticate.
+    #[command(flatten)]
+    pub key: KeyArgs,
+}
+
+/// Where the API key comes from (besides `ANALYST_API_KEY`).
+#[derive(Debug, Args)]
+#[command(next_help_heading = "Service")]
+pub struct KeyArgs {
     /// Read the API key from this file ('-' = stdin) instead of ANALYST_API_KEY
     #[arg(long, env = "ANALYST_API_KEY_FILE", value_name = "PATH")]
     pub api_key_file: Option<String>,

@@ -93,6 +93,36 @@ pub fn service_url(text: &str, flag: &str) -> Result<Url> {
     Ok(url)
 }
 
+/// The abort URL of a chat URL: its last segment `stream-chat-state`
+/// replaced by `abort` (API document 4.2).
+pub fn abort_url(chat_url: &Url) -> Result<Url> {
+    let mut url = chat_url.clone();
+    let refuse = || {
+        usage(format!(
+            "cannot derive the abort URL from {chat_url}: a chat URL ends in /chat/stream-chat-state"
+        ))
+    };
+    if url.path_segments().and_then(|mut segments| segments.next_back()) == Some("") {
+        url.path_segments_mut().map_err(|_| refuse())?.pop();
+    }
+    if url.path_segments().and_then(|mut segments| segments.next_back()) != Some("stream-chat-state") {
+        return Err(refuse());
+    }
+    url.path_segments_mut().map_err(|_| refuse())?.pop().push("abort");
+    url.set_query(None);
+    Ok(url)
+}
+
+/// The generate-session URL of an account host (API document 4.3).
+pub fn session_url(base: &Url) -> Result<Url> {
+    let mut base = base.clone();
+    if !base.path().ends_with('/') {
+        base.set_path(&format!("{}/", base.path()));
+    }
+    base.join("api/v1/embed/generate-session")
+        .map_err(|err| usage(format!("cannot build the generate-session URL from {base}: {err}")))
+}
+
 fn is_loopback(url: &Url) -> bool {
     match url.host() {
         Some(url::Host::Domain(name)) => name.eq_ignore_ascii_case("localhost"),
@@ -376,6 +406,35 @@ mod tests {
     fn secrets_never_print() {
         let key = Secret::new("sk-very-secret".into());
         assert_eq!(format!("{key} {key:?}"), "*** ***");
+    }
+
+    #[test]
+    fn the_abort_url_replaces_the_last_segment() {
+        let chat = Url::parse("https://ai.us.example.dev/api/v1/public/acme/agents/7/chat/stream-chat-state").unwrap();
+        assert_eq!(
+            abort_url(&chat).unwrap().as_str(),
+            "https://ai.us.example.dev/api/v1/public/acme/agents/7/chat/abort"
+        );
+        let slash = Url::parse("https://h/x/chat/stream-chat-state/").unwrap();
+        assert_eq!(abort_url(&slash).unwrap().as_str(), "https://h/x/chat/abort");
+        assert!(abort_url(&Url::parse("https://h/x/chat").unwrap()).is_err());
+    }
+
+    #[test]
+    fn the_session_url_is_under_the_account_host() {
+        let url = |base: &str| session_url(&Url::parse(base).unwrap()).unwrap().to_string();
+        assert_eq!(
+            url("https://acme.example.dev"),
+            "https://acme.example.dev/api/v1/embed/generate-session"
+        );
+        assert_eq!(
+            url("https://acme.example.dev/"),
+            "https://acme.example.dev/api/v1/embed/generate-session"
+        );
+        assert_eq!(
+            url("http://127.0.0.1:9/proxy"),
+            "http://127.0.0.1:9/proxy/api/v1/embed/generate-session"
+        );
     }
 
     #[test]

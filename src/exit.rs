@@ -27,6 +27,12 @@ pub enum ExitCode {
     BadStream = 7,
     /// A tool reported an error and `--fail-on-tool-error` was given.
     ToolError = 8,
+    /// `--timeout` expired or the stream stalled; the chat was aborted.
+    Timeout = 124,
+    /// Interrupted by SIGINT (Ctrl-C); the chat was aborted.
+    Interrupted = 130,
+    /// Terminated by SIGTERM; the chat was aborted.
+    Terminated = 143,
 }
 
 impl From<ExitCode> for std::process::ExitCode {

@@ -3,11 +3,11 @@
 //! [`Fault`]s with the contract's exit codes.
 
 use std::io::Read;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use anyhow::Result;
 use reqwest::blocking::{Client, Response};
-use reqwest::header::{HeaderValue, ACCEPT, AUTHORIZATION, CONTENT_TYPE, LOCATION};
+use reqwest::header::{HeaderValue, ACCEPT, AUTHORIZATION, CONTENT_TYPE, LOCATION, RETRY_AFTER};
 use reqwest::{StatusCode, Url};
 use serde::Serialize;
 
@@ -20,12 +20,39 @@ const ERROR_BODY_LIMIT: u64 = 64 * 1024;
 /// How long a summary of an error body may be, in characters.
 const SUMMARY_CHARS: usize = 200;
 
+/// How a request that is safe to repeat (abort, generate-session) is
+/// retried after a transient failure: connection refused or reset, 502, 503,
+/// 504, or 429 (after its `Retry-After`).
+#[derive(Clone, Copy, Debug)]
+pub struct Retry {
+    /// Tries in all, the first included.
+    pub attempts: u32,
+    /// The time all tries together may take, when bounded.
+    pub budget: Option<Duration>,
+}
+
+/// The longest a single short call (abort, session) may take when no budget
+/// is given.
+const SHORT_CALL: Duration = Duration::from_secs(30);
+/// The first pause between tries; it doubles each time.
+const FIRST_BACKOFF: Duration = Duration::from_millis(250);
+/// The longest `Retry-After` honoured.
+const MAX_RETRY_AFTER: Duration = Duration::from_secs(10);
+
 /// An HTTP client configured for long streams: a connect timeout, no total
 /// timeout (streams of several minutes are normal), no redirects (a POST
-/// must not be silently re-sent elsewhere).
+/// must not be silently re-sent elsewhere). Cheap to clone.
+#[derive(Clone)]
 pub struct Http {
     client: Client,
     notes: Notes,
+}
+
+/// One try's failure, and whether trying again is worth it.
+struct Failure {
+    fault: Fault,
+    transient: bool,
+    retry_after: Option<Duration>,
 }
 
 impl Http {
@@ -44,16 +71,70 @@ impl Http {
         })
     }
 
-    /// POSTs `body` as JSON with `Authorization: Api-Key <key>` and returns
-    /// the response once its status is a success; any other status, and any
-    /// failure to connect, becomes a [`Fault`] naming what to check.
+    /// POSTs `body` as JSON with `Authorization: Api-Key <key>`, once, with no
+    /// time limit on the answer (for the chat stream, which must never be
+    /// sent twice). Returns the response once its status is a success; any
+    /// other status, and any failure to connect, becomes a [`Fault`] naming
+    /// what to check.
     pub fn post_json(&self, url: &Url, key: &Secret, body: &impl Serialize, accept: &str) -> Result<Response> {
         let json = serde_json::to_vec(body)?;
-        let mut auth = HeaderValue::from_str(&format!("Api-Key {}", key.expose())).map_err(|_| {
-            Fault::new(
+        self.send_once(url, key, &json, accept, None)
+            .map_err(|failure| failure.fault.into())
+    }
+
+    /// Like [`Http::post_json`] for a short call that is safe to repeat:
+    /// transient failures are retried with backoff as `retry` allows.
+    pub fn post_json_retrying(
+        &self,
+        url: &Url,
+        key: &Secret,
+        body: &impl Serialize,
+        accept: &str,
+        retry: Retry,
+    ) -> Result<Response> {
+        let json = serde_json::to_vec(body)?;
+        let started = Instant::now();
+        let mut pause = FIRST_BACKOFF;
+        for attempt in 1.. {
+            let left = retry.budget.map(|budget| budget.saturating_sub(started.elapsed()));
+            let timeout = left.map_or(SHORT_CALL, |left| left.min(SHORT_CALL));
+            let failure = match self.send_once(url, key, &json, accept, Some(timeout)) {
+                Ok(response) => return Ok(response),
+                Err(failure) => failure,
+            };
+            let wait = failure.retry_after.unwrap_or(pause);
+            let time_left = left.is_none_or(|left| left > timeout.min(wait) + wait);
+            if !failure.transient || attempt >= retry.attempts || !time_left {
+                return Err(failure.fault.into());
+            }
+            self.notes.warn(&format!(
+                "{}; trying again in {} ({} of {})",
+                failure.fault,
+                crate::feed::human(wait),
+                attempt + 1,
+                retry.attempts
+            ));
+            std::thread::sleep(wait);
+            pause *= 2;
+        }
+        unreachable!("the loop returns")
+    }
+
+    fn send_once(
+        &self,
+        url: &Url,
+        key: &Secret,
+        json: &[u8],
+        accept: &str,
+        timeout: Option<Duration>,
+    ) -> Result<Response, Failure> {
+        let mut auth = HeaderValue::from_str(&format!("Api-Key {}", key.expose())).map_err(|_| Failure {
+            fault: Fault::new(
                 ExitCode::Usage,
                 "the API key contains characters that cannot go in an HTTP header",
-            )
+            ),
+            transient: false,
+            retry_after: None,
         })?;
         auth.set_sensitive(true);
         if self.notes.verbose() {
@@ -61,17 +142,23 @@ impl Http {
             self.notes.debug("> authorization: Api-Key ***");
             self.notes.debug("> content-type: application/json");
             self.notes.debug(&format!("> accept: {accept}"));
-            self.notes.debug(&format!("> {}", String::from_utf8_lossy(&json)));
+            self.notes.debug(&format!("> {}", String::from_utf8_lossy(json)));
         }
-        let response = self
+        let mut request = self
             .client
             .post(url.clone())
             .header(AUTHORIZATION, auth)
             .header(CONTENT_TYPE, "application/json")
             .header(ACCEPT, accept)
-            .body(json)
-            .send()
-            .map_err(|err| transport_fault(url, &err))?;
+            .body(json.to_vec());
+        if let Some(timeout) = timeout {
+            request = request.timeout(timeout);
+        }
+        let response = request.send().map_err(|err| Failure {
+            transient: !err.is_timeout() && (err.is_connect() || err.is_request()),
+            fault: transport_fault(url, &err),
+            retry_after: None,
+        })?;
         let status = response.status();
         if self.notes.verbose() {
             self.notes.debug(&format!("< {:?} {status}", response.version()));
@@ -82,7 +169,17 @@ impl Http {
         if status.is_success() {
             return Ok(response);
         }
-        Err(status_fault(response, key).into())
+        let retry_after = response
+            .headers()
+            .get(RETRY_AFTER)
+            .and_then(|v| v.to_str().ok())
+            .and_then(|v| v.trim().parse::<u64>().ok())
+            .map(|seconds| Duration::from_secs(seconds).min(MAX_RETRY_AFTER));
+        Err(Failure {
+            transient: matches!(status.as_u16(), 429 | 502 | 503 | 504),
+            fault: status_fault(response, key),
+            retry_after,
+        })
     }
 }
 

@@ -7,10 +7,12 @@ pub mod cli;
 pub mod commands;
 pub mod config;
 pub mod exit;
+pub mod feed;
 pub mod http;
 pub mod output;
 pub mod render;
 pub mod results;
+pub mod signals;
 pub mod stream;
 
 use clap::{CommandFactory, FromArgMatches};
@@ -32,11 +34,11 @@ where
         Err(err) => return exit::report_clap_error(err),
     };
     let notes = output::Notes::new(parsed.global.quiet, parsed.global.verbose);
+    let sub = matches.subcommand().map(|(_, sub)| sub);
     let result = match parsed.command {
-        cli::Command::Ask(args) => {
-            let sub = matches.subcommand_matches("ask");
-            commands::ask::run(args, sub, &parsed.global, &notes)
-        }
+        cli::Command::Ask(args) => commands::ask::run(args, sub, &parsed.global, &notes),
+        cli::Command::Abort(args) => commands::abort::run(args, sub, &parsed.global, &notes),
+        cli::Command::Session(args) => commands::session::run(args, sub, &parsed.global, &notes),
     };
     match result {
         Ok(code) => code,

@@ -3,17 +3,21 @@
 
 use std::fs::File;
 use std::io::{self, BufWriter, Read, Write};
+use std::time::{Duration, Instant};
 
 use anyhow::Result;
 use clap::ArgMatches;
 use serde::Serialize;
 
 use crate::cli::{AskArgs, GlobalArgs, OutputMode, QuerySelector};
-use crate::config::{load_api_key, read_stdin, service_url, SessionSettings};
+use crate::commands::abort::abort_chat;
+use crate::config::{abort_url, load_api_key, read_stdin, service_url, Secret, SessionSettings};
 use crate::exit::{bad_stream, usage, ExitCode, Fault};
-use crate::http::{root_causes, shorten, Http};
+use crate::feed::{stop_of, Feed, Limits, OpenError, Stop};
+use crate::http::{root_causes, shorten, Http, Retry};
 use crate::output::{Notes, Out};
 use crate::render::{self, Status};
+use crate::signals;
 use crate::stream::lines::LineReader;
 use crate::stream::message::{Message, ParseError};
 use crate::stream::transcript::{AnswerSource, Event, Retention, Transcript};
@@ -33,33 +37,103 @@ struct ChatRequest<'a> {
     is_default_branch: Option<bool>,
 }
 
+/// The time an abort may take when `ask` stops early, retries included;
+/// the process is gone soon after, answered or not.
+const ABORT_BUDGET: Duration = Duration::from_secs(5);
+
+/// What `ask` accepts as the chat stream's content type.
+const ACCEPT_STREAM: &str = "application/x-ndjson, application/json";
+
+/// How reading the stream ended.
+enum StreamEnd {
+    /// The stream ended, well or with the failure given (cut, malformed).
+    Ended(Option<anyhow::Error>),
+    /// Stopped early: a signal, `--timeout`, or a stall.
+    Stopped(Stop),
+    /// The reader of stdout went away (`| head`).
+    ReaderGone,
+}
+
 /// Runs `ask`. `matches` are the subcommand's clap matches, used to let a
 /// flag win over the environment between `--external-id` and `--internal-id`.
 pub fn run(args: AskArgs, matches: Option<&ArgMatches>, global: &GlobalArgs, notes: &Notes) -> Result<ExitCode> {
+    let started = Instant::now();
+    signals::watch();
     let mut tee = match &args.tee {
         Some(path) => Some(BufWriter::new(File::create(path).map_err(|err| {
             usage(format!("cannot create the --tee file {}: {err}", path.display()))
         })?)),
         None => None,
     };
-    let mut out = Out::stdout();
-    let mut transcript = Transcript::new(retention(&args));
-    let source: Box<dyn Read> = match &args.replay {
-        Some(path) => open_replay(path)?,
+    let limits = Limits {
+        timeout: global.timeout,
+        idle: Some(global.idle_timeout),
+    };
+    let (mut feed, live) = match &args.replay {
+        Some(path) => {
+            let source = open_replay(path)?;
+            (Feed::start(move || Ok(source), limits, started), None)
+        }
         None => {
-            let request = prepare_request(&args, matches, global, notes)?;
-            match request.send() {
-                Ok(response) => Box::new(response),
-                Err(err) => return fail_before_stream(err, &args, &transcript, &mut out),
-            }
+            let live = prepare_request(&args, matches, global, notes)?;
+            let (http, url, key, body) = (live.http.clone(), live.url.clone(), live.key.clone(), live.body.clone());
+            let send = move || -> Result<Box<dyn Read + Send>> {
+                Ok(Box::new(http.post_json(&url, &key, &body, ACCEPT_STREAM)?))
+            };
+            (Feed::start(send, limits, started), Some(live))
         }
     };
-    let stream_failure = read_stream(source, &args, &mut transcript, tee.as_mut(), &mut out, notes)?;
+    let mut out = Out::stdout();
+    let mut transcript = Transcript::new(retention(&args));
+    match feed.wait_open() {
+        Ok(()) => {}
+        Err(OpenError::Failed(err)) => return fail_before_stream(err, &args, &transcript, &mut out),
+        Err(OpenError::Stopped(stop)) => return stopped(stop, live.as_ref(), &args, &transcript, &mut out),
+    }
+    let end = read_stream(feed, &args, &mut transcript, tee.as_mut(), &mut out, notes)?;
     if let Some(tee) = tee.as_mut() {
         tee.flush()
             .map_err(|err| Fault::new(ExitCode::Unexpected, format!("writing the --tee file: {err}")))?;
     }
-    finish(&args, &transcript, stream_failure, &mut out, notes)
+    match end {
+        StreamEnd::Ended(failure) => finish(&args, &transcript, failure, &mut out, notes),
+        StreamEnd::Stopped(stop) => stopped(stop, live.as_ref(), &args, &transcript, &mut out),
+        StreamEnd::ReaderGone => {
+            if let (Some(live), Some(chat_id)) = (&live, transcript.chat_id()) {
+                match live.abort(chat_id) {
+                    Ok(()) => notes.debug(&format!("stdout was closed: chat {chat_id} aborted")),
+                    Err(err) => notes.debug(&format!("stdout was closed; aborting chat {chat_id} failed: {err:#}")),
+                }
+            }
+            Ok(ExitCode::Success)
+        }
+    }
+}
+
+/// The command was stopped before the stream ended: abort the chat if one
+/// is running, still write the `-o json` document (`status: "aborted"`),
+/// and fail with the stop's exit code (130, 143, 124).
+fn stopped(
+    stop: Stop,
+    live: Option<&LiveChat>,
+    args: &AskArgs,
+    transcript: &Transcript,
+    out: &mut Out,
+) -> Result<ExitCode> {
+    let mut message = stop.to_string();
+    match (live, transcript.chat_id()) {
+        (Some(live), Some(chat_id)) => match live.abort(chat_id) {
+            Ok(()) => message.push_str(&format!("; chat {chat_id} aborted")),
+            Err(err) => message.push_str(&format!("; aborting chat {chat_id} failed: {err:#}")),
+        },
+        (Some(_), None) => message.push_str(" before the chat started; nothing to abort"),
+        (None, _) => {}
+    }
+    if args.output == OutputMode::Json {
+        render::json::write(transcript, Status::Aborted, Some(&message), out)?;
+    }
+    out.flush()?;
+    Err(Fault::new(stop.exit_code(), message).into())
 }
 
 /// What each output keeps of the stream (only `json` keeps every result).
@@ -71,7 +145,7 @@ fn retention(args: &AskArgs) -> Retention {
     }
 }
 
-fn open_replay(path: &str) -> Result<Box<dyn Read>> {
+fn open_replay(path: &str) -> Result<Box<dyn Read + Send>> {
     if path == "-" {
         return Ok(Box::new(io::stdin()));
     }
@@ -79,22 +153,24 @@ fn open_replay(path: &str) -> Result<Box<dyn Read>> {
     Ok(Box::new(file))
 }
 
-/// A validated chat request, ready to send.
-struct PreparedRequest {
+/// A validated chat request, and what it takes to abort the chat it starts.
+struct LiveChat {
     http: Http,
     url: reqwest::Url,
-    key: crate::config::Secret,
+    key: Secret,
+    settings: SessionSettings,
     body: serde_json::Value,
 }
 
-impl PreparedRequest {
-    fn send(&self) -> Result<reqwest::blocking::Response> {
-        self.http.post_json(
-            &self.url,
-            &self.key,
-            &self.body,
-            "application/x-ndjson, application/json",
-        )
+impl LiveChat {
+    /// Aborts `chat_id` as the user who asked, within [`ABORT_BUDGET`].
+    fn abort(&self, chat_id: &str) -> Result<()> {
+        let url = abort_url(&self.url)?;
+        let retry = Retry {
+            attempts: 3,
+            budget: Some(ABORT_BUDGET),
+        };
+        abort_chat(&self.http, &url, &self.key, chat_id, &self.settings, retry)
     }
 }
 
@@ -105,13 +181,13 @@ fn prepare_request(
     matches: Option<&ArgMatches>,
     global: &GlobalArgs,
     notes: &Notes,
-) -> Result<PreparedRequest> {
+) -> Result<LiveChat> {
     let url_text = args.endpoint.chat_url.as_deref().ok_or_else(|| {
         usage("no chat URL: set ANALYST_CHAT_URL or pass --chat-url (the Chat API URL from the agent settings)")
     })?;
     let url = service_url(url_text, "--chat-url")?;
     let settings = args.identity.to_input(matches).validate()?;
-    if args.question.as_deref() == Some("-") && args.endpoint.api_key_file.as_deref() == Some("-") {
+    if args.question.as_deref() == Some("-") && args.endpoint.key.api_key_file.as_deref() == Some("-") {
         return Err(usage(
             "standard input cannot hold both the question ('-') and the API key (--api-key-file -)",
         ));
@@ -139,7 +215,7 @@ fn prepare_request(
         return Err(usage("--branch is empty"));
     }
     let key = load_api_key(
-        args.endpoint.api_key_file.as_deref(),
+        args.endpoint.key.api_key_file.as_deref(),
         std::env::var("ANALYST_API_KEY").ok(),
     )?;
     let body = serde_json::to_value(ChatRequest {
@@ -149,10 +225,11 @@ fn prepare_request(
         active_branch_name: branch,
         is_default_branch: branch.map(|_| args.default_branch),
     })?;
-    Ok(PreparedRequest {
+    Ok(LiveChat {
         http: Http::new(global.connect_timeout, notes)?,
         url,
         key,
+        settings,
         body,
     })
 }
@@ -169,75 +246,101 @@ fn fail_before_stream(err: anyhow::Error, args: &AskArgs, transcript: &Transcrip
 }
 
 /// Reads the stream line by line: tees and forwards bytes (`raw`), folds
-/// each message, writes `events`, and prints notes as things happen. Returns
-/// the stream's failure (cut, malformed line) if there was one; output
-/// errors (a closed stdout) are returned as errors.
+/// each message, writes `events`, and prints notes as things happen. Says
+/// how the stream ended; only unexpected errors (writing `--tee`) are errors.
 fn read_stream(
-    source: Box<dyn Read>,
+    source: impl Read,
     args: &AskArgs,
     transcript: &mut Transcript,
     mut tee: Option<&mut BufWriter<File>>,
     out: &mut Out,
     notes: &Notes,
-) -> Result<Option<anyhow::Error>> {
+) -> Result<StreamEnd> {
     let mut reader = LineReader::new(source);
     loop {
         let line = match reader.next_line() {
             Ok(Some(line)) => line,
-            Ok(None) => return Ok(None),
-            Err(err) if err.kind() == io::ErrorKind::InvalidData => {
-                return Ok(Some(bad_stream(format!("malformed stream: {err}"))))
-            }
-            Err(err) => {
-                let cause = err
-                    .get_ref()
-                    .map_or_else(|| err.to_string(), |inner| root_causes(inner));
-                return Ok(Some(bad_stream(format!(
-                    "the stream was cut before it ended ({cause}){}",
-                    resume_hint(transcript)
-                ))));
-            }
+            Ok(None) => return Ok(StreamEnd::Ended(None)),
+            Err(err) => return Ok(stream_error(&err, transcript)),
         };
         if let Some(tee) = tee.as_mut() {
             tee.write_all(line.bytes)
                 .map_err(|err| Fault::new(ExitCode::Unexpected, format!("writing the --tee file: {err}")))?;
         }
-        if args.output == OutputMode::Raw {
-            out.write_all(line.bytes)?;
-            out.flush()?;
+        if args.output == OutputMode::Raw && reader_gone(out.write_all(line.bytes).and_then(|()| out.flush()))? {
+            return Ok(StreamEnd::ReaderGone);
+        }
+        if let Some(stop) = line.followed_by.and_then(stop_of) {
+            return Ok(StreamEnd::Stopped(stop));
         }
         let message = match Message::parse(line.content()) {
             Ok(Some(message)) => message,
             Ok(None) => continue,
-            Err(err) if !line.is_terminated() => {
-                let detail = match err {
-                    ParseError::Invalid(text) => text,
-                    ParseError::NotAnObject => "not a JSON object".into(),
-                };
-                return Ok(Some(bad_stream(format!(
-                    "the stream was cut in the middle of line {} ({detail}){}",
+            Err(err) => {
+                return Ok(StreamEnd::Ended(Some(parse_failure(
+                    err,
                     line.number,
-                    resume_hint(transcript)
-                ))));
-            }
-            Err(ParseError::Invalid(text)) => {
-                return Ok(Some(bad_stream(format!(
-                    "malformed stream: line {} is not valid JSON: {text}",
-                    line.number
-                ))))
-            }
-            Err(ParseError::NotAnObject) => {
-                return Ok(Some(bad_stream(format!(
-                    "malformed stream: line {} is JSON but not an object",
-                    line.number
+                    line.is_terminated(),
+                    transcript,
                 ))))
             }
         };
         if let Some(event) = transcript.apply(&message) {
             note_event(&event, notes);
         }
-        if args.output == OutputMode::Events {
-            render::events::write_line(line.content(), &message, out)?;
+        if args.output == OutputMode::Events && reader_gone(render::events::write_line(line.content(), &message, out))?
+        {
+            return Ok(StreamEnd::ReaderGone);
+        }
+    }
+}
+
+/// True when a write failed because stdout was closed; other write errors
+/// are returned.
+fn reader_gone(written: io::Result<()>) -> Result<bool> {
+    match written {
+        Ok(()) => Ok(false),
+        Err(err) if err.kind() == io::ErrorKind::BrokenPipe => Ok(true),
+        Err(err) => Err(err.into()),
+    }
+}
+
+/// How a read error ends the stream: a stop, a line over the limit, or a cut.
+fn stream_error(err: &io::Error, transcript: &Transcript) -> StreamEnd {
+    if let Some(stop) = stop_of(err) {
+        return StreamEnd::Stopped(stop);
+    }
+    if err.kind() == io::ErrorKind::InvalidData {
+        return StreamEnd::Ended(Some(bad_stream(format!("malformed stream: {err}"))));
+    }
+    let cause = err
+        .get_ref()
+        .map_or_else(|| err.to_string(), |inner| root_causes(inner));
+    StreamEnd::Ended(Some(bad_stream(format!(
+        "the stream was cut before it ended ({cause}){}",
+        resume_hint(transcript)
+    ))))
+}
+
+/// The failure for a line that is not a message: a cut when it is the
+/// unterminated last line, a malformed stream otherwise.
+fn parse_failure(err: ParseError, number: u64, terminated: bool, transcript: &Transcript) -> anyhow::Error {
+    match (err, terminated) {
+        (err, false) => {
+            let detail = match err {
+                ParseError::Invalid(text) => text,
+                ParseError::NotAnObject => "not a JSON object".into(),
+            };
+            bad_stream(format!(
+                "the stream was cut in the middle of line {number} ({detail}){}",
+                resume_hint(transcript)
+            ))
+        }
+        (ParseError::Invalid(text), true) => {
+            bad_stream(format!("malformed stream: line {number} is not valid JSON: {text}"))
+        }
+        (ParseError::NotAnObject, true) => {
+            bad_stream(format!("malformed stream: line {number} is JSON but not an object"))
         }
     }
 }

@@ -1,4 +1,6 @@
 //! One module per subcommand; each has a `run` that returns the exit code or
 //! an error carrying one.
 
+pub mod abort;
 pub mod ask;
+pub mod session;

@@ -12,13 +12,16 @@ pub const MAX_LINE: usize = 1 << 30;
 const INITIAL_BUFFER: usize = 64 * 1024;
 
 /// A line of the stream.
-#[derive(Debug, PartialEq, Eq)]
+#[derive(Debug)]
 pub struct Line<'a> {
     /// The line's bytes as received, including its `\n` when it had one:
     /// concatenating every `bytes` gives the stream back exactly.
     pub bytes: &'a [u8],
     /// 1-based line number, for error messages.
     pub number: u64,
+    /// The source's failure that comes right after this line (which is then
+    /// the partial last line): the next call returns it.
+    pub followed_by: Option<&'a io::Error>,
 }
 
 impl Line<'_> {
@@ -112,6 +115,7 @@ impl<R: Read> LineReader<R> {
         Line {
             bytes: &self.buffer[start..line_end],
             number: self.line_number,
+            followed_by: self.failure.as_ref(),
         }
     }
 
@@ -241,6 +245,10 @@ mod tests {
         assert_eq!(reader.next_line().unwrap().unwrap().bytes, b"one\n");
         let partial = reader.next_line().unwrap().unwrap();
         assert_eq!((partial.bytes, partial.is_terminated()), (&b"tw"[..], false));
+        assert_eq!(
+            partial.followed_by.map(io::Error::kind),
+            Some(io::ErrorKind::ConnectionReset)
+        );
         assert_eq!(reader.next_line().unwrap_err().kind(), io::ErrorKind::ConnectionReset);
     }
 
@@ -249,12 +257,14 @@ mod tests {
         let line = Line {
             bytes: b"{}\r\n",
             number: 1,
+            followed_by: None,
         };
         assert_eq!(line.content(), b"{}");
         assert!(line.is_terminated());
         let last = Line {
             bytes: b"{}",
             number: 2,
+            followed_by: None,
         };
         assert_eq!(last.content(), b"{}");
         assert!(!last.is_terminated());

@@ -1,0 +1,249 @@
+//! The stream's source, read on a worker thread and handed to the main
+//! thread in chunks through a small bounded channel. The main thread thus
+//! never blocks on the network: between chunks it notices a signal, the
+//! `--timeout` deadline or a stalled stream (`--idle-timeout`), and stops
+//! with a [`Stop`] it can act on (abort the chat, flush, exit).
+
+use std::fmt;
+use std::io::{self, Read};
+use std::sync::mpsc::{self, Receiver, RecvTimeoutError, SyncSender};
+use std::time::{Duration, Instant};
+
+use crate::exit::ExitCode;
+use crate::signals::{self, Signal};
+
+/// How long the main thread waits for a chunk before it looks at signals again.
+const POLL: Duration = Duration::from_millis(50);
+/// Size of the chunks the worker reads.
+const CHUNK: usize = 64 * 1024;
+/// Chunks in flight between the worker and the main thread: memory stays
+/// bounded however fast the source is.
+const IN_FLIGHT: usize = 4;
+
+/// Why the stream was stopped before it ended.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Stop {
+    /// A signal arrived.
+    Signal(Signal),
+    /// `--timeout` expired.
+    Timeout(Duration),
+    /// Nothing arrived for `--idle-timeout`.
+    Stalled(Duration),
+}
+
+impl Stop {
+    /// The exit code of the contract: 130/143 for signals, 124 for timeouts.
+    pub fn exit_code(self) -> ExitCode {
+        match self {
+            Stop::Signal(signal) => signal.exit_code(),
+            Stop::Timeout(_) | Stop::Stalled(_) => ExitCode::Timeout,
+        }
+    }
+}
+
+impl fmt::Display for Stop {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Stop::Signal(signal) => write!(f, "interrupted by {}", signal.name()),
+            Stop::Timeout(limit) => write!(f, "--timeout {} expired", human(*limit)),
+            Stop::Stalled(limit) => write!(
+                f,
+                "the stream stalled: nothing received for {} (--idle-timeout)",
+                human(*limit)
+            ),
+        }
+    }
+}
+
+/// A duration as people write it: `90s`, `5m`, `1.5s`, `250ms`.
+pub fn human(duration: Duration) -> String {
+    let ms = duration.as_millis();
+    if ms % 60_000 == 0 && ms > 0 {
+        format!("{}m", ms / 60_000)
+    } else if ms % 1000 == 0 {
+        format!("{}s", ms / 1000)
+    } else if ms < 1000 {
+        format!("{ms}ms")
+    } else {
+        format!("{:.1}s", duration.as_secs_f64())
+    }
+}
+
+/// The [`Stop`] travelling inside an `io::Error` out of [`Feed::read`].
+#[derive(Debug)]
+pub struct Stopped(pub Stop);
+
+impl fmt::Display for Stopped {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        self.0.fmt(f)
+    }
+}
+
+impl std::error::Error for Stopped {}
+
+/// The stop in an I/O error from [`Feed::read`], if that is what it is.
+pub fn stop_of(err: &io::Error) -> Option<Stop> {
+    err.get_ref()?.downcast_ref::<Stopped>().map(|stopped| stopped.0)
+}
+
+/// When to give up.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Limits {
+    /// `--timeout`: the whole command's wall-clock limit, from `started`.
+    pub timeout: Option<Duration>,
+    /// `--idle-timeout`: the longest silence accepted from the source.
+    pub idle: Option<Duration>,
+}
+
+enum Chunk {
+    Opened,
+    OpenFailed(anyhow::Error),
+    Data(Vec<u8>),
+    End,
+    Failed(io::Error),
+}
+
+/// Why [`Feed::wait_open`] did not get a source.
+pub enum OpenError {
+    /// Opening failed (the request got an error status, or no connection).
+    Failed(anyhow::Error),
+    /// Stopped before the source was open.
+    Stopped(Stop),
+}
+
+/// The source as seen by the main thread: a `Read` that may stop.
+pub struct Feed {
+    chunks: Receiver<Chunk>,
+    limits: Limits,
+    started: Instant,
+    last_arrival: Instant,
+    current: Vec<u8>,
+    position: usize,
+    finished: bool,
+}
+
+impl Feed {
+    /// Starts a worker that calls `open` (send the request, open the file)
+    /// and then reads the source to its end. `started` is when the command
+    /// began, for `--timeout`.
+    pub fn start<F>(open: F, limits: Limits, started: Instant) -> Feed
+    where
+        F: FnOnce() -> anyhow::Result<Box<dyn Read + Send>> + Send + 'static,
+    {
+        let (sender, chunks) = mpsc::sync_channel(IN_FLIGHT);
+        std::thread::spawn(move || pump(open, &sender));
+        Feed {
+            chunks,
+            limits,
+            started,
+            last_arrival: Instant::now(),
+            current: Vec::new(),
+            position: 0,
+            finished: false,
+        }
+    }
+
+    /// Waits until the source is open (for a request: the response status
+    /// arrived and was a success).
+    pub fn wait_open(&mut self) -> Result<(), OpenError> {
+        match self.next_chunk() {
+            Ok(Chunk::Opened) => Ok(()),
+            Ok(Chunk::OpenFailed(err)) => Err(OpenError::Failed(err)),
+            Ok(_) => Err(OpenError::Failed(anyhow::anyhow!(
+                "the source sent data before it was open"
+            ))),
+            Err(stop) => Err(OpenError::Stopped(stop)),
+        }
+    }
+
+    /// The next chunk, or why to stop waiting for it.
+    fn next_chunk(&mut self) -> Result<Chunk, Stop> {
+        loop {
+            if let Some(signal) = signals::received() {
+                return Err(Stop::Signal(signal));
+            }
+            let now = Instant::now();
+            let mut wait = POLL;
+            if let Some(limit) = self.limits.timeout {
+                let left = (self.started + limit).saturating_duration_since(now);
+                if left.is_zero() {
+                    return Err(Stop::Timeout(limit));
+                }
+                wait = wait.min(left);
+            }
+            if let Some(limit) = self.limits.idle {
+                let left = (self.last_arrival + limit).saturating_duration_since(now);
+                if left.is_zero() {
+                    return Err(Stop::Stalled(limit));
+                }
+                wait = wait.min(left);
+            }
+            match self.chunks.recv_timeout(wait) {
+                Ok(chunk) => {
+                    self.last_arrival = Instant::now();
+                    return Ok(chunk);
+                }
+                Err(RecvTimeoutError::Timeout) => {}
+                Err(RecvTimeoutError::Disconnected) => return Ok(Chunk::End),
+            }
+        }
+    }
+}
+
+impl Read for Feed {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        while self.position == self.current.len() {
+            if self.finished {
+                return Ok(0);
+            }
+            match self.next_chunk() {
+                Ok(Chunk::Data(data)) => {
+                    self.current = data;
+                    self.position = 0;
+                }
+                Ok(Chunk::End) | Ok(Chunk::Opened) => self.finished = true,
+                Ok(Chunk::OpenFailed(err)) => return Err(io::Error::other(err.to_string())),
+                Ok(Chunk::Failed(err)) => {
+                    self.finished = true;
+                    return Err(err);
+                }
+                Err(stop) => return Err(io::Error::other(Stopped(stop))),
+            }
+        }
+        let n = buf.len().min(self.current.len() - self.position);
+        buf[..n].copy_from_slice(&self.current[self.position..self.position + n]);
+        self.position += n;
+        Ok(n)
+    }
+}
+
+/// The worker: open, then read chunks until the end, an error, or the main
+/// thread going away (its receiver dropped).
+fn pump<F>(open: F, sender: &SyncSender<Chunk>)
+where
+    F: FnOnce() -> anyhow::Result<Box<dyn Read + Send>>,
+{
+    let mut source = match open() {
+        Ok(source) => source,
+        Err(err) => {
+            let _ = sender.send(Chunk::OpenFailed(err));
+            return;
+        }
+    };
+    if sender.send(Chunk::Opened).is_err() {
+        return;
+    }
+    let mut buffer = vec![0; CHUNK];
+    loop {
+        let chunk = match source.read(&mut buffer) {
+            Ok(0) => Chunk::End,
+            Ok(n) => Chunk::Data(buffer[..n].to_vec()),
+            Err(err) if err.kind() == io::ErrorKind::Interrupted => continue,
+            Err(err) => Chunk::Failed(err),
+        };
+        let last = !matches!(chunk, Chunk::Data(_));
+        if sender.send(chunk).is_err() || last {
+            return;
+        }
+    }
+}

@@ -1,0 +1,75 @@
+//! Ctrl-C and SIGTERM. A watcher thread records the first signal for the main
+//! thread to act on (abort the chat, flush, exit 130/143); a second signal
+//! exits at once, as people expect of a second Ctrl-C.
+
+use std::sync::atomic::{AtomicI32, Ordering};
+use std::sync::Once;
+
+use signal_hook::consts::signal::{SIGINT, SIGTERM};
+use signal_hook::iterator::Signals;
+
+use crate::exit::ExitCode;
+
+static FIRST: AtomicI32 = AtomicI32::new(0);
+static INSTALL: Once = Once::new();
+
+/// A termination signal the user (or cron, or CI) sent.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Signal {
+    /// SIGINT, Ctrl-C: exit 130.
+    Interrupt,
+    /// SIGTERM: exit 143.
+    Terminate,
+}
+
+impl Signal {
+    fn from_raw(raw: i32) -> Option<Signal> {
+        match raw {
+            SIGINT => Some(Signal::Interrupt),
+            SIGTERM => Some(Signal::Terminate),
+            _ => None,
+        }
+    }
+
+    /// The signal's name, for messages.
+    pub fn name(self) -> &'static str {
+        match self {
+            Signal::Interrupt => "SIGINT",
+            Signal::Terminate => "SIGTERM",
+        }
+    }
+
+    /// The conventional exit code, 128 + the signal number.
+    pub fn exit_code(self) -> ExitCode {
+        match self {
+            Signal::Interrupt => ExitCode::Interrupted,
+            Signal::Terminate => ExitCode::Terminated,
+        }
+    }
+}
+
+/// Starts watching SIGINT and SIGTERM (once per process). If the handlers
+/// cannot be installed the default behaviour stays: the process just dies.
+pub fn watch() {
+    INSTALL.call_once(|| {
+        let Ok(mut signals) = Signals::new([SIGINT, SIGTERM]) else {
+            return;
+        };
+        std::thread::spawn(move || {
+            for raw in signals.forever() {
+                if FIRST
+                    .compare_exchange(0, raw, Ordering::SeqCst, Ordering::SeqCst)
+                    .is_err()
+                {
+                    let code = Signal::from_raw(raw).map_or(ExitCode::Interrupted, Signal::exit_code);
+                    std::process::exit(code as i32);
+                }
+            }
+        });
+    });
+}
+
+/// The first signal received, if any.
+pub fn received() -> Option<Signal> {
+    Signal::from_raw(FIRST.load(Ordering::SeqCst))
+}
