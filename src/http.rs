@@ -95,16 +95,16 @@ impl Http {
         let json = serde_json::to_vec(body)?;
         let started = Instant::now();
         let mut pause = FIRST_BACKOFF;
+        let left = || retry.budget.map(|budget| budget.saturating_sub(started.elapsed()));
         for attempt in 1.. {
-            let left = retry.budget.map(|budget| budget.saturating_sub(started.elapsed()));
-            let timeout = left.map_or(SHORT_CALL, |left| left.min(SHORT_CALL));
+            let timeout = left().map_or(SHORT_CALL, |left| left.min(SHORT_CALL));
             let failure = match self.send_once(url, key, &json, accept, Some(timeout)) {
                 Ok(response) => return Ok(response),
                 Err(failure) => failure,
             };
             let wait = failure.retry_after.unwrap_or(pause);
-            let time_left = left.is_none_or(|left| left > timeout.min(wait) + wait);
-            if !failure.transient || attempt >= retry.attempts || !time_left {
+            let time_for_another = left().is_none_or(|left| left > wait);
+            if !failure.transient || attempt >= retry.attempts || !time_for_another {
                 return Err(failure.fault.into());
             }
             self.notes.warn(&format!(

@@ -63,6 +63,20 @@ pub enum Reply {
         content_type: String,
         body: String,
     },
+    /// A chat's own stream (unscripted answers): like `Stream`, but it ends
+    /// with `__aborted__` as soon as the chat is aborted.
+    Chat {
+        chat_id: String,
+        body: Vec<u8>,
+        chunking: Chunking,
+        delay: Duration,
+    },
+    /// No answer at all for this long, then the connection closes.
+    Hang(Duration),
+    /// The connection is closed without any answer (a reset).
+    Drop,
+    /// 429 Too Many Requests with `Retry-After: seconds`.
+    Busy { retry_after: u64 },
     /// A 200 stream, one chunk per line, that stops after `after_lines`
     /// lines until the test opens `gate`, then ends cleanly.
     Held {
@@ -152,6 +166,8 @@ pub struct Agent {
     pub returned: usize,
     pub chunking: Chunking,
     pub delay: Duration,
+    /// Extra thinking lines, to make a long (with `delay`, slow) stream.
+    pub padding: usize,
 }
 
 impl Default for Agent {
@@ -165,6 +181,7 @@ impl Default for Agent {
             returned: 12,
             chunking: Chunking::Lines,
             delay: Duration::ZERO,
+            padding: 0,
         }
     }
 }
@@ -172,10 +189,35 @@ impl Default for Agent {
 #[derive(Default)]
 struct State {
     requests: Vec<Recorded>,
-    scripted: VecDeque<Reply>,
+    scripted: HashMap<Route, VecDeque<Reply>>,
+    aborted: Vec<String>,
+    sessions_created: u64,
     threads: HashMap<String, Thread>,
     chats_created: u64,
     agent: Agent,
+}
+
+/// The endpoints the emulator serves.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Route {
+    /// `…/chat/stream-chat-state`
+    Chat,
+    /// `…/chat/abort`
+    Abort,
+    /// `/api/v1/embed/generate-session`
+    Session,
+}
+
+fn route_of(path: &str) -> Option<Route> {
+    let agent = format!("/api/v1/public/{ACCOUNT}/agents/{AGENT}/chat/");
+    match path {
+        "/api/v1/embed/generate-session" => Some(Route::Session),
+        _ => match path.strip_prefix(&agent) {
+            Some("stream-chat-state") => Some(Route::Chat),
+            Some("abort") => Some(Route::Abort),
+            _ => None,
+        },
+    }
 }
 
 /// A running emulator on 127.0.0.1; stops accepting when dropped.
@@ -215,7 +257,31 @@ impl Emulator {
 
     /// Queues a reply for the next chat request.
     pub fn script(&self, reply: Reply) {
-        self.state.lock().unwrap().scripted.push_back(reply);
+        self.script_on(Route::Chat, reply);
+    }
+
+    /// Queues a reply for the next request to `route` that passes the key check.
+    pub fn script_on(&self, route: Route, reply: Reply) {
+        self.state
+            .lock()
+            .unwrap()
+            .scripted
+            .entry(route)
+            .or_default()
+            .push_back(reply);
+    }
+
+    /// The requests received on `route`.
+    pub fn requests_on(&self, route: Route) -> Vec<Recorded> {
+        self.requests()
+            .into_iter()
+            .filter(|r| route_of(&r.path) == Some(route))
+            .collect()
+    }
+
+    /// The abort URL of the emulated agent.
+    pub fn abort_url(&self) -> String {
+        self.chat_url().replace("/stream-chat-state", "/abort")
     }
 
     /// Changes how unscripted questions are answered.
@@ -248,6 +314,118 @@ impl Emulator {
     }
 }
 
+/// A running `analyst` pointed at `emu`, its stdout and stderr collected
+/// by threads, for tests that signal it or close its pipes.
+pub struct Running {
+    pub child: std::process::Child,
+    stderr_lines: std::sync::mpsc::Receiver<String>,
+    stderr_seen: Vec<String>,
+    stdout: Option<thread::JoinHandle<Vec<u8>>>,
+    close_stdout: Arc<std::sync::atomic::AtomicBool>,
+}
+
+impl Running {
+    /// Starts `analyst ARGS` against `emu` (key, URL, external id `ci-bot`).
+    pub fn start(emu: &Emulator, args: &[&str]) -> Running {
+        let mut command = std::process::Command::new(assert_cmd::cargo::cargo_bin("analyst"));
+        for (key, _) in std::env::vars() {
+            if key.starts_with("ANALYST_") {
+                command.env_remove(key);
+            }
+        }
+        let mut child = command
+            .args(args)
+            .env("ANALYST_CHAT_URL", emu.chat_url())
+            .env("ANALYST_API_KEY", API_KEY)
+            .env("ANALYST_EXTERNAL_ID", "ci-bot")
+            .env("NO_COLOR", "1")
+            .stdin(std::process::Stdio::null())
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .expect("analyst starts");
+        let (sender, stderr_lines) = std::sync::mpsc::channel();
+        let stderr = child.stderr.take().unwrap();
+        thread::spawn(move || {
+            for line in BufReader::new(stderr).lines().map_while(Result::ok) {
+                let _ = sender.send(line);
+            }
+        });
+        let mut stdout = child.stdout.take().unwrap();
+        let close_stdout = Arc::new(std::sync::atomic::AtomicBool::new(false));
+        let closing = Arc::clone(&close_stdout);
+        let stdout = thread::spawn(move || {
+            let mut bytes = Vec::new();
+            let mut buffer = [0; 4096];
+            while !closing.load(std::sync::atomic::Ordering::SeqCst) {
+                match stdout.read(&mut buffer) {
+                    Ok(0) | Err(_) => break,
+                    Ok(n) => bytes.extend_from_slice(&buffer[..n]),
+                }
+            }
+            bytes
+        });
+        Running {
+            child,
+            stderr_lines,
+            stderr_seen: Vec::new(),
+            stdout: Some(stdout),
+            close_stdout,
+        }
+    }
+
+    /// Closes our end of the child's stdout after its next write, as `| head` does.
+    pub fn close_stdout(&self) {
+        self.close_stdout.store(true, std::sync::atomic::Ordering::SeqCst);
+    }
+
+    /// Waits (20 s at most) for a stderr line containing `needle`.
+    pub fn wait_for_stderr(&mut self, needle: &str) {
+        let deadline = std::time::Instant::now() + Duration::from_secs(20);
+        while !self.stderr_seen.iter().any(|line| line.contains(needle)) {
+            let left = deadline.saturating_duration_since(std::time::Instant::now());
+            match self.stderr_lines.recv_timeout(left) {
+                Ok(line) => self.stderr_seen.push(line),
+                Err(_) => panic!("no stderr line with {needle:?}; saw {:?}", self.stderr_seen),
+            }
+        }
+    }
+
+    /// Sends a signal by name (`INT`, `TERM`) with kill(1).
+    pub fn signal(&self, name: &str) {
+        let status = std::process::Command::new("kill")
+            .args(["-s", name, &self.child.id().to_string()])
+            .status()
+            .unwrap();
+        assert!(status.success());
+    }
+
+    /// Waits for the exit (killing the process after `limit`); returns the
+    /// exit code, stdout, all of stderr, and how long the wait took.
+    pub fn finish(mut self, limit: Duration) -> (Option<i32>, Vec<u8>, String, Duration) {
+        let started = std::time::Instant::now();
+        let status = loop {
+            if let Some(status) = self.child.try_wait().unwrap() {
+                break status;
+            }
+            if started.elapsed() > limit {
+                let _ = self.child.kill();
+                panic!(
+                    "analyst still running {limit:?} later; stderr so far: {:?}",
+                    self.stderr_seen
+                );
+            }
+            thread::sleep(Duration::from_millis(20));
+        };
+        let waited = started.elapsed();
+        let stdout = self.stdout.take().unwrap().join().unwrap();
+        self.stderr_seen.extend(self.stderr_lines.try_iter());
+        thread::sleep(Duration::from_millis(50));
+        self.stderr_seen.extend(self.stderr_lines.try_iter());
+        (status.code(), stdout, self.stderr_seen.join("\n"), waited)
+    }
+}
+
 /// The `analyst` binary with a clean `ANALYST_*` environment.
 pub fn analyst() -> Command {
     let mut command = Command::cargo_bin("analyst").expect("binary built");
@@ -269,7 +447,7 @@ fn serve(mut connection: TcpStream, state: &Mutex<State>) -> std::io::Result<()>
     let request = read_request(&mut connection)?;
     state.lock().unwrap().requests.push(request.clone());
     let reply = answer(&request, state);
-    write_reply(&mut connection, reply)
+    write_reply(&mut connection, reply, state)
 }
 
 fn read_request(connection: &mut TcpStream) -> std::io::Result<Recorded> {
@@ -310,28 +488,98 @@ fn json_status(code: u16, error: &str) -> Reply {
 
 /// Checks the request the way the service does, then answers it.
 fn answer(request: &Recorded, state: &Mutex<State>) -> Reply {
-    let chat_path = format!("/api/v1/public/{ACCOUNT}/agents/{AGENT}/chat/stream-chat-state");
-    if request.path.ends_with("/chat/stream-chat-state") && request.path != chat_path {
-        return json_status(404, "Agent not found");
-    }
-    if request.path != chat_path {
-        return json_status(404, "Not found");
-    }
+    let Some(route) = route_of(&request.path) else {
+        let message = if request.path.contains("/agents/") {
+            "Agent not found"
+        } else {
+            "Not found"
+        };
+        return json_status(404, message);
+    };
     if request.method != "POST" {
         return json_status(405, "Method not allowed");
     }
     if request.header("authorization") != Some(&format!("Api-Key {API_KEY}")) {
         return json_status(401, "Invalid API key");
     }
-    if let Some(reply) = state.lock().unwrap().scripted.pop_front() {
+    if let Some(reply) = state
+        .lock()
+        .unwrap()
+        .scripted
+        .get_mut(&route)
+        .and_then(VecDeque::pop_front)
+    {
         return reply;
     }
     let Ok(body) = serde_json::from_slice::<Value>(&request.body) else {
         return json_status(400, "Invalid JSON body");
     };
-    let owner = match check_session(&body) {
-        Ok(owner) => owner,
-        Err(message) => return json_status(400, &message),
+    match route {
+        Route::Chat => chat(&body, state),
+        Route::Abort => abort(&body, state),
+        Route::Session => session(&body, state),
+    }
+}
+
+/// generate-session: the identity at the top level of the body.
+fn session(body: &Value, state: &Mutex<State>) -> Reply {
+    let Some(fields) = body.as_object() else {
+        return json_status(400, "body must be an object");
+    };
+    const KNOWN: [&str; 7] = [
+        "externalId",
+        "internalId",
+        "userAttributes",
+        "groups",
+        "securityContext",
+        "email",
+        "deploymentId",
+    ];
+    if let Some(unknown) = fields.keys().find(|k| !KNOWN.contains(&k.as_str())) {
+        return json_status(400, &format!("Unknown field {unknown}"));
+    }
+    if let Err(message) = check_identity(fields) {
+        return json_status(400, &message);
+    }
+    let mut state = state.lock().unwrap();
+    state.sessions_created += 1;
+    let id = format!("sess-{:04}", state.sessions_created);
+    Reply::status(200, "application/json", &json!({ "sessionId": id }).to_string())
+}
+
+/// abort: only the owner of a chat may stop it.
+fn abort(body: &Value, state: &Mutex<State>) -> Reply {
+    let Some(chat_id) = body.get("chatId").and_then(Value::as_str) else {
+        return json_status(400, "chatId is required");
+    };
+    let owner = match body
+        .get("sessionSettings")
+        .and_then(Value::as_object)
+        .map(check_identity)
+    {
+        Some(Ok(owner)) => owner,
+        Some(Err(message)) => return json_status(400, &message),
+        None => String::new(),
+    };
+    let mut state = state.lock().unwrap();
+    match state.threads.get(chat_id) {
+        None => json_status(404, "Chat not found"),
+        Some(thread) if thread.owner != owner => json_status(403, "Forbidden"),
+        Some(_) => {
+            state.aborted.push(chat_id.to_string());
+            Reply::status(204, "text/plain", "")
+        }
+    }
+}
+
+/// stream-chat-state: a new chat, a follow-up, or the thread's state.
+fn chat(body: &Value, state: &Mutex<State>) -> Reply {
+    let owner = match body.get("sessionSettings").and_then(Value::as_object) {
+        None => return json_status(400, "sessionSettings is required"),
+        Some(settings) => match check_identity(settings) {
+            Ok(owner) => owner,
+            Err(message) => return json_status(400, &message),
+        },
     };
     let input = body.get("input").and_then(Value::as_str).map(str::to_string);
     let chat_id = body.get("chatId").and_then(Value::as_str).map(str::to_string);
@@ -372,20 +620,17 @@ fn answer(request: &Recorded, state: &Mutex<State>) -> Reply {
             stream.state(&chat_id, &messages).usage()
         }
     };
-    Reply::Stream {
+    Reply::Chat {
+        chat_id,
         body: stream.bytes(),
         chunking: agent.chunking,
         delay: agent.delay,
-        ending: Ending::Clean,
     }
 }
 
-/// The sessionSettings rules of the API document; returns the owner's id.
-fn check_session(body: &Value) -> Result<String, String> {
-    let settings = body
-        .get("sessionSettings")
-        .and_then(Value::as_object)
-        .ok_or("sessionSettings is required")?;
+/// The identity rules of the API document (sessionSettings, or the
+/// generate-session body); returns the owner's id.
+fn check_identity(settings: &serde_json::Map<String, Value>) -> Result<String, String> {
     let external = settings.get("externalId").and_then(Value::as_str);
     let internal = settings.get("internalId").and_then(Value::as_str);
     match (external, internal) {
@@ -420,6 +665,7 @@ fn agent_answer(agent: &Agent, chat_id: &str, question: &str, branch: Option<&st
     let stream = ChatStream::new(chat_id, agent.family)
         .user(question)
         .thinking(&["Looking for ", "the orders view."])
+        .thinking(&vec!["Still thinking… "; agent.padding])
         .meta_call(question);
     if branch == Some("broken") {
         return stream
@@ -457,13 +703,44 @@ fn reason(code: u16) -> &'static str {
     }
 }
 
-fn write_reply(connection: &mut TcpStream, reply: Reply) -> std::io::Result<()> {
+fn write_reply(connection: &mut TcpStream, reply: Reply, state: &Mutex<State>) -> std::io::Result<()> {
     match reply {
+        Reply::Chat {
+            chat_id,
+            body,
+            chunking,
+            delay,
+        } => {
+            connection.write_all(STREAM_HEAD)?;
+            for piece in pieces(&body, &chunking) {
+                if state.lock().unwrap().aborted.contains(&chat_id) {
+                    write_chunk(connection, format!("{}\n", stream::aborted_line()).as_bytes())?;
+                    break;
+                }
+                write_chunk(connection, piece)?;
+                if !delay.is_zero() {
+                    thread::sleep(delay);
+                }
+            }
+            connection.write_all(b"0\r\n\r\n")
+        }
+        Reply::Hang(duration) => {
+            thread::sleep(duration);
+            Ok(())
+        }
+        Reply::Drop => connection.shutdown(Shutdown::Both),
+        Reply::Busy { retry_after } => connection.write_all(
+            format!(
+                "HTTP/1.1 429 Too Many Requests\r\nRetry-After: {retry_after}\r\nContent-Length: 0\r\nConnection: close\r\n\r\n"
+            )
+            .as_bytes(),
+        ),
         Reply::Status {
             code,
             content_type,
             body,
         } => {
+            let body = if code == 204 { String::new() } else { body };
             let head = format!(
                 "HTTP/1.1 {code} {}\r\nContent-Type: {content_type}\r\nContent-Length: {}\r\nConnection: close\r\n\r\n",
                 reason(code),

@@ -168,6 +168,11 @@ impl SqlCall {
     }
 }
 
+/// The line a newer service sends when a chat was aborted.
+pub fn aborted_line() -> Value {
+    json!({"id": "__aborted__", "type": "abort", "code": "chat_aborted"})
+}
+
 /// A chat stream under construction, line by line.
 #[derive(Clone, Debug)]
 pub struct ChatStream {
@@ -330,7 +335,7 @@ impl ChatStream {
     }
 
     pub fn aborted(mut self) -> Self {
-        self.push(json!({"id": "__aborted__", "type": "abort", "code": "chat_aborted"}));
+        self.push(aborted_line());
         self
     }
 

@@ -1,0 +1,176 @@
+//! Every way out of a running `ask` aborts the chat on the service, with the
+//! right owner, and exits with the right code promptly: Ctrl-C, SIGTERM,
+//! `--timeout`, a stalled stream, a closed stdout; a second Ctrl-C exits at
+//! once; an abort that gets no answer is given up after 5 s.
+
+mod support;
+
+use std::time::Duration;
+
+use serde_json::{json, Value};
+use support::*;
+
+/// A chat that would stream for about a minute unless aborted.
+fn slow_chat() -> Emulator {
+    let emu = Emulator::start();
+    emu.agent(|a| {
+        a.padding = 300;
+        a.delay = Duration::from_millis(200);
+    });
+    emu
+}
+
+/// The bodies of the abort requests the emulator received.
+fn aborts(emu: &Emulator) -> Vec<Value> {
+    emu.requests_on(Route::Abort).iter().map(Recorded::json).collect()
+}
+
+const OWNER_ABORT: fn(&str) -> Value = |chat| json!({"chatId": chat, "sessionSettings": {"externalId": "ci-bot"}});
+
+#[test]
+fn ctrl_c_aborts_the_chat_as_its_owner_and_exits_130() {
+    let emu = slow_chat();
+    let mut running = Running::start(&emu, &["ask", "Revenue?"]);
+    running.wait_for_stderr("chat: chat-0001");
+    running.signal("INT");
+    let (code, stdout, stderr, waited) = running.finish(Duration::from_secs(10));
+    assert_eq!(code, Some(130), "{stderr}");
+    assert!(waited < Duration::from_secs(3), "took {waited:?}");
+    assert_eq!(aborts(&emu), [OWNER_ABORT("chat-0001")]);
+    assert!(
+        stderr.contains("analyst: error: interrupted by SIGINT; chat chat-0001 aborted"),
+        "{stderr}"
+    );
+    assert!(stdout.is_empty());
+}
+
+#[test]
+fn sigterm_aborts_the_chat_and_exits_143() {
+    let emu = slow_chat();
+    let mut running = Running::start(&emu, &["ask", "-o", "raw", "Revenue?"]);
+    running.wait_for_stderr("chat: chat-0001");
+    running.signal("TERM");
+    let (code, stdout, stderr, waited) = running.finish(Duration::from_secs(10));
+    assert_eq!(code, Some(143), "{stderr}");
+    assert!(waited < Duration::from_secs(3), "took {waited:?}");
+    assert_eq!(aborts(&emu), [OWNER_ABORT("chat-0001")]);
+    assert!(stdout.starts_with(br#"{"id":"__cutoff__""#), "what arrived was written");
+}
+
+#[test]
+fn timeout_aborts_the_chat_and_exits_124_with_json_status_aborted_and_tee_flushed() {
+    let emu = slow_chat();
+    let dir = std::env::temp_dir().join(format!("analyst-stop-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let tee = dir.join("partial.ndjson");
+    let running = Running::start(
+        &emu,
+        &[
+            "ask",
+            "-o",
+            "json",
+            "--timeout",
+            "1500ms",
+            "--tee",
+            tee.to_str().unwrap(),
+            "Q",
+        ],
+    );
+    let (code, stdout, stderr, _) = running.finish(Duration::from_secs(10));
+    assert_eq!(code, Some(124), "{stderr}");
+    assert!(
+        stderr.contains("--timeout 1.5s expired; chat chat-0001 aborted"),
+        "{stderr}"
+    );
+    assert_eq!(aborts(&emu), [OWNER_ABORT("chat-0001")]);
+    let doc: Value = serde_json::from_slice(&stdout).expect("the JSON document is still written");
+    assert_eq!(doc["status"], "aborted");
+    assert_eq!(doc["chatId"], "chat-0001");
+    let saved = std::fs::read_to_string(&tee).unwrap();
+    assert!(
+        saved.lines().count() >= 3 && saved.ends_with('\n'),
+        "the tee holds the lines received: {saved}"
+    );
+}
+
+#[test]
+fn a_stalled_stream_is_aborted_after_the_idle_timeout_with_exit_124() {
+    let emu = Emulator::start();
+    emu.agent(|a| a.delay = Duration::from_secs(30));
+    let running = Running::start(&emu, &["ask", "--idle-timeout", "1s", "Q"]);
+    let (code, _, stderr, waited) = running.finish(Duration::from_secs(10));
+    assert_eq!(code, Some(124), "{stderr}");
+    assert!(
+        stderr.contains("the stream stalled: nothing received for 1s (--idle-timeout); chat chat-0001 aborted"),
+        "{stderr}"
+    );
+    assert!(waited < Duration::from_secs(5), "took {waited:?}");
+    assert_eq!(aborts(&emu), [OWNER_ABORT("chat-0001")]);
+}
+
+#[test]
+fn a_closed_stdout_aborts_the_chat_and_exits_0() {
+    let emu = slow_chat();
+    let mut running = Running::start(&emu, &["ask", "-o", "raw", "Q"]);
+    running.wait_for_stderr("chat: chat-0001");
+    // Close our end of stdout: a later line analyst writes meets a broken pipe.
+    running.close_stdout();
+    let (code, _, stderr, waited) = running.finish(Duration::from_secs(10));
+    assert_eq!(code, Some(0), "{stderr}");
+    assert!(waited < Duration::from_secs(5), "took {waited:?}");
+    assert!(!stderr.contains("error"), "{stderr}");
+    assert_eq!(aborts(&emu), [OWNER_ABORT("chat-0001")]);
+}
+
+#[test]
+fn interrupting_before_the_chat_started_sends_no_abort() {
+    let emu = Emulator::start();
+    emu.script(Reply::Hang(Duration::from_secs(30)));
+    let running = Running::start(&emu, &["ask", "Q"]);
+    // The request goes out after the signal handlers are in place.
+    let deadline = std::time::Instant::now() + Duration::from_secs(10);
+    while emu.requests_on(Route::Chat).is_empty() {
+        assert!(std::time::Instant::now() < deadline, "the chat request was never sent");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    running.signal("INT");
+    let (code, _, stderr, waited) = running.finish(Duration::from_secs(10));
+    assert_eq!(code, Some(130), "{stderr}");
+    assert!(stderr.contains("before the chat started; nothing to abort"), "{stderr}");
+    assert!(waited < Duration::from_secs(2), "took {waited:?}");
+    assert!(aborts(&emu).is_empty());
+}
+
+#[test]
+fn a_second_ctrl_c_exits_at_once_while_the_abort_hangs() {
+    let emu = slow_chat();
+    emu.script_on(Route::Abort, Reply::Hang(Duration::from_secs(30)));
+    let mut running = Running::start(&emu, &["ask", "Q"]);
+    running.wait_for_stderr("chat: chat-0001");
+    running.signal("INT");
+    let deadline = std::time::Instant::now() + Duration::from_secs(10);
+    while emu.requests_on(Route::Abort).is_empty() {
+        assert!(std::time::Instant::now() < deadline, "the abort was never sent");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    running.signal("INT");
+    let (code, _, _, waited) = running.finish(Duration::from_secs(10));
+    assert_eq!(code, Some(130));
+    assert!(waited < Duration::from_secs(2), "took {waited:?}");
+}
+
+#[test]
+fn an_abort_without_answer_is_given_up_after_five_seconds() {
+    let emu = slow_chat();
+    emu.script_on(Route::Abort, Reply::Hang(Duration::from_secs(30)));
+    let mut running = Running::start(&emu, &["ask", "Q"]);
+    running.wait_for_stderr("chat: chat-0001");
+    running.signal("INT");
+    let (code, _, stderr, waited) = running.finish(Duration::from_secs(15));
+    assert_eq!(code, Some(130), "{stderr}");
+    assert!(stderr.contains("aborting chat chat-0001 failed"), "{stderr}");
+    assert!(
+        waited >= Duration::from_secs(4) && waited < Duration::from_secs(8),
+        "took {waited:?}"
+    );
+}
