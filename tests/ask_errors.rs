@@ -512,3 +512,25 @@ fn vega_without_a_chart_spec_exits_7_and_says_so() {
     );
     assert!(output.stdout.is_empty());
 }
+
+#[test]
+fn with_stdout_closed_a_failed_chat_still_exits_with_its_code() {
+    let emu = Emulator::start();
+    let run = |args: &[&str]| {
+        let mut child = std::process::Command::new(assert_cmd::cargo::cargo_bin("analyst"))
+            .args(args)
+            .env("ANALYST_CHAT_URL", emu.chat_url())
+            .env("ANALYST_API_KEY", API_KEY)
+            .env("ANALYST_EXTERNAL_ID", "ci-bot")
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap();
+        drop(child.stdout.take());
+        child.wait().unwrap().code()
+    };
+    assert_eq!(run(&["ask", "-o", "json", "Q", "--branch", "broken"]), Some(7));
+    assert_eq!(run(&["ask", "-o", "events", "Q", "--branch", "broken"]), Some(7));
+    assert_eq!(run(&["ask", "-o", "json", "Q"]), Some(0));
+    assert_eq!(run(&["ask", "-o", "csv", "Q"]), Some(0));
+}

@@ -12,7 +12,7 @@ use serde::Serialize;
 use crate::cli::{AskArgs, GlobalArgs, OutputMode, QuerySelector};
 use crate::commands::abort::abort_chat;
 use crate::config::{abort_url, load_api_key, read_stdin, service_url, Secret, SessionSettings};
-use crate::exit::{bad_stream, usage, ExitCode, Fault};
+use crate::exit::{bad_stream, is_broken_pipe, usage, ExitCode, Fault};
 use crate::feed::{stop_of, Feed, Limits, OpenError, Stop};
 use crate::http::{root_causes, shorten, Http, Retry};
 use crate::output::{Notes, Out};
@@ -130,9 +130,10 @@ fn stopped(
         (None, _) => {}
     }
     if args.output == OutputMode::Json {
-        render::json::write(transcript, Status::Aborted, Some(&message), out)?;
+        write_failure_document(transcript, Status::Aborted, &message, out);
+    } else {
+        let _ = out.flush();
     }
-    out.flush()?;
     Err(Fault::new(stop.exit_code(), message).into())
 }
 
@@ -239,10 +240,15 @@ fn prepare_request(
 /// the error goes up with its code.
 fn fail_before_stream(err: anyhow::Error, args: &AskArgs, transcript: &Transcript, out: &mut Out) -> Result<ExitCode> {
     if args.output == OutputMode::Json {
-        render::json::write(transcript, Status::Error, Some(&format!("{err:#}")), out)?;
-        out.flush()?;
+        write_failure_document(transcript, Status::Error, &format!("{err:#}"), out);
     }
     Err(err)
+}
+
+/// Writes `-o json` for a run that failed or stopped. Best effort: the
+/// failure's exit code is what a script must see, even when stdout is gone.
+fn write_failure_document(transcript: &Transcript, status: Status, failure: &str, out: &mut Out) {
+    let _ = render::json::write(transcript, status, Some(failure), out).and_then(|()| out.flush());
 }
 
 /// Reads the stream line by line: tees and forwards bytes (`raw`), folds
@@ -394,12 +400,36 @@ fn finish(
     if failure.is_none() && status == Status::Incomplete {
         notes.warn("no final answer in the stream: using the last complete assistant message");
     }
-    match args.output {
-        OutputMode::Json => {
-            let text = failure.as_ref().map(|err| format!("{err:#}"));
-            render::json::write(transcript, status, text.as_deref(), out)?;
+    if let Some(err) = failure {
+        if args.output == OutputMode::Json {
+            write_failure_document(transcript, status, &format!("{err:#}"), out);
+        } else {
+            let _ = out.flush();
         }
-        _ if failure.is_some() => {}
+        return Err(err);
+    }
+    let rendered = render_final(args, transcript, status, out).and_then(|()| Ok(out.flush()?));
+    match rendered {
+        Err(err) if !is_broken_pipe(&err) => return Err(err),
+        _ if args.fail_on_tool_error && transcript.tool_errors() > 0 => {
+            return Err(Fault::new(
+                ExitCode::ToolError,
+                format!(
+                    "{} tool call(s) failed (--fail-on-tool-error)",
+                    transcript.tool_errors()
+                ),
+            )
+            .into())
+        }
+        rendered => rendered?,
+    }
+    Ok(ExitCode::Success)
+}
+
+/// Writes the outputs rendered when the stream has ended well.
+fn render_final(args: &AskArgs, transcript: &Transcript, status: Status, out: &mut Out) -> Result<()> {
+    match args.output {
+        OutputMode::Json => render::json::write(transcript, status, None, out)?,
         OutputMode::Answer => render::answer::write(transcript, out)?,
         OutputMode::Csv => render::csv::write(transcript.select(args.query)?, out)?,
         OutputMode::Vega => {
@@ -411,21 +441,7 @@ fn finish(
         }
         OutputMode::Raw | OutputMode::Events => {}
     }
-    out.flush()?;
-    if let Some(err) = failure {
-        return Err(err);
-    }
-    if args.fail_on_tool_error && transcript.tool_errors() > 0 {
-        return Err(Fault::new(
-            ExitCode::ToolError,
-            format!(
-                "{} tool call(s) failed (--fail-on-tool-error)",
-                transcript.tool_errors()
-            ),
-        )
-        .into());
-    }
-    Ok(ExitCode::Success)
+    Ok(())
 }
 
 /// The failure the chat itself reported, in order of gravity: suspended,
