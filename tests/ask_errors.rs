@@ -321,11 +321,9 @@ fn a_closed_stdout_is_not_an_error() {
         delay: Duration::from_micros(200),
         ending: Ending::Clean,
     });
-    let mut child = std::process::Command::new(assert_cmd::cargo::cargo_bin("analyst"))
+    let mut child = emu
+        .command()
         .args(["ask", "-o", "raw", "Q"])
-        .env("ANALYST_CHAT_URL", emu.chat_url())
-        .env("ANALYST_API_KEY", API_KEY)
-        .env("ANALYST_EXTERNAL_ID", "ci-bot")
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
@@ -517,11 +515,9 @@ fn vega_without_a_chart_spec_exits_7_and_says_so() {
 fn with_stdout_closed_a_failed_chat_still_exits_with_its_code() {
     let emu = Emulator::start();
     let run = |args: &[&str]| {
-        let mut child = std::process::Command::new(assert_cmd::cargo::cargo_bin("analyst"))
+        let mut child = emu
+            .command()
             .args(args)
-            .env("ANALYST_CHAT_URL", emu.chat_url())
-            .env("ANALYST_API_KEY", API_KEY)
-            .env("ANALYST_EXTERNAL_ID", "ci-bot")
             .stdout(Stdio::piped())
             .stderr(Stdio::null())
             .spawn()

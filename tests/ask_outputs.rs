@@ -157,11 +157,9 @@ fn raw_mode_forwards_each_line_while_the_stream_is_still_open() {
         after_lines: 2,
         gate: gate.clone(),
     });
-    let mut child = std::process::Command::new(assert_cmd::cargo::cargo_bin("analyst"))
+    let mut child = emu
+        .command()
         .args(["ask", "-o", "raw", "Q"])
-        .env("ANALYST_CHAT_URL", emu.chat_url())
-        .env("ANALYST_API_KEY", API_KEY)
-        .env("ANALYST_EXTERNAL_ID", "ci-bot")
         .stdout(std::process::Stdio::piped())
         .spawn()
         .unwrap();

@@ -128,11 +128,7 @@ fn interrupting_before_the_chat_started_sends_no_abort() {
     emu.script(Reply::Hang(Duration::from_secs(30)));
     let running = Running::start(&emu, &["ask", "Q"]);
     // The request goes out after the signal handlers are in place.
-    let deadline = std::time::Instant::now() + Duration::from_secs(10);
-    while emu.requests_on(Route::Chat).is_empty() {
-        assert!(std::time::Instant::now() < deadline, "the chat request was never sent");
-        std::thread::sleep(Duration::from_millis(20));
-    }
+    emu.wait_for_request(Route::Chat);
     running.signal("INT");
     let (code, _, stderr, waited) = running.finish(Duration::from_secs(10));
     assert_eq!(code, Some(130), "{stderr}");
@@ -148,11 +144,7 @@ fn a_second_ctrl_c_exits_at_once_while_the_abort_hangs() {
     let mut running = Running::start(&emu, &["ask", "Q"]);
     running.wait_for_stderr("chat: chat-0001");
     running.signal("INT");
-    let deadline = std::time::Instant::now() + Duration::from_secs(10);
-    while emu.requests_on(Route::Abort).is_empty() {
-        assert!(std::time::Instant::now() < deadline, "the abort was never sent");
-        std::thread::sleep(Duration::from_millis(20));
-    }
+    emu.wait_for_request(Route::Abort);
     running.signal("INT");
     let (code, _, _, waited) = running.finish(Duration::from_secs(10));
     assert_eq!(code, Some(130));

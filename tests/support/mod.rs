@@ -302,6 +302,32 @@ impl Emulator {
             .collect()
     }
 
+    /// Like [`Emulator::analyst`], as a plain `std::process::Command` for
+    /// tests that manage the child's pipes or signals themselves.
+    pub fn command(&self) -> std::process::Command {
+        let mut command = std::process::Command::new(assert_cmd::cargo::cargo_bin("analyst"));
+        for (key, _) in std::env::vars() {
+            if key.starts_with("ANALYST_") {
+                command.env_remove(key);
+            }
+        }
+        command
+            .env("ANALYST_CHAT_URL", self.chat_url())
+            .env("ANALYST_API_KEY", API_KEY)
+            .env("ANALYST_EXTERNAL_ID", "ci-bot")
+            .env("NO_COLOR", "1");
+        command
+    }
+
+    /// Waits (10 s at most) until a request to `route` has arrived.
+    pub fn wait_for_request(&self, route: Route) {
+        let deadline = std::time::Instant::now() + Duration::from_secs(10);
+        while self.requests_on(route).is_empty() {
+            assert!(std::time::Instant::now() < deadline, "no {route:?} request arrived");
+            thread::sleep(Duration::from_millis(20));
+        }
+    }
+
     /// An `analyst` command pointed at this emulator with a valid key and an
     /// external user, and with no stray `ANALYST_*` from the caller's shell.
     pub fn analyst(&self) -> Command {
@@ -327,18 +353,9 @@ pub struct Running {
 impl Running {
     /// Starts `analyst ARGS` against `emu` (key, URL, external id `ci-bot`).
     pub fn start(emu: &Emulator, args: &[&str]) -> Running {
-        let mut command = std::process::Command::new(assert_cmd::cargo::cargo_bin("analyst"));
-        for (key, _) in std::env::vars() {
-            if key.starts_with("ANALYST_") {
-                command.env_remove(key);
-            }
-        }
-        let mut child = command
+        let mut child = emu
+            .command()
             .args(args)
-            .env("ANALYST_CHAT_URL", emu.chat_url())
-            .env("ANALYST_API_KEY", API_KEY)
-            .env("ANALYST_EXTERNAL_ID", "ci-bot")
-            .env("NO_COLOR", "1")
             .stdin(std::process::Stdio::null())
             .stdout(std::process::Stdio::piped())
             .stderr(std::process::Stdio::piped())
