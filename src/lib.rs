@@ -1,7 +1,11 @@
 //! `analyst`: a scriptable command-line client for a conversational-analytics
 //! Chat API. The binary's `main.rs` is a thin shell around [`run`]; the modules
 //! follow the flow described in `design.md`:
-//! cli → config → http → stream (lines → messages → transcript) → render.
+//! cli → config → http → feed (the source on a worker thread, so signals,
+//! `--timeout` and stalls are noticed) → stream (lines → messages →
+//! transcript) → render.
+
+#![warn(missing_docs)]
 
 pub mod cli;
 pub mod commands;
