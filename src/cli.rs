@@ -16,6 +16,9 @@ Environment:
   ANALYST_CHAT_URL       the Chat API URL from the agent settings
   ANALYST_BASE_URL       the account host, for 'session'
   ANALYST_TIMEOUT        default --timeout
+  ANALYST_DATA_URL       the data query API base, for 'rows' and --all-rows
+  ANALYST_DATA_TOKEN     a JWT for the data query API (never printed)
+  ANALYST_DATA_SECRET    or the deployment's API secret, to sign one (never printed)
   ANALYST_EXTERNAL_ID    default --external-id
   ANALYST_INTERNAL_ID    default --internal-id
 
@@ -29,6 +32,7 @@ Exit codes:
   6  the service failed or could not be reached: 5xx, connection, TLS, DNS
   7  bad stream: malformed line, in-stream error, suspended, cut, no answer
   8  a tool error, with --fail-on-tool-error
+  10 rows: fewer rows than totalRows
   124  --timeout expired or the stream stalled (the chat was aborted)
   130  interrupted by Ctrl-C (SIGINT); 143 by SIGTERM (the chat was aborted)
 
@@ -89,6 +93,125 @@ pub enum Command {
     /// Print a temporary embed sessionId for signed embedding
     #[command(after_help = SESSION_AFTER_HELP)]
     Session(SessionArgs),
+
+    /// Fetch every row of a (truncated) SQL result through the data query API
+    #[command(after_help = ROWS_AFTER_HELP)]
+    Rows(RowsArgs),
+}
+
+const ROWS_AFTER_HELP: &str = "\
+Examples:
+  analyst ask -o raw 'Orders by customer in 2024' | analyst rows > all.csv
+  analyst rows --from saved.ndjson --query 2 -o ndjson
+  analyst rows --sql 'SELECT status, COUNT(*) FROM orders GROUP BY 1' -o json
+
+A result that is complete in the saved stream is printed without a query
+(--always runs it anyway). Without LIMIT the service returns at most 10,000
+rows by default (50,000 at most): fewer rows than totalRows is exit 10 unless
+--allow-partial.
+
+Environment: ANALYST_DATA_URL, and ANALYST_DATA_TOKEN (a JWT) or
+ANALYST_DATA_SECRET (signs a short-lived HS256 token whose payload is
+--security-context).
+
+Exit codes: 0 success, 2 usage or 400, 3 token rejected (401/403), 5 not found,
+6 the service failed, 7 an error line from the data query API or a bad saved
+stream, 10 fewer rows than totalRows, 124 --timeout.";
+
+/// The formats `rows` writes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum RowsOutput {
+    /// RFC 4180 CSV with a header row
+    Csv,
+    /// Tab-separated with a header row (\t \n \r \\ escaped)
+    Tsv,
+    /// One JSON array of objects, numbers and booleans typed
+    Json,
+    /// One JSON object per row, numbers and booleans typed
+    Ndjson,
+}
+
+/// The `cache` modes of the data query API.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum CacheMode {
+    /// Serve stale data if the query is slow
+    StaleIfSlow,
+    /// Serve stale data and refresh in the background
+    StaleWhileRevalidate,
+    /// Revalidate before serving
+    MustRevalidate,
+    /// Do not use the cache
+    NoCache,
+}
+
+impl CacheMode {
+    /// The value the API expects.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            CacheMode::StaleIfSlow => "stale-if-slow",
+            CacheMode::StaleWhileRevalidate => "stale-while-revalidate",
+            CacheMode::MustRevalidate => "must-revalidate",
+            CacheMode::NoCache => "no-cache",
+        }
+    }
+}
+
+/// Where the data query API is.
+#[derive(Debug, Args)]
+#[command(next_help_heading = "Service")]
+pub struct DataEndpointArgs {
+    /// The data query API base, e.g. https://<deployment>.cubecloudapp.dev/cubejs-api
+    #[arg(long, env = "ANALYST_DATA_URL", value_name = "URL")]
+    pub data_url: Option<String>,
+}
+
+/// Arguments of `analyst rows`.
+#[derive(Debug, Args)]
+#[command(group(clap::ArgGroup::new("source").args(["sql", "sql_file", "from"])))]
+pub struct RowsArgs {
+    /// The SQL to run
+    #[arg(long, value_name = "SQL")]
+    pub sql: Option<String>,
+
+    /// Read the SQL from FILE ('-' = stdin)
+    #[arg(long, value_name = "FILE")]
+    pub sql_file: Option<String>,
+
+    /// A stream saved by 'ask -o raw' or 'ask -o events' ('-' = stdin; the default when stdin is a pipe)
+    #[arg(long, value_name = "FILE")]
+    pub from: Option<String>,
+
+    /// Which SQL result of the saved stream: 'last' (the last that did not fail) or a 1-based index
+    #[arg(long, value_name = "WHICH", default_value = "last", value_parser = parse_query_selector)]
+    pub query: QuerySelector,
+
+    /// What to write on stdout
+    #[arg(short, long, value_enum, default_value_t = RowsOutput::Csv, value_name = "MODE")]
+    pub output: RowsOutput,
+
+    /// Run the query even when the saved result is already complete
+    #[arg(long)]
+    pub always: bool,
+
+    /// Fewer rows than totalRows is a warning, not exit 10
+    #[arg(long)]
+    pub allow_partial: bool,
+
+    /// With ANALYST_DATA_SECRET: the signed token's payload, a JSON object or @FILE
+    #[arg(long, value_name = "JSON|@FILE")]
+    pub security_context: Option<String>,
+
+    /// Time zone for the query (passed to the data query API)
+    #[arg(long, value_name = "TZ")]
+    pub timezone: Option<String>,
+
+    /// Cache mode (passed to the data query API)
+    #[arg(long, value_enum, value_name = "MODE")]
+    pub cache: Option<CacheMode>,
+
+    /// Where the data query API is.
+    #[command(flatten)]
+    pub data: DataEndpointArgs,
 }
 
 const ABORT_AFTER_HELP: &str = "\
@@ -326,6 +449,14 @@ pub struct AskArgs {
     /// Exit 8 when a tool result carries an error
     #[arg(long)]
     pub fail_on_tool_error: bool,
+
+    /// For csv, vega and json: fetch every row of a truncated result through the data query API first
+    #[arg(long)]
+    pub all_rows: bool,
+
+    /// Where the data query API is (for --all-rows).
+    #[command(flatten)]
+    pub data: DataEndpointArgs,
 
     /// Where the service is and how to authenticate.
     #[command(flatten)]

@@ -20,15 +20,80 @@ const ERROR_BODY_LIMIT: u64 = 64 * 1024;
 /// How long a summary of an error body may be, in characters.
 const SUMMARY_CHARS: usize = 200;
 
-/// How a request that is safe to repeat (abort, generate-session) is
-/// retried after a transient failure: connection refused or reset, 502, 503,
-/// 504, or 429 (after its `Retry-After`).
+/// The `Authorization` header of a request: the chat API's key, or the data
+/// query API's token (a JWT, sent with no scheme word).
+#[derive(Clone, Copy, Debug)]
+pub enum Credential<'a> {
+    /// `Authorization: Api-Key <key>`.
+    ApiKey(&'a Secret),
+    /// `Authorization: <token>`.
+    Token(&'a Secret),
+}
+
+impl Credential<'_> {
+    fn secret(&self) -> &Secret {
+        match self {
+            Credential::ApiKey(secret) | Credential::Token(secret) => secret,
+        }
+    }
+
+    fn header(&self) -> Option<HeaderValue> {
+        let text = match self {
+            Credential::ApiKey(key) => format!("Api-Key {}", key.expose()),
+            Credential::Token(token) => token.expose().to_string(),
+        };
+        let mut value = HeaderValue::from_str(&text).ok()?;
+        value.set_sensitive(true);
+        Some(value)
+    }
+
+    fn redacted(&self) -> &'static str {
+        match self {
+            Credential::ApiKey(_) => "Api-Key ***",
+            Credential::Token(_) => "***",
+        }
+    }
+}
+
+/// How a request that is safe to repeat (abort, generate-session, a data
+/// query) is retried after a transient failure: connection refused or
+/// reset, 502, 503, 504, or 429 (after its `Retry-After`).
 #[derive(Clone, Copy, Debug)]
 pub struct Retry {
     /// Tries in all, the first included.
     pub attempts: u32,
     /// The time all tries together may take, when bounded.
     pub budget: Option<Duration>,
+    /// The longest one try may take, its answer's body included; `None` for
+    /// answers that stream for as long as they need (a caller bounds them).
+    pub per_try: Option<Duration>,
+    /// Also retry 500 and every other 5xx, for requests whose repetition is
+    /// harmless even after a server error (a read-only query).
+    pub any_server_error: bool,
+}
+
+impl Retry {
+    /// A short call (abort, generate-session): a few tries, each of at most
+    /// [`SHORT_CALL`], all within `budget` when given.
+    pub fn short_call(attempts: u32, budget: Option<Duration>) -> Retry {
+        Retry {
+            attempts,
+            budget,
+            per_try: Some(SHORT_CALL),
+            any_server_error: false,
+        }
+    }
+
+    /// A read-only query whose answer streams: any 5xx is retried, and no
+    /// try is cut by a timer (the caller watches `--timeout` and stalls).
+    pub fn query(attempts: u32, budget: Option<Duration>) -> Retry {
+        Retry {
+            attempts,
+            budget,
+            per_try: None,
+            any_server_error: true,
+        }
+    }
 }
 
 /// The longest a single short call (abort, session) may take when no budget
@@ -52,6 +117,7 @@ pub struct Http {
 struct Failure {
     fault: Fault,
     transient: bool,
+    server_error: bool,
     retry_after: Option<Duration>,
 }
 
@@ -71,14 +137,14 @@ impl Http {
         })
     }
 
-    /// POSTs `body` as JSON with `Authorization: Api-Key <key>`, once, with no
+    /// POSTs `body` as JSON with the `Authorization` of `auth`, once, with no
     /// time limit on the answer (for the chat stream, which must never be
     /// sent twice). Returns the response once its status is a success; any
     /// other status, and any failure to connect, becomes a [`Fault`] naming
     /// what to check.
-    pub fn post_json(&self, url: &Url, key: &Secret, body: &impl Serialize, accept: &str) -> Result<Response> {
+    pub fn post_json(&self, url: &Url, auth: Credential<'_>, body: &impl Serialize, accept: &str) -> Result<Response> {
         let json = serde_json::to_vec(body)?;
-        self.send_once(url, key, &json, accept, None)
+        self.send_once(url, auth, &json, accept, None)
             .map_err(|failure| failure.fault.into())
     }
 
@@ -87,7 +153,7 @@ impl Http {
     pub fn post_json_retrying(
         &self,
         url: &Url,
-        key: &Secret,
+        auth: Credential<'_>,
         body: &impl Serialize,
         accept: &str,
         retry: Retry,
@@ -97,14 +163,17 @@ impl Http {
         let mut pause = FIRST_BACKOFF;
         let left = || retry.budget.map(|budget| budget.saturating_sub(started.elapsed()));
         for attempt in 1.. {
-            let timeout = left().map_or(SHORT_CALL, |left| left.min(SHORT_CALL));
-            let failure = match self.send_once(url, key, &json, accept, Some(timeout)) {
+            let timeout = retry
+                .per_try
+                .map(|per_try| left().map_or(per_try, |left| left.min(per_try)));
+            let failure = match self.send_once(url, auth, &json, accept, timeout) {
                 Ok(response) => return Ok(response),
                 Err(failure) => failure,
             };
+            let transient = failure.transient || (retry.any_server_error && failure.server_error);
             let wait = failure.retry_after.unwrap_or(pause);
             let time_for_another = left().is_none_or(|left| left > wait);
-            if !failure.transient || attempt >= retry.attempts || !time_for_another {
+            if !transient || attempt >= retry.attempts || !time_for_another {
                 return Err(failure.fault.into());
             }
             self.notes.warn(&format!(
@@ -123,23 +192,23 @@ impl Http {
     fn send_once(
         &self,
         url: &Url,
-        key: &Secret,
+        auth: Credential<'_>,
         json: &[u8],
         accept: &str,
         timeout: Option<Duration>,
     ) -> Result<Response, Failure> {
-        let mut auth = HeaderValue::from_str(&format!("Api-Key {}", key.expose())).map_err(|_| Failure {
+        let header = auth.header().ok_or_else(|| Failure {
             fault: Fault::new(
                 ExitCode::Usage,
-                "the API key contains characters that cannot go in an HTTP header",
+                "the credential contains characters that cannot go in an HTTP header",
             ),
             transient: false,
+            server_error: false,
             retry_after: None,
         })?;
-        auth.set_sensitive(true);
         if self.notes.verbose() {
             self.notes.debug(&format!("> POST {url}"));
-            self.notes.debug("> authorization: Api-Key ***");
+            self.notes.debug(&format!("> authorization: {}", auth.redacted()));
             self.notes.debug("> content-type: application/json");
             self.notes.debug(&format!("> accept: {accept}"));
             self.notes.debug(&format!("> {}", String::from_utf8_lossy(json)));
@@ -147,7 +216,7 @@ impl Http {
         let mut request = self
             .client
             .post(url.clone())
-            .header(AUTHORIZATION, auth)
+            .header(AUTHORIZATION, header)
             .header(CONTENT_TYPE, "application/json")
             .header(ACCEPT, accept)
             .body(json.to_vec());
@@ -156,6 +225,7 @@ impl Http {
         }
         let response = request.send().map_err(|err| Failure {
             transient: !err.is_timeout() && (err.is_connect() || err.is_request()),
+            server_error: false,
             fault: transport_fault(url, &err),
             retry_after: None,
         })?;
@@ -177,7 +247,8 @@ impl Http {
             .map(|seconds| Duration::from_secs(seconds).min(MAX_RETRY_AFTER));
         Err(Failure {
             transient: matches!(status.as_u16(), 429 | 502 | 503 | 504),
-            fault: status_fault(response, key),
+            server_error: status.is_server_error(),
+            fault: status_fault(response, auth.secret()),
             retry_after,
         })
     }

@@ -10,6 +10,7 @@
 pub mod cli;
 pub mod commands;
 pub mod config;
+pub mod data;
 pub mod exit;
 pub mod feed;
 pub mod http;
@@ -43,6 +44,7 @@ where
         cli::Command::Ask(args) => commands::ask::run(args, sub, &parsed.global, &notes),
         cli::Command::Abort(args) => commands::abort::run(args, sub, &parsed.global, &notes),
         cli::Command::Session(args) => commands::session::run(args, sub, &parsed.global, &notes),
+        cli::Command::Rows(args) => commands::rows::run(args, &parsed.global, &notes),
     };
     match result {
         Ok(code) => code,

@@ -50,6 +50,13 @@ impl Notes {
         }
     }
 
+    /// True when a progress display may be drawn: stderr is a terminal, and
+    /// neither `-q` nor `NO_COLOR` asks for quiet.
+    pub fn show_progress(&self) -> bool {
+        use std::io::IsTerminal;
+        !self.quiet && std::env::var_os("NO_COLOR").is_none() && io::stderr().is_terminal()
+    }
+
     /// True when `-v` asked for the HTTP exchange to be logged.
     pub fn verbose(&self) -> bool {
         self.verbose

@@ -9,7 +9,7 @@ use serde_json::json;
 use crate::cli::{AbortArgs, GlobalArgs};
 use crate::config::{abort_url, load_api_key, service_url, Secret, SessionSettings};
 use crate::exit::{code_of, usage, ExitCode};
-use crate::http::{Http, Retry};
+use crate::http::{Credential, Http, Retry};
 use crate::output::Notes;
 
 /// Tries of `analyst abort` (transient failures only).
@@ -31,10 +31,7 @@ pub fn run(args: AbortArgs, matches: Option<&ArgMatches>, global: &GlobalArgs, n
         std::env::var("ANALYST_API_KEY").ok(),
     )?;
     let http = Http::new(global.connect_timeout, notes)?;
-    let retry = Retry {
-        attempts: ATTEMPTS,
-        budget: global.timeout,
-    };
+    let retry = Retry::short_call(ATTEMPTS, global.timeout);
     abort_chat(&http, &url, &key, chat_id, &settings, retry)?;
     notes.info(&format!("chat {chat_id} aborted"));
     Ok(ExitCode::Success)
@@ -51,7 +48,7 @@ pub fn abort_chat(
     retry: Retry,
 ) -> Result<()> {
     let body = json!({ "chatId": chat_id, "sessionSettings": settings });
-    match http.post_json_retrying(url, key, &body, "application/json", retry) {
+    match http.post_json_retrying(url, Credential::ApiKey(key), &body, "application/json", retry) {
         Ok(_) => Ok(()),
         Err(err) => {
             let context = match code_of(&err) {

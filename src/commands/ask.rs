@@ -11,12 +11,18 @@ use serde::Serialize;
 
 use crate::cli::{AskArgs, GlobalArgs, OutputMode, QuerySelector};
 use crate::commands::abort::abort_chat;
-use crate::config::{abort_url, load_api_key, read_stdin, service_url, Secret, SessionSettings};
+use crate::commands::rows::{data_client, shortfall};
+use crate::config::{
+    abort_url, load_api_key, parse_security_context, read_stdin, service_url, Secret, SessionSettings,
+};
+use crate::data::{Collected, DataClient, QueryOptions};
 use crate::exit::{bad_stream, is_broken_pipe, usage, ExitCode, Fault};
 use crate::feed::{stop_of, Feed, Limits, OpenError, Stop};
-use crate::http::{root_causes, shorten, Http, Retry};
+use crate::http::{root_causes, shorten, Credential, Http, Retry};
 use crate::output::{Notes, Out};
+use crate::render::table::{TableFormat, TableWriter};
 use crate::render::{self, Status};
+use crate::results::SqlResult;
 use crate::signals;
 use crate::stream::lines::LineReader;
 use crate::stream::message::{Message, ParseError};
@@ -78,7 +84,12 @@ pub fn run(args: AskArgs, matches: Option<&ArgMatches>, global: &GlobalArgs, not
             let live = prepare_request(&args, matches, global, notes)?;
             let (http, url, key, body) = (live.http.clone(), live.url.clone(), live.key.clone(), live.body.clone());
             let send = move || -> Result<Box<dyn Read + Send>> {
-                Ok(Box::new(http.post_json(&url, &key, &body, ACCEPT_STREAM)?))
+                Ok(Box::new(http.post_json(
+                    &url,
+                    Credential::ApiKey(&key),
+                    &body,
+                    ACCEPT_STREAM,
+                )?))
             };
             (Feed::start(send, limits, started), Some(live))
         }
@@ -96,7 +107,15 @@ pub fn run(args: AskArgs, matches: Option<&ArgMatches>, global: &GlobalArgs, not
             .map_err(|err| Fault::new(ExitCode::Unexpected, format!("writing the --tee file: {err}")))?;
     }
     match end {
-        StreamEnd::Ended(failure) => finish(&args, &transcript, failure, &mut out, notes),
+        StreamEnd::Ended(failure) => {
+            let all_rows = args.all_rows.then_some(AllRows {
+                args: &args,
+                global,
+                notes,
+                started,
+            });
+            finish(&args, &mut transcript, failure, all_rows.as_ref(), &mut out, notes)
+        }
         StreamEnd::Stopped(stop) => stopped(stop, live.as_ref(), &args, &transcript, &mut out),
         StreamEnd::ReaderGone => {
             if let (Some(live), Some(chat_id)) = (&live, transcript.chat_id()) {
@@ -167,10 +186,7 @@ impl LiveChat {
     /// Aborts `chat_id` as the user who asked, within [`ABORT_BUDGET`].
     fn abort(&self, chat_id: &str) -> Result<()> {
         let url = abort_url(&self.url)?;
-        let retry = Retry {
-            attempts: 3,
-            budget: Some(ABORT_BUDGET),
-        };
+        let retry = Retry::short_call(3, Some(ABORT_BUDGET));
         abort_chat(&self.http, &url, &self.key, chat_id, &self.settings, retry)
     }
 }
@@ -384,8 +400,9 @@ fn note_event(event: &Event, notes: &Notes) {
 /// the failure (if any) as an error carrying its code.
 fn finish(
     args: &AskArgs,
-    transcript: &Transcript,
+    transcript: &mut Transcript,
     stream_failure: Option<anyhow::Error>,
+    all_rows: Option<&AllRows<'_>>,
     out: &mut Out,
     notes: &Notes,
 ) -> Result<ExitCode> {
@@ -408,7 +425,7 @@ fn finish(
         }
         return Err(err);
     }
-    let rendered = render_final(args, transcript, status, out).and_then(|()| Ok(out.flush()?));
+    let rendered = render_final(args, transcript, status, all_rows, out).and_then(|()| Ok(out.flush()?));
     match rendered {
         Err(err) if !is_broken_pipe(&err) => return Err(err),
         _ if args.fail_on_tool_error && transcript.tool_errors() > 0 => {
@@ -427,21 +444,120 @@ fn finish(
 }
 
 /// Writes the outputs rendered when the stream has ended well.
-fn render_final(args: &AskArgs, transcript: &Transcript, status: Status, out: &mut Out) -> Result<()> {
+fn render_final(
+    args: &AskArgs,
+    transcript: &mut Transcript,
+    status: Status,
+    all_rows: Option<&AllRows<'_>>,
+    out: &mut Out,
+) -> Result<()> {
+    let mut short = Vec::new();
     match args.output {
-        OutputMode::Json => render::json::write(transcript, status, None, out)?,
+        OutputMode::Json => {
+            if let Some(all_rows) = all_rows {
+                let mut truncated = transcript
+                    .queries_mut()
+                    .filter(|q| q.is_truncated() && q.error.is_none())
+                    .peekable();
+                if truncated.peek().is_some() {
+                    let client = all_rows.client()?;
+                    for result in truncated {
+                        short.extend(all_rows.complete(&client, result)?);
+                    }
+                }
+            }
+            render::json::write(transcript, status, None, out)?;
+        }
         OutputMode::Answer => render::answer::write(transcript, out)?,
-        OutputMode::Csv => render::csv::write(transcript.select(args.query)?, out)?,
+        OutputMode::Csv => {
+            let result = transcript.select(args.query)?;
+            match all_rows.filter(|_| result.is_truncated()) {
+                Some(all_rows) => short.extend(all_rows.stream_csv(result, out)?),
+                None => render::table::write_result(result, TableFormat::Csv, out)?,
+            }
+        }
         OutputMode::Vega => {
             let which = match args.query {
                 QuerySelector::Last => "the last SQL result".to_string(),
                 QuerySelector::Index(n) => format!("SQL result {n}"),
             };
-            render::vega::write(transcript.select(args.query)?, &which, out)?;
+            let mut result = transcript.select(args.query)?.clone();
+            if let Some(all_rows) = all_rows.filter(|_| result.is_truncated()) {
+                short.extend(all_rows.complete(&all_rows.client()?, &mut result)?);
+            }
+            render::vega::write(&result, &which, out)?;
         }
         OutputMode::Raw | OutputMode::Events => {}
     }
-    Ok(())
+    match short.into_iter().find_map(|(total, got)| shortfall(Some(total), got)) {
+        Some(why) => Err(Fault::new(ExitCode::Partial, why).into()),
+        None => Ok(()),
+    }
+}
+
+/// What `--all-rows` needs to complete truncated results through the data
+/// query API; the client is made only when a result is truncated, so a
+/// complete chat needs no data credentials.
+struct AllRows<'a> {
+    args: &'a AskArgs,
+    global: &'a GlobalArgs,
+    notes: &'a Notes,
+    started: Instant,
+}
+
+impl AllRows<'_> {
+    /// The client, with `--security-context` as a signed token's payload.
+    fn client(&self) -> Result<DataClient> {
+        let context = self
+            .args
+            .identity
+            .security_context
+            .as_deref()
+            .map(parse_security_context)
+            .transpose()?;
+        data_client(
+            &self.args.data,
+            context,
+            QueryOptions::default(),
+            self.global,
+            self.notes,
+        )
+    }
+
+    fn limits(&self) -> Limits {
+        Limits {
+            timeout: self.global.timeout,
+            idle: Some(self.global.idle_timeout),
+        }
+    }
+
+    fn sql<'r>(&self, result: &'r SqlResult) -> Result<&'r str> {
+        result
+            .sql
+            .as_deref()
+            .ok_or_else(|| bad_stream("a truncated SQL result carries no SQL to fetch its rows with"))
+    }
+
+    /// Replaces the rows of `result` with every row of its query; returns
+    /// `(totalRows, rows got)` when fewer came than `totalRows` says.
+    fn complete(&self, client: &DataClient, result: &mut SqlResult) -> Result<Option<(u64, u64)>> {
+        let mut collected = Collected::default();
+        let got = client.run(self.sql(result)?, &mut collected, self.limits(), self.started)?;
+        result.columns = collected.columns;
+        result.rows = collected.rows;
+        Ok(result.total_rows.filter(|&total| got < total).map(|total| (total, got)))
+    }
+
+    /// Streams every row of `result`'s query to `out` as CSV; returns
+    /// `(totalRows, rows got)` when fewer came than `totalRows` says.
+    fn stream_csv(&self, result: &SqlResult, out: &mut Out) -> Result<Option<(u64, u64)>> {
+        let mut writer = TableWriter::new(TableFormat::Csv, &mut *out);
+        let got = self
+            .client()?
+            .run(self.sql(result)?, &mut writer, self.limits(), self.started)?;
+        writer.finish()?;
+        Ok(result.total_rows.filter(|&total| got < total).map(|total| (total, got)))
+    }
 }
 
 /// The failure the chat itself reported, in order of gravity: suspended,

@@ -3,4 +3,5 @@
 
 pub mod abort;
 pub mod ask;
+pub mod rows;
 pub mod session;

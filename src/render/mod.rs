@@ -3,9 +3,9 @@
 //! [`Transcript`](crate::stream::transcript::Transcript) once.
 
 pub mod answer;
-pub mod csv;
 pub mod events;
 pub mod json;
+pub mod table;
 pub mod vega;
 
 /// How a chat ended, as reported by `-o json`'s `status`.

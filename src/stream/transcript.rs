@@ -349,6 +349,11 @@ impl Transcript {
         &self.queries
     }
 
+    /// The SQL results kept, to complete them (`--all-rows`).
+    pub fn queries_mut(&mut self) -> impl Iterator<Item = &mut SqlResult> {
+        self.queries.iter_mut()
+    }
+
     /// Finished tool calls, then the ones that never finished (result
     /// `None`); empty unless [`Retention::All`].
     pub fn tool_calls(&self) -> impl Iterator<Item = ToolCallRecord> + '_ {

@@ -7,6 +7,7 @@
 #![allow(dead_code)]
 
 pub mod stream;
+pub mod warehouse;
 
 use std::collections::{HashMap, VecDeque};
 use std::io::{BufRead, BufReader, Read, Write};
@@ -25,6 +26,12 @@ pub const API_KEY: &str = "sk-test-4f2a9c81d7e6";
 /// The account and agent of the emulated Chat API URL.
 pub const ACCOUNT: &str = "acme";
 pub const AGENT: &str = "agent-7";
+/// The deployment's API secret, which signs data query API tokens.
+pub const DATA_SECRET: &str = "data-secret-7f3e19a2";
+/// Rows the data query API returns for a query without LIMIT (the default cap).
+pub const DEFAULT_ROW_CAP: usize = 10_000;
+/// Rows per `data` line of the data query API's answer.
+const DATA_CHUNK_ROWS: usize = 1_000;
 /// Internal users that exist on the emulated account.
 pub const INTERNAL_USERS: [&str; 1] = ["ana@acme.example"];
 
@@ -77,6 +84,8 @@ pub enum Reply {
     Drop,
     /// 429 Too Many Requests with `Retry-After: seconds`.
     Busy { retry_after: u64 },
+    /// The data query API's answer to `sql`, run on the warehouse.
+    Query { sql: String },
     /// A 200 stream, one chunk per line, that stops after `after_lines`
     /// lines until the test opens `gate`, then ends cleanly.
     Held {
@@ -192,6 +201,7 @@ struct State {
     scripted: HashMap<Route, VecDeque<Reply>>,
     aborted: Vec<String>,
     sessions_created: u64,
+    continue_waits: usize,
     threads: HashMap<String, Thread>,
     chats_created: u64,
     agent: Agent,
@@ -206,12 +216,15 @@ pub enum Route {
     Abort,
     /// `/api/v1/embed/generate-session`
     Session,
+    /// `/cubejs-api/v1/cubesql`
+    Data,
 }
 
 fn route_of(path: &str) -> Option<Route> {
     let agent = format!("/api/v1/public/{ACCOUNT}/agents/{AGENT}/chat/");
     match path {
         "/api/v1/embed/generate-session" => Some(Route::Session),
+        "/cubejs-api/v1/cubesql" => Some(Route::Data),
         _ => match path.strip_prefix(&agent) {
             Some("stream-chat-state") => Some(Route::Chat),
             Some("abort") => Some(Route::Abort),
@@ -277,6 +290,16 @@ impl Emulator {
             .into_iter()
             .filter(|r| route_of(&r.path) == Some(route))
             .collect()
+    }
+
+    /// The data query API base (`--data-url`).
+    pub fn data_url(&self) -> String {
+        format!("http://{}/cubejs-api", self.addr)
+    }
+
+    /// The next `n` data queries answer "Continue wait" before running.
+    pub fn continue_waits(&self, n: usize) {
+        self.state.lock().unwrap().continue_waits = n;
     }
 
     /// The abort URL of the emulated agent.
@@ -516,7 +539,11 @@ fn answer(request: &Recorded, state: &Mutex<State>) -> Reply {
     if request.method != "POST" {
         return json_status(405, "Method not allowed");
     }
-    if request.header("authorization") != Some(&format!("Api-Key {API_KEY}")) {
+    if route == Route::Data {
+        if let Err(reply) = check_data_token(request.header("authorization")) {
+            return reply;
+        }
+    } else if request.header("authorization") != Some(&format!("Api-Key {API_KEY}")) {
         return json_status(401, "Invalid API key");
     }
     if let Some(reply) = state
@@ -535,7 +562,131 @@ fn answer(request: &Recorded, state: &Mutex<State>) -> Reply {
         Route::Chat => chat(&body, state),
         Route::Abort => abort(&body, state),
         Route::Session => session(&body, state),
+        Route::Data => data_query(&body, state),
     }
+}
+
+/// The claims of a data query API token: `Authorization: <JWT>` (or
+/// `Bearer <JWT>`), HS256 with [`DATA_SECRET`], not expired.
+pub fn jwt_claims(header: Option<&str>) -> Result<serde_json::Map<String, Value>, &'static str> {
+    use base64::Engine;
+    let header = header.ok_or("Authorization header isn't set")?;
+    let token = header.strip_prefix("Bearer ").unwrap_or(header);
+    let parts: Vec<&str> = token.split('.').collect();
+    let [head, body, signature] = parts[..] else {
+        return Err("Invalid token");
+    };
+    let engine = base64::engine::general_purpose::URL_SAFE_NO_PAD;
+    let signature = engine.decode(signature).map_err(|_| "Invalid token")?;
+    let key = ring::hmac::Key::new(ring::hmac::HMAC_SHA256, DATA_SECRET.as_bytes());
+    ring::hmac::verify(&key, format!("{head}.{body}").as_bytes(), &signature).map_err(|_| "Invalid token")?;
+    let header: Value =
+        serde_json::from_slice(&engine.decode(head).map_err(|_| "Invalid token")?).map_err(|_| "Invalid token")?;
+    if header["alg"] != "HS256" {
+        return Err("Invalid token");
+    }
+    let claims: serde_json::Map<String, Value> =
+        serde_json::from_slice(&engine.decode(body).map_err(|_| "Invalid token")?).map_err(|_| "Invalid token")?;
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_secs();
+    match claims.get("exp").and_then(Value::as_u64) {
+        Some(exp) if exp > now => Ok(claims),
+        _ => Err("Invalid token"),
+    }
+}
+
+fn check_data_token(header: Option<&str>) -> Result<(), Reply> {
+    jwt_claims(header)
+        .map(|_| ())
+        .map_err(|message| json_status(403, message))
+}
+
+/// `/v1/cubesql`: the body as the service accepts it, then the query.
+fn data_query(body: &Value, state: &Mutex<State>) -> Reply {
+    let Some(fields) = body.as_object() else {
+        return json_status(400, "body must be an object");
+    };
+    if let Some(unknown) = fields
+        .keys()
+        .find(|k| !["query", "timezone", "cache", "throwContinueWait"].contains(&k.as_str()))
+    {
+        return json_status(400, &format!("Unknown field {unknown}"));
+    }
+    let Some(sql) = fields.get("query").and_then(Value::as_str) else {
+        return json_status(400, "query is required");
+    };
+    let mut state = state.lock().unwrap();
+    if state.continue_waits > 0 {
+        state.continue_waits -= 1;
+        return Reply::status(200, "application/json", r#"{"error":"Continue wait"}"#);
+    }
+    if let Err(err) = warehouse::open().prepare(sql) {
+        return json_status(400, &err.to_string());
+    }
+    Reply::Query { sql: sql.to_string() }
+}
+
+/// Streams the answer to `sql` like the service: a schema line, data lines
+/// of [`DATA_CHUNK_ROWS`] rows, at most [`DEFAULT_ROW_CAP`] rows without
+/// LIMIT, and an error line if the query fails on the way.
+fn stream_query(connection: &mut TcpStream, sql: &str) -> std::io::Result<()> {
+    let db = warehouse::open();
+    let mut statement = db.prepare(sql).unwrap();
+    let declared = warehouse::declared(&statement);
+    let cap = if sql.to_ascii_uppercase().contains("LIMIT") {
+        usize::MAX
+    } else {
+        DEFAULT_ROW_CAP
+    };
+    connection.write_all(STREAM_HEAD)?;
+    let mut cursor = statement.raw_query();
+    let mut batch: Vec<Vec<Value>> = Vec::new();
+    let (mut sent, mut schema_sent, mut failure) = (0, false, None);
+    loop {
+        let row = if sent + batch.len() >= cap {
+            None
+        } else {
+            match cursor.next() {
+                Ok(row) => row.map(|row| {
+                    (0..declared.len())
+                        .map(|i| warehouse::value(row.get_ref(i).unwrap()))
+                        .collect()
+                }),
+                Err(err) => {
+                    failure = Some(err.to_string());
+                    None
+                }
+            }
+        };
+        let done = row.is_none();
+        batch.extend(row);
+        if !schema_sent {
+            let schema: Vec<Value> = warehouse::columns(&declared, batch.first().map(Vec::as_slice))
+                .into_iter()
+                .map(|(name, kind)| json!({"name": name, "column_type": kind}))
+                .collect();
+            let line = json!({"schema": schema, "lastRefreshTime": "2026-11-01T00:00:00.000Z"});
+            write_chunk(connection, format!("{line}\n").as_bytes())?;
+            schema_sent = true;
+        }
+        if batch.len() >= DATA_CHUNK_ROWS || (done && (!batch.is_empty() || sent == 0)) {
+            write_chunk(connection, format!("{}\n", json!({ "data": batch })).as_bytes())?;
+            sent += batch.len();
+            batch.clear();
+        }
+        if done {
+            break;
+        }
+    }
+    if let Some(error) = failure {
+        write_chunk(
+            connection,
+            format!("{}\n", json!({"error": error, "requestId": "req-0001"})).as_bytes(),
+        )?;
+    }
+    connection.write_all(b"0\r\n\r\n")
 }
 
 /// generate-session: the identity at the top level of the body.
@@ -741,6 +892,7 @@ fn write_reply(connection: &mut TcpStream, reply: Reply, state: &Mutex<State>) -
             }
             connection.write_all(b"0\r\n\r\n")
         }
+        Reply::Query { sql } => stream_query(connection, &sql),
         Reply::Hang(duration) => {
             thread::sleep(duration);
             Ok(())

@@ -1,0 +1,231 @@
+//! Rows as CSV, TSV, a JSON array or NDJSON, written as they arrive: one
+//! writer for `ask -o csv` and for `rows`, whatever the number of rows.
+
+use std::io::Write;
+
+use anyhow::Result;
+use serde_json::Value;
+
+use crate::data::RowSink;
+use crate::results::{Column, SqlResult};
+
+/// The formats rows can be written in.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum TableFormat {
+    /// RFC 4180 CSV (CRLF line ends) with a header row; values as sent.
+    Csv,
+    /// Tab-separated, header row; tab, newline, CR and backslash escaped as `\t`, `\n`, `\r`, `\\`.
+    Tsv,
+    /// One JSON array of objects keyed by column, values typed by column.
+    Json,
+    /// One JSON object per line, values typed by column.
+    Ndjson,
+}
+
+enum Sink<W: Write> {
+    Csv(csv::Writer<W>),
+    Plain(W),
+}
+
+/// Writes rows in one [`TableFormat`] as they arrive; [`TableWriter::finish`]
+/// closes the document (the JSON array) and flushes.
+pub struct TableWriter<W: Write> {
+    format: TableFormat,
+    sink: Sink<W>,
+    columns: Vec<Column>,
+    /// Each column's name as a JSON object key, `"name":`, serialised once.
+    keys: Vec<Vec<u8>>,
+    rows_written: u64,
+}
+
+impl<W: Write> TableWriter<W> {
+    /// A writer of `format` on `out`.
+    pub fn new(format: TableFormat, out: W) -> Self {
+        let sink = match format {
+            TableFormat::Csv => Sink::Csv(
+                csv::WriterBuilder::new()
+                    .terminator(csv::Terminator::CRLF)
+                    .from_writer(out),
+            ),
+            _ => Sink::Plain(out),
+        };
+        TableWriter {
+            format,
+            sink,
+            columns: Vec::new(),
+            keys: Vec::new(),
+            rows_written: 0,
+        }
+    }
+
+    /// Ends the document and flushes; returns the underlying writer.
+    pub fn finish(mut self) -> Result<W> {
+        if let Sink::Plain(out) = &mut self.sink {
+            if self.format == TableFormat::Json {
+                out.write_all(if self.rows_written == 0 { b"[]\n" } else { b"\n]\n" })?;
+            }
+        }
+        let mut out = match self.sink {
+            Sink::Csv(writer) => writer.into_inner().map_err(|err| err.into_error())?,
+            Sink::Plain(out) => out,
+        };
+        out.flush()?;
+        Ok(out)
+    }
+
+    fn write_row(&mut self, row: &[Value]) -> Result<()> {
+        let values = row
+            .iter()
+            .chain(std::iter::repeat(&Value::Null))
+            .take(self.columns.len().max(row.len()));
+        match &mut self.sink {
+            Sink::Csv(writer) => {
+                for value in values {
+                    match value {
+                        Value::String(text) => writer.write_field(text)?,
+                        Value::Null => writer.write_field("")?,
+                        other => writer.write_field(other.to_string())?,
+                    }
+                }
+                writer.write_record(None::<&[u8]>)?;
+            }
+            Sink::Plain(out) if self.format == TableFormat::Tsv => {
+                for (i, value) in values.enumerate() {
+                    if i > 0 {
+                        out.write_all(b"\t")?;
+                    }
+                    match value {
+                        Value::String(text) => write_tsv_field(out, text)?,
+                        Value::Null => {}
+                        other => write_tsv_field(out, &other.to_string())?,
+                    }
+                }
+                out.write_all(b"\n")?;
+            }
+            Sink::Plain(out) => {
+                if self.format == TableFormat::Json {
+                    out.write_all(if self.rows_written == 0 { b"[\n" } else { b",\n" })?;
+                }
+                out.write_all(b"{")?;
+                for (i, ((column, key), value)) in self.columns.iter().zip(&self.keys).zip(row).enumerate() {
+                    if i > 0 {
+                        out.write_all(b",")?;
+                    }
+                    out.write_all(key)?;
+                    serde_json::to_writer(&mut *out, &column.typed(value))?;
+                }
+                out.write_all(b"}")?;
+                if self.format == TableFormat::Ndjson {
+                    out.write_all(b"\n")?;
+                }
+            }
+        }
+        self.rows_written += 1;
+        Ok(())
+    }
+}
+
+fn write_tsv_field(out: &mut impl Write, text: &str) -> std::io::Result<()> {
+    if !text.contains(['\t', '\n', '\r', '\\']) {
+        return out.write_all(text.as_bytes());
+    }
+    for c in text.chars() {
+        match c {
+            '\t' => out.write_all(b"\\t")?,
+            '\n' => out.write_all(b"\\n")?,
+            '\r' => out.write_all(b"\\r")?,
+            '\\' => out.write_all(b"\\\\")?,
+            other => write!(out, "{other}")?,
+        }
+    }
+    Ok(())
+}
+
+impl<W: Write> RowSink for TableWriter<W> {
+    fn columns(&mut self, columns: &[Column]) -> Result<()> {
+        self.columns = columns.to_vec();
+        self.keys = columns
+            .iter()
+            .map(|c| {
+                let mut key = serde_json::to_vec(&c.name).unwrap_or_default();
+                key.push(b':');
+                key
+            })
+            .collect();
+        match &mut self.sink {
+            Sink::Csv(writer) => writer.write_record(columns.iter().map(|c| c.name.as_str()))?,
+            Sink::Plain(out) if self.format == TableFormat::Tsv => {
+                let names: Vec<&str> = columns.iter().map(|c| c.name.as_str()).collect();
+                for (i, name) in names.iter().enumerate() {
+                    if i > 0 {
+                        out.write_all(b"\t")?;
+                    }
+                    write_tsv_field(out, name)?;
+                }
+                out.write_all(b"\n")?;
+            }
+            Sink::Plain(_) => {}
+        }
+        Ok(())
+    }
+
+    fn rows(&mut self, rows: &[Vec<Value>]) -> Result<()> {
+        for row in rows {
+            self.write_row(row)?;
+        }
+        Ok(())
+    }
+}
+
+/// Writes a whole SQL result in `format`.
+pub fn write_result(result: &SqlResult, format: TableFormat, out: &mut impl Write) -> Result<()> {
+    let mut writer = TableWriter::new(format, out);
+    writer.columns(&result.columns)?;
+    writer.rows(&result.rows)?;
+    writer.finish()?;
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn render(format: TableFormat, rows: &[Vec<Value>]) -> String {
+        let mut writer = TableWriter::new(format, Vec::new());
+        writer
+            .columns(&[
+                Column {
+                    name: "a.name".into(),
+                    column_type: "String".into(),
+                },
+                Column {
+                    name: "n".into(),
+                    column_type: "Int64".into(),
+                },
+            ])
+            .unwrap();
+        writer.rows(rows).unwrap();
+        String::from_utf8(writer.finish().unwrap()).unwrap()
+    }
+
+    #[test]
+    fn every_format_writes_header_and_rows() {
+        let rows = vec![vec![json!("x\ty"), json!("12")], vec![json!(null), json!("n/a")]];
+        assert_eq!(render(TableFormat::Csv, &rows), "a.name,n\r\nx\ty,12\r\n,n/a\r\n");
+        assert_eq!(render(TableFormat::Tsv, &rows), "a.name\tn\nx\\ty\t12\n\tn/a\n");
+        assert_eq!(
+            render(TableFormat::Ndjson, &rows),
+            "{\"a.name\":\"x\\ty\",\"n\":12}\n{\"a.name\":null,\"n\":\"n/a\"}\n"
+        );
+        let json: Value = serde_json::from_str(&render(TableFormat::Json, &rows)).unwrap();
+        assert_eq!(json, json!([{"a.name": "x\ty", "n": 12}, {"a.name": null, "n": "n/a"}]));
+    }
+
+    #[test]
+    fn an_empty_result_is_still_a_document() {
+        assert_eq!(render(TableFormat::Json, &[]), "[]\n");
+        assert_eq!(render(TableFormat::Csv, &[]), "a.name,n\r\n");
+        assert_eq!(render(TableFormat::Ndjson, &[]), "");
+    }
+}

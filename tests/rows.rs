@@ -1,0 +1,408 @@
+//! `analyst rows`: the complete data of a truncated result through the data
+//! query API, against the emulator, whose answers come from running the SQL
+//! on a real SQLite warehouse; outputs are compared with what the query
+//! really returns.
+
+mod support;
+
+use predicates::prelude::*;
+use serde_json::{json, Value};
+use support::*;
+
+/// 250 orders: the agent's result holds the first 100.
+const ORDERS_250: &str = "SELECT id, region, status, amount, note FROM orders WHERE id <= 250 ORDER BY id LIMIT 250";
+
+/// `analyst` with the emulator's data query URL and secret.
+fn analyst_data(emu: &Emulator) -> assert_cmd::Command {
+    let mut command = emu.analyst();
+    command
+        .env("ANALYST_DATA_URL", emu.data_url())
+        .env("ANALYST_DATA_SECRET", DATA_SECRET);
+    command
+}
+
+/// A chat whose SQL result is `sql` with its first `returned` rows, saved as
+/// `ask -o MODE` writes it.
+fn saved_chat(emu: &Emulator, sql: &str, returned: usize, mode: &str) -> Vec<u8> {
+    let stream = ChatStream::new("chat-rows", Family::Semantic)
+        .user("Orders?")
+        .meta_call("orders")
+        .sql_call(&warehouse::sql_call(sql, returned))
+        .final_answer(&["Here are the orders."]);
+    emu.script(Reply::stream(&stream));
+    let output = emu
+        .analyst()
+        .args(["ask", "-q", "-o", mode, "Orders?"])
+        .output()
+        .unwrap();
+    assert!(output.status.success());
+    output.stdout
+}
+
+fn data_bodies(emu: &Emulator) -> Vec<Value> {
+    emu.requests_on(Route::Data).iter().map(Recorded::json).collect()
+}
+
+#[test]
+fn ask_raw_piped_into_rows_gives_every_row_of_the_query() {
+    let emu = Emulator::start();
+    let saved = saved_chat(&emu, ORDERS_250, 100, "raw");
+    let output = analyst_data(&emu).arg("rows").write_stdin(saved).output().unwrap();
+    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+    assert_eq!(String::from_utf8(output.stdout).unwrap(), warehouse::csv(ORDERS_250));
+    assert_eq!(
+        data_bodies(&emu),
+        [json!({"query": ORDERS_250})],
+        "nothing but the query is sent"
+    );
+    let token = emu.requests_on(Route::Data)[0]
+        .header("authorization")
+        .map(str::to_string);
+    let claims = jwt_claims(token.as_deref()).expect("a valid HS256 token signed with the secret");
+    assert!(claims["exp"].as_u64().unwrap() > claims["iat"].as_u64().unwrap());
+}
+
+#[test]
+fn ask_events_output_works_as_a_source_too() {
+    let emu = Emulator::start();
+    let saved = saved_chat(&emu, ORDERS_250, 100, "events");
+    let dir = std::env::temp_dir().join(format!("analyst-rows-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("events.ndjson");
+    std::fs::write(&file, saved).unwrap();
+    analyst_data(&emu)
+        .args(["rows", "--from"])
+        .arg(&file)
+        .assert()
+        .success()
+        .stdout(warehouse::csv(ORDERS_250));
+}
+
+#[test]
+fn a_complete_result_is_printed_from_the_stream_without_a_call_unless_always() {
+    let emu = Emulator::start();
+    let sql = "SELECT region, COUNT(*) AS orders FROM orders GROUP BY region ORDER BY region";
+    let saved = saved_chat(&emu, sql, 100, "raw");
+    analyst_data(&emu)
+        .arg("rows")
+        .write_stdin(saved.clone())
+        .assert()
+        .success()
+        .stdout(warehouse::csv(sql));
+    assert!(emu.requests_on(Route::Data).is_empty());
+    analyst_data(&emu)
+        .args(["rows", "--always"])
+        .write_stdin(saved)
+        .assert()
+        .success()
+        .stdout(warehouse::csv(sql));
+    assert_eq!(emu.requests_on(Route::Data).len(), 1);
+}
+
+#[test]
+fn json_ndjson_and_tsv_carry_the_same_rows_typed() {
+    let emu = Emulator::start();
+    let sql = "SELECT id, region, amount, note FROM orders WHERE id <= 30 ORDER BY id LIMIT 30";
+    let (_, expected) = warehouse::query(sql);
+    let output = analyst_data(&emu)
+        .args(["rows", "--sql", sql, "-o", "json"])
+        .output()
+        .unwrap();
+    let array: Value = serde_json::from_slice(&output.stdout).expect("one JSON array");
+    let array = array.as_array().unwrap();
+    assert_eq!(array.len(), 30);
+    for (object, row) in array.iter().zip(&expected) {
+        assert_eq!(object["id"], json!(row[0].as_str().unwrap().parse::<i64>().unwrap()));
+        assert_eq!(object["region"], row[1]);
+        assert_eq!(object["amount"].as_f64(), row[2].as_str().unwrap().parse::<f64>().ok());
+        assert!(object["amount"].is_number());
+        assert_eq!(object["note"], row[3]);
+    }
+    let ndjson = analyst_data(&emu)
+        .args(["rows", "--sql", sql, "-o", "ndjson"])
+        .output()
+        .unwrap();
+    let lines: Vec<Value> = ndjson
+        .stdout
+        .split(|&b| b == b'\n')
+        .filter(|l| !l.is_empty())
+        .map(|l| serde_json::from_slice(l).unwrap())
+        .collect();
+    assert_eq!(&lines, array);
+    let tsv = analyst_data(&emu)
+        .args(["rows", "--sql", sql, "-o", "tsv"])
+        .output()
+        .unwrap();
+    let tsv = String::from_utf8(tsv.stdout).unwrap();
+    assert_eq!(tsv.lines().next(), Some("id\tregion\tamount\tnote"));
+    assert_eq!(tsv.lines().count(), 31, "a newline inside a value is escaped: {tsv}");
+    assert!(tsv.contains("two\\nlines"));
+}
+
+#[test]
+fn sql_comes_from_flags_files_and_stdin_with_options_passed_through() {
+    let emu = Emulator::start();
+    let sql = "SELECT status, COUNT(*) AS n FROM orders GROUP BY status ORDER BY status";
+    let dir = std::env::temp_dir().join(format!("analyst-sql-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("q.sql");
+    std::fs::write(&file, format!("{sql}\n")).unwrap();
+    analyst_data(&emu)
+        .args(["rows", "--sql-file"])
+        .arg(&file)
+        .assert()
+        .success()
+        .stdout(warehouse::csv(sql));
+    analyst_data(&emu)
+        .args(["rows", "--sql-file", "-"])
+        .write_stdin(sql)
+        .assert()
+        .success()
+        .stdout(warehouse::csv(sql));
+    analyst_data(&emu)
+        .args([
+            "rows",
+            "--sql",
+            sql,
+            "--timezone",
+            "Europe/Berlin",
+            "--cache",
+            "stale-if-slow",
+        ])
+        .assert()
+        .success();
+    assert_eq!(
+        data_bodies(&emu)[2],
+        json!({"query": sql, "timezone": "Europe/Berlin", "cache": "stale-if-slow"})
+    );
+}
+
+#[test]
+fn the_security_context_is_the_signed_payload() {
+    let emu = Emulator::start();
+    analyst_data(&emu)
+        .args([
+            "rows",
+            "--sql",
+            "SELECT 1 AS one",
+            "--security-context",
+            r#"{"tenant":"t-42","roles":["viewer"]}"#,
+        ])
+        .assert()
+        .success()
+        .stdout("one\r\n1\r\n");
+    let token = emu.requests_on(Route::Data)[0]
+        .header("authorization")
+        .map(str::to_string);
+    let claims = jwt_claims(token.as_deref()).unwrap();
+    assert_eq!(
+        (&claims["tenant"], &claims["roles"]),
+        (&json!("t-42"), &json!(["viewer"]))
+    );
+}
+
+#[test]
+fn a_ready_token_is_sent_as_it_is_and_credentials_are_checked() {
+    let emu = Emulator::start();
+    let claims = serde_json::Map::new();
+    let token = analyst::data::sign_hs256(DATA_SECRET.as_bytes(), &claims, std::time::SystemTime::now());
+    emu.analyst()
+        .env("ANALYST_DATA_URL", emu.data_url())
+        .env("ANALYST_DATA_TOKEN", &token)
+        .args(["rows", "--sql", "SELECT 1 AS one"])
+        .assert()
+        .success();
+    assert_eq!(
+        emu.requests_on(Route::Data)[0].header("authorization"),
+        Some(token.as_str())
+    );
+    let wrong = analyst::data::sign_hs256(b"not-the-secret", &claims, std::time::SystemTime::now());
+    emu.analyst()
+        .env("ANALYST_DATA_URL", emu.data_url())
+        .env("ANALYST_DATA_TOKEN", &wrong)
+        .args(["rows", "--sql", "SELECT 1"])
+        .assert()
+        .code(3)
+        .stderr(
+            predicate::str::contains("403 Forbidden: Invalid token")
+                .and(predicate::str::contains(wrong.as_str()).not()),
+        );
+    emu.analyst()
+        .env("ANALYST_DATA_URL", emu.data_url())
+        .args(["rows", "--sql", "SELECT 1"])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("ANALYST_DATA_TOKEN").and(predicate::str::contains("ANALYST_DATA_SECRET")));
+}
+
+#[test]
+fn continue_wait_is_polled_until_data_comes() {
+    let emu = Emulator::start();
+    emu.continue_waits(2);
+    analyst_data(&emu)
+        .args(["rows", "--sql", "SELECT 7 AS seven"])
+        .assert()
+        .success()
+        .stdout("seven\r\n7\r\n");
+    assert_eq!(emu.requests_on(Route::Data).len(), 3);
+    emu.continue_waits(100);
+    analyst_data(&emu)
+        .args(["rows", "--sql", "SELECT 7", "--timeout", "2s"])
+        .assert()
+        .code(124)
+        .stderr(predicate::str::contains(
+            "--timeout 2s expired while the query was still running",
+        ));
+}
+
+#[test]
+fn query_errors_map_to_exit_codes() {
+    let emu = Emulator::start();
+    analyst_data(&emu)
+        .args(["rows", "--sql", "SELECT nope FROM nowhere"])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("400 Bad Request: no such table: nowhere"));
+    analyst_data(&emu)
+        .args(["rows", "--sql", "SELECT abs(-9223372036854775807 - 1) AS boom"])
+        .assert()
+        .code(7)
+        .stderr(predicate::str::contains(
+            "the data query failed: integer overflow (request req-0001)",
+        ));
+    for _ in 0..4 {
+        emu.script_on(
+            Route::Data,
+            Reply::status(500, "application/json", r#"{"error":"boom"}"#),
+        );
+    }
+    analyst_data(&emu).args(["rows", "--sql", "SELECT 1"]).assert().code(6);
+    emu.script_on(Route::Data, Reply::status(503, "text/plain", "busy"));
+    analyst_data(&emu)
+        .args(["rows", "--sql", "SELECT 1 AS one"])
+        .assert()
+        .success()
+        .stdout("one\r\n1\r\n");
+}
+
+#[test]
+fn fewer_rows_than_total_rows_is_exit_10_unless_allowed() {
+    let emu = Emulator::start();
+    let sql = "SELECT id, amount FROM orders ORDER BY id";
+    let saved = saved_chat(&emu, sql, 100, "raw");
+    let output = analyst_data(&emu)
+        .arg("rows")
+        .write_stdin(saved.clone())
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(10));
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        stderr.contains(&format!("got {DEFAULT_ROW_CAP} of {} rows", warehouse::ORDERS)),
+        "{stderr}"
+    );
+    assert!(stderr.contains("without LIMIT"), "{stderr}");
+    assert_eq!(
+        String::from_utf8_lossy(&output.stdout).matches("\r\n").count(),
+        DEFAULT_ROW_CAP + 1,
+        "the rows that came are written"
+    );
+    analyst_data(&emu)
+        .args(["rows", "--allow-partial"])
+        .write_stdin(saved)
+        .assert()
+        .success()
+        .stderr(predicate::str::contains("warning: got 10000 of 30000 rows"));
+}
+
+#[test]
+fn an_empty_result_is_still_a_document() {
+    let emu = Emulator::start();
+    let sql = "SELECT id FROM orders WHERE id < 0";
+    analyst_data(&emu)
+        .args(["rows", "--sql", sql])
+        .assert()
+        .success()
+        .stdout("id\r\n");
+    analyst_data(&emu)
+        .args(["rows", "--sql", sql, "-o", "json"])
+        .assert()
+        .success()
+        .stdout("[]\n");
+}
+
+#[test]
+fn usage_errors() {
+    let emu = Emulator::start();
+    analyst_data(&emu)
+        .args(["rows", "--sql", "SELECT 1", "--from", "x"])
+        .assert()
+        .code(2);
+    analyst_data(&emu).args(["rows", "--sql", "  "]).assert().code(2);
+    analyst_data(&emu)
+        .args(["rows", "--from", "/no/such/file"])
+        .assert()
+        .code(2);
+    emu.analyst()
+        .env("ANALYST_DATA_SECRET", DATA_SECRET)
+        .args(["rows", "--sql", "SELECT 1"])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("ANALYST_DATA_URL"));
+    analyst_data(&emu)
+        .arg("rows")
+        .write_stdin("this is not a saved stream\n")
+        .assert()
+        .code(7)
+        .stderr(predicate::str::contains("line 1 is not valid JSON"));
+    assert!(emu.requests_on(Route::Data).is_empty());
+}
+
+#[test]
+fn ask_all_rows_completes_csv_json_and_vega() {
+    let emu = Emulator::start();
+    let stream = ChatStream::new("chat-all", Family::Semantic)
+        .user("Orders?")
+        .sql_call(&warehouse::sql_call(ORDERS_250, 100))
+        .final_answer(&["Here."]);
+    let run = |mode: &str| {
+        emu.script(Reply::stream(&stream));
+        let output = analyst_data(&emu)
+            .args(["ask", "-q", "--all-rows", "-o", mode, "Orders?"])
+            .output()
+            .unwrap();
+        assert!(
+            output.status.success(),
+            "{mode}: {}",
+            String::from_utf8_lossy(&output.stderr)
+        );
+        output.stdout
+    };
+    assert_eq!(String::from_utf8(run("csv")).unwrap(), warehouse::csv(ORDERS_250));
+    let doc: Value = serde_json::from_slice(&run("json")).unwrap();
+    let query = &doc["queries"][0];
+    assert_eq!(
+        (
+            query["rowCount"].as_u64(),
+            query["totalRows"].as_u64(),
+            &query["truncated"]
+        ),
+        (Some(250), Some(250), &json!(false))
+    );
+    assert_eq!(query["rows"][249]["id"], 250);
+    let spec: Value = serde_json::from_slice(&run("vega")).unwrap();
+    assert_eq!(spec["data"]["values"].as_array().unwrap().len(), 250);
+    // Without --all-rows nothing is fetched.
+    emu.script(Reply::stream(&stream));
+    let before = emu.requests_on(Route::Data).len();
+    let plain = analyst_data(&emu)
+        .args(["ask", "-q", "-o", "csv", "Orders?"])
+        .output()
+        .unwrap();
+    assert_eq!(
+        String::from_utf8_lossy(&plain.stdout).matches("\r\n").count(),
+        101,
+        "header and the 100 rows of the stream"
+    );
+    assert_eq!(emu.requests_on(Route::Data).len(), before);
+}

@@ -1,0 +1,169 @@
+//! The real data behind the emulated data query API: a SQLite database of
+//! orders, made once per test process, queried with the SQL the client
+//! sends, so tests compare `rows` output with what the query really returns.
+
+#![allow(dead_code)]
+
+use std::path::PathBuf;
+use std::sync::OnceLock;
+
+use rusqlite::types::ValueRef;
+use rusqlite::{Connection, OpenFlags, Statement};
+use serde_json::Value;
+
+/// Orders in the warehouse.
+pub const ORDERS: usize = 30_000;
+
+/// The database file, created on first use.
+pub fn path() -> &'static PathBuf {
+    static PATH: OnceLock<PathBuf> = OnceLock::new();
+    PATH.get_or_init(|| {
+        let path = std::env::temp_dir().join(format!("analyst-warehouse-{}.sqlite", std::process::id()));
+        let _ = std::fs::remove_file(&path);
+        let mut db = Connection::open(&path).expect("create the warehouse");
+        db.execute_batch(
+            "CREATE TABLE orders (id INTEGER PRIMARY KEY, created_at TEXT NOT NULL, region TEXT NOT NULL,
+                                  status TEXT NOT NULL, amount REAL NOT NULL, note TEXT);",
+        )
+        .unwrap();
+        let regions = ["EMEA", "AMER", "APAC", "LATAM", "ANZ"];
+        let statuses = ["completed", "shipped", "processing", "returned"];
+        let tx = db.transaction().unwrap();
+        {
+            let mut insert = tx
+                .prepare("INSERT INTO orders VALUES (?1, ?2, ?3, ?4, ?5, ?6)")
+                .unwrap();
+            for i in 0..ORDERS {
+                let day = i % 730;
+                let date = format!(
+                    "{}-{:02}-{:02}",
+                    2023 + day / 365,
+                    (day % 365) / 31 % 12 + 1,
+                    day % 28 + 1
+                );
+                let amount = ((i * 7919) % 100_000) as f64 / 100.0 + 5.0;
+                let note = match i % 9 {
+                    0 => Some("gift, \"wrapped\"".to_string()),
+                    4 => Some("two\nlines".to_string()),
+                    _ => None,
+                };
+                insert
+                    .execute(rusqlite::params![
+                        i as i64 + 1,
+                        date,
+                        regions[i % 5],
+                        statuses[i % 4],
+                        amount,
+                        note
+                    ])
+                    .unwrap();
+            }
+        }
+        tx.commit().unwrap();
+        path
+    })
+}
+
+/// A read-only connection to the warehouse.
+pub fn open() -> Connection {
+    Connection::open_with_flags(path(), OpenFlags::SQLITE_OPEN_READ_ONLY).expect("open the warehouse")
+}
+
+/// The names and declared types of a statement's columns, read before it runs.
+pub fn declared(statement: &Statement<'_>) -> Vec<(String, Option<String>)> {
+    statement
+        .columns()
+        .map(|column| {
+            (
+                column.name().to_string(),
+                column.decl_type().map(str::to_ascii_uppercase),
+            )
+        })
+        .collect()
+}
+
+/// Each column's name and its type as the service names it: from the
+/// declared type, or for an expression from the first row's value.
+pub fn columns(declared: &[(String, Option<String>)], first_row: Option<&[Value]>) -> Vec<(String, String)> {
+    declared
+        .iter()
+        .enumerate()
+        .map(|(i, (name, declared))| {
+            let kind = match declared.as_deref() {
+                Some("INTEGER") => "Int64",
+                Some("REAL") => "Double",
+                Some(_) => "String",
+                None => match first_row.and_then(|row| row.get(i)) {
+                    Some(Value::String(text)) if text.parse::<i64>().is_ok() => "Int64",
+                    Some(Value::String(text)) if text.parse::<f64>().is_ok() => "Double",
+                    _ => "String",
+                },
+            };
+            (name.clone(), kind.to_string())
+        })
+        .collect()
+}
+
+/// A SQLite value as the service sends it: numbers as strings, null as null.
+pub fn value(raw: ValueRef<'_>) -> Value {
+    match raw {
+        ValueRef::Null => Value::Null,
+        ValueRef::Integer(n) => Value::String(n.to_string()),
+        ValueRef::Real(x) => Value::String(x.to_string()),
+        ValueRef::Text(text) | ValueRef::Blob(text) => Value::String(String::from_utf8_lossy(text).into_owned()),
+    }
+}
+
+/// Runs `sql` and returns its columns and every row, values as the service
+/// sends them: what a complete answer must contain.
+pub fn query(sql: &str) -> (Vec<(String, String)>, Vec<Vec<Value>>) {
+    let db = open();
+    let mut statement = db.prepare(sql).expect("the test's SQL is valid");
+    let declared = declared(&statement);
+    let mut rows = Vec::new();
+    let mut cursor = statement.raw_query();
+    while let Some(row) = cursor.next().unwrap() {
+        rows.push(
+            (0..declared.len())
+                .map(|i| value(row.get_ref(i).unwrap()))
+                .collect::<Vec<_>>(),
+        );
+    }
+    (columns(&declared, rows.first().map(Vec::as_slice)), rows)
+}
+
+/// The rows of `sql` as the CSV `analyst` must print (RFC 4180, CRLF).
+pub fn csv(sql: &str) -> String {
+    let (columns, rows) = query(sql);
+    let mut writer = ::csv::WriterBuilder::new()
+        .terminator(::csv::Terminator::CRLF)
+        .from_writer(Vec::new());
+    writer.write_record(columns.iter().map(|(name, _)| name)).unwrap();
+    for row in rows {
+        writer
+            .write_record(row.iter().map(|v| v.as_str().map(str::to_string).unwrap_or_default()))
+            .unwrap();
+    }
+    String::from_utf8(writer.into_inner().unwrap()).unwrap()
+}
+
+/// A SQL tool call for `sql` as the agent would report it: the real
+/// columns, `totalRows` of the whole result, and its first `returned` rows.
+pub fn sql_call(sql: &str, returned: usize) -> super::SqlCall {
+    let (columns, mut rows) = query(sql);
+    let total_rows = rows.len();
+    rows.truncate(returned);
+    super::SqlCall {
+        sql: sql.to_string(),
+        title: "Orders".into(),
+        columns,
+        rows,
+        total_rows,
+        vega_spec: Some(serde_json::json!({
+            "mark": "bar",
+            "encoding": {"x": {"field": "id", "type": "ordinal"}, "y": {"field": "amount", "type": "quantitative"}}
+        })),
+        query_key: false,
+        shape: super::Shape::Arrays,
+    }
+}
