@@ -23,7 +23,7 @@ pub enum TableFormat {
 }
 
 enum Sink<W: Write> {
-    Csv(csv::Writer<W>),
+    Csv(Box<csv::Writer<W>>),
     Plain(W),
 }
 
@@ -42,11 +42,11 @@ impl<W: Write> TableWriter<W> {
     /// A writer of `format` on `out`.
     pub fn new(format: TableFormat, out: W) -> Self {
         let sink = match format {
-            TableFormat::Csv => Sink::Csv(
+            TableFormat::Csv => Sink::Csv(Box::new(
                 csv::WriterBuilder::new()
                     .terminator(csv::Terminator::CRLF)
                     .from_writer(out),
-            ),
+            )),
             _ => Sink::Plain(out),
         };
         TableWriter {
