@@ -11,6 +11,10 @@ use support::*;
 
 /// Runs `analyst rows` for `count` generated rows; returns the child's peak
 /// RSS in KiB and the number of CSV lines it wrote.
+#[allow(
+    clippy::zombie_processes,
+    reason = "the child is reaped by wait4, which also reports its peak RSS"
+)]
 fn rows_peak_rss(emu: &Emulator, count: usize) -> (i64, usize) {
     let sql = format!(
         "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < {count}) \
