@@ -385,10 +385,10 @@ fn note_event(event: &Event, notes: &Notes) {
                 if let Some(total) = sql.total_rows.filter(|&total| total > sql.rows as u64) {
                     let title = sql.title.as_deref().map(|t| format!(" \"{t}\"")).unwrap_or_default();
                     notes.warn(&format!(
-                        "SQL result {}{title} is truncated: {} of {total} rows in the stream; its SQL is in -o json (.queries[{}].sql) to fetch every row through the data query API",
+                        "SQL result {}{title} is truncated: {} of {total} rows in the stream; --all-rows fetches every row (or pipe -o raw into 'analyst rows --query {}')",
                         sql.number,
                         sql.rows,
-                        sql.number - 1
+                        sql.number
                     ));
                 }
             }
