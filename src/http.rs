@@ -257,7 +257,11 @@ impl Http {
 /// The fault for a request that never got an answer: connection refused,
 /// DNS, TLS, connect timeout. Always exit 6.
 fn transport_fault(url: &Url, err: &reqwest::Error) -> Fault {
-    let host = url.host_str().unwrap_or("the service");
+    let host = match (url.host_str(), url.port()) {
+        (Some(host), Some(port)) => format!("{host}:{port}"),
+        (Some(host), None) => host.to_string(),
+        (None, _) => "the service".to_string(),
+    };
     let what = if err.is_timeout() {
         "timed out connecting to"
     } else if err.is_connect() {

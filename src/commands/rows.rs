@@ -8,7 +8,7 @@ use std::io::{self, IsTerminal, Read};
 use std::time::Instant;
 
 use anyhow::Result;
-use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+use indicatif::{HumanCount, ProgressBar, ProgressDrawTarget, ProgressState, ProgressStyle};
 use serde_json::{Map, Value};
 
 use crate::cli::{DataEndpointArgs, GlobalArgs, QuerySelector, RowsArgs, RowsOutput};
@@ -177,16 +177,20 @@ impl<S: RowSink> Progress<S> {
             let (bar, template) = match total {
                 Some(total) => (
                     ProgressBar::new(total),
-                    "{bar:30} {human_pos}/{human_len} rows  {per_sec}  {elapsed}",
+                    "{bar:30} {human_pos}/{human_len} rows  {rate}  {elapsed}",
                 ),
                 None => (
                     ProgressBar::new_spinner(),
-                    "{spinner} {human_pos} rows  {per_sec}  {elapsed}",
+                    "{spinner} {human_pos} rows  {rate}  {elapsed}",
                 ),
             };
             bar.set_draw_target(ProgressDrawTarget::stderr());
             if let Ok(style) = ProgressStyle::with_template(template) {
-                bar.set_style(style);
+                bar.set_style(
+                    style.with_key("rate", |state: &ProgressState, w: &mut dyn std::fmt::Write| {
+                        let _ = write!(w, "{} rows/s", HumanCount(state.per_sec() as u64));
+                    }),
+                );
             }
             bar
         });
