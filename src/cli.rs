@@ -32,6 +32,7 @@ Exit codes:
   6  the service failed or could not be reached: 5xx, connection, TLS, DNS
   7  bad stream: malformed line, in-stream error, suspended, cut, no answer
   8  a tool error, with --fail-on-tool-error
+  9  an --expect-* / --min-rows check failed
   10 rows: fewer rows than totalRows
   124  --timeout expired or the stream stalled (the chat was aborted)
   130  interrupted by Ctrl-C (SIGINT); 143 by SIGTERM (the chat was aborted)
@@ -81,6 +82,10 @@ pub struct GlobalArgs {
 
 /// The commands of `analyst`.
 #[derive(Debug, Subcommand)]
+#[allow(
+    clippy::large_enum_variant,
+    reason = "parsed once per process; boxing would buy nothing"
+)]
 pub enum Command {
     /// Ask the agent a question and render its NDJSON answer stream for a pipe
     #[command(after_help = ASK_AFTER_HELP)]
@@ -453,6 +458,22 @@ pub struct AskArgs {
     /// For csv, vega and json: fetch every row of a truncated result through the data query API first
     #[arg(long)]
     pub all_rows: bool,
+
+    /// Exit 9 unless the final answer matches this regular expression
+    #[arg(long, value_name = "REGEX", help_heading = "Checks")]
+    pub expect_answer: Option<String>,
+
+    /// Exit 9 unless some SQL query of the agent matches this regular expression
+    #[arg(long, value_name = "REGEX", help_heading = "Checks")]
+    pub expect_sql: Option<String>,
+
+    /// Exit 9 unless the agent called this tool (repeatable; semantic*/cube* names are the same tool)
+    #[arg(long, value_name = "NAME", help_heading = "Checks")]
+    pub expect_tool: Vec<String>,
+
+    /// Exit 9 unless the selected SQL result (--query) has at least N rows (totalRows)
+    #[arg(long, value_name = "N", help_heading = "Checks")]
+    pub min_rows: Option<u64>,
 
     /// Where the data query API is (for --all-rows).
     #[command(flatten)]

@@ -27,6 +27,8 @@ pub enum ExitCode {
     BadStream = 7,
     /// A tool reported an error and `--fail-on-tool-error` was given.
     ToolError = 8,
+    /// An `--expect-*` / `--min-rows` check (or a `check` case) failed.
+    Expectation = 9,
     /// `rows` got fewer rows than `totalRows`.
     Partial = 10,
     /// `--timeout` expired or the stream stalled; the chat was aborted.

@@ -7,11 +7,13 @@
 
 #![warn(missing_docs)]
 
+pub mod chat;
 pub mod cli;
 pub mod commands;
 pub mod config;
 pub mod data;
 pub mod exit;
+pub mod expect;
 pub mod feed;
 pub mod http;
 pub mod output;

@@ -83,6 +83,11 @@ impl Notes {
         }
     }
 
+    /// `analyst: expectation failed: …`; always printed, even with `-q`.
+    pub fn expectation(&self, line: &str) {
+        emit(&format!("analyst: expectation failed: {line}"));
+    }
+
     /// `analyst: error: …`; always printed, even with `-q`.
     pub fn error(&self, message: &str) {
         emit(&format!("analyst: error: {message}"));

@@ -1,70 +1,43 @@
 //! `analyst ask`: send a question (or read a saved stream), fold the NDJSON
-//! answer as it arrives, render the chosen output, and pick the exit code.
+//! answer as it arrives, render the chosen output, check expectations, and
+//! pick the exit code. The turn itself is [`crate::chat`]'s.
 
 use std::fs::File;
 use std::io::{self, BufWriter, Read, Write};
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 use anyhow::Result;
 use clap::ArgMatches;
-use serde::Serialize;
 
+use crate::chat::{chat_failure, read_stream, stop_message, ChatClient, ChatRequest, StreamEnd};
 use crate::cli::{AskArgs, GlobalArgs, OutputMode, QuerySelector};
-use crate::commands::abort::abort_chat;
 use crate::commands::rows::{data_client, shortfall};
-use crate::config::{
-    abort_url, load_api_key, parse_security_context, read_stdin, service_url, Secret, SessionSettings,
-};
+use crate::config::{load_api_key, parse_security_context, read_stdin, service_url};
 use crate::data::{Collected, DataClient, QueryOptions};
 use crate::exit::{bad_stream, is_broken_pipe, usage, ExitCode, Fault};
-use crate::feed::{stop_of, Feed, Limits, OpenError, Stop};
-use crate::http::{root_causes, shorten, Credential, Http, Retry};
+use crate::expect::Expectations;
+use crate::feed::{Feed, Limits, OpenError, Stop};
+use crate::http::Http;
 use crate::output::{Notes, Out};
 use crate::render::table::{TableFormat, TableWriter};
 use crate::render::{self, Status};
 use crate::results::SqlResult;
 use crate::signals;
-use crate::stream::lines::LineReader;
-use crate::stream::message::{Message, ParseError};
-use crate::stream::transcript::{AnswerSource, Event, Retention, Transcript};
-
-/// The chat request body (API document 2.2); unset fields are omitted.
-#[derive(Debug, Serialize)]
-#[serde(rename_all = "camelCase")]
-struct ChatRequest<'a> {
-    #[serde(skip_serializing_if = "Option::is_none")]
-    input: Option<&'a str>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    chat_id: Option<&'a str>,
-    session_settings: &'a SessionSettings,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    active_branch_name: Option<&'a str>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    is_default_branch: Option<bool>,
-}
-
-/// The time an abort may take when `ask` stops early, retries included;
-/// the process is gone soon after, answered or not.
-const ABORT_BUDGET: Duration = Duration::from_secs(5);
-
-/// What `ask` accepts as the chat stream's content type.
-const ACCEPT_STREAM: &str = "application/x-ndjson, application/json";
-
-/// How reading the stream ended.
-enum StreamEnd {
-    /// The stream ended, well or with the failure given (cut, malformed).
-    Ended(Option<anyhow::Error>),
-    /// Stopped early: a signal, `--timeout`, or a stall.
-    Stopped(Stop),
-    /// The reader of stdout went away (`| head`).
-    ReaderGone,
-}
+use crate::stream::transcript::{AnswerSource, Retention, Transcript};
 
 /// Runs `ask`. `matches` are the subcommand's clap matches, used to let a
 /// flag win over the environment between `--external-id` and `--internal-id`.
 pub fn run(args: AskArgs, matches: Option<&ArgMatches>, global: &GlobalArgs, notes: &Notes) -> Result<ExitCode> {
     let started = Instant::now();
     signals::watch();
+    let expectations = Expectations::new(
+        args.expect_answer.as_deref(),
+        args.expect_sql.as_deref(),
+        &args.expect_tool,
+        args.min_rows,
+        args.query,
+        "--",
+    )?;
     let mut tee = match &args.tee {
         Some(path) => Some(BufWriter::new(File::create(path).map_err(|err| {
             usage(format!("cannot create the --tee file {}: {err}", path.display()))
@@ -75,33 +48,40 @@ pub fn run(args: AskArgs, matches: Option<&ArgMatches>, global: &GlobalArgs, not
         timeout: global.timeout,
         idle: Some(global.idle_timeout),
     };
-    let (mut feed, live) = match &args.replay {
+    let (mut feed, client) = match &args.replay {
         Some(path) => {
             let source = open_replay(path)?;
             (Feed::start(move || Ok(source), limits, started), None)
         }
         None => {
-            let live = prepare_request(&args, matches, global, notes)?;
-            let (http, url, key, body) = (live.http.clone(), live.url.clone(), live.key.clone(), live.body.clone());
-            let send = move || -> Result<Box<dyn Read + Send>> {
-                Ok(Box::new(http.post_json(
-                    &url,
-                    Credential::ApiKey(&key),
-                    &body,
-                    ACCEPT_STREAM,
-                )?))
-            };
-            (Feed::start(send, limits, started), Some(live))
+            let (client, body) = prepare_request(&args, matches, global, notes)?;
+            (client.start(body, limits, started), Some(client))
         }
     };
     let mut out = Out::stdout();
-    let mut transcript = Transcript::new(retention(&args));
+    let mut transcript = Transcript::new(retention(&args, &expectations));
     match feed.wait_open() {
         Ok(()) => {}
         Err(OpenError::Failed(err)) => return fail_before_stream(err, &args, &transcript, &mut out),
-        Err(OpenError::Stopped(stop)) => return stopped(stop, live.as_ref(), &args, &transcript, &mut out),
+        Err(OpenError::Stopped(stop)) => return stopped(stop, client.as_ref(), &args, &transcript, &mut out),
     }
-    let end = read_stream(feed, &args, &mut transcript, tee.as_mut(), &mut out, notes)?;
+    let output = args.output;
+    let mut forward =
+        |line: &crate::stream::lines::Line<'_>, message: Option<&crate::stream::message::Message<'_>>| match (
+            output, message,
+        ) {
+            (OutputMode::Raw, _) => out.write_all(line.bytes).and_then(|()| out.flush()),
+            (OutputMode::Events, Some(message)) => render::events::write_line(line.content(), message, &mut out),
+            _ => Ok(()),
+        };
+    let (end, _) = read_stream(
+        feed,
+        &mut transcript,
+        tee.as_mut().map(|tee| tee as &mut dyn Write),
+        &mut forward,
+        notes,
+        started,
+    )?;
     if let Some(tee) = tee.as_mut() {
         tee.flush()
             .map_err(|err| Fault::new(ExitCode::Unexpected, format!("writing the --tee file: {err}")))?;
@@ -114,12 +94,20 @@ pub fn run(args: AskArgs, matches: Option<&ArgMatches>, global: &GlobalArgs, not
                 notes,
                 started,
             });
-            finish(&args, &mut transcript, failure, all_rows.as_ref(), &mut out, notes)
+            finish(
+                &args,
+                &mut transcript,
+                failure,
+                all_rows.as_ref(),
+                &expectations,
+                &mut out,
+                notes,
+            )
         }
-        StreamEnd::Stopped(stop) => stopped(stop, live.as_ref(), &args, &transcript, &mut out),
+        StreamEnd::Stopped(stop) => stopped(stop, client.as_ref(), &args, &transcript, &mut out),
         StreamEnd::ReaderGone => {
-            if let (Some(live), Some(chat_id)) = (&live, transcript.chat_id()) {
-                match live.abort(chat_id) {
+            if let (Some(client), Some(chat_id)) = (&client, transcript.chat_id()) {
+                match client.abort(chat_id) {
                     Ok(()) => notes.debug(&format!("stdout was closed: chat {chat_id} aborted")),
                     Err(err) => notes.debug(&format!("stdout was closed; aborting chat {chat_id} failed: {err:#}")),
                 }
@@ -134,20 +122,12 @@ pub fn run(args: AskArgs, matches: Option<&ArgMatches>, global: &GlobalArgs, not
 /// and fail with the stop's exit code (130, 143, 124).
 fn stopped(
     stop: Stop,
-    live: Option<&LiveChat>,
+    client: Option<&ChatClient>,
     args: &AskArgs,
     transcript: &Transcript,
     out: &mut Out,
 ) -> Result<ExitCode> {
-    let mut message = stop.to_string();
-    match (live, transcript.chat_id()) {
-        (Some(live), Some(chat_id)) => match live.abort(chat_id) {
-            Ok(()) => message.push_str(&format!("; chat {chat_id} aborted")),
-            Err(err) => message.push_str(&format!("; aborting chat {chat_id} failed: {err:#}")),
-        },
-        (Some(_), None) => message.push_str(" before the chat started; nothing to abort"),
-        (None, _) => {}
-    }
+    let message = stop_message(stop, client, transcript);
     if args.output == OutputMode::Json {
         write_failure_document(transcript, Status::Aborted, &message, out);
     } else {
@@ -156,12 +136,14 @@ fn stopped(
     Err(Fault::new(stop.exit_code(), message).into())
 }
 
-/// What each output keeps of the stream (only `json` keeps every result).
-fn retention(args: &AskArgs) -> Retention {
-    match args.output {
-        OutputMode::Json => Retention::All,
-        OutputMode::Csv | OutputMode::Vega => Retention::Selected(args.query),
-        OutputMode::Answer | OutputMode::Raw | OutputMode::Events => Retention::Nothing,
+/// What each output keeps of the stream: only `json` keeps every result;
+/// `--min-rows` needs the selected one.
+fn retention(args: &AskArgs, expectations: &Expectations) -> Retention {
+    match (args.output, expectations.needs_query()) {
+        (OutputMode::Json, _) => Retention::All,
+        (OutputMode::Csv | OutputMode::Vega, _) => Retention::Selected(args.query),
+        (_, Some(query)) => Retention::Selected(query),
+        (OutputMode::Answer | OutputMode::Raw | OutputMode::Events, None) => Retention::Nothing,
     }
 }
 
@@ -173,32 +155,15 @@ fn open_replay(path: &str) -> Result<Box<dyn Read + Send>> {
     Ok(Box::new(file))
 }
 
-/// A validated chat request, and what it takes to abort the chat it starts.
-struct LiveChat {
-    http: Http,
-    url: reqwest::Url,
-    key: Secret,
-    settings: SessionSettings,
-    body: serde_json::Value,
-}
-
-impl LiveChat {
-    /// Aborts `chat_id` as the user who asked, within [`ABORT_BUDGET`].
-    fn abort(&self, chat_id: &str) -> Result<()> {
-        let url = abort_url(&self.url)?;
-        let retry = Retry::short_call(3, Some(ABORT_BUDGET));
-        abort_chat(&self.http, &url, &self.key, chat_id, &self.settings, retry)
-    }
-}
-
-/// Checks everything the request needs before anything is sent: the URL,
-/// the identity rules, the question and the key.
+/// Checks everything the request needs before anything is sent (the URL,
+/// the identity rules, the question, the key) and returns the client and
+/// the request body.
 fn prepare_request(
     args: &AskArgs,
     matches: Option<&ArgMatches>,
     global: &GlobalArgs,
     notes: &Notes,
-) -> Result<LiveChat> {
+) -> Result<(ChatClient, serde_json::Value)> {
     let url_text = args.endpoint.chat_url.as_deref().ok_or_else(|| {
         usage("no chat URL: set ANALYST_CHAT_URL or pass --chat-url (the Chat API URL from the agent settings)")
     })?;
@@ -242,13 +207,8 @@ fn prepare_request(
         active_branch_name: branch,
         is_default_branch: branch.map(|_| args.default_branch),
     })?;
-    Ok(LiveChat {
-        http: Http::new(global.connect_timeout, notes)?,
-        url,
-        key,
-        settings,
-        body,
-    })
+    let client = ChatClient::new(Http::new(global.connect_timeout, notes)?, url, key, settings);
+    Ok((client, body))
 }
 
 /// The request was sent but no stream came back (a status, a refused
@@ -267,142 +227,16 @@ fn write_failure_document(transcript: &Transcript, status: Status, failure: &str
     let _ = render::json::write(transcript, status, Some(failure), out).and_then(|()| out.flush());
 }
 
-/// Reads the stream line by line: tees and forwards bytes (`raw`), folds
-/// each message, writes `events`, and prints notes as things happen. Says
-/// how the stream ended; only unexpected errors (writing `--tee`) are errors.
-fn read_stream(
-    source: impl Read,
-    args: &AskArgs,
-    transcript: &mut Transcript,
-    mut tee: Option<&mut BufWriter<File>>,
-    out: &mut Out,
-    notes: &Notes,
-) -> Result<StreamEnd> {
-    let mut reader = LineReader::new(source);
-    loop {
-        let line = match reader.next_line() {
-            Ok(Some(line)) => line,
-            Ok(None) => return Ok(StreamEnd::Ended(None)),
-            Err(err) => return Ok(stream_error(&err, transcript)),
-        };
-        if let Some(tee) = tee.as_mut() {
-            tee.write_all(line.bytes)
-                .map_err(|err| Fault::new(ExitCode::Unexpected, format!("writing the --tee file: {err}")))?;
-        }
-        if args.output == OutputMode::Raw && reader_gone(out.write_all(line.bytes).and_then(|()| out.flush()))? {
-            return Ok(StreamEnd::ReaderGone);
-        }
-        if let Some(stop) = line.followed_by.and_then(stop_of) {
-            return Ok(StreamEnd::Stopped(stop));
-        }
-        let message = match Message::parse(line.content()) {
-            Ok(Some(message)) => message,
-            Ok(None) => continue,
-            Err(err) => {
-                return Ok(StreamEnd::Ended(Some(parse_failure(
-                    err,
-                    line.number,
-                    line.is_terminated(),
-                    transcript,
-                ))))
-            }
-        };
-        if let Some(event) = transcript.apply(&message) {
-            note_event(&event, notes);
-        }
-        if args.output == OutputMode::Events && reader_gone(render::events::write_line(line.content(), &message, out))?
-        {
-            return Ok(StreamEnd::ReaderGone);
-        }
-    }
-}
-
-/// True when a write failed because stdout was closed; other write errors
-/// are returned.
-fn reader_gone(written: io::Result<()>) -> Result<bool> {
-    match written {
-        Ok(()) => Ok(false),
-        Err(err) if err.kind() == io::ErrorKind::BrokenPipe => Ok(true),
-        Err(err) => Err(err.into()),
-    }
-}
-
-/// How a read error ends the stream: a stop, a line over the limit, or a cut.
-fn stream_error(err: &io::Error, transcript: &Transcript) -> StreamEnd {
-    if let Some(stop) = stop_of(err) {
-        return StreamEnd::Stopped(stop);
-    }
-    if err.kind() == io::ErrorKind::InvalidData {
-        return StreamEnd::Ended(Some(bad_stream(format!("malformed stream: {err}"))));
-    }
-    let cause = err
-        .get_ref()
-        .map_or_else(|| err.to_string(), |inner| root_causes(inner));
-    StreamEnd::Ended(Some(bad_stream(format!(
-        "the stream was cut before it ended ({cause}){}",
-        resume_hint(transcript)
-    ))))
-}
-
-/// The failure for a line that is not a message: a cut when it is the
-/// unterminated last line, a malformed stream otherwise.
-fn parse_failure(err: ParseError, number: u64, terminated: bool, transcript: &Transcript) -> anyhow::Error {
-    match (err, terminated) {
-        (err, false) => {
-            let detail = match err {
-                ParseError::Invalid(text) => text,
-                ParseError::NotAnObject => "not a JSON object".into(),
-            };
-            bad_stream(format!(
-                "the stream was cut in the middle of line {number} ({detail}){}",
-                resume_hint(transcript)
-            ))
-        }
-        (ParseError::Invalid(text), true) => {
-            bad_stream(format!("malformed stream: line {number} is not valid JSON: {text}"))
-        }
-        (ParseError::NotAnObject, true) => {
-            bad_stream(format!("malformed stream: line {number} is JSON but not an object"))
-        }
-    }
-}
-
-fn resume_hint(transcript: &Transcript) -> String {
-    match transcript.chat_id() {
-        Some(id) => format!("; see where the thread stands with: analyst ask --chat-id {id}"),
-        None => String::new(),
-    }
-}
-
-fn note_event(event: &Event, notes: &Notes) {
-    match event {
-        Event::ChatId(id) => notes.info(&format!("chat: {id}")),
-        Event::ToolFinished(tool) => {
-            if let Some(error) = &tool.error {
-                notes.warn(&format!("tool {} failed: {}", tool.name, shorten(error)));
-            }
-            if let Some(sql) = tool.sql.as_ref().filter(|_| tool.error.is_none()) {
-                if let Some(total) = sql.total_rows.filter(|&total| total > sql.rows as u64) {
-                    let title = sql.title.as_deref().map(|t| format!(" \"{t}\"")).unwrap_or_default();
-                    notes.warn(&format!(
-                        "SQL result {}{title} is truncated: {} of {total} rows in the stream; --all-rows fetches every row (or pipe -o raw into 'analyst rows --query {}')",
-                        sql.number,
-                        sql.rows,
-                        sql.number
-                    ));
-                }
-            }
-        }
-    }
-}
-
-/// Decides status and exit code, renders the finishing outputs, and reports
-/// the failure (if any) as an error carrying its code.
+/// Decides status and exit code, renders the finishing outputs, checks the
+/// expectations, and reports the failure (if any) as an error carrying its
+/// code: the chat's failure, then unmet expectations (9), then tool errors
+/// with `--fail-on-tool-error` (8). A closed stdout alone is success.
 fn finish(
     args: &AskArgs,
     transcript: &mut Transcript,
     stream_failure: Option<anyhow::Error>,
     all_rows: Option<&AllRows<'_>>,
+    expectations: &Expectations,
     out: &mut Out,
     notes: &Notes,
 ) -> Result<ExitCode> {
@@ -426,21 +260,27 @@ fn finish(
         return Err(err);
     }
     let rendered = render_final(args, transcript, status, all_rows, out).and_then(|()| Ok(out.flush()?));
-    match rendered {
-        Err(err) if !is_broken_pipe(&err) => return Err(err),
-        _ if args.fail_on_tool_error && transcript.tool_errors() > 0 => {
-            return Err(Fault::new(
-                ExitCode::ToolError,
-                format!(
-                    "{} tool call(s) failed (--fail-on-tool-error)",
-                    transcript.tool_errors()
-                ),
-            )
-            .into())
+    if let Err(err) = &rendered {
+        if !is_broken_pipe(err) {
+            return rendered.map(|()| ExitCode::Success);
         }
-        rendered => rendered?,
     }
-    Ok(ExitCode::Success)
+    let unmet = expectations.unmet(transcript);
+    for line in &unmet {
+        notes.expectation(line);
+    }
+    if !unmet.is_empty() {
+        return Err(Fault::new(ExitCode::Expectation, format!("{} expectation(s) not met", unmet.len())).into());
+    }
+    if args.fail_on_tool_error && transcript.tool_errors() > 0 {
+        let count = transcript.tool_errors();
+        return Err(Fault::new(
+            ExitCode::ToolError,
+            format!("{count} tool call(s) failed (--fail-on-tool-error)"),
+        )
+        .into());
+    }
+    rendered.map(|()| ExitCode::Success)
 }
 
 /// Writes the outputs rendered when the stream has ended well.
@@ -558,35 +398,4 @@ impl AllRows<'_> {
         writer.finish()?;
         Ok(result.total_rows.filter(|&total| got < total).map(|total| (total, got)))
     }
-}
-
-/// The failure the chat itself reported, in order of gravity: suspended,
-/// in-stream error, aborted, no answer at all.
-fn chat_failure(transcript: &Transcript) -> Option<anyhow::Error> {
-    if let Some(text) = transcript.suspended() {
-        let resume = match transcript.chat_id() {
-            Some(id) => format!("; the turn can be resumed for 24 hours: analyst ask --chat-id {id} QUESTION"),
-            None => String::new(),
-        };
-        return Some(bad_stream(format!(
-            "the chat was suspended by the service: {text}{resume}"
-        )));
-    }
-    if let Some(first) = transcript.errors().first() {
-        let more = match transcript.errors().len() {
-            1 => String::new(),
-            n => format!(" (and {} more; see -o json .errors)", n - 1),
-        };
-        return Some(bad_stream(format!(
-            "the stream reported an error: {}{more}",
-            shorten(first)
-        )));
-    }
-    if transcript.aborted() {
-        return Some(bad_stream("the chat was aborted before it finished"));
-    }
-    if transcript.answer().is_none() && !transcript.is_thread_state() {
-        return Some(bad_stream("the stream ended without an answer"));
-    }
-    None
 }

@@ -132,6 +132,8 @@ pub struct Transcript {
     usage: Option<Value>,
     saw_question: bool,
     thread: Option<Vec<ThreadMessage>>,
+    tools_called: Vec<String>,
+    sql_queries: Vec<String>,
 }
 
 impl Transcript {
@@ -156,6 +158,8 @@ impl Transcript {
             usage: None,
             saw_question: false,
             thread: None,
+            tools_called: Vec::new(),
+            sql_queries: Vec::new(),
         }
     }
 
@@ -278,6 +282,9 @@ impl Transcript {
         };
         let result = decode_embedded_json(raw_result);
         let error = tool_error(&result);
+        if !self.tools_called.contains(&name) {
+            self.tools_called.push(name.clone());
+        }
         if error.is_some() {
             self.tool_errors += 1;
         }
@@ -297,6 +304,9 @@ impl Transcript {
 
     fn keep_sql(&mut self, result: SqlResult) -> SqlSummary {
         self.sql_seen += 1;
+        if let Some(sql) = &result.sql {
+            self.sql_queries.push(sql.clone());
+        }
         let summary = SqlSummary {
             number: self.sql_seen,
             title: result.title.clone(),
@@ -418,6 +428,16 @@ impl Transcript {
                 }
             }
         }
+    }
+
+    /// The tools the agent called (finished calls), each name once, in order.
+    pub fn tools_called(&self) -> &[String] {
+        &self.tools_called
+    }
+
+    /// The SQL of every SQL tool call, in order.
+    pub fn sql_queries(&self) -> &[String] {
+        &self.sql_queries
     }
 
     /// How many tool results carried an error.

@@ -1,0 +1,295 @@
+//! One chat turn, shared by `ask` and `check`: the request (sent from a
+//! feed's worker), the stream read line by line (teed, forwarded, folded
+//! into a transcript, with notes and timings), and the abort when a turn is
+//! stopped before it ends.
+
+use std::io::{self, Read, Write};
+use std::time::{Duration, Instant};
+
+use anyhow::Result;
+use reqwest::Url;
+use serde::Serialize;
+use serde_json::Value;
+
+use crate::commands::abort::abort_chat;
+use crate::config::{abort_url, Secret, SessionSettings};
+use crate::exit::{bad_stream, ExitCode, Fault};
+use crate::feed::{stop_of, Feed, Limits, Stop};
+use crate::http::{root_causes, shorten, Credential, Http, Retry};
+use crate::output::Notes;
+use crate::stream::lines::{Line, LineReader};
+use crate::stream::message::{Message, ParseError};
+use crate::stream::transcript::{Event, Transcript};
+
+/// The time an abort may take when a turn stops early, retries included;
+/// the process moves on soon after, answered or not.
+pub const ABORT_BUDGET: Duration = Duration::from_secs(5);
+
+/// What is accepted as the chat stream's content type.
+const ACCEPT_STREAM: &str = "application/x-ndjson, application/json";
+
+/// The chat request body (API document 2.2); unset fields are omitted.
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ChatRequest<'a> {
+    /// The question; none asks for the thread's state.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub input: Option<&'a str>,
+    /// The thread to continue.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub chat_id: Option<&'a str>,
+    /// Who asks.
+    pub session_settings: &'a SessionSettings,
+    /// A development branch.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub active_branch_name: Option<&'a str>,
+    /// Whether that branch is the default one (sent only with a branch).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub is_default_branch: Option<bool>,
+}
+
+/// Where the chat service is and who asks: what every turn and its abort need.
+#[derive(Clone)]
+pub struct ChatClient {
+    http: Http,
+    url: Url,
+    key: Secret,
+    settings: SessionSettings,
+}
+
+impl ChatClient {
+    /// A client of the chat at `url` (validated), as the user `settings`.
+    pub fn new(http: Http, url: Url, key: Secret, settings: SessionSettings) -> Self {
+        ChatClient {
+            http,
+            url,
+            key,
+            settings,
+        }
+    }
+
+    /// The identity every request of this client carries.
+    pub fn settings(&self) -> &SessionSettings {
+        &self.settings
+    }
+
+    /// Starts a turn: the request is sent from the feed's worker, so a
+    /// signal, the deadline or a stall stop it even before the answer starts.
+    pub fn start(&self, body: Value, limits: Limits, started: Instant) -> Feed {
+        let (http, url, key) = (self.http.clone(), self.url.clone(), self.key.clone());
+        let send = move || -> Result<Box<dyn Read + Send>> {
+            Ok(Box::new(http.post_json(
+                &url,
+                Credential::ApiKey(&key),
+                &body,
+                ACCEPT_STREAM,
+            )?))
+        };
+        Feed::start(send, limits, started)
+    }
+
+    /// Aborts `chat_id` as the user who asked, within [`ABORT_BUDGET`].
+    pub fn abort(&self, chat_id: &str) -> Result<()> {
+        let url = abort_url(&self.url)?;
+        abort_chat(
+            &self.http,
+            &url,
+            &self.key,
+            chat_id,
+            &self.settings,
+            Retry::short_call(3, Some(ABORT_BUDGET)),
+        )
+    }
+}
+
+/// How reading a stream ended.
+pub enum StreamEnd {
+    /// The stream ended, well or with the failure given (cut, malformed).
+    Ended(Option<anyhow::Error>),
+    /// Stopped early: a signal, the deadline, or a stall.
+    Stopped(Stop),
+    /// The reader of the forwarded lines went away (`| head`).
+    ReaderGone,
+}
+
+/// When things happened in a turn, counted from its start.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct Timings {
+    /// The first line of the stream arrived.
+    pub first_byte: Option<Duration>,
+    /// The first SQL result arrived.
+    pub first_sql: Option<Duration>,
+    /// The final answer began.
+    pub answer: Option<Duration>,
+    /// The stream ended (or was stopped).
+    pub total: Duration,
+}
+
+/// Reads a stream to its end: every line's bytes go to `tee`, every line to
+/// `forward` (with its message when it is one; a closed pipe there ends the
+/// read as [`StreamEnd::ReaderGone`]), every message into `transcript`, and
+/// notes to `notes` as things happen. Only unexpected errors (writing the
+/// tee) are errors.
+pub fn read_stream(
+    source: impl Read,
+    transcript: &mut Transcript,
+    mut tee: Option<&mut dyn Write>,
+    forward: &mut dyn FnMut(&Line<'_>, Option<&Message<'_>>) -> io::Result<()>,
+    notes: &Notes,
+    started: Instant,
+) -> Result<(StreamEnd, Timings)> {
+    let mut reader = LineReader::new(source);
+    let mut timings = Timings::default();
+    let end = loop {
+        let line = match reader.next_line() {
+            Ok(Some(line)) => line,
+            Ok(None) => break StreamEnd::Ended(None),
+            Err(err) => break stream_error(&err, transcript),
+        };
+        timings.first_byte.get_or_insert_with(|| started.elapsed());
+        if let Some(tee) = tee.as_mut() {
+            tee.write_all(line.bytes)
+                .map_err(|err| Fault::new(ExitCode::Unexpected, format!("writing the saved stream: {err}")))?;
+        }
+        let parsed = Message::parse(line.content());
+        match forward(&line, parsed.as_ref().ok().and_then(Option::as_ref)) {
+            Err(err) if err.kind() == io::ErrorKind::BrokenPipe => break StreamEnd::ReaderGone,
+            Err(err) => return Err(err.into()),
+            Ok(()) => {}
+        }
+        if let Some(stop) = line.followed_by.and_then(stop_of) {
+            break StreamEnd::Stopped(stop);
+        }
+        let message = match parsed {
+            Ok(Some(message)) => message,
+            Ok(None) => continue,
+            Err(err) => {
+                break StreamEnd::Ended(Some(parse_failure(err, line.number, line.is_terminated(), transcript)))
+            }
+        };
+        if let Some(event) = transcript.apply(&message) {
+            if matches!(&event, Event::ToolFinished(tool) if tool.sql.is_some()) {
+                timings.first_sql.get_or_insert_with(|| started.elapsed());
+            }
+            note_event(&event, notes);
+        }
+        if timings.answer.is_none() && message.is_final_node() && transcript.answer().is_some() {
+            timings.answer = Some(started.elapsed());
+        }
+    };
+    timings.total = started.elapsed();
+    Ok((end, timings))
+}
+
+/// How a read error ends the stream: a stop, a line over the limit, or a cut.
+fn stream_error(err: &io::Error, transcript: &Transcript) -> StreamEnd {
+    if let Some(stop) = stop_of(err) {
+        return StreamEnd::Stopped(stop);
+    }
+    if err.kind() == io::ErrorKind::InvalidData {
+        return StreamEnd::Ended(Some(bad_stream(format!("malformed stream: {err}"))));
+    }
+    let cause = err
+        .get_ref()
+        .map_or_else(|| err.to_string(), |inner| root_causes(inner));
+    StreamEnd::Ended(Some(bad_stream(format!(
+        "the stream was cut before it ended ({cause}){}",
+        resume_hint(transcript)
+    ))))
+}
+
+/// The failure for a line that is not a message: a cut when it is the
+/// unterminated last line, a malformed stream otherwise.
+fn parse_failure(err: ParseError, number: u64, terminated: bool, transcript: &Transcript) -> anyhow::Error {
+    match (err, terminated) {
+        (err, false) => {
+            let detail = match err {
+                ParseError::Invalid(text) => text,
+                ParseError::NotAnObject => "not a JSON object".into(),
+            };
+            bad_stream(format!(
+                "the stream was cut in the middle of line {number} ({detail}){}",
+                resume_hint(transcript)
+            ))
+        }
+        (ParseError::Invalid(text), true) => {
+            bad_stream(format!("malformed stream: line {number} is not valid JSON: {text}"))
+        }
+        (ParseError::NotAnObject, true) => {
+            bad_stream(format!("malformed stream: line {number} is JSON but not an object"))
+        }
+    }
+}
+
+fn resume_hint(transcript: &Transcript) -> String {
+    match transcript.chat_id() {
+        Some(id) => format!("; see where the thread stands with: analyst ask --chat-id {id}"),
+        None => String::new(),
+    }
+}
+
+fn note_event(event: &Event, notes: &Notes) {
+    match event {
+        Event::ChatId(id) => notes.info(&format!("chat: {id}")),
+        Event::ToolFinished(tool) => {
+            if let Some(error) = &tool.error {
+                notes.warn(&format!("tool {} failed: {}", tool.name, shorten(error)));
+            }
+            if let Some(sql) = tool.sql.as_ref().filter(|_| tool.error.is_none()) {
+                if let Some(total) = sql.total_rows.filter(|&total| total > sql.rows as u64) {
+                    let title = sql.title.as_deref().map(|t| format!(" \"{t}\"")).unwrap_or_default();
+                    notes.warn(&format!(
+                        "SQL result {}{title} is truncated: {} of {total} rows in the stream; --all-rows fetches every row (or pipe -o raw into 'analyst rows --query {}')",
+                        sql.number, sql.rows, sql.number
+                    ));
+                }
+            }
+        }
+    }
+}
+
+/// Describes a stop and aborts the turn's chat when there is one to abort
+/// (`client` is `None` for a replayed stream).
+pub fn stop_message(stop: Stop, client: Option<&ChatClient>, transcript: &Transcript) -> String {
+    let mut message = stop.to_string();
+    match (client, transcript.chat_id()) {
+        (Some(client), Some(chat_id)) => match client.abort(chat_id) {
+            Ok(()) => message.push_str(&format!("; chat {chat_id} aborted")),
+            Err(err) => message.push_str(&format!("; aborting chat {chat_id} failed: {err:#}")),
+        },
+        (Some(_), None) => message.push_str(" before the chat started; nothing to abort"),
+        (None, _) => {}
+    }
+    message
+}
+
+/// The failure the chat itself reported, in order of gravity: suspended,
+/// in-stream error, aborted, no answer at all.
+pub fn chat_failure(transcript: &Transcript) -> Option<anyhow::Error> {
+    if let Some(text) = transcript.suspended() {
+        let resume = match transcript.chat_id() {
+            Some(id) => format!("; the turn can be resumed for 24 hours: analyst ask --chat-id {id} QUESTION"),
+            None => String::new(),
+        };
+        return Some(bad_stream(format!(
+            "the chat was suspended by the service: {text}{resume}"
+        )));
+    }
+    if let Some(first) = transcript.errors().first() {
+        let more = match transcript.errors().len() {
+            1 => String::new(),
+            n => format!(" (and {} more; see -o json .errors)", n - 1),
+        };
+        return Some(bad_stream(format!(
+            "the stream reported an error: {}{more}",
+            shorten(first)
+        )));
+    }
+    if transcript.aborted() {
+        return Some(bad_stream("the chat was aborted before it finished"));
+    }
+    if transcript.answer().is_none() && !transcript.is_thread_state() {
+        return Some(bad_stream("the stream ended without an answer"));
+    }
+    None
+}
