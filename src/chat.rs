@@ -248,19 +248,18 @@ fn note_event(event: &Event, notes: &Notes) {
     }
 }
 
-/// Describes a stop and aborts the turn's chat when there is one to abort
-/// (`client` is `None` for a replayed stream).
-pub fn stop_message(stop: Stop, client: Option<&ChatClient>, transcript: &Transcript) -> String {
-    let mut message = stop.to_string();
+/// Aborts the turn's chat when there is one to abort (`client` is `None`
+/// for a replayed stream) and says what happened, as a clause to append to
+/// the reason of the stop: `"; chat X aborted"`.
+pub fn abort_after_stop(client: Option<&ChatClient>, transcript: &Transcript) -> String {
     match (client, transcript.chat_id()) {
         (Some(client), Some(chat_id)) => match client.abort(chat_id) {
-            Ok(()) => message.push_str(&format!("; chat {chat_id} aborted")),
-            Err(err) => message.push_str(&format!("; aborting chat {chat_id} failed: {err:#}")),
+            Ok(()) => format!("; chat {chat_id} aborted"),
+            Err(err) => format!("; aborting chat {chat_id} failed: {err:#}"),
         },
-        (Some(_), None) => message.push_str(" before the chat started; nothing to abort"),
-        (None, _) => {}
+        (Some(_), None) => " before the chat started; nothing to abort".to_string(),
+        (None, _) => String::new(),
     }
-    message
 }
 
 /// The failure the chat itself reported, in order of gravity: suspended,

@@ -32,7 +32,7 @@ Exit codes:
   6  the service failed or could not be reached: 5xx, connection, TLS, DNS
   7  bad stream: malformed line, in-stream error, suspended, cut, no answer
   8  a tool error, with --fail-on-tool-error
-  9  an --expect-* / --min-rows check failed
+  9  an --expect-* / --min-rows check (or a check case) failed
   10 rows: fewer rows than totalRows
   124  --timeout expired or the stream stalled (the chat was aborted)
   130  interrupted by Ctrl-C (SIGINT); 143 by SIGTERM (the chat was aborted)
@@ -102,6 +102,73 @@ pub enum Command {
     /// Fetch every row of a (truncated) SQL result through the data query API
     #[command(after_help = ROWS_AFTER_HELP)]
     Rows(RowsArgs),
+
+    /// Run a suite of known questions with expectations: a CI smoke check with JUnit output
+    #[command(after_help = CHECK_AFTER_HELP)]
+    Check(CheckArgs),
+}
+
+const CHECK_AFTER_HELP: &str = "\
+Suite file (TOML):
+  [defaults]                      # shared by every case; a case overrides
+  timeout = \"2m\"                  # per case (default 5m); the chat is aborted when it expires
+  external_id = \"ci-bot\"          # or internal_id, email, attributes = {…}, groups = […],
+  branch = \"dev\"                  #    security_context = {…}, default_branch = true
+  expect_tool = [\"semanticSqlApi\"]
+
+  [[case]]
+  name = \"revenue by month\"
+  question = \"What was our revenue by month in 2024?\"
+  expect_answer = \"(?i)revenue\"    # regular expressions
+  expect_sql = \"(?i)orders\"
+  min_rows = 12                   # totalRows of the last SQL result
+  chat = [\"And by quarter?\", { question = \"Which region led?\", expect_answer = \"EMEA\" }]
+
+Exit codes: 0 every case passed, 9 an expectation failed, otherwise the code of
+the failure (3 bad key, 6 service unreachable, 7 bad stream, 124 a case timed
+out…); 2 for a malformed suite (nothing runs).";
+
+/// What `check` prints on stdout besides nothing.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum CheckOutput {
+    /// One JSON document with every case's result and timings
+    Json,
+}
+
+/// Arguments of `analyst check`.
+#[derive(Debug, Args)]
+pub struct CheckArgs {
+    /// The suite file (TOML)
+    #[arg(value_name = "SUITE")]
+    pub suite: PathBuf,
+
+    /// How many cases run at once
+    #[arg(short, long, value_name = "N", default_value_t = 4, value_parser = clap::value_parser!(u16).range(1..=64))]
+    pub jobs: u16,
+
+    /// Write a JUnit XML report to FILE (one testcase per case)
+    #[arg(long, value_name = "FILE")]
+    pub junit: Option<PathBuf>,
+
+    /// Print TAP (Test Anything Protocol) on stdout
+    #[arg(long, conflicts_with = "output")]
+    pub tap: bool,
+
+    /// Print one JSON document of all results on stdout
+    #[arg(short, long, value_enum, value_name = "MODE")]
+    pub output: Option<CheckOutput>,
+
+    /// Keep each turn's raw stream in DIR (replay it with 'ask --replay')
+    #[arg(long, value_name = "DIR")]
+    pub save: Option<PathBuf>,
+
+    /// Where the service is and how to authenticate.
+    #[command(flatten)]
+    pub endpoint: ChatEndpointArgs,
+
+    /// Who asks, unless the suite says otherwise.
+    #[command(flatten)]
+    pub identity: IdentityArgs,
 }
 
 const ROWS_AFTER_HELP: &str = "\

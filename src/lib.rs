@@ -21,6 +21,7 @@ pub mod render;
 pub mod results;
 pub mod signals;
 pub mod stream;
+pub mod suite;
 
 use clap::{CommandFactory, FromArgMatches};
 
@@ -47,6 +48,7 @@ where
         cli::Command::Abort(args) => commands::abort::run(args, sub, &parsed.global, &notes),
         cli::Command::Session(args) => commands::session::run(args, sub, &parsed.global, &notes),
         cli::Command::Rows(args) => commands::rows::run(args, &parsed.global, &notes),
+        cli::Command::Check(args) => commands::check::run(args, sub, &parsed.global, &notes),
     };
     match result {
         Ok(code) => code,

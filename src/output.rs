@@ -83,6 +83,11 @@ impl Notes {
         }
     }
 
+    /// A line that matters even with `-q` (a failed `check` case), as it is.
+    pub fn always(&self, line: &str) {
+        emit(line);
+    }
+
     /// `analyst: expectation failed: …`; always printed, even with `-q`.
     pub fn expectation(&self, line: &str) {
         emit(&format!("analyst: expectation failed: {line}"));

@@ -9,7 +9,7 @@ use std::time::Instant;
 use anyhow::Result;
 use clap::ArgMatches;
 
-use crate::chat::{chat_failure, read_stream, stop_message, ChatClient, ChatRequest, StreamEnd};
+use crate::chat::{abort_after_stop, chat_failure, read_stream, ChatClient, ChatRequest, StreamEnd};
 use crate::cli::{AskArgs, GlobalArgs, OutputMode, QuerySelector};
 use crate::commands::rows::{data_client, shortfall};
 use crate::config::{load_api_key, parse_security_context, read_stdin, service_url};
@@ -127,7 +127,7 @@ fn stopped(
     transcript: &Transcript,
     out: &mut Out,
 ) -> Result<ExitCode> {
-    let message = stop_message(stop, client, transcript);
+    let message = format!("{stop}{}", abort_after_stop(client, transcript));
     if args.output == OutputMode::Json {
         write_failure_document(transcript, Status::Aborted, &message, out);
     } else {

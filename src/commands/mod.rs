@@ -3,5 +3,6 @@
 
 pub mod abort;
 pub mod ask;
+pub mod check;
 pub mod rows;
 pub mod session;

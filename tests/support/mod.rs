@@ -202,6 +202,8 @@ struct State {
     aborted: Vec<String>,
     sessions_created: u64,
     continue_waits: usize,
+    open_chats: usize,
+    most_open_chats: usize,
     threads: HashMap<String, Thread>,
     chats_created: u64,
     agent: Agent,
@@ -295,6 +297,11 @@ impl Emulator {
     /// The data query API base (`--data-url`).
     pub fn data_url(&self) -> String {
         format!("http://{}/cubejs-api", self.addr)
+    }
+
+    /// The most chat streams that were being sent at the same time.
+    pub fn most_open_chats(&self) -> usize {
+        self.state.lock().unwrap().most_open_chats
     }
 
     /// The next `n` data queries answer "Continue wait" before running.
@@ -879,18 +886,14 @@ fn write_reply(connection: &mut TcpStream, reply: Reply, state: &Mutex<State>) -
             chunking,
             delay,
         } => {
-            connection.write_all(STREAM_HEAD)?;
-            for piece in pieces(&body, &chunking) {
-                if state.lock().unwrap().aborted.contains(&chat_id) {
-                    write_chunk(connection, format!("{}\n", stream::aborted_line()).as_bytes())?;
-                    break;
-                }
-                write_chunk(connection, piece)?;
-                if !delay.is_zero() {
-                    thread::sleep(delay);
-                }
+            {
+                let mut state = state.lock().unwrap();
+                state.open_chats += 1;
+                state.most_open_chats = state.most_open_chats.max(state.open_chats);
             }
-            connection.write_all(b"0\r\n\r\n")
+            let sent = write_chat(connection, &chat_id, &body, &chunking, delay, state);
+            state.lock().unwrap().open_chats -= 1;
+            sent
         }
         Reply::Query { sql } => stream_query(connection, &sql),
         Reply::Hang(duration) => {
@@ -957,6 +960,30 @@ fn write_reply(connection: &mut TcpStream, reply: Reply, state: &Mutex<State>) -
             connection.flush()
         }
     }
+}
+
+/// Sends a chat's stream, ending it with `__aborted__` as soon as the chat
+/// is aborted.
+fn write_chat(
+    connection: &mut TcpStream,
+    chat_id: &str,
+    body: &[u8],
+    chunking: &Chunking,
+    delay: Duration,
+    state: &Mutex<State>,
+) -> std::io::Result<()> {
+    connection.write_all(STREAM_HEAD)?;
+    for piece in pieces(body, chunking) {
+        if state.lock().unwrap().aborted.iter().any(|id| id == chat_id) {
+            write_chunk(connection, format!("{}\n", stream::aborted_line()).as_bytes())?;
+            break;
+        }
+        write_chunk(connection, piece)?;
+        if !delay.is_zero() {
+            thread::sleep(delay);
+        }
+    }
+    connection.write_all(b"0\r\n\r\n")
 }
 
 /// The head of a chat stream; the service serves NDJSON as

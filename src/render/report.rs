@@ -1,0 +1,246 @@
+//! Reports of a `check` run: a line per case for people (stderr), JUnit XML
+//! for CI systems, TAP, and one JSON document.
+
+use std::io::{self, Write};
+use std::path::PathBuf;
+use std::time::Duration;
+
+use serde_json::json;
+
+use crate::chat::Timings;
+use crate::exit::ExitCode;
+
+/// How a case ended.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Verdict {
+    /// Every turn ended well and met its expectations.
+    Passed,
+    /// The chat worked but expectations were not met: one line each.
+    Failed(Vec<String>),
+    /// The request or the stream failed, or the case timed out.
+    Error {
+        /// The exit code this failure maps to.
+        code: ExitCode,
+        /// What went wrong.
+        message: String,
+    },
+}
+
+/// The result of one case.
+#[derive(Clone, Debug)]
+pub struct CaseResult {
+    /// The case's name.
+    pub name: String,
+    /// How it ended.
+    pub verdict: Verdict,
+    /// The chat it used, when the service said.
+    pub chat_id: Option<String>,
+    /// When things happened, from the case's start; `total` is its duration.
+    pub timings: Timings,
+    /// The raw streams kept with `--save`.
+    pub saved: Vec<PathBuf>,
+}
+
+fn seconds(duration: Duration) -> String {
+    format!("{:.3}", duration.as_secs_f64())
+}
+
+fn short_seconds(duration: Duration) -> String {
+    format!("{:.1}s", duration.as_secs_f64())
+}
+
+/// The people's line(s) for a finished case: `PASS name 2.1s (first byte …)`,
+/// or `FAIL`/`ERROR` with the reasons on the following lines.
+pub fn summary(result: &CaseResult) -> String {
+    let t = &result.timings;
+    let mut parts = Vec::new();
+    for (label, at) in [
+        ("first byte", t.first_byte),
+        ("first SQL", t.first_sql),
+        ("answer", t.answer),
+    ] {
+        if let Some(at) = at {
+            parts.push(format!("{label} {}", short_seconds(at)));
+        }
+    }
+    let timing = if parts.is_empty() {
+        short_seconds(t.total)
+    } else {
+        format!("{} ({})", short_seconds(t.total), parts.join(", "))
+    };
+    match &result.verdict {
+        Verdict::Passed => format!("PASS  {}  {timing}", result.name),
+        Verdict::Failed(lines) => {
+            let reasons: Vec<String> = lines.iter().map(|line| format!("      {line}")).collect();
+            format!("FAIL  {}  {timing}\n{}", result.name, reasons.join("\n"))
+        }
+        Verdict::Error { code, message } => {
+            format!(
+                "ERROR {}  {timing}\n      {message} (exit {})",
+                result.name, *code as u8
+            )
+        }
+    }
+}
+
+/// Counts of passed, failed and errored cases.
+pub fn counts(results: &[CaseResult]) -> (usize, usize, usize) {
+    results.iter().fold((0, 0, 0), |(p, f, e), r| match r.verdict {
+        Verdict::Passed => (p + 1, f, e),
+        Verdict::Failed(_) => (p, f + 1, e),
+        Verdict::Error { .. } => (p, f, e + 1),
+    })
+}
+
+/// Text safe inside XML: the five entities escaped, characters XML 1.0
+/// forbids dropped.
+fn xml(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        match c {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '"' => out.push_str("&quot;"),
+            '\'' => out.push_str("&apos;"),
+            '\t' | '\n' | '\r' => out.push(c),
+            c if (c as u32) < 0x20 || c == '\u{fffe}' || c == '\u{ffff}' => {}
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+/// JUnit XML: one `testsuite` of one `testcase` per case, `failure` for
+/// unmet expectations, `error` for failed requests and streams, `time` in
+/// seconds, and the chat id and timings in `system-out`.
+pub fn junit(suite: &str, results: &[CaseResult], total: Duration, out: &mut impl Write) -> io::Result<()> {
+    let (_, failed, errors) = counts(results);
+    let tests = results.len();
+    writeln!(out, r#"<?xml version="1.0" encoding="UTF-8"?>"#)?;
+    writeln!(
+        out,
+        r#"<testsuites name="analyst check" tests="{tests}" failures="{failed}" errors="{errors}" time="{}">"#,
+        seconds(total)
+    )?;
+    writeln!(
+        out,
+        r#"  <testsuite name="{}" tests="{tests}" failures="{failed}" errors="{errors}" skipped="0" time="{}">"#,
+        xml(suite),
+        seconds(total)
+    )?;
+    for result in results {
+        write!(
+            out,
+            r#"    <testcase name="{}" classname="{}" time="{}">"#,
+            xml(&result.name),
+            xml(suite),
+            seconds(result.timings.total)
+        )?;
+        match &result.verdict {
+            Verdict::Passed => {}
+            Verdict::Failed(lines) => write!(
+                out,
+                "\n      <failure type=\"expectation\" message=\"{}\">{}</failure>",
+                xml(lines.first().map_or("", String::as_str)),
+                xml(&lines.join("\n"))
+            )?,
+            Verdict::Error { code, message } => write!(
+                out,
+                "\n      <error type=\"exit {}\" message=\"{}\">{}</error>",
+                *code as u8,
+                xml(message),
+                xml(message)
+            )?,
+        }
+        let t = &result.timings;
+        let mut system_out = format!("time to first byte: {}", t.first_byte.map_or("-".into(), seconds));
+        system_out.push_str(&format!(
+            "\ntime to first SQL result: {}",
+            t.first_sql.map_or("-".into(), seconds)
+        ));
+        system_out.push_str(&format!(
+            "\ntime to final answer: {}",
+            t.answer.map_or("-".into(), seconds)
+        ));
+        if let Some(chat) = &result.chat_id {
+            system_out.push_str(&format!("\nchat: {chat}"));
+        }
+        for path in &result.saved {
+            system_out.push_str(&format!("\nsaved: {}", path.display()));
+        }
+        write!(
+            out,
+            "\n      <system-out>{}</system-out>\n    </testcase>\n",
+            xml(&system_out)
+        )?;
+    }
+    writeln!(out, "  </testsuite>\n</testsuites>")
+}
+
+/// TAP version 13: `ok`/`not ok` per case, with a YAML block of reasons.
+pub fn tap(results: &[CaseResult], out: &mut impl Write) -> io::Result<()> {
+    writeln!(out, "TAP version 13\n1..{}", results.len())?;
+    for (i, result) in results.iter().enumerate() {
+        let name = result.name.replace('#', "\\#");
+        let reasons: Vec<String> = match &result.verdict {
+            Verdict::Passed => {
+                writeln!(out, "ok {} - {name}", i + 1)?;
+                continue;
+            }
+            Verdict::Failed(lines) => lines.clone(),
+            Verdict::Error { code, message } => vec![format!("{message} (exit {})", *code as u8)],
+        };
+        writeln!(out, "not ok {} - {name}", i + 1)?;
+        writeln!(out, "  ---")?;
+        writeln!(out, "  message: {}", json!(reasons.join("; ")))?;
+        writeln!(out, "  duration_ms: {}", result.timings.total.as_millis())?;
+        writeln!(out, "  ...")?;
+    }
+    Ok(())
+}
+
+/// One JSON document of the run: counts, and per case its status, reasons,
+/// exit code, chat id, timings (seconds) and saved streams.
+pub fn json(suite: &str, results: &[CaseResult], total: Duration, out: &mut impl Write) -> io::Result<()> {
+    let (passed, failed, errors) = counts(results);
+    let secs = |d: Option<Duration>| d.map(|d| (d.as_secs_f64() * 1000.0).round() / 1000.0);
+    let cases: Vec<_> = results
+        .iter()
+        .map(|r| {
+            let (status, messages, code) = match &r.verdict {
+                Verdict::Passed => ("passed", vec![], 0),
+                Verdict::Failed(lines) => ("failed", lines.clone(), ExitCode::Expectation as u8),
+                Verdict::Error { code, message } => ("error", vec![message.clone()], *code as u8),
+            };
+            json!({
+                "name": r.name, "status": status, "messages": messages, "exitCode": code,
+                "chatId": r.chat_id,
+                "timings": {
+                    "firstByte": secs(r.timings.first_byte), "firstSql": secs(r.timings.first_sql),
+                    "answer": secs(r.timings.answer), "total": secs(Some(r.timings.total)),
+                },
+                "saved": r.saved.iter().map(|p| p.display().to_string()).collect::<Vec<_>>(),
+            })
+        })
+        .collect();
+    let document = json!({
+        "suite": suite, "passed": passed, "failed": failed, "errors": errors,
+        "time": secs(Some(total)), "cases": cases,
+    });
+    serde_json::to_writer_pretty(&mut *out, &document).map_err(io::Error::other)?;
+    writeln!(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn xml_text_is_escaped_and_forbidden_characters_dropped() {
+        assert_eq!(
+            xml("a<b & \"c\" 'd'\u{1}>"),
+            "a&lt;b &amp; &quot;c&quot; &apos;d&apos;&gt;"
+        );
+    }
+}

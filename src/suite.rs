@@ -1,0 +1,388 @@
+//! A `check` suite file: TOML with `[defaults]` and `[[case]]` tables, read
+//! and validated whole before anything runs. Every error names the file, the
+//! line and the field.
+
+use std::collections::BTreeMap;
+use std::ops::Range;
+use std::path::Path;
+use std::time::Duration;
+
+use anyhow::Result;
+use serde::Deserialize;
+use serde_json::Value;
+use toml::Spanned;
+
+use crate::cli::QuerySelector;
+use crate::config::{parse_duration, IdentityInput, SessionSettings};
+use crate::exit::usage;
+use crate::expect::Expectations;
+
+/// A case's timeout when neither it nor `[defaults]` sets one.
+pub const DEFAULT_CASE_TIMEOUT: Duration = Duration::from_secs(5 * 60);
+
+/// The fields a case may set; `[defaults]` may set all but `name`,
+/// `question` and `chat`.
+#[derive(Clone, Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Fields {
+    name: Option<Spanned<String>>,
+    question: Option<Spanned<String>>,
+    #[serde(default)]
+    chat: Vec<FollowUp>,
+    timeout: Option<Spanned<String>>,
+    external_id: Option<String>,
+    internal_id: Option<String>,
+    email: Option<String>,
+    attributes: Option<BTreeMap<String, String>>,
+    groups: Option<Vec<String>>,
+    security_context: Option<Spanned<toml::Table>>,
+    branch: Option<String>,
+    default_branch: Option<bool>,
+    expect_answer: Option<Spanned<String>>,
+    expect_sql: Option<Spanned<String>>,
+    expect_tool: Option<Vec<String>>,
+    min_rows: Option<u64>,
+}
+
+/// A follow-up question: a string, or a table with its own expectations.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(untagged)]
+enum FollowUp {
+    Question(String),
+    Turn(TurnFields),
+}
+
+/// A follow-up with expectations. (Spans do not survive an untagged enum,
+/// so its errors point at the case.)
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct TurnFields {
+    question: String,
+    expect_answer: Option<String>,
+    expect_sql: Option<String>,
+    expect_tool: Option<Vec<String>>,
+    min_rows: Option<u64>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct SuiteFile {
+    #[serde(default)]
+    defaults: Option<Spanned<Fields>>,
+    #[serde(default, rename = "case")]
+    cases: Vec<Spanned<Fields>>,
+}
+
+/// One question of a case and what its answer must show.
+#[derive(Clone, Debug)]
+pub struct Turn {
+    /// The question.
+    pub question: String,
+    /// What the answer must show.
+    pub expectations: Expectations,
+}
+
+/// A validated case: who asks, where, how long it may take, and its turns
+/// (later ones continue the first one's chat).
+#[derive(Clone, Debug)]
+pub struct Case {
+    /// The case's name, unique in the suite.
+    pub name: String,
+    /// Who asks.
+    pub settings: SessionSettings,
+    /// `activeBranchName`.
+    pub branch: Option<String>,
+    /// `isDefaultBranch` (with a branch).
+    pub default_branch: bool,
+    /// The whole case's time limit; the chat is aborted when it expires.
+    pub timeout: Duration,
+    /// The questions, in order.
+    pub turns: Vec<Turn>,
+}
+
+/// Reads and validates the suite at `path`. `base` is the identity from the
+/// command line and environment, which `[defaults]` and cases override.
+pub fn load(path: &Path, base: &IdentityInput) -> Result<Vec<Case>> {
+    let text = std::fs::read_to_string(path)
+        .map_err(|err| usage(format!("cannot read the suite {}: {err}", path.display())))?;
+    let file = path.display().to_string();
+    let at = |span: Range<usize>| Place {
+        file: &file,
+        text: &text,
+        span,
+    };
+    let suite: SuiteFile = toml::from_str(&text).map_err(|err| {
+        let place = at(err.span().unwrap_or(0..0));
+        usage(format!("{}{}", place, err.message()))
+    })?;
+    let defaults = suite.defaults.map(|d| (d.span(), d.into_inner()));
+    if let Some((span, fields)) = &defaults {
+        for (set, field) in [
+            (fields.name.is_some(), "name"),
+            (fields.question.is_some(), "question"),
+            (!fields.chat.is_empty(), "chat"),
+        ] {
+            if set {
+                return Err(usage(format!(
+                    "{}[defaults] cannot set {field}: it belongs to a [[case]]",
+                    at(span.clone())
+                )));
+            }
+        }
+    }
+    if suite.cases.is_empty() {
+        return Err(usage(format!("{file}: the suite has no [[case]]")));
+    }
+    let defaults = defaults.map(|(_, fields)| fields).unwrap_or_default();
+    let mut cases: Vec<Case> = Vec::new();
+    for spanned in suite.cases {
+        let span = spanned.span();
+        let case = spanned.into_inner();
+        let place = at(span.clone());
+        let name = case
+            .name
+            .as_ref()
+            .map(|n| n.get_ref().trim().to_string())
+            .filter(|n| !n.is_empty());
+        let name = name.ok_or_else(|| usage(format!("{place}a [[case]] needs a name")))?;
+        let context = |message: String| usage(format!("{place}case \"{name}\": {message}"));
+        if cases.iter().any(|c| c.name == name) {
+            return Err(context("another case has the same name".into()));
+        }
+        let question = case
+            .question
+            .as_ref()
+            .ok_or_else(|| context("missing field question".into()))?;
+        let timeout_field = case.timeout.as_ref().or(defaults.timeout.as_ref());
+        let timeout = match timeout_field {
+            Some(text) => parse_duration(text.get_ref()).map_err(|err| usage(format!("{}{err}", at(text.span()))))?,
+            None => DEFAULT_CASE_TIMEOUT,
+        };
+        let answer = first_set([&case.expect_answer, &defaults.expect_answer]);
+        let sql = first_set([&case.expect_sql, &defaults.expect_sql]);
+        let first_place = answer
+            .or(sql)
+            .map_or_else(|| place.to_string(), |field| at(field.span()).to_string());
+        let mut turns = vec![Turn {
+            question: non_empty(question.get_ref(), &at(question.span()).to_string())?,
+            expectations: expectations(
+                answer.map(|a| a.get_ref().as_str()),
+                sql.map(|s| s.get_ref().as_str()),
+                case.expect_tool.as_ref().or(defaults.expect_tool.as_ref()),
+                case.min_rows.or(defaults.min_rows),
+                &first_place,
+            )?,
+        }];
+        let follow_up_place = format!("{place}case \"{name}\", chat: ");
+        for follow_up in &case.chat {
+            turns.push(match follow_up {
+                FollowUp::Question(question) => Turn {
+                    question: non_empty(question, &follow_up_place)?,
+                    expectations: Expectations::default(),
+                },
+                FollowUp::Turn(turn) => Turn {
+                    question: non_empty(&turn.question, &follow_up_place)?,
+                    expectations: expectations(
+                        turn.expect_answer.as_deref(),
+                        turn.expect_sql.as_deref(),
+                        turn.expect_tool.as_ref(),
+                        turn.min_rows,
+                        &follow_up_place,
+                    )?,
+                },
+            });
+        }
+        let identity = identity(base, &defaults, &case, &at)?;
+        let settings = identity.validate().map_err(|err| context(format!("{err:#}")))?;
+        cases.push(Case {
+            name,
+            settings,
+            branch: case
+                .branch
+                .clone()
+                .or(defaults.branch.clone())
+                .filter(|b| !b.trim().is_empty()),
+            default_branch: case.default_branch.or(defaults.default_branch).unwrap_or(false),
+            timeout,
+            turns,
+        });
+    }
+    Ok(cases)
+}
+
+/// Where something is in the suite: `file:line: ` (1-based).
+struct Place<'a> {
+    file: &'a str,
+    text: &'a str,
+    span: Range<usize>,
+}
+
+impl std::fmt::Display for Place<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let start = self.span.start.min(self.text.len());
+        let line = self.text[..start].matches('\n').count() + 1;
+        let source = self.text.lines().nth(line - 1).unwrap_or("");
+        match source
+            .split_once('=')
+            .map(|(key, _)| key.trim())
+            .filter(|key| !key.is_empty() && !key.starts_with('['))
+        {
+            Some(key) => write!(f, "{}:{line}: field {key}: ", self.file),
+            None => write!(f, "{}:{line}: ", self.file),
+        }
+    }
+}
+
+fn non_empty(question: &str, place: &str) -> Result<String> {
+    let text = question.trim();
+    if text.is_empty() {
+        return Err(usage(format!("{place}the question is empty")));
+    }
+    Ok(text.to_string())
+}
+
+/// A turn's expectations; `place` prefixes an error (a bad pattern).
+fn expectations(
+    answer: Option<&str>,
+    sql: Option<&str>,
+    tools: Option<&Vec<String>>,
+    min_rows: Option<u64>,
+    place: &str,
+) -> Result<Expectations> {
+    Expectations::new(
+        answer,
+        sql,
+        tools.map(Vec::as_slice).unwrap_or_default(),
+        min_rows,
+        QuerySelector::Last,
+        "",
+    )
+    .map_err(|err| usage(format!("{place}{err:#}")))
+}
+
+fn first_set(pair: [&Option<Spanned<String>>; 2]) -> Option<&Spanned<String>> {
+    pair.into_iter().find_map(Option::as_ref)
+}
+
+/// The case's identity: the command line's, then `[defaults]`, then the
+/// case's own; naming one kind of id drops the other.
+fn identity<'a>(
+    base: &IdentityInput,
+    defaults: &Fields,
+    case: &Fields,
+    at: &impl Fn(Range<usize>) -> Place<'a>,
+) -> Result<IdentityInput> {
+    let mut identity = base.clone();
+    for level in [defaults, case] {
+        if let Some(id) = &level.external_id {
+            identity.external_id = Some(id.clone());
+            identity.internal_id = None;
+        }
+        if let Some(email) = &level.internal_id {
+            identity.internal_id = Some(email.clone());
+            identity.external_id = None;
+        }
+        if let Some(email) = &level.email {
+            identity.email = Some(email.clone());
+        }
+        if let Some(attributes) = &level.attributes {
+            identity.attrs = attributes
+                .iter()
+                .map(|(name, value)| format!("{name}={value}"))
+                .collect();
+        }
+        if let Some(groups) = &level.groups {
+            identity.groups = groups.clone();
+        }
+        if let Some(context) = &level.security_context {
+            let json: Value =
+                serde_json::to_value(context.get_ref()).map_err(|err| usage(format!("{}{err}", at(context.span()))))?;
+            identity.security_context = Some(json.to_string());
+        }
+    }
+    Ok(identity)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn load_text(text: &str) -> Result<Vec<Case>> {
+        let dir = std::env::temp_dir().join(format!("analyst-suite-{}-{}", std::process::id(), text.len()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("smoke.toml");
+        std::fs::write(&path, text).unwrap();
+        let base = IdentityInput {
+            external_id: Some("ci-bot".into()),
+            ..IdentityInput::default()
+        };
+        load(&path, &base)
+    }
+
+    #[test]
+    fn cases_inherit_defaults_and_follow_ups_become_turns() {
+        let cases = load_text(
+            r#"
+[defaults]
+timeout = "90s"
+branch = "dev"
+[[case]]
+name = "one"
+question = "Revenue?"
+[[case]]
+name = "two"
+question = "Orders?"
+internal_id = "ana@acme.example"
+timeout = "10s"
+chat = ["And by region?", { question = "Top one?", expect_answer = "EMEA" }]
+"#,
+        )
+        .unwrap();
+        assert_eq!(cases[0].timeout, Duration::from_secs(90));
+        assert_eq!(cases[0].branch.as_deref(), Some("dev"));
+        assert_eq!(cases[0].settings.external_id.as_deref(), Some("ci-bot"));
+        assert_eq!(cases[1].settings.internal_id.as_deref(), Some("ana@acme.example"));
+        assert_eq!(cases[1].settings.external_id, None);
+        assert_eq!(cases[1].turns.len(), 3);
+        assert!(!cases[1].turns[2].expectations.is_empty());
+    }
+
+    #[test]
+    fn errors_name_the_file_line_and_field() {
+        let err = load_text("[[case]]\nname = \"a\"\nquestion = \"q\"\nmin_rows = \"ten\"\n")
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("smoke.toml:4: field min_rows: invalid type"), "{err}");
+        let err = load_text("[[case]]\nname = \"a\"\nquestion = \"q\"\nexpect_sql = \"(\"\n")
+            .unwrap_err()
+            .to_string();
+        assert!(
+            err.contains("smoke.toml:4: field expect_sql: expect-sql is not a valid regular expression"),
+            "{err}"
+        );
+        let err = load_text("[[case]]\nname = \"a\"\nquestoin = \"q\"\n")
+            .unwrap_err()
+            .to_string();
+        assert!(
+            err.contains("smoke.toml:3: field questoin: unknown field `questoin`"),
+            "{err}"
+        );
+        let err = load_text("[[case]]\nname = \"a\"\nquestion = \"q\"\ntimeout = \"soon\"\n")
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("smoke.toml:4: field timeout: invalid duration"), "{err}");
+        let err = load_text(
+            "[[case]]\nname = \"a\"\nquestion = \"q\"\ngroups = [\"g\"]\ninternal_id = \"ana@acme.example\"\n",
+        )
+        .unwrap_err()
+        .to_string();
+        assert!(
+            err.contains("case \"a\": --group cannot be used with --internal-id"),
+            "{err}"
+        );
+        assert!(load_text("[defaults]\ntimeout = \"1m\"\n")
+            .unwrap_err()
+            .to_string()
+            .contains("no [[case]]"));
+    }
+}

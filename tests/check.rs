@@ -1,0 +1,349 @@
+//! `analyst check SUITE.toml`: parallel cases, follow-up conversations,
+//! expectations of each kind, a case that times out (its chat aborted), a
+//! malformed suite refused before anything runs, and the reports: JUnit XML
+//! parsed as XML, TAP, JSON, saved streams that replay.
+
+mod support;
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+use predicates::prelude::*;
+use serde_json::{json, Value};
+use support::*;
+
+/// Writes `text` as a suite file in a fresh folder; returns the file's path.
+fn suite(text: &str) -> PathBuf {
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    static COUNTER: AtomicUsize = AtomicUsize::new(0);
+    let dir = std::env::temp_dir().join(format!(
+        "analyst-check-{}-{}",
+        std::process::id(),
+        COUNTER.fetch_add(1, Ordering::SeqCst)
+    ));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("smoke.toml");
+    std::fs::write(&path, text).unwrap();
+    path
+}
+
+const PASSING: &str = r#"
+[defaults]
+timeout = "30s"
+expect_tool = ["semanticSqlApi"]
+
+[[case]]
+name = "revenue by month"
+question = "What was our revenue by month?"
+expect_answer = "(?i)december"
+expect_sql = "FROM orders_view"
+min_rows = 12
+
+[[case]]
+name = "meta search"
+question = "Which views are there?"
+expect_tool = ["cubeMeta"]
+
+[[case]]
+name = "follow-up"
+question = "Revenue by month?"
+chat = ["And by quarter?", { question = "Which was best?", expect_answer = "Answer 3" }]
+
+[[case]]
+name = "internal user"
+question = "Revenue?"
+internal_id = "ana@acme.example"
+"#;
+
+#[test]
+fn a_passing_suite_runs_cases_in_parallel_and_exits_0() {
+    let emu = Emulator::start();
+    emu.agent(|a| a.delay = Duration::from_millis(40));
+    let path = suite(PASSING);
+    let output = emu
+        .analyst()
+        .args(["check", "--jobs", "3"])
+        .arg(&path)
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(0), "{stderr}");
+    for name in ["revenue by month", "meta search", "follow-up", "internal user"] {
+        assert!(stderr.contains(&format!("PASS  {name}  ")), "{name}: {stderr}");
+    }
+    assert!(stderr.contains("4 cases: 4 passed, 0 failed, 0 errors"), "{stderr}");
+    assert!(
+        stderr.contains("first byte") && stderr.contains("first SQL") && stderr.contains("answer"),
+        "{stderr}"
+    );
+    assert!(output.stdout.is_empty(), "stdout stays empty without --tap or -o json");
+    let most = emu.most_open_chats();
+    assert!(
+        (2..=3).contains(&most),
+        "at most --jobs chats at once, and more than one: {most}"
+    );
+    // The follow-up turns continued the first turn's chat.
+    let bodies = emu.chat_bodies();
+    let follow_ups: Vec<&Value> = bodies.iter().filter(|b| b.get("chatId").is_some()).collect();
+    assert_eq!(follow_ups.len(), 2);
+    assert_eq!(follow_ups[0]["chatId"], follow_ups[1]["chatId"]);
+    assert!(bodies
+        .iter()
+        .any(|b| b["sessionSettings"] == json!({"internalId": "ana@acme.example"})));
+}
+
+#[test]
+fn unmet_expectations_fail_their_case_with_the_reason_and_exit_9() {
+    let emu = Emulator::start();
+    let path = suite(
+        r#"
+[[case]]
+name = "wrong answer"
+question = "Revenue?"
+expect_answer = "churn"
+
+[[case]]
+name = "wrong sql and tool"
+question = "Revenue?"
+expect_sql = "FROM customers"
+expect_tool = ["semanticSearch"]
+
+[[case]]
+name = "too few rows"
+question = "Revenue?"
+min_rows = 1000
+
+[[case]]
+name = "fine"
+question = "Revenue?"
+"#,
+    );
+    let output = emu.analyst().arg("check").arg(&path).output().unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(9), "{stderr}");
+    assert!(stderr.contains("FAIL  wrong answer"), "{stderr}");
+    assert!(
+        stderr.contains("expected the answer to match /churn/, got \"Answer 1"),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains("expected a SQL query matching /FROM customers/"),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains("expected a call to tool semanticSearch; the agent called: semanticMeta, semanticSqlApi"),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains("expected at least 1000 rows in the last SQL result; it has 12"),
+        "{stderr}"
+    );
+    assert!(stderr.contains("PASS  fine"), "{stderr}");
+    assert!(stderr.contains("4 cases: 1 passed, 3 failed, 0 errors"), "{stderr}");
+}
+
+#[test]
+fn a_case_that_times_out_is_aborted_and_is_an_error() {
+    let emu = Emulator::start();
+    emu.agent(|a| {
+        a.padding = 200;
+        a.delay = Duration::from_millis(100);
+    });
+    let path = suite("[[case]]\nname = \"slow\"\nquestion = \"Q\"\ntimeout = \"1s\"\n");
+    let output = emu.analyst().arg("check").arg(&path).output().unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(124), "{stderr}");
+    assert!(stderr.contains("ERROR slow"), "{stderr}");
+    assert!(
+        stderr.contains("timed out after 1s (the case's timeout); chat chat-0001 aborted (exit 124)"),
+        "{stderr}"
+    );
+    let aborts: Vec<Value> = emu.requests_on(Route::Abort).iter().map(Recorded::json).collect();
+    assert_eq!(
+        aborts,
+        [json!({"chatId": "chat-0001", "sessionSettings": {"externalId": "ci-bot"}})]
+    );
+}
+
+#[test]
+fn when_every_case_fails_the_same_way_that_is_the_exit_code() {
+    let emu = Emulator::start();
+    let path = suite("[[case]]\nname = \"a\"\nquestion = \"Q\"\n[[case]]\nname = \"b\"\nquestion = \"Q\"\n");
+    emu.analyst()
+        .env("ANALYST_API_KEY", "sk-revoked-key")
+        .arg("check")
+        .arg(&path)
+        .assert()
+        .code(3)
+        .stderr(predicate::str::contains("401 Unauthorized").and(predicate::str::contains("sk-revoked-key").not()));
+}
+
+#[test]
+fn a_malformed_suite_is_refused_before_anything_runs() {
+    let emu = Emulator::start();
+    let cases = [
+        (
+            "[[case]]\nname = \"a\"\nquestion = \"Q\"\nmin_rows = \"many\"\n",
+            "smoke.toml:4: field min_rows: invalid type",
+        ),
+        (
+            "[[case]]\nname = \"a\"\nqestion = \"Q\"\n",
+            "smoke.toml:3: field qestion: unknown field `qestion`",
+        ),
+        (
+            "[[case]]\nname = \"a\"\nquestion = \"Q\"\nexpect_answer = \"([\"\n",
+            "smoke.toml:4: field expect_answer:",
+        ),
+        ("[[case]]\nname = \"a\"\n", "case \"a\": missing field question"),
+        (
+            "[[case]]\nname = \"a\"\nquestion = \"Q\"\n[[case]]\nname = \"a\"\nquestion = \"R\"\n",
+            "another case has the same name",
+        ),
+        (
+            "[defaults]\nquestion = \"Q\"\n[[case]]\nname = \"a\"\nquestion = \"Q\"\n",
+            "[defaults] cannot set question",
+        ),
+        ("[[case]\nname = \"a\"\n", "smoke.toml:1:"),
+    ];
+    for (text, message) in cases {
+        let path = suite(text);
+        emu.analyst()
+            .arg("check")
+            .arg(&path)
+            .assert()
+            .code(2)
+            .stderr(predicate::str::contains(message).and(predicate::str::contains(path.display().to_string())));
+    }
+    emu.analyst().args(["check", "/no/such/suite.toml"]).assert().code(2);
+    assert!(emu.requests().is_empty(), "nothing ran");
+}
+
+#[test]
+fn junit_xml_has_one_testcase_per_case_with_failures_errors_and_times() {
+    let emu = Emulator::start();
+    let path = suite(
+        r#"
+[[case]]
+name = "passes"
+question = "Q"
+[[case]]
+name = "fails <on purpose>"
+question = "Q"
+expect_answer = "never & nowhere"
+[[case]]
+name = "errors"
+question = "Q"
+branch = "broken"
+"#,
+    );
+    let junit = path.with_file_name("report.xml");
+    let output = emu
+        .analyst()
+        .args(["check", "--junit"])
+        .arg(&junit)
+        .arg(&path)
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(9));
+    let xml = std::fs::read_to_string(&junit).unwrap();
+    let document = roxmltree::Document::parse(&xml).expect("well-formed XML");
+    let root = document.root_element();
+    assert_eq!(root.tag_name().name(), "testsuites");
+    assert_eq!(
+        (
+            root.attribute("tests"),
+            root.attribute("failures"),
+            root.attribute("errors")
+        ),
+        (Some("3"), Some("1"), Some("1"))
+    );
+    let cases: Vec<_> = document.descendants().filter(|n| n.has_tag_name("testcase")).collect();
+    assert_eq!(cases.len(), 3);
+    assert_eq!(cases[1].attribute("name"), Some("fails <on purpose>"));
+    for case in &cases {
+        let time: f64 = case.attribute("time").unwrap().parse().unwrap();
+        assert!(time >= 0.0);
+    }
+    assert!(cases[0]
+        .children()
+        .all(|c| !c.has_tag_name("failure") && !c.has_tag_name("error")));
+    let failure = cases[1]
+        .children()
+        .find(|c| c.has_tag_name("failure"))
+        .expect("a failure element");
+    assert!(failure.attribute("message").unwrap().contains("/never & nowhere/"));
+    let error = cases[2]
+        .children()
+        .find(|c| c.has_tag_name("error"))
+        .expect("an error element");
+    assert!(error
+        .attribute("message")
+        .unwrap()
+        .contains("BadRequestError: Bad branch"));
+    assert_eq!(error.attribute("type"), Some("exit 7"));
+    let system_out = cases[0]
+        .children()
+        .find(|c| c.has_tag_name("system-out"))
+        .unwrap()
+        .text()
+        .unwrap();
+    assert!(
+        system_out.contains("time to first byte:") && system_out.contains("chat: chat-"),
+        "{system_out}"
+    );
+}
+
+#[test]
+fn tap_and_json_go_to_stdout() {
+    let emu = Emulator::start();
+    let path =
+        suite("[[case]]\nname = \"ok\"\nquestion = \"Q\"\n[[case]]\nname = \"no\"\nquestion = \"Q\"\nmin_rows = 99\n");
+    let tap = emu.analyst().args(["check", "--tap"]).arg(&path).output().unwrap();
+    let tap = String::from_utf8(tap.stdout).unwrap();
+    assert!(
+        tap.starts_with("TAP version 13\n1..2\nok 1 - ok\nnot ok 2 - no\n  ---\n"),
+        "{tap}"
+    );
+    let output = emu.analyst().args(["check", "-o", "json"]).arg(&path).output().unwrap();
+    let doc: Value = serde_json::from_slice(&output.stdout).unwrap();
+    assert_eq!(
+        (&doc["passed"], &doc["failed"], &doc["errors"]),
+        (&json!(1), &json!(1), &json!(0))
+    );
+    assert_eq!(doc["cases"][0]["status"], "passed");
+    assert_eq!(doc["cases"][1]["exitCode"], 9);
+    assert!(doc["cases"][0]["timings"]["total"].as_f64().unwrap() >= 0.0);
+    assert!(doc["cases"][0]["chatId"].as_str().unwrap().starts_with("chat-"));
+    emu.analyst()
+        .args(["check", "--tap", "-o", "json"])
+        .arg(&path)
+        .assert()
+        .code(2);
+}
+
+#[test]
+fn saved_streams_replay_to_the_same_answer() {
+    let emu = Emulator::start();
+    let path = suite("[[case]]\nname = \"Revenue, by month!\"\nquestion = \"Q\"\nchat = [\"And by quarter?\"]\n");
+    let dir = path.with_file_name("streams");
+    emu.analyst()
+        .args(["check", "--save"])
+        .arg(&dir)
+        .arg(&path)
+        .assert()
+        .success();
+    let first = dir.join("01-revenue-by-month.1.ndjson");
+    let second = dir.join("01-revenue-by-month.2.ndjson");
+    analyst()
+        .args(["ask", "--replay"])
+        .arg(&first)
+        .assert()
+        .success()
+        .stdout(predicate::str::starts_with("Answer 1:"));
+    analyst()
+        .args(["ask", "--replay"])
+        .arg(&second)
+        .assert()
+        .success()
+        .stdout(predicate::str::starts_with("Answer 2:"));
+}
