@@ -347,3 +347,17 @@ fn saved_streams_replay_to_the_same_answer() {
         .success()
         .stdout(predicate::str::starts_with("Answer 2:"));
 }
+
+#[test]
+fn the_readme_example_suite_passes_against_the_emulator() {
+    let emu = Emulator::start();
+    let example = format!("{}/examples/smoke.toml", env!("CARGO_MANIFEST_DIR"));
+    let report = suite("").with_file_name("junit.xml");
+    emu.analyst()
+        .args(["check", &example, "--junit"])
+        .arg(&report)
+        .assert()
+        .success()
+        .stderr(predicate::str::contains("2 cases: 2 passed, 0 failed, 0 errors"));
+    roxmltree::Document::parse(&std::fs::read_to_string(&report).unwrap()).unwrap();
+}
