@@ -106,6 +106,44 @@ pub enum Command {
     /// Run a suite of known questions with expectations: a CI smoke check with JUnit output
     #[command(after_help = CHECK_AFTER_HELP)]
     Check(CheckArgs),
+
+    /// Print a shell completion script, or the man page
+    #[command(after_help = COMPLETIONS_AFTER_HELP)]
+    Completions(CompletionsArgs),
+}
+
+const COMPLETIONS_AFTER_HELP: &str = "\
+Install:
+  bash:        analyst completions bash > ~/.local/share/bash-completion/completions/analyst
+  zsh:         analyst completions zsh > \"${fpath[1]}/_analyst\"
+  fish:        analyst completions fish > ~/.config/fish/completions/analyst.fish
+  elvish:      analyst completions elvish >> ~/.config/elvish/rc.elv
+  powershell:  analyst completions powershell >> $PROFILE
+  man page:    analyst completions man > ~/.local/share/man/man1/analyst.1";
+
+/// What `completions` prints.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum CompletionTarget {
+    /// A bash completion script
+    Bash,
+    /// A zsh completion script
+    Zsh,
+    /// A fish completion script
+    Fish,
+    /// An elvish completion script
+    Elvish,
+    /// A PowerShell completion script
+    Powershell,
+    /// The man page (roff)
+    Man,
+}
+
+/// Arguments of `analyst completions`.
+#[derive(Debug, Args)]
+pub struct CompletionsArgs {
+    /// The shell, or 'man'
+    #[arg(value_enum, value_name = "SHELL")]
+    pub target: CompletionTarget,
 }
 
 const CHECK_AFTER_HELP: &str = "\

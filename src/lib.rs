@@ -49,6 +49,7 @@ where
         cli::Command::Session(args) => commands::session::run(args, sub, &parsed.global, &notes),
         cli::Command::Rows(args) => commands::rows::run(args, &parsed.global, &notes),
         cli::Command::Check(args) => commands::check::run(args, sub, &parsed.global, &notes),
+        cli::Command::Completions(args) => commands::completions::run(&args),
     };
     match result {
         Ok(code) => code,

@@ -4,5 +4,6 @@
 pub mod abort;
 pub mod ask;
 pub mod check;
+pub mod completions;
 pub mod rows;
 pub mod session;

@@ -1,0 +1,240 @@
+
+using namespace System.Management.Automation
+using namespace System.Management.Automation.Language
+
+Register-ArgumentCompleter -Native -CommandName 'analyst' -ScriptBlock {
+    param($wordToComplete, $commandAst, $cursorPosition)
+
+    $commandElements = $commandAst.CommandElements
+    $command = @(
+        'analyst'
+        for ($i = 1; $i -lt $commandElements.Count; $i++) {
+            $element = $commandElements[$i]
+            if ($element -isnot [StringConstantExpressionAst] -or
+                $element.StringConstantType -ne [StringConstantType]::BareWord -or
+                $element.Value.StartsWith('-') -or
+                $element.Value -eq $wordToComplete) {
+                break
+        }
+        $element.Value
+    }) -join ';'
+
+    $completions = @(switch ($command) {
+        'analyst' {
+            [CompletionResult]::new('--connect-timeout', '--connect-timeout', [CompletionResultType]::ParameterName, 'How long to wait for a connection to the service')
+            [CompletionResult]::new('--timeout', '--timeout', [CompletionResultType]::ParameterName, 'Wall-clock limit of the whole command (e.g. 90s, 5m); a running chat is aborted, exit 124')
+            [CompletionResult]::new('--idle-timeout', '--idle-timeout', [CompletionResultType]::ParameterName, 'A stream that sends nothing for this long is stalled: the chat is aborted, exit 124')
+            [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Log each HTTP request and response status to stderr (the key is always redacted)')
+            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Log each HTTP request and response status to stderr (the key is always redacted)')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print nothing on stderr but errors')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print nothing on stderr but errors')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('ask', 'ask', [CompletionResultType]::ParameterValue, 'Ask the agent a question and render its NDJSON answer stream for a pipe')
+            [CompletionResult]::new('abort', 'abort', [CompletionResultType]::ParameterValue, 'Stop a running chat (as its owner: give the identity that started it)')
+            [CompletionResult]::new('session', 'session', [CompletionResultType]::ParameterValue, 'Print a temporary embed sessionId for signed embedding')
+            [CompletionResult]::new('rows', 'rows', [CompletionResultType]::ParameterValue, 'Fetch every row of a (truncated) SQL result through the data query API')
+            [CompletionResult]::new('check', 'check', [CompletionResultType]::ParameterValue, 'Run a suite of known questions with expectations: a CI smoke check with JUnit output')
+            [CompletionResult]::new('completions', 'completions', [CompletionResultType]::ParameterValue, 'Print a shell completion script, or the man page')
+            [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
+            break
+        }
+        'analyst;ask' {
+            [CompletionResult]::new('--chat-id', '--chat-id', [CompletionResultType]::ParameterName, 'Continue this thread (the chat id printed on stderr as ''chat: <id>'')')
+            [CompletionResult]::new('--branch', '--branch', [CompletionResultType]::ParameterName, 'Run queries against this development branch (activeBranchName)')
+            [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'What to write on stdout')
+            [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'What to write on stdout')
+            [CompletionResult]::new('--query', '--query', [CompletionResultType]::ParameterName, 'Which SQL result csv and vega use: ''last'' (the last one that did not fail) or a 1-based index')
+            [CompletionResult]::new('--tee', '--tee', [CompletionResultType]::ParameterName, 'Also save the raw stream, byte for byte, to FILE')
+            [CompletionResult]::new('--replay', '--replay', [CompletionResultType]::ParameterName, 'Read a saved stream (''-'' = stdin) instead of calling the service; needs no key or URL')
+            [CompletionResult]::new('--expect-answer', '--expect-answer', [CompletionResultType]::ParameterName, 'Exit 9 unless the final answer matches this regular expression')
+            [CompletionResult]::new('--expect-sql', '--expect-sql', [CompletionResultType]::ParameterName, 'Exit 9 unless some SQL query of the agent matches this regular expression')
+            [CompletionResult]::new('--expect-tool', '--expect-tool', [CompletionResultType]::ParameterName, 'Exit 9 unless the agent called this tool (repeatable; semantic*/cube* names are the same tool)')
+            [CompletionResult]::new('--min-rows', '--min-rows', [CompletionResultType]::ParameterName, 'Exit 9 unless the selected SQL result (--query) has at least N rows (totalRows)')
+            [CompletionResult]::new('--data-url', '--data-url', [CompletionResultType]::ParameterName, 'The data query API base, e.g. https://<deployment>.cubecloudapp.dev/cubejs-api')
+            [CompletionResult]::new('--chat-url', '--chat-url', [CompletionResultType]::ParameterName, 'The full Chat API URL from the agent settings (ends in /chat/stream-chat-state)')
+            [CompletionResult]::new('--api-key-file', '--api-key-file', [CompletionResultType]::ParameterName, 'Read the API key from this file (''-'' = stdin) instead of ANALYST_API_KEY')
+            [CompletionResult]::new('--external-id', '--external-id', [CompletionResultType]::ParameterName, 'Id of an external user (lowercase, no spaces); created on first use')
+            [CompletionResult]::new('--internal-id', '--internal-id', [CompletionResultType]::ParameterName, 'Email of an existing internal user, whose own permissions apply')
+            [CompletionResult]::new('--email', '--email', [CompletionResultType]::ParameterName, 'The user''s email address')
+            [CompletionResult]::new('--attr', '--attr', [CompletionResultType]::ParameterName, 'A user attribute for row-level security (repeatable; external users only)')
+            [CompletionResult]::new('--group', '--group', [CompletionResultType]::ParameterName, 'A group the user belongs to (repeatable; external users only)')
+            [CompletionResult]::new('--security-context', '--security-context', [CompletionResultType]::ParameterName, 'Security context for data queries: a JSON object, or @FILE (external users only)')
+            [CompletionResult]::new('--ttl', '--ttl', [CompletionResultType]::ParameterName, 'Lifetime of an ephemeral external user (e.g. 12h, 7d)')
+            [CompletionResult]::new('--connect-timeout', '--connect-timeout', [CompletionResultType]::ParameterName, 'How long to wait for a connection to the service')
+            [CompletionResult]::new('--timeout', '--timeout', [CompletionResultType]::ParameterName, 'Wall-clock limit of the whole command (e.g. 90s, 5m); a running chat is aborted, exit 124')
+            [CompletionResult]::new('--idle-timeout', '--idle-timeout', [CompletionResultType]::ParameterName, 'A stream that sends nothing for this long is stalled: the chat is aborted, exit 124')
+            [CompletionResult]::new('--default-branch', '--default-branch', [CompletionResultType]::ParameterName, 'Say that --branch names the default (main/production) branch')
+            [CompletionResult]::new('--fail-on-tool-error', '--fail-on-tool-error', [CompletionResultType]::ParameterName, 'Exit 8 when a tool result carries an error')
+            [CompletionResult]::new('--all-rows', '--all-rows', [CompletionResultType]::ParameterName, 'For csv, vega and json: fetch every row of a truncated result through the data query API first')
+            [CompletionResult]::new('--persistent', '--persistent', [CompletionResultType]::ParameterName, 'Make the external user persistent (isEphemeral: false)')
+            [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Log each HTTP request and response status to stderr (the key is always redacted)')
+            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Log each HTTP request and response status to stderr (the key is always redacted)')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print nothing on stderr but errors')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print nothing on stderr but errors')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
+            break
+        }
+        'analyst;abort' {
+            [CompletionResult]::new('--chat-id', '--chat-id', [CompletionResultType]::ParameterName, 'The chat to stop (printed by ask on stderr as ''chat: <id>'')')
+            [CompletionResult]::new('--chat-url', '--chat-url', [CompletionResultType]::ParameterName, 'The full Chat API URL from the agent settings (ends in /chat/stream-chat-state)')
+            [CompletionResult]::new('--api-key-file', '--api-key-file', [CompletionResultType]::ParameterName, 'Read the API key from this file (''-'' = stdin) instead of ANALYST_API_KEY')
+            [CompletionResult]::new('--external-id', '--external-id', [CompletionResultType]::ParameterName, 'Id of an external user (lowercase, no spaces); created on first use')
+            [CompletionResult]::new('--internal-id', '--internal-id', [CompletionResultType]::ParameterName, 'Email of an existing internal user, whose own permissions apply')
+            [CompletionResult]::new('--email', '--email', [CompletionResultType]::ParameterName, 'The user''s email address')
+            [CompletionResult]::new('--attr', '--attr', [CompletionResultType]::ParameterName, 'A user attribute for row-level security (repeatable; external users only)')
+            [CompletionResult]::new('--group', '--group', [CompletionResultType]::ParameterName, 'A group the user belongs to (repeatable; external users only)')
+            [CompletionResult]::new('--security-context', '--security-context', [CompletionResultType]::ParameterName, 'Security context for data queries: a JSON object, or @FILE (external users only)')
+            [CompletionResult]::new('--ttl', '--ttl', [CompletionResultType]::ParameterName, 'Lifetime of an ephemeral external user (e.g. 12h, 7d)')
+            [CompletionResult]::new('--connect-timeout', '--connect-timeout', [CompletionResultType]::ParameterName, 'How long to wait for a connection to the service')
+            [CompletionResult]::new('--timeout', '--timeout', [CompletionResultType]::ParameterName, 'Wall-clock limit of the whole command (e.g. 90s, 5m); a running chat is aborted, exit 124')
+            [CompletionResult]::new('--idle-timeout', '--idle-timeout', [CompletionResultType]::ParameterName, 'A stream that sends nothing for this long is stalled: the chat is aborted, exit 124')
+            [CompletionResult]::new('--persistent', '--persistent', [CompletionResultType]::ParameterName, 'Make the external user persistent (isEphemeral: false)')
+            [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Log each HTTP request and response status to stderr (the key is always redacted)')
+            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Log each HTTP request and response status to stderr (the key is always redacted)')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print nothing on stderr but errors')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print nothing on stderr but errors')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
+            break
+        }
+        'analyst;session' {
+            [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'What to write on stdout')
+            [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'What to write on stdout')
+            [CompletionResult]::new('--base-url', '--base-url', [CompletionResultType]::ParameterName, 'The account host, e.g. https://acme.cubecloud.dev')
+            [CompletionResult]::new('--api-key-file', '--api-key-file', [CompletionResultType]::ParameterName, 'Read the API key from this file (''-'' = stdin) instead of ANALYST_API_KEY')
+            [CompletionResult]::new('--external-id', '--external-id', [CompletionResultType]::ParameterName, 'Id of an external user (lowercase, no spaces); created on first use')
+            [CompletionResult]::new('--internal-id', '--internal-id', [CompletionResultType]::ParameterName, 'Email of an existing internal user, whose own permissions apply')
+            [CompletionResult]::new('--email', '--email', [CompletionResultType]::ParameterName, 'The user''s email address')
+            [CompletionResult]::new('--attr', '--attr', [CompletionResultType]::ParameterName, 'A user attribute for row-level security (repeatable; external users only)')
+            [CompletionResult]::new('--group', '--group', [CompletionResultType]::ParameterName, 'A group the user belongs to (repeatable; external users only)')
+            [CompletionResult]::new('--security-context', '--security-context', [CompletionResultType]::ParameterName, 'Security context for data queries: a JSON object, or @FILE (external users only)')
+            [CompletionResult]::new('--ttl', '--ttl', [CompletionResultType]::ParameterName, 'Lifetime of an ephemeral external user (e.g. 12h, 7d)')
+            [CompletionResult]::new('--connect-timeout', '--connect-timeout', [CompletionResultType]::ParameterName, 'How long to wait for a connection to the service')
+            [CompletionResult]::new('--timeout', '--timeout', [CompletionResultType]::ParameterName, 'Wall-clock limit of the whole command (e.g. 90s, 5m); a running chat is aborted, exit 124')
+            [CompletionResult]::new('--idle-timeout', '--idle-timeout', [CompletionResultType]::ParameterName, 'A stream that sends nothing for this long is stalled: the chat is aborted, exit 124')
+            [CompletionResult]::new('--persistent', '--persistent', [CompletionResultType]::ParameterName, 'Make the external user persistent (isEphemeral: false)')
+            [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Log each HTTP request and response status to stderr (the key is always redacted)')
+            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Log each HTTP request and response status to stderr (the key is always redacted)')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print nothing on stderr but errors')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print nothing on stderr but errors')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
+            break
+        }
+        'analyst;rows' {
+            [CompletionResult]::new('--sql', '--sql', [CompletionResultType]::ParameterName, 'The SQL to run')
+            [CompletionResult]::new('--sql-file', '--sql-file', [CompletionResultType]::ParameterName, 'Read the SQL from FILE (''-'' = stdin)')
+            [CompletionResult]::new('--from', '--from', [CompletionResultType]::ParameterName, 'A stream saved by ''ask -o raw'' or ''ask -o events'' (''-'' = stdin; the default when stdin is a pipe)')
+            [CompletionResult]::new('--query', '--query', [CompletionResultType]::ParameterName, 'Which SQL result of the saved stream: ''last'' (the last that did not fail) or a 1-based index')
+            [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'What to write on stdout')
+            [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'What to write on stdout')
+            [CompletionResult]::new('--security-context', '--security-context', [CompletionResultType]::ParameterName, 'With ANALYST_DATA_SECRET: the signed token''s payload, a JSON object or @FILE')
+            [CompletionResult]::new('--timezone', '--timezone', [CompletionResultType]::ParameterName, 'Time zone for the query (passed to the data query API)')
+            [CompletionResult]::new('--cache', '--cache', [CompletionResultType]::ParameterName, 'Cache mode (passed to the data query API)')
+            [CompletionResult]::new('--data-url', '--data-url', [CompletionResultType]::ParameterName, 'The data query API base, e.g. https://<deployment>.cubecloudapp.dev/cubejs-api')
+            [CompletionResult]::new('--connect-timeout', '--connect-timeout', [CompletionResultType]::ParameterName, 'How long to wait for a connection to the service')
+            [CompletionResult]::new('--timeout', '--timeout', [CompletionResultType]::ParameterName, 'Wall-clock limit of the whole command (e.g. 90s, 5m); a running chat is aborted, exit 124')
+            [CompletionResult]::new('--idle-timeout', '--idle-timeout', [CompletionResultType]::ParameterName, 'A stream that sends nothing for this long is stalled: the chat is aborted, exit 124')
+            [CompletionResult]::new('--always', '--always', [CompletionResultType]::ParameterName, 'Run the query even when the saved result is already complete')
+            [CompletionResult]::new('--allow-partial', '--allow-partial', [CompletionResultType]::ParameterName, 'Fewer rows than totalRows is a warning, not exit 10')
+            [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Log each HTTP request and response status to stderr (the key is always redacted)')
+            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Log each HTTP request and response status to stderr (the key is always redacted)')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print nothing on stderr but errors')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print nothing on stderr but errors')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
+            break
+        }
+        'analyst;check' {
+            [CompletionResult]::new('-j', '-j', [CompletionResultType]::ParameterName, 'How many cases run at once')
+            [CompletionResult]::new('--jobs', '--jobs', [CompletionResultType]::ParameterName, 'How many cases run at once')
+            [CompletionResult]::new('--junit', '--junit', [CompletionResultType]::ParameterName, 'Write a JUnit XML report to FILE (one testcase per case)')
+            [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'Print one JSON document of all results on stdout')
+            [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'Print one JSON document of all results on stdout')
+            [CompletionResult]::new('--save', '--save', [CompletionResultType]::ParameterName, 'Keep each turn''s raw stream in DIR (replay it with ''ask --replay'')')
+            [CompletionResult]::new('--chat-url', '--chat-url', [CompletionResultType]::ParameterName, 'The full Chat API URL from the agent settings (ends in /chat/stream-chat-state)')
+            [CompletionResult]::new('--api-key-file', '--api-key-file', [CompletionResultType]::ParameterName, 'Read the API key from this file (''-'' = stdin) instead of ANALYST_API_KEY')
+            [CompletionResult]::new('--external-id', '--external-id', [CompletionResultType]::ParameterName, 'Id of an external user (lowercase, no spaces); created on first use')
+            [CompletionResult]::new('--internal-id', '--internal-id', [CompletionResultType]::ParameterName, 'Email of an existing internal user, whose own permissions apply')
+            [CompletionResult]::new('--email', '--email', [CompletionResultType]::ParameterName, 'The user''s email address')
+            [CompletionResult]::new('--attr', '--attr', [CompletionResultType]::ParameterName, 'A user attribute for row-level security (repeatable; external users only)')
+            [CompletionResult]::new('--group', '--group', [CompletionResultType]::ParameterName, 'A group the user belongs to (repeatable; external users only)')
+            [CompletionResult]::new('--security-context', '--security-context', [CompletionResultType]::ParameterName, 'Security context for data queries: a JSON object, or @FILE (external users only)')
+            [CompletionResult]::new('--ttl', '--ttl', [CompletionResultType]::ParameterName, 'Lifetime of an ephemeral external user (e.g. 12h, 7d)')
+            [CompletionResult]::new('--connect-timeout', '--connect-timeout', [CompletionResultType]::ParameterName, 'How long to wait for a connection to the service')
+            [CompletionResult]::new('--timeout', '--timeout', [CompletionResultType]::ParameterName, 'Wall-clock limit of the whole command (e.g. 90s, 5m); a running chat is aborted, exit 124')
+            [CompletionResult]::new('--idle-timeout', '--idle-timeout', [CompletionResultType]::ParameterName, 'A stream that sends nothing for this long is stalled: the chat is aborted, exit 124')
+            [CompletionResult]::new('--tap', '--tap', [CompletionResultType]::ParameterName, 'Print TAP (Test Anything Protocol) on stdout')
+            [CompletionResult]::new('--persistent', '--persistent', [CompletionResultType]::ParameterName, 'Make the external user persistent (isEphemeral: false)')
+            [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Log each HTTP request and response status to stderr (the key is always redacted)')
+            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Log each HTTP request and response status to stderr (the key is always redacted)')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print nothing on stderr but errors')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print nothing on stderr but errors')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
+            break
+        }
+        'analyst;completions' {
+            [CompletionResult]::new('--connect-timeout', '--connect-timeout', [CompletionResultType]::ParameterName, 'How long to wait for a connection to the service')
+            [CompletionResult]::new('--timeout', '--timeout', [CompletionResultType]::ParameterName, 'Wall-clock limit of the whole command (e.g. 90s, 5m); a running chat is aborted, exit 124')
+            [CompletionResult]::new('--idle-timeout', '--idle-timeout', [CompletionResultType]::ParameterName, 'A stream that sends nothing for this long is stalled: the chat is aborted, exit 124')
+            [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Log each HTTP request and response status to stderr (the key is always redacted)')
+            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Log each HTTP request and response status to stderr (the key is always redacted)')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print nothing on stderr but errors')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print nothing on stderr but errors')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
+            break
+        }
+        'analyst;help' {
+            [CompletionResult]::new('ask', 'ask', [CompletionResultType]::ParameterValue, 'Ask the agent a question and render its NDJSON answer stream for a pipe')
+            [CompletionResult]::new('abort', 'abort', [CompletionResultType]::ParameterValue, 'Stop a running chat (as its owner: give the identity that started it)')
+            [CompletionResult]::new('session', 'session', [CompletionResultType]::ParameterValue, 'Print a temporary embed sessionId for signed embedding')
+            [CompletionResult]::new('rows', 'rows', [CompletionResultType]::ParameterValue, 'Fetch every row of a (truncated) SQL result through the data query API')
+            [CompletionResult]::new('check', 'check', [CompletionResultType]::ParameterValue, 'Run a suite of known questions with expectations: a CI smoke check with JUnit output')
+            [CompletionResult]::new('completions', 'completions', [CompletionResultType]::ParameterValue, 'Print a shell completion script, or the man page')
+            [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
+            break
+        }
+        'analyst;help;ask' {
+            break
+        }
+        'analyst;help;abort' {
+            break
+        }
+        'analyst;help;session' {
+            break
+        }
+        'analyst;help;rows' {
+            break
+        }
+        'analyst;help;check' {
+            break
+        }
+        'analyst;help;completions' {
+            break
+        }
+        'analyst;help;help' {
+            break
+        }
+    })
+
+    $completions.Where{ $_.CompletionText -like "$wordToComplete*" } |
+        Sort-Object -Property ListItemText
+}

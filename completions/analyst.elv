@@ -1,0 +1,220 @@
+
+use builtin;
+use str;
+
+set edit:completion:arg-completer[analyst] = {|@words|
+    fn spaces {|n|
+        builtin:repeat $n ' ' | str:join ''
+    }
+    fn cand {|text desc|
+        edit:complex-candidate $text &display=$text' '(spaces (- 14 (wcswidth $text)))$desc
+    }
+    var command = 'analyst'
+    for word $words[1..-1] {
+        if (str:has-prefix $word '-') {
+            break
+        }
+        set command = $command';'$word
+    }
+    var completions = [
+        &'analyst'= {
+            cand --connect-timeout 'How long to wait for a connection to the service'
+            cand --timeout 'Wall-clock limit of the whole command (e.g. 90s, 5m); a running chat is aborted, exit 124'
+            cand --idle-timeout 'A stream that sends nothing for this long is stalled: the chat is aborted, exit 124'
+            cand -v 'Log each HTTP request and response status to stderr (the key is always redacted)'
+            cand --verbose 'Log each HTTP request and response status to stderr (the key is always redacted)'
+            cand -q 'Print nothing on stderr but errors'
+            cand --quiet 'Print nothing on stderr but errors'
+            cand -h 'Print help'
+            cand --help 'Print help'
+            cand -V 'Print version'
+            cand --version 'Print version'
+            cand ask 'Ask the agent a question and render its NDJSON answer stream for a pipe'
+            cand abort 'Stop a running chat (as its owner: give the identity that started it)'
+            cand session 'Print a temporary embed sessionId for signed embedding'
+            cand rows 'Fetch every row of a (truncated) SQL result through the data query API'
+            cand check 'Run a suite of known questions with expectations: a CI smoke check with JUnit output'
+            cand completions 'Print a shell completion script, or the man page'
+            cand help 'Print this message or the help of the given subcommand(s)'
+        }
+        &'analyst;ask'= {
+            cand --chat-id 'Continue this thread (the chat id printed on stderr as ''chat: <id>'')'
+            cand --branch 'Run queries against this development branch (activeBranchName)'
+            cand -o 'What to write on stdout'
+            cand --output 'What to write on stdout'
+            cand --query 'Which SQL result csv and vega use: ''last'' (the last one that did not fail) or a 1-based index'
+            cand --tee 'Also save the raw stream, byte for byte, to FILE'
+            cand --replay 'Read a saved stream (''-'' = stdin) instead of calling the service; needs no key or URL'
+            cand --expect-answer 'Exit 9 unless the final answer matches this regular expression'
+            cand --expect-sql 'Exit 9 unless some SQL query of the agent matches this regular expression'
+            cand --expect-tool 'Exit 9 unless the agent called this tool (repeatable; semantic*/cube* names are the same tool)'
+            cand --min-rows 'Exit 9 unless the selected SQL result (--query) has at least N rows (totalRows)'
+            cand --data-url 'The data query API base, e.g. https://<deployment>.cubecloudapp.dev/cubejs-api'
+            cand --chat-url 'The full Chat API URL from the agent settings (ends in /chat/stream-chat-state)'
+            cand --api-key-file 'Read the API key from this file (''-'' = stdin) instead of ANALYST_API_KEY'
+            cand --external-id 'Id of an external user (lowercase, no spaces); created on first use'
+            cand --internal-id 'Email of an existing internal user, whose own permissions apply'
+            cand --email 'The user''s email address'
+            cand --attr 'A user attribute for row-level security (repeatable; external users only)'
+            cand --group 'A group the user belongs to (repeatable; external users only)'
+            cand --security-context 'Security context for data queries: a JSON object, or @FILE (external users only)'
+            cand --ttl 'Lifetime of an ephemeral external user (e.g. 12h, 7d)'
+            cand --connect-timeout 'How long to wait for a connection to the service'
+            cand --timeout 'Wall-clock limit of the whole command (e.g. 90s, 5m); a running chat is aborted, exit 124'
+            cand --idle-timeout 'A stream that sends nothing for this long is stalled: the chat is aborted, exit 124'
+            cand --default-branch 'Say that --branch names the default (main/production) branch'
+            cand --fail-on-tool-error 'Exit 8 when a tool result carries an error'
+            cand --all-rows 'For csv, vega and json: fetch every row of a truncated result through the data query API first'
+            cand --persistent 'Make the external user persistent (isEphemeral: false)'
+            cand -v 'Log each HTTP request and response status to stderr (the key is always redacted)'
+            cand --verbose 'Log each HTTP request and response status to stderr (the key is always redacted)'
+            cand -q 'Print nothing on stderr but errors'
+            cand --quiet 'Print nothing on stderr but errors'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
+        &'analyst;abort'= {
+            cand --chat-id 'The chat to stop (printed by ask on stderr as ''chat: <id>'')'
+            cand --chat-url 'The full Chat API URL from the agent settings (ends in /chat/stream-chat-state)'
+            cand --api-key-file 'Read the API key from this file (''-'' = stdin) instead of ANALYST_API_KEY'
+            cand --external-id 'Id of an external user (lowercase, no spaces); created on first use'
+            cand --internal-id 'Email of an existing internal user, whose own permissions apply'
+            cand --email 'The user''s email address'
+            cand --attr 'A user attribute for row-level security (repeatable; external users only)'
+            cand --group 'A group the user belongs to (repeatable; external users only)'
+            cand --security-context 'Security context for data queries: a JSON object, or @FILE (external users only)'
+            cand --ttl 'Lifetime of an ephemeral external user (e.g. 12h, 7d)'
+            cand --connect-timeout 'How long to wait for a connection to the service'
+            cand --timeout 'Wall-clock limit of the whole command (e.g. 90s, 5m); a running chat is aborted, exit 124'
+            cand --idle-timeout 'A stream that sends nothing for this long is stalled: the chat is aborted, exit 124'
+            cand --persistent 'Make the external user persistent (isEphemeral: false)'
+            cand -v 'Log each HTTP request and response status to stderr (the key is always redacted)'
+            cand --verbose 'Log each HTTP request and response status to stderr (the key is always redacted)'
+            cand -q 'Print nothing on stderr but errors'
+            cand --quiet 'Print nothing on stderr but errors'
+            cand -h 'Print help'
+            cand --help 'Print help'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
+        &'analyst;session'= {
+            cand -o 'What to write on stdout'
+            cand --output 'What to write on stdout'
+            cand --base-url 'The account host, e.g. https://acme.cubecloud.dev'
+            cand --api-key-file 'Read the API key from this file (''-'' = stdin) instead of ANALYST_API_KEY'
+            cand --external-id 'Id of an external user (lowercase, no spaces); created on first use'
+            cand --internal-id 'Email of an existing internal user, whose own permissions apply'
+            cand --email 'The user''s email address'
+            cand --attr 'A user attribute for row-level security (repeatable; external users only)'
+            cand --group 'A group the user belongs to (repeatable; external users only)'
+            cand --security-context 'Security context for data queries: a JSON object, or @FILE (external users only)'
+            cand --ttl 'Lifetime of an ephemeral external user (e.g. 12h, 7d)'
+            cand --connect-timeout 'How long to wait for a connection to the service'
+            cand --timeout 'Wall-clock limit of the whole command (e.g. 90s, 5m); a running chat is aborted, exit 124'
+            cand --idle-timeout 'A stream that sends nothing for this long is stalled: the chat is aborted, exit 124'
+            cand --persistent 'Make the external user persistent (isEphemeral: false)'
+            cand -v 'Log each HTTP request and response status to stderr (the key is always redacted)'
+            cand --verbose 'Log each HTTP request and response status to stderr (the key is always redacted)'
+            cand -q 'Print nothing on stderr but errors'
+            cand --quiet 'Print nothing on stderr but errors'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
+        &'analyst;rows'= {
+            cand --sql 'The SQL to run'
+            cand --sql-file 'Read the SQL from FILE (''-'' = stdin)'
+            cand --from 'A stream saved by ''ask -o raw'' or ''ask -o events'' (''-'' = stdin; the default when stdin is a pipe)'
+            cand --query 'Which SQL result of the saved stream: ''last'' (the last that did not fail) or a 1-based index'
+            cand -o 'What to write on stdout'
+            cand --output 'What to write on stdout'
+            cand --security-context 'With ANALYST_DATA_SECRET: the signed token''s payload, a JSON object or @FILE'
+            cand --timezone 'Time zone for the query (passed to the data query API)'
+            cand --cache 'Cache mode (passed to the data query API)'
+            cand --data-url 'The data query API base, e.g. https://<deployment>.cubecloudapp.dev/cubejs-api'
+            cand --connect-timeout 'How long to wait for a connection to the service'
+            cand --timeout 'Wall-clock limit of the whole command (e.g. 90s, 5m); a running chat is aborted, exit 124'
+            cand --idle-timeout 'A stream that sends nothing for this long is stalled: the chat is aborted, exit 124'
+            cand --always 'Run the query even when the saved result is already complete'
+            cand --allow-partial 'Fewer rows than totalRows is a warning, not exit 10'
+            cand -v 'Log each HTTP request and response status to stderr (the key is always redacted)'
+            cand --verbose 'Log each HTTP request and response status to stderr (the key is always redacted)'
+            cand -q 'Print nothing on stderr but errors'
+            cand --quiet 'Print nothing on stderr but errors'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
+        &'analyst;check'= {
+            cand -j 'How many cases run at once'
+            cand --jobs 'How many cases run at once'
+            cand --junit 'Write a JUnit XML report to FILE (one testcase per case)'
+            cand -o 'Print one JSON document of all results on stdout'
+            cand --output 'Print one JSON document of all results on stdout'
+            cand --save 'Keep each turn''s raw stream in DIR (replay it with ''ask --replay'')'
+            cand --chat-url 'The full Chat API URL from the agent settings (ends in /chat/stream-chat-state)'
+            cand --api-key-file 'Read the API key from this file (''-'' = stdin) instead of ANALYST_API_KEY'
+            cand --external-id 'Id of an external user (lowercase, no spaces); created on first use'
+            cand --internal-id 'Email of an existing internal user, whose own permissions apply'
+            cand --email 'The user''s email address'
+            cand --attr 'A user attribute for row-level security (repeatable; external users only)'
+            cand --group 'A group the user belongs to (repeatable; external users only)'
+            cand --security-context 'Security context for data queries: a JSON object, or @FILE (external users only)'
+            cand --ttl 'Lifetime of an ephemeral external user (e.g. 12h, 7d)'
+            cand --connect-timeout 'How long to wait for a connection to the service'
+            cand --timeout 'Wall-clock limit of the whole command (e.g. 90s, 5m); a running chat is aborted, exit 124'
+            cand --idle-timeout 'A stream that sends nothing for this long is stalled: the chat is aborted, exit 124'
+            cand --tap 'Print TAP (Test Anything Protocol) on stdout'
+            cand --persistent 'Make the external user persistent (isEphemeral: false)'
+            cand -v 'Log each HTTP request and response status to stderr (the key is always redacted)'
+            cand --verbose 'Log each HTTP request and response status to stderr (the key is always redacted)'
+            cand -q 'Print nothing on stderr but errors'
+            cand --quiet 'Print nothing on stderr but errors'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
+        &'analyst;completions'= {
+            cand --connect-timeout 'How long to wait for a connection to the service'
+            cand --timeout 'Wall-clock limit of the whole command (e.g. 90s, 5m); a running chat is aborted, exit 124'
+            cand --idle-timeout 'A stream that sends nothing for this long is stalled: the chat is aborted, exit 124'
+            cand -v 'Log each HTTP request and response status to stderr (the key is always redacted)'
+            cand --verbose 'Log each HTTP request and response status to stderr (the key is always redacted)'
+            cand -q 'Print nothing on stderr but errors'
+            cand --quiet 'Print nothing on stderr but errors'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
+        &'analyst;help'= {
+            cand ask 'Ask the agent a question and render its NDJSON answer stream for a pipe'
+            cand abort 'Stop a running chat (as its owner: give the identity that started it)'
+            cand session 'Print a temporary embed sessionId for signed embedding'
+            cand rows 'Fetch every row of a (truncated) SQL result through the data query API'
+            cand check 'Run a suite of known questions with expectations: a CI smoke check with JUnit output'
+            cand completions 'Print a shell completion script, or the man page'
+            cand help 'Print this message or the help of the given subcommand(s)'
+        }
+        &'analyst;help;ask'= {
+        }
+        &'analyst;help;abort'= {
+        }
+        &'analyst;help;session'= {
+        }
+        &'analyst;help;rows'= {
+        }
+        &'analyst;help;check'= {
+        }
+        &'analyst;help;completions'= {
+        }
+        &'analyst;help;help'= {
+        }
+    ]
+    $completions[$command]
+}

@@ -1,0 +1,173 @@
+# Print an optspec for argparse to handle cmd's options that are independent of any subcommand.
+function __fish_analyst_global_optspecs
+    string join \n v/verbose q/quiet connect-timeout= timeout= idle-timeout= h/help V/version
+end
+
+function __fish_analyst_needs_command
+    # Figure out if the current invocation already has a command.
+    set -l cmd (commandline -opc)
+    set -e cmd[1]
+    argparse -s (__fish_analyst_global_optspecs) -- $cmd 2>/dev/null
+    or return
+    if set -q argv[1]
+        # Also print the command, so this can be used to figure out what it is.
+        echo $argv[1]
+        return 1
+    end
+    return 0
+end
+
+function __fish_analyst_using_subcommand
+    set -l cmd (__fish_analyst_needs_command)
+    test -z "$cmd"
+    and return 1
+    contains -- $cmd[1] $argv
+end
+
+complete -c analyst -n "__fish_analyst_needs_command" -l connect-timeout -d 'How long to wait for a connection to the service' -r
+complete -c analyst -n "__fish_analyst_needs_command" -l timeout -d 'Wall-clock limit of the whole command (e.g. 90s, 5m); a running chat is aborted, exit 124' -r
+complete -c analyst -n "__fish_analyst_needs_command" -l idle-timeout -d 'A stream that sends nothing for this long is stalled: the chat is aborted, exit 124' -r
+complete -c analyst -n "__fish_analyst_needs_command" -s v -l verbose -d 'Log each HTTP request and response status to stderr (the key is always redacted)'
+complete -c analyst -n "__fish_analyst_needs_command" -s q -l quiet -d 'Print nothing on stderr but errors'
+complete -c analyst -n "__fish_analyst_needs_command" -s h -l help -d 'Print help'
+complete -c analyst -n "__fish_analyst_needs_command" -s V -l version -d 'Print version'
+complete -c analyst -n "__fish_analyst_needs_command" -f -a "ask" -d 'Ask the agent a question and render its NDJSON answer stream for a pipe'
+complete -c analyst -n "__fish_analyst_needs_command" -f -a "abort" -d 'Stop a running chat (as its owner: give the identity that started it)'
+complete -c analyst -n "__fish_analyst_needs_command" -f -a "session" -d 'Print a temporary embed sessionId for signed embedding'
+complete -c analyst -n "__fish_analyst_needs_command" -f -a "rows" -d 'Fetch every row of a (truncated) SQL result through the data query API'
+complete -c analyst -n "__fish_analyst_needs_command" -f -a "check" -d 'Run a suite of known questions with expectations: a CI smoke check with JUnit output'
+complete -c analyst -n "__fish_analyst_needs_command" -f -a "completions" -d 'Print a shell completion script, or the man page'
+complete -c analyst -n "__fish_analyst_needs_command" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c analyst -n "__fish_analyst_using_subcommand ask" -l chat-id -d 'Continue this thread (the chat id printed on stderr as \'chat: <id>\')' -r
+complete -c analyst -n "__fish_analyst_using_subcommand ask" -l branch -d 'Run queries against this development branch (activeBranchName)' -r
+complete -c analyst -n "__fish_analyst_using_subcommand ask" -s o -l output -d 'What to write on stdout' -r -f -a "answer\t'The final answer\'s text and a newline'
+raw\t'The stream\'s bytes as received, each line flushed as it completes'
+events\t'One JSON object per stream line, with toolCall input and result parsed'
+json\t'One JSON document: chat id, status, answer, queries with typed rows, tool calls, errors'
+csv\t'The selected SQL result as RFC 4180 CSV with a header row'
+vega\t'The selected result\'s Vega-Lite v5 spec with the rows merged in as data.values'"
+complete -c analyst -n "__fish_analyst_using_subcommand ask" -l query -d 'Which SQL result csv and vega use: \'last\' (the last one that did not fail) or a 1-based index' -r
+complete -c analyst -n "__fish_analyst_using_subcommand ask" -l tee -d 'Also save the raw stream, byte for byte, to FILE' -r -F
+complete -c analyst -n "__fish_analyst_using_subcommand ask" -l replay -d 'Read a saved stream (\'-\' = stdin) instead of calling the service; needs no key or URL' -r
+complete -c analyst -n "__fish_analyst_using_subcommand ask" -l expect-answer -d 'Exit 9 unless the final answer matches this regular expression' -r
+complete -c analyst -n "__fish_analyst_using_subcommand ask" -l expect-sql -d 'Exit 9 unless some SQL query of the agent matches this regular expression' -r
+complete -c analyst -n "__fish_analyst_using_subcommand ask" -l expect-tool -d 'Exit 9 unless the agent called this tool (repeatable; semantic*/cube* names are the same tool)' -r
+complete -c analyst -n "__fish_analyst_using_subcommand ask" -l min-rows -d 'Exit 9 unless the selected SQL result (--query) has at least N rows (totalRows)' -r
+complete -c analyst -n "__fish_analyst_using_subcommand ask" -l data-url -d 'The data query API base, e.g. https://<deployment>.cubecloudapp.dev/cubejs-api' -r
+complete -c analyst -n "__fish_analyst_using_subcommand ask" -l chat-url -d 'The full Chat API URL from the agent settings (ends in /chat/stream-chat-state)' -r
+complete -c analyst -n "__fish_analyst_using_subcommand ask" -l api-key-file -d 'Read the API key from this file (\'-\' = stdin) instead of ANALYST_API_KEY' -r
+complete -c analyst -n "__fish_analyst_using_subcommand ask" -l external-id -d 'Id of an external user (lowercase, no spaces); created on first use' -r
+complete -c analyst -n "__fish_analyst_using_subcommand ask" -l internal-id -d 'Email of an existing internal user, whose own permissions apply' -r
+complete -c analyst -n "__fish_analyst_using_subcommand ask" -l email -d 'The user\'s email address' -r
+complete -c analyst -n "__fish_analyst_using_subcommand ask" -l attr -d 'A user attribute for row-level security (repeatable; external users only)' -r
+complete -c analyst -n "__fish_analyst_using_subcommand ask" -l group -d 'A group the user belongs to (repeatable; external users only)' -r
+complete -c analyst -n "__fish_analyst_using_subcommand ask" -l security-context -d 'Security context for data queries: a JSON object, or @FILE (external users only)' -r
+complete -c analyst -n "__fish_analyst_using_subcommand ask" -l ttl -d 'Lifetime of an ephemeral external user (e.g. 12h, 7d)' -r
+complete -c analyst -n "__fish_analyst_using_subcommand ask" -l connect-timeout -d 'How long to wait for a connection to the service' -r
+complete -c analyst -n "__fish_analyst_using_subcommand ask" -l timeout -d 'Wall-clock limit of the whole command (e.g. 90s, 5m); a running chat is aborted, exit 124' -r
+complete -c analyst -n "__fish_analyst_using_subcommand ask" -l idle-timeout -d 'A stream that sends nothing for this long is stalled: the chat is aborted, exit 124' -r
+complete -c analyst -n "__fish_analyst_using_subcommand ask" -l default-branch -d 'Say that --branch names the default (main/production) branch'
+complete -c analyst -n "__fish_analyst_using_subcommand ask" -l fail-on-tool-error -d 'Exit 8 when a tool result carries an error'
+complete -c analyst -n "__fish_analyst_using_subcommand ask" -l all-rows -d 'For csv, vega and json: fetch every row of a truncated result through the data query API first'
+complete -c analyst -n "__fish_analyst_using_subcommand ask" -l persistent -d 'Make the external user persistent (isEphemeral: false)'
+complete -c analyst -n "__fish_analyst_using_subcommand ask" -s v -l verbose -d 'Log each HTTP request and response status to stderr (the key is always redacted)'
+complete -c analyst -n "__fish_analyst_using_subcommand ask" -s q -l quiet -d 'Print nothing on stderr but errors'
+complete -c analyst -n "__fish_analyst_using_subcommand ask" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c analyst -n "__fish_analyst_using_subcommand ask" -s V -l version -d 'Print version'
+complete -c analyst -n "__fish_analyst_using_subcommand abort" -l chat-id -d 'The chat to stop (printed by ask on stderr as \'chat: <id>\')' -r
+complete -c analyst -n "__fish_analyst_using_subcommand abort" -l chat-url -d 'The full Chat API URL from the agent settings (ends in /chat/stream-chat-state)' -r
+complete -c analyst -n "__fish_analyst_using_subcommand abort" -l api-key-file -d 'Read the API key from this file (\'-\' = stdin) instead of ANALYST_API_KEY' -r
+complete -c analyst -n "__fish_analyst_using_subcommand abort" -l external-id -d 'Id of an external user (lowercase, no spaces); created on first use' -r
+complete -c analyst -n "__fish_analyst_using_subcommand abort" -l internal-id -d 'Email of an existing internal user, whose own permissions apply' -r
+complete -c analyst -n "__fish_analyst_using_subcommand abort" -l email -d 'The user\'s email address' -r
+complete -c analyst -n "__fish_analyst_using_subcommand abort" -l attr -d 'A user attribute for row-level security (repeatable; external users only)' -r
+complete -c analyst -n "__fish_analyst_using_subcommand abort" -l group -d 'A group the user belongs to (repeatable; external users only)' -r
+complete -c analyst -n "__fish_analyst_using_subcommand abort" -l security-context -d 'Security context for data queries: a JSON object, or @FILE (external users only)' -r
+complete -c analyst -n "__fish_analyst_using_subcommand abort" -l ttl -d 'Lifetime of an ephemeral external user (e.g. 12h, 7d)' -r
+complete -c analyst -n "__fish_analyst_using_subcommand abort" -l connect-timeout -d 'How long to wait for a connection to the service' -r
+complete -c analyst -n "__fish_analyst_using_subcommand abort" -l timeout -d 'Wall-clock limit of the whole command (e.g. 90s, 5m); a running chat is aborted, exit 124' -r
+complete -c analyst -n "__fish_analyst_using_subcommand abort" -l idle-timeout -d 'A stream that sends nothing for this long is stalled: the chat is aborted, exit 124' -r
+complete -c analyst -n "__fish_analyst_using_subcommand abort" -l persistent -d 'Make the external user persistent (isEphemeral: false)'
+complete -c analyst -n "__fish_analyst_using_subcommand abort" -s v -l verbose -d 'Log each HTTP request and response status to stderr (the key is always redacted)'
+complete -c analyst -n "__fish_analyst_using_subcommand abort" -s q -l quiet -d 'Print nothing on stderr but errors'
+complete -c analyst -n "__fish_analyst_using_subcommand abort" -s h -l help -d 'Print help'
+complete -c analyst -n "__fish_analyst_using_subcommand abort" -s V -l version -d 'Print version'
+complete -c analyst -n "__fish_analyst_using_subcommand session" -s o -l output -d 'What to write on stdout' -r -f -a "text\t'The sessionId and a newline'
+json\t'{"sessionId": "…"}'"
+complete -c analyst -n "__fish_analyst_using_subcommand session" -l base-url -d 'The account host, e.g. https://acme.cubecloud.dev' -r
+complete -c analyst -n "__fish_analyst_using_subcommand session" -l api-key-file -d 'Read the API key from this file (\'-\' = stdin) instead of ANALYST_API_KEY' -r
+complete -c analyst -n "__fish_analyst_using_subcommand session" -l external-id -d 'Id of an external user (lowercase, no spaces); created on first use' -r
+complete -c analyst -n "__fish_analyst_using_subcommand session" -l internal-id -d 'Email of an existing internal user, whose own permissions apply' -r
+complete -c analyst -n "__fish_analyst_using_subcommand session" -l email -d 'The user\'s email address' -r
+complete -c analyst -n "__fish_analyst_using_subcommand session" -l attr -d 'A user attribute for row-level security (repeatable; external users only)' -r
+complete -c analyst -n "__fish_analyst_using_subcommand session" -l group -d 'A group the user belongs to (repeatable; external users only)' -r
+complete -c analyst -n "__fish_analyst_using_subcommand session" -l security-context -d 'Security context for data queries: a JSON object, or @FILE (external users only)' -r
+complete -c analyst -n "__fish_analyst_using_subcommand session" -l ttl -d 'Lifetime of an ephemeral external user (e.g. 12h, 7d)' -r
+complete -c analyst -n "__fish_analyst_using_subcommand session" -l connect-timeout -d 'How long to wait for a connection to the service' -r
+complete -c analyst -n "__fish_analyst_using_subcommand session" -l timeout -d 'Wall-clock limit of the whole command (e.g. 90s, 5m); a running chat is aborted, exit 124' -r
+complete -c analyst -n "__fish_analyst_using_subcommand session" -l idle-timeout -d 'A stream that sends nothing for this long is stalled: the chat is aborted, exit 124' -r
+complete -c analyst -n "__fish_analyst_using_subcommand session" -l persistent -d 'Make the external user persistent (isEphemeral: false)'
+complete -c analyst -n "__fish_analyst_using_subcommand session" -s v -l verbose -d 'Log each HTTP request and response status to stderr (the key is always redacted)'
+complete -c analyst -n "__fish_analyst_using_subcommand session" -s q -l quiet -d 'Print nothing on stderr but errors'
+complete -c analyst -n "__fish_analyst_using_subcommand session" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c analyst -n "__fish_analyst_using_subcommand session" -s V -l version -d 'Print version'
+complete -c analyst -n "__fish_analyst_using_subcommand rows" -l sql -d 'The SQL to run' -r
+complete -c analyst -n "__fish_analyst_using_subcommand rows" -l sql-file -d 'Read the SQL from FILE (\'-\' = stdin)' -r
+complete -c analyst -n "__fish_analyst_using_subcommand rows" -l from -d 'A stream saved by \'ask -o raw\' or \'ask -o events\' (\'-\' = stdin; the default when stdin is a pipe)' -r
+complete -c analyst -n "__fish_analyst_using_subcommand rows" -l query -d 'Which SQL result of the saved stream: \'last\' (the last that did not fail) or a 1-based index' -r
+complete -c analyst -n "__fish_analyst_using_subcommand rows" -s o -l output -d 'What to write on stdout' -r -f -a "csv\t'RFC 4180 CSV with a header row'
+tsv\t'Tab-separated with a header row (\\t \\n \\r \\\\ escaped)'
+json\t'One JSON array of objects, numbers and booleans typed'
+ndjson\t'One JSON object per row, numbers and booleans typed'"
+complete -c analyst -n "__fish_analyst_using_subcommand rows" -l security-context -d 'With ANALYST_DATA_SECRET: the signed token\'s payload, a JSON object or @FILE' -r
+complete -c analyst -n "__fish_analyst_using_subcommand rows" -l timezone -d 'Time zone for the query (passed to the data query API)' -r
+complete -c analyst -n "__fish_analyst_using_subcommand rows" -l cache -d 'Cache mode (passed to the data query API)' -r -f -a "stale-if-slow\t'Serve stale data if the query is slow'
+stale-while-revalidate\t'Serve stale data and refresh in the background'
+must-revalidate\t'Revalidate before serving'
+no-cache\t'Do not use the cache'"
+complete -c analyst -n "__fish_analyst_using_subcommand rows" -l data-url -d 'The data query API base, e.g. https://<deployment>.cubecloudapp.dev/cubejs-api' -r
+complete -c analyst -n "__fish_analyst_using_subcommand rows" -l connect-timeout -d 'How long to wait for a connection to the service' -r
+complete -c analyst -n "__fish_analyst_using_subcommand rows" -l timeout -d 'Wall-clock limit of the whole command (e.g. 90s, 5m); a running chat is aborted, exit 124' -r
+complete -c analyst -n "__fish_analyst_using_subcommand rows" -l idle-timeout -d 'A stream that sends nothing for this long is stalled: the chat is aborted, exit 124' -r
+complete -c analyst -n "__fish_analyst_using_subcommand rows" -l always -d 'Run the query even when the saved result is already complete'
+complete -c analyst -n "__fish_analyst_using_subcommand rows" -l allow-partial -d 'Fewer rows than totalRows is a warning, not exit 10'
+complete -c analyst -n "__fish_analyst_using_subcommand rows" -s v -l verbose -d 'Log each HTTP request and response status to stderr (the key is always redacted)'
+complete -c analyst -n "__fish_analyst_using_subcommand rows" -s q -l quiet -d 'Print nothing on stderr but errors'
+complete -c analyst -n "__fish_analyst_using_subcommand rows" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c analyst -n "__fish_analyst_using_subcommand rows" -s V -l version -d 'Print version'
+complete -c analyst -n "__fish_analyst_using_subcommand check" -s j -l jobs -d 'How many cases run at once' -r
+complete -c analyst -n "__fish_analyst_using_subcommand check" -l junit -d 'Write a JUnit XML report to FILE (one testcase per case)' -r -F
+complete -c analyst -n "__fish_analyst_using_subcommand check" -s o -l output -d 'Print one JSON document of all results on stdout' -r -f -a "json\t'One JSON document with every case\'s result and timings'"
+complete -c analyst -n "__fish_analyst_using_subcommand check" -l save -d 'Keep each turn\'s raw stream in DIR (replay it with \'ask --replay\')' -r -F
+complete -c analyst -n "__fish_analyst_using_subcommand check" -l chat-url -d 'The full Chat API URL from the agent settings (ends in /chat/stream-chat-state)' -r
+complete -c analyst -n "__fish_analyst_using_subcommand check" -l api-key-file -d 'Read the API key from this file (\'-\' = stdin) instead of ANALYST_API_KEY' -r
+complete -c analyst -n "__fish_analyst_using_subcommand check" -l external-id -d 'Id of an external user (lowercase, no spaces); created on first use' -r
+complete -c analyst -n "__fish_analyst_using_subcommand check" -l internal-id -d 'Email of an existing internal user, whose own permissions apply' -r
+complete -c analyst -n "__fish_analyst_using_subcommand check" -l email -d 'The user\'s email address' -r
+complete -c analyst -n "__fish_analyst_using_subcommand check" -l attr -d 'A user attribute for row-level security (repeatable; external users only)' -r
+complete -c analyst -n "__fish_analyst_using_subcommand check" -l group -d 'A group the user belongs to (repeatable; external users only)' -r
+complete -c analyst -n "__fish_analyst_using_subcommand check" -l security-context -d 'Security context for data queries: a JSON object, or @FILE (external users only)' -r
+complete -c analyst -n "__fish_analyst_using_subcommand check" -l ttl -d 'Lifetime of an ephemeral external user (e.g. 12h, 7d)' -r
+complete -c analyst -n "__fish_analyst_using_subcommand check" -l connect-timeout -d 'How long to wait for a connection to the service' -r
+complete -c analyst -n "__fish_analyst_using_subcommand check" -l timeout -d 'Wall-clock limit of the whole command (e.g. 90s, 5m); a running chat is aborted, exit 124' -r
+complete -c analyst -n "__fish_analyst_using_subcommand check" -l idle-timeout -d 'A stream that sends nothing for this long is stalled: the chat is aborted, exit 124' -r
+complete -c analyst -n "__fish_analyst_using_subcommand check" -l tap -d 'Print TAP (Test Anything Protocol) on stdout'
+complete -c analyst -n "__fish_analyst_using_subcommand check" -l persistent -d 'Make the external user persistent (isEphemeral: false)'
+complete -c analyst -n "__fish_analyst_using_subcommand check" -s v -l verbose -d 'Log each HTTP request and response status to stderr (the key is always redacted)'
+complete -c analyst -n "__fish_analyst_using_subcommand check" -s q -l quiet -d 'Print nothing on stderr but errors'
+complete -c analyst -n "__fish_analyst_using_subcommand check" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c analyst -n "__fish_analyst_using_subcommand check" -s V -l version -d 'Print version'
+complete -c analyst -n "__fish_analyst_using_subcommand completions" -l connect-timeout -d 'How long to wait for a connection to the service' -r
+complete -c analyst -n "__fish_analyst_using_subcommand completions" -l timeout -d 'Wall-clock limit of the whole command (e.g. 90s, 5m); a running chat is aborted, exit 124' -r
+complete -c analyst -n "__fish_analyst_using_subcommand completions" -l idle-timeout -d 'A stream that sends nothing for this long is stalled: the chat is aborted, exit 124' -r
+complete -c analyst -n "__fish_analyst_using_subcommand completions" -s v -l verbose -d 'Log each HTTP request and response status to stderr (the key is always redacted)'
+complete -c analyst -n "__fish_analyst_using_subcommand completions" -s q -l quiet -d 'Print nothing on stderr but errors'
+complete -c analyst -n "__fish_analyst_using_subcommand completions" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c analyst -n "__fish_analyst_using_subcommand completions" -s V -l version -d 'Print version'
+complete -c analyst -n "__fish_analyst_using_subcommand help; and not __fish_seen_subcommand_from ask abort session rows check completions help" -f -a "ask" -d 'Ask the agent a question and render its NDJSON answer stream for a pipe'
+complete -c analyst -n "__fish_analyst_using_subcommand help; and not __fish_seen_subcommand_from ask abort session rows check completions help" -f -a "abort" -d 'Stop a running chat (as its owner: give the identity that started it)'
+complete -c analyst -n "__fish_analyst_using_subcommand help; and not __fish_seen_subcommand_from ask abort session rows check completions help" -f -a "session" -d 'Print a temporary embed sessionId for signed embedding'
+complete -c analyst -n "__fish_analyst_using_subcommand help; and not __fish_seen_subcommand_from ask abort session rows check completions help" -f -a "rows" -d 'Fetch every row of a (truncated) SQL result through the data query API'
+complete -c analyst -n "__fish_analyst_using_subcommand help; and not __fish_seen_subcommand_from ask abort session rows check completions help" -f -a "check" -d 'Run a suite of known questions with expectations: a CI smoke check with JUnit output'
+complete -c analyst -n "__fish_analyst_using_subcommand help; and not __fish_seen_subcommand_from ask abort session rows check completions help" -f -a "completions" -d 'Print a shell completion script, or the man page'
+complete -c analyst -n "__fish_analyst_using_subcommand help; and not __fish_seen_subcommand_from ask abort session rows check completions help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'

@@ -1,0 +1,51 @@
+//! `analyst completions SHELL|man`: completion scripts and the man page,
+//! generated from the clap definitions so they never disagree with `--help`.
+
+use std::io::Write;
+
+use anyhow::Result;
+use clap::CommandFactory;
+use clap_complete::Shell;
+
+use crate::cli::{Cli, CompletionTarget, CompletionsArgs};
+use crate::exit::ExitCode;
+use crate::output::Out;
+
+/// Runs `analyst completions`.
+pub fn run(args: &CompletionsArgs) -> Result<ExitCode> {
+    let mut out = Out::stdout();
+    write(args.target, &mut out)?;
+    out.flush()?;
+    Ok(ExitCode::Success)
+}
+
+/// One man page: the top-level page, then each command's synopsis,
+/// description and options under its own heading.
+fn man_page(command: clap::Command, out: &mut impl Write) -> Result<()> {
+    clap_mangen::Man::new(command.clone()).render(out)?;
+    for sub in command.get_subcommands().filter(|sub| sub.get_name() != "help") {
+        let name = format!("analyst {}", sub.get_name());
+        writeln!(out, ".SH \"{}\"", name.to_uppercase())?;
+        let page = clap_mangen::Man::new(sub.clone().bin_name(name));
+        page.render_synopsis_section(out)?;
+        page.render_description_section(out)?;
+        page.render_options_section(out)?;
+        page.render_extra_section(out)?;
+    }
+    Ok(())
+}
+
+/// Writes the completion script of `target` (or the man page) to `out`.
+pub fn write(target: CompletionTarget, out: &mut impl Write) -> Result<()> {
+    let mut command = Cli::command();
+    let shell = match target {
+        CompletionTarget::Bash => Shell::Bash,
+        CompletionTarget::Zsh => Shell::Zsh,
+        CompletionTarget::Fish => Shell::Fish,
+        CompletionTarget::Elvish => Shell::Elvish,
+        CompletionTarget::Powershell => Shell::PowerShell,
+        CompletionTarget::Man => return man_page(command, out),
+    };
+    clap_complete::generate(shell, &mut command, "analyst", out);
+    Ok(())
+}
