@@ -65,7 +65,7 @@ _analyst() {
 
     case "${cmd}" in
         analyst)
-            opts="-v -q -h -V --verbose --quiet --connect-timeout --timeout --idle-timeout --help --version ask abort session rows check completions help"
+            opts="-v -q -h -V --verbose --quiet --connect-timeout --timeout --idle-timeout --profile --help --version ask abort session rows check completions help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -83,6 +83,10 @@ _analyst() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --profile)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -91,7 +95,7 @@ _analyst() {
             return 0
             ;;
         analyst__subcmd__abort)
-            opts="-v -q -h -V --chat-id --chat-url --api-key-file --external-id --internal-id --email --attr --group --security-context --persistent --ttl --verbose --quiet --connect-timeout --timeout --idle-timeout --help --version"
+            opts="-v -q -h -V --chat-id --chat-url --api-key-file --external-id --internal-id --email --attr --group --security-context --persistent --ttl --verbose --quiet --connect-timeout --timeout --idle-timeout --profile --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -149,6 +153,10 @@ _analyst() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --profile)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -157,7 +165,7 @@ _analyst() {
             return 0
             ;;
         analyst__subcmd__ask)
-            opts="-o -v -q -h -V --chat-id --branch --default-branch --output --query --tee --replay --fail-on-tool-error --all-rows --expect-answer --expect-sql --expect-tool --min-rows --data-url --chat-url --api-key-file --external-id --internal-id --email --attr --group --security-context --persistent --ttl --verbose --quiet --connect-timeout --timeout --idle-timeout --help --version"
+            opts="-o -v -q -h -V --chat-id --branch --default-branch --output --query --tee --replay --fail-on-tool-error --all-rows --expect-answer --expect-sql --expect-tool --min-rows --data-url --chat-url --api-key-file --external-id --internal-id --email --attr --group --security-context --persistent --ttl --verbose --quiet --connect-timeout --timeout --idle-timeout --profile --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -259,6 +267,10 @@ _analyst() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --profile)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -267,7 +279,7 @@ _analyst() {
             return 0
             ;;
         analyst__subcmd__check)
-            opts="-j -o -v -q -h -V --jobs --junit --tap --output --save --chat-url --api-key-file --external-id --internal-id --email --attr --group --security-context --persistent --ttl --verbose --quiet --connect-timeout --timeout --idle-timeout --help --version"
+            opts="-j -o -v -q -h -V --jobs --junit --tap --output --save --chat-url --api-key-file --external-id --internal-id --email --attr --group --security-context --persistent --ttl --verbose --quiet --connect-timeout --timeout --idle-timeout --profile --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -345,6 +357,10 @@ _analyst() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --profile)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -353,7 +369,7 @@ _analyst() {
             return 0
             ;;
         analyst__subcmd__completions)
-            opts="-v -q -h -V --verbose --quiet --connect-timeout --timeout --idle-timeout --help --version bash zsh fish elvish powershell man"
+            opts="-v -q -h -V --verbose --quiet --connect-timeout --timeout --idle-timeout --profile --help --version bash zsh fish elvish powershell man"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -368,6 +384,10 @@ _analyst() {
                     return 0
                     ;;
                 --idle-timeout)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --profile)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -491,7 +511,7 @@ _analyst() {
             return 0
             ;;
         analyst__subcmd__rows)
-            opts="-o -v -q -h -V --sql --sql-file --from --query --output --always --allow-partial --security-context --timezone --cache --data-url --verbose --quiet --connect-timeout --timeout --idle-timeout --help --version"
+            opts="-o -v -q -h -V --sql --sql-file --from --query --output --always --allow-partial --security-context --timezone --cache --data-url --verbose --quiet --connect-timeout --timeout --idle-timeout --profile --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -549,6 +569,10 @@ _analyst() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --profile)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -557,7 +581,7 @@ _analyst() {
             return 0
             ;;
         analyst__subcmd__session)
-            opts="-o -v -q -h -V --output --base-url --api-key-file --external-id --internal-id --email --attr --group --security-context --persistent --ttl --verbose --quiet --connect-timeout --timeout --idle-timeout --help --version"
+            opts="-o -v -q -h -V --output --base-url --api-key-file --external-id --internal-id --email --attr --group --security-context --persistent --ttl --verbose --quiet --connect-timeout --timeout --idle-timeout --profile --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -616,6 +640,10 @@ _analyst() {
                     return 0
                     ;;
                 --idle-timeout)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --profile)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

@@ -1,6 +1,6 @@
 # Print an optspec for argparse to handle cmd's options that are independent of any subcommand.
 function __fish_analyst_global_optspecs
-    string join \n v/verbose q/quiet connect-timeout= timeout= idle-timeout= h/help V/version
+    string join \n v/verbose q/quiet connect-timeout= timeout= idle-timeout= profile= h/help V/version
 end
 
 function __fish_analyst_needs_command
@@ -27,6 +27,7 @@ end
 complete -c analyst -n "__fish_analyst_needs_command" -l connect-timeout -d 'How long to wait for a connection to the service' -r
 complete -c analyst -n "__fish_analyst_needs_command" -l timeout -d 'Wall-clock limit of the whole command (e.g. 90s, 5m); a running chat is aborted, exit 124' -r
 complete -c analyst -n "__fish_analyst_needs_command" -l idle-timeout -d 'A stream that sends nothing for this long is stalled: the chat is aborted, exit 124' -r
+complete -c analyst -n "__fish_analyst_needs_command" -l profile -d 'Use this profile of the config file (~/.config/analyst/config.toml)' -r
 complete -c analyst -n "__fish_analyst_needs_command" -s v -l verbose -d 'Log each HTTP request and response status to stderr (the key is always redacted)'
 complete -c analyst -n "__fish_analyst_needs_command" -s q -l quiet -d 'Print nothing on stderr but errors'
 complete -c analyst -n "__fish_analyst_needs_command" -s h -l help -d 'Print help'
@@ -66,6 +67,7 @@ complete -c analyst -n "__fish_analyst_using_subcommand ask" -l ttl -d 'Lifetime
 complete -c analyst -n "__fish_analyst_using_subcommand ask" -l connect-timeout -d 'How long to wait for a connection to the service' -r
 complete -c analyst -n "__fish_analyst_using_subcommand ask" -l timeout -d 'Wall-clock limit of the whole command (e.g. 90s, 5m); a running chat is aborted, exit 124' -r
 complete -c analyst -n "__fish_analyst_using_subcommand ask" -l idle-timeout -d 'A stream that sends nothing for this long is stalled: the chat is aborted, exit 124' -r
+complete -c analyst -n "__fish_analyst_using_subcommand ask" -l profile -d 'Use this profile of the config file (~/.config/analyst/config.toml)' -r
 complete -c analyst -n "__fish_analyst_using_subcommand ask" -l default-branch -d 'Say that --branch names the default (main/production) branch'
 complete -c analyst -n "__fish_analyst_using_subcommand ask" -l fail-on-tool-error -d 'Exit 8 when a tool result carries an error'
 complete -c analyst -n "__fish_analyst_using_subcommand ask" -l all-rows -d 'For csv, vega and json: fetch every row of a truncated result through the data query API first'
@@ -87,6 +89,7 @@ complete -c analyst -n "__fish_analyst_using_subcommand abort" -l ttl -d 'Lifeti
 complete -c analyst -n "__fish_analyst_using_subcommand abort" -l connect-timeout -d 'How long to wait for a connection to the service' -r
 complete -c analyst -n "__fish_analyst_using_subcommand abort" -l timeout -d 'Wall-clock limit of the whole command (e.g. 90s, 5m); a running chat is aborted, exit 124' -r
 complete -c analyst -n "__fish_analyst_using_subcommand abort" -l idle-timeout -d 'A stream that sends nothing for this long is stalled: the chat is aborted, exit 124' -r
+complete -c analyst -n "__fish_analyst_using_subcommand abort" -l profile -d 'Use this profile of the config file (~/.config/analyst/config.toml)' -r
 complete -c analyst -n "__fish_analyst_using_subcommand abort" -l persistent -d 'Make the external user persistent (isEphemeral: false)'
 complete -c analyst -n "__fish_analyst_using_subcommand abort" -s v -l verbose -d 'Log each HTTP request and response status to stderr (the key is always redacted)'
 complete -c analyst -n "__fish_analyst_using_subcommand abort" -s q -l quiet -d 'Print nothing on stderr but errors'
@@ -106,6 +109,7 @@ complete -c analyst -n "__fish_analyst_using_subcommand session" -l ttl -d 'Life
 complete -c analyst -n "__fish_analyst_using_subcommand session" -l connect-timeout -d 'How long to wait for a connection to the service' -r
 complete -c analyst -n "__fish_analyst_using_subcommand session" -l timeout -d 'Wall-clock limit of the whole command (e.g. 90s, 5m); a running chat is aborted, exit 124' -r
 complete -c analyst -n "__fish_analyst_using_subcommand session" -l idle-timeout -d 'A stream that sends nothing for this long is stalled: the chat is aborted, exit 124' -r
+complete -c analyst -n "__fish_analyst_using_subcommand session" -l profile -d 'Use this profile of the config file (~/.config/analyst/config.toml)' -r
 complete -c analyst -n "__fish_analyst_using_subcommand session" -l persistent -d 'Make the external user persistent (isEphemeral: false)'
 complete -c analyst -n "__fish_analyst_using_subcommand session" -s v -l verbose -d 'Log each HTTP request and response status to stderr (the key is always redacted)'
 complete -c analyst -n "__fish_analyst_using_subcommand session" -s q -l quiet -d 'Print nothing on stderr but errors'
@@ -129,6 +133,7 @@ complete -c analyst -n "__fish_analyst_using_subcommand rows" -l data-url -d 'Th
 complete -c analyst -n "__fish_analyst_using_subcommand rows" -l connect-timeout -d 'How long to wait for a connection to the service' -r
 complete -c analyst -n "__fish_analyst_using_subcommand rows" -l timeout -d 'Wall-clock limit of the whole command (e.g. 90s, 5m); a running chat is aborted, exit 124' -r
 complete -c analyst -n "__fish_analyst_using_subcommand rows" -l idle-timeout -d 'A stream that sends nothing for this long is stalled: the chat is aborted, exit 124' -r
+complete -c analyst -n "__fish_analyst_using_subcommand rows" -l profile -d 'Use this profile of the config file (~/.config/analyst/config.toml)' -r
 complete -c analyst -n "__fish_analyst_using_subcommand rows" -l always -d 'Run the query even when the saved result is already complete'
 complete -c analyst -n "__fish_analyst_using_subcommand rows" -l allow-partial -d 'Fewer rows than totalRows is a warning, not exit 10'
 complete -c analyst -n "__fish_analyst_using_subcommand rows" -s v -l verbose -d 'Log each HTTP request and response status to stderr (the key is always redacted)'
@@ -151,6 +156,7 @@ complete -c analyst -n "__fish_analyst_using_subcommand check" -l ttl -d 'Lifeti
 complete -c analyst -n "__fish_analyst_using_subcommand check" -l connect-timeout -d 'How long to wait for a connection to the service' -r
 complete -c analyst -n "__fish_analyst_using_subcommand check" -l timeout -d 'Wall-clock limit of the whole command (e.g. 90s, 5m); a running chat is aborted, exit 124' -r
 complete -c analyst -n "__fish_analyst_using_subcommand check" -l idle-timeout -d 'A stream that sends nothing for this long is stalled: the chat is aborted, exit 124' -r
+complete -c analyst -n "__fish_analyst_using_subcommand check" -l profile -d 'Use this profile of the config file (~/.config/analyst/config.toml)' -r
 complete -c analyst -n "__fish_analyst_using_subcommand check" -l tap -d 'Print TAP (Test Anything Protocol) on stdout'
 complete -c analyst -n "__fish_analyst_using_subcommand check" -l persistent -d 'Make the external user persistent (isEphemeral: false)'
 complete -c analyst -n "__fish_analyst_using_subcommand check" -s v -l verbose -d 'Log each HTTP request and response status to stderr (the key is always redacted)'
@@ -160,6 +166,7 @@ complete -c analyst -n "__fish_analyst_using_subcommand check" -s V -l version -
 complete -c analyst -n "__fish_analyst_using_subcommand completions" -l connect-timeout -d 'How long to wait for a connection to the service' -r
 complete -c analyst -n "__fish_analyst_using_subcommand completions" -l timeout -d 'Wall-clock limit of the whole command (e.g. 90s, 5m); a running chat is aborted, exit 124' -r
 complete -c analyst -n "__fish_analyst_using_subcommand completions" -l idle-timeout -d 'A stream that sends nothing for this long is stalled: the chat is aborted, exit 124' -r
+complete -c analyst -n "__fish_analyst_using_subcommand completions" -l profile -d 'Use this profile of the config file (~/.config/analyst/config.toml)' -r
 complete -c analyst -n "__fish_analyst_using_subcommand completions" -s v -l verbose -d 'Log each HTTP request and response status to stderr (the key is always redacted)'
 complete -c analyst -n "__fish_analyst_using_subcommand completions" -s q -l quiet -d 'Print nothing on stderr but errors'
 complete -c analyst -n "__fish_analyst_using_subcommand completions" -s h -l help -d 'Print help (see more with \'--help\')'

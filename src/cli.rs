@@ -16,6 +16,8 @@ Environment:
   ANALYST_CHAT_URL       the Chat API URL from the agent settings
   ANALYST_BASE_URL       the account host, for 'session'
   ANALYST_TIMEOUT        default --timeout
+  ANALYST_PROFILE        default --profile
+  ANALYST_CONFIG         the config file (default ~/.config/analyst/config.toml)
   ANALYST_DATA_URL       the data query API base, for 'rows' and --all-rows
   ANALYST_DATA_TOKEN     a JWT for the data query API (never printed)
   ANALYST_DATA_SECRET    or the deployment's API secret, to sign one (never printed)
@@ -78,6 +80,14 @@ pub struct GlobalArgs {
     /// A stream that sends nothing for this long is stalled: the chat is aborted, exit 124
     #[arg(long, global = true, value_name = "DURATION", default_value = "5m", value_parser = parse_duration)]
     pub idle_timeout: Duration,
+
+    /// Use this profile of the config file (~/.config/analyst/config.toml)
+    #[arg(long, global = true, env = "ANALYST_PROFILE", value_name = "NAME")]
+    pub profile: Option<String>,
+
+    /// The profile in use, loaded after parsing (flags and environment win over it).
+    #[arg(skip)]
+    pub loaded_profile: Option<crate::profile::Profile>,
 }
 
 /// The commands of `analyst`.

@@ -14,6 +14,8 @@ use serde::Serialize;
 use serde_json::{Map, Value};
 
 use crate::exit::usage;
+use crate::output::Notes;
+use crate::profile::{expand_home, run_secret_command, Profile};
 
 /// The API key. Its `Debug` and `Display` print `***`, so it cannot leak
 /// through a log line, an error message or a panic.
@@ -44,21 +46,40 @@ impl fmt::Display for Secret {
     }
 }
 
-/// Reads the API key: from `--api-key-file`/`ANALYST_API_KEY_FILE` when given
-/// (`-` = stdin), else from `ANALYST_API_KEY`. A missing or empty key is a
-/// usage error that names `ANALYST_API_KEY`.
-pub fn load_api_key(key_file: Option<&str>, env_key: Option<String>) -> Result<Secret> {
-    let raw = match key_file {
-        Some("-") => read_stdin("the API key")?,
-        Some(path) => std::fs::read_to_string(path)
-            .map_err(|err| usage(format!("cannot read the API key file {path}: {err}")))?,
-        None => env_key.ok_or_else(|| {
-            usage("no API key: set ANALYST_API_KEY (or pass --api-key-file PATH; the key is never taken from the command line)")
-        })?,
+/// Reads the API key: from `--api-key-file`/`ANALYST_API_KEY_FILE` when
+/// given (`-` = stdin), else `ANALYST_API_KEY`, else the profile's
+/// `api_key_command` or `api_key_file`. A missing or empty key is a usage
+/// error that names `ANALYST_API_KEY`. A key file other users can read draws
+/// a warning.
+pub fn load_api_key(
+    key_file: Option<&str>,
+    env_key: Option<String>,
+    profile: Option<&Profile>,
+    notes: &Notes,
+) -> Result<Secret> {
+    let from_profile = profile.filter(|_| key_file.is_none() && env_key.is_none());
+    let (raw, origin) = match (key_file, env_key, from_profile) {
+        (Some("-"), _, _) => (read_stdin("the API key")?, "standard input".to_string()),
+        (Some(path), _, _) => (read_key_file(path, notes)?, format!("the API key file {path}")),
+        (None, Some(key), _) => (key, "ANALYST_API_KEY".to_string()),
+        (None, None, Some(profile)) => match (&profile.api_key_command, &profile.api_key_file) {
+            (Some(command), _) => {
+                let key = run_secret_command(command, "api_key_command", &profile.name)?;
+                (
+                    key.expose().to_string(),
+                    format!("profile {}'s api_key_command", profile.name),
+                )
+            }
+            (None, Some(path)) => {
+                let path = expand_home(path).display().to_string();
+                (read_key_file(&path, notes)?, format!("the API key file {path}"))
+            }
+            (None, None) => return Err(no_key()),
+        },
+        (None, None, None) => return Err(no_key()),
     };
     let key = raw.trim();
     if key.is_empty() {
-        let origin = key_file.map_or("ANALYST_API_KEY".to_string(), |p| format!("the API key file {p}"));
         return Err(usage(format!("the API key is empty: check {origin}")));
     }
     if key.chars().any(|c| c.is_control()) {
@@ -67,6 +88,29 @@ pub fn load_api_key(key_file: Option<&str>, env_key: Option<String>) -> Result<S
         ));
     }
     Ok(Secret::new(key.to_string()))
+}
+
+fn no_key() -> anyhow::Error {
+    usage("no API key: set ANALYST_API_KEY (or pass --api-key-file PATH, or use a profile with api_key_command; the key is never taken from the command line)")
+}
+
+/// Reads a key file, warning when users other than its owner may read it.
+fn read_key_file(path: &str, notes: &Notes) -> Result<String> {
+    let text =
+        std::fs::read_to_string(path).map_err(|err| usage(format!("cannot read the API key file {path}: {err}")))?;
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        if let Ok(meta) = std::fs::metadata(path) {
+            let mode = meta.permissions().mode() & 0o777;
+            if mode & 0o077 != 0 {
+                notes.warn(&format!(
+                    "the API key file {path} can be read by other users (mode {mode:03o}): chmod 600 {path}"
+                ));
+            }
+        }
+    }
+    Ok(text)
 }
 
 /// Parses and checks a service URL given by `flag`: it must be absolute

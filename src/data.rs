@@ -20,6 +20,7 @@ use crate::exit::{bad_stream, code_of, usage, ExitCode, Fault};
 use crate::feed::{stop_of, Feed, Limits, OpenError, Stop};
 use crate::http::{shorten, Credential, Http, Retry};
 use crate::output::Notes;
+use crate::profile::{run_secret_command, Profile};
 use crate::results::Column;
 use crate::stream::lines::LineReader;
 use crate::stream::message::raw_to_text;
@@ -50,9 +51,10 @@ pub enum DataAuth {
 }
 
 impl DataAuth {
-    /// From `ANALYST_DATA_TOKEN` (wins) or `ANALYST_DATA_SECRET`; a usage
-    /// error naming both when neither is set.
-    pub fn from_env(security_context: Option<Map<String, Value>>) -> Result<DataAuth> {
+    /// From `ANALYST_DATA_TOKEN` (wins) or `ANALYST_DATA_SECRET`, else the
+    /// profile's `data_token_command`; a usage error naming both variables
+    /// when there is none.
+    pub fn from_env(security_context: Option<Map<String, Value>>, profile: Option<&Profile>) -> Result<DataAuth> {
         let var = |name: &str| {
             std::env::var(name)
                 .ok()
@@ -68,6 +70,13 @@ impl DataAuth {
                 secret: Secret::new(secret),
                 security_context: security_context.unwrap_or_default(),
             });
+        }
+        if let Some((command, name)) = profile.and_then(|p| p.data_token_command.as_ref().map(|c| (c, &p.name))) {
+            return Ok(DataAuth::Token(run_secret_command(
+                command,
+                "data_token_command",
+                name,
+            )?));
         }
         Err(usage(
             "no credential for the data query API: set ANALYST_DATA_TOKEN (a JWT) or ANALYST_DATA_SECRET (the deployment's API secret); the chat API key does not work there",

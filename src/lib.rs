@@ -17,6 +17,7 @@ pub mod expect;
 pub mod feed;
 pub mod http;
 pub mod output;
+pub mod profile;
 pub mod render;
 pub mod results;
 pub mod signals;
@@ -37,11 +38,21 @@ where
         Ok(matches) => matches,
         Err(err) => return exit::report_clap_error(err),
     };
-    let parsed = match cli::Cli::from_arg_matches(&matches) {
+    let mut parsed = match cli::Cli::from_arg_matches(&matches) {
         Ok(parsed) => parsed,
         Err(err) => return exit::report_clap_error(err),
     };
     let notes = output::Notes::new(parsed.global.quiet, parsed.global.verbose);
+    if !matches!(parsed.command, cli::Command::Completions(_)) {
+        match profile::load(parsed.global.profile.as_deref()) {
+            Ok(Some(profile)) => {
+                profile.apply(&mut parsed.command);
+                parsed.global.loaded_profile = Some(profile);
+            }
+            Ok(None) => {}
+            Err(err) => return exit::report_error(&err, &notes),
+        }
+    }
     let sub = matches.subcommand().map(|(_, sub)| sub);
     let result = match parsed.command {
         cli::Command::Ask(args) => commands::ask::run(args, sub, &parsed.global, &notes),

@@ -29,6 +29,8 @@ pub fn run(args: AbortArgs, matches: Option<&ArgMatches>, global: &GlobalArgs, n
     let key = load_api_key(
         args.endpoint.key.api_key_file.as_deref(),
         std::env::var("ANALYST_API_KEY").ok(),
+        global.loaded_profile.as_ref(),
+        notes,
     )?;
     let http = Http::new(global.connect_timeout, notes)?;
     let retry = Retry::short_call(ATTEMPTS, global.timeout);

@@ -199,6 +199,8 @@ fn prepare_request(
     let key = load_api_key(
         args.endpoint.key.api_key_file.as_deref(),
         std::env::var("ANALYST_API_KEY").ok(),
+        global.loaded_profile.as_ref(),
+        notes,
     )?;
     let body = serde_json::to_value(ChatRequest {
         input: question.as_deref(),

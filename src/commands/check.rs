@@ -38,6 +38,8 @@ pub fn run(args: CheckArgs, matches: Option<&ArgMatches>, global: &GlobalArgs, n
     let key = load_api_key(
         args.endpoint.key.api_key_file.as_deref(),
         std::env::var("ANALYST_API_KEY").ok(),
+        global.loaded_profile.as_ref(),
+        notes,
     )?;
     if let Some(dir) = &args.save {
         std::fs::create_dir_all(dir)

@@ -87,7 +87,7 @@ pub fn data_client(
     let url = data.data_url.as_deref().ok_or_else(|| {
         usage("no data query URL: set ANALYST_DATA_URL or pass --data-url (e.g. https://<deployment>.cubecloudapp.dev/cubejs-api)")
     })?;
-    let auth = DataAuth::from_env(security_context)?;
+    let auth = DataAuth::from_env(security_context, global.loaded_profile.as_ref())?;
     DataClient::new(Http::new(global.connect_timeout, notes)?, url, auth, options, notes)
 }
 

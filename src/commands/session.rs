@@ -30,7 +30,12 @@ pub fn run(args: SessionArgs, matches: Option<&ArgMatches>, global: &GlobalArgs,
         ));
     }
     let body = args.identity.to_input(matches).validate()?;
-    let key = load_api_key(args.key.api_key_file.as_deref(), std::env::var("ANALYST_API_KEY").ok())?;
+    let key = load_api_key(
+        args.key.api_key_file.as_deref(),
+        std::env::var("ANALYST_API_KEY").ok(),
+        global.loaded_profile.as_ref(),
+        notes,
+    )?;
     let http = Http::new(global.connect_timeout, notes)?;
     let retry = Retry::short_call(ATTEMPTS, global.timeout);
     let response = http.post_json_retrying(&url, Credential::ApiKey(&key), &body, "application/json", retry)?;

@@ -12,6 +12,7 @@ pub mod warehouse;
 use std::collections::{HashMap, VecDeque};
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::{Shutdown, TcpListener, TcpStream};
+use std::path::PathBuf;
 use std::sync::{Arc, Condvar, Mutex};
 use std::thread;
 use std::time::Duration;
@@ -345,7 +346,8 @@ impl Emulator {
             .env("ANALYST_CHAT_URL", self.chat_url())
             .env("ANALYST_API_KEY", API_KEY)
             .env("ANALYST_EXTERNAL_ID", "ci-bot")
-            .env("NO_COLOR", "1");
+            .env("NO_COLOR", "1")
+            .env("XDG_CONFIG_HOME", no_config_home());
         command
     }
 
@@ -481,8 +483,14 @@ pub fn analyst() -> Command {
             command.env_remove(key);
         }
     }
-    command.env("NO_COLOR", "1");
+    command.env("NO_COLOR", "1").env("XDG_CONFIG_HOME", no_config_home());
     command
+}
+
+/// A config home with no `analyst/config.toml`, so a developer's own
+/// profiles never leak into tests.
+pub fn no_config_home() -> PathBuf {
+    std::env::temp_dir().join("analyst-tests-no-config-home")
 }
 
 /// A path in the crate's tests/fixtures.
