@@ -125,17 +125,41 @@ pub struct Timings {
     pub total: Duration,
 }
 
-/// Reads a stream to its end: every line's bytes go to `tee`, every line to
-/// `forward` (with its message when it is one; a closed pipe there ends the
-/// read as [`StreamEnd::ReaderGone`]), every message into `transcript`, and
-/// notes to `notes` as things happen. Only unexpected errors (writing the
-/// tee) are errors.
+/// What the reader of a stream is told as it goes.
+pub trait Observer {
+    /// Something a person should hear about happened (see [`Event`]).
+    fn event(&mut self, _event: &Event) {}
+
+    /// A line arrived, with its message when it is one, after the message
+    /// was folded into `transcript`. A `BrokenPipe` error ends the read as
+    /// [`StreamEnd::ReaderGone`].
+    fn line(&mut self, _line: &Line<'_>, _message: Option<&Message<'_>>, _transcript: &Transcript) -> io::Result<()> {
+        Ok(())
+    }
+}
+
+/// An observer that prints the usual notes (`chat: <id>`, warnings).
+pub struct Notify<'a>(pub &'a Notes);
+
+impl Observer for Notify<'_> {
+    fn event(&mut self, event: &Event) {
+        note_event(event, self.0);
+    }
+}
+
+/// An observer that ignores everything (`check` runs cases silently).
+pub struct Silent;
+
+impl Observer for Silent {}
+
+/// Reads a stream to its end: every line's bytes go to `tee`, every message
+/// into `transcript`, and `observer` hears of each event and line. Only
+/// unexpected errors (writing the tee or the observer's output) are errors.
 pub fn read_stream(
     source: impl Read,
     transcript: &mut Transcript,
     mut tee: Option<&mut dyn Write>,
-    forward: &mut dyn FnMut(&Line<'_>, Option<&Message<'_>>) -> io::Result<()>,
-    notes: &Notes,
+    observer: &mut dyn Observer,
     started: Instant,
 ) -> Result<(StreamEnd, Timings)> {
     let mut reader = LineReader::new(source);
@@ -151,8 +175,22 @@ pub fn read_stream(
             tee.write_all(line.bytes)
                 .map_err(|err| Fault::new(ExitCode::Unexpected, format!("writing the saved stream: {err}")))?;
         }
-        let parsed = Message::parse(line.content());
-        match forward(&line, parsed.as_ref().ok().and_then(Option::as_ref)) {
+        let (message, failure) = match Message::parse(line.content()) {
+            Ok(message) => (message, None),
+            Err(err) => (None, Some(err)),
+        };
+        if let Some(message) = &message {
+            if let Some(event) = transcript.apply(message) {
+                if matches!(&event, Event::ToolFinished(tool) if tool.sql.is_some()) {
+                    timings.first_sql.get_or_insert_with(|| started.elapsed());
+                }
+                observer.event(&event);
+            }
+            if timings.answer.is_none() && message.is_final_node() && transcript.answer().is_some() {
+                timings.answer = Some(started.elapsed());
+            }
+        }
+        match observer.line(&line, message.as_ref(), transcript) {
             Err(err) if err.kind() == io::ErrorKind::BrokenPipe => break StreamEnd::ReaderGone,
             Err(err) => return Err(err.into()),
             Ok(()) => {}
@@ -160,21 +198,8 @@ pub fn read_stream(
         if let Some(stop) = line.followed_by.and_then(stop_of) {
             break StreamEnd::Stopped(stop);
         }
-        let message = match parsed {
-            Ok(Some(message)) => message,
-            Ok(None) => continue,
-            Err(err) => {
-                break StreamEnd::Ended(Some(parse_failure(err, line.number, line.is_terminated(), transcript)))
-            }
-        };
-        if let Some(event) = transcript.apply(&message) {
-            if matches!(&event, Event::ToolFinished(tool) if tool.sql.is_some()) {
-                timings.first_sql.get_or_insert_with(|| started.elapsed());
-            }
-            note_event(&event, notes);
-        }
-        if timings.answer.is_none() && message.is_final_node() && transcript.answer().is_some() {
-            timings.answer = Some(started.elapsed());
+        if let Some(err) = failure {
+            break StreamEnd::Ended(Some(parse_failure(err, line.number, line.is_terminated(), transcript)));
         }
     };
     timings.total = started.elapsed();
@@ -228,7 +253,9 @@ fn resume_hint(transcript: &Transcript) -> String {
     }
 }
 
-fn note_event(event: &Event, notes: &Notes) {
+/// Prints the note an event deserves: the chat id, a tool's failure, a
+/// truncated result and how to get all its rows.
+pub fn note_event(event: &Event, notes: &Notes) {
     match event {
         Event::ChatId(id) => notes.info(&format!("chat: {id}")),
         Event::ToolFinished(tool) => {

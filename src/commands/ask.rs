@@ -3,13 +3,15 @@
 //! pick the exit code. The turn itself is [`crate::chat`]'s.
 
 use std::fs::File;
-use std::io::{self, BufWriter, Read, Write};
+use std::io::{self, BufWriter, IsTerminal, Read, Write};
 use std::time::Instant;
 
 use anyhow::Result;
 use clap::ArgMatches;
 
-use crate::chat::{abort_after_stop, chat_failure, read_stream, ChatClient, ChatRequest, StreamEnd};
+use crate::chat::{
+    abort_after_stop, chat_failure, note_event, read_stream, ChatClient, ChatRequest, Observer, StreamEnd,
+};
 use crate::cli::{AskArgs, GlobalArgs, OutputMode, QuerySelector};
 use crate::commands::rows::{data_client, shortfall};
 use crate::config::{load_api_key, parse_security_context, read_stdin, service_url};
@@ -19,11 +21,14 @@ use crate::expect::Expectations;
 use crate::feed::{Feed, Limits, OpenError, Stop};
 use crate::http::Http;
 use crate::output::{Notes, Out};
+use crate::render::live::Live;
 use crate::render::table::{TableFormat, TableWriter};
 use crate::render::{self, Status};
 use crate::results::SqlResult;
 use crate::signals;
-use crate::stream::transcript::{AnswerSource, Retention, Transcript};
+use crate::stream::lines::Line;
+use crate::stream::message::Message;
+use crate::stream::transcript::{AnswerSource, Event, Retention, Transcript};
 
 /// Runs `ask`. `matches` are the subcommand's clap matches, used to let a
 /// flag win over the environment between `--external-id` and `--internal-id`.
@@ -65,44 +70,40 @@ pub fn run(args: AskArgs, matches: Option<&ArgMatches>, global: &GlobalArgs, not
         Err(OpenError::Failed(err)) => return fail_before_stream(err, &args, &transcript, &mut out),
         Err(OpenError::Stopped(stop)) => return stopped(stop, client.as_ref(), &args, &transcript, &mut out),
     }
-    let output = args.output;
-    let mut forward =
-        |line: &crate::stream::lines::Line<'_>, message: Option<&crate::stream::message::Message<'_>>| match (
-            output, message,
-        ) {
-            (OutputMode::Raw, _) => out.write_all(line.bytes).and_then(|()| out.flush()),
-            (OutputMode::Events, Some(message)) => render::events::write_line(line.content(), message, &mut out),
-            _ => Ok(()),
-        };
+    let stdout_is_terminal = io::stdout().is_terminal();
+    let live = (notes.show_progress() && (args.output == OutputMode::Answer || !stdout_is_terminal))
+        .then(|| Live::start(args.output == OutputMode::Answer && stdout_is_terminal));
+    let mut observer = AskObserver {
+        output: args.output,
+        out: &mut out,
+        notes,
+        live,
+    };
     let (end, _) = read_stream(
         feed,
         &mut transcript,
         tee.as_mut().map(|tee| tee as &mut dyn Write),
-        &mut forward,
-        notes,
+        &mut observer,
         started,
     )?;
+    let mut live = observer.live.take();
+    if let Some(live) = &live {
+        live.stop();
+    }
     if let Some(tee) = tee.as_mut() {
         tee.flush()
             .map_err(|err| Fault::new(ExitCode::Unexpected, format!("writing the --tee file: {err}")))?;
     }
     match end {
         StreamEnd::Ended(failure) => {
-            let all_rows = args.all_rows.then_some(AllRows {
+            let ask = Ask {
                 args: &args,
                 global,
                 notes,
                 started,
-            });
-            finish(
-                &args,
-                &mut transcript,
-                failure,
-                all_rows.as_ref(),
-                &expectations,
-                &mut out,
-                notes,
-            )
+                expectations,
+            };
+            ask.finish(&mut transcript, failure, live.as_mut(), &mut out)
         }
         StreamEnd::Stopped(stop) => stopped(stop, client.as_ref(), &args, &transcript, &mut out),
         StreamEnd::ReaderGone => {
@@ -113,6 +114,39 @@ pub fn run(args: AskArgs, matches: Option<&ArgMatches>, global: &GlobalArgs, not
                 }
             }
             Ok(ExitCode::Success)
+        }
+    }
+}
+
+/// What `ask` does with each event and line: forwards `raw` and `events`
+/// output, prints notes, and drives the terminal display.
+struct AskObserver<'a> {
+    output: OutputMode,
+    out: &'a mut Out,
+    notes: &'a Notes,
+    live: Option<Live>,
+}
+
+impl Observer for AskObserver<'_> {
+    fn event(&mut self, event: &Event) {
+        match &mut self.live {
+            Some(live) => {
+                live.event(event);
+                live.suspend(|| note_event(event, self.notes));
+            }
+            None => note_event(event, self.notes),
+        }
+    }
+
+    fn line(&mut self, line: &Line<'_>, message: Option<&Message<'_>>, transcript: &Transcript) -> io::Result<()> {
+        match (self.output, message) {
+            (OutputMode::Raw, _) => self.out.write_all(line.bytes).and_then(|()| self.out.flush())?,
+            (OutputMode::Events, Some(message)) => render::events::write_line(line.content(), message, self.out)?,
+            _ => {}
+        }
+        match &mut self.live {
+            Some(live) => live.line(message, transcript, self.out),
+            None => Ok(()),
         }
     }
 }
@@ -229,125 +263,19 @@ fn write_failure_document(transcript: &Transcript, status: Status, failure: &str
     let _ = render::json::write(transcript, status, Some(failure), out).and_then(|()| out.flush());
 }
 
-/// Decides status and exit code, renders the finishing outputs, checks the
-/// expectations, and reports the failure (if any) as an error carrying its
-/// code: the chat's failure, then unmet expectations (9), then tool errors
-/// with `--fail-on-tool-error` (8). A closed stdout alone is success.
-fn finish(
-    args: &AskArgs,
-    transcript: &mut Transcript,
-    stream_failure: Option<anyhow::Error>,
-    all_rows: Option<&AllRows<'_>>,
-    expectations: &Expectations,
-    out: &mut Out,
-    notes: &Notes,
-) -> Result<ExitCode> {
-    let failure = stream_failure.or_else(|| chat_failure(transcript));
-    let status = match (&failure, transcript.answer()) {
-        _ if transcript.aborted() => Status::Aborted,
-        (Some(_), _) => Status::Error,
-        (None, Some((_, AnswerSource::Final))) => Status::Completed,
-        (None, _) if transcript.is_thread_state() => Status::Completed,
-        (None, _) => Status::Incomplete,
-    };
-    if failure.is_none() && status == Status::Incomplete {
-        notes.warn("no final answer in the stream: using the last complete assistant message");
-    }
-    if let Some(err) = failure {
-        if args.output == OutputMode::Json {
-            write_failure_document(transcript, status, &format!("{err:#}"), out);
-        } else {
-            let _ = out.flush();
-        }
-        return Err(err);
-    }
-    let rendered = render_final(args, transcript, status, all_rows, out).and_then(|()| Ok(out.flush()?));
-    if let Err(err) = &rendered {
-        if !is_broken_pipe(err) {
-            return rendered.map(|()| ExitCode::Success);
-        }
-    }
-    let unmet = expectations.unmet(transcript);
-    for line in &unmet {
-        notes.expectation(line);
-    }
-    if !unmet.is_empty() {
-        return Err(Fault::new(ExitCode::Expectation, format!("{} expectation(s) not met", unmet.len())).into());
-    }
-    if args.fail_on_tool_error && transcript.tool_errors() > 0 {
-        let count = transcript.tool_errors();
-        return Err(Fault::new(
-            ExitCode::ToolError,
-            format!("{count} tool call(s) failed (--fail-on-tool-error)"),
-        )
-        .into());
-    }
-    rendered.map(|()| ExitCode::Success)
-}
-
-/// Writes the outputs rendered when the stream has ended well.
-fn render_final(
-    args: &AskArgs,
-    transcript: &mut Transcript,
-    status: Status,
-    all_rows: Option<&AllRows<'_>>,
-    out: &mut Out,
-) -> Result<()> {
-    let mut short = Vec::new();
-    match args.output {
-        OutputMode::Json => {
-            if let Some(all_rows) = all_rows {
-                let mut truncated = transcript
-                    .queries_mut()
-                    .filter(|q| q.is_truncated() && q.error.is_none())
-                    .peekable();
-                if truncated.peek().is_some() {
-                    let client = all_rows.client()?;
-                    for result in truncated {
-                        short.extend(all_rows.complete(&client, result)?);
-                    }
-                }
-            }
-            render::json::write(transcript, status, None, out)?;
-        }
-        OutputMode::Answer => render::answer::write(transcript, out)?,
-        OutputMode::Csv => {
-            let result = transcript.select(args.query)?;
-            match all_rows.filter(|_| result.is_truncated()) {
-                Some(all_rows) => short.extend(all_rows.stream_csv(result, out)?),
-                None => render::table::write_result(result, TableFormat::Csv, out)?,
-            }
-        }
-        OutputMode::Vega => {
-            let which = match args.query {
-                QuerySelector::Last => "the last SQL result".to_string(),
-                QuerySelector::Index(n) => format!("SQL result {n}"),
-            };
-            let mut result = transcript.select(args.query)?.clone();
-            if let Some(all_rows) = all_rows.filter(|_| result.is_truncated()) {
-                short.extend(all_rows.complete(&all_rows.client()?, &mut result)?);
-            }
-            render::vega::write(&result, &which, out)?;
-        }
-        OutputMode::Raw | OutputMode::Events => {}
-    }
-    match short.into_iter().find_map(|(total, got)| shortfall(Some(total), got)) {
-        Some(why) => Err(Fault::new(ExitCode::Partial, why).into()),
-        None => Ok(()),
-    }
-}
-
-/// What `--all-rows` needs to complete truncated results through the data
-/// query API; the client is made only when a result is truncated, so a
-/// complete chat needs no data credentials.
-struct AllRows<'a> {
+/// One run of `ask` once the stream has ended: what it was asked for, and
+/// how to finish (render, `--all-rows` through the data query API — its
+/// client made only when a result is truncated, so a complete chat needs no
+/// data credentials — and the expectations).
+struct Ask<'a> {
     args: &'a AskArgs,
     global: &'a GlobalArgs,
     notes: &'a Notes,
     started: Instant,
+    expectations: Expectations,
 }
 
-impl AllRows<'_> {
+impl Ask<'_> {
     /// The client, with `--security-context` as a signed token's payload.
     fn client(&self) -> Result<DataClient> {
         let context = self
@@ -399,5 +327,122 @@ impl AllRows<'_> {
             .run(self.sql(result)?, &mut writer, self.limits(), self.started)?;
         writer.finish()?;
         Ok(result.total_rows.filter(|&total| got < total).map(|total| (total, got)))
+    }
+
+    /// Decides status and exit code, renders the finishing outputs, checks
+    /// the expectations, and reports the failure (if any) as an error
+    /// carrying its code: the chat's failure, then unmet expectations (9),
+    /// then tool errors with `--fail-on-tool-error` (8). A closed stdout
+    /// alone is success.
+    fn finish(
+        &self,
+        transcript: &mut Transcript,
+        stream_failure: Option<anyhow::Error>,
+        live: Option<&mut Live>,
+        out: &mut Out,
+    ) -> Result<ExitCode> {
+        let (args, notes, expectations) = (self.args, self.notes, &self.expectations);
+        let failure = stream_failure.or_else(|| chat_failure(transcript));
+        let status = match (&failure, transcript.answer()) {
+            _ if transcript.aborted() => Status::Aborted,
+            (Some(_), _) => Status::Error,
+            (None, Some((_, AnswerSource::Final))) => Status::Completed,
+            (None, _) if transcript.is_thread_state() => Status::Completed,
+            (None, _) => Status::Incomplete,
+        };
+        if failure.is_none() && status == Status::Incomplete {
+            notes.warn("no final answer in the stream: using the last complete assistant message");
+        }
+        if let Some(err) = failure {
+            if args.output == OutputMode::Json {
+                write_failure_document(transcript, status, &format!("{err:#}"), out);
+            } else {
+                let _ = out.flush();
+            }
+            return Err(err);
+        }
+        let mut live = live;
+        let streamed = match live.as_deref_mut() {
+            Some(live) if args.output == OutputMode::Answer => live.finish_answer(transcript, out)?,
+            _ => false,
+        };
+        let rendered = if streamed {
+            Ok(())
+        } else {
+            self.render_final(transcript, status, out)
+        };
+        let rendered = rendered.and_then(|()| Ok(out.flush()?));
+        if let (Some(live), OutputMode::Answer) = (&live, args.output) {
+            live.summary(notes);
+        }
+        if let Err(err) = &rendered {
+            if !is_broken_pipe(err) {
+                return rendered.map(|()| ExitCode::Success);
+            }
+        }
+        let unmet = expectations.unmet(transcript);
+        for line in &unmet {
+            notes.expectation(line);
+        }
+        if !unmet.is_empty() {
+            return Err(Fault::new(ExitCode::Expectation, format!("{} expectation(s) not met", unmet.len())).into());
+        }
+        if args.fail_on_tool_error && transcript.tool_errors() > 0 {
+            let count = transcript.tool_errors();
+            return Err(Fault::new(
+                ExitCode::ToolError,
+                format!("{count} tool call(s) failed (--fail-on-tool-error)"),
+            )
+            .into());
+        }
+        rendered.map(|()| ExitCode::Success)
+    }
+
+    /// Writes the outputs rendered when the stream has ended well.
+    fn render_final(&self, transcript: &mut Transcript, status: Status, out: &mut Out) -> Result<()> {
+        let args = self.args;
+        let mut short = Vec::new();
+        match args.output {
+            OutputMode::Json => {
+                if args.all_rows {
+                    let mut truncated = transcript
+                        .queries_mut()
+                        .filter(|q| q.is_truncated() && q.error.is_none())
+                        .peekable();
+                    if truncated.peek().is_some() {
+                        let client = self.client()?;
+                        for result in truncated {
+                            short.extend(self.complete(&client, result)?);
+                        }
+                    }
+                }
+                render::json::write(transcript, status, None, out)?;
+            }
+            OutputMode::Answer => render::answer::write(transcript, out)?,
+            OutputMode::Csv => {
+                let result = transcript.select(args.query)?;
+                if args.all_rows && result.is_truncated() {
+                    short.extend(self.stream_csv(result, out)?);
+                } else {
+                    render::table::write_result(result, TableFormat::Csv, out)?;
+                }
+            }
+            OutputMode::Vega => {
+                let which = match args.query {
+                    QuerySelector::Last => "the last SQL result".to_string(),
+                    QuerySelector::Index(n) => format!("SQL result {n}"),
+                };
+                let mut result = transcript.select(args.query)?.clone();
+                if args.all_rows && result.is_truncated() {
+                    short.extend(self.complete(&self.client()?, &mut result)?);
+                }
+                render::vega::write(&result, &which, out)?;
+            }
+            OutputMode::Raw | OutputMode::Events => {}
+        }
+        match short.into_iter().find_map(|(total, got)| shortfall(Some(total), got)) {
+            Some(why) => Err(Fault::new(ExitCode::Partial, why).into()),
+            None => Ok(()),
+        }
     }
 }

@@ -14,7 +14,7 @@ use std::time::{Duration, Instant};
 use anyhow::Result;
 use clap::ArgMatches;
 
-use crate::chat::{abort_after_stop, chat_failure, read_stream, ChatClient, ChatRequest, StreamEnd, Timings};
+use crate::chat::{abort_after_stop, chat_failure, read_stream, ChatClient, ChatRequest, Silent, StreamEnd, Timings};
 use crate::cli::{CheckArgs, CheckOutput, GlobalArgs};
 use crate::config::{load_api_key, service_url, Secret};
 use crate::exit::{code_of, usage, ExitCode, Fault};
@@ -59,7 +59,6 @@ pub fn run(args: CheckArgs, matches: Option<&ArgMatches>, global: &GlobalArgs, n
         idle: global.idle_timeout,
         deadline: global.timeout.map(|limit| started + limit),
         save: args.save.clone(),
-        quiet: Notes::new(true, false),
     };
     let results = runner.run_all(&cases, usize::from(args.jobs), notes);
     let total = started.elapsed();
@@ -117,7 +116,6 @@ struct Runner {
     idle: Duration,
     deadline: Option<Instant>,
     save: Option<PathBuf>,
-    quiet: Notes,
 }
 
 impl Runner {
@@ -242,8 +240,7 @@ impl Runner {
             feed,
             &mut transcript,
             saved.as_mut().map(|(_, file)| file as &mut dyn Write),
-            &mut |_, _| Ok(()),
-            &self.quiet,
+            &mut Silent,
             turn_started,
         );
         if let Some((_, file)) = saved.as_mut() {

@@ -5,6 +5,7 @@
 pub mod answer;
 pub mod events;
 pub mod json;
+pub mod live;
 pub mod report;
 pub mod table;
 pub mod vega;

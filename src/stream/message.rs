@@ -33,6 +33,10 @@ pub struct Message<'a> {
     /// Text: a chunk when `isDelta` is true, the whole text otherwise.
     #[serde(borrow, default)]
     pub content: Option<Cow<'a, str>>,
+    /// The agent's reasoning, when the line carries some (only its presence
+    /// is kept).
+    #[serde(default)]
+    pub thinking: Option<serde::de::IgnoredAny>,
     /// A tool call (start or result).
     #[serde(borrow, default, rename = "toolCall")]
     pub tool_call: Option<ToolCall<'a>>,

@@ -1,0 +1,82 @@
+//! On a terminal (a pseudo-terminal made by script(1)), `ask` shows what the
+//! agent is doing, streams the answer, and summarises the SQL results; with
+//! NO_COLOR, -q, or in a pipe, none of that.
+
+mod support;
+
+use std::time::Duration;
+
+use support::*;
+
+/// Runs `analyst ARGS` in a pseudo-terminal; returns everything the
+/// terminal showed (stdout and stderr together).
+fn on_a_terminal(emu: &Emulator, args: &str, extra_env: &[(&str, &str)]) -> String {
+    let binary = assert_cmd::cargo::cargo_bin("analyst");
+    let prepared = emu.command();
+    // script(1) gives the command a terminal; -e returns its exit code.
+    let mut script = std::process::Command::new("script");
+    script
+        .args(["-q", "-e", "-c", &format!("{} {args}", binary.display()), "/dev/null"])
+        .envs(
+            prepared
+                .get_envs()
+                .filter_map(|(k, v)| v.map(|v| (k.to_owned(), v.to_owned()))),
+        )
+        .env_remove("NO_COLOR")
+        .envs(extra_env.iter().copied());
+    let output = script.output().expect("script(1) from util-linux runs");
+    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stdout));
+    String::from_utf8_lossy(&output.stdout).into_owned()
+}
+
+fn slow_agent() -> Emulator {
+    let emu = Emulator::start();
+    emu.agent(|a| a.delay = Duration::from_millis(250));
+    emu
+}
+
+#[test]
+fn a_terminal_shows_activity_streams_the_answer_and_summarises_results() {
+    let emu = slow_agent();
+    let screen = on_a_terminal(&emu, "ask Q", &[]);
+    for shown in [
+        "thinking",
+        "searching the data model",
+        "running \"Revenue by month\"",
+        "Answer 1: revenue rose every month; December was the best month (€2.4M).",
+        "1. \"Revenue by month\": 12 rows",
+        "-o csv for CSV",
+    ] {
+        assert!(screen.contains(shown), "{shown:?} not on the screen:\n{screen}");
+    }
+    assert_eq!(
+        screen.matches("Answer 1:").count(),
+        1,
+        "the answer is shown once:\n{screen}"
+    );
+}
+
+#[test]
+fn no_color_and_quiet_keep_the_terminal_plain() {
+    let emu = slow_agent();
+    for (args, env) in [("ask Q", vec![("NO_COLOR", "1")]), ("ask -q Q", vec![])] {
+        let screen = on_a_terminal(&emu, args, &env);
+        assert!(screen.contains("Answer 1:"), "{screen}");
+        assert!(
+            !screen.contains("searching the data model") && !screen.contains("-o csv for CSV"),
+            "{args}: {screen}"
+        );
+    }
+}
+
+#[test]
+fn a_pipe_gets_no_spinner_and_no_summary() {
+    let emu = Emulator::start();
+    let output = emu
+        .command()
+        .args(["ask", "Q"])
+        .env_remove("NO_COLOR")
+        .output()
+        .unwrap();
+    assert_eq!(String::from_utf8_lossy(&output.stderr), "chat: chat-0001\n");
+}
