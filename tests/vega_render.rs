@@ -7,37 +7,15 @@
 mod support;
 
 use std::io::Write;
-use std::path::PathBuf;
 use std::process::{Command, Stdio};
-use std::sync::OnceLock;
 
 use serde_json::Value;
 use support::*;
 
-/// The renderer's folder; its packages are installed on first use (`npm ci`
-/// from the committed lock file), so a fresh checkout needs only Node.
-fn renderer() -> PathBuf {
-    static READY: OnceLock<PathBuf> = OnceLock::new();
-    READY
-        .get_or_init(|| {
-            let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/vega");
-            if !dir.join("node_modules/vega-lite").exists() {
-                let status = Command::new("npm")
-                    .args(["ci", "--no-audit", "--no-fund", "--loglevel=error"])
-                    .current_dir(&dir)
-                    .status()
-                    .expect("npm is needed to install the Vega-Lite renderer (tests/vega): install Node.js");
-                assert!(status.success(), "npm ci in tests/vega failed");
-            }
-            dir
-        })
-        .clone()
-}
-
 /// Bars drawn for `spec`: (x, height) of every mark item.
 fn draw(spec: &Value) -> Vec<(f64, f64)> {
     let mut child = Command::new("node")
-        .arg(renderer().join("render.mjs"))
+        .arg(vega_renderer().join("render.mjs"))
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())

@@ -178,6 +178,9 @@ pub struct Agent {
     pub delay: Duration,
     /// Extra thinking lines, to make a long (with `delay`, slow) stream.
     pub padding: usize,
+    /// Answer with this SQL, run on the warehouse (first 100 rows in the
+    /// stream), instead of the synthetic revenue by month.
+    pub warehouse_sql: Option<String>,
 }
 
 impl Default for Agent {
@@ -192,6 +195,7 @@ impl Default for Agent {
             chunking: Chunking::Lines,
             delay: Duration::ZERO,
             padding: 0,
+            warehouse_sql: None,
         }
     }
 }
@@ -491,6 +495,26 @@ pub fn analyst() -> Command {
 /// profiles never leak into tests.
 pub fn no_config_home() -> PathBuf {
     std::env::temp_dir().join("analyst-tests-no-config-home")
+}
+
+/// The folder of the Vega-Lite renderer used by tests (`tests/vega`), its
+/// npm packages installed on first use from the committed lock file.
+pub fn vega_renderer() -> PathBuf {
+    static READY: std::sync::OnceLock<PathBuf> = std::sync::OnceLock::new();
+    READY
+        .get_or_init(|| {
+            let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/vega");
+            if !dir.join("node_modules/vega-lite").exists() {
+                let status = std::process::Command::new("npm")
+                    .args(["ci", "--no-audit", "--no-fund", "--loglevel=error"])
+                    .current_dir(&dir)
+                    .status()
+                    .expect("npm is needed to install the Vega-Lite renderer (tests/vega): install Node.js");
+                assert!(status.success(), "npm ci in tests/vega failed");
+            }
+            dir
+        })
+        .clone()
 }
 
 /// A path in the crate's tests/fixtures.
@@ -855,7 +879,10 @@ fn agent_answer(agent: &Agent, chat_id: &str, question: &str, branch: Option<&st
             .failed_sql_call("SELECT 1", "Error: BadRequestError: Bad branch")
             .error_line("BadRequestError: Bad branch");
     }
-    let mut call = SqlCall::revenue_by_month(agent.rows).truncated_to(agent.returned);
+    let mut call = match &agent.warehouse_sql {
+        Some(sql) => warehouse::sql_call(sql, 100),
+        None => SqlCall::revenue_by_month(agent.rows).truncated_to(agent.returned),
+    };
     call.shape = agent.shape;
     call.query_key = agent.query_key;
     let text = answer_text(turn);

@@ -147,22 +147,35 @@ pub fn csv(sql: &str) -> String {
     String::from_utf8(writer.into_inner().unwrap()).unwrap()
 }
 
+fn columns_first(columns: &[(String, String)]) -> &str {
+    columns.first().map_or("", |(name, _)| name.as_str())
+}
+
+fn columns_last(columns: &[(String, String)]) -> &str {
+    columns.last().map_or("", |(name, _)| name.as_str())
+}
+
 /// A SQL tool call for `sql` as the agent would report it: the real
-/// columns, `totalRows` of the whole result, and its first `returned` rows.
+/// columns, `totalRows` of the whole result, its first `returned` rows, and
+/// a bar chart of the last column by the first.
 pub fn sql_call(sql: &str, returned: usize) -> super::SqlCall {
     let (columns, mut rows) = query(sql);
     let total_rows = rows.len();
     rows.truncate(returned);
+    let vega_spec = serde_json::json!({
+        "mark": "bar",
+        "encoding": {
+            "x": {"field": columns.first().map_or("", |(name, _)| name.as_str()), "type": "ordinal"},
+            "y": {"field": columns.last().map_or("", |(name, _)| name.as_str()), "type": "quantitative"}
+        }
+    });
     super::SqlCall {
         sql: sql.to_string(),
         title: "Orders".into(),
         columns,
         rows,
         total_rows,
-        vega_spec: Some(serde_json::json!({
-            "mark": "bar",
-            "encoding": {"x": {"field": "id", "type": "ordinal"}, "y": {"field": "amount", "type": "quantitative"}}
-        })),
+        vega_spec: Some(vega_spec),
         query_key: false,
         shape: super::Shape::Arrays,
     }

@@ -1,0 +1,162 @@
+//! Every example of the README runs: each `sh` block in order, in one
+//! scratch folder, against the emulator (whose agent answers with SQL that
+//! really runs on the warehouse); the TOML blocks are the shipped example
+//! suite and a config that loads. `export ANALYST_…` lines are the README's
+//! placeholders: the emulator's values stand in for them. The two `cargo`
+//! commands are run by `.ci/run`, which this test checks too.
+
+mod support;
+
+use std::path::{Path, PathBuf};
+
+use support::*;
+
+/// The agent's SQL: 250 orders, of which the stream carries 100.
+const AGENT_SQL: &str =
+    "SELECT id, created_at AS day, region, amount AS revenue FROM orders WHERE id <= 250 ORDER BY id LIMIT 250";
+
+fn readme() -> String {
+    std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("README.md")).unwrap()
+}
+
+/// The fenced code blocks of `language`, in order.
+fn blocks(text: &str, language: &str) -> Vec<String> {
+    let mut found = Vec::new();
+    let mut current: Option<String> = None;
+    for line in text.lines() {
+        match &mut current {
+            None if line
+                .trim_start()
+                .strip_prefix("```")
+                .is_some_and(|info| info.trim() == language) =>
+            {
+                current = Some(String::new());
+            }
+            Some(_) if line.trim_start().starts_with("```") => found.push(current.take().unwrap()),
+            Some(block) => {
+                block.push_str(line);
+                block.push('\n');
+            }
+            None => {}
+        }
+    }
+    found
+}
+
+fn scratch() -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("analyst-readme-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(dir.join("examples")).unwrap();
+    std::fs::create_dir_all(dir.join("stubs")).unwrap();
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    std::fs::copy(root.join("examples/smoke.toml"), dir.join("examples/smoke.toml")).unwrap();
+    // mail(1) stands in for the real one: it reads the message and succeeds.
+    let mail = dir.join("stubs/mail");
+    std::fs::write(&mail, "#!/bin/sh\ncat > /dev/null\n").unwrap();
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(&mail, std::fs::Permissions::from_mode(0o755)).unwrap();
+    }
+    dir
+}
+
+#[test]
+fn every_shell_example_runs_against_the_emulator() {
+    let emu = Emulator::start();
+    emu.agent(|a| a.warehouse_sql = Some(AGENT_SQL.into()));
+    let dir = scratch();
+    let binary = assert_cmd::cargo::cargo_bin("analyst");
+    let path = format!(
+        "{}:{}:{}:{}",
+        binary.parent().unwrap().display(),
+        dir.join("stubs").display(),
+        vega_renderer().join("node_modules/.bin").display(),
+        std::env::var("PATH").unwrap_or_default()
+    );
+    let examples = blocks(&readme(), "sh");
+    assert!(examples.len() >= 12, "found only {} sh examples", examples.len());
+    let mut ran = 0;
+    for example in &examples {
+        if example.lines().any(|line| line.trim_start().starts_with("cargo ")) {
+            continue;
+        }
+        let script: String = example
+            .lines()
+            .filter(|line| !line.trim_start().starts_with("export ANALYST_"))
+            .map(|line| format!("{line}\n"))
+            .collect();
+        let output = std::process::Command::new("bash")
+            .args(["--norc", "-e", "-o", "pipefail", "-c", &script])
+            .current_dir(&dir)
+            .env("PATH", &path)
+            .env("ANALYST_CHAT_URL", emu.chat_url())
+            .env("ANALYST_API_KEY", API_KEY)
+            .env("ANALYST_EXTERNAL_ID", "ci-bot")
+            .env("ANALYST_BASE_URL", emu.base())
+            .env("ANALYST_DATA_URL", emu.data_url())
+            .env("ANALYST_DATA_SECRET", DATA_SECRET)
+            .env("XDG_CONFIG_HOME", no_config_home())
+            .env("NO_COLOR", "1")
+            .output()
+            .unwrap();
+        assert!(
+            output.status.success(),
+            "this README example failed:\n{example}\nstdout:\n{}\nstderr:\n{}",
+            String::from_utf8_lossy(&output.stdout),
+            String::from_utf8_lossy(&output.stderr)
+        );
+        ran += 1;
+    }
+    assert!(ran >= 11, "ran {ran} examples");
+    // What the examples made is what they promise.
+    let all = std::fs::read_to_string(dir.join("all.csv")).unwrap();
+    assert_eq!(
+        all,
+        warehouse::csv(AGENT_SQL),
+        "all.csv holds every row of the agent's query"
+    );
+    assert!(std::fs::read_to_string(dir.join("chart.svg")).unwrap().contains("<svg"));
+    assert!(dir.join("exports/revenue.csv").exists() && dir.join("smoke.xml").exists());
+}
+
+#[test]
+fn the_suite_in_the_readme_is_the_shipped_example() {
+    let shipped = std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/smoke.toml")).unwrap();
+    assert_eq!(blocks(&readme(), "toml")[0], shipped);
+}
+
+#[test]
+fn the_config_in_the_readme_loads() {
+    let config = blocks(&readme(), "toml")[1].clone();
+    let path = std::env::temp_dir().join(format!("analyst-readme-config-{}.toml", std::process::id()));
+    std::fs::write(&path, config).unwrap();
+    for profile in ["prod", "staging"] {
+        analyst()
+            .env("ANALYST_CONFIG", &path)
+            .args([
+                "--profile",
+                profile,
+                "ask",
+                "--replay",
+                &fixture("revenue-by-month.ndjson"),
+            ])
+            .assert()
+            .success();
+    }
+}
+
+#[test]
+fn ci_runs_the_readme_commands() {
+    let commands: Vec<String> = blocks(&readme(), "sh")
+        .iter()
+        .flat_map(|block| block.lines().map(str::to_string).collect::<Vec<_>>())
+        .filter(|line| line.starts_with("cargo "))
+        .map(|line| line.split('#').next().unwrap().trim().to_string())
+        .collect();
+    assert_eq!(commands.len(), 2, "the README names exactly two commands: {commands:?}");
+    let ci = std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join(".ci/run")).unwrap();
+    for command in commands {
+        assert!(ci.contains(&command), ".ci/run does not run `{command}`");
+    }
+}
