@@ -140,7 +140,14 @@ impl Observer for AskObserver<'_> {
 
     fn line(&mut self, line: &Line<'_>, message: Option<&Message<'_>>, transcript: &Transcript) -> io::Result<()> {
         match (self.output, message) {
-            (OutputMode::Raw, _) => self.out.write_all(line.bytes).and_then(|()| self.out.flush())?,
+            (OutputMode::Raw, _) => {
+                // Flushed before the reader would wait for more: each line
+                // leaves as soon as it came, without a syscall per line.
+                self.out.write_all(line.bytes)?;
+                if !line.more_buffered {
+                    self.out.flush()?;
+                }
+            }
             (OutputMode::Events, Some(message)) => render::events::write_line(line.content(), message, self.out)?,
             _ => {}
         }

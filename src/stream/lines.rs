@@ -11,6 +11,11 @@ pub const MAX_LINE: usize = 1 << 30;
 
 const INITIAL_BUFFER: usize = 64 * 1024;
 
+/// Past this size the buffer grows by this much at a time instead of
+/// doubling, so a long line costs its length plus at most this, not twice
+/// its length.
+const LINEAR_GROWTH: usize = 16 << 20;
+
 /// A line of the stream.
 #[derive(Debug)]
 pub struct Line<'a> {
@@ -22,6 +27,9 @@ pub struct Line<'a> {
     /// The source's failure that comes right after this line (which is then
     /// the partial last line): the next call returns it.
     pub followed_by: Option<&'a io::Error>,
+    /// True when another complete line is already buffered, so the next
+    /// call returns at once (a writer may delay its flush until this is false).
+    pub more_buffered: bool,
 }
 
 impl Line<'_> {
@@ -47,6 +55,8 @@ pub struct LineReader<R> {
     max_line: usize,
     eof: bool,
     failure: Option<io::Error>,
+    /// Where the next line's `\n` is, when the last call already found it.
+    next_newline: Option<usize>,
 }
 
 impl<R: Read> LineReader<R> {
@@ -66,6 +76,7 @@ impl<R: Read> LineReader<R> {
             max_line,
             eof: false,
             failure: None,
+            next_newline: None,
         }
     }
 
@@ -77,6 +88,9 @@ impl<R: Read> LineReader<R> {
     pub fn next_line(&mut self) -> io::Result<Option<Line<'_>>> {
         if let Some(err) = self.failure.take() {
             return Err(err);
+        }
+        if let Some(newline) = self.next_newline.take() {
+            return Ok(Some(self.take(newline + 1)));
         }
         let mut searched = self.start;
         loop {
@@ -112,10 +126,13 @@ impl<R: Read> LineReader<R> {
         let start = self.start;
         self.start = line_end;
         self.line_number += 1;
+        self.next_newline = memchr::memchr(b'\n', &self.buffer[line_end..self.end]).map(|at| line_end + at);
+        let more_buffered = self.next_newline.is_some();
         Line {
             bytes: &self.buffer[start..line_end],
             number: self.line_number,
             followed_by: self.failure.as_ref(),
+            more_buffered,
         }
     }
 
@@ -134,7 +151,9 @@ impl<R: Read> LineReader<R> {
             ));
         }
         if pending == self.buffer.len() {
-            let grown = (self.buffer.len() * 2).min(self.max_line.max(1)).max(pending + 1);
+            let len = self.buffer.len();
+            let step = len.min(LINEAR_GROWTH);
+            let grown = (len + step).min(self.max_line.max(1)).max(pending + 1);
             self.buffer.resize(grown, 0);
         }
         Ok(())
@@ -258,6 +277,7 @@ mod tests {
             bytes: b"{}\r\n",
             number: 1,
             followed_by: None,
+            more_buffered: false,
         };
         assert_eq!(line.content(), b"{}");
         assert!(line.is_terminated());
@@ -265,6 +285,7 @@ mod tests {
             bytes: b"{}",
             number: 2,
             followed_by: None,
+            more_buffered: false,
         };
         assert_eq!(last.content(), b"{}");
         assert!(!last.is_terminated());

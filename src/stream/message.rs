@@ -40,9 +40,11 @@ pub struct Message<'a> {
     /// A tool call (start or result).
     #[serde(borrow, default, rename = "toolCall")]
     pub tool_call: Option<ToolCall<'a>>,
-    /// The agent-graph node; first element `final` marks the final answer.
-    #[serde(borrow, default, rename = "graphPath")]
-    pub graph_path: Option<Vec<Cow<'a, str>>>,
+    /// Whether `graphPath` marks the final consolidated answer: an array
+    /// whose first element is `final`, of length at most 2. Decided while
+    /// parsing, without allocating.
+    #[serde(default, rename = "graphPath", deserialize_with = "final_node")]
+    pub final_node: bool,
     /// Whether `content` is an increment.
     #[serde(default, rename = "isDelta")]
     pub is_delta: Option<bool>,
@@ -119,13 +121,9 @@ impl<'a> Message<'a> {
         self.role.as_deref() == Some("user")
     }
 
-    /// True when `graphPath` marks the final consolidated answer: an array
-    /// whose first element is `final`, of length at most 2.
+    /// True when `graphPath` marks the final consolidated answer.
     pub fn is_final_node(&self) -> bool {
-        match &self.graph_path {
-            Some(path) => !path.is_empty() && path.len() <= 2 && path[0] == "final",
-            None => false,
-        }
+        self.final_node
     }
 
     /// `isDelta`, false when absent.
@@ -142,6 +140,51 @@ impl<'a> Message<'a> {
     /// other value.
     pub fn error_text(&self) -> Option<String> {
         self.error.map(raw_to_text)
+    }
+}
+
+/// Reads `graphPath` (an array of node names, or null) into whether it marks
+/// the final answer: first element `final`, at most 2 elements.
+fn final_node<'de, D: serde::Deserializer<'de>>(deserializer: D) -> Result<bool, D::Error> {
+    struct Path;
+    impl<'de> serde::de::Visitor<'de> for Path {
+        type Value = bool;
+        fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+            f.write_str("an array of node names")
+        }
+        fn visit_unit<E>(self) -> Result<bool, E> {
+            Ok(false)
+        }
+        fn visit_seq<A: serde::de::SeqAccess<'de>>(self, mut seq: A) -> Result<bool, A::Error> {
+            let Some(IsFinal(first)) = seq.next_element()? else {
+                return Ok(false);
+            };
+            let mut length = 1;
+            while seq.next_element::<serde::de::IgnoredAny>()?.is_some() {
+                length += 1;
+            }
+            Ok(first && length <= 2)
+        }
+    }
+    deserializer.deserialize_any(Path)
+}
+
+/// A node name, reduced to whether it is `final`.
+struct IsFinal(bool);
+
+impl<'de> Deserialize<'de> for IsFinal {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct Name;
+        impl serde::de::Visitor<'_> for Name {
+            type Value = IsFinal;
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("a node name")
+            }
+            fn visit_str<E>(self, name: &str) -> Result<IsFinal, E> {
+                Ok(IsFinal(name == "final"))
+            }
+        }
+        deserializer.deserialize_str(Name)
     }
 }
 

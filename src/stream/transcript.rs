@@ -5,8 +5,6 @@
 //! chosen output needs ([`Retention`]), so memory does not grow with the
 //! length of the stream.
 
-use std::collections::HashMap;
-
 use serde::Deserialize;
 use serde_json::value::RawValue;
 use serde_json::Value;
@@ -116,7 +114,9 @@ struct StateMessages<'a> {
 pub struct Transcript {
     retention: Retention,
     chat_id: Option<String>,
-    drafts: HashMap<String, String>,
+    /// Content folded by message id, for the few messages that can still be
+    /// the answer (a short list: a linear search beats hashing every line).
+    drafts: Vec<(String, String)>,
     final_id: Option<String>,
     complete_id: Option<String>,
     latest_id: Option<String>,
@@ -142,7 +142,7 @@ impl Transcript {
         Transcript {
             retention,
             chat_id: None,
-            drafts: HashMap::new(),
+            drafts: Vec::new(),
             final_id: None,
             complete_id: None,
             latest_id: None,
@@ -220,17 +220,22 @@ impl Transcript {
 
     fn fold_content(&mut self, msg: &Message<'_>, content: &str) {
         let id = msg.id();
-        match self.drafts.get_mut(id) {
-            Some(text) if msg.is_delta() => text.push_str(content),
+        let is_empty = match self.draft_mut(id) {
+            Some(text) if msg.is_delta() => {
+                text.push_str(content);
+                text.is_empty()
+            }
             Some(text) => {
                 text.clear();
                 text.push_str(content);
+                text.is_empty()
             }
+            None if content.is_empty() => true,
             None => {
-                self.drafts.insert(id.to_string(), content.to_string());
+                self.drafts.push((id.to_string(), content.to_string()));
+                false
             }
-        }
-        let is_empty = self.drafts.get(id).is_none_or(String::is_empty);
+        };
         let mut replaced = Vec::new();
         if msg.is_final_node() {
             replaced.push(self.final_id.replace(id.to_string()));
@@ -244,9 +249,25 @@ impl Transcript {
         // holds the answer, not the whole conversation.
         for old in replaced.into_iter().flatten() {
             if old != id && !self.is_candidate(&old) {
-                self.drafts.remove(&old);
+                self.drafts.retain(|(draft, _)| *draft != old);
             }
         }
+    }
+
+    fn draft_mut(&mut self, id: &str) -> Option<&mut String> {
+        self.drafts
+            .iter_mut()
+            .rev()
+            .find(|(draft, _)| draft == id)
+            .map(|(_, text)| text)
+    }
+
+    fn draft(&self, id: &str) -> Option<&str> {
+        self.drafts
+            .iter()
+            .rev()
+            .find(|(draft, _)| draft == id)
+            .map(|(_, text)| text.as_str())
     }
 
     fn is_candidate(&self, id: &str) -> bool {
@@ -334,7 +355,7 @@ impl Transcript {
     /// message, else the last complete assistant content message, else the
     /// last assistant content at all.
     pub fn answer(&self) -> Option<(&str, AnswerSource)> {
-        let text = |id: &Option<String>| id.as_ref().and_then(|id| self.drafts.get(id)).map(String::as_str);
+        let text = |id: &Option<String>| id.as_deref().and_then(|id| self.draft(id));
         if let Some(answer) = text(&self.final_id) {
             return Some((answer, AnswerSource::Final));
         }

@@ -85,6 +85,10 @@ pub enum Reply {
     Drop,
     /// 429 Too Many Requests with `Retry-After: seconds`.
     Busy { retry_after: u64 },
+    /// A stream of `lines` assistant deltas, one every `interval`, each
+    /// carrying the time it was sent (nanoseconds since the epoch) as its
+    /// content: for measuring how fast a client forwards lines.
+    Timestamped { lines: usize, interval: Duration },
     /// The data query API's answer to `sql`, run on the warehouse.
     Query { sql: String },
     /// A 200 stream, one chunk per line, that stops after `after_lines`
@@ -340,7 +344,14 @@ impl Emulator {
     /// Like [`Emulator::analyst`], as a plain `std::process::Command` for
     /// tests that manage the child's pipes or signals themselves.
     pub fn command(&self) -> std::process::Command {
-        let mut command = std::process::Command::new(assert_cmd::cargo::cargo_bin("analyst"));
+        self.command_for(assert_cmd::cargo::cargo_bin("analyst"))
+    }
+
+    /// `program` (analyst, curl, …) with the environment of
+    /// [`Emulator::command`]: the emulator's URL, key and user, no stray
+    /// `ANALYST_*`, no config file, no colour.
+    pub fn command_for(&self, program: impl AsRef<std::ffi::OsStr>) -> std::process::Command {
+        let mut command = std::process::Command::new(program);
         for (key, _) in std::env::vars() {
             if key.starts_with("ANALYST_") {
                 command.env_remove(key);
@@ -931,6 +942,17 @@ fn write_reply(connection: &mut TcpStream, reply: Reply, state: &Mutex<State>) -
             sent
         }
         Reply::Query { sql } => stream_query(connection, &sql),
+        Reply::Timestamped { lines, interval } => {
+            connection.write_all(STREAM_HEAD)?;
+            write_chunk(connection, b"{\"id\":\"__cutoff__\",\"state\":{\"chatId\":\"ticks\"}}\n")?;
+            for _ in 0..lines {
+                thread::sleep(interval);
+                let now = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap().as_nanos();
+                let line = format!("{{\"id\":\"tick\",\"role\":\"assistant\",\"content\":\"{now}\",\"graphPath\":[\"final\"],\"isDelta\":true}}\n");
+                write_chunk(connection, line.as_bytes())?;
+            }
+            connection.write_all(b"0\r\n\r\n")
+        }
         Reply::Hang(duration) => {
             thread::sleep(duration);
             Ok(())

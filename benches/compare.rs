@@ -1,0 +1,461 @@
+//! Speed and memory of `analyst` side by side with `cat`, `jq` and `curl`,
+//! in one run on one machine: `cargo bench --bench compare [-- --size MB --runs N]`.
+//!
+//! It generates realistic inputs (a long chat stream with thousands of
+//! deltas, 100-row SQL results and a large `__state__` line; a data query
+//! answer of a million rows), serves them from the loopback emulator of
+//! `tests/support`, and prints a table of ratios (what holds on a noisy
+//! machine) with the absolute figures beside them, and each target of issue
+//! 7 as met or missed. Times are the best of the runs; peak RSS is from
+//! GNU time (`%M`, the largest process of a pipeline).
+
+#[path = "../tests/support/mod.rs"]
+mod support;
+
+use std::io::{BufRead, BufReader, Write};
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+use serde_json::json;
+use support::{Chunking, Emulator, Ending, Reply, Route, API_KEY, DATA_SECRET};
+
+struct Options {
+    size_mb: usize,
+    runs: usize,
+}
+
+fn options() -> Options {
+    let args: Vec<String> = std::env::args().collect();
+    let value = |flag: &str, default: usize| {
+        args.iter()
+            .position(|a| a == flag)
+            .and_then(|i| args.get(i + 1))
+            .and_then(|v| v.parse().ok())
+            .unwrap_or(default)
+    };
+    Options {
+        size_mb: value("--size", 200),
+        runs: value("--runs", 3).max(1),
+    }
+}
+
+/// Best wall time (seconds) and the largest peak RSS (KiB) over `runs` runs
+/// of a shell command line; `before` runs first each time (to script the
+/// emulator's next answer).
+fn measure(command: &str, runs: usize, mut before: impl FnMut()) -> (f64, u64) {
+    let report = std::env::temp_dir().join(format!("analyst-bench-time-{}", std::process::id()));
+    let (mut best, mut rss) = (f64::MAX, 0);
+    for _ in 0..runs {
+        before();
+        let status = Command::new("/usr/bin/time")
+            .args(["-f", "%e %M", "-o"])
+            .arg(&report)
+            .args(["bash", "-c", command])
+            .status()
+            .expect("GNU time (/usr/bin/time) runs");
+        assert!(status.success(), "failed: {command}");
+        let text = std::fs::read_to_string(&report).unwrap();
+        let mut fields = text.split_whitespace().rev().take(2).collect::<Vec<_>>();
+        fields.reverse();
+        best = best.min(fields[0].parse().unwrap());
+        rss = rss.max(fields[1].parse().unwrap());
+    }
+    (best.max(0.005), rss)
+}
+
+/// A realistic chat stream of about `size_mb` MB: per agent turn 400
+/// thinking deltas, a SQL call with 100 rows, 300 content deltas; a final
+/// answer; then a `__state__` line of about a quarter of the size.
+fn chat_stream(path: &Path, size_mb: usize) -> usize {
+    let target = size_mb << 20;
+    let mut out = std::io::BufWriter::new(std::fs::File::create(path).unwrap());
+    let mut written = 0usize;
+    let line = |value: serde_json::Value, out: &mut std::io::BufWriter<std::fs::File>| {
+        let text = value.to_string();
+        writeln!(out, "{text}").unwrap();
+        text.len() + 1
+    };
+    let words = [
+        "revenue", "grew", "steadily", "across", "regions", "while", "margins", "held", "firm", "in", "the", "fourth",
+        "quarter",
+    ];
+    let phrase = |seed: usize, n: usize| {
+        (0..n)
+            .map(|i| words[(seed * 7 + i * 3) % words.len()])
+            .collect::<Vec<_>>()
+            .join(" ")
+    };
+    written += line(
+        json!({"id": "__cutoff__", "role": "assistant", "state": {"chatId": "bench", "isStreaming": false}, "sort": 0}),
+        &mut out,
+    );
+    written += line(
+        json!({"id": "u1", "role": "user", "content": "Revenue?", "isDelta": false, "sort": 1}),
+        &mut out,
+    );
+    let mut turn = 0;
+    let mut state_messages = Vec::new();
+    while written < target * 3 / 4 {
+        turn += 1;
+        for i in 0..400 {
+            written += line(
+                json!({"id": format!("t{turn}"), "role": "assistant", "thinking": phrase(i, 8), "content": "",
+                "graphPath": ["semantic_data_analyst_agent"], "isDelta": true, "isInProcess": true, "sort": i}),
+                &mut out,
+            );
+        }
+        let rows: Vec<_> = (0..100)
+            .map(|m| {
+                json!([
+                    format!("2024-{:02}", m % 12 + 1),
+                    format!("{}.{}", 1_000_000 + m * 7919, m),
+                    (m * 37).to_string()
+                ])
+            })
+            .collect();
+        let input =
+            json!({"sqlQuery": "SELECT month, SUM(revenue) FROM orders_view GROUP BY 1", "queryTitle": "Revenue"})
+                .to_string();
+        let result = json!({"sqlQuery": "SELECT month, SUM(revenue) FROM orders_view GROUP BY 1",
+            "schema": [{"name": "orders_view.month", "column_type": "String"}, {"name": "orders_view.revenue", "column_type": "Double"}, {"name": "orders_view.count", "column_type": "Int64"}],
+            "data": rows, "totalRows": 250, "vegaSpec": json!({"mark": "bar"}).to_string()}).to_string();
+        written += line(
+            json!({"id": format!("s{turn}"), "role": "assistant", "toolCall": {"name": "semanticSqlApi", "input": input}, "isInProcess": true}),
+            &mut out,
+        );
+        written += line(
+            json!({"id": format!("s{turn}"), "role": "assistant", "toolCall": {"name": "semanticSqlApi", "input": input, "result": result}, "isInProcess": false}),
+            &mut out,
+        );
+        for i in 0..300 {
+            written += line(
+                json!({"id": format!("m{turn}"), "role": "assistant", "content": phrase(i, 5) + " ",
+                "graphPath": ["semantic_data_analyst_agent"], "isDelta": true, "isInProcess": true, "sort": i}),
+                &mut out,
+            );
+        }
+        state_messages.push(json!({"lc": 1, "type": "constructor", "id": ["langchain_core", "messages", "AIMessage"], "kwargs": {"content": phrase(turn, 60)}}));
+    }
+    for i in 0..50 {
+        written += line(
+            json!({"id": "final", "role": "assistant", "content": format!("part {i} "), "graphPath": ["final"], "isDelta": true}),
+            &mut out,
+        );
+    }
+    let mut messages = Vec::new();
+    let mut size = 0;
+    while written + size < target {
+        for message in &state_messages {
+            size += message.to_string().len() + 1;
+            messages.push(message.clone());
+        }
+    }
+    let longest = line(
+        json!({"id": "__state__", "role": "assistant", "state": {"chatId": "bench", "messages": messages}}),
+        &mut out,
+    );
+    line(
+        json!({"id": "__usage__", "type": "usage", "usage": {"totalTokens": 1}}),
+        &mut out,
+    );
+    out.flush().unwrap();
+    longest
+}
+
+/// The data query API's answer with `rows` rows, in chunks of 1000.
+fn data_answer(rows: usize) -> Vec<u8> {
+    let mut body =
+        json!({"schema": [{"name": "n", "column_type": "Int64"}, {"name": "amount", "column_type": "Double"},
+        {"name": "label", "column_type": "String"}], "lastRefreshTime": "2026-11-01T00:00:00Z"})
+        .to_string()
+        .into_bytes();
+    body.push(b'\n');
+    for start in (0..rows).step_by(1000) {
+        let chunk: Vec<_> = (start..(start + 1000).min(rows))
+            .map(|i| json!([i.to_string(), format!("{}.25", i * 3), format!("row {i}")]))
+            .collect();
+        body.extend(json!({ "data": chunk }).to_string().into_bytes());
+        body.push(b'\n');
+    }
+    body
+}
+
+/// Forwarding delays (µs) of `command`'s stdout for timestamped lines.
+fn delays(emu: &Emulator, program: &str, args: &[String], lines: usize) -> Vec<u64> {
+    emu.script(Reply::Timestamped {
+        lines,
+        interval: Duration::from_millis(5),
+    });
+    let mut child = emu
+        .command_for(program)
+        .args(args)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut delays = Vec::new();
+    for line in BufReader::new(child.stdout.take().unwrap())
+        .lines()
+        .map_while(Result::ok)
+    {
+        let Ok(value) = serde_json::from_str::<serde_json::Value>(&line) else {
+            continue;
+        };
+        if let Some(sent) = value["content"].as_str().and_then(|s| s.parse::<u128>().ok()) {
+            let now = std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .unwrap()
+                .as_nanos();
+            delays.push(((now - sent) / 1000) as u64);
+        }
+    }
+    let _ = child.wait();
+    delays.sort_unstable();
+    delays
+}
+
+fn percentile(sorted: &[u64], p: f64) -> u64 {
+    sorted
+        .get(((sorted.len() as f64 - 1.0) * p).round() as usize)
+        .copied()
+        .unwrap_or(0)
+}
+
+fn main() {
+    let options = options();
+    let analyst = assert_cmd::cargo::cargo_bin("analyst");
+    let analyst = analyst.display();
+    let data = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("target/bench-data");
+    std::fs::create_dir_all(&data).unwrap();
+    let stream = data.join(format!("chat-{}MB.ndjson", options.size_mb));
+    eprintln!("generating {} …", stream.display());
+    let longest = chat_stream(&stream, options.size_mb);
+    let bytes = std::fs::metadata(&stream).unwrap().len();
+    let file = stream.display();
+    let runs = options.runs;
+    let mut table: Vec<(String, String, String, f64, String)> = Vec::new();
+    let mut targets: Vec<(String, bool)> = Vec::new();
+    let mb = bytes as f64 / 1e6;
+
+    let (cat, _) = measure(&format!("cat {file} > /dev/null"), runs, || {});
+    let jq_programs = [
+        ("answer", r#"jq -rj 'select(.graphPath[0]? == "final") | .content'"#),
+        (
+            "json",
+            r#"jq -s '{answer: (map(select(.graphPath[0]? == "final") | .content) | join("")), queries: [.[] | select(.toolCall.result) | .toolCall.result | fromjson]}'"#,
+        ),
+        (
+            "csv",
+            r#"jq -r 'select(.toolCall.result) | .toolCall.result | fromjson | select(.data) | .data[] | @csv'"#,
+        ),
+        (
+            "events",
+            r#"jq -c 'if .toolCall then (.toolCall.input |= (fromjson? // .)) | (.toolCall.result |= (fromjson? // .)) else . end'"#,
+        ),
+    ];
+    for (mode, jq) in jq_programs {
+        let (ours, rss) = measure(
+            &format!("{analyst} ask -q --replay {file} -o {mode} > /dev/null"),
+            runs,
+            || {},
+        );
+        let (theirs, jq_rss) = measure(&format!("{jq} {file} > /dev/null"), runs.min(2), || {});
+        table.push((
+            format!("replay -o {mode} ({mb:.0} MB)"),
+            format!("{ours:.2}s {}MiB", rss / 1024),
+            format!("jq {theirs:.2}s {}MiB", jq_rss / 1024),
+            theirs / ours,
+            format!("cat {cat:.2}s, ×{:.1} of cat", ours / cat),
+        ));
+        if mode != "events" {
+            targets.push((
+                format!("replay -o {mode} ≥ 20× faster than jq (×{:.1})", theirs / ours),
+                theirs / ours >= 20.0,
+            ));
+        }
+        if mode != "json" {
+            let bound = (longest as u64 >> 10) + 16 * 1024;
+            targets.push((
+                format!(
+                    "replay -o {mode} peak RSS ≤ longest line + 16 MiB ({} ≤ {} MiB)",
+                    rss / 1024,
+                    bound / 1024
+                ),
+                rss <= bound,
+            ));
+        }
+    }
+
+    let emu = Emulator::start();
+    let body = std::fs::read(&stream).unwrap();
+    let serve = || {
+        emu.script(Reply::Stream {
+            body: body.clone(),
+            chunking: Chunking::Sizes(vec![65536]),
+            delay: Duration::ZERO,
+            ending: Ending::Clean,
+        })
+    };
+    let env = format!(
+        "ANALYST_CHAT_URL='{}' ANALYST_API_KEY='{API_KEY}' ANALYST_EXTERNAL_ID=bench",
+        emu.chat_url()
+    );
+    let (ours, rss) = measure(&format!("{env} {analyst} ask -q -o raw Q > /dev/null"), runs, serve);
+    let curl = format!(
+        "curl -sN -X POST -H 'Authorization: Api-Key {API_KEY}' -H 'Content-Type: application/json' -d '{{\"input\":\"Q\",\"sessionSettings\":{{\"externalId\":\"bench\"}}}}' '{}' > /dev/null",
+        emu.chat_url()
+    );
+    let (theirs, curl_rss) = measure(&curl, runs, serve);
+    table.push((
+        format!("ask -o raw through the emulator ({mb:.0} MB)"),
+        format!("{ours:.2}s {:.0}MB/s {}MiB", mb / ours, rss / 1024),
+        format!("curl -N {theirs:.2}s {}MiB", curl_rss / 1024),
+        theirs / ours,
+        String::new(),
+    ));
+    targets.push((
+        format!(
+            "raw throughput within 1.5× of curl -N (×{:.2} of its time)",
+            ours / theirs
+        ),
+        ours <= theirs * 1.5,
+    ));
+
+    let raw_args = ["ask".to_string(), "-q".into(), "-o".into(), "raw".into(), "Q".into()];
+    let ours_delay = delays(&emu, &analyst.to_string(), &raw_args, 400);
+    let curl_args: Vec<String> = [
+        "-sN",
+        "-X",
+        "POST",
+        "-H",
+        &format!("Authorization: Api-Key {API_KEY}"),
+        "-H",
+        "Content-Type: application/json",
+        "-d",
+        r#"{"input":"Q","sessionSettings":{"externalId":"bench"}}"#,
+        &emu.chat_url(),
+    ]
+    .iter()
+    .map(|s| s.to_string())
+    .collect();
+    let curl_delay = delays(&emu, "curl", &curl_args, 400);
+    table.push((
+        "line forwarding delay, p50 / p99 / max".into(),
+        format!(
+            "{} / {} / {} µs",
+            percentile(&ours_delay, 0.5),
+            percentile(&ours_delay, 0.99),
+            ours_delay.last().unwrap_or(&0)
+        ),
+        format!(
+            "curl {} / {} / {} µs",
+            percentile(&curl_delay, 0.5),
+            percentile(&curl_delay, 0.99),
+            curl_delay.last().unwrap_or(&0)
+        ),
+        0.0,
+        String::new(),
+    ));
+    targets.push((
+        format!(
+            "each line forwarded within 1 ms (p99 {} µs)",
+            percentile(&ours_delay, 0.99)
+        ),
+        percentile(&ours_delay, 0.99) <= 1000,
+    ));
+
+    let rows = 1_000_000;
+    let answer = data_answer(rows);
+    let serve_rows = || {
+        emu.script_on(
+            Route::Data,
+            Reply::Stream {
+                body: answer.clone(),
+                chunking: Chunking::Sizes(vec![65536]),
+                delay: Duration::ZERO,
+                ending: Ending::Clean,
+            },
+        )
+    };
+    let token = analyst::data::sign_hs256(
+        DATA_SECRET.as_bytes(),
+        &serde_json::Map::new(),
+        std::time::SystemTime::now(),
+    );
+    let (ours, rss) = measure(
+        &format!(
+            "ANALYST_DATA_URL='{}' ANALYST_DATA_SECRET='{DATA_SECRET}' {analyst} rows -q --sql x > /dev/null",
+            emu.data_url()
+        ),
+        runs,
+        serve_rows,
+    );
+    let curl_jq = format!("curl -s -X POST -H 'Authorization: {token}' -H 'Content-Type: application/json' -d '{{\"query\":\"x\"}}' '{}/v1/cubesql' | jq -r '.data[]?[] | @csv' > /dev/null", emu.data_url());
+    let (theirs, jq_rss) = measure(&curl_jq, runs.min(2), serve_rows);
+    table.push((
+        "rows, 1M rows to CSV".into(),
+        format!("{ours:.2}s {:.2}M rows/s {}MiB", rows as f64 / ours / 1e6, rss / 1024),
+        format!("curl | jq {theirs:.2}s {}MiB", jq_rss / 1024),
+        theirs / ours,
+        String::new(),
+    ));
+    targets.push((
+        format!("rows ≥ 10× faster than curl | jq (×{:.1})", theirs / ours),
+        theirs / ours >= 10.0,
+    ));
+    targets.push((
+        format!("rows ≥ 1M rows/s to CSV ({:.2}M)", rows as f64 / ours / 1e6),
+        rows as f64 / ours >= 1e6,
+    ));
+    targets.push((format!("rows peak RSS flat ({} MiB)", rss / 1024), rss <= 32 * 1024));
+
+    let started = Instant::now();
+    for _ in 0..50 {
+        Command::new(analyst.to_string())
+            .arg("--version")
+            .stdout(Stdio::null())
+            .status()
+            .unwrap();
+    }
+    let startup = started.elapsed().as_secs_f64() / 50.0 * 1000.0;
+    table.push((
+        "analyst --version".into(),
+        format!("{startup:.2} ms"),
+        String::new(),
+        0.0,
+        String::new(),
+    ));
+    targets.push((format!("analyst --version under 5 ms ({startup:.2} ms)"), startup < 5.0));
+
+    println!("\n| benchmark | analyst | reference | speed-up | notes |\n|---|---|---|---|---|");
+    for (name, ours, theirs, ratio, note) in &table {
+        let ratio = if *ratio > 0.0 {
+            format!("×{ratio:.1}")
+        } else {
+            String::new()
+        };
+        println!("| {name} | {ours} | {theirs} | {ratio} | {note} |");
+    }
+    println!(
+        "\nlongest line: {:.1} MiB; machine: {} cores, {}",
+        longest as f64 / 1048576.0,
+        std::thread::available_parallelism().map_or(0, |n| n.get()),
+        machine()
+    );
+    println!("\n| target | met |\n|---|---|");
+    for (target, met) in &targets {
+        println!("| {target} | {} |", if *met { "yes" } else { "**no**" });
+    }
+}
+
+fn machine() -> String {
+    std::fs::read_to_string("/proc/cpuinfo")
+        .ok()
+        .and_then(|info| {
+            info.lines()
+                .find(|l| l.starts_with("model name"))
+                .map(|l| l.split(':').nth(1).unwrap_or("").trim().to_string())
+        })
+        .unwrap_or_else(|| "unknown CPU".into())
+}
