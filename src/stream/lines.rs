@@ -11,10 +11,14 @@ pub const MAX_LINE: usize = 1 << 30;
 
 const INITIAL_BUFFER: usize = 64 * 1024;
 
-/// Past this size the buffer grows by this much at a time instead of
-/// doubling, so a long line costs its length plus at most this, not twice
-/// its length.
-const LINEAR_GROWTH: usize = 16 << 20;
+/// Past this size the buffer grows by a fixed step instead of doubling, so
+/// a long line costs its length plus at most one step, not twice its length
+/// (large buffers are reallocated in place by the allocator, so small steps
+/// cost little).
+const LINEAR_GROWTH_FROM: usize = 16 << 20;
+
+/// The fixed step of growth past [`LINEAR_GROWTH_FROM`].
+const LINEAR_STEP: usize = 4 << 20;
 
 /// A line of the stream.
 #[derive(Debug)]
@@ -152,7 +156,7 @@ impl<R: Read> LineReader<R> {
         }
         if pending == self.buffer.len() {
             let len = self.buffer.len();
-            let step = len.min(LINEAR_GROWTH);
+            let step = if len < LINEAR_GROWTH_FROM { len } else { LINEAR_STEP };
             let grown = (len + step).min(self.max_line.max(1)).max(pending + 1);
             self.buffer.resize(grown, 0);
         }

@@ -92,6 +92,17 @@ pub enum AnswerSource {
     Fallback,
 }
 
+/// The three ways a message can be the answer's candidate.
+#[derive(Clone, Copy)]
+enum Candidate {
+    /// The last `final`-node message.
+    Final,
+    /// The last complete assistant content message.
+    Complete,
+    /// The last assistant content at all.
+    Latest,
+}
+
 struct PendingCall {
     id: String,
     name: String,
@@ -236,19 +247,30 @@ impl Transcript {
                 false
             }
         };
-        let mut replaced = Vec::new();
         if msg.is_final_node() {
-            replaced.push(self.final_id.replace(id.to_string()));
+            self.make_candidate(Candidate::Final, id);
         } else if !msg.is_in_process() && !is_empty {
-            replaced.push(self.complete_id.replace(id.to_string()));
+            self.make_candidate(Candidate::Complete, id);
         }
         if !is_empty {
-            replaced.push(self.latest_id.replace(id.to_string()));
+            self.make_candidate(Candidate::Latest, id);
         }
-        // A draft no longer a candidate for the answer is dropped, so memory
-        // holds the answer, not the whole conversation.
-        for old in replaced.into_iter().flatten() {
-            if old != id && !self.is_candidate(&old) {
+    }
+
+    /// Makes `id` the given candidate for the answer. A draft that is no
+    /// longer any candidate is dropped, so memory holds the answer, not the
+    /// whole conversation. Nothing is allocated when `id` already is it.
+    fn make_candidate(&mut self, which: Candidate, id: &str) {
+        let slot = match which {
+            Candidate::Final => &mut self.final_id,
+            Candidate::Complete => &mut self.complete_id,
+            Candidate::Latest => &mut self.latest_id,
+        };
+        if slot.as_deref() == Some(id) {
+            return;
+        }
+        if let Some(old) = slot.replace(id.to_string()) {
+            if !self.is_candidate(&old) {
                 self.drafts.retain(|(draft, _)| *draft != old);
             }
         }
