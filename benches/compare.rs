@@ -396,12 +396,12 @@ fn main() {
     table.push((
         "rows, 1M rows to CSV".into(),
         format!("{ours:.2}s {:.2}M rows/s {}MiB", rows as f64 / ours / 1e6, rss / 1024),
-        format!("curl | jq {theirs:.2}s {}MiB", jq_rss / 1024),
+        format!("curl \\| jq {theirs:.2}s {}MiB", jq_rss / 1024),
         theirs / ours,
         String::new(),
     ));
     targets.push((
-        format!("rows ≥ 10× faster than curl | jq (×{:.1})", theirs / ours),
+        format!("rows ≥ 10× faster than curl \\| jq (×{:.1})", theirs / ours),
         theirs / ours >= 10.0,
     ));
     targets.push((

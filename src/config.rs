@@ -13,6 +13,7 @@ use reqwest::Url;
 use serde::Serialize;
 use serde_json::{Map, Value};
 
+use crate::cli::{ChatEndpointArgs, GlobalArgs, KeyArgs};
 use crate::exit::usage;
 use crate::output::Notes;
 use crate::profile::{expand_home, run_secret_command, Profile};
@@ -111,6 +112,26 @@ fn read_key_file(path: &str, notes: &Notes) -> Result<String> {
         }
     }
     Ok(text)
+}
+
+/// The API key as the command line, environment and profile give it (see
+/// [`load_api_key`]).
+pub fn api_key(key: &KeyArgs, global: &GlobalArgs, notes: &Notes) -> Result<Secret> {
+    load_api_key(
+        key.api_key_file.as_deref(),
+        std::env::var("ANALYST_API_KEY").ok(),
+        global.loaded_profile.as_ref(),
+        notes,
+    )
+}
+
+/// The validated Chat API URL of `--chat-url` / `ANALYST_CHAT_URL` (or the
+/// profile's); a usage error saying where to find it when there is none.
+pub fn chat_url(endpoint: &ChatEndpointArgs) -> Result<Url> {
+    let text = endpoint.chat_url.as_deref().ok_or_else(|| {
+        usage("no chat URL: set ANALYST_CHAT_URL or pass --chat-url (the Chat API URL from the agent settings)")
+    })?;
+    service_url(text, "--chat-url")
 }
 
 /// Parses and checks a service URL given by `flag`: it must be absolute

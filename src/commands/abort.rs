@@ -7,7 +7,7 @@ use reqwest::Url;
 use serde_json::json;
 
 use crate::cli::{AbortArgs, GlobalArgs};
-use crate::config::{abort_url, load_api_key, service_url, Secret, SessionSettings};
+use crate::config::{abort_url, api_key, chat_url, Secret, SessionSettings};
 use crate::exit::{code_of, usage, ExitCode};
 use crate::http::{Credential, Http, Retry};
 use crate::output::Notes;
@@ -17,21 +17,13 @@ const ATTEMPTS: u32 = 4;
 
 /// Runs `analyst abort`.
 pub fn run(args: AbortArgs, matches: Option<&ArgMatches>, global: &GlobalArgs, notes: &Notes) -> Result<ExitCode> {
-    let chat_url = args.endpoint.chat_url.as_deref().ok_or_else(|| {
-        usage("no chat URL: set ANALYST_CHAT_URL or pass --chat-url (the Chat API URL from the agent settings)")
-    })?;
-    let url = abort_url(&service_url(chat_url, "--chat-url")?)?;
+    let url = abort_url(&chat_url(&args.endpoint)?)?;
     let settings = args.identity.to_input(matches).validate()?;
     let chat_id = args.chat_id.trim();
     if chat_id.is_empty() {
         return Err(usage("--chat-id is empty"));
     }
-    let key = load_api_key(
-        args.endpoint.key.api_key_file.as_deref(),
-        std::env::var("ANALYST_API_KEY").ok(),
-        global.loaded_profile.as_ref(),
-        notes,
-    )?;
+    let key = api_key(&args.endpoint.key, global, notes)?;
     let http = Http::new(global.connect_timeout, notes)?;
     let retry = Retry::short_call(ATTEMPTS, global.timeout);
     abort_chat(&http, &url, &key, chat_id, &settings, retry)?;

@@ -14,7 +14,7 @@ use crate::chat::{
 };
 use crate::cli::{AskArgs, GlobalArgs, OutputMode, QuerySelector};
 use crate::commands::rows::{data_client, shortfall};
-use crate::config::{load_api_key, parse_security_context, read_stdin, service_url};
+use crate::config::{api_key, chat_url, parse_security_context, read_stdin};
 use crate::data::{Collected, DataClient, QueryOptions};
 use crate::exit::{bad_stream, is_broken_pipe, usage, ExitCode, Fault};
 use crate::expect::Expectations;
@@ -205,10 +205,7 @@ fn prepare_request(
     global: &GlobalArgs,
     notes: &Notes,
 ) -> Result<(ChatClient, serde_json::Value)> {
-    let url_text = args.endpoint.chat_url.as_deref().ok_or_else(|| {
-        usage("no chat URL: set ANALYST_CHAT_URL or pass --chat-url (the Chat API URL from the agent settings)")
-    })?;
-    let url = service_url(url_text, "--chat-url")?;
+    let url = chat_url(&args.endpoint)?;
     let settings = args.identity.to_input(matches).validate()?;
     if args.question.as_deref() == Some("-") && args.endpoint.key.api_key_file.as_deref() == Some("-") {
         return Err(usage(
@@ -237,12 +234,7 @@ fn prepare_request(
     if branch == Some("") {
         return Err(usage("--branch is empty"));
     }
-    let key = load_api_key(
-        args.endpoint.key.api_key_file.as_deref(),
-        std::env::var("ANALYST_API_KEY").ok(),
-        global.loaded_profile.as_ref(),
-        notes,
-    )?;
+    let key = api_key(&args.endpoint.key, global, notes)?;
     let body = serde_json::to_value(ChatRequest {
         input: question.as_deref(),
         chat_id,

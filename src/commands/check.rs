@@ -16,7 +16,7 @@ use clap::ArgMatches;
 
 use crate::chat::{abort_after_stop, chat_failure, read_stream, ChatClient, ChatRequest, Silent, StreamEnd, Timings};
 use crate::cli::{CheckArgs, CheckOutput, GlobalArgs};
-use crate::config::{load_api_key, service_url, Secret};
+use crate::config::{api_key, chat_url, Secret};
 use crate::exit::{code_of, usage, ExitCode, Fault};
 use crate::feed::{human, Limits, OpenError, Stop};
 use crate::http::Http;
@@ -31,16 +31,8 @@ pub fn run(args: CheckArgs, matches: Option<&ArgMatches>, global: &GlobalArgs, n
     let started = Instant::now();
     signals::watch();
     let cases = suite::load(&args.suite, &args.identity.to_input(matches))?;
-    let url_text = args.endpoint.chat_url.as_deref().ok_or_else(|| {
-        usage("no chat URL: set ANALYST_CHAT_URL or pass --chat-url (the Chat API URL from the agent settings)")
-    })?;
-    let url = service_url(url_text, "--chat-url")?;
-    let key = load_api_key(
-        args.endpoint.key.api_key_file.as_deref(),
-        std::env::var("ANALYST_API_KEY").ok(),
-        global.loaded_profile.as_ref(),
-        notes,
-    )?;
+    let url = chat_url(&args.endpoint)?;
+    let key = api_key(&args.endpoint.key, global, notes)?;
     if let Some(dir) = &args.save {
         std::fs::create_dir_all(dir)
             .map_err(|err| usage(format!("cannot create the --save folder {}: {err}", dir.display())))?;

@@ -8,7 +8,7 @@ use clap::ArgMatches;
 use serde_json::{json, Value};
 
 use crate::cli::{GlobalArgs, SessionArgs, SessionOutput};
-use crate::config::{load_api_key, service_url, session_url};
+use crate::config::{api_key, service_url, session_url};
 use crate::exit::{usage, ExitCode, Fault};
 use crate::http::{shorten, Credential, Http, Retry};
 use crate::output::{Notes, Out};
@@ -30,12 +30,7 @@ pub fn run(args: SessionArgs, matches: Option<&ArgMatches>, global: &GlobalArgs,
         ));
     }
     let body = args.identity.to_input(matches).validate()?;
-    let key = load_api_key(
-        args.key.api_key_file.as_deref(),
-        std::env::var("ANALYST_API_KEY").ok(),
-        global.loaded_profile.as_ref(),
-        notes,
-    )?;
+    let key = api_key(&args.key, global, notes)?;
     let http = Http::new(global.connect_timeout, notes)?;
     let retry = Retry::short_call(ATTEMPTS, global.timeout);
     let response = http.post_json_retrying(&url, Credential::ApiKey(&key), &body, "application/json", retry)?;
