@@ -117,8 +117,9 @@ pub fn sign_hs256(secret: &[u8], claims: &Map<String, Value>, now: SystemTime) -
 pub trait RowSink {
     /// The columns, once, before any row.
     fn columns(&mut self, columns: &[Column]) -> Result<()>;
-    /// A batch of rows, values in column order as the service sent them.
-    fn rows(&mut self, rows: &[Vec<Value>]) -> Result<()>;
+    /// A batch of rows, values in column order as the service sent them,
+    /// borrowed from the answer line.
+    fn rows(&mut self, rows: &[Vec<&RawValue>]) -> Result<()>;
 }
 
 /// A sink that keeps every row, for outputs that need them all at once
@@ -137,8 +138,14 @@ impl RowSink for Collected {
         Ok(())
     }
 
-    fn rows(&mut self, rows: &[Vec<Value>]) -> Result<()> {
-        self.rows.extend_from_slice(rows);
+    fn rows(&mut self, rows: &[Vec<&RawValue>]) -> Result<()> {
+        for row in rows {
+            let values = row
+                .iter()
+                .map(|cell| serde_json::from_str(cell.get()))
+                .collect::<Result<Vec<Value>, _>>()?;
+            self.rows.push(values);
+        }
         Ok(())
     }
 }
@@ -172,8 +179,8 @@ struct SchemaColumn {
 struct AnswerLine<'a> {
     #[serde(default)]
     schema: Option<Vec<SchemaColumn>>,
-    #[serde(default)]
-    data: Option<Vec<Vec<Value>>>,
+    #[serde(borrow, default)]
+    data: Option<Vec<Vec<&'a RawValue>>>,
     #[serde(borrow, default)]
     error: Option<&'a RawValue>,
     #[serde(default, rename = "requestId")]

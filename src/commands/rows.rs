@@ -9,6 +9,7 @@ use std::time::Instant;
 
 use anyhow::Result;
 use indicatif::{HumanCount, ProgressBar, ProgressDrawTarget, ProgressState, ProgressStyle};
+use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 
 use crate::cli::{DataEndpointArgs, GlobalArgs, QuerySelector, RowsArgs, RowsOutput};
@@ -43,7 +44,7 @@ pub fn run(args: RowsArgs, global: &GlobalArgs, notes: &Notes) -> Result<ExitCod
             result.rows.len()
         ));
         writer.columns(&result.columns)?;
-        writer.rows(&result.rows)?;
+        writer.values(&result.rows)?;
         writer.finish()?;
         return Ok(ExitCode::Success);
     }
@@ -210,7 +211,7 @@ impl<S: RowSink> RowSink for Progress<S> {
         self.inner.columns(columns)
     }
 
-    fn rows(&mut self, rows: &[Vec<Value>]) -> Result<()> {
+    fn rows(&mut self, rows: &[Vec<&RawValue>]) -> Result<()> {
         self.inner.rows(rows)?;
         if let Some(bar) = &self.bar {
             bar.inc(rows.len() as u64);

@@ -4,6 +4,9 @@
 use std::io::Write;
 
 use anyhow::Result;
+use std::borrow::Cow;
+
+use serde_json::value::RawValue;
 use serde_json::Value;
 
 use crate::data::RowSink;
@@ -73,31 +76,27 @@ impl<W: Write> TableWriter<W> {
         Ok(out)
     }
 
-    fn write_row(&mut self, row: &[Value]) -> Result<()> {
-        let values = row
-            .iter()
-            .chain(std::iter::repeat(&Value::Null))
-            .take(self.columns.len().max(row.len()));
+    /// Writes rows whose values are JSON values (a SQL result of the stream).
+    pub fn values(&mut self, rows: &[Vec<Value>]) -> Result<()> {
+        rows.iter().try_for_each(|row| self.write_row(row))
+    }
+
+    fn write_row<C: Cell>(&mut self, row: &[C]) -> Result<()> {
+        let width = self.columns.len().max(row.len());
         match &mut self.sink {
             Sink::Csv(writer) => {
-                for value in values {
-                    match value {
-                        Value::String(text) => writer.write_field(text)?,
-                        Value::Null => writer.write_field("")?,
-                        other => writer.write_field(other.to_string())?,
-                    }
+                for i in 0..width {
+                    writer.write_field(row.get(i).map_or(Cow::Borrowed(""), Cell::text).as_bytes())?;
                 }
                 writer.write_record(None::<&[u8]>)?;
             }
             Sink::Plain(out) if self.format == TableFormat::Tsv => {
-                for (i, value) in values.enumerate() {
+                for i in 0..width {
                     if i > 0 {
                         out.write_all(b"\t")?;
                     }
-                    match value {
-                        Value::String(text) => write_tsv_field(out, text)?,
-                        Value::Null => {}
-                        other => write_tsv_field(out, &other.to_string())?,
+                    if let Some(cell) = row.get(i) {
+                        write_tsv_field(out, &cell.text())?;
                     }
                 }
                 out.write_all(b"\n")?;
@@ -107,12 +106,12 @@ impl<W: Write> TableWriter<W> {
                     out.write_all(if self.rows_written == 0 { b"[\n" } else { b",\n" })?;
                 }
                 out.write_all(b"{")?;
-                for (i, ((column, key), value)) in self.columns.iter().zip(&self.keys).zip(row).enumerate() {
+                for (i, ((column, key), cell)) in self.columns.iter().zip(&self.keys).zip(row).enumerate() {
                     if i > 0 {
                         out.write_all(b",")?;
                     }
                     out.write_all(key)?;
-                    serde_json::to_writer(&mut *out, &column.typed(value))?;
+                    cell.write_json(column, out)?;
                 }
                 out.write_all(b"}")?;
                 if self.format == TableFormat::Ndjson {
@@ -121,6 +120,58 @@ impl<W: Write> TableWriter<W> {
             }
         }
         self.rows_written += 1;
+        Ok(())
+    }
+}
+
+/// A value of a row, as the writers need it: its text for CSV and TSV
+/// (a string's contents, null as nothing, anything else as JSON), and its
+/// JSON typed by the column.
+pub trait Cell {
+    /// The value as text.
+    fn text(&self) -> Cow<'_, str>;
+    /// The value as JSON, numbers and booleans typed by `column`.
+    fn write_json(&self, column: &Column, out: &mut dyn Write) -> Result<()>;
+}
+
+impl Cell for Value {
+    fn text(&self) -> Cow<'_, str> {
+        match self {
+            Value::String(text) => Cow::Borrowed(text),
+            Value::Null => Cow::Borrowed(""),
+            other => Cow::Owned(other.to_string()),
+        }
+    }
+
+    fn write_json(&self, column: &Column, out: &mut dyn Write) -> Result<()> {
+        serde_json::to_writer(out, &column.typed(self))?;
+        Ok(())
+    }
+}
+
+/// A value borrowed from the data query API's answer line: no allocation
+/// unless the text has escapes or the column needs typing.
+impl Cell for &RawValue {
+    fn text(&self) -> Cow<'_, str> {
+        let raw = self.get();
+        match raw.as_bytes().first() {
+            Some(b'"') => serde_json::from_str::<&str>(raw)
+                .map(Cow::Borrowed)
+                .or_else(|_| serde_json::from_str::<String>(raw).map(Cow::Owned))
+                .unwrap_or(Cow::Borrowed(raw)),
+            _ if raw == "null" => Cow::Borrowed(""),
+            _ => Cow::Borrowed(raw),
+        }
+    }
+
+    fn write_json(&self, column: &Column, out: &mut dyn Write) -> Result<()> {
+        let raw = self.get();
+        if raw.starts_with('"') && (column.is_numeric() || column.is_boolean()) {
+            let value: Value = serde_json::from_str(raw)?;
+            serde_json::to_writer(out, &column.typed(&value))?;
+        } else {
+            out.write_all(raw.as_bytes())?;
+        }
         Ok(())
     }
 }
@@ -169,11 +220,8 @@ impl<W: Write> RowSink for TableWriter<W> {
         Ok(())
     }
 
-    fn rows(&mut self, rows: &[Vec<Value>]) -> Result<()> {
-        for row in rows {
-            self.write_row(row)?;
-        }
-        Ok(())
+    fn rows(&mut self, rows: &[Vec<&RawValue>]) -> Result<()> {
+        rows.iter().try_for_each(|row| self.write_row(row))
     }
 }
 
@@ -181,7 +229,7 @@ impl<W: Write> RowSink for TableWriter<W> {
 pub fn write_result(result: &SqlResult, format: TableFormat, out: &mut impl Write) -> Result<()> {
     let mut writer = TableWriter::new(format, out);
     writer.columns(&result.columns)?;
-    writer.rows(&result.rows)?;
+    writer.values(&result.rows)?;
     writer.finish()?;
     Ok(())
 }
@@ -205,7 +253,7 @@ mod tests {
                 },
             ])
             .unwrap();
-        writer.rows(rows).unwrap();
+        writer.values(rows).unwrap();
         String::from_utf8(writer.finish().unwrap()).unwrap()
     }
 
