@@ -18,6 +18,7 @@ Environment:
   ANALYST_TIMEOUT        default --timeout
   ANALYST_PROFILE        default --profile
   ANALYST_CONFIG         the config file (default ~/.config/analyst/config.toml)
+  NO_COLOR               no spinner or progress bar
   ANALYST_DATA_URL       the data query API base, for 'rows' and --all-rows
   ANALYST_DATA_TOKEN     a JWT for the data query API (never printed)
   ANALYST_DATA_SECRET    or the deployment's API secret, to sign one (never printed)
@@ -406,8 +407,10 @@ Examples:
 
 stdout is the data; stderr carries notes only ('chat: <id>', warnings about
 tool errors, truncated results and missing final answers). -o json is written
-even when the chat fails, with status and errors saying why. See 'analyst --help'
-for the environment and the exit codes.";
+even when the chat fails, with status and errors saying why. On a terminal
+(never in pipes, with -q or NO_COLOR) a spinner shows what the agent is doing,
+the answer streams as it arrives, and a summary of the SQL results follows.
+See 'analyst --help' for the environment and the exit codes.";
 
 /// Which output `ask` writes on stdout.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
