@@ -138,15 +138,6 @@ pub trait Observer {
     }
 }
 
-/// An observer that prints the usual notes (`chat: <id>`, warnings).
-pub struct Notify<'a>(pub &'a Notes);
-
-impl Observer for Notify<'_> {
-    fn event(&mut self, event: &Event) {
-        note_event(event, self.0);
-    }
-}
-
 /// An observer that ignores everything (`check` runs cases silently).
 pub struct Silent;
 

@@ -18,18 +18,24 @@ pub struct Column {
 
 impl Column {
     /// True for numeric column types, whose values become JSON numbers.
+    /// (Called for every cell: compares without allocating.)
     pub fn is_numeric(&self) -> bool {
-        let t = self.column_type.to_ascii_lowercase();
+        let t = self.column_type.as_bytes();
         [
             "int", "uint", "float", "double", "decimal", "numeric", "number", "bigint", "real", "smallint", "tinyint",
         ]
         .iter()
-        .any(|prefix| t.starts_with(prefix))
+        .any(|prefix| {
+            t.get(..prefix.len())
+                .is_some_and(|start| start.eq_ignore_ascii_case(prefix.as_bytes()))
+        })
     }
 
     /// True for boolean column types, whose values become JSON booleans.
     pub fn is_boolean(&self) -> bool {
-        matches!(self.column_type.to_ascii_lowercase().as_str(), "boolean" | "bool")
+        ["boolean", "bool"]
+            .iter()
+            .any(|name| self.column_type.eq_ignore_ascii_case(name))
     }
 
     /// `value` typed for this column: numbers for numeric columns, booleans
