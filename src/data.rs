@@ -335,7 +335,7 @@ fn read_answer(mut reader: LineReader<Feed>, sink: &mut dyn RowSink) -> Result<A
             ))
         })?;
         if let Some(error) = parsed.error.filter(|raw| raw.get() != "null") {
-            let text = raw_to_text(error);
+            let text = raw_to_text(error.get());
             if text == CONTINUE_WAIT && count == 0 && !columns_sent {
                 return Ok(Answer::ContinueWait);
             }

@@ -10,8 +10,9 @@ use std::io::{self, Read};
 use analyst::cli::QuerySelector;
 use analyst::render::{json, Status};
 use analyst::stream::lines::LineReader;
-use analyst::stream::message::Message;
+use analyst::stream::message::{Message, ParseError};
 use analyst::stream::transcript::{Retention, Transcript};
+use serde_json::Value;
 use support::*;
 
 /// A deterministic generator (xorshift64*), so a failure names its seed.
@@ -194,4 +195,140 @@ fn arbitrary_bytes_never_panic() {
             Retention::All,
         );
     }
+}
+
+/// How serde_json judges a line: the reference the scanner must agree with.
+enum Verdict {
+    Blank,
+    Invalid,
+    NotAnObject,
+    Object(serde_json::Map<String, Value>),
+}
+
+fn reference(content: &[u8]) -> Verdict {
+    let content = content.strip_prefix("\u{feff}".as_bytes()).unwrap_or(content);
+    if content.iter().all(|b| b" \t\r\n".contains(b)) {
+        return Verdict::Blank;
+    }
+    match serde_json::from_slice::<Value>(content) {
+        Err(_) => Verdict::Invalid,
+        Ok(Value::Object(map)) if well_typed(&map) => Verdict::Object(map),
+        Ok(Value::Object(_)) => Verdict::Invalid,
+        Ok(_) => Verdict::NotAnObject,
+    }
+}
+
+/// The field types `Message` requires (a `null` is always accepted).
+fn well_typed(map: &serde_json::Map<String, Value>) -> bool {
+    let is = |key: &str, check: fn(&Value) -> bool| map.get(key).is_none_or(|v| v.is_null() || check(v));
+    ["id", "role", "content", "messageId"]
+        .iter()
+        .all(|key| is(key, Value::is_string))
+        && ["isDelta", "isInProcess"].iter().all(|key| is(key, Value::is_boolean))
+        && is("graphPath", |path| {
+            path.as_array()
+                .is_some_and(|names| names.first().is_none_or(Value::is_string))
+        })
+        && is("toolCall", |call| {
+            call.as_object()
+                .is_some_and(|call| call.get("name").is_none_or(|n| n.is_null() || n.is_string()))
+        })
+}
+
+/// Checks that the message read from a line holds what serde_json sees.
+fn same_fields(message: &Message<'_>, map: &serde_json::Map<String, Value>) {
+    let text = |key: &str| map.get(key).and_then(Value::as_str);
+    let raw =
+        |raw: Option<analyst::stream::message::Raw<'_>>| raw.map(|r| serde_json::from_str::<Value>(r.get()).unwrap());
+    let present = |key: &str| map.get(key).filter(|v| !v.is_null()).cloned();
+    assert_eq!(message.id.as_deref(), text("id"));
+    assert_eq!(message.role.as_deref(), text("role"));
+    assert_eq!(message.content.as_deref(), text("content"));
+    assert_eq!(message.message_id.as_deref(), text("messageId"));
+    assert_eq!(message.is_delta, map.get("isDelta").and_then(Value::as_bool));
+    assert_eq!(message.is_in_process, map.get("isInProcess").and_then(Value::as_bool));
+    assert_eq!(message.thinking, present("thinking").is_some());
+    let path = map.get("graphPath").and_then(Value::as_array);
+    let is_final = path.is_some_and(|p| p.first().and_then(Value::as_str) == Some("final") && p.len() <= 2);
+    assert_eq!(message.final_node, is_final);
+    assert_eq!(raw(message.state), present("state"));
+    assert_eq!(raw(message.error), present("error"));
+    assert_eq!(raw(message.usage), present("usage"));
+    let call = map.get("toolCall").and_then(Value::as_object);
+    assert_eq!(message.tool_call.is_some(), call.is_some());
+    if let (Some(read), Some(call)) = (&message.tool_call, call) {
+        assert_eq!(read.name.as_deref(), call.get("name").and_then(Value::as_str));
+        let field = |key: &str| call.get(key).filter(|v| !v.is_null()).cloned();
+        assert_eq!(raw(read.input), field("input"));
+        assert_eq!(raw(read.result), field("result"));
+    }
+}
+
+#[test]
+fn lines_are_judged_as_serde_json_judges_them() {
+    let lines: Vec<Vec<u8>> = samples()
+        .iter()
+        .flat_map(|sample| sample.split(|&b| b == b'\n').map(<[u8]>::to_vec).collect::<Vec<_>>())
+        .collect();
+    let tokens: [&[u8]; 24] = [
+        b"{",
+        b"}",
+        b"[",
+        b"]",
+        b"\"",
+        b"\\",
+        b",",
+        b":",
+        b" ",
+        b"\t",
+        b"\r",
+        b"-",
+        b"0",
+        b"1.5e-3",
+        b"true",
+        b"null",
+        b"\\u00e9",
+        b"\\ud83d\\ude00",
+        b"\\ud800",
+        b"\\n",
+        b"\x01",
+        b"\xc3\xa9",
+        b"\"id\":\"x\",",
+        b"\"graphPath\":[\"final\"],",
+    ];
+    let (mut agreed_valid, mut agreed_invalid) = (0, 0);
+    for seed in 1..=20_000u64 {
+        let mut rng = Rng(seed);
+        let mut line = lines[rng.below(lines.len())].clone();
+        for _ in 0..rng.below(3) + 1 {
+            let at = rng.below(line.len() + 1);
+            match rng.below(3) {
+                0 if at < line.len() => line[at] = tokens[rng.below(tokens.len())][0],
+                1 if at < line.len() => {
+                    let end = (at + rng.below(8) + 1).min(line.len());
+                    line.drain(at..end);
+                }
+                _ => {
+                    let token = tokens[rng.below(tokens.len())];
+                    line.splice(at..at, token.iter().copied());
+                }
+            }
+        }
+        let shown = String::from_utf8_lossy(&line).into_owned();
+        match (reference(&line), Message::parse(&line)) {
+            (Verdict::Blank, Ok(None)) => {}
+            (Verdict::Object(map), Ok(Some(message))) => {
+                same_fields(&message, &map);
+                agreed_valid += 1;
+            }
+            (Verdict::Object(_), Err(ParseError::Invalid(why))) if why.contains("duplicate field") => {}
+            (Verdict::Invalid, Err(ParseError::Invalid(_))) => agreed_invalid += 1,
+            (Verdict::NotAnObject, Err(ParseError::NotAnObject)) => {}
+            (_, got) => panic!("seed {seed}: serde_json and the scanner disagree on {shown:?}: {got:?}"),
+        }
+    }
+    assert!(
+        agreed_valid > 1000 && agreed_invalid > 1000,
+        "{agreed_valid} valid, {agreed_invalid} invalid"
+    );
 }

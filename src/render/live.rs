@@ -79,7 +79,7 @@ impl Live {
                 format!("calling {name}")
             };
             self.spinner.set_message(activity);
-        } else if message.thinking.is_some() {
+        } else if message.thinking {
             self.spinner.set_message("thinking");
         } else if message.is_final_node() && self.stream_answer {
             self.stream(transcript, out)?;

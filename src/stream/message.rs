@@ -1,13 +1,14 @@
-//! One typed struct per stream line. Strings are borrowed from the line where
-//! they have no escapes; fields no renderer needs (like `state.messages` of a
-//! large `__state__` line) stay unparsed [`RawValue`]s. Unknown fields are
-//! ignored.
+//! One typed struct per stream line, read by [`scan`](super::scan) with
+//! only the fields a renderer needs. Strings are borrowed from the line where
+//! they have no escapes; values no renderer reads in full (like
+//! `state.messages` of a large `__state__` line) are checked and kept as
+//! [`Raw`] text. Unknown fields are checked and ignored.
 
 use std::borrow::Cow;
 
-use serde::Deserialize;
-use serde_json::value::RawValue;
 use serde_json::Value;
+
+use super::scan::{Kind, ScanError, Scanner};
 
 /// The id of the initial state message that carries `state.chatId`.
 pub const CUTOFF_ID: &str = "__cutoff__";
@@ -20,64 +21,60 @@ pub const SUSPENDED_ID: &str = "__suspended__";
 /// The id of the token-usage message, the last line when present.
 pub const USAGE_ID: &str = "__usage__";
 
+/// The text of one JSON value of a line, checked but not parsed (never
+/// `null`: a `null` field is absent).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Raw<'a>(&'a str);
+
+impl<'a> Raw<'a> {
+    /// The value's JSON text.
+    pub fn get(&self) -> &'a str {
+        self.0
+    }
+}
+
 /// A line of the chat stream (API document 2.3, plus the service's extra
-/// special ids and `{"error": …}` lines).
-#[derive(Debug, Default, Deserialize)]
+/// special ids and `{"error": …}` lines). A field that is `null` on the
+/// wire is `None`.
+#[derive(Debug, Default)]
 pub struct Message<'a> {
     /// Message id; tool-call start and result share one.
-    #[serde(borrow, default)]
     pub id: Option<Cow<'a, str>>,
     /// `user` or `assistant`.
-    #[serde(borrow, default)]
     pub role: Option<Cow<'a, str>>,
     /// Text: a chunk when `isDelta` is true, the whole text otherwise.
-    #[serde(borrow, default)]
     pub content: Option<Cow<'a, str>>,
-    /// The agent's reasoning, when the line carries some (only its presence
-    /// is kept).
-    #[serde(default)]
-    pub thinking: Option<serde::de::IgnoredAny>,
+    /// Whether the line carries the agent's reasoning (its text is not kept).
+    pub thinking: bool,
     /// A tool call (start or result).
-    #[serde(borrow, default, rename = "toolCall")]
     pub tool_call: Option<ToolCall<'a>>,
     /// Whether `graphPath` marks the final consolidated answer: an array
-    /// whose first element is `final`, of length at most 2. Decided while
-    /// parsing, without allocating.
-    #[serde(default, rename = "graphPath", deserialize_with = "final_node")]
+    /// whose first element is `final`, of length at most 2.
     pub final_node: bool,
     /// Whether `content` is an increment.
-    #[serde(default, rename = "isDelta")]
     pub is_delta: Option<bool>,
     /// Whether the message is still being generated.
-    #[serde(default, rename = "isInProcess")]
     pub is_in_process: Option<bool>,
     /// State object of `__cutoff__` / `__state__`, parsed only when needed.
-    #[serde(borrow, default)]
-    pub state: Option<&'a RawValue>,
+    pub state: Option<Raw<'a>>,
     /// An in-stream error (`{"error": …}`), or the text of `__suspended__`.
-    #[serde(borrow, default)]
-    pub error: Option<&'a RawValue>,
+    pub error: Option<Raw<'a>>,
     /// Token usage of `__usage__`.
-    #[serde(borrow, default)]
-    pub usage: Option<&'a RawValue>,
+    pub usage: Option<Raw<'a>>,
     /// For `__suspended__`: the message to resend.
-    #[serde(borrow, default, rename = "messageId")]
     pub message_id: Option<Cow<'a, str>>,
 }
 
 /// The `toolCall` object (API document 2.4). `input` and `result` are
 /// JSON-encoded strings on the wire; both are kept raw until needed.
-#[derive(Debug, Default, Deserialize)]
+#[derive(Debug, Default)]
 pub struct ToolCall<'a> {
     /// Tool name, e.g. `semanticSqlApi` or `cubeSqlApi`.
-    #[serde(borrow, default)]
     pub name: Option<Cow<'a, str>>,
     /// Tool input (a JSON string, or JSON directly).
-    #[serde(borrow, default)]
-    pub input: Option<&'a RawValue>,
+    pub input: Option<Raw<'a>>,
     /// Tool result, present when the call is complete.
-    #[serde(borrow, default)]
-    pub result: Option<&'a RawValue>,
+    pub result: Option<Raw<'a>>,
 }
 
 /// Why a line could not be read as a message.
@@ -89,21 +86,85 @@ pub enum ParseError {
     NotAnObject,
 }
 
+impl From<ScanError> for ParseError {
+    fn from(err: ScanError) -> Self {
+        ParseError::Invalid(err.to_string())
+    }
+}
+
+/// Fields met so far in one object, to refuse a repeated one.
+#[derive(Default)]
+struct Seen(u16);
+
+impl Seen {
+    fn first(&mut self, scanner: &Scanner<'_>, bit: u16, key: &str) -> Result<(), ScanError> {
+        if self.0 & bit != 0 {
+            return Err(scanner.error(format!("duplicate field `{key}`")));
+        }
+        self.0 |= bit;
+        Ok(())
+    }
+}
+
 impl<'a> Message<'a> {
     /// Parses one line's content (without its terminator). `Ok(None)` for a
     /// blank line, which carries no message.
     pub fn parse(content: &'a [u8]) -> Result<Option<Message<'a>>, ParseError> {
         let content = content.strip_prefix("\u{feff}".as_bytes()).unwrap_or(content);
-        match content.iter().find(|b| !b.is_ascii_whitespace()) {
-            None => Ok(None),
-            Some(b'{') => serde_json::from_slice(content)
-                .map(Some)
-                .map_err(|err| ParseError::Invalid(err.to_string())),
-            Some(_) => match serde_json::from_slice::<&RawValue>(content) {
-                Ok(_) => Err(ParseError::NotAnObject),
-                Err(err) => Err(ParseError::Invalid(err.to_string())),
-            },
-        }
+        let text = std::str::from_utf8(content)
+            .map_err(|err| ParseError::Invalid(format!("invalid UTF-8 at column {}", err.valid_up_to() + 1)))?;
+        let mut scanner = Scanner::new(text);
+        let message = match scanner.peek() {
+            None => return Ok(None),
+            Some(Kind::Object) => Message::read(&mut scanner)?,
+            Some(_) => {
+                scanner.skip_value(0)?;
+                scanner.finish()?;
+                return Err(ParseError::NotAnObject);
+            }
+        };
+        scanner.finish()?;
+        Ok(Some(message))
+    }
+
+    /// Reads the line's object, field by field.
+    fn read(scanner: &mut Scanner<'a>) -> Result<Message<'a>, ScanError> {
+        let mut message = Message::default();
+        let mut seen = Seen::default();
+        scanner.object(1, |s, key| {
+            let (bit, key): (u16, &str) = match &*key {
+                "id" => (1, "id"),
+                "role" => (1 << 1, "role"),
+                "content" => (1 << 2, "content"),
+                "thinking" => (1 << 3, "thinking"),
+                "toolCall" => (1 << 4, "toolCall"),
+                "graphPath" => (1 << 5, "graphPath"),
+                "isDelta" => (1 << 6, "isDelta"),
+                "isInProcess" => (1 << 7, "isInProcess"),
+                "state" => (1 << 8, "state"),
+                "error" => (1 << 9, "error"),
+                "usage" => (1 << 10, "usage"),
+                "messageId" => (1 << 11, "messageId"),
+                _ => return s.skip_value(1).map(drop),
+            };
+            seen.first(s, bit, key)?;
+            match key {
+                "id" => message.id = optional_string(s, key)?,
+                "role" => message.role = optional_string(s, key)?,
+                "content" => message.content = optional_string(s, key)?,
+                "messageId" => message.message_id = optional_string(s, key)?,
+                "thinking" => message.thinking = optional_raw(s, 1)?.is_some(),
+                "toolCall" => message.tool_call = ToolCall::read(s)?,
+                "graphPath" => message.final_node = final_node(s)?,
+                "isDelta" => message.is_delta = optional_bool(s, key)?,
+                "isInProcess" => message.is_in_process = optional_bool(s, key)?,
+                "state" => message.state = optional_raw(s, 1)?,
+                "error" => message.error = optional_raw(s, 1)?,
+                _ => message.usage = optional_raw(s, 1)?,
+            }
+            Ok(())
+        })?;
+        Ok(message)
     }
 
     /// The message id, or `""` when it has none.
@@ -139,67 +200,105 @@ impl<'a> Message<'a> {
     /// The text of an `error` field: the string itself, or the JSON of any
     /// other value.
     pub fn error_text(&self) -> Option<String> {
-        self.error.map(raw_to_text)
+        self.error.map(|raw| raw_to_text(raw.get()))
     }
+}
+
+impl<'a> ToolCall<'a> {
+    /// Reads a `toolCall` object, or `null`.
+    fn read(scanner: &mut Scanner<'a>) -> Result<Option<ToolCall<'a>>, ScanError> {
+        match scanner.peek() {
+            Some(Kind::Null) => return scanner.null().map(|()| None),
+            Some(Kind::Object) => {}
+            _ => return Err(scanner.error("field `toolCall` must be an object or null")),
+        }
+        let mut call = ToolCall::default();
+        let mut seen = Seen::default();
+        scanner.object(2, |s, key| {
+            match &*key {
+                "name" => {
+                    seen.first(s, 1, "name")?;
+                    call.name = optional_string(s, "name")?;
+                }
+                "input" => {
+                    seen.first(s, 2, "input")?;
+                    call.input = optional_raw(s, 2)?;
+                }
+                "result" => {
+                    seen.first(s, 4, "result")?;
+                    call.result = optional_raw(s, 2)?;
+                }
+                _ => {
+                    s.skip_value(2)?;
+                }
+            }
+            Ok(())
+        })?;
+        Ok(Some(call))
+    }
+}
+
+/// A string field, or `None` for `null`.
+fn optional_string<'a>(scanner: &mut Scanner<'a>, key: &str) -> Result<Option<Cow<'a, str>>, ScanError> {
+    match scanner.peek() {
+        Some(Kind::String) => scanner.string().map(Some),
+        Some(Kind::Null) => scanner.null().map(|()| None),
+        _ => Err(scanner.error(format!("field `{key}` must be a string or null"))),
+    }
+}
+
+/// A boolean field, or `None` for `null`.
+fn optional_bool(scanner: &mut Scanner<'_>, key: &str) -> Result<Option<bool>, ScanError> {
+    match scanner.peek() {
+        Some(Kind::Bool) => scanner.bool().map(Some),
+        Some(Kind::Null) => scanner.null().map(|()| None),
+        _ => Err(scanner.error(format!("field `{key}` must be true, false or null"))),
+    }
+}
+
+/// Any value kept as its text, or `None` for `null`; `depth` is its
+/// object's.
+fn optional_raw<'a>(scanner: &mut Scanner<'a>, depth: usize) -> Result<Option<Raw<'a>>, ScanError> {
+    let text = scanner.skip_value(depth)?;
+    Ok((text != "null").then_some(Raw(text)))
 }
 
 /// Reads `graphPath` (an array of node names, or null) into whether it marks
 /// the final answer: first element `final`, at most 2 elements.
-fn final_node<'de, D: serde::Deserializer<'de>>(deserializer: D) -> Result<bool, D::Error> {
-    struct Path;
-    impl<'de> serde::de::Visitor<'de> for Path {
-        type Value = bool;
-        fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-            f.write_str("an array of node names")
-        }
-        fn visit_unit<E>(self) -> Result<bool, E> {
-            Ok(false)
-        }
-        fn visit_seq<A: serde::de::SeqAccess<'de>>(self, mut seq: A) -> Result<bool, A::Error> {
-            let Some(IsFinal(first)) = seq.next_element()? else {
-                return Ok(false);
-            };
-            let mut length = 1;
-            while seq.next_element::<serde::de::IgnoredAny>()?.is_some() {
-                length += 1;
-            }
-            Ok(first && length <= 2)
-        }
+fn final_node(scanner: &mut Scanner<'_>) -> Result<bool, ScanError> {
+    match scanner.peek() {
+        Some(Kind::Null) => return scanner.null().map(|()| false),
+        Some(Kind::Array) => {}
+        _ => return Err(scanner.error("field `graphPath` must be an array or null")),
     }
-    deserializer.deserialize_any(Path)
-}
-
-/// A node name, reduced to whether it is `final`.
-struct IsFinal(bool);
-
-impl<'de> Deserialize<'de> for IsFinal {
-    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        struct Name;
-        impl serde::de::Visitor<'_> for Name {
-            type Value = IsFinal;
-            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-                f.write_str("a node name")
+    let (mut first_is_final, mut length) = (false, 0);
+    scanner.array(2, |s, index| {
+        length = index + 1;
+        if index == 0 {
+            if s.peek() != Some(Kind::String) {
+                return Err(s.error("field `graphPath` must hold node names (strings)"));
             }
-            fn visit_str<E>(self, name: &str) -> Result<IsFinal, E> {
-                Ok(IsFinal(name == "final"))
-            }
+            first_is_final = s.string()? == "final";
+        } else {
+            s.skip_value(2)?;
         }
-        deserializer.deserialize_str(Name)
-    }
+        Ok(())
+    })?;
+    Ok(first_is_final && length <= 2)
 }
 
 /// The text of a raw JSON value: a string's contents, or the JSON itself.
-pub fn raw_to_text(raw: &RawValue) -> String {
-    match serde_json::from_str::<Cow<'_, str>>(raw.get()) {
+pub fn raw_to_text(json: &str) -> String {
+    match serde_json::from_str::<Cow<'_, str>>(json) {
         Ok(text) => text.into_owned(),
-        Err(_) => raw.get().to_string(),
+        Err(_) => json.to_string(),
     }
 }
 
 /// Decodes a tool's `input` or `result`: on the wire a JSON-encoded string,
 /// parsed into the JSON value it holds. A string that is not JSON stays a
 /// string; a field that is already JSON (not a string) is taken as it is.
-pub fn decode_embedded_json(raw: &RawValue) -> Value {
+pub fn decode_embedded_json(raw: Raw<'_>) -> Value {
     match serde_json::from_str::<Cow<'_, str>>(raw.get()) {
         Ok(text) => serde_json::from_str::<Value>(&text).unwrap_or(Value::String(text.into_owned())),
         Err(_) => serde_json::from_str::<Value>(raw.get()).unwrap_or(Value::Null),
@@ -250,11 +349,11 @@ mod tests {
 
     #[test]
     fn embedded_json_is_decoded_and_plain_text_kept() {
-        let raw: Box<RawValue> = serde_json::from_str(r#""{\"a\":1}""#).unwrap();
-        assert_eq!(decode_embedded_json(&raw), serde_json::json!({"a": 1}));
-        let raw: Box<RawValue> = serde_json::from_str(r#""plain text""#).unwrap();
-        assert_eq!(decode_embedded_json(&raw), serde_json::json!("plain text"));
-        let raw: Box<RawValue> = serde_json::from_str(r#"{"b":2}"#).unwrap();
-        assert_eq!(decode_embedded_json(&raw), serde_json::json!({"b": 2}));
+        assert_eq!(decode_embedded_json(Raw(r#""{\"a\":1}""#)), serde_json::json!({"a": 1}));
+        assert_eq!(
+            decode_embedded_json(Raw(r#""plain text""#)),
+            serde_json::json!("plain text")
+        );
+        assert_eq!(decode_embedded_json(Raw(r#"{"b":2}"#)), serde_json::json!({"b": 2}));
     }
 }

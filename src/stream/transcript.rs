@@ -9,7 +9,9 @@ use serde::Deserialize;
 use serde_json::value::RawValue;
 use serde_json::Value;
 
-use super::message::{self, decode_embedded_json, Message, ABORTED_ID, CUTOFF_ID, STATE_ID, SUSPENDED_ID, USAGE_ID};
+use super::message::{
+    self, decode_embedded_json, Message, Raw, ABORTED_ID, CUTOFF_ID, STATE_ID, SUSPENDED_ID, USAGE_ID,
+};
 use crate::cli::QuerySelector;
 use crate::exit::{ExitCode, Fault};
 use crate::results::{is_sql_call, tool_error, SqlResult};
@@ -200,8 +202,8 @@ impl Transcript {
             return self.apply_tool_call(msg, call);
         }
         if msg.role.is_none() {
-            if let Some(error) = msg.error.filter(|raw| raw.get() != "null") {
-                self.errors.push(message::raw_to_text(error));
+            if let Some(error) = msg.error {
+                self.errors.push(message::raw_to_text(error.get()));
                 return None;
             }
         }
@@ -301,7 +303,7 @@ impl Transcript {
     fn apply_tool_call(&mut self, msg: &Message<'_>, call: &message::ToolCall<'_>) -> Option<Event> {
         let id = msg.id();
         let position = self.pending.iter().position(|p| p.id == id);
-        let Some(raw_result) = call.result.filter(|raw| raw.get() != "null") else {
+        let Some(raw_result) = call.result else {
             if position.is_none() {
                 self.pending.push(PendingCall {
                     id: id.to_string(),
@@ -511,7 +513,7 @@ impl Transcript {
 
 /// Reads `state.messages` (LangChain-serialised, or plain `role`/`content`
 /// objects) into user and assistant messages with text; others are skipped.
-fn thread_messages(state: &RawValue) -> Vec<ThreadMessage> {
+fn thread_messages(state: Raw<'_>) -> Vec<ThreadMessage> {
     let Ok(parsed) = serde_json::from_str::<StateMessages<'_>>(state.get()) else {
         return Vec::new();
     };

@@ -1,0 +1,513 @@
+//! A validating JSON cursor over one line, for reading only the fields a
+//! message needs. Values nobody reads are checked and stepped over without
+//! being built: strings are scanned eight bytes at a time, so a 50 MB
+//! `__state__` line costs little more than copying it. It accepts exactly
+//! RFC 8259 JSON (UTF-8 is checked once for the whole line by the caller),
+//! with serde_json's nesting limit of 128.
+
+use std::borrow::Cow;
+use std::fmt;
+
+/// How deep arrays and objects may nest, as in serde_json.
+const MAX_DEPTH: usize = 128;
+
+/// Why a line is not the JSON it should be: what was wrong, and where.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ScanError {
+    /// What was wrong, e.g. `expected ':'`.
+    pub what: Cow<'static, str>,
+    /// The 1-based byte column where it was noticed.
+    pub column: usize,
+}
+
+impl fmt::Display for ScanError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{} at column {}", self.what, self.column)
+    }
+}
+
+/// The kind of JSON value that starts at the cursor.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Kind {
+    /// `{`
+    Object,
+    /// `[`
+    Array,
+    /// `"`
+    String,
+    /// `true` or `false`
+    Bool,
+    /// `null`
+    Null,
+    /// A number, or a byte no JSON value starts with.
+    Other,
+}
+
+/// The high bit of each byte of `word` that is `"`, a backslash or a control
+/// character. Bytes above the first such byte may be marked falsely; the
+/// lowest mark is always right, and only it is used.
+fn special_bytes(word: u64) -> u64 {
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    const HIGHS: u64 = 0x8080_8080_8080_8080;
+    let zero_byte = |x: u64| x.wrapping_sub(ONES) & !x;
+    let quote = zero_byte(word ^ (ONES * u64::from(b'"')));
+    let backslash = zero_byte(word ^ (ONES * u64::from(b'\\')));
+    let control = word.wrapping_sub(ONES * 0x20) & !word;
+    (quote | backslash | control) & HIGHS
+}
+
+/// A cursor over the text of one line.
+pub struct Scanner<'a> {
+    text: &'a str,
+    bytes: &'a [u8],
+    pos: usize,
+}
+
+impl<'a> Scanner<'a> {
+    /// A cursor at the start of `text`.
+    pub fn new(text: &'a str) -> Self {
+        Scanner {
+            text,
+            bytes: text.as_bytes(),
+            pos: 0,
+        }
+    }
+
+    /// An error noticed at the cursor.
+    pub fn error(&self, what: impl Into<Cow<'static, str>>) -> ScanError {
+        ScanError {
+            what: what.into(),
+            column: self.pos + 1,
+        }
+    }
+
+    /// Steps over whitespace and tells what the next value is, or `None` at
+    /// the end of the line.
+    pub fn peek(&mut self) -> Option<Kind> {
+        self.skip_whitespace();
+        self.bytes.get(self.pos).map(|&b| match b {
+            b'{' => Kind::Object,
+            b'[' => Kind::Array,
+            b'"' => Kind::String,
+            b't' | b'f' => Kind::Bool,
+            b'n' => Kind::Null,
+            _ => Kind::Other,
+        })
+    }
+
+    /// Succeeds when only whitespace is left.
+    pub fn finish(&mut self) -> Result<(), ScanError> {
+        match self.peek() {
+            None => Ok(()),
+            Some(_) => Err(self.error("trailing characters after the value")),
+        }
+    }
+
+    /// Reads the members of an object, handing each key to `member`, which
+    /// must consume the value (with [`Scanner::skip_value`] when it has no
+    /// use for it). `depth` is the object's nesting depth (1 for the line).
+    pub fn object(
+        &mut self,
+        depth: usize,
+        mut member: impl FnMut(&mut Self, Cow<'a, str>) -> Result<(), ScanError>,
+    ) -> Result<(), ScanError> {
+        if self.open(b'{', b'}', depth)? {
+            return Ok(());
+        }
+        loop {
+            if self.peek() != Some(Kind::String) {
+                return Err(self.error("expected a key (a string)"));
+            }
+            let key = self.string()?;
+            self.expect(b':')?;
+            member(self, key)?;
+            if self.closed(b'}')? {
+                return Ok(());
+            }
+        }
+    }
+
+    /// Reads the elements of an array, calling `element` with each one's
+    /// index; it must consume the value. `depth` is the array's depth.
+    pub fn array(
+        &mut self,
+        depth: usize,
+        mut element: impl FnMut(&mut Self, usize) -> Result<(), ScanError>,
+    ) -> Result<(), ScanError> {
+        if self.open(b'[', b']', depth)? {
+            return Ok(());
+        }
+        let mut index = 0;
+        loop {
+            element(self, index)?;
+            index += 1;
+            if self.closed(b']')? {
+                return Ok(());
+            }
+        }
+    }
+
+    /// Reads a string value, borrowed from the line unless it has escapes.
+    pub fn string(&mut self) -> Result<Cow<'a, str>, ScanError> {
+        self.skip_whitespace();
+        if self.bytes.get(self.pos) != Some(&b'"') {
+            return Err(self.error("expected a string"));
+        }
+        let start = self.pos + 1;
+        let mut pos = start;
+        let mut owned: Option<String> = None;
+        loop {
+            let end = self.string_span(pos)?;
+            if self.bytes[end] == b'"' {
+                self.pos = end + 1;
+                let tail = &self.text[pos..end];
+                return Ok(match owned {
+                    None => Cow::Borrowed(tail),
+                    Some(mut text) => {
+                        text.push_str(tail);
+                        Cow::Owned(text)
+                    }
+                });
+            }
+            let text = owned.get_or_insert_with(String::new);
+            text.push_str(&self.text[pos..end]);
+            let (decoded, next) = self.escape(end)?;
+            text.push(decoded);
+            pos = next;
+        }
+    }
+
+    /// Reads `true` or `false`.
+    pub fn bool(&mut self) -> Result<bool, ScanError> {
+        self.skip_whitespace();
+        if self.bytes[self.pos..].starts_with(b"true") {
+            self.pos += 4;
+            Ok(true)
+        } else if self.bytes[self.pos..].starts_with(b"false") {
+            self.pos += 5;
+            Ok(false)
+        } else {
+            Err(self.error("expected true or false"))
+        }
+    }
+
+    /// Checks and steps over one value of any kind, returning its text.
+    /// `depth` is the depth of the value's container (0 for the line).
+    pub fn skip_value(&mut self, depth: usize) -> Result<&'a str, ScanError> {
+        let kind = self
+            .peek()
+            .ok_or_else(|| self.error("the line ends where a value should be"))?;
+        let start = self.pos;
+        match kind {
+            Kind::Object => self.object(depth + 1, |s, _| s.skip_value(depth + 1).map(drop))?,
+            Kind::Array => self.array(depth + 1, |s, _| s.skip_value(depth + 1).map(drop))?,
+            Kind::String => {
+                let end = self.skip_string(self.pos + 1)?;
+                self.pos = end;
+            }
+            Kind::Bool => {
+                self.bool()?;
+            }
+            Kind::Null => self.literal(b"null")?,
+            Kind::Other => self.number()?,
+        }
+        Ok(&self.text[start..self.pos])
+    }
+
+    /// Steps over `null`.
+    pub fn null(&mut self) -> Result<(), ScanError> {
+        self.skip_whitespace();
+        self.literal(b"null")
+    }
+
+    fn literal(&mut self, word: &[u8]) -> Result<(), ScanError> {
+        if self.bytes[self.pos..].starts_with(word) {
+            self.pos += word.len();
+            Ok(())
+        } else {
+            Err(self.error("expected a value"))
+        }
+    }
+
+    /// `-?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?`
+    fn number(&mut self) -> Result<(), ScanError> {
+        let bytes = self.bytes;
+        let mut pos = self.pos;
+        if bytes.get(pos) == Some(&b'-') {
+            pos += 1;
+        }
+        let digits = |pos: usize| {
+            bytes[pos.min(bytes.len())..]
+                .iter()
+                .take_while(|b| b.is_ascii_digit())
+                .count()
+        };
+        match bytes.get(pos) {
+            Some(b'0') => pos += 1,
+            Some(b'1'..=b'9') => pos += digits(pos),
+            _ => return Err(self.error("expected a value")),
+        }
+        if bytes.get(pos) == Some(&b'.') {
+            let n = digits(pos + 1);
+            if n == 0 {
+                self.pos = pos + 1;
+                return Err(self.error("expected a digit after the decimal point"));
+            }
+            pos += 1 + n;
+        }
+        if matches!(bytes.get(pos), Some(b'e' | b'E')) {
+            pos += 1;
+            if matches!(bytes.get(pos), Some(b'+' | b'-')) {
+                pos += 1;
+            }
+            let n = digits(pos);
+            if n == 0 {
+                self.pos = pos;
+                return Err(self.error("expected a digit in the exponent"));
+            }
+            pos += n;
+        }
+        self.pos = pos;
+        Ok(())
+    }
+
+    /// Steps over a string whose contents start at `pos`; returns the
+    /// position after its closing quote.
+    fn skip_string(&mut self, mut pos: usize) -> Result<usize, ScanError> {
+        loop {
+            let end = self.string_span(pos)?;
+            if self.bytes[end] == b'"' {
+                return Ok(end + 1);
+            }
+            pos = self.escape(end)?.1;
+        }
+    }
+
+    /// The position of the next `"` or `\` from `pos`, after checking that
+    /// no control character comes before it. Eight bytes at a time: short
+    /// strings (keys, deltas) are most of a stream, and a call into
+    /// `memchr` costs more than they do.
+    fn string_span(&mut self, pos: usize) -> Result<usize, ScanError> {
+        let bytes = self.bytes;
+        let mut at = pos;
+        while let Some(word) = bytes.get(at..at + 8) {
+            let mask = special_bytes(u64::from_le_bytes(word.try_into().unwrap_or_default()));
+            if mask != 0 {
+                at += mask.trailing_zeros() as usize / 8;
+                break;
+            }
+            at += 8;
+        }
+        while at < bytes.len() && !matches!(bytes[at], b'"' | b'\\' | 0..=0x1f) {
+            at += 1;
+        }
+        match bytes.get(at) {
+            Some(b'"' | b'\\') => Ok(at),
+            Some(_) => {
+                self.pos = at;
+                Err(self.error("control character inside a string"))
+            }
+            None => {
+                self.pos = at;
+                Err(self.error("the line ends inside a string"))
+            }
+        }
+    }
+
+    /// Decodes the escape whose backslash is at `pos`: the character and the
+    /// position after the escape.
+    fn escape(&mut self, pos: usize) -> Result<(char, usize), ScanError> {
+        let decoded = match self.bytes.get(pos + 1) {
+            Some(b'"') => '"',
+            Some(b'\\') => '\\',
+            Some(b'/') => '/',
+            Some(b'b') => '\u{8}',
+            Some(b'f') => '\u{c}',
+            Some(b'n') => '\n',
+            Some(b'r') => '\r',
+            Some(b't') => '\t',
+            Some(b'u') => return self.unicode_escape(pos),
+            _ => {
+                self.pos = pos;
+                return Err(self.error("invalid escape"));
+            }
+        };
+        Ok((decoded, pos + 2))
+    }
+
+    /// `\uXXXX`, or a surrogate pair `\uD83D\uDE00`, at `pos`.
+    fn unicode_escape(&mut self, pos: usize) -> Result<(char, usize), ScanError> {
+        let first = self.hex4(pos)?;
+        let (code, next) = match first {
+            0xD800..=0xDBFF => {
+                let low = match self.bytes.get(pos + 6..pos + 8) {
+                    Some(b"\\u") => self.hex4(pos + 6)?,
+                    _ => 0,
+                };
+                if !(0xDC00..=0xDFFF).contains(&low) {
+                    self.pos = pos;
+                    return Err(self.error("lone leading surrogate in a \\u escape"));
+                }
+                (0x10000 + ((first - 0xD800) << 10) + (low - 0xDC00), pos + 12)
+            }
+            0xDC00..=0xDFFF => {
+                self.pos = pos;
+                return Err(self.error("lone trailing surrogate in a \\u escape"));
+            }
+            _ => (first, pos + 6),
+        };
+        Ok((char::from_u32(code).unwrap_or(char::REPLACEMENT_CHARACTER), next))
+    }
+
+    /// The four hex digits after the `\u` at `pos`.
+    fn hex4(&mut self, pos: usize) -> Result<u32, ScanError> {
+        let digits = self
+            .bytes
+            .get(pos + 2..pos + 6)
+            .and_then(|d| std::str::from_utf8(d).ok());
+        match digits.and_then(|d| u32::from_str_radix(d, 16).ok().filter(|_| !d.starts_with('+'))) {
+            Some(code) => Ok(code),
+            None => {
+                self.pos = pos;
+                Err(self.error("invalid \\u escape"))
+            }
+        }
+    }
+
+    /// Steps over the opening `bracket` of a container at `depth`; true
+    /// when it is empty (its `close` followed and was stepped over too).
+    fn open(&mut self, bracket: u8, close: u8, depth: usize) -> Result<bool, ScanError> {
+        if depth > MAX_DEPTH {
+            return Err(self.error("nested too deeply"));
+        }
+        self.expect(bracket)?;
+        let empty = self.peek_byte() == Some(close);
+        if empty {
+            self.pos += 1;
+        }
+        Ok(empty)
+    }
+
+    /// After a container's member: steps over the `,` (false) or the
+    /// `close` that ends the container (true).
+    fn closed(&mut self, close: u8) -> Result<bool, ScanError> {
+        match self.peek_byte() {
+            Some(b',') => {
+                self.pos += 1;
+                Ok(false)
+            }
+            Some(byte) if byte == close => {
+                self.pos += 1;
+                Ok(true)
+            }
+            _ => Err(self.error(format!("expected ',' or '{}'", close as char))),
+        }
+    }
+
+    fn expect(&mut self, byte: u8) -> Result<(), ScanError> {
+        if self.peek_byte() == Some(byte) {
+            self.pos += 1;
+            Ok(())
+        } else {
+            Err(self.error(format!("expected '{}'", byte as char)))
+        }
+    }
+
+    fn peek_byte(&mut self) -> Option<u8> {
+        self.skip_whitespace();
+        self.bytes.get(self.pos).copied()
+    }
+
+    fn skip_whitespace(&mut self) {
+        while let Some(b' ' | b'\t' | b'\n' | b'\r') = self.bytes.get(self.pos) {
+            self.pos += 1;
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn skip(text: &str) -> Result<&str, ScanError> {
+        let mut scanner = Scanner::new(text);
+        let value = scanner.skip_value(0)?;
+        scanner.finish()?;
+        Ok(value.trim())
+    }
+
+    #[test]
+    fn valid_json_is_stepped_over_whole() {
+        for text in [
+            r#"{"a":[1,-2.5e+3,0,true,false,null,"x\"y\u00e9\ud83d\ude00"],"b":{}}"#,
+            " [ ] ",
+            "-0.0E-1",
+            r#""\/\b\f\n\r\t""#,
+        ] {
+            assert_eq!(skip(text), Ok(text.trim()), "{text}");
+        }
+    }
+
+    #[test]
+    fn invalid_json_is_refused_with_where() {
+        for (text, column) in [
+            (r#"{"a":1"#, 7),
+            (r#"{"a" 1}"#, 6),
+            ("[1,]", 4),
+            ("01", 2),
+            ("1.", 3),
+            ("1e", 3),
+            ("tru", 1),
+            (r#""abc"#, 5),
+            ("\"a\u{1}b\"", 3),
+            (r#""\x""#, 2),
+            (r#""\ud800""#, 2),
+            (r#""\udc00x""#, 2),
+            (r#""\u12G4""#, 2),
+            (r#""\u+123""#, 2),
+            ("{} x", 4),
+            ("", 1),
+            ("{1:2}", 2),
+        ] {
+            let err = skip(text).unwrap_err();
+            assert_eq!(err.column, column, "{text}: {err}");
+        }
+    }
+
+    #[test]
+    fn strings_borrow_unless_escaped() {
+        let mut scanner = Scanner::new(r#""plain" "a\nb\u00e9""#);
+        assert!(matches!(scanner.string(), Ok(Cow::Borrowed("plain"))));
+        assert_eq!(scanner.string().unwrap(), "a\nbé");
+    }
+
+    #[test]
+    fn the_first_special_byte_of_a_word_is_found() {
+        let fillers = [b'a', b' ', b'!', b'#', b'[', b']', 0x7f, 0x80, 0xc3, 0xff];
+        for special in [b'"', b'\\', 0, 0x1f, b'\n'] {
+            for at in 0..8 {
+                for filler in fillers {
+                    let mut word = [filler; 8];
+                    word[at] = special;
+                    // Bytes after the first special one may be anything.
+                    for later in at + 1..8 {
+                        word[later] = [b'"', 0, filler, 0x21][later % 4];
+                    }
+                    let mask = special_bytes(u64::from_le_bytes(word));
+                    assert_eq!(mask.trailing_zeros() / 8, at as u32, "{word:?}");
+                }
+            }
+        }
+        for filler in fillers {
+            assert_eq!(special_bytes(u64::from_le_bytes([filler; 8])), 0, "{filler}");
+        }
+    }
+
+    #[test]
+    fn nesting_is_limited() {
+        let deep = "[".repeat(MAX_DEPTH + 1) + &"]".repeat(MAX_DEPTH + 1);
+        assert!(skip(&deep).unwrap_err().what.contains("nested"));
+        let fine = "[".repeat(MAX_DEPTH) + &"]".repeat(MAX_DEPTH);
+        assert!(skip(&fine).is_ok());
+    }
+}
