@@ -4,7 +4,10 @@
 //! order, so renderers never see the difference.
 
 use std::collections::HashSet;
+use std::fmt;
 
+use serde::de::{Deserializer, IgnoredAny, MapAccess, Visitor};
+use serde_json::value::RawValue;
 use serde_json::{Map, Number, Value};
 
 /// A column of a SQL result.
@@ -92,18 +95,95 @@ pub struct SqlResult {
     pub error: Option<String>,
 }
 
+/// A tool result read without its rows: every field but `data` parsed, and
+/// `data` kept as checked text. A result that no output keeps (the answer
+/// needs only its title, error and counts) then costs no allocation per
+/// cell; [`ResultHead::into_full`] parses the rows when they are kept.
+pub struct ResultHead<'a> {
+    /// The result without `data` (a string or other non-object as it is).
+    pub fields: Value,
+    data: Option<&'a RawValue>,
+}
+
+impl<'a> ResultHead<'a> {
+    /// Reads the JSON text of a result; text that is not JSON is a string.
+    pub fn read(text: &'a str) -> ResultHead<'a> {
+        let mut deserializer = serde_json::Deserializer::from_str(text);
+        match deserializer
+            .deserialize_any(HeadVisitor)
+            .and_then(|head| deserializer.end().map(|()| head))
+        {
+            Ok(head) => head,
+            Err(_) => ResultHead {
+                fields: serde_json::from_str(text).unwrap_or_else(|_| Value::String(text.to_string())),
+                data: None,
+            },
+        }
+    }
+
+    /// True when `data` is an array (the rows of a query).
+    pub fn has_rows(&self) -> bool {
+        self.data.is_some_and(|data| data.get().starts_with('['))
+    }
+
+    /// How many rows `data` holds, counted without building them.
+    pub fn row_count(&self) -> usize {
+        self.data
+            .and_then(|data| serde_json::from_str::<Vec<IgnoredAny>>(data.get()).ok())
+            .map_or(0, |rows| rows.len())
+    }
+
+    /// The whole result, rows included.
+    pub fn into_full(self) -> Value {
+        let mut fields = self.fields;
+        if let (Value::Object(map), Some(data)) = (&mut fields, self.data) {
+            map.insert("data".into(), serde_json::from_str(data.get()).unwrap_or(Value::Null));
+        }
+        fields
+    }
+}
+
+/// Reads an object into a [`ResultHead`] (`data` left as text); anything
+/// else is refused, and [`ResultHead::read`] takes it whole.
+struct HeadVisitor;
+
+impl<'de> Visitor<'de> for HeadVisitor {
+    type Value = ResultHead<'de>;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("a tool result object")
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<ResultHead<'de>, A::Error> {
+        let mut fields = Map::new();
+        let mut data = None;
+        while let Some(key) = map.next_key::<String>()? {
+            if key == "data" {
+                data = Some(map.next_value::<&RawValue>()?);
+            } else {
+                fields.insert(key, map.next_value()?);
+            }
+        }
+        Ok(ResultHead {
+            fields: Value::Object(fields),
+            data,
+        })
+    }
+}
+
 /// The tool names of the SQL tool in both spellings.
 const SQL_TOOLS: [&str; 2] = ["semanticSqlApi", "cubeSqlApi"];
 
 /// True when a finished tool call is a SQL query: by name, or (for names we
 /// do not know yet) by the shape of its result.
-pub fn is_sql_call(name: &str, result: &Value) -> bool {
+pub fn is_sql_call(name: &str, result: &ResultHead<'_>) -> bool {
     if SQL_TOOLS.contains(&name) {
         return true;
     }
-    let Value::Object(map) = result else { return false };
-    map.get("data").is_some_and(Value::is_array)
-        && (map.contains_key("schema") || map.contains_key("sqlQuery") || map.contains_key("annotation"))
+    let Value::Object(map) = &result.fields else {
+        return false;
+    };
+    result.has_rows() && (map.contains_key("schema") || map.contains_key("sqlQuery") || map.contains_key("annotation"))
 }
 
 /// The `error` string of a parsed tool result, when it has one.
@@ -313,8 +393,15 @@ mod tests {
 
     #[test]
     fn sql_calls_are_recognised_by_name_or_shape() {
-        assert!(is_sql_call("cubeSqlApi", &json!({"error": "x"})));
-        assert!(is_sql_call("someNewSqlTool", &json!({"sqlQuery": "x", "data": []})));
-        assert!(!is_sql_call("semanticMeta", &json!({"cubes": []})));
+        assert!(is_sql_call("cubeSqlApi", &ResultHead::read(r#"{"error": "x"}"#)));
+        assert!(is_sql_call(
+            "someNewSqlTool",
+            &ResultHead::read(r#"{"sqlQuery": "x", "data": []}"#)
+        ));
+        assert!(!is_sql_call("semanticMeta", &ResultHead::read(r#"{"cubes": []}"#)));
+        assert!(!is_sql_call(
+            "someNewSqlTool",
+            &ResultHead::read(r#"{"sqlQuery": "x", "data": 1}"#)
+        ));
     }
 }

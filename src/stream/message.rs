@@ -92,6 +92,63 @@ impl From<ScanError> for ParseError {
     }
 }
 
+/// The fields of a line that [`Message`] reads; any other is skipped.
+#[derive(Clone, Copy)]
+enum Field {
+    Id,
+    Role,
+    Content,
+    Thinking,
+    ToolCall,
+    GraphPath,
+    IsDelta,
+    IsInProcess,
+    State,
+    Error,
+    Usage,
+    MessageId,
+}
+
+impl Field {
+    const ALL: [Field; 12] = [
+        Field::Id,
+        Field::Role,
+        Field::Content,
+        Field::Thinking,
+        Field::ToolCall,
+        Field::GraphPath,
+        Field::IsDelta,
+        Field::IsInProcess,
+        Field::State,
+        Field::Error,
+        Field::Usage,
+        Field::MessageId,
+    ];
+
+    /// The field a key names, if `Message` reads it.
+    fn named(key: &str) -> Option<Field> {
+        Field::ALL.into_iter().find(|field| field.name() == key)
+    }
+
+    /// The key on the wire.
+    fn name(self) -> &'static str {
+        match self {
+            Field::Id => "id",
+            Field::Role => "role",
+            Field::Content => "content",
+            Field::Thinking => "thinking",
+            Field::ToolCall => "toolCall",
+            Field::GraphPath => "graphPath",
+            Field::IsDelta => "isDelta",
+            Field::IsInProcess => "isInProcess",
+            Field::State => "state",
+            Field::Error => "error",
+            Field::Usage => "usage",
+            Field::MessageId => "messageId",
+        }
+    }
+}
+
 /// Fields met so far in one object, to refuse a repeated one.
 #[derive(Default)]
 struct Seen(u16);
@@ -132,35 +189,24 @@ impl<'a> Message<'a> {
         let mut message = Message::default();
         let mut seen = Seen::default();
         scanner.object(1, |s, key| {
-            let (bit, key): (u16, &str) = match &*key {
-                "id" => (1, "id"),
-                "role" => (1 << 1, "role"),
-                "content" => (1 << 2, "content"),
-                "thinking" => (1 << 3, "thinking"),
-                "toolCall" => (1 << 4, "toolCall"),
-                "graphPath" => (1 << 5, "graphPath"),
-                "isDelta" => (1 << 6, "isDelta"),
-                "isInProcess" => (1 << 7, "isInProcess"),
-                "state" => (1 << 8, "state"),
-                "error" => (1 << 9, "error"),
-                "usage" => (1 << 10, "usage"),
-                "messageId" => (1 << 11, "messageId"),
-                _ => return s.skip_value(1).map(drop),
+            let Some(field) = Field::named(&key) else {
+                return s.skip_value(1).map(drop);
             };
-            seen.first(s, bit, key)?;
-            match key {
-                "id" => message.id = optional_string(s, key)?,
-                "role" => message.role = optional_string(s, key)?,
-                "content" => message.content = optional_string(s, key)?,
-                "messageId" => message.message_id = optional_string(s, key)?,
-                "thinking" => message.thinking = optional_raw(s, 1)?.is_some(),
-                "toolCall" => message.tool_call = ToolCall::read(s)?,
-                "graphPath" => message.final_node = final_node(s)?,
-                "isDelta" => message.is_delta = optional_bool(s, key)?,
-                "isInProcess" => message.is_in_process = optional_bool(s, key)?,
-                "state" => message.state = optional_raw(s, 1)?,
-                "error" => message.error = optional_raw(s, 1)?,
-                _ => message.usage = optional_raw(s, 1)?,
+            seen.first(s, 1 << field as u16, field.name())?;
+            let name = field.name();
+            match field {
+                Field::Id => message.id = optional_string(s, name)?,
+                Field::Role => message.role = optional_string(s, name)?,
+                Field::Content => message.content = optional_string(s, name)?,
+                Field::MessageId => message.message_id = optional_string(s, name)?,
+                Field::Thinking => message.thinking = optional_raw(s, 1)?.is_some(),
+                Field::ToolCall => message.tool_call = ToolCall::read(s)?,
+                Field::GraphPath => message.final_node = final_node(s)?,
+                Field::IsDelta => message.is_delta = optional_bool(s, name)?,
+                Field::IsInProcess => message.is_in_process = optional_bool(s, name)?,
+                Field::State => message.state = optional_raw(s, 1)?,
+                Field::Error => message.error = optional_raw(s, 1)?,
+                Field::Usage => message.usage = optional_raw(s, 1)?,
             }
             Ok(())
         })?;
@@ -299,10 +345,14 @@ pub fn raw_to_text(json: &str) -> String {
 /// parsed into the JSON value it holds. A string that is not JSON stays a
 /// string; a field that is already JSON (not a string) is taken as it is.
 pub fn decode_embedded_json(raw: Raw<'_>) -> Value {
-    match serde_json::from_str::<Cow<'_, str>>(raw.get()) {
-        Ok(text) => serde_json::from_str::<Value>(&text).unwrap_or(Value::String(text.into_owned())),
-        Err(_) => serde_json::from_str::<Value>(raw.get()).unwrap_or(Value::Null),
-    }
+    let text = embedded_text(raw);
+    serde_json::from_str::<Value>(&text).unwrap_or_else(|_| Value::String(text.into_owned()))
+}
+
+/// The text a tool's `input` or `result` holds: the contents of the JSON
+/// string it is on the wire, or the JSON itself when it is not a string.
+pub fn embedded_text(raw: Raw<'_>) -> Cow<'_, str> {
+    serde_json::from_str::<Cow<'_, str>>(raw.get()).unwrap_or(Cow::Borrowed(raw.get()))
 }
 
 #[cfg(test)]

@@ -154,26 +154,30 @@ impl<'a> Scanner<'a> {
             return Err(self.error("expected a string"));
         }
         let start = self.pos + 1;
+        let end = self.string_span(start)?;
+        if self.bytes[end] == b'"' {
+            self.pos = end + 1;
+            return Ok(Cow::Borrowed(&self.text[start..end]));
+        }
+        self.escaped_string(start, end).map(Cow::Owned)
+    }
+
+    /// The rest of a string whose contents start at `start` and whose first
+    /// escape is at `escape`, decoded.
+    #[cold]
+    fn escaped_string(&mut self, start: usize, mut escape: usize) -> Result<String, ScanError> {
+        let mut text = String::with_capacity(escape - start + 16);
         let mut pos = start;
-        let mut owned: Option<String> = None;
         loop {
-            let end = self.string_span(pos)?;
-            if self.bytes[end] == b'"' {
-                self.pos = end + 1;
-                let tail = &self.text[pos..end];
-                return Ok(match owned {
-                    None => Cow::Borrowed(tail),
-                    Some(mut text) => {
-                        text.push_str(tail);
-                        Cow::Owned(text)
-                    }
-                });
+            text.push_str(&self.text[pos..escape]);
+            if self.bytes[escape] == b'"' {
+                self.pos = escape + 1;
+                return Ok(text);
             }
-            let text = owned.get_or_insert_with(String::new);
-            text.push_str(&self.text[pos..end]);
-            let (decoded, next) = self.escape(end)?;
+            let (decoded, next) = self.escape(escape)?;
             text.push(decoded);
             pos = next;
+            escape = self.string_span(pos)?;
         }
     }
 

@@ -10,11 +10,11 @@ use serde_json::value::RawValue;
 use serde_json::Value;
 
 use super::message::{
-    self, decode_embedded_json, Message, Raw, ABORTED_ID, CUTOFF_ID, STATE_ID, SUSPENDED_ID, USAGE_ID,
+    self, decode_embedded_json, embedded_text, Message, Raw, ABORTED_ID, CUTOFF_ID, STATE_ID, SUSPENDED_ID, USAGE_ID,
 };
 use crate::cli::QuerySelector;
 use crate::exit::{ExitCode, Fault};
-use crate::results::{is_sql_call, tool_error, SqlResult};
+use crate::results::{is_sql_call, tool_error, ResultHead, SqlResult};
 
 /// Which SQL results and tool calls the transcript keeps.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -325,16 +325,29 @@ impl Transcript {
             (None, Some(started)) => started.input,
             (None, None) => Value::Null,
         };
-        let result = decode_embedded_json(raw_result);
-        let error = tool_error(&result);
+        let text = embedded_text(raw_result);
+        let head = ResultHead::read(&text);
+        let error = tool_error(&head.fields);
         if !self.tools_called.contains(&name) {
             self.tools_called.push(name.clone());
         }
         if error.is_some() {
             self.tool_errors += 1;
         }
-        let sql =
-            is_sql_call(&name, &result).then(|| self.keep_sql(SqlResult::from_tool_call(id, &name, &input, &result)));
+        let is_sql = is_sql_call(&name, &head);
+        // Rows are built only when something keeps them; otherwise counted.
+        let (result, row_count) =
+            if self.retention == Retention::All || (is_sql && self.keeps_next_sql(error.is_some())) {
+                (head.into_full(), None)
+            } else {
+                let count = head.row_count();
+                (head.fields, Some(count))
+            };
+        let sql = is_sql.then(|| {
+            let sql = SqlResult::from_tool_call(id, &name, &input, &result);
+            let rows = row_count.unwrap_or(sql.rows.len());
+            self.keep_sql(sql, rows)
+        });
         if self.retention == Retention::All {
             self.tool_calls.push(ToolCallRecord {
                 id: id.to_string(),
@@ -347,7 +360,21 @@ impl Transcript {
         Some(Event::ToolFinished(ToolSummary { name, error, sql }))
     }
 
-    fn keep_sql(&mut self, result: SqlResult) -> SqlSummary {
+    /// Whether the output keeps the next SQL result (it has not been
+    /// counted yet), given whether it failed.
+    fn keeps_next_sql(&self, failed: bool) -> bool {
+        match self.retention {
+            Retention::All => true,
+            Retention::Selected(QuerySelector::Last) => !failed,
+            Retention::Selected(QuerySelector::Index(n)) => n == self.sql_seen + 1,
+            Retention::Nothing => false,
+        }
+    }
+
+    /// Counts a SQL result of `rows` rows in the stream, keeps it when the
+    /// output needs it, and returns what a note says of it.
+    fn keep_sql(&mut self, result: SqlResult, rows: usize) -> SqlSummary {
+        let kept = self.keeps_next_sql(result.error.is_some());
         self.sql_seen += 1;
         if let Some(sql) = &result.sql {
             self.sql_queries.push(sql.clone());
@@ -355,17 +382,17 @@ impl Transcript {
         let summary = SqlSummary {
             number: self.sql_seen,
             title: result.title.clone(),
-            rows: result.rows.len(),
+            rows,
             total_rows: result.total_rows,
         };
         if let Some(error) = &result.error {
             self.last_sql_error = Some(error.clone());
         }
-        match self.retention {
-            Retention::All => self.queries.push(result),
-            Retention::Selected(QuerySelector::Last) if result.error.is_none() => self.queries = vec![result],
-            Retention::Selected(QuerySelector::Index(n)) if n == self.sql_seen => self.queries.push(result),
-            _ => {}
+        if kept {
+            if self.retention == Retention::Selected(QuerySelector::Last) {
+                self.queries.clear();
+            }
+            self.queries.push(result);
         }
         summary
     }
