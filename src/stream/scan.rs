@@ -162,22 +162,22 @@ impl<'a> Scanner<'a> {
         self.escaped_string(start, end).map(Cow::Owned)
     }
 
-    /// The rest of a string whose contents start at `start` and whose first
-    /// escape is at `escape`, decoded.
+    /// Decodes a string whose contents start at `start` and whose first
+    /// backslash is at `special`.
     #[cold]
-    fn escaped_string(&mut self, start: usize, mut escape: usize) -> Result<String, ScanError> {
-        let mut text = String::with_capacity(escape - start + 16);
+    fn escaped_string(&mut self, start: usize, mut special: usize) -> Result<String, ScanError> {
+        let mut text = String::with_capacity(special - start + 16);
         let mut pos = start;
         loop {
-            text.push_str(&self.text[pos..escape]);
-            if self.bytes[escape] == b'"' {
-                self.pos = escape + 1;
+            text.push_str(&self.text[pos..special]);
+            if self.bytes[special] == b'"' {
+                self.pos = special + 1;
                 return Ok(text);
             }
-            let (decoded, next) = self.escape(escape)?;
+            let (decoded, next) = self.escape(special)?;
             text.push(decoded);
             pos = next;
-            escape = self.string_span(pos)?;
+            special = self.string_span(pos)?;
         }
     }
 
