@@ -155,46 +155,91 @@ pub fn read_stream(
 ) -> Result<(StreamEnd, Timings)> {
     let mut reader = LineReader::new(source);
     let mut timings = Timings::default();
-    let end = loop {
-        let line = match reader.next_line() {
-            Ok(Some(line)) => line,
+    let end = 'stream: loop {
+        let batch = match reader.next_batch() {
+            Ok(Some(batch)) => batch,
             Ok(None) => break StreamEnd::Ended(None),
             Err(err) => break stream_error(&err, transcript),
         };
         timings.first_byte.get_or_insert_with(|| started.elapsed());
-        if let Some(tee) = tee.as_mut() {
-            tee.write_all(line.bytes)
-                .map_err(|err| Fault::new(ExitCode::Unexpected, format!("writing the saved stream: {err}")))?;
-        }
-        let (message, failure) = match Message::parse(line.content()) {
-            Ok(message) => (message, None),
-            Err(err) => (None, Some(err)),
-        };
-        if let Some(message) = &message {
-            if let Some(event) = transcript.apply(message) {
-                if matches!(&event, Event::ToolFinished(tool) if tool.sql.is_some()) {
-                    timings.first_sql.get_or_insert_with(|| started.elapsed());
+        let bytes = batch.bytes().len();
+        let lines: Vec<Line<'_>> = batch.lines().collect();
+        let parsed = parse_lines(&lines, bytes);
+        for (line, parsed) in lines.iter().zip(parsed.iter().flatten()) {
+            if let Some(tee) = tee.as_mut() {
+                tee.write_all(line.bytes)
+                    .map_err(|err| Fault::new(ExitCode::Unexpected, format!("writing the saved stream: {err}")))?;
+            }
+            let (message, failure) = match parsed {
+                Ok(message) => (message.as_ref(), None),
+                Err(err) => (None, Some(err)),
+            };
+            if let Some(message) = message {
+                if let Some(event) = transcript.apply(message) {
+                    if matches!(&event, Event::ToolFinished(tool) if tool.sql.is_some()) {
+                        timings.first_sql.get_or_insert_with(|| started.elapsed());
+                    }
+                    observer.event(&event);
                 }
-                observer.event(&event);
+                if timings.answer.is_none() && message.is_final_node() && transcript.answer().is_some() {
+                    timings.answer = Some(started.elapsed());
+                }
             }
-            if timings.answer.is_none() && message.is_final_node() && transcript.answer().is_some() {
-                timings.answer = Some(started.elapsed());
+            match observer.line(line, message, transcript) {
+                Err(err) if err.kind() == io::ErrorKind::BrokenPipe => break 'stream StreamEnd::ReaderGone,
+                Err(err) => return Err(err.into()),
+                Ok(()) => {}
             }
-        }
-        match observer.line(&line, message.as_ref(), transcript) {
-            Err(err) if err.kind() == io::ErrorKind::BrokenPipe => break StreamEnd::ReaderGone,
-            Err(err) => return Err(err.into()),
-            Ok(()) => {}
-        }
-        if let Some(stop) = line.followed_by.and_then(stop_of) {
-            break StreamEnd::Stopped(stop);
-        }
-        if let Some(err) = failure {
-            break StreamEnd::Ended(Some(parse_failure(err, line.number, line.is_terminated(), transcript)));
+            if let Some(stop) = line.followed_by.and_then(stop_of) {
+                break 'stream StreamEnd::Stopped(stop);
+            }
+            if let Some(err) = failure {
+                break 'stream StreamEnd::Ended(Some(parse_failure(
+                    err,
+                    line.number,
+                    line.is_terminated(),
+                    transcript,
+                )));
+            }
         }
     };
     timings.total = started.elapsed();
     Ok((end, timings))
+}
+
+/// Below this many bytes a batch of lines is parsed on the calling thread;
+/// from it up, the batch's second half is parsed on another core meanwhile
+/// (a replay or a fast connection delivers megabytes at once).
+const PARALLEL_FROM: usize = 256 << 10;
+
+/// A line read as a message (`None` for a blank line), or why it is not one.
+type Parsed<'a> = Result<Option<Message<'a>>, ParseError>;
+
+/// Parses every line of a batch of `bytes` bytes: the results, in order,
+/// in one or two parts (read them with `.iter().flatten()`; they are not
+/// joined, since a message is a few hundred bytes to move).
+fn parse_lines<'a>(lines: &[Line<'a>], bytes: usize) -> Vec<Vec<Parsed<'a>>> {
+    fn parse<'a>(lines: &[Line<'a>]) -> Vec<Parsed<'a>> {
+        lines.iter().map(|line| Message::parse(line.content())).collect()
+    }
+    if bytes < PARALLEL_FROM || lines.len() < 2 {
+        return vec![parse(lines)];
+    }
+    let mut first_half = 0;
+    let mut seen = 0;
+    while first_half < lines.len() - 1 && seen < bytes / 2 {
+        seen += lines[first_half].bytes.len();
+        first_half += 1;
+    }
+    let (first, second) = lines.split_at(first_half.max(1));
+    std::thread::scope(|scope| {
+        let helper = scope.spawn(move || parse(second));
+        let first = parse(first);
+        vec![
+            first,
+            helper.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic)),
+        ]
+    })
 }
 
 /// How a read error ends the stream: a stop, a line over the limit, or a cut.
@@ -216,12 +261,12 @@ fn stream_error(err: &io::Error, transcript: &Transcript) -> StreamEnd {
 
 /// The failure for a line that is not a message: a cut when it is the
 /// unterminated last line, a malformed stream otherwise.
-fn parse_failure(err: ParseError, number: u64, terminated: bool, transcript: &Transcript) -> anyhow::Error {
+fn parse_failure(err: &ParseError, number: u64, terminated: bool, transcript: &Transcript) -> anyhow::Error {
     match (err, terminated) {
         (err, false) => {
             let detail = match err {
                 ParseError::Invalid(text) => text,
-                ParseError::NotAnObject => "not a JSON object".into(),
+                ParseError::NotAnObject => "not a JSON object",
             };
             bad_stream(format!(
                 "the stream was cut in the middle of line {number} ({detail}){}",

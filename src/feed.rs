@@ -6,7 +6,7 @@
 
 use std::fmt;
 use std::io::{self, Read};
-use std::sync::mpsc::{self, Receiver, RecvTimeoutError, SyncSender};
+use std::sync::mpsc::{self, Receiver, RecvTimeoutError, Sender, SyncSender};
 use std::time::{Duration, Instant};
 
 use crate::exit::ExitCode;
@@ -14,11 +14,13 @@ use crate::signals::{self, Signal};
 
 /// How long the main thread waits for a chunk before it looks at signals again.
 const POLL: Duration = Duration::from_millis(50);
-/// Size of the chunks the worker reads.
-const CHUNK: usize = 64 * 1024;
+/// Size of the chunks the worker reads: a read returns what has arrived, so
+/// a slow stream is not delayed, and a fast one (a replayed file) comes in
+/// batches large enough to parse on two cores.
+const CHUNK: usize = 512 * 1024;
 /// Chunks in flight between the worker and the main thread: memory stays
 /// bounded however fast the source is.
-const IN_FLIGHT: usize = 4;
+const IN_FLIGHT: usize = 3;
 
 /// Why the stream was stopped before it ended.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -98,7 +100,8 @@ pub struct Limits {
 enum Chunk {
     Opened,
     OpenFailed(anyhow::Error),
-    Data(Vec<u8>),
+    /// A buffer and how many of its bytes were read.
+    Data(Vec<u8>, usize),
     End,
     Failed(io::Error),
 }
@@ -114,10 +117,14 @@ pub enum OpenError {
 /// The source as seen by the main thread: a `Read` that may stop.
 pub struct Feed {
     chunks: Receiver<Chunk>,
+    /// Read buffers handed back to the worker, so chunks are neither
+    /// allocated nor copied on the way.
+    spare: Sender<Vec<u8>>,
     limits: Limits,
     started: Instant,
     last_arrival: Instant,
     current: Vec<u8>,
+    length: usize,
     position: usize,
     finished: bool,
 }
@@ -131,13 +138,16 @@ impl Feed {
         F: FnOnce() -> anyhow::Result<Box<dyn Read + Send>> + Send + 'static,
     {
         let (sender, chunks) = mpsc::sync_channel(IN_FLIGHT);
-        std::thread::spawn(move || pump(open, &sender));
+        let (spare, returned) = mpsc::channel();
+        std::thread::spawn(move || pump(open, &sender, &returned));
         Feed {
             chunks,
+            spare,
             limits,
             started,
             last_arrival: Instant::now(),
             current: Vec::new(),
+            length: 0,
             position: 0,
             finished: false,
         }
@@ -192,14 +202,18 @@ impl Feed {
 
 impl Read for Feed {
     fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
-        while self.position == self.current.len() {
+        while self.position == self.length {
             if self.finished {
                 return Ok(0);
             }
             match self.next_chunk() {
-                Ok(Chunk::Data(data)) => {
-                    self.current = data;
-                    self.position = 0;
+                Ok(Chunk::Data(data, length)) => {
+                    let used = std::mem::replace(&mut self.current, data);
+                    if !used.is_empty() {
+                        // The worker may be gone; the buffer is then dropped.
+                        let _ = self.spare.send(used);
+                    }
+                    (self.length, self.position) = (length, 0);
                 }
                 Ok(Chunk::End) | Ok(Chunk::Opened) => self.finished = true,
                 Ok(Chunk::OpenFailed(err)) => return Err(io::Error::other(err.to_string())),
@@ -210,7 +224,7 @@ impl Read for Feed {
                 Err(stop) => return Err(io::Error::other(Stopped(stop))),
             }
         }
-        let n = buf.len().min(self.current.len() - self.position);
+        let n = buf.len().min(self.length - self.position);
         buf[..n].copy_from_slice(&self.current[self.position..self.position + n]);
         self.position += n;
         Ok(n)
@@ -219,7 +233,7 @@ impl Read for Feed {
 
 /// The worker: open, then read chunks until the end, an error, or the main
 /// thread going away (its receiver dropped).
-fn pump<F>(open: F, sender: &SyncSender<Chunk>)
+fn pump<F>(open: F, sender: &SyncSender<Chunk>, spare: &Receiver<Vec<u8>>)
 where
     F: FnOnce() -> anyhow::Result<Box<dyn Read + Send>>,
 {
@@ -233,15 +247,15 @@ where
     if sender.send(Chunk::Opened).is_err() {
         return;
     }
-    let mut buffer = vec![0; CHUNK];
     loop {
+        let mut buffer = spare.try_recv().unwrap_or_else(|_| vec![0; CHUNK]);
         let chunk = match source.read(&mut buffer) {
             Ok(0) => Chunk::End,
-            Ok(n) => Chunk::Data(buffer[..n].to_vec()),
+            Ok(n) => Chunk::Data(buffer, n),
             Err(err) if err.kind() == io::ErrorKind::Interrupted => continue,
             Err(err) => Chunk::Failed(err),
         };
-        let last = !matches!(chunk, Chunk::Data(_));
+        let last = !matches!(chunk, Chunk::Data(..));
         if sender.send(chunk).is_err() || last {
             return;
         }
