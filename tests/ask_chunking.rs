@@ -90,3 +90,74 @@ fn any_chunking_gives_the_same_transcript_as_the_saved_stream() {
         );
     }
 }
+
+/// A stream of a few megabytes: a replay hands it over in batches large
+/// enough to be parsed on two cores, a trickle of small chunks one line at
+/// a time. Both must fold the same, and a malformed line deep in it must be
+/// named by its number either way.
+#[test]
+fn large_batches_parsed_on_two_cores_fold_as_single_lines_do() {
+    let pieces: Vec<String> = (0..40_000).map(|i| format!("Schritt {i} über € ")).collect();
+    let pieces: Vec<&str> = pieces.iter().map(String::as_str).collect();
+    let stream = ChatStream::new("chat-big", Family::Cube)
+        .user("Umsatz?")
+        .thinking(&pieces)
+        .sql_call(&SqlCall::revenue_by_month(12))
+        .assistant(&pieces[..20_000])
+        .final_answer(&["Der Umsatz ", "stieg 🚀"])
+        .usage();
+    let bytes = stream.bytes();
+    assert!(bytes.len() > 4 << 20, "{} bytes", bytes.len());
+    let dir = std::env::temp_dir().join(format!("analyst-big-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let saved = dir.join("big.ndjson");
+    std::fs::write(&saved, &bytes).unwrap();
+    let replayed = analyst()
+        .args(["ask", "-o", "json", "--replay"])
+        .arg(&saved)
+        .output()
+        .unwrap();
+    assert!(
+        replayed.status.success(),
+        "{}",
+        String::from_utf8_lossy(&replayed.stderr)
+    );
+    let doc: serde_json::Value = serde_json::from_slice(&replayed.stdout).unwrap();
+    assert_eq!(doc["answer"], "Der Umsatz stieg 🚀");
+
+    let emu = Emulator::start();
+    emu.script(Reply::Stream {
+        body: bytes.clone(),
+        chunking: Chunking::Sizes(vec![997; 64]),
+        delay: Duration::ZERO,
+        ending: Ending::Clean,
+    });
+    let live = emu.analyst().args(["ask", "-o", "json", "Q"]).output().unwrap();
+    assert!(live.status.success(), "{}", String::from_utf8_lossy(&live.stderr));
+    assert_eq!(live.stdout, replayed.stdout);
+
+    // Break a line in the second half of the stream: the line number and
+    // the output before it are the same as when lines come one by one.
+    let mut broken = bytes.clone();
+    let target = stream.line_count() * 3 / 4;
+    let start = broken
+        .split(|&b| b == b'\n')
+        .take(target - 1)
+        .map(|line| line.len() + 1)
+        .sum::<usize>();
+    broken[start] = b'[';
+    std::fs::write(&saved, &broken).unwrap();
+    let raw = analyst()
+        .args(["ask", "-o", "raw", "--replay"])
+        .arg(&saved)
+        .output()
+        .unwrap();
+    assert_eq!(raw.status.code(), Some(7));
+    let stderr = String::from_utf8_lossy(&raw.stderr);
+    assert!(stderr.contains(&format!("line {target} is not valid JSON")), "{stderr}");
+    assert_eq!(
+        raw.stdout,
+        broken[..start + broken[start..].iter().position(|&b| b == b'\n').unwrap() + 1]
+    );
+    std::fs::remove_dir_all(&dir).ok();
+}
