@@ -7,15 +7,18 @@ use std::collections::HashSet;
 use std::fmt;
 
 use serde::de::{Deserializer, IgnoredAny, MapAccess, Visitor};
+use serde::ser::{SerializeMap, Serializer};
+use serde::Serialize;
 use serde_json::value::RawValue;
 use serde_json::{Map, Number, Value};
 
-/// A column of a SQL result.
-#[derive(Clone, Debug, PartialEq)]
+/// A column of a SQL result (serialized as `{"name", "type"}`).
+#[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct Column {
     /// The member name, e.g. `orders_view.revenue`.
     pub name: String,
     /// The type as the service named it (`String`, `Double`, `Int64`, `number`, …).
+    #[serde(rename = "type")]
     pub column_type: String,
 }
 
@@ -45,14 +48,45 @@ impl Column {
     /// for boolean ones, anything else (or anything that does not parse)
     /// exactly as the service sent it.
     pub fn typed(&self, value: &Value) -> Value {
+        match self.typed_ref(value) {
+            Typed::Number(number) => Value::Number(number),
+            Typed::Bool(flag) => Value::Bool(flag),
+            Typed::AsSent(value) => value.clone(),
+        }
+    }
+
+    /// [`Column::typed`] without copying a value that stays as it was sent.
+    pub fn typed_ref<'a>(&self, value: &'a Value) -> Typed<'a> {
         match value {
-            Value::String(text) if self.is_numeric() => parse_number(text).map_or_else(|| value.clone(), Value::Number),
+            Value::String(text) if self.is_numeric() => parse_number(text).map_or(Typed::AsSent(value), Typed::Number),
             Value::String(text) if self.is_boolean() => match text.to_ascii_lowercase().as_str() {
-                "true" => Value::Bool(true),
-                "false" => Value::Bool(false),
-                _ => value.clone(),
+                "true" => Typed::Bool(true),
+                "false" => Typed::Bool(false),
+                _ => Typed::AsSent(value),
             },
-            _ => value.clone(),
+            _ => Typed::AsSent(value),
+        }
+    }
+}
+
+/// A cell typed for its column (see [`Column::typed`]), borrowing the value
+/// when it stays as the service sent it; serializes as that JSON value.
+#[derive(Debug, PartialEq)]
+pub enum Typed<'a> {
+    /// A numeric column's value, parsed.
+    Number(Number),
+    /// A boolean column's value, parsed.
+    Bool(bool),
+    /// Anything else, as sent.
+    AsSent(&'a Value),
+}
+
+impl Serialize for Typed<'_> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        match self {
+            Typed::Number(number) => number.serialize(serializer),
+            Typed::Bool(flag) => serializer.serialize_bool(*flag),
+            Typed::AsSent(value) => value.serialize(serializer),
         }
     }
 }
@@ -248,6 +282,51 @@ impl SqlResult {
                 .collect()
         })
     }
+
+    /// The rows as [`SqlResult::typed_rows`] gives them, serialized straight
+    /// from the result without building a map per row.
+    pub fn typed_rows_view(&self) -> TypedRows<'_> {
+        // Keys as a map would hold them: in order of first appearance, a
+        // repeated column name taking the value of its last column.
+        let mut keys: Vec<(&str, usize)> = Vec::with_capacity(self.columns.len());
+        for (index, column) in self.columns.iter().enumerate() {
+            match keys.iter_mut().find(|(name, _)| *name == column.name) {
+                Some(key) => key.1 = index,
+                None => keys.push((&column.name, index)),
+            }
+        }
+        TypedRows { result: self, keys }
+    }
+}
+
+/// The typed rows of a result, serializable without copying them (see
+/// [`SqlResult::typed_rows_view`]).
+pub struct TypedRows<'a> {
+    result: &'a SqlResult,
+    keys: Vec<(&'a str, usize)>,
+}
+
+impl Serialize for TypedRows<'_> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.collect_seq(self.result.rows.iter().map(|row| TypedRow { rows: self, row }))
+    }
+}
+
+/// One row of [`TypedRows`].
+struct TypedRow<'a> {
+    rows: &'a TypedRows<'a>,
+    row: &'a [Value],
+}
+
+impl Serialize for TypedRow<'_> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let mut map = serializer.serialize_map(Some(self.rows.keys.len()))?;
+        for &(name, index) in &self.rows.keys {
+            let value = self.row.get(index).unwrap_or(&Value::Null);
+            map.serialize_entry(name, &self.rows.result.columns[index].typed_ref(value))?;
+        }
+        map.end()
+    }
 }
 
 /// Columns and rows of either result shape.
@@ -347,6 +426,23 @@ fn columns_from_objects(data: &[Value], annotation: Option<&Value>) -> Vec<Colum
 mod tests {
     use super::*;
     use serde_json::json;
+
+    #[test]
+    fn the_typed_rows_view_serializes_as_the_typed_rows() {
+        let result = json!({
+            "schema": [{"name": "a", "column_type": "Int64"}, {"name": "b", "column_type": "boolean"},
+                {"name": "a", "column_type": "String"}],
+            "data": [["1", "TRUE", "x"], ["2"], ["3", "no", "z", "extra"], []]
+        });
+        let sql = SqlResult::from_tool_call("t1", "semanticSqlApi", &json!({}), &result);
+        let view = serde_json::to_string(&sql.typed_rows_view()).unwrap();
+        let maps: Vec<_> = sql.typed_rows().collect();
+        assert_eq!(view, serde_json::to_string(&maps).unwrap());
+        assert_eq!(
+            view,
+            r#"[{"a":"x","b":true},{"a":null,"b":null},{"a":"z","b":"no"},{"a":null,"b":null}]"#
+        );
+    }
 
     #[test]
     fn both_shapes_give_the_same_table() {

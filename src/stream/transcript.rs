@@ -5,7 +5,7 @@
 //! chosen output needs ([`Retention`]), so memory does not grow with the
 //! length of the stream.
 
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 use serde_json::value::RawValue;
 use serde_json::Value;
 
@@ -27,8 +27,9 @@ pub enum Retention {
     Nothing,
 }
 
-/// A finished tool call, with input and result parsed from their JSON strings.
-#[derive(Clone, Debug, PartialEq)]
+/// A tool call, with input and result parsed from their JSON strings
+/// (serialized as an entry of `-o json`'s `toolCalls`).
+#[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct ToolCallRecord {
     /// The tool call's message id.
     pub id: String,
@@ -105,12 +106,6 @@ enum Candidate {
     Latest,
 }
 
-struct PendingCall {
-    id: String,
-    name: String,
-    input: Value,
-}
-
 #[derive(Deserialize)]
 struct StateHead {
     #[serde(default, rename = "chatId")]
@@ -133,7 +128,8 @@ pub struct Transcript {
     final_id: Option<String>,
     complete_id: Option<String>,
     latest_id: Option<String>,
-    pending: Vec<PendingCall>,
+    /// Started tool calls still waiting for their result.
+    pending: Vec<ToolCallRecord>,
     tool_calls: Vec<ToolCallRecord>,
     queries: Vec<SqlResult>,
     sql_seen: usize,
@@ -305,10 +301,12 @@ impl Transcript {
         let position = self.pending.iter().position(|p| p.id == id);
         let Some(raw_result) = call.result else {
             if position.is_none() {
-                self.pending.push(PendingCall {
+                self.pending.push(ToolCallRecord {
                     id: id.to_string(),
                     name: call.name.as_deref().unwrap_or_default().to_string(),
                     input: call.input.map_or(Value::Null, decode_embedded_json),
+                    result: None,
+                    error: None,
                 });
             }
             return None;
@@ -438,19 +436,11 @@ impl Transcript {
 
     /// Finished tool calls, then the ones that never finished (result
     /// `None`); empty unless [`Retention::All`].
-    pub fn tool_calls(&self) -> impl Iterator<Item = ToolCallRecord> + '_ {
-        let unfinished = self.pending.iter().map(|p| ToolCallRecord {
-            id: p.id.clone(),
-            name: p.name.clone(),
-            input: p.input.clone(),
-            result: None,
-            error: None,
-        });
+    pub fn tool_calls(&self) -> impl Iterator<Item = &ToolCallRecord> {
         let keep_unfinished = self.retention == Retention::All;
         self.tool_calls
             .iter()
-            .cloned()
-            .chain(unfinished.filter(move |_| keep_unfinished))
+            .chain(self.pending.iter().filter(move |_| keep_unfinished))
     }
 
     /// The SQL result `selector` picks, or a fault saying why there is none:
