@@ -162,44 +162,20 @@ pub fn read_stream(
             Err(err) => break stream_error(&err, transcript),
         };
         timings.first_byte.get_or_insert_with(|| started.elapsed());
-        let bytes = batch.bytes().len();
-        let lines: Vec<Line<'_>> = batch.lines().collect();
-        let parsed = parse_lines(&lines, bytes);
-        for (line, parsed) in lines.iter().zip(parsed.iter().flatten()) {
-            if let Some(tee) = tee.as_mut() {
-                tee.write_all(line.bytes)
-                    .map_err(|err| Fault::new(ExitCode::Unexpected, format!("writing the saved stream: {err}")))?;
+        let mut batch_lines = batch.lines();
+        // A bounded number of lines at a time: a batch of blank lines
+        // must not cost memory per line.
+        loop {
+            let lines: Vec<Line<'_>> = batch_lines.by_ref().take(LINES_PER_PARSE).collect();
+            if lines.is_empty() {
+                break;
             }
-            let (message, failure) = match parsed {
-                Ok(message) => (message.as_ref(), None),
-                Err(err) => (None, Some(err)),
-            };
-            if let Some(message) = message {
-                if let Some(event) = transcript.apply(message) {
-                    if matches!(&event, Event::ToolFinished(tool) if tool.sql.is_some()) {
-                        timings.first_sql.get_or_insert_with(|| started.elapsed());
-                    }
-                    observer.event(&event);
+            let parsed = parse_lines(&lines);
+            for (line, parsed) in lines.iter().zip(parsed.iter().flatten()) {
+                let tee = tee.as_deref_mut();
+                if let Some(end) = fold_line(line, parsed, transcript, tee, observer, &mut timings, started)? {
+                    break 'stream end;
                 }
-                if timings.answer.is_none() && message.is_final_node() && transcript.answer().is_some() {
-                    timings.answer = Some(started.elapsed());
-                }
-            }
-            match observer.line(line, message, transcript) {
-                Err(err) if err.kind() == io::ErrorKind::BrokenPipe => break 'stream StreamEnd::ReaderGone,
-                Err(err) => return Err(err.into()),
-                Ok(()) => {}
-            }
-            if let Some(stop) = line.followed_by.and_then(stop_of) {
-                break 'stream StreamEnd::Stopped(stop);
-            }
-            if let Some(err) = failure {
-                break 'stream StreamEnd::Ended(Some(parse_failure(
-                    err,
-                    line.number,
-                    line.is_terminated(),
-                    transcript,
-                )));
             }
         }
     };
@@ -215,13 +191,60 @@ const PARALLEL_FROM: usize = 256 << 10;
 /// A line read as a message (`None` for a blank line), or why it is not one.
 type Parsed<'a> = Result<Option<Message<'a>>, ParseError>;
 
-/// Parses every line of a batch of `bytes` bytes: the results, in order,
+/// Folds one line in: its bytes to `tee`, its message into `transcript`
+/// and `timings`, then `observer` hears of it. `Some` when the stream ends
+/// with this line (a stop after it, a reader gone, a line that is not a
+/// message).
+fn fold_line<'t>(
+    line: &Line<'_>,
+    parsed: &Parsed<'_>,
+    transcript: &mut Transcript,
+    tee: Option<&mut (dyn Write + 't)>,
+    observer: &mut dyn Observer,
+    timings: &mut Timings,
+    started: Instant,
+) -> Result<Option<StreamEnd>> {
+    if let Some(tee) = tee {
+        tee.write_all(line.bytes)
+            .map_err(|err| Fault::new(ExitCode::Unexpected, format!("writing the saved stream: {err}")))?;
+    }
+    let (message, failure) = match parsed {
+        Ok(message) => (message.as_ref(), None),
+        Err(err) => (None, Some(err)),
+    };
+    if let Some(message) = message {
+        if let Some(event) = transcript.apply(message) {
+            if matches!(&event, Event::ToolFinished(tool) if tool.sql.is_some()) {
+                timings.first_sql.get_or_insert_with(|| started.elapsed());
+            }
+            observer.event(&event);
+        }
+        if timings.answer.is_none() && message.is_final_node() && transcript.answer().is_some() {
+            timings.answer = Some(started.elapsed());
+        }
+    }
+    match observer.line(line, message, transcript) {
+        Err(err) if err.kind() == io::ErrorKind::BrokenPipe => return Ok(Some(StreamEnd::ReaderGone)),
+        Err(err) => return Err(err.into()),
+        Ok(()) => {}
+    }
+    if let Some(stop) = line.followed_by.and_then(stop_of) {
+        return Ok(Some(StreamEnd::Stopped(stop)));
+    }
+    Ok(failure.map(|err| StreamEnd::Ended(Some(parse_failure(err, line.number, line.is_terminated(), transcript)))))
+}
+
+/// Lines parsed in one go at most (a few hundred kilobytes of messages).
+const LINES_PER_PARSE: usize = 2048;
+
+/// Parses every line of a batch: the results, in order,
 /// in one or two parts (read them with `.iter().flatten()`; they are not
 /// joined, since a message is a few hundred bytes to move).
-fn parse_lines<'a>(lines: &[Line<'a>], bytes: usize) -> Vec<Vec<Parsed<'a>>> {
+fn parse_lines<'a>(lines: &[Line<'a>]) -> Vec<Vec<Parsed<'a>>> {
     fn parse<'a>(lines: &[Line<'a>]) -> Vec<Parsed<'a>> {
         lines.iter().map(|line| Message::parse(line.content())).collect()
     }
+    let bytes: usize = lines.iter().map(|line| line.bytes.len()).sum();
     if bytes < PARALLEL_FROM || lines.len() < 2 {
         return vec![parse(lines)];
     }

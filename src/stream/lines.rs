@@ -61,11 +61,6 @@ pub struct Batch<'a> {
 }
 
 impl<'a> Batch<'a> {
-    /// The batch's bytes, every line whole.
-    pub fn bytes(&self) -> &'a [u8] {
-        self.bytes
-    }
-
     /// The lines, in order. Each but the last has `more_buffered`; the
     /// last carries the source's failure, if one followed.
     pub fn lines(self) -> impl Iterator<Item = Line<'a>> {
@@ -300,10 +295,7 @@ mod tests {
             let mut lines = Vec::new();
             let mut numbers = Vec::new();
             while let Some(batch) = reader.next_batch().unwrap() {
-                let whole = batch.bytes();
                 let batch_lines: Vec<_> = batch.lines().collect();
-                let joined: Vec<u8> = batch_lines.iter().flat_map(|line| line.bytes.to_vec()).collect();
-                assert_eq!(joined, whole);
                 assert!(!batch_lines.last().unwrap().more_buffered);
                 assert!(batch_lines.iter().rev().skip(1).all(|line| line.more_buffered));
                 numbers.extend(batch_lines.iter().map(|line| line.number));
@@ -313,9 +305,14 @@ mod tests {
             assert_eq!(numbers, (1..=single.len() as u64).collect::<Vec<_>>());
         }
         let mut reader = LineReader::new(Dropping(b"one\ntwo\nthr"));
-        let batch = reader.next_batch().unwrap().unwrap();
-        assert_eq!(batch.bytes(), b"one\ntwo\n");
-        assert_eq!(batch.lines().count(), 2);
+        let batch: Vec<_> = reader
+            .next_batch()
+            .unwrap()
+            .unwrap()
+            .lines()
+            .map(|line| line.bytes)
+            .collect();
+        assert_eq!(batch, [&b"one\n"[..], b"two\n"]);
         let partial = reader.next_batch().unwrap().unwrap();
         let last = partial.lines().last().unwrap();
         assert_eq!((last.bytes, last.number), (&b"thr"[..], 3));
