@@ -234,12 +234,13 @@ fn fold_line<'t>(
     Ok(failure.map(|err| StreamEnd::Ended(Some(parse_failure(err, line.number, line.is_terminated(), transcript)))))
 }
 
-/// Lines parsed in one go at most (a few hundred kilobytes of messages).
-const LINES_PER_PARSE: usize = 2048;
+/// Lines parsed in one go at most: about a megabyte of messages, and enough
+/// lines of a real stream to reach [`PARALLEL_FROM`].
+const LINES_PER_PARSE: usize = 4096;
 
-/// Parses every line of a batch: the results, in order,
-/// in one or two parts (read them with `.iter().flatten()`; they are not
-/// joined, since a message is a few hundred bytes to move).
+/// Parses `lines`: the results, in order, in one or two parts (read them
+/// with `.iter().flatten()`; they are not joined, since a message is a few
+/// hundred bytes to move).
 fn parse_lines<'a>(lines: &[Line<'a>]) -> Vec<Vec<Parsed<'a>>> {
     fn parse<'a>(lines: &[Line<'a>]) -> Vec<Parsed<'a>> {
         lines.iter().map(|line| Message::parse(line.content())).collect()
