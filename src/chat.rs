@@ -19,7 +19,7 @@ use crate::http::{root_causes, shorten, Credential, Http, Retry};
 use crate::output::Notes;
 use crate::stream::lines::{Line, LineReader};
 use crate::stream::message::{Message, ParseError};
-use crate::stream::transcript::{Event, Transcript};
+use crate::stream::transcript::{Event, ToolSummary, Transcript};
 
 /// The time an abort may take when a turn stops early, retries included;
 /// the process moves on soon after, answered or not.
@@ -313,26 +313,71 @@ fn resume_hint(transcript: &Transcript) -> String {
     }
 }
 
-/// Prints the note an event deserves: the chat id, a tool's failure, a
-/// truncated result and how to get all its rows.
-pub fn note_event(event: &Event, notes: &Notes) {
-    match event {
-        Event::ChatId(id) => notes.info(&format!("chat: {id}")),
-        Event::ToolFinished(tool) => {
-            if let Some(error) = &tool.error {
-                notes.warn(&format!("tool {} failed: {}", tool.name, shorten(error)));
-            }
-            if let Some(sql) = tool.sql.as_ref().filter(|_| tool.error.is_none()) {
-                if let Some(total) = sql.total_rows.filter(|&total| total > sql.rows as u64) {
-                    let title = sql.title.as_deref().map(|t| format!(" \"{t}\"")).unwrap_or_default();
-                    notes.warn(&format!(
-                        "SQL result {}{title} is truncated: {} of {total} rows in the stream; --all-rows fetches every row (or pipe -o raw into 'analyst rows --query {}')",
-                        sql.number, sql.rows, sql.number
-                    ));
-                }
+/// Notes of one kind (tool failures, truncated results) printed before the
+/// rest are summed up in one line, so a long chat does not flood stderr.
+const NOTES_OF_A_KIND: usize = 5;
+
+/// Prints the note each event deserves: the chat id, a tool's failure, a
+/// truncated result and how to get all its rows. Past
+/// [`NOTES_OF_A_KIND`] failures or truncated results, one line says that
+/// more are not listed.
+pub struct EventNotes<'a> {
+    notes: &'a Notes,
+    failures: usize,
+    truncated: usize,
+}
+
+impl<'a> EventNotes<'a> {
+    /// Notes printed through `notes` (so `-q` silences them).
+    pub fn new(notes: &'a Notes) -> Self {
+        EventNotes {
+            notes,
+            failures: 0,
+            truncated: 0,
+        }
+    }
+
+    /// Prints what `event` deserves.
+    pub fn note(&mut self, event: &Event) {
+        match event {
+            Event::ChatId(id) => self.notes.info(&format!("chat: {id}")),
+            Event::ToolFinished(tool) => self.tool_finished(tool),
+        }
+    }
+
+    fn tool_finished(&mut self, tool: &ToolSummary) {
+        if let Some(error) = &tool.error {
+            let text = format!("tool {} failed: {}", tool.name, shorten(error));
+            limited(
+                self.notes,
+                &mut self.failures,
+                &text,
+                "further tool failures are not listed; -o json has them all",
+            );
+        }
+        if let Some(sql) = tool.sql.as_ref().filter(|_| tool.error.is_none()) {
+            if let Some(total) = sql.total_rows.filter(|&total| total > sql.rows as u64) {
+                let title = sql.title.as_deref().map(|t| format!(" \"{t}\"")).unwrap_or_default();
+                let text = format!(
+                    "SQL result {}{title} is truncated: {} of {total} rows in the stream; --all-rows fetches every row (or pipe -o raw into 'analyst rows --query {}')",
+                    sql.number, sql.rows, sql.number
+                );
+                let more = "further truncated SQL results are not listed; -o json marks each one";
+                limited(self.notes, &mut self.truncated, &text, more);
             }
         }
     }
+}
+
+/// Warns `text` while fewer than [`NOTES_OF_A_KIND`] of its kind were
+/// printed (`count`), then `more` once, then nothing.
+fn limited(notes: &Notes, count: &mut usize, text: &str, more: &str) {
+    match *count {
+        n if n < NOTES_OF_A_KIND => notes.warn(text),
+        NOTES_OF_A_KIND => notes.warn(more),
+        _ => {}
+    }
+    *count += 1;
 }
 
 /// Aborts the turn's chat when there is one to abort (`client` is `None`

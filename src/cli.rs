@@ -406,10 +406,12 @@ Examples:
   analyst ask --replay saved.ndjson -o vega > chart.vl.json
 
 stdout is the data; stderr carries notes only ('chat: <id>', warnings about
-tool errors, truncated results and missing final answers). -o json is written
-even when the chat fails, with status and errors saying why. On a terminal
-(never in pipes, with -q or NO_COLOR) a spinner shows what the agent is doing,
-the answer streams as it arrives, and a summary of the SQL results follows.
+tool errors, truncated results and missing final answers; past five tool
+errors or five truncated results, one line says the rest are not listed).
+-o json is written even when the chat fails, with status and errors saying
+why. On a terminal (never in pipes, with -q or NO_COLOR) a spinner shows what
+the agent is doing, the answer streams as it arrives, and a summary of the
+SQL results follows.
 See 'analyst --help' for the environment and the exit codes.";
 
 /// Which output `ask` writes on stdout.

@@ -530,3 +530,24 @@ fn with_stdout_closed_a_failed_chat_still_exits_with_its_code() {
     assert_eq!(run(&["ask", "-o", "json", "Q"]), Some(0));
     assert_eq!(run(&["ask", "-o", "csv", "Q"]), Some(0));
 }
+
+#[test]
+fn many_tool_errors_and_truncated_results_are_summed_up_after_five() {
+    let emu = Emulator::start();
+    let mut stream = ChatStream::new("c", Family::Semantic).user("Q");
+    for i in 0..8 {
+        stream = stream
+            .failed_sql_call(&format!("SELECT x{i}"), &format!("Error: unknown member x{i}"))
+            .sql_call(&SqlCall::revenue_by_month(30).truncated_to(20));
+    }
+    emu.script(Reply::stream(&stream.final_answer(&["Done."])));
+    let output = emu.analyst().args(["ask", "Q"]).output().unwrap();
+    assert!(output.status.success());
+    let stderr = stderr_of(&output);
+    let count = |needle: &str| stderr.lines().filter(|line| line.contains(needle)).count();
+    assert_eq!(count("failed: Error: unknown member"), 5, "{stderr}");
+    assert_eq!(count("is truncated: 20 of 30 rows"), 5, "{stderr}");
+    assert!(stderr.contains("warning: further tool failures are not listed; -o json has them all"));
+    assert!(stderr.contains("warning: further truncated SQL results are not listed; -o json marks each one"));
+    assert_eq!(stderr.lines().count(), 1 + 5 + 5 + 2, "{stderr}");
+}

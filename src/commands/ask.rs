@@ -10,7 +10,7 @@ use anyhow::Result;
 use clap::ArgMatches;
 
 use crate::chat::{
-    abort_after_stop, chat_failure, note_event, read_stream, ChatClient, ChatRequest, Observer, StreamEnd,
+    abort_after_stop, chat_failure, read_stream, ChatClient, ChatRequest, EventNotes, Observer, StreamEnd,
 };
 use crate::cli::{AskArgs, GlobalArgs, OutputMode, QuerySelector};
 use crate::commands::rows::{data_client, shortfall};
@@ -76,7 +76,7 @@ pub fn run(args: AskArgs, matches: Option<&ArgMatches>, global: &GlobalArgs, not
     let mut observer = AskObserver {
         output: args.output,
         out: &mut out,
-        notes,
+        notes: EventNotes::new(notes),
         live,
     };
     let (end, _) = read_stream(
@@ -123,7 +123,7 @@ pub fn run(args: AskArgs, matches: Option<&ArgMatches>, global: &GlobalArgs, not
 struct AskObserver<'a> {
     output: OutputMode,
     out: &'a mut Out,
-    notes: &'a Notes,
+    notes: EventNotes<'a>,
     live: Option<Live>,
 }
 
@@ -132,9 +132,9 @@ impl Observer for AskObserver<'_> {
         match &mut self.live {
             Some(live) => {
                 live.event(event);
-                live.suspend(|| note_event(event, self.notes));
+                live.suspend(|| self.notes.note(event));
             }
-            None => note_event(event, self.notes),
+            None => self.notes.note(event),
         }
     }
 
