@@ -183,8 +183,8 @@ pub fn read_stream(
     Ok((end, timings))
 }
 
-/// Below this many bytes a batch of lines is parsed on the calling thread;
-/// from it up, the batch's second half is parsed on another core meanwhile
+/// Below this many bytes a group of lines is parsed on the calling thread;
+/// from it up, the group's second half is parsed on another core meanwhile
 /// (a replay or a fast connection delivers megabytes at once).
 const PARALLEL_FROM: usize = 256 << 10;
 

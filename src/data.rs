@@ -23,7 +23,7 @@ use crate::output::Notes;
 use crate::profile::{run_secret_command, Profile};
 use crate::results::Column;
 use crate::stream::lines::LineReader;
-use crate::stream::message::raw_to_text;
+use crate::stream::message::json_text;
 
 /// How long a signed token is valid: enough for one request and its answer.
 const TOKEN_LIFETIME: Duration = Duration::from_secs(10 * 60);
@@ -335,7 +335,7 @@ fn read_answer(mut reader: LineReader<Feed>, sink: &mut dyn RowSink) -> Result<A
             ))
         })?;
         if let Some(error) = parsed.error.filter(|raw| raw.get() != "null") {
-            let text = raw_to_text(error.get());
+            let text = json_text(error.get()).into_owned();
             if text == CONTINUE_WAIT && count == 0 && !columns_sent {
                 return Ok(Answer::ContinueWait);
             }

@@ -162,7 +162,9 @@ impl Http {
         let started = Instant::now();
         let mut pause = FIRST_BACKOFF;
         let left = || retry.budget.map(|budget| budget.saturating_sub(started.elapsed()));
-        for attempt in 1.. {
+        let mut attempt = 0;
+        loop {
+            attempt += 1;
             let timeout = retry
                 .per_try
                 .map(|per_try| left().map_or(per_try, |left| left.min(per_try)));
@@ -186,7 +188,6 @@ impl Http {
             std::thread::sleep(wait);
             pause *= 2;
         }
-        unreachable!("the loop returns")
     }
 
     fn send_once(

@@ -246,7 +246,7 @@ impl<'a> Message<'a> {
     /// The text of an `error` field: the string itself, or the JSON of any
     /// other value.
     pub fn error_text(&self) -> Option<String> {
-        self.error.map(|raw| raw_to_text(raw.get()))
+        self.error.map(|raw| json_text(raw.get()).into_owned())
     }
 }
 
@@ -333,26 +333,19 @@ fn final_node(scanner: &mut Scanner<'_>) -> Result<bool, ScanError> {
     Ok(first_is_final && length <= 2)
 }
 
-/// The text of a raw JSON value: a string's contents, or the JSON itself.
-pub fn raw_to_text(json: &str) -> String {
-    match serde_json::from_str::<Cow<'_, str>>(json) {
-        Ok(text) => text.into_owned(),
-        Err(_) => json.to_string(),
-    }
+/// The text a JSON value stands for: a string's contents, or the JSON
+/// itself for any other value (an `error` field, a tool's `input` or
+/// `result`, which are JSON-encoded strings on the wire).
+pub fn json_text(json: &str) -> Cow<'_, str> {
+    serde_json::from_str::<Cow<'_, str>>(json).unwrap_or(Cow::Borrowed(json))
 }
 
 /// Decodes a tool's `input` or `result`: on the wire a JSON-encoded string,
 /// parsed into the JSON value it holds. A string that is not JSON stays a
 /// string; a field that is already JSON (not a string) is taken as it is.
 pub fn decode_embedded_json(raw: Raw<'_>) -> Value {
-    let text = embedded_text(raw);
+    let text = json_text(raw.get());
     serde_json::from_str::<Value>(&text).unwrap_or_else(|_| Value::String(text.into_owned()))
-}
-
-/// The text a tool's `input` or `result` holds: the contents of the JSON
-/// string it is on the wire, or the JSON itself when it is not a string.
-pub fn embedded_text(raw: Raw<'_>) -> Cow<'_, str> {
-    serde_json::from_str::<Cow<'_, str>>(raw.get()).unwrap_or(Cow::Borrowed(raw.get()))
 }
 
 #[cfg(test)]

@@ -119,7 +119,7 @@ impl<'a> Scanner<'a> {
                 return Err(self.error("expected a key (a string)"));
             }
             let key = self.string()?;
-            self.expect(b':')?;
+            self.consume(b':')?;
             member(self, key)?;
             if self.closed(b'}')? {
                 return Ok(());
@@ -384,7 +384,7 @@ impl<'a> Scanner<'a> {
         if depth > MAX_DEPTH {
             return Err(self.error("nested too deeply"));
         }
-        self.expect(bracket)?;
+        self.consume(bracket)?;
         let empty = self.peek_byte() == Some(close);
         if empty {
             self.pos += 1;
@@ -408,7 +408,8 @@ impl<'a> Scanner<'a> {
         }
     }
 
-    fn expect(&mut self, byte: u8) -> Result<(), ScanError> {
+    /// Steps over `byte`, which must come next (after whitespace).
+    fn consume(&mut self, byte: u8) -> Result<(), ScanError> {
         if self.peek_byte() == Some(byte) {
             self.pos += 1;
             Ok(())

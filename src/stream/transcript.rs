@@ -10,7 +10,7 @@ use serde_json::value::RawValue;
 use serde_json::Value;
 
 use super::message::{
-    self, decode_embedded_json, embedded_text, Message, Raw, ABORTED_ID, CUTOFF_ID, STATE_ID, SUSPENDED_ID, USAGE_ID,
+    self, decode_embedded_json, json_text, Message, Raw, ABORTED_ID, CUTOFF_ID, STATE_ID, SUSPENDED_ID, USAGE_ID,
 };
 use crate::cli::QuerySelector;
 use crate::exit::{ExitCode, Fault};
@@ -199,7 +199,7 @@ impl Transcript {
         }
         if msg.role.is_none() {
             if let Some(error) = msg.error {
-                self.errors.push(message::raw_to_text(error.get()));
+                self.errors.push(json_text(error.get()).into_owned());
                 return None;
             }
         }
@@ -323,7 +323,7 @@ impl Transcript {
             (None, Some(started)) => started.input,
             (None, None) => Value::Null,
         };
-        let text = embedded_text(raw_result);
+        let text = json_text(raw_result.get());
         let head = ResultHead::read(&text);
         let error = tool_error(&head.fields);
         if !self.tools_called.contains(&name) {
@@ -333,18 +333,20 @@ impl Transcript {
             self.tool_errors += 1;
         }
         let is_sql = is_sql_call(&name, &head);
-        // Rows are built only when something keeps them; otherwise counted.
-        let (result, row_count) =
-            if self.retention == Retention::All || (is_sql && self.keeps_next_sql(error.is_some())) {
-                (head.into_full(), None)
-            } else {
-                let count = head.row_count();
-                (head.fields, Some(count))
-            };
+        let keeps_sql = is_sql && self.keeps_next_sql(error.is_some());
+        // Rows are built only when something keeps them (a kept SQL result,
+        // or every tool call's record with `Retention::All`); otherwise they
+        // are only counted.
+        let (result, row_count) = if keeps_sql || self.retention == Retention::All {
+            (head.into_full(), None)
+        } else {
+            let count = head.row_count();
+            (head.fields, Some(count))
+        };
         let sql = is_sql.then(|| {
             let sql = SqlResult::from_tool_call(id, &name, &input, &result);
             let rows = row_count.unwrap_or(sql.rows.len());
-            self.keep_sql(sql, rows)
+            self.keep_sql(sql, rows, keeps_sql)
         });
         if self.retention == Retention::All {
             self.tool_calls.push(ToolCallRecord {
@@ -369,10 +371,9 @@ impl Transcript {
         }
     }
 
-    /// Counts a SQL result of `rows` rows in the stream, keeps it when the
-    /// output needs it, and returns what a note says of it.
-    fn keep_sql(&mut self, result: SqlResult, rows: usize) -> SqlSummary {
-        let kept = self.keeps_next_sql(result.error.is_some());
+    /// Counts a SQL result of `rows` rows in the stream, keeps it when `kept`
+    /// (see [`Transcript::keeps_next_sql`]), and returns what a note says of it.
+    fn keep_sql(&mut self, result: SqlResult, rows: usize, kept: bool) -> SqlSummary {
         self.sql_seen += 1;
         if let Some(sql) = &result.sql {
             self.sql_queries.push(sql.clone());
