@@ -4,7 +4,9 @@
 
 mod support;
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
+
+use assert_cmd::Command;
 
 use predicates::prelude::*;
 use serde_json::json;
@@ -22,6 +24,13 @@ fn config_home(text: &str) -> PathBuf {
     std::fs::create_dir_all(home.join("analyst")).unwrap();
     std::fs::write(home.join("analyst/config.toml"), text).unwrap();
     home
+}
+
+/// `analyst` reading its configuration from the config home `home`.
+fn analyst_in(home: &Path) -> Command {
+    let mut command = analyst();
+    command.env("XDG_CONFIG_HOME", home);
+    command
 }
 
 fn profile_text(emu: &Emulator) -> String {
@@ -47,8 +56,7 @@ api_key_file = "~/no-such-key"
 fn a_profile_with_api_key_command_runs_ask_without_any_environment() {
     let emu = Emulator::start();
     let home = config_home(&profile_text(&emu));
-    analyst()
-        .env("XDG_CONFIG_HOME", &home)
+    analyst_in(&home)
         .args(["ask", "Q"])
         .assert()
         .success()
@@ -67,14 +75,12 @@ fn a_profile_with_api_key_command_runs_ask_without_any_environment() {
 fn flags_win_over_the_environment_which_wins_over_the_profile() {
     let emu = Emulator::start();
     let home = config_home(&profile_text(&emu));
-    analyst()
-        .env("XDG_CONFIG_HOME", &home)
+    analyst_in(&home)
         .env("ANALYST_EXTERNAL_ID", "env-user")
         .args(["ask", "Q"])
         .assert()
         .success();
-    analyst()
-        .env("XDG_CONFIG_HOME", &home)
+    analyst_in(&home)
         .env("ANALYST_EXTERNAL_ID", "env-user")
         .args(["ask", "Q", "--external-id", "flag-user"])
         .assert()
@@ -86,8 +92,7 @@ fn flags_win_over_the_environment_which_wins_over_the_profile() {
         .collect();
     assert_eq!(ids, [json!("env-user"), json!("flag-user")]);
     // The environment's key wins over the profile's command.
-    analyst()
-        .env("XDG_CONFIG_HOME", &home)
+    analyst_in(&home)
         .env("ANALYST_API_KEY", "sk-from-the-environment")
         .args(["ask", "Q"])
         .assert()
@@ -99,14 +104,12 @@ fn profile_selection_by_flag_environment_and_file() {
     let emu = Emulator::start();
     let home = config_home(&profile_text(&emu));
     // --profile other: its URL and key file are used (and fail as they should).
-    analyst()
-        .env("XDG_CONFIG_HOME", &home)
+    analyst_in(&home)
         .args(["ask", "Q", "--profile", "other"])
         .assert()
         .code(2)
         .stderr(predicate::str::contains("cannot read the API key file").and(predicate::str::contains("no-such-key")));
-    analyst()
-        .env("XDG_CONFIG_HOME", &home)
+    analyst_in(&home)
         .env("ANALYST_PROFILE", "missing")
         .args(["ask", "Q"])
         .assert()
@@ -124,15 +127,13 @@ fn profile_selection_by_flag_environment_and_file() {
 #[test]
 fn a_malformed_config_is_an_error_naming_the_line() {
     let home = config_home("[profiles.a]\nchat_url = \"x\"\napi_key = \"sk-plain\"\n");
-    analyst()
-        .env("XDG_CONFIG_HOME", &home)
+    analyst_in(&home)
         .args(["ask", "Q"])
         .assert()
         .code(2)
         .stderr(predicate::str::contains("config.toml:3: unknown field `api_key`"));
     let home = config_home("[profiles.a\n");
-    analyst()
-        .env("XDG_CONFIG_HOME", &home)
+    analyst_in(&home)
         .args(["ask", "Q"])
         .assert()
         .code(2)
@@ -146,8 +147,7 @@ fn a_failing_key_command_is_a_usage_error() {
         "[profiles.default]\nchat_url = \"{}\"\nexternal_id = \"u\"\napi_key_command = \"exit 3\"\n",
         emu.chat_url()
     ));
-    analyst()
-        .env("XDG_CONFIG_HOME", &home)
+    analyst_in(&home)
         .args(["ask", "Q"])
         .assert()
         .code(2)
@@ -197,8 +197,7 @@ fn a_profile_data_token_command_serves_rows() {
         "[profiles.default]\ndata_url = \"{}\"\ndata_token_command = \"printf '%s' {token}\"\n",
         emu.data_url()
     ));
-    analyst()
-        .env("XDG_CONFIG_HOME", &home)
+    analyst_in(&home)
         .args(["rows", "--sql", "SELECT 5 AS five"])
         .assert()
         .success()
