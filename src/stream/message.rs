@@ -46,8 +46,8 @@ pub struct Message<'a> {
     pub content: Option<Cow<'a, str>>,
     /// Whether the line carries the agent's reasoning (its text is not kept).
     pub thinking: bool,
-    /// A tool call (start or result).
-    pub tool_call: Option<ToolCall<'a>>,
+    /// A tool call (start or result), boxed as it is rare.
+    pub tool_call: Option<Box<ToolCall<'a>>>,
     /// Whether `graphPath` marks the final consolidated answer: an array
     /// whose first element is `final`, of length at most 2.
     pub final_node: bool,
@@ -55,6 +55,15 @@ pub struct Message<'a> {
     pub is_delta: Option<bool>,
     /// Whether the message is still being generated.
     pub is_in_process: Option<bool>,
+    /// The fields only special lines carry, boxed so that the common
+    /// message stays small to move; `None` when the line has none of them.
+    pub special: Option<Box<Special<'a>>>,
+}
+
+/// The fields of special lines (`__cutoff__`, `__state__`, `__usage__`,
+/// `__suspended__`, `{"error": …}`).
+#[derive(Debug, Default)]
+pub struct Special<'a> {
     /// State object of `__cutoff__` / `__state__`, parsed only when needed.
     pub state: Option<Raw<'a>>,
     /// An in-stream error (`{"error": …}`), or the text of `__suspended__`.
@@ -110,24 +119,23 @@ enum Field {
 }
 
 impl Field {
-    const ALL: [Field; 12] = [
-        Field::Id,
-        Field::Role,
-        Field::Content,
-        Field::Thinking,
-        Field::ToolCall,
-        Field::GraphPath,
-        Field::IsDelta,
-        Field::IsInProcess,
-        Field::State,
-        Field::Error,
-        Field::Usage,
-        Field::MessageId,
-    ];
-
     /// The field a key names, if `Message` reads it.
     fn named(key: &str) -> Option<Field> {
-        Field::ALL.into_iter().find(|field| field.name() == key)
+        Some(match key {
+            "id" => Field::Id,
+            "role" => Field::Role,
+            "content" => Field::Content,
+            "thinking" => Field::Thinking,
+            "toolCall" => Field::ToolCall,
+            "graphPath" => Field::GraphPath,
+            "isDelta" => Field::IsDelta,
+            "isInProcess" => Field::IsInProcess,
+            "state" => Field::State,
+            "error" => Field::Error,
+            "usage" => Field::Usage,
+            "messageId" => Field::MessageId,
+            _ => return None,
+        })
     }
 
     /// The key on the wire.
@@ -198,19 +206,43 @@ impl<'a> Message<'a> {
                 Field::Id => message.id = optional_string(s, name)?,
                 Field::Role => message.role = optional_string(s, name)?,
                 Field::Content => message.content = optional_string(s, name)?,
-                Field::MessageId => message.message_id = optional_string(s, name)?,
                 Field::Thinking => message.thinking = optional_raw(s, 1)?.is_some(),
-                Field::ToolCall => message.tool_call = ToolCall::read(s)?,
+                Field::ToolCall => message.tool_call = ToolCall::read(s)?.map(Box::new),
                 Field::GraphPath => message.final_node = final_node(s)?,
                 Field::IsDelta => message.is_delta = optional_bool(s, name)?,
                 Field::IsInProcess => message.is_in_process = optional_bool(s, name)?,
-                Field::State => message.state = optional_raw(s, 1)?,
-                Field::Error => message.error = optional_raw(s, 1)?,
-                Field::Usage => message.usage = optional_raw(s, 1)?,
+                Field::MessageId => message.special_mut().message_id = optional_string(s, name)?,
+                Field::State => message.special_mut().state = optional_raw(s, 1)?,
+                Field::Error => message.special_mut().error = optional_raw(s, 1)?,
+                Field::Usage => message.special_mut().usage = optional_raw(s, 1)?,
             }
             Ok(())
         })?;
         Ok(message)
+    }
+
+    fn special_mut(&mut self) -> &mut Special<'a> {
+        self.special.get_or_insert_with(Box::default)
+    }
+
+    /// `state` (of `__cutoff__` / `__state__`).
+    pub fn state(&self) -> Option<Raw<'a>> {
+        self.special.as_ref()?.state
+    }
+
+    /// `error`: an in-stream error, or the text of `__suspended__`.
+    pub fn error(&self) -> Option<Raw<'a>> {
+        self.special.as_ref()?.error
+    }
+
+    /// `usage` (of `__usage__`).
+    pub fn usage(&self) -> Option<Raw<'a>> {
+        self.special.as_ref()?.usage
+    }
+
+    /// `messageId` (of `__suspended__`).
+    pub fn message_id(&self) -> Option<&str> {
+        self.special.as_ref()?.message_id.as_deref()
     }
 
     /// The message id, or `""` when it has none.
@@ -246,7 +278,7 @@ impl<'a> Message<'a> {
     /// The text of an `error` field: the string itself, or the JSON of any
     /// other value.
     pub fn error_text(&self) -> Option<String> {
-        self.error.map(|raw| json_text(raw.get()).into_owned())
+        self.error().map(|raw| json_text(raw.get()).into_owned())
     }
 }
 
@@ -362,6 +394,42 @@ mod tests {
         assert!(message.is_final_node());
         assert!(message.is_delta());
         assert!(!message.is_in_process());
+    }
+
+    #[test]
+    fn every_field_is_found_by_its_key_and_no_other() {
+        let all = [
+            Field::Id,
+            Field::Role,
+            Field::Content,
+            Field::Thinking,
+            Field::ToolCall,
+            Field::GraphPath,
+            Field::IsDelta,
+            Field::IsInProcess,
+            Field::State,
+            Field::Error,
+            Field::Usage,
+            Field::MessageId,
+        ];
+        for field in all {
+            assert_eq!(Field::named(field.name()).map(Field::name), Some(field.name()));
+        }
+        for key in [
+            "",
+            "ID",
+            "sort",
+            "roles",
+            "stats",
+            "usagE",
+            "contents",
+            "isdelta",
+            "thinkinG",
+            "graphpath",
+            "x".repeat(11).as_str(),
+        ] {
+            assert!(Field::named(key).is_none(), "{key}");
+        }
     }
 
     #[test]

@@ -11,13 +11,26 @@ use std::fmt;
 /// How deep arrays and objects may nest, as in serde_json.
 const MAX_DEPTH: usize = 128;
 
-/// Why a line is not the JSON it should be: what was wrong, and where.
+/// Why a line is not the JSON it should be. Boxed, so that the scanner's
+/// many `Result<(), ScanError>` fit in a register on the path that succeeds.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct ScanError {
+pub struct ScanError(Box<ScanFault>);
+
+/// What was wrong, and where.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ScanFault {
     /// What was wrong, e.g. `expected ':'`.
     pub what: Cow<'static, str>,
     /// The 1-based byte column where it was noticed.
     pub column: usize,
+}
+
+impl std::ops::Deref for ScanError {
+    type Target = ScanFault;
+
+    fn deref(&self) -> &ScanFault {
+        &self.0
+    }
 }
 
 impl fmt::Display for ScanError {
@@ -74,11 +87,12 @@ impl<'a> Scanner<'a> {
     }
 
     /// An error noticed at the cursor.
+    #[cold]
     pub fn error(&self, what: impl Into<Cow<'static, str>>) -> ScanError {
-        ScanError {
+        ScanError(Box::new(ScanFault {
             what: what.into(),
             column: self.pos + 1,
-        }
+        }))
     }
 
     /// Steps over whitespace and tells what the next value is, or `None` at

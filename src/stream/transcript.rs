@@ -178,7 +178,7 @@ impl Transcript {
             CUTOFF_ID | STATE_ID => return self.apply_state(msg),
             SUSPENDED_ID => {
                 let mut text = msg.error_text().unwrap_or_else(|| "the chat was suspended".into());
-                if let Some(id) = &msg.message_id {
+                if let Some(id) = msg.message_id() {
                     text.push_str(&format!(" (message {id})"));
                 }
                 self.suspended = Some(text);
@@ -189,7 +189,7 @@ impl Transcript {
                 return None;
             }
             USAGE_ID => {
-                self.usage = msg.usage.and_then(|raw| serde_json::from_str(raw.get()).ok());
+                self.usage = msg.usage().and_then(|raw| serde_json::from_str(raw.get()).ok());
                 return None;
             }
             _ => {}
@@ -198,7 +198,7 @@ impl Transcript {
             return self.apply_tool_call(msg, call);
         }
         if msg.role.is_none() {
-            if let Some(error) = msg.error {
+            if let Some(error) = msg.error() {
                 self.errors.push(json_text(error.get()).into_owned());
                 return None;
             }
@@ -214,7 +214,7 @@ impl Transcript {
     }
 
     fn apply_state(&mut self, msg: &Message<'_>) -> Option<Event> {
-        let state = msg.state?;
+        let state = msg.state()?;
         if msg.id() == STATE_ID && !self.saw_question {
             self.thread = Some(thread_messages(state));
         }
