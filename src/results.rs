@@ -12,6 +12,8 @@ use serde::Serialize;
 use serde_json::value::RawValue;
 use serde_json::{Map, Number, Value};
 
+use crate::stream::message::json_text;
+
 /// A column of a SQL result (serialized as `{"name", "type"}`).
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct Column {
@@ -130,47 +132,64 @@ pub struct SqlResult {
 }
 
 /// A tool result read without its rows: every field but `data` parsed, and
-/// `data` kept as checked text. A result that no output keeps (the answer
-/// needs only its title, error and counts) then costs no allocation per
-/// cell; [`ResultHead::into_full`] parses the rows when they are kept.
-pub struct ResultHead<'a> {
+/// `data` kept as checked text with its rows counted. A result that no
+/// output keeps (the answer needs only its title, error and counts) then
+/// costs no allocation per cell; [`ResultHead::full`] parses the rows when
+/// they are kept. It is read while the line is parsed, so on either of the
+/// two parsing threads.
+#[derive(Debug)]
+pub struct ResultHead {
     /// The result without `data` (a string or other non-object as it is).
     pub fields: Value,
-    data: Option<&'a RawValue>,
+    data: Option<Box<RawValue>>,
+    row_count: usize,
 }
 
-impl<'a> ResultHead<'a> {
+impl ResultHead {
+    /// Reads a tool's `result` field as it is on the wire: a JSON-encoded
+    /// string (or, from some services, the JSON itself).
+    pub fn decode(wire: &str) -> ResultHead {
+        ResultHead::read(&json_text(wire))
+    }
+
     /// Reads the JSON text of a result; text that is not JSON is a string.
-    pub fn read(text: &'a str) -> ResultHead<'a> {
+    pub fn read(text: &str) -> ResultHead {
         let mut deserializer = serde_json::Deserializer::from_str(text);
-        match deserializer
+        let (fields, data) = match deserializer
             .deserialize_any(HeadVisitor)
             .and_then(|head| deserializer.end().map(|()| head))
         {
             Ok(head) => head,
-            Err(_) => ResultHead {
-                fields: serde_json::from_str(text).unwrap_or_else(|_| Value::String(text.to_string())),
-                data: None,
-            },
+            Err(_) => (
+                serde_json::from_str(text).unwrap_or_else(|_| Value::String(text.to_string())),
+                None,
+            ),
+        };
+        let row_count = data
+            .filter(|data| data.get().starts_with('['))
+            .and_then(|data| serde_json::from_str::<Vec<IgnoredAny>>(data.get()).ok())
+            .map_or(0, |rows| rows.len());
+        ResultHead {
+            fields,
+            data: data.map(RawValue::to_owned),
+            row_count,
         }
     }
 
     /// True when `data` is an array (the rows of a query).
     pub fn has_rows(&self) -> bool {
-        self.data.is_some_and(|data| data.get().starts_with('['))
+        self.data.as_ref().is_some_and(|data| data.get().starts_with('['))
     }
 
     /// How many rows `data` holds, counted without building them.
     pub fn row_count(&self) -> usize {
-        self.data
-            .and_then(|data| serde_json::from_str::<Vec<IgnoredAny>>(data.get()).ok())
-            .map_or(0, |rows| rows.len())
+        self.row_count
     }
 
     /// The whole result, rows included.
-    pub fn into_full(self) -> Value {
-        let mut fields = self.fields;
-        if let (Value::Object(map), Some(data)) = (&mut fields, self.data) {
+    pub fn full(&self) -> Value {
+        let mut fields = self.fields.clone();
+        if let (Value::Object(map), Some(data)) = (&mut fields, &self.data) {
             map.insert("data".into(), serde_json::from_str(data.get()).unwrap_or(Value::Null));
         }
         fields
@@ -182,13 +201,13 @@ impl<'a> ResultHead<'a> {
 struct HeadVisitor;
 
 impl<'de> Visitor<'de> for HeadVisitor {
-    type Value = ResultHead<'de>;
+    type Value = (Value, Option<&'de RawValue>);
 
     fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str("a tool result object")
     }
 
-    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<ResultHead<'de>, A::Error> {
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
         let mut fields = Map::new();
         let mut data = None;
         while let Some(key) = map.next_key::<String>()? {
@@ -198,10 +217,7 @@ impl<'de> Visitor<'de> for HeadVisitor {
                 fields.insert(key, map.next_value()?);
             }
         }
-        Ok(ResultHead {
-            fields: Value::Object(fields),
-            data,
-        })
+        Ok((Value::Object(fields), data))
     }
 }
 
@@ -210,7 +226,7 @@ const SQL_TOOLS: [&str; 2] = ["semanticSqlApi", "cubeSqlApi"];
 
 /// True when a finished tool call is a SQL query: by name, or (for names we
 /// do not know yet) by the shape of its result.
-pub fn is_sql_call(name: &str, result: &ResultHead<'_>) -> bool {
+pub fn is_sql_call(name: &str, result: &ResultHead) -> bool {
     if SQL_TOOLS.contains(&name) {
         return true;
     }

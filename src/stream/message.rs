@@ -9,6 +9,7 @@ use std::borrow::Cow;
 use serde_json::Value;
 
 use super::scan::{Kind, ScanError, Scanner};
+use crate::results::ResultHead;
 
 /// The id of the initial state message that carries `state.chatId`.
 pub const CUTOFF_ID: &str = "__cutoff__";
@@ -84,6 +85,9 @@ pub struct ToolCall<'a> {
     pub input: Option<Raw<'a>>,
     /// Tool result, present when the call is complete.
     pub result: Option<Raw<'a>>,
+    /// The result decoded (every field but its rows), read with the line so
+    /// that either parsing thread does it.
+    pub head: Option<ResultHead>,
 }
 
 /// Why a line could not be read as a message.
@@ -312,6 +316,7 @@ impl<'a> ToolCall<'a> {
             }
             Ok(())
         })?;
+        call.head = call.result.map(|raw| ResultHead::decode(raw.get()));
         Ok(Some(call))
     }
 }

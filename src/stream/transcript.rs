@@ -14,7 +14,7 @@ use super::message::{
 };
 use crate::cli::QuerySelector;
 use crate::exit::{ExitCode, Fault};
-use crate::results::{is_sql_call, tool_error, ResultHead, SqlResult};
+use crate::results::{is_sql_call, tool_error, SqlResult};
 
 /// Which SQL results and tool calls the transcript keeps.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -299,7 +299,7 @@ impl Transcript {
     fn apply_tool_call(&mut self, msg: &Message<'_>, call: &message::ToolCall<'_>) -> Option<Event> {
         let id = msg.id();
         let position = self.pending.iter().position(|p| p.id == id);
-        let Some(raw_result) = call.result else {
+        let Some(head) = &call.head else {
             if position.is_none() {
                 self.pending.push(ToolCallRecord {
                     id: id.to_string(),
@@ -323,8 +323,6 @@ impl Transcript {
             (None, Some(started)) => started.input,
             (None, None) => Value::Null,
         };
-        let text = json_text(raw_result.get());
-        let head = ResultHead::read(&text);
         let error = tool_error(&head.fields);
         if !self.tools_called.contains(&name) {
             self.tools_called.push(name.clone());
@@ -332,16 +330,15 @@ impl Transcript {
         if error.is_some() {
             self.tool_errors += 1;
         }
-        let is_sql = is_sql_call(&name, &head);
+        let is_sql = is_sql_call(&name, head);
         let keeps_sql = is_sql && self.keeps_next_sql(error.is_some());
         // Rows are built only when something keeps them (a kept SQL result,
         // or every tool call's record with `Retention::All`); otherwise they
         // are only counted.
         let (result, row_count) = if keeps_sql || self.retention == Retention::All {
-            (head.into_full(), None)
+            (head.full(), None)
         } else {
-            let count = head.row_count();
-            (head.fields, Some(count))
+            (head.fields.clone(), Some(head.row_count()))
         };
         let sql = is_sql.then(|| {
             let sql = SqlResult::from_tool_call(id, &name, &input, &result);
