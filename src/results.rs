@@ -137,7 +137,7 @@ pub struct SqlResult {
 /// costs no allocation per cell; [`ResultHead::full`] parses the rows when
 /// they are kept. It is read while the line is parsed, so on either of the
 /// two parsing threads.
-#[derive(Debug)]
+#[derive(Clone, Debug)]
 pub struct ResultHead {
     /// The result without `data` (a string or other non-object as it is).
     pub fields: Value,

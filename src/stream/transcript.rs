@@ -5,6 +5,8 @@
 //! chosen output needs ([`Retention`]), so memory does not grow with the
 //! length of the stream.
 
+use std::cell::OnceCell;
+
 use serde::{Deserialize, Serialize};
 use serde_json::value::RawValue;
 use serde_json::Value;
@@ -14,7 +16,7 @@ use super::message::{
 };
 use crate::cli::QuerySelector;
 use crate::exit::{ExitCode, Fault};
-use crate::results::{is_sql_call, tool_error, SqlResult};
+use crate::results::{is_sql_call, tool_error, ResultHead, SqlResult};
 
 /// Which SQL results and tool calls the transcript keeps.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -118,6 +120,33 @@ struct StateMessages<'a> {
     messages: Option<Vec<&'a RawValue>>,
 }
 
+/// A SQL result kept unbuilt: a later one may replace it, and most are.
+/// Its rows are parsed the first time it is asked for.
+struct LatestSql {
+    id: String,
+    tool: String,
+    input: Value,
+    head: ResultHead,
+    built: OnceCell<SqlResult>,
+}
+
+impl LatestSql {
+    fn build(&self) -> SqlResult {
+        SqlResult::from_tool_call(&self.id, &self.tool, &self.input, &self.head.full())
+    }
+
+    fn result(&self) -> &SqlResult {
+        self.built.get_or_init(|| self.build())
+    }
+
+    fn into_result(mut self) -> SqlResult {
+        match self.built.take() {
+            Some(result) => result,
+            None => self.build(),
+        }
+    }
+}
+
 /// The folded stream. Feed it every message with [`Transcript::apply`].
 pub struct Transcript {
     retention: Retention,
@@ -132,6 +161,9 @@ pub struct Transcript {
     pending: Vec<ToolCallRecord>,
     tool_calls: Vec<ToolCallRecord>,
     queries: Vec<SqlResult>,
+    /// Under `--query last`, the latest successful SQL result (then
+    /// `queries` is empty).
+    latest_sql: Option<LatestSql>,
     sql_seen: usize,
     last_sql_error: Option<String>,
     tool_errors: usize,
@@ -158,6 +190,7 @@ impl Transcript {
             pending: Vec::new(),
             tool_calls: Vec::new(),
             queries: Vec::new(),
+            latest_sql: None,
             sql_seen: 0,
             last_sql_error: None,
             tool_errors: 0,
@@ -318,7 +351,7 @@ impl Transcript {
             .map(str::to_string)
             .or_else(|| started.as_ref().map(|p| p.name.clone()))
             .unwrap_or_default();
-        let input = match (call.input, started) {
+        let mut input = match (call.input, started) {
             (Some(raw), _) => decode_embedded_json(raw),
             (None, Some(started)) => started.input,
             (None, None) => Value::Null,
@@ -332,19 +365,33 @@ impl Transcript {
         }
         let is_sql = is_sql_call(&name, head);
         let keeps_sql = is_sql && self.keeps_next_sql(error.is_some());
-        // Rows are built only when something keeps them (a kept SQL result,
-        // or every tool call's record with `Retention::All`); otherwise they
-        // are only counted.
-        let (result, row_count) = if keeps_sql || self.retention == Retention::All {
+        // Under `--query last` each successful result replaces the one
+        // before, so it is kept unbuilt until the output asks for it.
+        let latest = keeps_sql && self.retention == Retention::Selected(QuerySelector::Last);
+        // Rows are built only when something keeps them now (a kept SQL
+        // result, or every tool call's record with `Retention::All`);
+        // otherwise they are only counted.
+        let (result, row_count) = if (keeps_sql && !latest) || self.retention == Retention::All {
             (head.full(), None)
         } else {
             (head.fields.clone(), Some(head.row_count()))
         };
-        let sql = is_sql.then(|| {
-            let sql = SqlResult::from_tool_call(id, &name, &input, &result);
-            let rows = row_count.unwrap_or(sql.rows.len());
-            self.keep_sql(sql, rows, keeps_sql)
-        });
+        let mut sql = None;
+        if is_sql {
+            let built = SqlResult::from_tool_call(id, &name, &input, &result);
+            sql = Some(self.count_sql(&built, row_count.unwrap_or(built.rows.len())));
+            if latest {
+                self.latest_sql = Some(LatestSql {
+                    id: id.to_string(),
+                    tool: name.clone(),
+                    input: std::mem::take(&mut input),
+                    head: head.clone(),
+                    built: OnceCell::new(),
+                });
+            } else if keeps_sql {
+                self.queries.push(built);
+            }
+        }
         if self.retention == Retention::All {
             self.tool_calls.push(ToolCallRecord {
                 id: id.to_string(),
@@ -368,29 +415,22 @@ impl Transcript {
         }
     }
 
-    /// Counts a SQL result of `rows` rows in the stream, keeps it when `kept`
-    /// (see [`Transcript::keeps_next_sql`]), and returns what a note says of it.
-    fn keep_sql(&mut self, result: SqlResult, rows: usize, kept: bool) -> SqlSummary {
+    /// Counts a SQL result of `rows` rows in the stream, and returns what a
+    /// note says of it.
+    fn count_sql(&mut self, result: &SqlResult, rows: usize) -> SqlSummary {
         self.sql_seen += 1;
         if let Some(sql) = &result.sql {
             self.sql_queries.push(sql.clone());
         }
-        let summary = SqlSummary {
+        if let Some(error) = &result.error {
+            self.last_sql_error = Some(error.clone());
+        }
+        SqlSummary {
             number: self.sql_seen,
             title: result.title.clone(),
             rows,
             total_rows: result.total_rows,
-        };
-        if let Some(error) = &result.error {
-            self.last_sql_error = Some(error.clone());
         }
-        if kept {
-            if self.retention == Retention::Selected(QuerySelector::Last) {
-                self.queries.clear();
-            }
-            self.queries.push(result);
-        }
-        summary
     }
 
     /// The chat id from `__cutoff__`, once seen.
@@ -424,11 +464,17 @@ impl Transcript {
 
     /// The SQL results kept (all of them with [`Retention::All`]).
     pub fn queries(&self) -> &[SqlResult] {
-        &self.queries
+        match &self.latest_sql {
+            Some(latest) => std::slice::from_ref(latest.result()),
+            None => &self.queries,
+        }
     }
 
     /// The SQL results kept, to complete them (`--all-rows`).
     pub fn queries_mut(&mut self) -> impl Iterator<Item = &mut SqlResult> {
+        if let Some(latest) = self.latest_sql.take() {
+            self.queries = vec![latest.into_result()];
+        }
         self.queries.iter_mut()
     }
 
@@ -455,7 +501,7 @@ impl Transcript {
             QuerySelector::Last => {
                 let found = match self.retention {
                     Retention::All => self.queries.iter().rev().find(|q| q.error.is_none()),
-                    _ => self.queries.last(),
+                    _ => self.queries().last(),
                 };
                 found.ok_or_else(|| match &self.last_sql_error {
                     None => none(),
@@ -639,6 +685,36 @@ mod tests {
         assert_eq!(t.tool_errors(), 1);
         assert_eq!(t.queries()[0].sql.as_deref(), Some("SELECT 1"));
         assert_eq!(t.select(QuerySelector::Last).unwrap_err().code, ExitCode::ToolError);
+    }
+
+    #[test]
+    fn the_last_result_is_built_only_when_asked_for_and_equals_the_kept_one() {
+        let sql = |id: &str, month: &str, error: bool| {
+            let result = if error {
+                r#"{\"error\":\"Error: no such member\"}"#.to_string()
+            } else {
+                format!(
+                    r#"{{\"schema\":[{{\"name\":\"m\",\"column_type\":\"String\"}},{{\"name\":\"n\",\"column_type\":\"Int64\"}}],\"data\":[[\"{month}\",\"1\"],[\"{month}\",\"2\"]],\"totalRows\":5}}"#
+                )
+            };
+            format!(
+                r#"{{"id":"{id}","role":"assistant","toolCall":{{"name":"semanticSqlApi","input":"{{\"sqlQuery\":\"SELECT {id}\"}}","result":"{result}"}}}}"#
+            )
+        };
+        let lines = [
+            sql("s1", "2024-01", false),
+            sql("s2", "2024-02", false),
+            sql("s3", "", true),
+        ];
+        let lines: Vec<&str> = lines.iter().map(String::as_str).collect();
+        let mut last = fold(&lines, Retention::Selected(QuerySelector::Last));
+        let all = fold(&lines, Retention::All);
+        let expected = all.select(QuerySelector::Last).unwrap();
+        assert_eq!(expected.rows[0][0], "2024-02");
+        assert_eq!(last.select(QuerySelector::Last).unwrap(), expected);
+        assert_eq!(last.queries(), std::slice::from_ref(expected));
+        assert_eq!(last.queries_mut().collect::<Vec<_>>(), vec![&mut expected.clone()]);
+        assert_eq!(last.sql_queries(), ["SELECT s1", "SELECT s2", "SELECT s3"]);
     }
 
     #[test]
