@@ -15,12 +15,14 @@ use crate::signals::{self, Signal};
 /// How long the main thread waits for a chunk before it looks at signals again.
 const POLL: Duration = Duration::from_millis(50);
 /// Size of the chunks the worker reads: a read returns what has arrived, so
-/// a slow stream is not delayed, and a fast one (a replayed file) comes in
-/// batches large enough to parse on two cores.
-const CHUNK: usize = 512 * 1024;
+/// a slow stream is not delayed.
+const CHUNK: usize = 128 * 1024;
 /// Chunks in flight between the worker and the main thread: memory stays
-/// bounded however fast the source is.
-const IN_FLIGHT: usize = 3;
+/// bounded (1.5 MiB) however fast the source is. Many, because a pipe or an
+/// HTTP body gives 64 KiB or less per read: when the main thread falls
+/// behind, one [`Feed::read`] takes them all, a batch large enough to parse
+/// on two cores.
+const IN_FLIGHT: usize = 12;
 
 /// Why the stream was stopped before it ended.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -123,6 +125,8 @@ pub struct Feed {
     limits: Limits,
     started: Instant,
     last_arrival: Instant,
+    /// A chunk received after the data a read took, kept for the next.
+    waiting: Option<Chunk>,
     current: Vec<u8>,
     length: usize,
     position: usize,
@@ -146,6 +150,7 @@ impl Feed {
             limits,
             started,
             last_arrival: Instant::now(),
+            waiting: None,
             current: Vec::new(),
             length: 0,
             position: 0,
@@ -168,6 +173,9 @@ impl Feed {
 
     /// The next chunk, or why to stop waiting for it.
     fn next_chunk(&mut self) -> Result<Chunk, Stop> {
+        if let Some(chunk) = self.waiting.take() {
+            return Ok(chunk);
+        }
         loop {
             if let Some(signal) = signals::received() {
                 return Err(Stop::Signal(signal));
@@ -200,21 +208,38 @@ impl Feed {
     }
 }
 
+impl Feed {
+    /// Makes `data` the chunk being read, handing the previous buffer back.
+    fn take_chunk(&mut self, data: Vec<u8>, length: usize) {
+        let used = std::mem::replace(&mut self.current, data);
+        if !used.is_empty() {
+            // The worker may be gone; the buffer is then dropped.
+            let _ = self.spare.send(used);
+        }
+        (self.length, self.position) = (length, 0);
+    }
+
+    /// Copies what is left of the current chunk into `buf`, as much as fits.
+    fn copy_out(&mut self, buf: &mut [u8]) -> usize {
+        let n = buf.len().min(self.length - self.position);
+        buf[..n].copy_from_slice(&self.current[self.position..self.position + n]);
+        self.position += n;
+        n
+    }
+}
+
 impl Read for Feed {
+    /// Waits for a chunk, then also takes every chunk that has already
+    /// arrived, as far as `buf` has room: a reader that fell behind a fast
+    /// source catches up in one large read (large enough to parse on two
+    /// cores), and one that keeps up gets each chunk as soon as it came.
     fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
         while self.position == self.length {
             if self.finished {
                 return Ok(0);
             }
             match self.next_chunk() {
-                Ok(Chunk::Data(data, length)) => {
-                    let used = std::mem::replace(&mut self.current, data);
-                    if !used.is_empty() {
-                        // The worker may be gone; the buffer is then dropped.
-                        let _ = self.spare.send(used);
-                    }
-                    (self.length, self.position) = (length, 0);
-                }
+                Ok(Chunk::Data(data, length)) => self.take_chunk(data, length),
                 Ok(Chunk::End) | Ok(Chunk::Opened) => self.finished = true,
                 Ok(Chunk::OpenFailed(err)) => return Err(io::Error::other(err.to_string())),
                 Ok(Chunk::Failed(err)) => {
@@ -224,9 +249,22 @@ impl Read for Feed {
                 Err(stop) => return Err(io::Error::other(Stopped(stop))),
             }
         }
-        let n = buf.len().min(self.length - self.position);
-        buf[..n].copy_from_slice(&self.current[self.position..self.position + n]);
-        self.position += n;
+        let mut n = self.copy_out(buf);
+        while n < buf.len() && self.position == self.length {
+            match self.chunks.try_recv() {
+                Ok(Chunk::Data(data, length)) => {
+                    self.last_arrival = Instant::now();
+                    self.take_chunk(data, length);
+                    n += self.copy_out(&mut buf[n..]);
+                }
+                // Anything else (the end, a failure) is for the next read.
+                Ok(other) => {
+                    self.waiting = Some(other);
+                    break;
+                }
+                Err(_) => break,
+            }
+        }
         Ok(n)
     }
 }
@@ -259,5 +297,74 @@ where
         if sender.send(chunk).is_err() || last {
             return;
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::sync::mpsc::Receiver;
+
+    /// Gives `pieces` reads of 1000 bytes, then says so and waits to be
+    /// told to end.
+    struct Pieces {
+        left: usize,
+        reached_end: SyncSender<()>,
+        end: Receiver<()>,
+    }
+
+    impl Read for Pieces {
+        fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+            if self.left == 0 {
+                let _ = self.reached_end.send(());
+                let _ = self.end.recv();
+                return Ok(0);
+            }
+            self.left -= 1;
+            buf[..1000].fill(b'x');
+            Ok(1000)
+        }
+    }
+
+    /// An open feed of `pieces` reads, once the worker has read them all,
+    /// and the sender that lets the source end.
+    fn feed_of(pieces: usize) -> (Feed, SyncSender<()>) {
+        let (reached_end, reached) = mpsc::sync_channel(1);
+        let (end, ended) = mpsc::sync_channel(1);
+        let source = Pieces {
+            left: pieces,
+            reached_end,
+            end: ended,
+        };
+        let mut feed = Feed::start(move || Ok(Box::new(source)), Limits::default(), Instant::now());
+        assert!(feed.wait_open().is_ok());
+        reached.recv().unwrap();
+        (feed, end)
+    }
+
+    #[test]
+    fn one_read_takes_every_chunk_that_has_arrived() {
+        let (mut feed, end) = feed_of(5);
+        let mut buf = vec![0; 1 << 20];
+        assert_eq!(feed.read(&mut buf).unwrap(), 5000);
+        end.send(()).unwrap();
+        assert_eq!(feed.read(&mut buf).unwrap(), 0);
+    }
+
+    #[test]
+    fn a_small_buffer_gets_the_rest_on_the_next_read() {
+        let (mut feed, end) = feed_of(3);
+        end.send(()).unwrap();
+        let mut buf = vec![0; 1500];
+        let mut total = 0;
+        loop {
+            let n = feed.read(&mut buf).unwrap();
+            if n == 0 {
+                break;
+            }
+            assert!(buf[..n].iter().all(|&b| b == b'x'));
+            total += n;
+        }
+        assert_eq!(total, 3000);
     }
 }
