@@ -61,6 +61,7 @@ fn measure(command: &str, runs: usize, mut before: impl FnMut()) -> (f64, u64) {
         best = best.min(fields[0].parse().unwrap());
         rss = rss.max(fields[1].parse().unwrap());
     }
+    let _ = std::fs::remove_file(&report);
     (best.max(0.005), rss)
 }
 

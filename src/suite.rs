@@ -308,7 +308,9 @@ mod tests {
     use super::*;
 
     fn load_text(text: &str) -> Result<Vec<Case>> {
-        let dir = std::env::temp_dir().join(format!("analyst-suite-{}-{}", std::process::id(), text.len()));
+        static COUNTER: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+        let call = COUNTER.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+        let dir = std::env::temp_dir().join(format!("analyst-suite-{}-{call}", std::process::id()));
         std::fs::create_dir_all(&dir).unwrap();
         let path = dir.join("smoke.toml");
         std::fs::write(&path, text).unwrap();
@@ -316,7 +318,9 @@ mod tests {
             external_id: Some("ci-bot".into()),
             ..IdentityInput::default()
         };
-        load(&path, &base)
+        let cases = load(&path, &base);
+        let _ = std::fs::remove_dir_all(&dir);
+        cases
     }
 
     #[test]

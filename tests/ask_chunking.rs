@@ -47,8 +47,7 @@ impl Rng {
 #[test]
 fn any_chunking_gives_the_same_transcript_as_the_saved_stream() {
     let stream = rich_stream();
-    let dir = std::env::temp_dir().join(format!("analyst-prop-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = Scratch::new();
     let saved = dir.join("rich.ndjson");
     std::fs::write(&saved, stream.bytes()).unwrap();
     let reference = analyst()
@@ -108,8 +107,7 @@ fn large_batches_parsed_on_two_cores_fold_as_single_lines_do() {
         .usage();
     let bytes = stream.bytes();
     assert!(bytes.len() > 4 << 20, "{} bytes", bytes.len());
-    let dir = std::env::temp_dir().join(format!("analyst-big-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = Scratch::new();
     let saved = dir.join("big.ndjson");
     std::fs::write(&saved, &bytes).unwrap();
     let replayed = analyst()
@@ -159,5 +157,4 @@ fn large_batches_parsed_on_two_cores_fold_as_single_lines_do() {
         raw.stdout,
         broken[..start + broken[start..].iter().position(|&b| b == b'\n').unwrap() + 1]
     );
-    std::fs::remove_dir_all(&dir).ok();
 }

@@ -231,8 +231,7 @@ fn a_dropped_connection_is_a_cut_stream_exit_7_and_raw_keeps_what_arrived() {
 
 #[test]
 fn a_replayed_file_cut_mid_line_exits_7() {
-    let dir = std::env::temp_dir().join(format!("analyst-cut-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = Scratch::new();
     let path = dir.join("cut.ndjson");
     let body = ChatStream::new("c", Family::Semantic)
         .user("Q")
@@ -350,8 +349,7 @@ fn a_missing_key_is_a_usage_error_naming_analyst_api_key_and_nothing_is_sent() {
 #[test]
 fn the_key_can_come_from_a_file_or_stdin() {
     let emu = Emulator::start();
-    let dir = std::env::temp_dir().join(format!("analyst-key-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = Scratch::new();
     let file = dir.join("key");
     std::fs::write(&file, format!("{API_KEY}\n")).unwrap();
     emu.analyst()

@@ -436,7 +436,7 @@ fn follow_ups_continue_the_thread_and_no_question_prints_its_state() {
 #[test]
 fn tee_saves_the_raw_stream_byte_for_byte() {
     let emu = Emulator::start();
-    let dir = tempdir();
+    let dir = Scratch::new();
     let tee = dir.join("saved.ndjson");
     emu.analyst()
         .args(["ask", "-o", "csv", "Q", "--tee"])
@@ -506,17 +506,4 @@ fn quiet_silences_notes_and_warnings() {
         a.returned = 100;
     });
     emu.analyst().args(["ask", "-q", "Q"]).assert().success().stderr("");
-}
-
-/// A fresh temporary directory under the target dir, unique per call.
-fn tempdir() -> std::path::PathBuf {
-    use std::sync::atomic::{AtomicUsize, Ordering};
-    static COUNTER: AtomicUsize = AtomicUsize::new(0);
-    let dir = std::env::temp_dir().join(format!(
-        "analyst-test-{}-{}",
-        std::process::id(),
-        COUNTER.fetch_add(1, Ordering::SeqCst)
-    ));
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
 }

@@ -5,26 +5,15 @@
 
 mod support;
 
-use std::path::PathBuf;
 use std::time::Duration;
 
 use predicates::prelude::*;
 use serde_json::{json, Value};
 use support::*;
 
-/// Writes `text` as a suite file in a fresh folder; returns the file's path.
-fn suite(text: &str) -> PathBuf {
-    use std::sync::atomic::{AtomicUsize, Ordering};
-    static COUNTER: AtomicUsize = AtomicUsize::new(0);
-    let dir = std::env::temp_dir().join(format!(
-        "analyst-check-{}-{}",
-        std::process::id(),
-        COUNTER.fetch_add(1, Ordering::SeqCst)
-    ));
-    std::fs::create_dir_all(&dir).unwrap();
-    let path = dir.join("smoke.toml");
-    std::fs::write(&path, text).unwrap();
-    path
+/// Writes `text` as a suite file in a fresh folder.
+fn suite(text: &str) -> ScratchFile {
+    ScratchFile::new("smoke.toml", text)
 }
 
 const PASSING: &str = r#"
@@ -352,7 +341,8 @@ fn saved_streams_replay_to_the_same_answer() {
 fn the_readme_example_suite_passes_against_the_emulator() {
     let emu = Emulator::start();
     let example = format!("{}/examples/smoke.toml", env!("CARGO_MANIFEST_DIR"));
-    let report = suite("").with_file_name("junit.xml");
+    let dir = Scratch::new();
+    let report = dir.join("junit.xml");
     emu.analyst()
         .args(["check", &example, "--junit"])
         .arg(&report)

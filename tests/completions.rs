@@ -48,8 +48,7 @@ fn committed_completions_and_man_page_are_fresh() {
 /// `analyst completions bash` prints; returns the candidates.
 fn bash_complete(words: &[&str]) -> Vec<String> {
     let generated = analyst().args(["completions", "bash"]).output().unwrap().stdout;
-    let path = std::env::temp_dir().join(format!("analyst-{}.bash", std::process::id()));
-    std::fs::write(&path, generated).unwrap();
+    let path = ScratchFile::new("analyst.bash", generated);
     let script = format!(
         "source {}\nCOMP_WORDS=({})\nCOMP_CWORD={}\n_analyst analyst \"${{COMP_WORDS[COMP_CWORD]}}\" \"${{COMP_WORDS[COMP_CWORD-1]}}\"\nprintf '%s\\n' \"${{COMPREPLY[@]}}\"",
         path.display(),

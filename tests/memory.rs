@@ -72,8 +72,7 @@ fn a_million_rows_take_no_more_memory_than_a_hundred_thousand() {
 fn a_replay_of_millions_of_blank_lines_stays_small() {
     // Lines are parsed a bounded number at a time, so even a file of tiny
     // lines (all in one batch of the line reader) costs no memory per line.
-    let dir = std::env::temp_dir().join(format!("analyst-blank-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = Scratch::new();
     let saved = dir.join("blank.ndjson");
     let mut stream = vec![b'\n'; 3_000_000];
     stream.extend(std::fs::read(fixture("revenue-by-month.ndjson")).unwrap());
@@ -86,7 +85,6 @@ fn a_replay_of_millions_of_blank_lines_stays_small() {
         .spawn()
         .unwrap();
     let rss = wait_peak_rss(child);
-    std::fs::remove_dir_all(&dir).ok();
     eprintln!("peak RSS: {rss} KiB");
     assert!(rss < 32 * 1024, "3 million blank lines took {rss} KiB");
 }

@@ -4,7 +4,7 @@
 
 mod support;
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use assert_cmd::Command;
 
@@ -13,16 +13,9 @@ use serde_json::json;
 use support::*;
 
 /// A fresh config home holding `analyst/config.toml` with `text`.
-fn config_home(text: &str) -> PathBuf {
-    use std::sync::atomic::{AtomicUsize, Ordering};
-    static COUNTER: AtomicUsize = AtomicUsize::new(0);
-    let home = std::env::temp_dir().join(format!(
-        "analyst-profiles-{}-{}",
-        std::process::id(),
-        COUNTER.fetch_add(1, Ordering::SeqCst)
-    ));
-    std::fs::create_dir_all(home.join("analyst")).unwrap();
-    std::fs::write(home.join("analyst/config.toml"), text).unwrap();
+fn config_home(text: &str) -> Scratch {
+    let home = Scratch::new();
+    home.write("analyst/config.toml", text);
     home
 }
 

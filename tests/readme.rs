@@ -7,7 +7,7 @@
 
 mod support;
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use support::*;
 
@@ -43,16 +43,15 @@ fn blocks(text: &str, language: &str) -> Vec<String> {
     found
 }
 
-fn scratch() -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("analyst-readme-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(dir.join("examples")).unwrap();
-    std::fs::create_dir_all(dir.join("stubs")).unwrap();
+fn scratch() -> Scratch {
+    let dir = Scratch::new();
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-    std::fs::copy(root.join("examples/smoke.toml"), dir.join("examples/smoke.toml")).unwrap();
+    dir.write(
+        "examples/smoke.toml",
+        std::fs::read(root.join("examples/smoke.toml")).unwrap(),
+    );
     // mail(1) stands in for the real one: it reads the message and succeeds.
-    let mail = dir.join("stubs/mail");
-    std::fs::write(&mail, "#!/bin/sh\ncat > /dev/null\n").unwrap();
+    let mail = dir.write("stubs/mail", "#!/bin/sh\ncat > /dev/null\n");
     #[cfg(unix)]
     {
         use std::os::unix::fs::PermissionsExt;
@@ -129,8 +128,7 @@ fn the_suite_in_the_readme_is_the_shipped_example() {
 #[test]
 fn the_config_in_the_readme_loads() {
     let config = blocks(&readme(), "toml")[1].clone();
-    let path = std::env::temp_dir().join(format!("analyst-readme-config-{}.toml", std::process::id()));
-    std::fs::write(&path, config).unwrap();
+    let path = ScratchFile::new("config.toml", config);
     for profile in ["prod", "staging"] {
         analyst()
             .env("ANALYST_CONFIG", &path)

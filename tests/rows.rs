@@ -66,8 +66,7 @@ fn ask_raw_piped_into_rows_gives_every_row_of_the_query() {
 fn ask_events_output_works_as_a_source_too() {
     let emu = Emulator::start();
     let saved = saved_chat(&emu, ORDERS_250, 100, "events");
-    let dir = std::env::temp_dir().join(format!("analyst-rows-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = Scratch::new();
     let file = dir.join("events.ndjson");
     std::fs::write(&file, saved).unwrap();
     analyst_data(&emu)
@@ -143,8 +142,7 @@ fn json_ndjson_and_tsv_carry_the_same_rows_typed() {
 fn sql_comes_from_flags_files_and_stdin_with_options_passed_through() {
     let emu = Emulator::start();
     let sql = "SELECT status, COUNT(*) AS n FROM orders GROUP BY status ORDER BY status";
-    let dir = std::env::temp_dir().join(format!("analyst-sql-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = Scratch::new();
     let file = dir.join("q.sql");
     std::fs::write(&file, format!("{sql}\n")).unwrap();
     analyst_data(&emu)

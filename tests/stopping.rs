@@ -60,8 +60,7 @@ fn sigterm_aborts_the_chat_and_exits_143() {
 #[test]
 fn timeout_aborts_the_chat_and_exits_124_with_json_status_aborted_and_tee_flushed() {
     let emu = slow_chat();
-    let dir = std::env::temp_dir().join(format!("analyst-stop-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = Scratch::new();
     let tee = dir.join("partial.ndjson");
     let running = Running::start(
         &emu,

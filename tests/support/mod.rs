@@ -12,7 +12,8 @@ pub mod warehouse;
 use std::collections::{HashMap, VecDeque};
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::{Shutdown, TcpListener, TcpStream};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Condvar, Mutex};
 use std::thread;
 use std::time::Duration;
@@ -500,6 +501,101 @@ pub fn analyst() -> Command {
     }
     command.env("NO_COLOR", "1").env("XDG_CONFIG_HOME", no_config_home());
     command
+}
+
+/// A fresh directory under the system's temporary directory, unique to
+/// this test process and call, removed with its contents when dropped (a
+/// failing test's too), so test runs leave nothing behind.
+pub struct Scratch(PathBuf);
+
+impl Scratch {
+    /// Creates the directory.
+    pub fn new() -> Scratch {
+        static COUNTER: AtomicUsize = AtomicUsize::new(0);
+        let dir = std::env::temp_dir().join(format!(
+            "analyst-test-{}-{}",
+            std::process::id(),
+            COUNTER.fetch_add(1, Ordering::SeqCst)
+        ));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).expect("create a scratch directory");
+        Scratch(dir)
+    }
+
+    /// Writes `contents` to the file `name` in it (folders created) and
+    /// returns the file's path.
+    pub fn write(&self, name: &str, contents: impl AsRef<[u8]>) -> PathBuf {
+        let path = self.0.join(name);
+        if let Some(parent) = path.parent() {
+            std::fs::create_dir_all(parent).expect("create a scratch folder");
+        }
+        std::fs::write(&path, contents).expect("write a scratch file");
+        path
+    }
+}
+
+impl std::ops::Deref for Scratch {
+    type Target = Path;
+
+    fn deref(&self) -> &Path {
+        &self.0
+    }
+}
+
+impl AsRef<Path> for Scratch {
+    fn as_ref(&self) -> &Path {
+        &self.0
+    }
+}
+
+impl AsRef<std::ffi::OsStr> for Scratch {
+    fn as_ref(&self) -> &std::ffi::OsStr {
+        self.0.as_os_str()
+    }
+}
+
+impl Drop for Scratch {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+/// A file in a [`Scratch`] directory of its own, removed with it; it stands
+/// for the file's path (`.arg(&file)`, `file.with_file_name(…)`).
+pub struct ScratchFile {
+    path: PathBuf,
+    _dir: Scratch,
+}
+
+impl ScratchFile {
+    /// Writes `contents` to a new file called `name`.
+    pub fn new(name: &str, contents: impl AsRef<[u8]>) -> ScratchFile {
+        let dir = Scratch::new();
+        ScratchFile {
+            path: dir.write(name, contents),
+            _dir: dir,
+        }
+    }
+}
+
+impl std::ops::Deref for ScratchFile {
+    type Target = Path;
+
+    fn deref(&self) -> &Path {
+        &self.path
+    }
+}
+
+impl AsRef<Path> for ScratchFile {
+    fn as_ref(&self) -> &Path {
+        &self.path
+    }
+}
+
+impl AsRef<std::ffi::OsStr> for ScratchFile {
+    fn as_ref(&self) -> &std::ffi::OsStr {
+        self.path.as_os_str()
+    }
 }
 
 /// A config home with no `analyst/config.toml`, so a developer's own

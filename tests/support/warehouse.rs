@@ -4,8 +4,7 @@
 
 #![allow(dead_code)]
 
-use std::path::PathBuf;
-use std::sync::OnceLock;
+use std::sync::{Mutex, OnceLock};
 
 use rusqlite::types::ValueRef;
 use rusqlite::{Connection, OpenFlags, Statement};
@@ -14,13 +13,17 @@ use serde_json::Value;
 /// Orders in the warehouse.
 pub const ORDERS: usize = 30_000;
 
-/// The database file, created on first use.
-pub fn path() -> &'static PathBuf {
-    static PATH: OnceLock<PathBuf> = OnceLock::new();
-    PATH.get_or_init(|| {
-        let path = std::env::temp_dir().join(format!("analyst-warehouse-{}.sqlite", std::process::id()));
-        let _ = std::fs::remove_file(&path);
-        let mut db = Connection::open(&path).expect("create the warehouse");
+/// Where the warehouse is: an in-memory database shared by the
+/// connections of this test process, so no test run leaves a file behind.
+const URI: &str = "file:analyst-warehouse?mode=memory&cache=shared";
+
+/// The connection that keeps the in-memory warehouse alive (it lasts as
+/// long as one connection is open), filled on first use.
+fn keeper() -> &'static Mutex<Connection> {
+    static KEEPER: OnceLock<Mutex<Connection>> = OnceLock::new();
+    KEEPER.get_or_init(|| {
+        let flags = OpenFlags::SQLITE_OPEN_READ_WRITE | OpenFlags::SQLITE_OPEN_CREATE | OpenFlags::SQLITE_OPEN_URI;
+        let mut db = Connection::open_with_flags(URI, flags).expect("create the warehouse");
         db.execute_batch(
             "CREATE TABLE orders (id INTEGER PRIMARY KEY, created_at TEXT NOT NULL, region TEXT NOT NULL,
                                   status TEXT NOT NULL, amount REAL NOT NULL, note TEXT);",
@@ -60,13 +63,15 @@ pub fn path() -> &'static PathBuf {
             }
         }
         tx.commit().unwrap();
-        path
+        Mutex::new(db)
     })
 }
 
 /// A read-only connection to the warehouse.
 pub fn open() -> Connection {
-    Connection::open_with_flags(path(), OpenFlags::SQLITE_OPEN_READ_ONLY).expect("open the warehouse")
+    keeper();
+    Connection::open_with_flags(URI, OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_URI)
+        .expect("open the warehouse")
 }
 
 /// The names and declared types of a statement's columns, read before it runs.
