@@ -157,6 +157,7 @@ pub fn read_stream(
 ) -> Result<(StreamEnd, Timings)> {
     let mut reader = LineReader::new(source);
     let mut timings = Timings::default();
+    let with_rows = transcript.keeps_every_result();
     let end = 'stream: loop {
         let batch = match reader.next_batch() {
             Ok(Some(batch)) => batch,
@@ -172,7 +173,7 @@ pub fn read_stream(
             if lines.is_empty() {
                 break;
             }
-            let end = parse_and_fold(&lines, |line, parsed| {
+            let end = parse_and_fold(&lines, with_rows, |line, parsed| {
                 let tee = tee.as_deref_mut();
                 fold_line(line, parsed, transcript, tee, observer, &mut timings, started)
             })?;
@@ -199,7 +200,7 @@ type Parsed<'a> = Result<Option<Message<'a>>, ParseError>;
 /// message).
 fn fold_line<'t>(
     line: &Line<'_>,
-    parsed: &Parsed<'_>,
+    parsed: Parsed<'_>,
     transcript: &mut Transcript,
     tee: Option<&mut (dyn Write + 't)>,
     observer: &mut dyn Observer,
@@ -210,11 +211,11 @@ fn fold_line<'t>(
         tee.write_all(line.bytes)
             .map_err(|err| Fault::new(ExitCode::Unexpected, format!("writing the saved stream: {err}")))?;
     }
-    let (message, failure) = match parsed {
-        Ok(message) => (message.as_ref(), None),
+    let (mut message, failure) = match parsed {
+        Ok(message) => (message, None),
         Err(err) => (None, Some(err)),
     };
-    if let Some(message) = message {
+    if let Some(message) = &mut message {
         if let Some(event) = transcript.apply(message) {
             if matches!(&event, Event::ToolFinished(tool) if tool.sql.is_some()) {
                 timings.first_sql.get_or_insert_with(|| started.elapsed());
@@ -225,7 +226,7 @@ fn fold_line<'t>(
             timings.answer = Some(started.elapsed());
         }
     }
-    match observer.line(line, message, transcript) {
+    match observer.line(line, message.as_ref(), transcript) {
         Err(err) if err.kind() == io::ErrorKind::BrokenPipe => return Ok(Some(StreamEnd::ReaderGone)),
         Err(err) => return Err(err.into()),
         Ok(()) => {}
@@ -233,7 +234,7 @@ fn fold_line<'t>(
     if let Some(stop) = line.followed_by.and_then(stop_of) {
         return Ok(Some(StreamEnd::Stopped(stop)));
     }
-    Ok(failure.map(|err| StreamEnd::Ended(Some(parse_failure(err, line.number, line.is_terminated(), transcript)))))
+    Ok(failure.map(|err| StreamEnd::Ended(Some(parse_failure(&err, line.number, line.is_terminated(), transcript)))))
 }
 
 /// Lines parsed in one go at most: about a megabyte of messages, and enough
@@ -253,15 +254,18 @@ const PIECE_BYTES: usize = 32 << 10;
 /// groups (a live stream's few lines) are parsed and folded line by line.
 fn parse_and_fold<'a>(
     lines: &[Line<'a>],
-    mut fold: impl FnMut(&Line<'a>, &Parsed<'a>) -> Result<Option<StreamEnd>>,
+    with_rows: bool,
+    mut fold: impl FnMut(&Line<'a>, Parsed<'a>) -> Result<Option<StreamEnd>>,
 ) -> Result<Option<StreamEnd>> {
-    fn parse<'a>(lines: &[Line<'a>]) -> Vec<Parsed<'a>> {
-        lines.iter().map(|line| Message::parse(line.content())).collect()
-    }
+    let parse_line = |line: &Line<'a>| match with_rows {
+        true => Message::parse_with_rows(line.content()),
+        false => Message::parse(line.content()),
+    };
+    let parse = |lines: &[Line<'a>]| -> Vec<Parsed<'a>> { lines.iter().map(parse_line).collect() };
     let bytes: usize = lines.iter().map(|line| line.bytes.len()).sum();
     if bytes < PARALLEL_FROM || lines.len() < 2 {
         for line in lines {
-            if let Some(end) = fold(line, &Message::parse(line.content()))? {
+            if let Some(end) = fold(line, parse_line(line))? {
                 return Ok(Some(end));
             }
         }
@@ -298,7 +302,7 @@ fn parse_and_fold<'a>(
                     break 'fold;
                 }
             };
-            for (line, parsed) in piece.iter().zip(&parsed) {
+            for (line, parsed) in piece.iter().zip(parsed) {
                 match fold(line, parsed) {
                     Ok(None) => {}
                     end => {
@@ -544,7 +548,7 @@ mod tests {
         let lines = lines_of(&bytes);
         assert!(bytes.len() >= PARALLEL_FROM);
         let mut folded = Vec::new();
-        let end = parse_and_fold(&lines, |line, parsed| {
+        let end = parse_and_fold(&lines, false, |line, parsed| {
             let message = parsed.as_ref().ok().and_then(Option::as_ref);
             folded.push((line.number, message.map(|m| m.id().to_string())));
             Ok((line.number == 12_345).then_some(StreamEnd::ReaderGone))

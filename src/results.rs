@@ -142,14 +142,21 @@ pub struct ResultHead {
     /// The result without `data` (a string or other non-object as it is).
     pub fields: Value,
     data: Option<Box<RawValue>>,
+    /// `data` parsed already, when that was asked for.
+    rows: Option<Value>,
     row_count: usize,
 }
 
 impl ResultHead {
     /// Reads a tool's `result` field as it is on the wire: a JSON-encoded
-    /// string (or, from some services, the JSON itself).
-    pub fn decode(wire: &str) -> ResultHead {
-        ResultHead::read(&json_text(wire))
+    /// string (or, from some services, the JSON itself); `with_rows` parses
+    /// its rows too.
+    pub fn decode(wire: &str, with_rows: bool) -> ResultHead {
+        let mut head = ResultHead::read(&json_text(wire));
+        if with_rows {
+            head.rows = head.data.as_deref().map(parse_rows);
+        }
+        head
     }
 
     /// Reads the JSON text of a result; text that is not JSON is a string.
@@ -172,6 +179,7 @@ impl ResultHead {
         ResultHead {
             fields,
             data: data.map(RawValue::to_owned),
+            rows: None,
             row_count,
         }
     }
@@ -188,12 +196,24 @@ impl ResultHead {
 
     /// The whole result, rows included.
     pub fn full(&self) -> Value {
-        let mut fields = self.fields.clone();
-        if let (Value::Object(map), Some(data)) = (&mut fields, &self.data) {
-            map.insert("data".into(), serde_json::from_str(data.get()).unwrap_or(Value::Null));
+        self.clone().into_full()
+    }
+
+    /// The whole result, rows included, parsed now unless they were already.
+    pub fn into_full(self) -> Value {
+        let mut fields = self.fields;
+        if let Value::Object(map) = &mut fields {
+            if let Some(rows) = self.rows.or_else(|| self.data.as_deref().map(parse_rows)) {
+                map.insert("data".into(), rows);
+            }
         }
         fields
     }
+}
+
+/// The rows of a result's `data` (JSON checked by the parse that kept it).
+fn parse_rows(data: &RawValue) -> Value {
+    serde_json::from_str(data.get()).unwrap_or(Value::Null)
 }
 
 /// Reads an object into a [`ResultHead`] (`data` left as text); anything

@@ -55,8 +55,8 @@ fn fold(source: impl Read, retention: Retention) -> String {
     let mut failure = None;
     while let Some(line) = reader.next_line().unwrap() {
         match Message::parse(line.content()) {
-            Ok(Some(message)) => {
-                transcript.apply(&message);
+            Ok(Some(mut message)) => {
+                transcript.apply(&mut message);
             }
             Ok(None) => {}
             Err(_) => {

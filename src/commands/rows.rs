@@ -144,8 +144,8 @@ fn saved_result(source: impl Read, which: QuerySelector) -> Result<SqlResult> {
         .map_err(|err| bad_stream(format!("reading the saved stream: {err}")))?
     {
         match Message::parse(line.content()) {
-            Ok(Some(message)) => {
-                transcript.apply(&message);
+            Ok(Some(mut message)) => {
+                transcript.apply(&mut message);
             }
             Ok(None) => {}
             Err(ParseError::Invalid(text)) => {

@@ -85,8 +85,9 @@ pub struct ToolCall<'a> {
     pub input: Option<Raw<'a>>,
     /// Tool result, present when the call is complete.
     pub result: Option<Raw<'a>>,
-    /// The result decoded (every field but its rows), read with the line so
-    /// that either parsing thread does it.
+    /// The result decoded (every field, its rows only when asked for), read
+    /// with the line so that either parsing thread does it. A transcript
+    /// takes it out when it folds the message in.
     pub head: Option<ResultHead>,
 }
 
@@ -177,15 +178,27 @@ impl Seen {
 
 impl<'a> Message<'a> {
     /// Parses one line's content (without its terminator). `Ok(None)` for a
-    /// blank line, which carries no message.
+    /// blank line, which carries no message. A tool result's rows are
+    /// counted, not built.
     pub fn parse(content: &'a [u8]) -> Result<Option<Message<'a>>, ParseError> {
+        Message::parse_as(content, false)
+    }
+
+    /// Parses a line as [`Message::parse`] does, and also builds a tool
+    /// result's rows, for a transcript that keeps every result: then that
+    /// is done by whichever thread parses the line.
+    pub fn parse_with_rows(content: &'a [u8]) -> Result<Option<Message<'a>>, ParseError> {
+        Message::parse_as(content, true)
+    }
+
+    fn parse_as(content: &'a [u8], with_rows: bool) -> Result<Option<Message<'a>>, ParseError> {
         let content = content.strip_prefix("\u{feff}".as_bytes()).unwrap_or(content);
         let text = std::str::from_utf8(content)
             .map_err(|err| ParseError::Invalid(format!("invalid UTF-8 at column {}", err.valid_up_to() + 1)))?;
         let mut scanner = Scanner::new(text);
         let message = match scanner.peek() {
             None => return Ok(None),
-            Some(Kind::Object) => Message::read(&mut scanner)?,
+            Some(Kind::Object) => Message::read(&mut scanner, with_rows)?,
             Some(_) => {
                 scanner.skip_value(0)?;
                 scanner.finish()?;
@@ -197,7 +210,7 @@ impl<'a> Message<'a> {
     }
 
     /// Reads the line's object, field by field.
-    fn read(scanner: &mut Scanner<'a>) -> Result<Message<'a>, ScanError> {
+    fn read(scanner: &mut Scanner<'a>, with_rows: bool) -> Result<Message<'a>, ScanError> {
         let mut message = Message::default();
         let mut seen = Seen::default();
         scanner.object(1, |s, key| {
@@ -211,7 +224,7 @@ impl<'a> Message<'a> {
                 Field::Role => message.role = optional_string(s, name)?,
                 Field::Content => message.content = optional_string(s, name)?,
                 Field::Thinking => message.thinking = optional_raw(s, 1)?.is_some(),
-                Field::ToolCall => message.tool_call = ToolCall::read(s)?.map(Box::new),
+                Field::ToolCall => message.tool_call = ToolCall::read(s, with_rows)?.map(Box::new),
                 Field::GraphPath => message.final_node = final_node(s)?,
                 Field::IsDelta => message.is_delta = optional_bool(s, name)?,
                 Field::IsInProcess => message.is_in_process = optional_bool(s, name)?,
@@ -288,7 +301,7 @@ impl<'a> Message<'a> {
 
 impl<'a> ToolCall<'a> {
     /// Reads a `toolCall` object, or `null`.
-    fn read(scanner: &mut Scanner<'a>) -> Result<Option<ToolCall<'a>>, ScanError> {
+    fn read(scanner: &mut Scanner<'a>, with_rows: bool) -> Result<Option<ToolCall<'a>>, ScanError> {
         match scanner.peek() {
             Some(Kind::Null) => return scanner.null().map(|()| None),
             Some(Kind::Object) => {}
@@ -316,7 +329,7 @@ impl<'a> ToolCall<'a> {
             }
             Ok(())
         })?;
-        call.head = call.result.map(|raw| ResultHead::decode(raw.get()));
+        call.head = call.result.map(|raw| ResultHead::decode(raw.get(), with_rows));
         Ok(Some(call))
     }
 }

@@ -206,7 +206,7 @@ impl Transcript {
     }
 
     /// Folds one message in; returns what a person should hear about now.
-    pub fn apply(&mut self, msg: &Message<'_>) -> Option<Event> {
+    pub fn apply(&mut self, msg: &mut Message<'_>) -> Option<Event> {
         match msg.id() {
             CUTOFF_ID | STATE_ID => return self.apply_state(msg),
             SUSPENDED_ID => {
@@ -227,8 +227,8 @@ impl Transcript {
             }
             _ => {}
         }
-        if let Some(call) = &msg.tool_call {
-            return self.apply_tool_call(msg, call);
+        if let Some(call) = &mut msg.tool_call {
+            return self.apply_tool_call(msg.id.as_deref().unwrap_or(""), call);
         }
         if msg.role.is_none() {
             if let Some(error) = msg.error() {
@@ -329,10 +329,9 @@ impl Transcript {
             .any(|candidate| candidate.as_deref() == Some(id))
     }
 
-    fn apply_tool_call(&mut self, msg: &Message<'_>, call: &message::ToolCall<'_>) -> Option<Event> {
-        let id = msg.id();
+    fn apply_tool_call(&mut self, id: &str, call: &mut message::ToolCall<'_>) -> Option<Event> {
         let position = self.pending.iter().position(|p| p.id == id);
-        let Some(head) = &call.head else {
+        let Some(head) = call.head.take() else {
             if position.is_none() {
                 self.pending.push(ToolCallRecord {
                     id: id.to_string(),
@@ -363,7 +362,7 @@ impl Transcript {
         if error.is_some() {
             self.tool_errors += 1;
         }
-        let is_sql = is_sql_call(&name, head);
+        let is_sql = is_sql_call(&name, &head);
         let keeps_sql = is_sql && self.keeps_next_sql(error.is_some());
         // Under `--query last` each successful result replaces the one
         // before, so it is kept unbuilt until the output asks for it.
@@ -371,21 +370,21 @@ impl Transcript {
         // Rows are built only when something keeps them now (a kept SQL
         // result, or every tool call's record with `Retention::All`);
         // otherwise they are only counted.
-        let (result, row_count) = if (keeps_sql && !latest) || self.retention == Retention::All {
-            (head.full(), None)
+        let (result, row_count, unbuilt) = if (keeps_sql && !latest) || self.retention == Retention::All {
+            (head.into_full(), None, None)
         } else {
-            (head.fields.clone(), Some(head.row_count()))
+            (head.fields.clone(), Some(head.row_count()), Some(head))
         };
         let mut sql = None;
         if is_sql {
             let built = SqlResult::from_tool_call(id, &name, &input, &result);
             sql = Some(self.count_sql(&built, row_count.unwrap_or(built.rows.len())));
-            if latest {
+            if let (true, Some(head)) = (latest, unbuilt) {
                 self.latest_sql = Some(LatestSql {
                     id: id.to_string(),
                     tool: name.clone(),
                     input: std::mem::take(&mut input),
-                    head: head.clone(),
+                    head,
                     built: OnceCell::new(),
                 });
             } else if keeps_sql {
@@ -460,6 +459,13 @@ impl Transcript {
     /// The thread's messages, in the no-question mode.
     pub fn thread(&self) -> &[ThreadMessage] {
         self.thread.as_deref().unwrap_or_default()
+    }
+
+    /// Whether every tool result is kept with its rows ([`Retention::All`]):
+    /// then the rows are best parsed with the line, on either thread (see
+    /// [`Message::parse_with_rows`]).
+    pub fn keeps_every_result(&self) -> bool {
+        self.retention == Retention::All
     }
 
     /// The SQL results kept (all of them with [`Retention::All`]).
@@ -628,8 +634,8 @@ mod tests {
     fn fold(lines: &[&str], retention: Retention) -> Transcript {
         let mut transcript = Transcript::new(retention);
         for line in lines {
-            let msg = Message::parse(line.as_bytes()).unwrap().unwrap();
-            transcript.apply(&msg);
+            let mut msg = Message::parse(line.as_bytes()).unwrap().unwrap();
+            transcript.apply(&mut msg);
         }
         transcript
     }
