@@ -308,6 +308,21 @@ impl<'a> Scanner<'a> {
     fn string_span(&mut self, pos: usize) -> Result<usize, ScanError> {
         let bytes = self.bytes;
         let mut at = pos;
+        // Sixteen bytes a turn while they last (long texts: one test per
+        // turn), then eight, then one.
+        while let Some(block) = bytes.get(at..at + 16) {
+            let (low, high) = block.split_at(8);
+            let low = special_bytes(u64::from_le_bytes(low.try_into().unwrap_or_default()));
+            let high = special_bytes(u64::from_le_bytes(high.try_into().unwrap_or_default()));
+            if low | high != 0 {
+                at += match low {
+                    0 => 8 + high.trailing_zeros() as usize / 8,
+                    _ => low.trailing_zeros() as usize / 8,
+                };
+                return self.span_end(at);
+            }
+            at += 16;
+        }
         while let Some(word) = bytes.get(at..at + 8) {
             let mask = special_bytes(u64::from_le_bytes(word.try_into().unwrap_or_default()));
             if mask != 0 {
@@ -319,7 +334,13 @@ impl<'a> Scanner<'a> {
         while at < bytes.len() && !matches!(bytes[at], b'"' | b'\\' | 0..=0x1f) {
             at += 1;
         }
-        match bytes.get(at) {
+        self.span_end(at)
+    }
+
+    /// Ends [`Scanner::string_span`] at `at`: a quote or backslash there is
+    /// the span's end, anything else an error.
+    fn span_end(&mut self, at: usize) -> Result<usize, ScanError> {
+        match self.bytes.get(at) {
             Some(b'"' | b'\\') => Ok(at),
             Some(_) => {
                 self.pos = at;
