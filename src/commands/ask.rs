@@ -103,7 +103,12 @@ pub fn run(args: AskArgs, matches: Option<&ArgMatches>, global: &GlobalArgs, not
                 started,
                 expectations,
             };
-            ask.finish(&mut transcript, failure, live.as_mut(), &mut out)
+            let code = ask.finish(&mut transcript, failure, live.as_mut(), &mut out);
+            // Freeing a long chat's transcript piece by piece (every result
+            // of `-o json`) takes a while; the process ends next, so that
+            // is done beside it rather than before it.
+            std::thread::spawn(move || drop(transcript));
+            code
         }
         StreamEnd::Stopped(stop) => stopped(stop, client.as_ref(), &args, &transcript, &mut out),
         StreamEnd::ReaderGone => {
