@@ -4,8 +4,6 @@
 //! stopped before it ends.
 
 use std::io::{self, Read, Write};
-use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
 use anyhow::Result;
@@ -21,6 +19,7 @@ use crate::http::{root_causes, shorten, Credential, Http, Retry};
 use crate::output::Notes;
 use crate::stream::lines::{Line, LineReader};
 use crate::stream::message::{Message, ParseError};
+use crate::stream::parallel::fold_batch;
 use crate::stream::transcript::{Event, ToolSummary, Transcript};
 
 /// The time an abort may take when a turn stops early, retries included;
@@ -158,41 +157,40 @@ pub fn read_stream(
     let mut reader = LineReader::new(source);
     let mut timings = Timings::default();
     let with_rows = transcript.keeps_every_result();
-    let end = 'stream: loop {
+    let end = loop {
         let batch = match reader.next_batch() {
             Ok(Some(batch)) => batch,
             Ok(None) => break StreamEnd::Ended(None),
             Err(err) => break stream_error(&err, transcript),
         };
         timings.first_byte.get_or_insert_with(|| started.elapsed());
-        let mut batch_lines = batch.lines();
-        // A bounded number of lines at a time: a batch of blank lines
-        // must not cost memory per line.
-        loop {
-            let lines: Vec<Line<'_>> = batch_lines.by_ref().take(LINES_PER_PARSE).collect();
-            if lines.is_empty() {
-                break;
-            }
-            let end = parse_and_fold(&lines, with_rows, |line, parsed| {
+        let end = fold_batch(
+            batch,
+            |line| parse_line(line, with_rows),
+            |line, parsed| {
                 let tee = tee.as_deref_mut();
-                fold_line(line, parsed, transcript, tee, observer, &mut timings, started)
-            })?;
-            if let Some(end) = end {
-                break 'stream end;
-            }
+                fold_line(line, parsed, transcript, tee, observer, &mut timings, started).transpose()
+            },
+        );
+        if let Some(end) = end {
+            break end?;
         }
     };
     timings.total = started.elapsed();
     Ok((end, timings))
 }
 
-/// Below this many bytes a group of lines is parsed on the calling thread;
-/// from it up, on two cores (a replay or a fast connection delivers
-/// megabytes at once). See [`parse_and_fold`].
-const PARALLEL_FROM: usize = 256 << 10;
-
 /// A line read as a message (`None` for a blank line), or why it is not one.
 type Parsed<'a> = Result<Option<Message<'a>>, ParseError>;
+
+/// Reads a line as a message, with its tool result's rows when `with_rows`
+/// (the transcript keeps every result).
+fn parse_line<'a>(line: &Line<'a>, with_rows: bool) -> Parsed<'a> {
+    match with_rows {
+        true => Message::parse_with_rows(line.content()),
+        false => Message::parse(line.content()),
+    }
+}
 
 /// Folds one line in: its bytes to `tee`, its message into `transcript`
 /// and `timings`, then `observer` hears of it. `Some` when the stream ends
@@ -235,108 +233,6 @@ fn fold_line<'t>(
         return Ok(Some(StreamEnd::Stopped(stop)));
     }
     Ok(failure.map(|err| StreamEnd::Ended(Some(parse_failure(&err, line.number, line.is_terminated(), transcript)))))
-}
-
-/// Lines parsed in one go at most: about a megabyte of messages, and enough
-/// lines of a real stream to reach [`PARALLEL_FROM`].
-const LINES_PER_PARSE: usize = 4096;
-
-/// The share of a group that one thread parses in one go: small enough
-/// that two threads finish a group together, large enough that handing
-/// pieces over costs nothing next to parsing them.
-const PIECE_BYTES: usize = 32 << 10;
-
-/// Parses `lines` and folds each one in order with `fold`, stopping at the
-/// first that ends the stream. A group of [`PARALLEL_FROM`] bytes or more
-/// is cut into pieces that this thread and a helper take in turn, parsing
-/// and keeping ahead: this thread folds each piece as soon as it is parsed,
-/// and parses the next unclaimed one while its turn has not come. Smaller
-/// groups (a live stream's few lines) are parsed and folded line by line.
-fn parse_and_fold<'a>(
-    lines: &[Line<'a>],
-    with_rows: bool,
-    mut fold: impl FnMut(&Line<'a>, Parsed<'a>) -> Result<Option<StreamEnd>>,
-) -> Result<Option<StreamEnd>> {
-    let parse_line = |line: &Line<'a>| match with_rows {
-        true => Message::parse_with_rows(line.content()),
-        false => Message::parse(line.content()),
-    };
-    let parse = |lines: &[Line<'a>]| -> Vec<Parsed<'a>> { lines.iter().map(parse_line).collect() };
-    let bytes: usize = lines.iter().map(|line| line.bytes.len()).sum();
-    if bytes < PARALLEL_FROM || lines.len() < 2 {
-        for line in lines {
-            if let Some(end) = fold(line, parse_line(line))? {
-                return Ok(Some(end));
-            }
-        }
-        return Ok(None);
-    }
-    let pieces = pieces(lines, PIECE_BYTES);
-    let unclaimed = AtomicUsize::new(0);
-    let claim = || unclaimed.fetch_add(1, Ordering::Relaxed);
-    let (sender, parsed_by_helper) = mpsc::channel::<(usize, Vec<Parsed<'a>>)>();
-    std::thread::scope(|scope| {
-        let helper = scope.spawn(|| {
-            let mut index = claim();
-            while let Some(piece) = pieces.get(index) {
-                if sender.send((index, parse(piece))).is_err() {
-                    return;
-                }
-                index = claim();
-            }
-        });
-        let mut ready: Vec<Option<Vec<Parsed<'a>>>> = pieces.iter().map(|_| None).collect();
-        let mut outcome = Ok(None);
-        'fold: for (turn, piece) in pieces.iter().enumerate() {
-            let parsed = loop {
-                if let Some(parsed) = ready[turn].take() {
-                    break parsed;
-                }
-                let next = claim();
-                if let Some(unparsed) = pieces.get(next) {
-                    ready[next] = Some(parse(unparsed));
-                } else if let Ok((index, parsed)) = parsed_by_helper.recv() {
-                    ready[index] = Some(parsed);
-                } else {
-                    // The helper is gone without this piece: it panicked.
-                    break 'fold;
-                }
-            };
-            for (line, parsed) in piece.iter().zip(parsed) {
-                match fold(line, parsed) {
-                    Ok(None) => {}
-                    end => {
-                        outcome = end;
-                        break 'fold;
-                    }
-                }
-            }
-        }
-        // Whatever is left unclaimed is not needed any more.
-        unclaimed.store(pieces.len(), Ordering::Relaxed);
-        drop(parsed_by_helper);
-        match helper.join() {
-            Ok(()) => outcome,
-            Err(panic) => std::panic::resume_unwind(panic),
-        }
-    })
-}
-/// `lines` cut into runs of at least `bytes` bytes each (the last may be
-/// shorter), in order.
-fn pieces<'l, 'a>(lines: &'l [Line<'a>], bytes: usize) -> Vec<&'l [Line<'a>]> {
-    let mut pieces = Vec::new();
-    let (mut start, mut size) = (0, 0);
-    for (index, line) in lines.iter().enumerate() {
-        size += line.bytes.len();
-        if size >= bytes {
-            pieces.push(&lines[start..=index]);
-            (start, size) = (index + 1, 0);
-        }
-    }
-    if start < lines.len() {
-        pieces.push(&lines[start..]);
-    }
-    pieces
 }
 
 /// How a read error ends the stream: a stop, a line over the limit, or a cut.
@@ -496,66 +392,4 @@ pub fn chat_failure(transcript: &Transcript) -> Option<anyhow::Error> {
         return Some(bad_stream("the stream ended without an answer"));
     }
     None
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn numbered_lines(count: usize) -> Vec<u8> {
-        (0..count)
-            .flat_map(|i| format!("{{\"id\":\"{i}\",\"content\":\"{}\"}}\n", "x".repeat(i % 50)).into_bytes())
-            .collect()
-    }
-
-    fn lines_of(bytes: &[u8]) -> Vec<Line<'_>> {
-        let mut number = 0;
-        bytes
-            .split_inclusive(|&b| b == b'\n')
-            .map(|bytes| {
-                number += 1;
-                Line {
-                    bytes,
-                    number,
-                    followed_by: None,
-                    more_buffered: true,
-                }
-            })
-            .collect()
-    }
-
-    #[test]
-    fn pieces_cover_every_line_once_in_order() {
-        let bytes = numbered_lines(5000);
-        let lines = lines_of(&bytes);
-        let pieces = pieces(&lines, PIECE_BYTES);
-        assert!(pieces.len() > 4);
-        assert!(pieces
-            .iter()
-            .rev()
-            .skip(1)
-            .all(|piece| piece.iter().map(|l| l.bytes.len()).sum::<usize>() >= PIECE_BYTES));
-        let numbers: Vec<u64> = pieces
-            .iter()
-            .flat_map(|piece| piece.iter().map(|line| line.number))
-            .collect();
-        assert_eq!(numbers, (1..=5000).collect::<Vec<u64>>());
-    }
-
-    #[test]
-    fn lines_parsed_on_two_threads_are_folded_in_order_until_one_ends_the_stream() {
-        let bytes = numbered_lines(20_000);
-        let lines = lines_of(&bytes);
-        assert!(bytes.len() >= PARALLEL_FROM);
-        let mut folded = Vec::new();
-        let end = parse_and_fold(&lines, false, |line, parsed| {
-            let message = parsed.as_ref().ok().and_then(Option::as_ref);
-            folded.push((line.number, message.map(|m| m.id().to_string())));
-            Ok((line.number == 12_345).then_some(StreamEnd::ReaderGone))
-        })
-        .unwrap();
-        assert!(matches!(end, Some(StreamEnd::ReaderGone)));
-        let expected: Vec<(u64, Option<String>)> = (1..=12_345).map(|n| (n, Some((n - 1).to_string()))).collect();
-        assert_eq!(folded, expected);
-    }
 }
