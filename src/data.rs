@@ -22,8 +22,9 @@ use crate::http::{shorten, Credential, Http, Retry};
 use crate::output::Notes;
 use crate::profile::{run_secret_command, Profile};
 use crate::results::Column;
-use crate::stream::lines::LineReader;
+use crate::stream::lines::{Line, LineReader};
 use crate::stream::message::json_text;
+use crate::stream::parallel::fold_batch;
 
 /// How long a signed token is valid: enough for one request and its answer.
 const TOKEN_LIFETIME: Duration = Duration::from_secs(10 * 60);
@@ -307,13 +308,15 @@ fn stopped(stop: Stop) -> anyhow::Error {
     Fault::new(stop.exit_code(), stop.to_string()).into()
 }
 
-/// Reads one answer: the schema, data chunks, or an error line.
+/// Reads one answer: the schema, data chunks, or an error line. Lines are
+/// parsed on two cores when many have arrived at once (see
+/// [`fold_batch`]), and handed to `sink` in order.
 fn read_answer(mut reader: LineReader<Feed>, sink: &mut dyn RowSink) -> Result<Answer> {
     let mut columns_sent = false;
     let mut count = 0u64;
     loop {
-        let line = match reader.next_line() {
-            Ok(Some(line)) => line,
+        let batch = match reader.next_batch() {
+            Ok(Some(batch)) => batch,
             Ok(None) => break,
             Err(err) => {
                 if let Some(stop) = stop_of(&err) {
@@ -324,53 +327,79 @@ fn read_answer(mut reader: LineReader<Feed>, sink: &mut dyn RowSink) -> Result<A
                 )));
             }
         };
-        let content = line.content();
-        if content.iter().all(u8::is_ascii_whitespace) {
-            continue;
-        }
-        let parsed: AnswerLine<'_> = serde_json::from_slice(content).map_err(|err| {
-            bad_stream(format!(
-                "the data query answer is malformed at line {}: {err}",
-                line.number
-            ))
-        })?;
-        if let Some(error) = parsed.error.filter(|raw| raw.get() != "null") {
-            let text = json_text(error.get()).into_owned();
-            if text == CONTINUE_WAIT && count == 0 && !columns_sent {
-                return Ok(Answer::ContinueWait);
-            }
-            let request = parsed
-                .request_id
-                .map(|id| format!(" (request {id})"))
-                .unwrap_or_default();
-            return Err(bad_stream(format!(
-                "the data query failed: {}{request}",
-                shorten(&text)
-            )));
-        }
-        if let Some(schema) = parsed.schema {
-            let columns: Vec<Column> = schema
-                .into_iter()
-                .map(|c| Column {
-                    name: c.name,
-                    column_type: c.column_type.unwrap_or_else(|| "String".into()),
-                })
-                .collect();
-            sink.columns(&columns)?;
-            columns_sent = true;
-        }
-        if let Some(rows) = parsed.data {
-            if !columns_sent {
-                return Err(bad_stream("the data query answer sent rows before its schema"));
-            }
-            sink.rows(&rows)?;
-            count += rows.len() as u64;
+        let end = fold_batch(batch, parse_answer_line, |line, parsed| {
+            let parsed = match parsed {
+                Ok(Some(parsed)) => parsed,
+                Ok(None) => return None,
+                Err(err) => {
+                    return Some(Err(bad_stream(format!(
+                        "the data query answer is malformed at line {}: {err}",
+                        line.number
+                    ))))
+                }
+            };
+            fold_answer_line(parsed, sink, &mut columns_sent, &mut count).transpose()
+        });
+        if let Some(end) = end {
+            return end;
         }
     }
     if !columns_sent {
         return Err(bad_stream("the data query answer ended without a schema or data"));
     }
     Ok(Answer::Rows(count))
+}
+
+/// Reads one line of an answer; `None` for a blank line.
+fn parse_answer_line<'a>(line: &Line<'a>) -> serde_json::Result<Option<AnswerLine<'a>>> {
+    let content = line.content();
+    if content.iter().all(u8::is_ascii_whitespace) {
+        return Ok(None);
+    }
+    serde_json::from_slice(content).map(Some)
+}
+
+/// Folds one line of an answer into `sink`: its schema, its rows (counted
+/// in `count`), or its error. `Some` when the answer ends with this line.
+fn fold_answer_line(
+    parsed: AnswerLine<'_>,
+    sink: &mut dyn RowSink,
+    columns_sent: &mut bool,
+    count: &mut u64,
+) -> Result<Option<Answer>> {
+    if let Some(error) = parsed.error.filter(|raw| raw.get() != "null") {
+        let text = json_text(error.get()).into_owned();
+        if text == CONTINUE_WAIT && *count == 0 && !*columns_sent {
+            return Ok(Some(Answer::ContinueWait));
+        }
+        let request = parsed
+            .request_id
+            .map(|id| format!(" (request {id})"))
+            .unwrap_or_default();
+        return Err(bad_stream(format!(
+            "the data query failed: {}{request}",
+            shorten(&text)
+        )));
+    }
+    if let Some(schema) = parsed.schema {
+        let columns: Vec<Column> = schema
+            .into_iter()
+            .map(|c| Column {
+                name: c.name,
+                column_type: c.column_type.unwrap_or_else(|| "String".into()),
+            })
+            .collect();
+        sink.columns(&columns)?;
+        *columns_sent = true;
+    }
+    if let Some(rows) = parsed.data {
+        if !*columns_sent {
+            return Err(bad_stream("the data query answer sent rows before its schema"));
+        }
+        sink.rows(&rows)?;
+        *count += rows.len() as u64;
+    }
+    Ok(None)
 }
 
 #[cfg(test)]

@@ -404,3 +404,36 @@ fn ask_all_rows_completes_csv_json_and_vega() {
     );
     assert_eq!(emu.requests_on(Route::Data).len(), before);
 }
+
+/// Megabytes of rows that arrive at once are parsed on two cores: every
+/// row must still come out once, in order.
+#[test]
+fn every_row_of_a_large_answer_comes_out_once_in_order() {
+    let emu = Emulator::start();
+    let rows = 60_000;
+    let mut body =
+        br#"{"schema":[{"name":"n","column_type":"Int64"},{"name":"label","column_type":"String"}]}"#.to_vec();
+    body.push(b'\n');
+    let mut expected = "n,label\r\n".to_string();
+    for start in (0..rows).step_by(1000) {
+        let chunk: Vec<_> = (start..start + 1000)
+            .map(|i| json!([i.to_string(), format!("row {i}")]))
+            .collect();
+        body.extend(json!({ "data": chunk }).to_string().into_bytes());
+        body.push(b'\n');
+        expected.extend((start..start + 1000).map(|i| format!("{i},row {i}\r\n")));
+    }
+    assert!(body.len() > 1 << 20);
+    emu.script_on(
+        Route::Data,
+        Reply::Stream {
+            body,
+            chunking: Chunking::Sizes(vec![1 << 20]),
+            delay: std::time::Duration::ZERO,
+            ending: Ending::Clean,
+        },
+    );
+    let printed = analyst_data(&emu).args(["rows", "-q", "--sql", "x"]).output().unwrap();
+    assert!(printed.status.success(), "{}", String::from_utf8_lossy(&printed.stderr));
+    assert_eq!(String::from_utf8(printed.stdout).unwrap(), expected);
+}
