@@ -206,9 +206,7 @@ impl Feed {
             }
         }
     }
-}
 
-impl Feed {
     /// Makes `data` the chunk being read, handing the previous buffer back.
     fn take_chunk(&mut self, data: Vec<u8>, length: usize) {
         let used = std::mem::replace(&mut self.current, data);

@@ -206,6 +206,7 @@ impl Transcript {
     }
 
     /// Folds one message in; returns what a person should hear about now.
+    /// A tool call's decoded result is taken out of the message, not copied.
     pub fn apply(&mut self, msg: &mut Message<'_>) -> Option<Event> {
         match msg.id() {
             CUTOFF_ID | STATE_ID => return self.apply_state(msg),
