@@ -212,24 +212,52 @@ impl<'a> Scanner<'a> {
     /// Checks and steps over one value of any kind, returning its text.
     /// `depth` is the depth of the value's container (0 for the line).
     pub fn skip_value(&mut self, depth: usize) -> Result<&'a str, ScanError> {
-        let kind = self
-            .peek()
-            .ok_or_else(|| self.error("the line ends where a value should be"))?;
+        self.skip_whitespace();
         let start = self.pos;
-        match kind {
-            Kind::Object => self.object(depth + 1, |s, _| s.skip_value(depth + 1).map(drop))?,
-            Kind::Array => self.array(depth + 1, |s, _| s.skip_value(depth + 1).map(drop))?,
-            Kind::String => {
-                let end = self.skip_string(self.pos + 1)?;
-                self.pos = end;
-            }
-            Kind::Bool => {
-                self.bool()?;
-            }
-            Kind::Null => self.literal(b"null")?,
-            Kind::Other => self.number()?,
-        }
+        self.step_over(depth)?;
         Ok(&self.text[start..self.pos])
+    }
+
+    /// Checks and steps over one value, keys included, building nothing:
+    /// most of a large `__state__` line is values nobody reads.
+    fn step_over(&mut self, depth: usize) -> Result<(), ScanError> {
+        match self.peek() {
+            Some(Kind::Object) => {
+                if self.open(b'{', b'}', depth + 1)? {
+                    return Ok(());
+                }
+                loop {
+                    if self.peek() != Some(Kind::String) {
+                        return Err(self.error("expected a key (a string)"));
+                    }
+                    self.pos = self.skip_string(self.pos + 1)?;
+                    self.consume(b':')?;
+                    self.step_over(depth + 1)?;
+                    if self.closed(b'}')? {
+                        return Ok(());
+                    }
+                }
+            }
+            Some(Kind::Array) => {
+                if self.open(b'[', b']', depth + 1)? {
+                    return Ok(());
+                }
+                loop {
+                    self.step_over(depth + 1)?;
+                    if self.closed(b']')? {
+                        return Ok(());
+                    }
+                }
+            }
+            Some(Kind::String) => {
+                self.pos = self.skip_string(self.pos + 1)?;
+                Ok(())
+            }
+            Some(Kind::Bool) => self.bool().map(drop),
+            Some(Kind::Null) => self.literal(b"null"),
+            Some(Kind::Other) => self.number(),
+            None => Err(self.error("the line ends where a value should be")),
+        }
     }
 
     /// Steps over `null`.
@@ -508,6 +536,9 @@ mod tests {
             ("{} x", 4),
             ("", 1),
             ("{1:2}", 2),
+            (r#"{"a\x":1}"#, 4),
+            (r#"{"a":{"b\u12G4":1}}"#, 9),
+            ("{\"a\u{1}\":1}", 4),
         ] {
             let err = skip(text).unwrap_err();
             assert_eq!(err.column, column, "{text}: {err}");
