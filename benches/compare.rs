@@ -1,5 +1,6 @@
 //! Speed and memory of `analyst` side by side with `cat`, `jq` and `curl`,
-//! in one run on one machine: `cargo bench --bench compare [-- --size MB --runs N]`.
+//! in one run on one machine: `cargo bench --bench compare [-- --size MB
+//! --runs N --only replay|raw|rows|version]`.
 //!
 //! It generates realistic inputs (a long chat stream with thousands of
 //! deltas, 100-row SQL results and a large `__state__` line; a data query
@@ -23,6 +24,14 @@ use support::{Chunking, Emulator, Ending, Reply, Route, API_KEY, DATA_SECRET};
 struct Options {
     size_mb: usize,
     runs: usize,
+    /// `--only replay|raw|rows|version`: just that part of the table.
+    only: Option<String>,
+}
+
+impl Options {
+    fn wants(&self, part: &str) -> bool {
+        self.only.as_deref().is_none_or(|only| only == part)
+    }
 }
 
 fn options() -> Options {
@@ -34,10 +43,22 @@ fn options() -> Options {
             .and_then(|v| v.parse().ok())
             .unwrap_or(default)
     };
-    Options {
+    let options = Options {
         size_mb: value("--size", 200),
         runs: value("--runs", 3).max(1),
+        only: args
+            .iter()
+            .position(|a| a == "--only")
+            .and_then(|i| args.get(i + 1))
+            .cloned(),
+    };
+    if let Some(only) = &options.only {
+        if !["replay", "raw", "rows", "version"].contains(&only.as_str()) {
+            eprintln!("--only takes replay, raw, rows or version, not {only}");
+            std::process::exit(2);
+        }
     }
+    options
 }
 
 /// Best wall time (seconds) and the largest peak RSS (KiB) over `runs` runs
@@ -239,195 +260,203 @@ fn main() {
     let mut targets: Vec<(String, bool)> = Vec::new();
     let mb = bytes as f64 / 1e6;
 
-    let (cat, _) = measure(&format!("cat {file} > /dev/null"), runs, || {});
-    let jq_programs = [
-        ("answer", r#"jq -rj 'select(.graphPath[0]? == "final") | .content'"#),
-        (
-            "json",
-            r#"jq -s '{answer: (map(select(.graphPath[0]? == "final") | .content) | join("")), queries: [.[] | select(.toolCall.result) | .toolCall.result | fromjson]}'"#,
-        ),
-        (
-            "csv",
-            r#"jq -r 'select(.toolCall.result) | .toolCall.result | fromjson | select(.data) | .data[] | @csv'"#,
-        ),
-        (
-            "events",
-            r#"jq -c 'if .toolCall then (.toolCall.input |= (fromjson? // .)) | (.toolCall.result |= (fromjson? // .)) else . end'"#,
-        ),
-    ];
-    for (mode, jq) in jq_programs {
-        let (ours, rss) = measure(
-            &format!("{analyst} ask -q --replay {file} -o {mode} > /dev/null"),
-            runs,
-            || {},
-        );
-        let (theirs, jq_rss) = measure(&format!("{jq} {file} > /dev/null"), runs.min(2), || {});
-        table.push((
-            format!("replay -o {mode} ({mb:.0} MB)"),
-            format!("{ours:.2}s {}MiB", rss / 1024),
-            format!("jq {theirs:.2}s {}MiB", jq_rss / 1024),
-            theirs / ours,
-            format!("cat {cat:.2}s, ×{:.1} of cat", ours / cat),
-        ));
-        if mode != "events" {
-            targets.push((
-                format!("replay -o {mode} ≥ 20× faster than jq (×{:.1})", theirs / ours),
-                theirs / ours >= 20.0,
+    if options.wants("replay") {
+        let (cat, _) = measure(&format!("cat {file} > /dev/null"), runs, || {});
+        let jq_programs = [
+            ("answer", r#"jq -rj 'select(.graphPath[0]? == "final") | .content'"#),
+            (
+                "json",
+                r#"jq -s '{answer: (map(select(.graphPath[0]? == "final") | .content) | join("")), queries: [.[] | select(.toolCall.result) | .toolCall.result | fromjson]}'"#,
+            ),
+            (
+                "csv",
+                r#"jq -r 'select(.toolCall.result) | .toolCall.result | fromjson | select(.data) | .data[] | @csv'"#,
+            ),
+            (
+                "events",
+                r#"jq -c 'if .toolCall then (.toolCall.input |= (fromjson? // .)) | (.toolCall.result |= (fromjson? // .)) else . end'"#,
+            ),
+        ];
+        for (mode, jq) in jq_programs {
+            let (ours, rss) = measure(
+                &format!("{analyst} ask -q --replay {file} -o {mode} > /dev/null"),
+                runs,
+                || {},
+            );
+            let (theirs, jq_rss) = measure(&format!("{jq} {file} > /dev/null"), runs.min(2), || {});
+            table.push((
+                format!("replay -o {mode} ({mb:.0} MB)"),
+                format!("{ours:.2}s {}MiB", rss / 1024),
+                format!("jq {theirs:.2}s {}MiB", jq_rss / 1024),
+                theirs / ours,
+                format!("cat {cat:.2}s, ×{:.1} of cat", ours / cat),
             ));
-        }
-        if mode != "json" {
-            let bound = (longest as u64 >> 10) + 16 * 1024;
-            targets.push((
-                format!(
-                    "replay -o {mode} peak RSS ≤ longest line + 16 MiB ({} ≤ {} MiB)",
-                    rss / 1024,
-                    bound / 1024
-                ),
-                rss <= bound,
-            ));
+            if mode != "events" {
+                targets.push((
+                    format!("replay -o {mode} ≥ 20× faster than jq (×{:.1})", theirs / ours),
+                    theirs / ours >= 20.0,
+                ));
+            }
+            if mode != "json" {
+                let bound = (longest as u64 >> 10) + 16 * 1024;
+                targets.push((
+                    format!(
+                        "replay -o {mode} peak RSS ≤ longest line + 16 MiB ({} ≤ {} MiB)",
+                        rss / 1024,
+                        bound / 1024
+                    ),
+                    rss <= bound,
+                ));
+            }
         }
     }
 
     let emu = Emulator::start();
-    let body = std::fs::read(&stream).unwrap();
-    let serve = || {
-        emu.script(Reply::Stream {
-            body: body.clone(),
-            chunking: Chunking::Sizes(vec![65536]),
-            delay: Duration::ZERO,
-            ending: Ending::Clean,
-        })
-    };
-    let env = format!(
-        "ANALYST_CHAT_URL='{}' ANALYST_API_KEY='{API_KEY}' ANALYST_EXTERNAL_ID=bench",
-        emu.chat_url()
-    );
-    let (ours, rss) = measure(&format!("{env} {analyst} ask -q -o raw Q > /dev/null"), runs, serve);
-    let curl = format!(
-        "curl -sN -X POST -H 'Authorization: Api-Key {API_KEY}' -H 'Content-Type: application/json' -d '{{\"input\":\"Q\",\"sessionSettings\":{{\"externalId\":\"bench\"}}}}' '{}' > /dev/null",
-        emu.chat_url()
-    );
-    let (theirs, curl_rss) = measure(&curl, runs, serve);
-    table.push((
-        format!("ask -o raw through the emulator ({mb:.0} MB)"),
-        format!("{ours:.2}s {:.0}MB/s {}MiB", mb / ours, rss / 1024),
-        format!("curl -N {theirs:.2}s {}MiB", curl_rss / 1024),
-        theirs / ours,
-        String::new(),
-    ));
-    targets.push((
-        format!(
-            "raw throughput within 1.5× of curl -N (×{:.2} of its time)",
-            ours / theirs
-        ),
-        ours <= theirs * 1.5,
-    ));
-
-    let raw_args = ["ask".to_string(), "-q".into(), "-o".into(), "raw".into(), "Q".into()];
-    let ours_delay = delays(&emu, &analyst.to_string(), &raw_args, 400);
-    let curl_args: Vec<String> = [
-        "-sN",
-        "-X",
-        "POST",
-        "-H",
-        &format!("Authorization: Api-Key {API_KEY}"),
-        "-H",
-        "Content-Type: application/json",
-        "-d",
-        r#"{"input":"Q","sessionSettings":{"externalId":"bench"}}"#,
-        &emu.chat_url(),
-    ]
-    .iter()
-    .map(|s| s.to_string())
-    .collect();
-    let curl_delay = delays(&emu, "curl", &curl_args, 400);
-    table.push((
-        "line forwarding delay, p50 / p99 / max".into(),
-        format!(
-            "{} / {} / {} µs",
-            percentile(&ours_delay, 0.5),
-            percentile(&ours_delay, 0.99),
-            ours_delay.last().unwrap_or(&0)
-        ),
-        format!(
-            "curl {} / {} / {} µs",
-            percentile(&curl_delay, 0.5),
-            percentile(&curl_delay, 0.99),
-            curl_delay.last().unwrap_or(&0)
-        ),
-        0.0,
-        String::new(),
-    ));
-    targets.push((
-        format!(
-            "each line forwarded within 1 ms (p99 {} µs)",
-            percentile(&ours_delay, 0.99)
-        ),
-        percentile(&ours_delay, 0.99) <= 1000,
-    ));
-
-    let rows = 1_000_000;
-    let answer = data_answer(rows);
-    let serve_rows = || {
-        emu.script_on(
-            Route::Data,
-            Reply::Stream {
-                body: answer.clone(),
+    if options.wants("raw") {
+        let body = std::fs::read(&stream).unwrap();
+        let serve = || {
+            emu.script(Reply::Stream {
+                body: body.clone(),
                 chunking: Chunking::Sizes(vec![65536]),
                 delay: Duration::ZERO,
                 ending: Ending::Clean,
-            },
-        )
-    };
-    let token = analyst::data::sign_hs256(
-        DATA_SECRET.as_bytes(),
-        &serde_json::Map::new(),
-        std::time::SystemTime::now(),
+            })
+        };
+        let env = format!(
+            "ANALYST_CHAT_URL='{}' ANALYST_API_KEY='{API_KEY}' ANALYST_EXTERNAL_ID=bench",
+            emu.chat_url()
+        );
+        let (ours, rss) = measure(&format!("{env} {analyst} ask -q -o raw Q > /dev/null"), runs, serve);
+        let curl = format!(
+        "curl -sN -X POST -H 'Authorization: Api-Key {API_KEY}' -H 'Content-Type: application/json' -d '{{\"input\":\"Q\",\"sessionSettings\":{{\"externalId\":\"bench\"}}}}' '{}' > /dev/null",
+        emu.chat_url()
     );
-    let (ours, rss) = measure(
-        &format!(
-            "ANALYST_DATA_URL='{}' ANALYST_DATA_SECRET='{DATA_SECRET}' {analyst} rows -q --sql x > /dev/null",
-            emu.data_url()
-        ),
-        runs,
-        serve_rows,
-    );
-    let curl_jq = format!("curl -s -X POST -H 'Authorization: {token}' -H 'Content-Type: application/json' -d '{{\"query\":\"x\"}}' '{}/v1/cubesql' | jq -r '.data[]? | @csv' > /dev/null", emu.data_url());
-    let (theirs, jq_rss) = measure(&curl_jq, runs.min(2), serve_rows);
-    table.push((
-        "rows, 1M rows to CSV".into(),
-        format!("{ours:.2}s {:.2}M rows/s {}MiB", rows as f64 / ours / 1e6, rss / 1024),
-        format!("curl \\| jq {theirs:.2}s {}MiB", jq_rss / 1024),
-        theirs / ours,
-        String::new(),
-    ));
-    targets.push((
-        format!("rows ≥ 10× faster than curl \\| jq (×{:.1})", theirs / ours),
-        theirs / ours >= 10.0,
-    ));
-    targets.push((
-        format!("rows ≥ 1M rows/s to CSV ({:.2}M)", rows as f64 / ours / 1e6),
-        rows as f64 / ours >= 1e6,
-    ));
-    targets.push((format!("rows peak RSS flat ({} MiB)", rss / 1024), rss <= 32 * 1024));
+        let (theirs, curl_rss) = measure(&curl, runs, serve);
+        table.push((
+            format!("ask -o raw through the emulator ({mb:.0} MB)"),
+            format!("{ours:.2}s {:.0}MB/s {}MiB", mb / ours, rss / 1024),
+            format!("curl -N {theirs:.2}s {}MiB", curl_rss / 1024),
+            theirs / ours,
+            String::new(),
+        ));
+        targets.push((
+            format!(
+                "raw throughput within 1.5× of curl -N (×{:.2} of its time)",
+                ours / theirs
+            ),
+            ours <= theirs * 1.5,
+        ));
 
-    let started = Instant::now();
-    for _ in 0..50 {
-        Command::new(analyst.to_string())
-            .arg("--version")
-            .stdout(Stdio::null())
-            .status()
-            .unwrap();
+        let raw_args = ["ask".to_string(), "-q".into(), "-o".into(), "raw".into(), "Q".into()];
+        let ours_delay = delays(&emu, &analyst.to_string(), &raw_args, 400);
+        let curl_args: Vec<String> = [
+            "-sN",
+            "-X",
+            "POST",
+            "-H",
+            &format!("Authorization: Api-Key {API_KEY}"),
+            "-H",
+            "Content-Type: application/json",
+            "-d",
+            r#"{"input":"Q","sessionSettings":{"externalId":"bench"}}"#,
+            &emu.chat_url(),
+        ]
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
+        let curl_delay = delays(&emu, "curl", &curl_args, 400);
+        table.push((
+            "line forwarding delay, p50 / p99 / max".into(),
+            format!(
+                "{} / {} / {} µs",
+                percentile(&ours_delay, 0.5),
+                percentile(&ours_delay, 0.99),
+                ours_delay.last().unwrap_or(&0)
+            ),
+            format!(
+                "curl {} / {} / {} µs",
+                percentile(&curl_delay, 0.5),
+                percentile(&curl_delay, 0.99),
+                curl_delay.last().unwrap_or(&0)
+            ),
+            0.0,
+            String::new(),
+        ));
+        targets.push((
+            format!(
+                "each line forwarded within 1 ms (p99 {} µs)",
+                percentile(&ours_delay, 0.99)
+            ),
+            percentile(&ours_delay, 0.99) <= 1000,
+        ));
     }
-    let startup = started.elapsed().as_secs_f64() / 50.0 * 1000.0;
-    table.push((
-        "analyst --version".into(),
-        format!("{startup:.2} ms"),
-        String::new(),
-        0.0,
-        String::new(),
-    ));
-    targets.push((format!("analyst --version under 5 ms ({startup:.2} ms)"), startup < 5.0));
+
+    if options.wants("rows") {
+        let rows = 1_000_000;
+        let answer = data_answer(rows);
+        let serve_rows = || {
+            emu.script_on(
+                Route::Data,
+                Reply::Stream {
+                    body: answer.clone(),
+                    chunking: Chunking::Sizes(vec![65536]),
+                    delay: Duration::ZERO,
+                    ending: Ending::Clean,
+                },
+            )
+        };
+        let token = analyst::data::sign_hs256(
+            DATA_SECRET.as_bytes(),
+            &serde_json::Map::new(),
+            std::time::SystemTime::now(),
+        );
+        let (ours, rss) = measure(
+            &format!(
+                "ANALYST_DATA_URL='{}' ANALYST_DATA_SECRET='{DATA_SECRET}' {analyst} rows -q --sql x > /dev/null",
+                emu.data_url()
+            ),
+            runs,
+            serve_rows,
+        );
+        let curl_jq = format!("curl -s -X POST -H 'Authorization: {token}' -H 'Content-Type: application/json' -d '{{\"query\":\"x\"}}' '{}/v1/cubesql' | jq -r '.data[]? | @csv' > /dev/null", emu.data_url());
+        let (theirs, jq_rss) = measure(&curl_jq, runs.min(2), serve_rows);
+        table.push((
+            "rows, 1M rows to CSV".into(),
+            format!("{ours:.2}s {:.2}M rows/s {}MiB", rows as f64 / ours / 1e6, rss / 1024),
+            format!("curl \\| jq {theirs:.2}s {}MiB", jq_rss / 1024),
+            theirs / ours,
+            String::new(),
+        ));
+        targets.push((
+            format!("rows ≥ 10× faster than curl \\| jq (×{:.1})", theirs / ours),
+            theirs / ours >= 10.0,
+        ));
+        targets.push((
+            format!("rows ≥ 1M rows/s to CSV ({:.2}M)", rows as f64 / ours / 1e6),
+            rows as f64 / ours >= 1e6,
+        ));
+        targets.push((format!("rows peak RSS flat ({} MiB)", rss / 1024), rss <= 32 * 1024));
+    }
+
+    if options.wants("version") {
+        let started = Instant::now();
+        for _ in 0..50 {
+            Command::new(analyst.to_string())
+                .arg("--version")
+                .stdout(Stdio::null())
+                .status()
+                .unwrap();
+        }
+        let startup = started.elapsed().as_secs_f64() / 50.0 * 1000.0;
+        table.push((
+            "analyst --version".into(),
+            format!("{startup:.2} ms"),
+            String::new(),
+            0.0,
+            String::new(),
+        ));
+        targets.push((format!("analyst --version under 5 ms ({startup:.2} ms)"), startup < 5.0));
+    }
 
     println!("\n| benchmark | analyst | reference | speed-up | notes |\n|---|---|---|---|---|");
     for (name, ours, theirs, ratio, note) in &table {
