@@ -107,7 +107,8 @@ pub fn run(args: AskArgs, matches: Option<&ArgMatches>, global: &GlobalArgs, not
             // Freeing a long chat's transcript piece by piece (every result
             // of `-o json`) takes a while; the process ends next, so that
             // is done beside it rather than before it.
-            std::thread::spawn(move || drop(transcript));
+            // (Should no thread be had, it is freed here, as before.)
+            let _ = std::thread::Builder::new().spawn(move || drop(transcript));
             code
         }
         StreamEnd::Stopped(stop) => stopped(stop, client.as_ref(), &args, &transcript, &mut out),

@@ -65,7 +65,10 @@ pub fn parse_and_fold<'a, T: Send, R>(
     let claim = || unclaimed.fetch_add(1, Ordering::Relaxed);
     let (sender, parsed_by_helper) = mpsc::channel::<(usize, Vec<T>)>();
     std::thread::scope(|scope| {
-        let helper = scope.spawn(|| {
+        let (pieces, claim, parse_piece) = (&pieces, &claim, &parse_piece);
+        // Without a second thread (the system has none to give), this one
+        // parses every piece: the loop below claims them all.
+        let helper = std::thread::Builder::new().spawn_scoped(scope, move || {
             let mut index = claim();
             while let Some(piece) = pieces.get(index) {
                 if sender.send((index, parse_piece(piece))).is_err() {
@@ -101,9 +104,9 @@ pub fn parse_and_fold<'a, T: Send, R>(
         // Whatever is left unclaimed is not needed any more.
         unclaimed.store(pieces.len(), Ordering::Relaxed);
         drop(parsed_by_helper);
-        match helper.join() {
-            Ok(()) => outcome,
-            Err(panic) => std::panic::resume_unwind(panic),
+        match helper.map(|helper| helper.join()) {
+            Ok(Err(panic)) => std::panic::resume_unwind(panic),
+            _ => outcome,
         }
     })
 }
