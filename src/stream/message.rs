@@ -193,7 +193,7 @@ impl<'a> Message<'a> {
 
     fn parse_as(content: &'a [u8], with_rows: bool) -> Result<Option<Message<'a>>, ParseError> {
         let content = content.strip_prefix("\u{feff}".as_bytes()).unwrap_or(content);
-        let text = std::str::from_utf8(content)
+        let text = simdutf8::compat::from_utf8(content)
             .map_err(|err| ParseError::Invalid(format!("invalid UTF-8 at column {}", err.valid_up_to() + 1)))?;
         let mut scanner = Scanner::new(text);
         let message = match scanner.peek() {
@@ -474,6 +474,18 @@ mod tests {
         assert!(matches!(Message::parse(b"[1,2]"), Err(ParseError::NotAnObject)));
         assert!(matches!(Message::parse(b"{\"id\":"), Err(ParseError::Invalid(_))));
         assert!(matches!(Message::parse(b"not json"), Err(ParseError::Invalid(_))));
+    }
+
+    #[test]
+    fn invalid_utf8_is_refused_with_its_column() {
+        let column = |line: &[u8]| match Message::parse(line) {
+            Err(ParseError::Invalid(text)) => text,
+            other => panic!("{other:?}"),
+        };
+        assert_eq!(column(b"{\"a\":\"\xff\"}"), "invalid UTF-8 at column 7");
+        let mut long = format!("{{\"content\":\"{}", "é".repeat(100)).into_bytes();
+        long.extend(b"\xe2\x82\"}");
+        assert_eq!(column(&long), "invalid UTF-8 at column 213");
     }
 
     #[test]
