@@ -143,14 +143,19 @@ impl Feed {
     {
         let (sender, chunks) = mpsc::sync_channel(IN_FLIGHT);
         let (spare, returned) = mpsc::channel();
-        std::thread::spawn(move || pump(open, &sender, &returned));
+        let worker = std::thread::Builder::new().spawn(move || pump(open, &sender, &returned));
+        // Without a worker (the system has no thread to give), opening
+        // fails with why, the way a refused connection does.
+        let waiting = worker
+            .err()
+            .map(|err| Chunk::OpenFailed(anyhow::anyhow!("cannot start a thread to read the stream: {err}")));
         Feed {
             chunks,
             spare,
             limits,
             started,
             last_arrival: Instant::now(),
-            waiting: None,
+            waiting,
             current: Vec::new(),
             length: 0,
             position: 0,

@@ -55,7 +55,9 @@ pub fn watch() {
         let Ok(mut signals) = Signals::new([SIGINT, SIGTERM]) else {
             return;
         };
-        std::thread::spawn(move || {
+        // Should no thread be had, the handlers go with `signals`, and the
+        // default behaviour stays.
+        let _ = std::thread::Builder::new().spawn(move || {
             for raw in signals.forever() {
                 if FIRST
                     .compare_exchange(0, raw, Ordering::SeqCst, Ordering::SeqCst)

@@ -116,21 +116,26 @@ impl Runner {
     fn run_all(&self, cases: &[Case], jobs: usize, notes: &Notes) -> Vec<CaseResult> {
         let next = AtomicUsize::new(0);
         let results: Mutex<Vec<Option<CaseResult>>> = Mutex::new(vec![None; cases.len()]);
+        let work = || loop {
+            let index = next.fetch_add(1, Ordering::SeqCst);
+            let Some(case) = cases.get(index) else { break };
+            let result = self.run_case(index, case);
+            let line = report::summary(&result);
+            match result.verdict {
+                Verdict::Passed => notes.info(&line),
+                _ => notes.always(&line),
+            }
+            if let Ok(mut results) = results.lock() {
+                results[index] = Some(result);
+            }
+        };
         std::thread::scope(|scope| {
-            for _ in 0..jobs.min(cases.len()) {
-                scope.spawn(|| loop {
-                    let index = next.fetch_add(1, Ordering::SeqCst);
-                    let Some(case) = cases.get(index) else { break };
-                    let result = self.run_case(index, case);
-                    let line = report::summary(&result);
-                    match result.verdict {
-                        Verdict::Passed => notes.info(&line),
-                        _ => notes.always(&line),
-                    }
-                    if let Ok(mut results) = results.lock() {
-                        results[index] = Some(result);
-                    }
-                });
+            let started = (0..jobs.min(cases.len()))
+                .filter(|_| std::thread::Builder::new().spawn_scoped(scope, work).is_ok())
+                .count();
+            // Without any thread to be had, the cases run on this one.
+            if started == 0 {
+                work();
             }
         });
         results.into_inner().unwrap_or_default().into_iter().flatten().collect()
