@@ -124,23 +124,25 @@ enum Field {
 }
 
 impl Field {
-    /// The field a key names, if `Message` reads it.
+    const ALL: [Field; 12] = [
+        Field::Id,
+        Field::Role,
+        Field::Content,
+        Field::Thinking,
+        Field::ToolCall,
+        Field::GraphPath,
+        Field::IsDelta,
+        Field::IsInProcess,
+        Field::State,
+        Field::Error,
+        Field::Usage,
+        Field::MessageId,
+    ];
+
+    /// The field a key names, if `Message` reads it (by [`Field::name`], the
+    /// one table of names).
     fn named(key: &str) -> Option<Field> {
-        Some(match key {
-            "id" => Field::Id,
-            "role" => Field::Role,
-            "content" => Field::Content,
-            "thinking" => Field::Thinking,
-            "toolCall" => Field::ToolCall,
-            "graphPath" => Field::GraphPath,
-            "isDelta" => Field::IsDelta,
-            "isInProcess" => Field::IsInProcess,
-            "state" => Field::State,
-            "error" => Field::Error,
-            "usage" => Field::Usage,
-            "messageId" => Field::MessageId,
-            _ => return None,
-        })
+        Field::ALL.into_iter().find(|field| field.name() == key)
     }
 
     /// The key on the wire.
@@ -217,8 +219,8 @@ impl<'a> Message<'a> {
             let Some(field) = Field::named(&key) else {
                 return s.skip_value(1).map(drop);
             };
-            seen.first(s, 1 << field as u16, field.name())?;
             let name = field.name();
+            seen.first(s, 1 << field as u16, name)?;
             match field {
                 Field::Id => message.id = optional_string(s, name)?,
                 Field::Role => message.role = optional_string(s, name)?,
@@ -416,21 +418,7 @@ mod tests {
 
     #[test]
     fn every_field_is_found_by_its_key_and_no_other() {
-        let all = [
-            Field::Id,
-            Field::Role,
-            Field::Content,
-            Field::Thinking,
-            Field::ToolCall,
-            Field::GraphPath,
-            Field::IsDelta,
-            Field::IsInProcess,
-            Field::State,
-            Field::Error,
-            Field::Usage,
-            Field::MessageId,
-        ];
-        for field in all {
+        for field in Field::ALL {
             assert_eq!(Field::named(field.name()).map(Field::name), Some(field.name()));
         }
         for key in [
