@@ -89,8 +89,3 @@ impl<'a> Query<'a> {
         }
     }
 }
-
-/// Shared with `vega`: the rows of `result` as typed objects.
-pub fn typed_values(result: &SqlResult) -> Vec<Value> {
-    result.typed_rows().map(Value::Object).collect()
-}

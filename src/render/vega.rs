@@ -11,7 +11,6 @@ use std::io::Write;
 use anyhow::Result;
 use serde_json::{json, Map, Value};
 
-use super::json::typed_values;
 use crate::exit::bad_stream;
 use crate::results::SqlResult;
 
@@ -53,7 +52,8 @@ pub fn chart(result: &SqlResult, which: &str) -> Result<Value> {
         title_dotted_channels(&mut spec, &dotted);
         escape_fields(&mut spec, &dotted);
     }
-    spec.insert("data".into(), json!({ "values": typed_values(result) }));
+    let values: Vec<Value> = result.typed_rows().map(Value::Object).collect();
+    spec.insert("data".into(), json!({ "values": values }));
     if !spec.contains_key("$schema") {
         let mut with_schema = Map::new();
         with_schema.insert("$schema".into(), Value::String(SCHEMA.into()));
