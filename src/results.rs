@@ -12,8 +12,6 @@ use serde::Serialize;
 use serde_json::value::RawValue;
 use serde_json::{Map, Number, Value};
 
-use crate::stream::message::json_text;
-
 /// A column of a SQL result (serialized as `{"name", "type"}`).
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct Column {
@@ -148,17 +146,6 @@ pub struct ResultHead {
 }
 
 impl ResultHead {
-    /// Reads a tool's `result` field as it is on the wire: a JSON-encoded
-    /// string (or, from some services, the JSON itself); `with_rows` parses
-    /// its rows too.
-    pub fn decode(wire: &str, with_rows: bool) -> ResultHead {
-        let mut head = ResultHead::read(&json_text(wire));
-        if with_rows {
-            head.rows = head.data.as_deref().map(parse_rows);
-        }
-        head
-    }
-
     /// Reads the JSON text of a result; text that is not JSON is a string.
     pub fn read(text: &str) -> ResultHead {
         let mut deserializer = serde_json::Deserializer::from_str(text);
@@ -182,6 +169,13 @@ impl ResultHead {
             rows: None,
             row_count,
         }
+    }
+
+    /// The same result with its rows parsed now, for an output that keeps
+    /// every result (see [`ResultHead::into_full`]).
+    pub fn with_rows(mut self) -> ResultHead {
+        self.rows = self.data.as_deref().map(parse_rows);
+        self
     }
 
     /// True when `data` is an array (the rows of a query).

@@ -311,6 +311,9 @@ impl<'a> ToolCall<'a> {
         }
         let mut call = ToolCall::default();
         let mut seen = Seen::default();
+        // The result's contents, decoded as the scan checks them (on the
+        // wire it is a JSON-encoded string).
+        let mut contents = None;
         scanner.object(2, |s, key| {
             match &*key {
                 "name" => {
@@ -323,7 +326,13 @@ impl<'a> ToolCall<'a> {
                 }
                 "result" => {
                     seen.first(s, 4, "result")?;
-                    call.result = optional_raw(s, 2)?;
+                    if s.peek() == Some(Kind::String) {
+                        let (json, text) = s.string_and_json()?;
+                        call.result = Some(Raw(json));
+                        contents = Some(text);
+                    } else {
+                        call.result = optional_raw(s, 2)?;
+                    }
                 }
                 _ => {
                     s.skip_value(2)?;
@@ -331,7 +340,15 @@ impl<'a> ToolCall<'a> {
             }
             Ok(())
         })?;
-        call.head = call.result.map(|raw| ResultHead::decode(raw.get(), with_rows));
+        call.head = call.result.map(|raw| {
+            // A result that is JSON already (not a string) is read as it is.
+            let head = ResultHead::read(&contents.unwrap_or(Cow::Borrowed(raw.get())));
+            if with_rows {
+                head.with_rows()
+            } else {
+                head
+            }
+        });
         Ok(Some(call))
     }
 }

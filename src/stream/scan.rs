@@ -176,6 +176,15 @@ impl<'a> Scanner<'a> {
         self.escaped_string(start, end).map(Cow::Owned)
     }
 
+    /// Reads a string value: its contents, as [`Scanner::string`] gives
+    /// them, and its JSON text as sent.
+    pub fn string_and_json(&mut self) -> Result<(&'a str, Cow<'a, str>), ScanError> {
+        self.skip_whitespace();
+        let start = self.pos;
+        let contents = self.string()?;
+        Ok((&self.text[start..self.pos], contents))
+    }
+
     /// Decodes a string whose contents start at `start` and whose first
     /// backslash is at `special`.
     #[cold]
@@ -550,6 +559,11 @@ mod tests {
         let mut scanner = Scanner::new(r#""plain" "a\nb\u00e9""#);
         assert!(matches!(scanner.string(), Ok(Cow::Borrowed("plain"))));
         assert_eq!(scanner.string().unwrap(), "a\nbé");
+        let mut scanner = Scanner::new(r#" "{\"a\":1}" "#);
+        assert_eq!(
+            scanner.string_and_json().unwrap(),
+            (r#""{\"a\":1}""#, Cow::Borrowed(r#"{"a":1}"#))
+        );
     }
 
     #[test]
