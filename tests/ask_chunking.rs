@@ -44,22 +44,28 @@ impl Rng {
     }
 }
 
-#[test]
-fn any_chunking_gives_the_same_transcript_as_the_saved_stream() {
-    let stream = rich_stream();
-    let dir = Scratch::new();
-    let saved = dir.join("rich.ndjson");
-    std::fs::write(&saved, stream.bytes()).unwrap();
-    let reference = analyst()
+/// Saves `bytes` in `dir` and replays them with `-o json`, which must
+/// succeed; returns the saved file and the run's output.
+fn replayed_json(dir: &Scratch, bytes: &[u8]) -> (std::path::PathBuf, std::process::Output) {
+    let saved = dir.write("stream.ndjson", bytes);
+    let replayed = analyst()
         .args(["ask", "-o", "json", "--replay"])
         .arg(&saved)
         .output()
         .unwrap();
     assert!(
-        reference.status.success(),
+        replayed.status.success(),
         "{}",
-        String::from_utf8_lossy(&reference.stderr)
+        String::from_utf8_lossy(&replayed.stderr)
     );
+    (saved, replayed)
+}
+
+#[test]
+fn any_chunking_gives_the_same_transcript_as_the_saved_stream() {
+    let stream = rich_stream();
+    let dir = Scratch::new();
+    let (_, reference) = replayed_json(&dir, &stream.bytes());
     let doc: serde_json::Value = serde_json::from_slice(&reference.stdout).unwrap();
     assert_eq!(doc["answer"], "Der Umsatz stieg — von 1,5 Mio € auf 2,4 Mio € 🚀");
     assert_eq!(doc["queries"].as_array().unwrap().len(), 3);
@@ -108,18 +114,7 @@ fn large_batches_parsed_on_two_cores_fold_as_single_lines_do() {
     let bytes = stream.bytes();
     assert!(bytes.len() > 4 << 20, "{} bytes", bytes.len());
     let dir = Scratch::new();
-    let saved = dir.join("big.ndjson");
-    std::fs::write(&saved, &bytes).unwrap();
-    let replayed = analyst()
-        .args(["ask", "-o", "json", "--replay"])
-        .arg(&saved)
-        .output()
-        .unwrap();
-    assert!(
-        replayed.status.success(),
-        "{}",
-        String::from_utf8_lossy(&replayed.stderr)
-    );
+    let (saved, replayed) = replayed_json(&dir, &bytes);
     let doc: serde_json::Value = serde_json::from_slice(&replayed.stdout).unwrap();
     assert_eq!(doc["answer"], "Der Umsatz stieg 🚀");
 
