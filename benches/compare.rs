@@ -61,29 +61,73 @@ fn options() -> Options {
     options
 }
 
-/// Best wall time (seconds) and the largest peak RSS (KiB) over `runs` runs
-/// of a shell command line; `before` runs first each time (to script the
-/// emulator's next answer).
-fn measure(command: &str, runs: usize, mut before: impl FnMut()) -> (f64, u64) {
+/// One run of a shell command line: wall time (seconds) and peak RSS (KiB).
+fn run_once(command: &str) -> (f64, u64) {
     let report = std::env::temp_dir().join(format!("analyst-bench-time-{}", std::process::id()));
-    let (mut best, mut rss) = (f64::MAX, 0);
+    let status = Command::new("/usr/bin/time")
+        .args(["-f", "%e %M", "-o"])
+        .arg(&report)
+        .args(["bash", "-c", command])
+        .status()
+        .expect("GNU time (/usr/bin/time) runs");
+    assert!(status.success(), "failed: {command}");
+    let text = std::fs::read_to_string(&report).unwrap();
+    let _ = std::fs::remove_file(&report);
+    let mut fields = text.split_whitespace().rev().take(2).collect::<Vec<_>>();
+    fields.reverse();
+    (fields[0].parse::<f64>().unwrap().max(0.005), fields[1].parse().unwrap())
+}
+
+/// A command's best wall time (seconds) and largest peak RSS (KiB) over
+/// its runs.
+#[derive(Clone, Copy)]
+struct Timing {
+    best: f64,
+    rss: u64,
+}
+
+impl Timing {
+    fn new() -> Timing {
+        Timing { best: f64::MAX, rss: 0 }
+    }
+
+    fn add(&mut self, (seconds, rss): (f64, u64)) {
+        self.best = self.best.min(seconds);
+        self.rss = self.rss.max(rss);
+    }
+}
+
+/// Times one command `runs` times; `before` runs first each time (to
+/// script the emulator's next answer).
+fn measure(command: &str, runs: usize, mut before: impl FnMut()) -> Timing {
+    let mut timing = Timing::new();
     for _ in 0..runs {
         before();
-        let status = Command::new("/usr/bin/time")
-            .args(["-f", "%e %M", "-o"])
-            .arg(&report)
-            .args(["bash", "-c", command])
-            .status()
-            .expect("GNU time (/usr/bin/time) runs");
-        assert!(status.success(), "failed: {command}");
-        let text = std::fs::read_to_string(&report).unwrap();
-        let mut fields = text.split_whitespace().rev().take(2).collect::<Vec<_>>();
-        fields.reverse();
-        best = best.min(fields[0].parse().unwrap());
-        rss = rss.max(fields[1].parse().unwrap());
+        timing.add(run_once(command));
     }
-    let _ = std::fs::remove_file(&report);
-    (best.max(0.005), rss)
+    timing
+}
+
+/// Times `ours` and `theirs` in turn, `runs` times for ours and at most
+/// `their_runs` for theirs (slow references), so that a slow minute of a
+/// shared machine falls on both sides of a ratio rather than on one.
+fn measure_pair(
+    ours: &str,
+    theirs: &str,
+    runs: usize,
+    their_runs: usize,
+    mut before: impl FnMut(),
+) -> (Timing, Timing) {
+    let (mut our_timing, mut their_timing) = (Timing::new(), Timing::new());
+    for run in 0..runs {
+        before();
+        our_timing.add(run_once(ours));
+        if run < their_runs {
+            before();
+            their_timing.add(run_once(theirs));
+        }
+    }
+    (our_timing, their_timing)
 }
 
 /// A realistic chat stream of about `size_mb` MB: per agent turn 400
@@ -181,7 +225,9 @@ fn chat_stream(path: &Path, size_mb: usize) -> usize {
         json!({"id": "__usage__", "type": "usage", "usage": {"totalTokens": 1}}),
         &mut out,
     );
-    out.flush().unwrap();
+    // On disk before anything is timed: writing back a fresh file would
+    // otherwise slow the first command measured.
+    out.into_inner().unwrap().sync_all().unwrap();
     longest
 }
 
@@ -261,7 +307,7 @@ fn main() {
     let mb = bytes as f64 / 1e6;
 
     if options.wants("replay") {
-        let (cat, _) = measure(&format!("cat {file} > /dev/null"), runs, || {});
+        let cat = measure(&format!("cat {file} > /dev/null"), runs, || {}).best;
         let jq_programs = [
             ("answer", r#"jq -rj 'select(.graphPath[0]? == "final") | .content'"#),
             (
@@ -277,24 +323,26 @@ fn main() {
                 r#"jq -c 'if .toolCall then (.toolCall.input |= (fromjson? // .)) | (.toolCall.result |= (fromjson? // .)) else . end'"#,
             ),
         ];
-        for (mode, jq) in jq_programs {
-            let (ours, rss) = measure(
+        for (mode, program) in jq_programs {
+            let (ours, jq) = measure_pair(
                 &format!("{analyst} ask -q --replay {file} -o {mode} > /dev/null"),
+                &format!("{program} {file} > /dev/null"),
                 runs,
+                2,
                 || {},
             );
-            let (theirs, jq_rss) = measure(&format!("{jq} {file} > /dev/null"), runs.min(2), || {});
+            let (ours, rss) = (ours.best, ours.rss);
             table.push((
                 format!("replay -o {mode} ({mb:.0} MB)"),
                 format!("{ours:.2}s {}MiB", rss / 1024),
-                format!("jq {theirs:.2}s {}MiB", jq_rss / 1024),
-                theirs / ours,
+                format!("jq {:.2}s {}MiB", jq.best, jq.rss / 1024),
+                jq.best / ours,
                 format!("cat {cat:.2}s, ×{:.1} of cat", ours / cat),
             ));
             if mode != "events" {
                 targets.push((
-                    format!("replay -o {mode} ≥ 20× faster than jq (×{:.1})", theirs / ours),
-                    theirs / ours >= 20.0,
+                    format!("replay -o {mode} ≥ 20× faster than jq (×{:.1})", jq.best / ours),
+                    jq.best / ours >= 20.0,
                 ));
             }
             if mode != "json" {
@@ -326,12 +374,18 @@ fn main() {
             "ANALYST_CHAT_URL='{}' ANALYST_API_KEY='{API_KEY}' ANALYST_EXTERNAL_ID=bench",
             emu.chat_url()
         );
-        let (ours, rss) = measure(&format!("{env} {analyst} ask -q -o raw Q > /dev/null"), runs, serve);
-        let curl = format!(
-        "curl -sN -X POST -H 'Authorization: Api-Key {API_KEY}' -H 'Content-Type: application/json' -d '{{\"input\":\"Q\",\"sessionSettings\":{{\"externalId\":\"bench\"}}}}' '{}' > /dev/null",
-        emu.chat_url()
-    );
-        let (theirs, curl_rss) = measure(&curl, runs, serve);
+        let curl_command = format!(
+            "curl -sN -X POST -H 'Authorization: Api-Key {API_KEY}' -H 'Content-Type: application/json' -d '{{\"input\":\"Q\",\"sessionSettings\":{{\"externalId\":\"bench\"}}}}' '{}' > /dev/null",
+            emu.chat_url()
+        );
+        let (ours, curl) = measure_pair(
+            &format!("{env} {analyst} ask -q -o raw Q > /dev/null"),
+            &curl_command,
+            runs,
+            runs,
+            serve,
+        );
+        let (ours, rss, theirs, curl_rss) = (ours.best, ours.rss, curl.best, curl.rss);
         table.push((
             format!("ask -o raw through the emulator ({mb:.0} MB)"),
             format!("{ours:.2}s {:.0}MB/s {}MiB", mb / ours, rss / 1024),
@@ -410,16 +464,18 @@ fn main() {
             &serde_json::Map::new(),
             std::time::SystemTime::now(),
         );
-        let (ours, rss) = measure(
+        let curl_jq = format!("curl -s -X POST -H 'Authorization: {token}' -H 'Content-Type: application/json' -d '{{\"query\":\"x\"}}' '{}/v1/cubesql' | jq -r '.data[]? | @csv' > /dev/null", emu.data_url());
+        let (ours, jq) = measure_pair(
             &format!(
                 "ANALYST_DATA_URL='{}' ANALYST_DATA_SECRET='{DATA_SECRET}' {analyst} rows -q --sql x > /dev/null",
                 emu.data_url()
             ),
+            &curl_jq,
             runs,
+            2,
             serve_rows,
         );
-        let curl_jq = format!("curl -s -X POST -H 'Authorization: {token}' -H 'Content-Type: application/json' -d '{{\"query\":\"x\"}}' '{}/v1/cubesql' | jq -r '.data[]? | @csv' > /dev/null", emu.data_url());
-        let (theirs, jq_rss) = measure(&curl_jq, runs.min(2), serve_rows);
+        let (ours, rss, theirs, jq_rss) = (ours.best, ours.rss, jq.best, jq.rss);
         table.push((
             "rows, 1M rows to CSV".into(),
             format!("{ours:.2}s {:.2}M rows/s {}MiB", rows as f64 / ours / 1e6, rss / 1024),
