@@ -1,15 +1,27 @@
 //! A validating JSON cursor over one line, for reading only the fields a
 //! message needs. Values nobody reads are checked and stepped over without
-//! being built: strings are scanned eight bytes at a time, so a 50 MB
+//! being built: strings are scanned sixteen bytes at a time, so a 50 MB
 //! `__state__` line costs little more than copying it. It accepts exactly
 //! RFC 8259 JSON (UTF-8 is checked once for the whole line by the caller),
-//! with serde_json's nesting limit of 128.
+//! with serde_json's nesting limit of 128. A value of megabytes (the
+//! `__state__` line's) is checked on two threads: see
+//! [`Scanner::skip_value`].
 
 use std::borrow::Cow;
 use std::fmt;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::mpsc;
 
 /// How deep arrays and objects may nest, as in serde_json.
 const MAX_DEPTH: usize = 128;
+
+/// How far past the middle an element boundary is looked for (a value
+/// that is one long string has none).
+const BOUNDARY_SEARCH: usize = 1 << 20;
+
+/// From this many bytes left in the line, a container that is skipped is
+/// checked on two threads. Small enough for tests to reach.
+const TWO_THREADS_FROM: usize = if cfg!(test) { 4 << 10 } else { 4 << 20 };
 
 /// Why a line is not the JSON it should be. Boxed, so that the scanner's
 /// many `Result<(), ScanError>` fit in a register on the path that succeeds.
@@ -69,11 +81,38 @@ fn special_bytes(word: u64) -> u64 {
     (quote | backslash | control) & HIGHS
 }
 
+/// Where the first element of an array that follows another object or
+/// array starts (just after `},` or `],`), if anywhere: outside strings that
+/// is always an element boundary, since in an object a comma is followed by
+/// a key. Inside a string it is not, which [`Scanner::take_handoff`]'s
+/// caller finds out by never reaching it.
+fn element_boundary(bytes: &[u8]) -> Option<usize> {
+    let after = |pattern: &[u8]| memchr::memmem::find(bytes, pattern).map(|at| at + 2);
+    match (after(b"},{"), after(b"],[")) {
+        (Some(a), Some(b)) => Some(a.min(b)),
+        (a, b) => a.or(b),
+    }
+}
+
 /// A cursor over the text of one line.
 pub struct Scanner<'a> {
     text: &'a str,
     bytes: &'a [u8],
     pos: usize,
+    /// The deepest container opened so far.
+    deepest: usize,
+    /// Where a helper thread checks the rest of an array from, and what it
+    /// found (see [`Scanner::skip_value`]).
+    handoff: Option<Handoff>,
+}
+
+/// The second half of a long array, checked by a helper thread: the
+/// elements from `at` (just after a comma) to the array's end.
+struct Handoff {
+    at: usize,
+    /// The position of the array's `]` and the deepest nesting below the
+    /// elements, when every element was valid JSON; `None` otherwise.
+    result: mpsc::Receiver<Option<(usize, usize)>>,
 }
 
 impl<'a> Scanner<'a> {
@@ -83,6 +122,8 @@ impl<'a> Scanner<'a> {
             text,
             bytes: text.as_bytes(),
             pos: 0,
+            deepest: 0,
+            handoff: None,
         }
     }
 
@@ -220,11 +261,90 @@ impl<'a> Scanner<'a> {
 
     /// Checks and steps over one value of any kind, returning its text.
     /// `depth` is the depth of the value's container (0 for the line).
+    ///
+    /// A container with megabytes of the line after it is checked on two
+    /// threads: a helper takes a long array's second half, from an element
+    /// boundary (`},{` or `],[`) past the middle, while this thread checks
+    /// the first. Reaching that boundary as an element boundary proves the
+    /// guess right, and the helper's verdict is used there; otherwise (the
+    /// bytes were inside a string, or the helper found an error) this
+    /// thread checks on as usual, so errors and their columns are exactly
+    /// those of one thread.
     pub fn skip_value(&mut self, depth: usize) -> Result<&'a str, ScanError> {
         self.skip_whitespace();
         let start = self.pos;
-        self.step_over(depth)?;
+        let container = matches!(self.bytes.get(start), Some(b'{' | b'['));
+        if container && self.bytes.len() - start >= TWO_THREADS_FROM && self.handoff.is_none() {
+            self.step_over_on_two_threads(depth)?;
+        } else {
+            self.step_over(depth)?;
+        }
         Ok(&self.text[start..self.pos])
+    }
+
+    /// [`Scanner::step_over`] with a helper thread checking the second half
+    /// of the array that spans the middle of the line's rest (see
+    /// [`Scanner::skip_value`]).
+    fn step_over_on_two_threads(&mut self, depth: usize) -> Result<(), ScanError> {
+        let middle = self.pos + (self.bytes.len() - self.pos) / 2;
+        let window = &self.bytes[middle..self.bytes.len().min(middle + BOUNDARY_SEARCH)];
+        let Some(at) = element_boundary(window).map(|offset| middle + offset) else {
+            return self.step_over(depth);
+        };
+        let stop = AtomicBool::new(false);
+        let (sender, result) = mpsc::sync_channel(1);
+        let mut rest = Scanner::new(self.text);
+        rest.pos = at;
+        std::thread::scope(|scope| {
+            let stop = &stop;
+            let helper = std::thread::Builder::new().spawn_scoped(scope, move || {
+                let _ = sender.send(rest.elements_to_end(stop));
+            });
+            // Without a helper (the system has no thread to give), this
+            // thread checks the whole value.
+            if helper.is_ok() {
+                self.handoff = Some(Handoff { at, result });
+            }
+            let outcome = self.step_over(depth);
+            self.handoff = None;
+            stop.store(true, Ordering::Relaxed);
+            outcome
+        })
+    }
+
+    /// The helper's part: array elements from the cursor to the array's
+    /// `]`, with nesting counted from 0. Gives up (`None`) at anything
+    /// that is not valid, or when told to `stop`.
+    fn elements_to_end(mut self, stop: &AtomicBool) -> Option<(usize, usize)> {
+        loop {
+            self.step_over(0).ok()?;
+            match self.peek_byte()? {
+                b',' => self.pos += 1,
+                b']' => return Some((self.pos, self.deepest)),
+                _ => return None,
+            }
+            if stop.load(Ordering::Relaxed) {
+                return None;
+            }
+        }
+    }
+
+    /// At the helper's starting point, as an element of an array whose
+    /// elements are at `depth`: takes the helper's verdict, moving the
+    /// cursor to the array's `]` when the elements were valid and not too
+    /// deep. False when this thread must check them itself.
+    fn take_handoff(&mut self, depth: usize) -> bool {
+        let Some(handoff) = self.handoff.take() else {
+            return false;
+        };
+        match handoff.result.recv() {
+            Ok(Some((end, deepest))) if depth + deepest <= MAX_DEPTH => {
+                self.pos = end;
+                self.deepest = self.deepest.max(depth + deepest);
+                true
+            }
+            _ => false,
+        }
     }
 
     /// Checks and steps over one value, keys included, building nothing:
@@ -252,7 +372,11 @@ impl<'a> Scanner<'a> {
                     return Ok(());
                 }
                 loop {
-                    self.step_over(depth + 1)?;
+                    let handed_over =
+                        self.handoff.as_ref().is_some_and(|h| h.at == self.pos) && self.take_handoff(depth + 1);
+                    if !handed_over {
+                        self.step_over(depth + 1)?;
+                    }
                     if self.closed(b']')? {
                         return Ok(());
                     }
@@ -456,6 +580,7 @@ impl<'a> Scanner<'a> {
         if depth > MAX_DEPTH {
             return Err(self.error("nested too deeply"));
         }
+        self.deepest = self.deepest.max(depth);
         self.consume(bracket)?;
         let empty = self.peek_byte() == Some(close);
         if empty {
@@ -594,5 +719,89 @@ mod tests {
         assert!(skip(&deep).unwrap_err().what.contains("nested"));
         let fine = "[".repeat(MAX_DEPTH) + &"]".repeat(MAX_DEPTH);
         assert!(skip(&fine).is_ok());
+    }
+
+    /// The value checked on this thread alone, as a reference.
+    fn skip_on_one_thread(text: &str) -> Result<&str, ScanError> {
+        let mut scanner = Scanner::new(text);
+        scanner.skip_whitespace();
+        let start = scanner.pos;
+        scanner.step_over(0)?;
+        let value = &text[start..scanner.pos];
+        scanner.finish()?;
+        Ok(value)
+    }
+
+    /// A `__state__`-like line over [`TWO_THREADS_FROM`], its messages
+    /// array nested `depth` deep, with `element` as its 90th message.
+    fn long_line(depth: usize, element: &str) -> String {
+        let message = r#"{"lc":1,"id":["a","b"],"kwargs":{"content":"revenue grew \"steadily\"","n":-1.5e3}}"#;
+        let messages: Vec<&str> = (0..120).map(|i| if i == 90 { element } else { message }).collect();
+        let open = "[".repeat(depth - 1);
+        let close = "]".repeat(depth - 1);
+        format!(
+            r#"{open}{{"id":"__state__","state":{{"messages":[{}]}}}}{close}"#,
+            messages.join(",")
+        )
+    }
+
+    #[test]
+    fn long_arrays_checked_on_two_threads_give_one_threads_verdict() {
+        let message = r#"{"lc":1,"id":["a","b"],"kwargs":{"content":"revenue grew \"steadily\"","n":-1.5e3}}"#;
+        let cases = [
+            long_line(1, message),
+            // Errors after the helper's starting point.
+            long_line(1, r#"{"lc":1,}"#),
+            long_line(1, r#"{"lc":01}"#),
+            long_line(1, "[1 2]"),
+            long_line(1, r#"{"bad":"\x"}"#),
+            // Boundaries that are inside strings, where no thread may start.
+            long_line(1, &format!(r#"{{"content":"{}"}}"#, r#"},{\"a\":1}],["#.repeat(400))),
+            // An element of the second half nested one level too deep only
+            // counting the levels above the array.
+            long_line(124, r#"{"a":[[1]]}"#),
+            long_line(123, r#"{"a":[[1]]}"#),
+            // Whitespace around the elements.
+            long_line(1, r#" { "lc" : [ 1 , { } ] } "#),
+            // The line ends inside the second half.
+            long_line(1, message)[..3000].to_string(),
+        ];
+        for (number, text) in cases.iter().enumerate() {
+            assert!(text.len() >= TWO_THREADS_FROM || number == cases.len() - 1);
+            assert_eq!(skip(text).map(str::trim), skip_on_one_thread(text), "case {number}");
+        }
+        assert!(skip(&cases[0]).is_ok());
+        assert!(skip(&cases[6]).unwrap_err().what.contains("nested"));
+        assert!(skip(&cases[7]).is_ok());
+    }
+
+    #[test]
+    fn mutated_long_lines_get_the_same_verdict_on_two_threads() {
+        let line = long_line(3, r#"{"x":[{"y":"z"},{"y":null}]}"#).into_bytes();
+        let replacements = b"{}[],:\"\\ 0a-.eE";
+        let mut seed: u64 = 0x9e37_79b9_7f4a_7c15;
+        let mut next = |below: usize| {
+            seed = seed
+                .wrapping_mul(6_364_136_223_846_793_005)
+                .wrapping_add(1_442_695_040_888_963_407);
+            (seed >> 33) as usize % below
+        };
+        for _ in 0..400 {
+            let mut mutated = line.clone();
+            for _ in 0..1 + next(3) {
+                // Mostly in the second half, which the helper checks.
+                let at = mutated.len() / 3 + next(mutated.len() * 2 / 3);
+                mutated[at] = replacements[next(replacements.len())];
+            }
+            let text = String::from_utf8(mutated).unwrap();
+            assert_eq!(skip(&text).map(str::trim), skip_on_one_thread(&text), "{text}");
+        }
+    }
+
+    #[test]
+    fn element_boundaries_follow_an_object_or_array() {
+        assert_eq!(element_boundary(br#"1,"x"},{"a":1}"#), Some(7));
+        assert_eq!(element_boundary(b"[1],[2],{}"), Some(4));
+        assert_eq!(element_boundary(br#"{"a":1,"b":2}"#), None);
     }
 }
