@@ -270,11 +270,11 @@ impl<'a> Scanner<'a> {
     /// bytes were inside a string, or the helper found an error) this
     /// thread checks on as usual, so errors and their columns are exactly
     /// those of one thread.
+    #[inline]
     pub fn skip_value(&mut self, depth: usize) -> Result<&'a str, ScanError> {
         self.skip_whitespace();
         let start = self.pos;
-        let container = matches!(self.bytes.get(start), Some(b'{' | b'['));
-        if container && self.bytes.len() - start >= TWO_THREADS_FROM && self.handoff.is_none() {
+        if self.bytes.len() - start >= TWO_THREADS_FROM {
             self.step_over_on_two_threads(depth)?;
         } else {
             self.step_over(depth)?;
@@ -283,9 +283,16 @@ impl<'a> Scanner<'a> {
     }
 
     /// [`Scanner::step_over`] with a helper thread checking the second half
-    /// of the array that spans the middle of the line's rest (see
-    /// [`Scanner::skip_value`]).
+    /// of the array that spans the middle of the line's rest, when the value
+    /// is a container (see [`Scanner::skip_value`]). Kept out of line: short
+    /// lines never come here.
+    #[cold]
+    #[inline(never)]
     fn step_over_on_two_threads(&mut self, depth: usize) -> Result<(), ScanError> {
+        let container = matches!(self.bytes.get(self.pos), Some(b'{' | b'['));
+        if !container || self.handoff.is_some() {
+            return self.step_over(depth);
+        }
         let middle = self.pos + (self.bytes.len() - self.pos) / 2;
         let window = &self.bytes[middle..self.bytes.len().min(middle + BOUNDARY_SEARCH)];
         let Some(at) = element_boundary(window).map(|offset| middle + offset) else {
