@@ -11,7 +11,7 @@ use super::lines::{Batch, Line};
 
 /// Below this many bytes a group of lines is parsed on the calling thread;
 /// from it up, on two cores.
-pub const PARALLEL_FROM: usize = 256 << 10;
+const PARALLEL_FROM: usize = 256 << 10;
 
 /// Lines parsed in one go at most: about a megabyte of chat messages, and
 /// enough lines of a real stream to reach [`PARALLEL_FROM`]. Parsed lines
@@ -25,7 +25,7 @@ const LINES_PER_GROUP: usize = 4096;
 const PIECE_BYTES: usize = 32 << 10;
 
 /// Parses every line of `batch` with `parse` and folds each one in order
-/// with `fold`, group by group (see [`parse_and_fold`]). Stops at the first
+/// with `fold`, group by group (see `parse_and_fold`). Stops at the first
 /// line whose fold gives `Some`, and returns that.
 pub fn fold_batch<'a, T: Send, R>(
     batch: Batch<'a>,
@@ -50,7 +50,7 @@ pub fn fold_batch<'a, T: Send, R>(
 /// keeping ahead: this thread folds each piece as soon as it is parsed,
 /// and parses the next unclaimed one while its turn has not come. Smaller
 /// groups are parsed and folded line by line.
-pub fn parse_and_fold<'a, T: Send, R>(
+fn parse_and_fold<'a, T: Send, R>(
     lines: &[Line<'a>],
     parse: impl Fn(&Line<'a>) -> T + Sync,
     mut fold: impl FnMut(&Line<'a>, T) -> Option<R>,

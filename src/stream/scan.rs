@@ -739,11 +739,13 @@ mod tests {
         Ok(value)
     }
 
+    /// A message of the `__state__`-like lines below.
+    const MESSAGE: &str = r#"{"lc":1,"id":["a","b"],"kwargs":{"content":"revenue grew \"steadily\"","n":-1.5e3}}"#;
+
     /// A `__state__`-like line over [`TWO_THREADS_FROM`], its messages
     /// array nested `depth` deep, with `element` as its 90th message.
     fn long_line(depth: usize, element: &str) -> String {
-        let message = r#"{"lc":1,"id":["a","b"],"kwargs":{"content":"revenue grew \"steadily\"","n":-1.5e3}}"#;
-        let messages: Vec<&str> = (0..120).map(|i| if i == 90 { element } else { message }).collect();
+        let messages: Vec<&str> = (0..120).map(|i| if i == 90 { element } else { MESSAGE }).collect();
         let open = "[".repeat(depth - 1);
         let close = "]".repeat(depth - 1);
         format!(
@@ -754,9 +756,8 @@ mod tests {
 
     #[test]
     fn long_arrays_checked_on_two_threads_give_one_threads_verdict() {
-        let message = r#"{"lc":1,"id":["a","b"],"kwargs":{"content":"revenue grew \"steadily\"","n":-1.5e3}}"#;
         let cases = [
-            long_line(1, message),
+            long_line(1, MESSAGE),
             // Errors after the helper's starting point.
             long_line(1, r#"{"lc":1,}"#),
             long_line(1, r#"{"lc":01}"#),
@@ -771,7 +772,7 @@ mod tests {
             // Whitespace around the elements.
             long_line(1, r#" { "lc" : [ 1 , { } ] } "#),
             // The line ends inside the second half.
-            long_line(1, message)[..3000].to_string(),
+            long_line(1, MESSAGE)[..3000].to_string(),
         ];
         for (number, text) in cases.iter().enumerate() {
             assert!(text.len() >= TWO_THREADS_FROM || number == cases.len() - 1);

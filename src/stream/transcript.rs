@@ -370,11 +370,14 @@ impl Transcript {
         let latest = keeps_sql && self.retention == Retention::Selected(QuerySelector::Last);
         // Rows are built only when something keeps them now (a kept SQL
         // result, or every tool call's record with `Retention::All`);
-        // otherwise they are only counted.
-        let (result, row_count, unbuilt) = if (keeps_sql && !latest) || self.retention == Retention::All {
-            (head.into_full(), None, None)
-        } else {
-            (head.fields.clone(), Some(head.row_count()), Some(head))
+        // otherwise they are only counted, and only the latest result keeps
+        // its head, to build later.
+        let builds_rows = (keeps_sql && !latest) || self.retention == Retention::All;
+        let row_count = (!builds_rows).then(|| head.row_count());
+        let (result, unbuilt) = match (builds_rows, latest) {
+            (true, _) => (head.into_full(), None),
+            (false, true) => (head.fields.clone(), Some(head)),
+            (false, false) => (head.fields, None),
         };
         let mut sql = None;
         if is_sql {
