@@ -459,7 +459,7 @@ fn main() {
                 },
             )
         };
-        let token = analyst::data::sign_hs256(
+        let token = analyst::api::data::sign_hs256(
             DATA_SECRET.as_bytes(),
             &serde_json::Map::new(),
             std::time::SystemTime::now(),

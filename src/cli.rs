@@ -4,10 +4,7 @@
 use std::path::PathBuf;
 use std::time::Duration;
 
-use clap::parser::ValueSource;
-use clap::{ArgMatches, Args, Parser, Subcommand, ValueEnum};
-
-use crate::config::{parse_duration, IdentityInput};
+use clap::{Args, Parser, Subcommand, ValueEnum};
 
 const AFTER_HELP: &str = "\
 Environment:
@@ -85,10 +82,6 @@ pub struct GlobalArgs {
     /// Use this profile of the config file (~/.config/analyst/config.toml)
     #[arg(long, global = true, env = "ANALYST_PROFILE", value_name = "NAME")]
     pub profile: Option<String>,
-
-    /// The profile in use, loaded after parsing (flags and environment win over it).
-    #[arg(skip)]
-    pub loaded_profile: Option<crate::profile::Profile>,
 }
 
 /// The commands of `analyst`.
@@ -440,7 +433,8 @@ pub enum QuerySelector {
     Index(usize),
 }
 
-fn parse_query_selector(text: &str) -> Result<QuerySelector, String> {
+/// Parses `--query`: `last` or a 1-based index.
+pub fn parse_query_selector(text: &str) -> Result<QuerySelector, String> {
     if text.eq_ignore_ascii_case("last") {
         return Ok(QuerySelector::Last);
     }
@@ -507,33 +501,6 @@ pub struct IdentityArgs {
     /// Lifetime of an ephemeral external user (e.g. 12h, 7d)
     #[arg(long, value_name = "DURATION", value_parser = parse_duration)]
     pub ttl: Option<Duration>,
-}
-
-impl IdentityArgs {
-    /// The identity as given, for validation by `config`. When both ids are
-    /// set and only one came from the command line, the flag wins over the
-    /// environment (`matches` tells where each value came from).
-    pub fn to_input(&self, matches: Option<&ArgMatches>) -> IdentityInput {
-        let from_env = |id: &str| matches.and_then(|m| m.value_source(id)) == Some(ValueSource::EnvVariable);
-        let (mut external_id, mut internal_id) = (self.external_id.clone(), self.internal_id.clone());
-        if external_id.is_some() && internal_id.is_some() {
-            match (from_env("external_id"), from_env("internal_id")) {
-                (true, false) => external_id = None,
-                (false, true) => internal_id = None,
-                _ => {}
-            }
-        }
-        IdentityInput {
-            external_id,
-            internal_id,
-            email: self.email.clone(),
-            attrs: self.attrs.clone(),
-            groups: self.groups.clone(),
-            security_context: self.security_context.clone(),
-            persistent: self.persistent,
-            ttl: self.ttl,
-        }
-    }
 }
 
 /// Arguments of `analyst ask`.
@@ -606,4 +573,56 @@ pub struct AskArgs {
     /// Who is asking.
     #[command(flatten)]
     pub identity: IdentityArgs,
+}
+
+/// Parses a duration such as `90s`, `5m`, `1h30m`, `250ms` or `2d`; a bare
+/// number is seconds. Used as a clap value parser (and for suite files).
+pub fn parse_duration(text: &str) -> Result<Duration, String> {
+    let text = text.trim();
+    let err = || format!("invalid duration {text:?}: use forms like 90s, 5m, 1h30m, 250ms (a bare number is seconds)");
+    if text.is_empty() {
+        return Err(err());
+    }
+    if let Ok(seconds) = text.parse::<f64>() {
+        return Duration::try_from_secs_f64(seconds).map_err(|_| err());
+    }
+    let mut total = Duration::ZERO;
+    let mut rest = text;
+    while !rest.is_empty() {
+        let digits = rest.find(|c: char| !(c.is_ascii_digit() || c == '.')).ok_or_else(err)?;
+        let (number, tail) = rest.split_at(digits);
+        let unit_len = tail.find(|c: char| c.is_ascii_digit()).unwrap_or(tail.len());
+        let (unit, tail) = tail.split_at(unit_len);
+        let value: f64 = number.parse().map_err(|_| err())?;
+        let seconds = match unit {
+            "ms" => value / 1000.0,
+            "s" | "sec" | "secs" => value,
+            "m" | "min" | "mins" => value * 60.0,
+            "h" | "hr" | "hrs" => value * 3600.0,
+            "d" | "day" | "days" => value * 86400.0,
+            _ => return Err(err()),
+        };
+        total += Duration::try_from_secs_f64(seconds).map_err(|_| err())?;
+        rest = tail;
+    }
+    Ok(total)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn durations_accept_units_sequences_and_bare_seconds() {
+        assert_eq!(parse_duration("90s"), Ok(Duration::from_secs(90)));
+        assert_eq!(parse_duration("5m"), Ok(Duration::from_secs(300)));
+        assert_eq!(parse_duration("1h30m"), Ok(Duration::from_secs(5400)));
+        assert_eq!(parse_duration("250ms"), Ok(Duration::from_millis(250)));
+        assert_eq!(parse_duration("7d"), Ok(Duration::from_secs(604800)));
+        assert_eq!(parse_duration("12"), Ok(Duration::from_secs(12)));
+        assert_eq!(parse_duration("1.5s"), Ok(Duration::from_millis(1500)));
+        for bad in ["", "s", "5x", "-1s", "1h3", "abc"] {
+            assert!(parse_duration(bad).is_err(), "{bad:?} should be refused");
+        }
+    }
 }

@@ -1,69 +1,89 @@
 //! `analyst`: a scriptable command-line client for a conversational-analytics
-//! Chat API. The binary's `main.rs` is a thin shell around [`run`]; the modules
-//! follow the flow described in `design.md`:
-//! cli → config → http → feed (the source on a worker thread, so signals,
-//! `--timeout` and stalls are noticed) → stream (lines → messages →
-//! transcript) → render.
+//! Chat API. `main.rs` hands the arguments to [`run`], which parses them,
+//! resolves the settings, runs the command and reports how it ended.
+//!
+//! The modules, from the bottom up; each imports only modules above it in
+//! this list (`tests/layout.rs` checks it):
+//! - [`cli`]: the clap definitions (the command-line contract);
+//! - [`error`]: failure kinds and the one map to exit codes;
+//! - [`output`]: stdout (data) and stderr (notes);
+//! - [`results`]: SQL results in one table shape, picked and completed;
+//! - [`settings`]: flags > environment > profile, resolved and validated;
+//! - [`stream`]: lines → messages → transcript, and one turn through them;
+//! - [`net`]: the HTTP client, the stream source thread, signals;
+//! - [`api`]: the chat, data query and session APIs on the wire;
+//! - [`expect`]: expectations checked against a turn;
+//! - [`render`]: one renderer per output mode;
+//! - [`commands`]: one module per subcommand.
 
 #![warn(missing_docs)]
 
-pub mod chat;
+pub mod api;
 pub mod cli;
 pub mod commands;
-pub mod config;
-pub mod data;
-pub mod exit;
+pub mod error;
 pub mod expect;
-pub mod feed;
-pub mod http;
+pub mod net;
 pub mod output;
-pub mod profile;
 pub mod render;
 pub mod results;
-pub mod signals;
+pub mod settings;
 pub mod stream;
-pub mod suite;
 
-use clap::{CommandFactory, FromArgMatches};
+use clap::CommandFactory;
+
+use crate::error::{is_known, kind_of, Kind};
+use crate::output::{Notes, Out};
+use crate::settings::Command;
 
 /// Parses the command line from `args`, runs the chosen command and returns
 /// the exit code the process should end with. Errors are reported on stderr
 /// here, in one place, as `analyst: error: …`.
-pub fn run<I, T>(args: I) -> exit::ExitCode
+pub fn run<I, T>(args: I) -> u8
 where
     I: IntoIterator<Item = T>,
     T: Into<std::ffi::OsString> + Clone,
 {
     let matches = match cli::Cli::command().try_get_matches_from(args) {
         Ok(matches) => matches,
-        Err(err) => return exit::report_clap_error(err),
-    };
-    let mut parsed = match cli::Cli::from_arg_matches(&matches) {
-        Ok(parsed) => parsed,
-        Err(err) => return exit::report_clap_error(err),
-    };
-    let notes = output::Notes::new(parsed.global.quiet, parsed.global.verbose);
-    if !matches!(parsed.command, cli::Command::Completions(_)) {
-        match profile::load(parsed.global.profile.as_deref()) {
-            Ok(Some(profile)) => {
-                profile.apply(&mut parsed.command);
-                parsed.global.loaded_profile = Some(profile);
-            }
-            Ok(None) => {}
-            Err(err) => return exit::report_error(&err, &notes),
+        Err(err) => {
+            // clap writes --help and --version to stdout (success) and
+            // errors to stderr (usage); a closed pipe there is not worth
+            // a message.
+            let _ = err.print();
+            return match err.use_stderr() {
+                true => Kind::Usage.exit_code(),
+                false => Kind::ReaderGone.exit_code(),
+            };
         }
-    }
-    let sub = matches.subcommand().map(|(_, sub)| sub);
-    let result = match parsed.command {
-        cli::Command::Ask(args) => commands::ask::run(args, sub, &parsed.global, &notes),
-        cli::Command::Abort(args) => commands::abort::run(args, sub, &parsed.global, &notes),
-        cli::Command::Session(args) => commands::session::run(args, sub, &parsed.global, &notes),
-        cli::Command::Rows(args) => commands::rows::run(args, &parsed.global, &notes),
-        cli::Command::Check(args) => commands::check::run(args, sub, &parsed.global, &notes),
-        cli::Command::Completions(args) => commands::completions::run(&args),
     };
+    let (notes, command) = settings::resolve(&matches);
+    let mut out = Out::stdout();
+    let result = command.and_then(|command| match command {
+        Command::Ask(settings) => commands::ask::run(*settings, &notes, &mut out),
+        Command::Abort(settings) => commands::abort::run(settings, &notes),
+        Command::Session(settings) => commands::session::run(settings, &notes, &mut out),
+        Command::Rows(settings) => commands::rows::run(settings, &notes, &mut out),
+        Command::Check(settings) => commands::check::run(settings, &notes, &mut out),
+        Command::Completions(target) => commands::completions::run(target, &mut out),
+    });
     match result {
-        Ok(code) => code,
-        Err(err) => exit::report_error(&err, &notes),
+        Ok(()) => error::SUCCESS,
+        Err(err) => report(&err, &notes),
     }
+}
+
+/// Prints `analyst: error: …` for `err` (nothing when the reader of stdout
+/// left) and returns its exit code.
+fn report(err: &anyhow::Error, notes: &Notes) -> u8 {
+    let kind = kind_of(err);
+    if kind == Kind::ReaderGone {
+        return kind.exit_code();
+    }
+    let mut line = format!("{err:#}");
+    if !is_known(err) {
+        line.push_str(" (unexpected: if this looks like a bug in analyst, please report it)");
+    }
+    notes.error(&line);
+    kind.exit_code()
 }

@@ -2,5 +2,5 @@
 //! the arguments and turns the outcome into the process's exit status.
 
 fn main() -> std::process::ExitCode {
-    analyst::run(std::env::args_os()).into()
+    std::process::ExitCode::from(analyst::run(std::env::args_os()))
 }

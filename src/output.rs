@@ -1,7 +1,9 @@
 //! Where bytes go: [`Out`] is the one buffered writer on stdout (data only),
-//! [`Notes`] writes the human notes, warnings and errors on stderr.
+//! [`Notes`] writes the human notes, warnings and errors on stderr, and
+//! [`human`] writes a duration the way people do.
 
 use std::io::{self, BufWriter, Stdout, Write};
+use std::time::Duration;
 
 /// The buffered stdout every renderer writes through. Errors are returned,
 /// never panicked on; a `BrokenPipe` means the reader left (see `exit`).
@@ -39,22 +41,24 @@ impl Write for Out {
 pub struct Notes {
     quiet: bool,
     verbose: bool,
+    progress: bool,
 }
 
 impl Notes {
-    /// Notes for the given `-q` / `-v` settings; `-q` wins over `-v`.
-    pub fn new(quiet: bool, verbose: bool) -> Self {
+    /// Notes for the given `-q` / `-v` settings (`-q` wins over `-v`);
+    /// `progress` says whether a progress display may be drawn on stderr
+    /// (the settings decide: a terminal, neither `-q` nor `NO_COLOR`).
+    pub fn new(quiet: bool, verbose: bool, progress: bool) -> Self {
         Notes {
             quiet,
             verbose: verbose && !quiet,
+            progress: progress && !quiet,
         }
     }
 
-    /// True when a progress display may be drawn: stderr is a terminal, and
-    /// neither `-q` nor `NO_COLOR` asks for quiet.
+    /// True when a progress display may be drawn.
     pub fn show_progress(&self) -> bool {
-        use std::io::IsTerminal;
-        !self.quiet && std::env::var_os("NO_COLOR").is_none() && io::stderr().is_terminal()
+        self.progress
     }
 
     /// True when `-v` asked for the HTTP exchange to be logged.
@@ -102,4 +106,31 @@ impl Notes {
 fn emit(line: &str) {
     let mut stderr = io::stderr().lock();
     let _ = writeln!(stderr, "{line}");
+}
+
+/// A duration as people write it: `90s`, `5m`, `1.5s`, `250ms`.
+pub fn human(duration: Duration) -> String {
+    let ms = duration.as_millis();
+    if ms % 60_000 == 0 && ms > 0 {
+        format!("{}m", ms / 60_000)
+    } else if ms % 1000 == 0 {
+        format!("{}s", ms / 1000)
+    } else if ms < 1000 {
+        format!("{ms}ms")
+    } else {
+        format!("{:.1}s", duration.as_secs_f64())
+    }
+}
+
+/// How long a quoted piece of text (an error body, a tool's error) may be,
+/// in characters.
+pub const SUMMARY_CHARS: usize = 200;
+
+/// `text` trimmed and cut to [`SUMMARY_CHARS`] characters with `…` when longer.
+pub fn shorten(text: &str) -> String {
+    let text = text.trim();
+    match text.char_indices().nth(SUMMARY_CHARS) {
+        Some((cut, _)) => format!("{}…", &text[..cut]),
+        None => text.to_string(),
+    }
 }

@@ -4,13 +4,14 @@
 //! order, so renderers never see the difference.
 
 use std::collections::HashSet;
-use std::fmt;
 
-use serde::de::{Deserializer, IgnoredAny, MapAccess, Visitor};
+use anyhow::Result;
 use serde::ser::{SerializeMap, Serializer};
 use serde::Serialize;
 use serde_json::value::RawValue;
 use serde_json::{Map, Number, Value};
+
+use crate::error::{Fault, Kind};
 
 /// A column of a SQL result (serialized as `{"name", "type"}`).
 #[derive(Clone, Debug, PartialEq, Serialize)]
@@ -129,125 +130,32 @@ pub struct SqlResult {
     pub error: Option<String>,
 }
 
-/// A tool result read without its rows: every field but `data` parsed, and
-/// `data` kept as checked text with its rows counted. A result that no
-/// output keeps (the answer needs only its title, error and counts) then
-/// costs no allocation per cell; [`ResultHead::full`] parses the rows when
-/// they are kept. It is read while the line is parsed, so on either of the
-/// two parsing threads.
-#[derive(Clone, Debug)]
-pub struct ResultHead {
-    /// The result without `data` (a string or other non-object as it is).
-    pub fields: Value,
-    data: Option<Box<RawValue>>,
-    /// `data` parsed already, when that was asked for.
-    rows: Option<Value>,
-    row_count: usize,
-}
-
-impl ResultHead {
-    /// Reads the JSON text of a result; text that is not JSON is a string.
-    pub fn read(text: &str) -> ResultHead {
-        let mut deserializer = serde_json::Deserializer::from_str(text);
-        let (fields, data) = match deserializer
-            .deserialize_any(HeadVisitor)
-            .and_then(|head| deserializer.end().map(|()| head))
-        {
-            Ok(head) => head,
-            Err(_) => (
-                serde_json::from_str(text).unwrap_or_else(|_| Value::String(text.to_string())),
-                None,
-            ),
-        };
-        let row_count = data
-            .filter(|data| data.get().starts_with('['))
-            .and_then(|data| serde_json::from_str::<Vec<IgnoredAny>>(data.get()).ok())
-            .map_or(0, |rows| rows.len());
-        ResultHead {
-            fields,
-            data: data.map(RawValue::to_owned),
-            rows: None,
-            row_count,
-        }
-    }
-
-    /// The same result with its rows parsed now, for an output that keeps
-    /// every result (see [`ResultHead::into_full`]).
-    pub fn with_rows(mut self) -> ResultHead {
-        self.rows = self.data.as_deref().map(parse_rows);
-        self
-    }
-
-    /// True when `data` is an array (the rows of a query).
-    pub fn has_rows(&self) -> bool {
-        self.data.as_ref().is_some_and(|data| data.get().starts_with('['))
-    }
-
-    /// How many rows `data` holds, counted without building them.
-    pub fn row_count(&self) -> usize {
-        self.row_count
-    }
-
-    /// The whole result, rows included.
-    pub fn full(&self) -> Value {
-        self.clone().into_full()
-    }
-
-    /// The whole result, rows included, parsed now unless they were already.
-    pub fn into_full(self) -> Value {
-        let mut fields = self.fields;
-        if let Value::Object(map) = &mut fields {
-            if let Some(rows) = self.rows.or_else(|| self.data.as_deref().map(parse_rows)) {
-                map.insert("data".into(), rows);
-            }
-        }
-        fields
-    }
-}
-
-/// The rows of a result's `data` (JSON checked by the parse that kept it).
-fn parse_rows(data: &RawValue) -> Value {
-    serde_json::from_str(data.get()).unwrap_or(Value::Null)
-}
-
-/// Reads an object into a [`ResultHead`] (`data` left as text); anything
-/// else is refused, and [`ResultHead::read`] takes it whole.
-struct HeadVisitor;
-
-impl<'de> Visitor<'de> for HeadVisitor {
-    type Value = (Value, Option<&'de RawValue>);
-
-    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("a tool result object")
-    }
-
-    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
-        let mut fields = Map::new();
-        let mut data = None;
-        while let Some(key) = map.next_key::<String>()? {
-            if key == "data" {
-                data = Some(map.next_value::<&RawValue>()?);
-            } else {
-                fields.insert(key, map.next_value()?);
-            }
-        }
-        Ok((Value::Object(fields), data))
-    }
-}
-
 /// The tool names of the SQL tool in both spellings.
 const SQL_TOOLS: [&str; 2] = ["semanticSqlApi", "cubeSqlApi"];
 
 /// True when a finished tool call is a SQL query: by name, or (for names we
 /// do not know yet) by the shape of its result.
-pub fn is_sql_call(name: &str, result: &ResultHead) -> bool {
+pub fn is_sql_call(name: &str, result: &Value) -> bool {
     if SQL_TOOLS.contains(&name) {
         return true;
     }
-    let Value::Object(map) = &result.fields else {
+    let Value::Object(map) = result else {
         return false;
     };
-    result.has_rows() && (map.contains_key("schema") || map.contains_key("sqlQuery") || map.contains_key("annotation"))
+    map.get("data").is_some_and(Value::is_array)
+        && (map.contains_key("schema") || map.contains_key("sqlQuery") || map.contains_key("annotation"))
+}
+
+/// True when `called` is `expected`, or its counterpart in the other
+/// spelling of the tools (`semanticSqlApi` ≡ `cubeSqlApi`, `semanticMeta` ≡
+/// `cubeMeta`).
+pub fn same_tool(called: &str, expected: &str) -> bool {
+    let family_free = |name: &str| {
+        name.strip_prefix("semantic")
+            .or_else(|| name.strip_prefix("cube"))
+            .map(str::to_ascii_lowercase)
+    };
+    called == expected || matches!((family_free(called), family_free(expected)), (Some(a), Some(b)) if a == b)
 }
 
 /// The `error` string of a parsed tool result, when it has one.
@@ -452,6 +360,181 @@ fn columns_from_objects(data: &[Value], annotation: Option<&Value>) -> Vec<Colum
         .collect()
 }
 
+/// Which SQL result of a stream an output uses (`--query`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Pick {
+    /// The last SQL result that did not fail.
+    Last,
+    /// The n-th SQL result of the stream, counting from 1.
+    Index(usize),
+}
+
+impl Pick {
+    /// How messages name the result: `the last SQL result`, `SQL result 2`.
+    pub fn describe(self) -> String {
+        match self {
+            Pick::Last => "the last SQL result".to_string(),
+            Pick::Index(n) => format!("SQL result {n}"),
+        }
+    }
+}
+
+/// Keeps, of the SQL results offered in stream order, the one a [`Pick`]
+/// selects, and no other: memory holds one result, not the stream's.
+#[derive(Debug)]
+pub struct Picker {
+    pick: Pick,
+    seen: usize,
+    picked: Option<SqlResult>,
+    last_error: Option<String>,
+}
+
+impl Picker {
+    /// A picker of `pick`'s result.
+    pub fn new(pick: Pick) -> Self {
+        Picker {
+            pick,
+            seen: 0,
+            picked: None,
+            last_error: None,
+        }
+    }
+
+    /// Offers the next SQL result of the stream; it is copied only when
+    /// it is the one picked so far.
+    pub fn offer(&mut self, result: &SqlResult) {
+        self.seen += 1;
+        if let Some(error) = &result.error {
+            self.last_error = Some(error.clone());
+        }
+        let keep = match self.pick {
+            Pick::Last => result.error.is_none(),
+            Pick::Index(n) => n == self.seen,
+        };
+        if keep {
+            self.picked = Some(result.clone());
+        }
+    }
+
+    /// The picked result, or why there is none: no SQL result or index out
+    /// of range (a bad stream), the chosen query failed (a tool error).
+    pub fn picked(&self) -> Result<&SqlResult, Fault> {
+        let none = || {
+            Fault::new(
+                Kind::BadStream,
+                "the stream has no SQL result: the agent ran no query (try -o answer or -o json)",
+            )
+        };
+        match self.pick {
+            Pick::Last => self.picked.as_ref().ok_or_else(|| match &self.last_error {
+                None => none(),
+                Some(error) => Fault::new(
+                    Kind::ToolError,
+                    format!("every SQL query of the stream failed; the last error: {error}"),
+                ),
+            }),
+            Pick::Index(_) if self.seen == 0 => Err(none()),
+            Pick::Index(n) => {
+                let result = self.picked.as_ref().ok_or_else(|| {
+                    Fault::new(
+                        Kind::BadStream,
+                        format!("--query {n}: the stream has only {} SQL result(s)", self.seen),
+                    )
+                })?;
+                match &result.error {
+                    Some(error) => Err(Fault::new(Kind::ToolError, format!("SQL query {n} failed: {error}"))),
+                    None => Ok(result),
+                }
+            }
+        }
+    }
+
+    /// The picked result, to complete it (`--all-rows`), or why there is none.
+    pub fn picked_mut(&mut self) -> Result<&mut SqlResult, Fault> {
+        self.picked()?;
+        Ok(self.picked.as_mut().expect("picked() found it"))
+    }
+}
+
+/// Receives a query's answer as it streams from the data query API.
+pub trait RowSink {
+    /// The columns, once, before any row.
+    fn columns(&mut self, columns: &[Column]) -> Result<()>;
+    /// A batch of rows, values in column order as the service sent them,
+    /// borrowed from the answer line.
+    fn rows(&mut self, rows: &[Vec<&RawValue>]) -> Result<()>;
+}
+
+/// Runs a SQL query and streams every row of its answer into a sink;
+/// returns how many rows came (`ask --all-rows`).
+pub trait RowSource {
+    /// Runs `sql` into `sink`.
+    fn fetch(&self, sql: &str, sink: &mut dyn RowSink) -> Result<u64>;
+}
+
+/// A sink that keeps every row, for outputs that need them all at once.
+#[derive(Debug, Default)]
+pub struct Collected {
+    /// The answer's columns.
+    pub columns: Vec<Column>,
+    /// Every row, values as sent.
+    pub rows: Vec<Vec<Value>>,
+}
+
+impl RowSink for Collected {
+    fn columns(&mut self, columns: &[Column]) -> Result<()> {
+        self.columns = columns.to_vec();
+        Ok(())
+    }
+
+    fn rows(&mut self, rows: &[Vec<&RawValue>]) -> Result<()> {
+        for row in rows {
+            let values = row
+                .iter()
+                .map(|cell| serde_json::from_str(cell.get()))
+                .collect::<Result<Vec<Value>, _>>()?;
+            self.rows.push(values);
+        }
+        Ok(())
+    }
+}
+
+impl SqlResult {
+    /// Replaces the rows of a truncated result with every row of its query
+    /// from `source`; `Err` with [`Kind::Partial`] when fewer came than
+    /// `totalRows` says (the rows that came are kept).
+    pub fn complete(&mut self, source: &dyn RowSource) -> Result<()> {
+        let mut collected = Collected::default();
+        let got = source.fetch(self.sql_to_fetch()?, &mut collected)?;
+        self.columns = collected.columns;
+        self.rows = collected.rows;
+        match shortfall(self.total_rows, got) {
+            Some(why) => Err(Fault::new(Kind::Partial, why).into()),
+            None => Ok(()),
+        }
+    }
+}
+
+impl SqlResult {
+    /// The SQL that fetches every row of this result.
+    pub fn sql_to_fetch(&self) -> Result<&str, Fault> {
+        self.sql.as_deref().ok_or_else(|| {
+            Fault::new(
+                Kind::BadStream,
+                "a truncated SQL result carries no SQL to fetch its rows with",
+            )
+        })
+    }
+}
+
+/// Why fewer rows came than `totalRows` says, when they did.
+pub fn shortfall(expected: Option<u64>, got: u64) -> Option<String> {
+    let total = expected.filter(|&total| got < total)?;
+    Some(format!(
+        "got {got} of {total} rows: the data query API returns at most 10,000 rows for a query without LIMIT by default (50,000 at most, a server setting); page through the rest with LIMIT and OFFSET"
+    ))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -519,15 +602,48 @@ mod tests {
 
     #[test]
     fn sql_calls_are_recognised_by_name_or_shape() {
-        assert!(is_sql_call("cubeSqlApi", &ResultHead::read(r#"{"error": "x"}"#)));
-        assert!(is_sql_call(
-            "someNewSqlTool",
-            &ResultHead::read(r#"{"sqlQuery": "x", "data": []}"#)
-        ));
-        assert!(!is_sql_call("semanticMeta", &ResultHead::read(r#"{"cubes": []}"#)));
-        assert!(!is_sql_call(
-            "someNewSqlTool",
-            &ResultHead::read(r#"{"sqlQuery": "x", "data": 1}"#)
-        ));
+        assert!(is_sql_call("cubeSqlApi", &json!({"error": "x"})));
+        assert!(is_sql_call("someNewSqlTool", &json!({"sqlQuery": "x", "data": []})));
+        assert!(!is_sql_call("semanticMeta", &json!({"cubes": []})));
+        assert!(!is_sql_call("someNewSqlTool", &json!({"sqlQuery": "x", "data": 1})));
+    }
+
+    #[test]
+    fn tool_families_match_their_counterparts() {
+        assert!(same_tool("cubeSqlApi", "semanticSqlApi"));
+        assert!(same_tool("semanticMeta", "cubeMeta"));
+        assert!(!same_tool("semanticMeta", "cubeSqlApi"));
+        assert!(same_tool("otherTool", "otherTool"));
+        assert!(!same_tool("otherTool", "semanticMeta"));
+    }
+
+    fn sql(id: &str, error: Option<&str>) -> SqlResult {
+        let result = match error {
+            Some(error) => json!({ "error": error }),
+            None => json!({"schema": [{"name": "n", "column_type": "Int64"}], "data": [[id]]}),
+        };
+        SqlResult::from_tool_call(id, "semanticSqlApi", &json!({}), &result)
+    }
+
+    #[test]
+    fn the_picker_keeps_what_its_pick_selects() {
+        let mut last = Picker::new(Pick::Last);
+        let mut second = Picker::new(Pick::Index(2));
+        for result in [sql("a", None), sql("b", None), sql("c", Some("boom"))] {
+            last.offer(&result);
+            second.offer(&result);
+        }
+        assert_eq!(last.picked().unwrap().id, "b");
+        assert_eq!(second.picked().unwrap().id, "b");
+        let mut failed = Picker::new(Pick::Last);
+        failed.offer(&sql("a", Some("no such member")));
+        assert_eq!(failed.picked().unwrap_err().kind, Kind::ToolError);
+        let mut third = Picker::new(Pick::Index(3));
+        third.offer(&sql("a", None));
+        assert_eq!(
+            third.picked().unwrap_err().to_string(),
+            "--query 3: the stream has only 1 SQL result(s)"
+        );
+        assert_eq!(Picker::new(Pick::Last).picked().unwrap_err().kind, Kind::BadStream);
     }
 }

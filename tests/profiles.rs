@@ -181,7 +181,7 @@ fn a_key_file_other_users_can_read_draws_a_warning() {
 #[test]
 fn a_profile_data_token_command_serves_rows() {
     let emu = Emulator::start();
-    let token = analyst::data::sign_hs256(
+    let token = analyst::api::data::sign_hs256(
         DATA_SECRET.as_bytes(),
         &serde_json::Map::new(),
         std::time::SystemTime::now(),

@@ -203,7 +203,7 @@ fn the_security_context_is_the_signed_payload() {
 fn a_ready_token_is_sent_as_it_is_and_credentials_are_checked() {
     let emu = Emulator::start();
     let claims = serde_json::Map::new();
-    let token = analyst::data::sign_hs256(DATA_SECRET.as_bytes(), &claims, std::time::SystemTime::now());
+    let token = analyst::api::data::sign_hs256(DATA_SECRET.as_bytes(), &claims, std::time::SystemTime::now());
     emu.analyst()
         .env("ANALYST_DATA_URL", emu.data_url())
         .env("ANALYST_DATA_TOKEN", &token)
@@ -214,7 +214,7 @@ fn a_ready_token_is_sent_as_it_is_and_credentials_are_checked() {
         emu.requests_on(Route::Data)[0].header("authorization"),
         Some(token.as_str())
     );
-    let wrong = analyst::data::sign_hs256(b"not-the-secret", &claims, std::time::SystemTime::now());
+    let wrong = analyst::api::data::sign_hs256(b"not-the-secret", &claims, std::time::SystemTime::now());
     emu.analyst()
         .env("ANALYST_DATA_URL", emu.data_url())
         .env("ANALYST_DATA_TOKEN", &wrong)

@@ -7,16 +7,14 @@ use anyhow::Result;
 use clap::CommandFactory;
 use clap_complete::Shell;
 
-use crate::cli::{Cli, CompletionTarget, CompletionsArgs};
-use crate::exit::ExitCode;
+use crate::cli::{Cli, CompletionTarget};
 use crate::output::Out;
 
 /// Runs `analyst completions`.
-pub fn run(args: &CompletionsArgs) -> Result<ExitCode> {
-    let mut out = Out::stdout();
-    write(args.target, &mut out)?;
+pub fn run(target: CompletionTarget, out: &mut Out) -> Result<()> {
+    write(target, out)?;
     out.flush()?;
-    Ok(ExitCode::Success)
+    Ok(())
 }
 
 /// One man page: the top-level page, then each command's synopsis,
@@ -36,7 +34,7 @@ fn man_page(command: clap::Command, out: &mut impl Write) -> Result<()> {
 }
 
 /// Writes the completion script of `target` (or the man page) to `out`.
-pub fn write(target: CompletionTarget, out: &mut impl Write) -> Result<()> {
+fn write(target: CompletionTarget, out: &mut impl Write) -> Result<()> {
     let mut command = Cli::command();
     let shell = match target {
         CompletionTarget::Bash => Shell::Bash,

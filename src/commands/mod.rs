@@ -1,5 +1,6 @@
-//! One module per subcommand; each has a `run` that returns the exit code or
-//! an error carrying one.
+//! One module per subcommand; each has a `run` that takes its resolved
+//! settings (and the outputs) and returns `Ok` or an error whose kind says
+//! the exit code.
 
 pub mod abort;
 pub mod ask;

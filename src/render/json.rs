@@ -2,134 +2,118 @@
 //! failure (`status` and `errors` say what went wrong). In the no-question
 //! mode it is `{"chatId", "messages": [{"role", "content"}]}`.
 
-use std::io::{self, Write};
+use std::io::Write;
 
+use anyhow::Result;
 use serde::Serialize;
-use serde_json::{json, Value};
+use serde_json::Value;
 
-use super::Status;
+use crate::error::{kind_of, Kind};
 use crate::results::{Column, SqlResult, TypedRows};
-use crate::stream::transcript::{ToolCallRecord, Transcript};
+use crate::stream::transcript::{Event, ToolCallRecord, Transcript};
+use crate::stream::turn::{Ending, Renderer};
 
-/// Writes the document. `failure`, when the run failed, is appended to
-/// `errors` after the in-stream error lines. It is serialized straight from
-/// the transcript, with no copy of the results built. A long chat's queries
-/// and tool calls are serialized on two threads (the helper's half into a
-/// buffer), in the layout `serde_json::to_writer_pretty` gives.
-pub fn write(transcript: &Transcript, status: Status, failure: Option<&str>, out: &mut impl Write) -> io::Result<()> {
-    if transcript.is_thread_state() && failure.is_none() {
-        let document = json!({
-            "chatId": transcript.chat_id(),
-            "messages": transcript.thread().iter()
-                .map(|m| json!({"role": m.role, "content": m.content}))
-                .collect::<Vec<_>>(),
-        });
-        serde_json::to_writer_pretty(&mut *out, &document).map_err(io::Error::other)?;
-        return out.write_all(b"\n");
-    }
-    let queries: Vec<Query> = transcript.queries().iter().map(Query::of).collect();
-    let tool_calls: Vec<&ToolCallRecord> = transcript.tool_calls().collect();
-    let errors: Vec<&str> = transcript.errors().iter().map(String::as_str).chain(failure).collect();
-    // The members in the order of cli.md.
-    out.write_all(b"{\n")?;
-    member(out, "chatId", |out| write_pretty(out, &transcript.chat_id(), 1))?;
-    member(out, "status", |out| write_pretty(out, &status.as_str(), 1))?;
-    member(out, "answer", |out| {
-        write_pretty(out, &transcript.answer().map(|(text, _)| text), 1)
-    })?;
-    member(out, "queries", |out| write_array(out, &queries))?;
-    member(out, "toolCalls", |out| write_array(out, &tool_calls))?;
-    member(out, "errors", |out| write_pretty(out, &errors, 1))?;
-    write!(out, "  \"usage\": ")?;
-    write_pretty(out, &transcript.usage(), 1)?;
-    out.write_all(b"\n}\n")
+/// The `json` output: it keeps every finished tool call and SQL result.
+#[derive(Default)]
+pub struct Json {
+    queries: Vec<SqlResult>,
+    tool_calls: Vec<ToolCallRecord>,
 }
 
-/// Below this many elements an array is serialized on one thread.
-const TWO_THREADS_FROM: usize = 64;
-
-/// One member of the document's object but the last, as `serde_json` lays
-/// it out; `value` writes its value.
-fn member<W: Write>(out: &mut W, name: &str, value: impl FnOnce(&mut W) -> io::Result<()>) -> io::Result<()> {
-    write!(out, "  \"{name}\": ")?;
-    value(out)?;
-    out.write_all(b",\n")
-}
-
-/// Writes `value` as pretty JSON `depth` levels deep: every line but the
-/// first indented by two spaces a level (in JSON text a newline only ever
-/// ends a line: inside strings it is escaped).
-fn write_pretty(out: &mut impl Write, value: &impl Serialize, depth: usize) -> io::Result<()> {
-    let text = serde_json::to_vec_pretty(value).map_err(io::Error::other)?;
-    write_indented(out, &text, depth)
-}
-
-/// Writes pretty JSON `text` `depth` levels deep (see [`write_pretty`]).
-fn write_indented(out: &mut impl Write, text: &[u8], depth: usize) -> io::Result<()> {
-    for (index, line) in text.split(|&byte| byte == b'\n').enumerate() {
-        if index > 0 {
-            out.write_all(b"\n")?;
-            for _ in 0..depth {
-                out.write_all(b"  ")?;
+impl Renderer for Json {
+    fn event(&mut self, event: &Event) {
+        if let Event::ToolFinished(finished) = event {
+            self.tool_calls.push(finished.call.clone());
+            if let Some((_, sql)) = &finished.sql {
+                self.queries.push(sql.clone());
             }
         }
-        out.write_all(line)?;
     }
-    Ok(())
-}
 
-/// An array member of the document. The second half of a long one is
-/// serialized by a helper thread while this one writes the first.
-fn write_array<T: Serialize + Sync>(out: &mut impl Write, items: &[T]) -> io::Result<()> {
-    if items.is_empty() {
-        return out.write_all(b"[]");
-    }
-    let half = if items.len() < TWO_THREADS_FROM {
-        items.len()
-    } else {
-        items.len() / 2
-    };
-    let (first, second) = items.split_at(half);
-    std::thread::scope(|scope| {
-        // Without a helper (the system has no thread to give), this thread
-        // writes both halves.
-        let helper = match second.is_empty() {
-            true => None,
-            false => std::thread::Builder::new()
-                .spawn_scoped(scope, || {
-                    let mut text = Vec::new();
-                    write_elements(&mut text, second).map(|()| text)
-                })
-                .ok(),
-        };
-        out.write_all(b"[\n    ")?;
-        write_elements(out, first)?;
-        if !second.is_empty() {
-            out.write_all(b",\n    ")?;
-            match helper {
-                Some(helper) => {
-                    out.write_all(&helper.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic))?)?
+    /// Writes the document; with `--all-rows`, truncated results are
+    /// completed first (fewer rows than `totalRows` still writes it, then
+    /// fails with [`Kind::Partial`]). `ending.failure` is appended to
+    /// `errors` after the in-stream error lines.
+    fn end(&mut self, transcript: &Transcript, ending: &Ending<'_>, out: &mut dyn Write) -> Result<()> {
+        let mut partial = None;
+        if let (Some(source), None) = (ending.all_rows, ending.failure) {
+            for result in self
+                .queries
+                .iter_mut()
+                .filter(|q| q.is_truncated() && q.error.is_none())
+            {
+                match result.complete(source) {
+                    Err(err) if kind_of(&err) == Kind::Partial => partial = partial.or(Some(err)),
+                    other => other?,
                 }
-                None => write_elements(out, second)?,
             }
         }
-        out.write_all(b"\n  ]")
-    })
+        if transcript.is_thread_state() && ending.failure.is_none() {
+            let messages = transcript
+                .thread()
+                .iter()
+                .map(|m| ThreadMessage {
+                    role: m.role,
+                    content: &m.content,
+                })
+                .collect();
+            let document = Thread {
+                chat_id: transcript.chat_id(),
+                messages,
+            };
+            write(&document, out)?;
+        } else {
+            let document = Document {
+                chat_id: transcript.chat_id(),
+                status: ending.status.as_str(),
+                answer: transcript.answer().map(|(text, _)| text),
+                queries: self.queries.iter().map(Query::of).collect(),
+                tool_calls: self.tool_calls.iter().chain(transcript.unfinished()).collect(),
+                errors: transcript
+                    .errors()
+                    .iter()
+                    .map(String::as_str)
+                    .chain(ending.failure)
+                    .collect(),
+                usage: transcript.usage(),
+            };
+            write(&document, out)?;
+        }
+        partial.map_or(Ok(()), Err)
+    }
 }
 
-/// The elements of an array of the document, separated as `serde_json`
-/// separates them two levels deep.
-fn write_elements<T: Serialize>(out: &mut impl Write, items: &[T]) -> io::Result<()> {
-    let mut text = Vec::new();
-    for (index, item) in items.iter().enumerate() {
-        if index > 0 {
-            out.write_all(b",\n    ")?;
-        }
-        text.clear();
-        serde_json::to_writer_pretty(&mut text, item).map_err(io::Error::other)?;
-        write_indented(out, &text, 2)?;
-    }
+fn write(document: &impl Serialize, out: &mut dyn Write) -> Result<()> {
+    serde_json::to_writer_pretty(&mut *out, document)?;
+    out.write_all(b"\n")?;
     Ok(())
+}
+
+/// The document, its members in the order of `cli.md`.
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct Document<'a> {
+    chat_id: Option<&'a str>,
+    status: &'static str,
+    answer: Option<&'a str>,
+    queries: Vec<Query<'a>>,
+    tool_calls: Vec<&'a ToolCallRecord>,
+    errors: Vec<&'a str>,
+    usage: Option<&'a Value>,
+}
+
+/// The document of the no-question mode: the thread so far.
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct Thread<'a> {
+    chat_id: Option<&'a str>,
+    messages: Vec<ThreadMessage<'a>>,
+}
+
+#[derive(Serialize)]
+struct ThreadMessage<'a> {
+    role: &'a str,
+    content: &'a str,
 }
 
 /// One SQL result of the document, rows typed by their columns.
@@ -167,84 +151,6 @@ impl<'a> Query<'a> {
             uuid: result.uuid.as_deref(),
             vega_spec: result.vega_spec.as_ref(),
             error: result.error.as_deref(),
-        }
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::stream::message::Message;
-    use crate::stream::transcript::Retention;
-
-    /// A transcript of `results` SQL results (with an error line, a usage
-    /// line and the final answer), folded as `ask -o json` folds it.
-    fn transcript(results: usize) -> Transcript {
-        let mut lines = vec![
-            r#"{"id":"__cutoff__","role":"assistant","state":{"chatId":"c-1"}}"#.to_string(),
-            r#"{"id":"u","role":"user","content":"Revenue?"}"#.to_string(),
-        ];
-        for n in 0..results {
-            let result = serde_json::json!({
-                "schema": [{"name": "orders.month", "column_type": "String"}, {"name": "orders.revenue", "column_type": "Double"}],
-                "data": [["2024-01", format!("{n}.5")], ["2024-02", null]],
-                "totalRows": 250,
-                "vegaSpec": "{\"mark\":\"bar\",\"encoding\":{\"x\":{\"field\":\"orders.month\"}}}",
-            });
-            let call = serde_json::json!({"id": format!("s{n}"), "role": "assistant", "toolCall": {
-                "name": "semanticSqlApi", "input": "{\"sqlQuery\":\"SELECT 1\",\"queryTitle\":\"T \\\"q\\\"\\nx\"}",
-                "result": result.to_string()}});
-            lines.push(call.to_string());
-        }
-        lines.push(r#"{"id":"e","error":"boom\n\"quoted\""}"#.to_string());
-        lines.push(
-            r#"{"id":"f","role":"assistant","content":"Done.\nTwo lines","graphPath":["final"],"isDelta":false}"#
-                .to_string(),
-        );
-        lines.push(
-            r#"{"id":"__usage__","type":"usage","usage":{"totalTokens":7,"parts":[{},[],{"a":[1]}]}}"#.to_string(),
-        );
-        let mut transcript = Transcript::new(Retention::All);
-        for line in &lines {
-            let mut message = Message::parse(line.as_bytes()).unwrap().unwrap();
-            transcript.apply(&mut message);
-        }
-        transcript
-    }
-
-    /// The document's bytes must be serde_json's own pretty layout, also
-    /// when its arrays were serialized on two threads.
-    #[test]
-    fn the_document_is_laid_out_as_serde_json_lays_it_out() {
-        for results in [0, 1, 3, TWO_THREADS_FROM - 1, TWO_THREADS_FROM * 2 + 1] {
-            let transcript = transcript(results);
-            assert_eq!(transcript.queries().len(), results);
-            for failure in [None, Some("the stream was cut")] {
-                let mut written = Vec::new();
-                write(&transcript, Status::Completed, failure, &mut written).unwrap();
-                let value: Value = serde_json::from_slice(&written).unwrap();
-                let mut expected = serde_json::to_vec_pretty(&value).unwrap();
-                expected.push(b'\n');
-                assert_eq!(
-                    String::from_utf8(written).unwrap(),
-                    String::from_utf8(expected).unwrap(),
-                    "{results}"
-                );
-                let keys: Vec<&str> = value.as_object().unwrap().keys().map(String::as_str).collect();
-                assert_eq!(
-                    keys,
-                    ["chatId", "status", "answer", "queries", "toolCalls", "errors", "usage"]
-                );
-                assert_eq!(value["queries"].as_array().unwrap().len(), results);
-                assert_eq!(value["toolCalls"].as_array().unwrap().len(), results);
-                if results > 1 {
-                    assert_eq!(value["queries"][results - 1]["id"], format!("s{}", results - 1));
-                    assert_eq!(
-                        value["queries"][results / 2]["rows"][0]["orders.revenue"],
-                        (results / 2) as f64 + 0.5
-                    );
-                }
-            }
         }
     }
 }

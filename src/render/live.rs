@@ -1,21 +1,108 @@
-//! What a person sees on a terminal while `ask` runs: a spinner on stderr
-//! saying what the agent is doing (thinking, searching the data model,
-//! running "<query title>"), the answer streamed to stdout as it arrives, and
-//! afterwards a short summary of the SQL results. Only on a terminal: never
-//! in pipes, never with `-q` or `NO_COLOR` (the caller decides).
+//! What a person sees on stderr beside any output of `ask` ([`Watched`]):
+//! notes about events (the chat id, a tool's failure, a truncated result),
+//! and, on a terminal only, a spinner saying what the agent is doing
+//! (thinking, searching the data model, running "<query title>"), the answer
+//! streamed to stdout as it arrives, and afterwards a short summary of the
+//! SQL results. Never in pipes, never with `-q` or `NO_COLOR` (the settings
+//! decide).
 
 use std::io::{self, Write};
 use std::time::Duration;
 
+use anyhow::Result;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
-use crate::expect::same_tool;
-use crate::output::Notes;
+use crate::output::{shorten, Notes};
+use crate::results::same_tool;
+use crate::settings::Display;
+use crate::stream::lines::Line;
 use crate::stream::message::{decode_embedded_json, Message};
-use crate::stream::transcript::{AnswerSource, Event, SqlSummary, Transcript};
+use crate::stream::transcript::{AnswerSource, Event, FinishedTool, Transcript};
+use crate::stream::turn::{Ending, Renderer, Status};
+
+/// An output with the notes and the live display beside it.
+pub struct Watched<'n> {
+    inner: Box<dyn Renderer>,
+    notes: EventNotes<'n>,
+    live: Option<Live>,
+}
+
+impl<'n> Watched<'n> {
+    /// `inner`, with notes through `notes` and the live `display`.
+    pub fn new(inner: Box<dyn Renderer>, notes: &'n Notes, display: Display) -> Self {
+        Watched {
+            inner,
+            notes: EventNotes::new(notes),
+            live: display.spinner.then(|| Live::start(display.stream_answer)),
+        }
+    }
+}
+
+impl Renderer for Watched<'_> {
+    fn line(
+        &mut self,
+        line: &Line<'_>,
+        message: Option<&Message<'_>>,
+        transcript: &Transcript,
+        out: &mut dyn Write,
+    ) -> io::Result<()> {
+        self.inner.line(line, message, transcript, out)?;
+        match &mut self.live {
+            Some(live) => live.line(message, transcript, out),
+            None => Ok(()),
+        }
+    }
+
+    fn event(&mut self, event: &Event) {
+        self.inner.event(event);
+        match &mut self.live {
+            Some(live) => {
+                live.event(event);
+                live.spinner.suspend(|| self.notes.note(event));
+            }
+            None => self.notes.note(event),
+        }
+    }
+
+    fn end(&mut self, transcript: &Transcript, ending: &Ending<'_>, out: &mut dyn Write) -> Result<()> {
+        if let Some(live) = &self.live {
+            live.stop();
+        }
+        if ending.failure.is_some() {
+            return self.inner.end(transcript, ending, out);
+        }
+        if ending.status == Status::Incomplete {
+            self.notes
+                .notes
+                .warn("no final answer in the stream: using the last complete assistant message");
+        }
+        let streamed = match &mut self.live {
+            Some(live) => live.finish_answer(transcript, out)?,
+            None => false,
+        };
+        let rendered = match streamed {
+            true => Ok(()),
+            false => self.inner.end(transcript, ending, out),
+        };
+        let rendered = rendered.and_then(|()| Ok(out.flush()?));
+        if let Some(live) = &self.live {
+            live.summary(self.notes.notes);
+        }
+        rendered
+    }
+}
+
+/// The facts about a SQL result that the summary shows.
+#[derive(Clone, Debug)]
+struct SqlSummary {
+    number: usize,
+    title: Option<String>,
+    rows: usize,
+    total_rows: Option<u64>,
+}
 
 /// The live display of one `ask`.
-pub struct Live {
+struct Live {
     spinner: ProgressBar,
     stream_answer: bool,
     printed: String,
@@ -25,7 +112,7 @@ pub struct Live {
 impl Live {
     /// Starts the spinner; with `stream_answer` the final answer is also
     /// written to stdout as it arrives.
-    pub fn start(stream_answer: bool) -> Live {
+    fn start(stream_answer: bool) -> Live {
         let spinner = ProgressBar::with_draw_target(None, ProgressDrawTarget::stderr());
         if let Ok(style) = ProgressStyle::with_template("{spinner} {msg}  {elapsed}") {
             spinner.set_style(style);
@@ -40,30 +127,25 @@ impl Live {
         }
     }
 
-    /// Runs `print` (a note on stderr) with the spinner out of the way.
-    pub fn suspend(&self, print: impl FnOnce()) {
-        self.spinner.suspend(print);
-    }
-
     /// Remembers finished SQL results for the summary.
-    pub fn event(&mut self, event: &Event) {
+    fn event(&mut self, event: &Event) {
         if let Event::ToolFinished(tool) = event {
-            if let Some(sql) = tool.sql.as_ref().filter(|_| tool.error.is_none()) {
-                self.results.push(sql.clone());
+            if let Some((number, sql)) = tool.sql.as_ref().filter(|_| tool.call.error.is_none()) {
+                self.results.push(SqlSummary {
+                    number: *number,
+                    title: sql.title.clone(),
+                    rows: sql.rows.len(),
+                    total_rows: sql.total_rows,
+                });
             }
         }
     }
 
     /// Updates the spinner from a message, and streams the final answer.
-    pub fn line(
-        &mut self,
-        message: Option<&Message<'_>>,
-        transcript: &Transcript,
-        out: &mut impl Write,
-    ) -> io::Result<()> {
+    fn line(&mut self, message: Option<&Message<'_>>, transcript: &Transcript, out: &mut dyn Write) -> io::Result<()> {
         let Some(message) = message else { return Ok(()) };
         if let Some(call) = message.tool_call.as_ref().filter(|call| call.result.is_none()) {
-            let name = call.name.as_deref().unwrap_or("a tool");
+            let name: &str = call.name.as_deref().unwrap_or("a tool");
             let activity = if same_tool(name, "semanticMeta") {
                 "searching the data model".to_string()
             } else if same_tool(name, "semanticSqlApi") {
@@ -81,16 +163,16 @@ impl Live {
             self.spinner.set_message(activity);
         } else if message.thinking {
             self.spinner.set_message("thinking");
-        } else if message.is_final_node() && self.stream_answer {
+        } else if message.final_node && self.stream_answer {
             self.stream(transcript, out)?;
-        } else if message.is_assistant() && message.content.as_deref().is_some_and(|c| !c.is_empty()) {
+        } else if message.is_assistant() && message.content().is_some_and(|c| !c.is_empty()) {
             self.spinner.set_message("writing the answer");
         }
         Ok(())
     }
 
     /// Writes what the final answer gained since the last call.
-    fn stream(&mut self, transcript: &Transcript, out: &mut impl Write) -> io::Result<()> {
+    fn stream(&mut self, transcript: &Transcript, out: &mut dyn Write) -> io::Result<()> {
         let Some((text, AnswerSource::Final)) = transcript.answer() else {
             return Ok(());
         };
@@ -105,13 +187,13 @@ impl Live {
     }
 
     /// Clears the spinner (before the final output and any message).
-    pub fn stop(&self) {
+    fn stop(&self) {
         self.spinner.finish_and_clear();
     }
 
     /// Finishes the streamed answer: the rest of it and a newline. Returns
     /// false when nothing was streamed, so the caller prints it as usual.
-    pub fn finish_answer(&mut self, transcript: &Transcript, out: &mut impl Write) -> io::Result<bool> {
+    fn finish_answer(&mut self, transcript: &Transcript, out: &mut dyn Write) -> io::Result<bool> {
         self.stop();
         if self.printed.is_empty() {
             return Ok(false);
@@ -127,7 +209,7 @@ impl Live {
 
     /// A short summary of the SQL results on stderr: title, rows of total,
     /// and how to get CSV or every row.
-    pub fn summary(&self, notes: &Notes) {
+    fn summary(&self, notes: &Notes) {
         if self.results.is_empty() {
             return;
         }
@@ -160,4 +242,69 @@ impl Drop for Live {
     fn drop(&mut self) {
         self.stop();
     }
+}
+
+/// Notes of one kind (tool failures, truncated results) printed before the
+/// rest are summed up in one line, so a long chat does not flood stderr.
+const NOTES_OF_A_KIND: usize = 5;
+
+/// Prints the note each event deserves: the chat id, a tool's failure, a
+/// truncated result and how to get all its rows. Past
+/// [`NOTES_OF_A_KIND`] failures or truncated results, one line says that
+/// more are not listed.
+struct EventNotes<'a> {
+    notes: &'a Notes,
+    failures: usize,
+    truncated: usize,
+}
+
+impl<'a> EventNotes<'a> {
+    fn new(notes: &'a Notes) -> Self {
+        EventNotes {
+            notes,
+            failures: 0,
+            truncated: 0,
+        }
+    }
+
+    fn note(&mut self, event: &Event) {
+        match event {
+            Event::ChatId(id) => self.notes.info(&format!("chat: {id}")),
+            Event::ToolFinished(tool) => self.tool_finished(tool),
+        }
+    }
+
+    fn tool_finished(&mut self, tool: &FinishedTool) {
+        if let Some(error) = &tool.call.error {
+            let text = format!("tool {} failed: {}", tool.call.name, shorten(error));
+            limited(
+                self.notes,
+                &mut self.failures,
+                &text,
+                "further tool failures are not listed; -o json has them all",
+            );
+        }
+        if let Some((number, sql)) = tool.sql.as_ref().filter(|_| tool.call.error.is_none()) {
+            if let Some(total) = sql.total_rows.filter(|&total| total > sql.rows.len() as u64) {
+                let title = sql.title.as_deref().map(|t| format!(" \"{t}\"")).unwrap_or_default();
+                let text = format!(
+                    "SQL result {number}{title} is truncated: {} of {total} rows in the stream; --all-rows fetches every row (or pipe -o raw into 'analyst rows --query {number}')",
+                    sql.rows.len()
+                );
+                let more = "further truncated SQL results are not listed; -o json marks each one";
+                limited(self.notes, &mut self.truncated, &text, more);
+            }
+        }
+    }
+}
+
+/// Warns `text` while fewer than [`NOTES_OF_A_KIND`] of its kind were
+/// printed (`count`), then `more` once, then nothing.
+fn limited(notes: &Notes, count: &mut usize, text: &str, more: &str) {
+    match *count {
+        n if n < NOTES_OF_A_KIND => notes.warn(text),
+        NOTES_OF_A_KIND => notes.warn(more),
+        _ => {}
+    }
+    *count += 1;
 }

@@ -1,36 +1,32 @@
-//! One module per output mode of `ask`. Streaming modes (`raw`, `events`)
-//! write each line as it arrives; the others render the finished
-//! [`Transcript`](crate::stream::transcript::Transcript) once.
+//! One module per output mode of `ask`, each a
+//! [`Renderer`](crate::stream::turn::Renderer): the streaming modes
+//! ([`raw`], [`events`]) write each line as it arrives, the others keep
+//! what they need of the turn's events and write when it ends. [`live`]
+//! adds what a person sees on stderr beside any of them; [`table`] writes
+//! rows for `csv` and for `rows`.
 
 pub mod answer;
+pub mod csv;
 pub mod events;
 pub mod json;
 pub mod live;
-pub mod report;
+pub mod raw;
 pub mod table;
 pub mod vega;
 
-/// How a chat ended, as reported by `-o json`'s `status`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Status {
-    /// A final answer arrived.
-    Completed,
-    /// No `final` answer: the fallback answer (or none) was used.
-    Incomplete,
-    /// The chat was aborted.
-    Aborted,
-    /// The request or the stream failed.
-    Error,
-}
+use crate::cli::OutputMode;
+use crate::results::Pick;
+use crate::stream::turn::Renderer;
 
-impl Status {
-    /// The word used in the JSON document.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Status::Completed => "completed",
-            Status::Incomplete => "incomplete",
-            Status::Aborted => "aborted",
-            Status::Error => "error",
-        }
+/// The renderer of an output mode; `pick` is the SQL result `csv` and
+/// `vega` use.
+pub fn for_mode(mode: OutputMode, pick: Pick) -> Box<dyn Renderer> {
+    match mode {
+        OutputMode::Answer => Box::new(answer::Answer),
+        OutputMode::Raw => Box::new(raw::Raw),
+        OutputMode::Events => Box::new(events::Events),
+        OutputMode::Json => Box::new(json::Json::default()),
+        OutputMode::Csv => Box::new(csv::Csv::new(pick)),
+        OutputMode::Vega => Box::new(vega::Vega::new(pick)),
     }
 }

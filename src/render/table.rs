@@ -9,8 +9,7 @@ use std::borrow::Cow;
 use serde_json::value::RawValue;
 use serde_json::Value;
 
-use crate::data::RowSink;
-use crate::results::{Column, SqlResult};
+use crate::results::{Column, RowSink, SqlResult};
 
 /// The formats rows can be written in.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -226,7 +225,7 @@ impl<W: Write> RowSink for TableWriter<W> {
 }
 
 /// Writes a whole SQL result in `format`.
-pub fn write_result(result: &SqlResult, format: TableFormat, out: &mut impl Write) -> Result<()> {
+pub fn write_result(result: &SqlResult, format: TableFormat, out: &mut dyn Write) -> Result<()> {
     let mut writer = TableWriter::new(format, out);
     writer.columns(&result.columns)?;
     writer.values(&result.rows)?;

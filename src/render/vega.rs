@@ -11,8 +11,10 @@ use std::io::Write;
 use anyhow::Result;
 use serde_json::{json, Map, Value};
 
-use crate::exit::bad_stream;
-use crate::results::SqlResult;
+use crate::error::{bad_stream, kind_of, Kind};
+use crate::results::{Pick, Picker, SqlResult};
+use crate::stream::transcript::{Event, Transcript};
+use crate::stream::turn::{Ending, Renderer};
 
 const SCHEMA: &str = "https://vega.github.io/schema/vega-lite/v5.json";
 
@@ -21,13 +23,47 @@ const FIELD_KEYS: [&str; 6] = ["field", "groupby", "fields", "fold", "pivot", "k
 /// Keys whose string values are Vega expressions over `datum`.
 const EXPRESSION_KEYS: [&str; 4] = ["calculate", "filter", "expr", "test"];
 
-/// Writes the chart spec of `result` with its data, or fails (exit 7) when the
-/// agent drew no chart for it. `which` names the result in messages.
-pub fn write(result: &SqlResult, which: &str, out: &mut impl Write) -> Result<()> {
-    let spec = chart(result, which)?;
-    serde_json::to_writer_pretty(&mut *out, &spec)?;
-    out.write_all(b"\n")?;
-    Ok(())
+/// The `vega` output.
+pub struct Vega {
+    pick: Pick,
+    picker: Picker,
+}
+
+impl Vega {
+    /// The chart of the result `pick` selects.
+    pub fn new(pick: Pick) -> Self {
+        Vega {
+            pick,
+            picker: Picker::new(pick),
+        }
+    }
+}
+
+impl Renderer for Vega {
+    fn event(&mut self, event: &Event) {
+        self.picker.event(event);
+    }
+
+    /// Writes the chart spec of the picked result with its data (with
+    /// `--all-rows`, every row of a truncated one), or fails with a bad
+    /// stream when the agent drew no chart for it.
+    fn end(&mut self, _transcript: &Transcript, ending: &Ending<'_>, out: &mut dyn Write) -> Result<()> {
+        if ending.failure.is_some() {
+            return Ok(());
+        }
+        let result = self.picker.picked_mut()?;
+        let mut partial = None;
+        if let Some(source) = ending.all_rows.filter(|_| result.is_truncated()) {
+            match result.complete(source) {
+                Err(err) if kind_of(&err) == Kind::Partial => partial = Some(err),
+                other => other?,
+            }
+        }
+        let spec = chart(result, &self.pick.describe())?;
+        serde_json::to_writer_pretty(&mut *out, &spec)?;
+        out.write_all(b"\n")?;
+        partial.map_or(Ok(()), Err)
+    }
 }
 
 /// The renderable spec: the agent's spec, field references escaped, the rows

@@ -9,7 +9,7 @@ use std::io::{self, Read};
 /// the machine's memory.
 pub const MAX_LINE: usize = 1 << 30;
 
-/// The buffer's first size: a chunk of the feed (see `feed.rs`) fits whole.
+/// The buffer's first size: a network read or two fits whole.
 const INITIAL_BUFFER: usize = 512 * 1024;
 
 /// Past this size the buffer grows by a fixed step instead of doubling, so
@@ -47,39 +47,6 @@ impl<'a> Line<'a> {
     /// True when the line ended with `\n` (only the last line of a stream may not).
     pub fn is_terminated(&self) -> bool {
         self.bytes.ends_with(b"\n")
-    }
-}
-
-/// The complete lines that were buffered together (see
-/// [`LineReader::next_batch`]), so a reader can work on all of them at once.
-#[derive(Debug)]
-pub struct Batch<'a> {
-    bytes: &'a [u8],
-    /// The reader's count of lines, advanced as the batch's lines are taken.
-    line_number: &'a mut u64,
-    followed_by: Option<&'a io::Error>,
-}
-
-impl<'a> Batch<'a> {
-    /// The lines, in order. Each but the last has `more_buffered`; the
-    /// last carries the source's failure, if one followed.
-    pub fn lines(self) -> impl Iterator<Item = Line<'a>> {
-        let (mut rest, number, followed_by) = (self.bytes, self.line_number, self.followed_by);
-        std::iter::from_fn(move || {
-            if rest.is_empty() {
-                return None;
-            }
-            let end = memchr::memchr(b'\n', rest).map_or(rest.len(), |at| at + 1);
-            let (bytes, tail) = rest.split_at(end);
-            rest = tail;
-            *number += 1;
-            Some(Line {
-                bytes,
-                number: *number,
-                followed_by: followed_by.filter(|_| tail.is_empty()),
-                more_buffered: !tail.is_empty(),
-            })
-        })
     }
 }
 
@@ -128,25 +95,6 @@ impl<R: Read> LineReader<R> {
             Some(line_end) => Ok(Some(self.take(line_end))),
             None => Ok(None),
         }
-    }
-
-    /// Every complete line already buffered, as one [`Batch`]: at least
-    /// one line, read as [`LineReader::next_line`] reads it (ends, failures
-    /// and the limit alike), and the complete lines buffered after it.
-    /// `None` at the end of the stream. Line numbers advance as the batch's
-    /// lines are taken.
-    pub fn next_batch(&mut self) -> io::Result<Option<Batch<'_>>> {
-        let Some(first_end) = self.next_line_end()? else {
-            return Ok(None);
-        };
-        let end = memchr::memrchr(b'\n', &self.buffer[first_end..self.end]).map_or(first_end, |at| first_end + at + 1);
-        let start = std::mem::replace(&mut self.start, end);
-        self.next_newline = None;
-        Ok(Some(Batch {
-            bytes: &self.buffer[start..end],
-            line_number: &mut self.line_number,
-            followed_by: self.failure.as_ref(),
-        }))
     }
 
     /// Where the next line ends, reading until it is complete (or the
@@ -284,40 +232,6 @@ mod tests {
                 .collect();
             assert_eq!(collect(data, sizes, 32).unwrap(), expected);
         }
-    }
-
-    #[test]
-    fn batches_hold_the_same_lines_as_single_reads() {
-        let data = "{\"a\":\"é€😀\"}\r\n\n{\"b\":2}\nlast-without-newline".as_bytes();
-        let single = collect(data, vec![], MAX_LINE).unwrap();
-        for sizes in [vec![], vec![1; 64], vec![3, 20, 1, 7, 100]] {
-            let mut reader = LineReader::with_max_line(Chunked { data, sizes, next: 0 }, 64);
-            let mut lines = Vec::new();
-            let mut numbers = Vec::new();
-            while let Some(batch) = reader.next_batch().unwrap() {
-                let batch_lines: Vec<_> = batch.lines().collect();
-                assert!(!batch_lines.last().unwrap().more_buffered);
-                assert!(batch_lines.iter().rev().skip(1).all(|line| line.more_buffered));
-                numbers.extend(batch_lines.iter().map(|line| line.number));
-                lines.extend(batch_lines.iter().map(|line| line.bytes.to_vec()));
-            }
-            assert_eq!(lines, single);
-            assert_eq!(numbers, (1..=single.len() as u64).collect::<Vec<_>>());
-        }
-        let mut reader = LineReader::new(Dropping(b"one\ntwo\nthr"));
-        let batch: Vec<_> = reader
-            .next_batch()
-            .unwrap()
-            .unwrap()
-            .lines()
-            .map(|line| line.bytes)
-            .collect();
-        assert_eq!(batch, [&b"one\n"[..], b"two\n"]);
-        let partial = reader.next_batch().unwrap().unwrap();
-        let last = partial.lines().last().unwrap();
-        assert_eq!((last.bytes, last.number), (&b"thr"[..], 3));
-        assert!(last.followed_by.is_some());
-        assert!(reader.next_batch().is_err());
     }
 
     #[test]

@@ -1,10 +1,9 @@
 //! The stream pipeline: [`lines`] cuts bytes into lines, [`message`] types
-//! each line (with the [`scan`] cursor), [`parallel`] parses a batch of
-//! lines on two cores in order, [`transcript`] folds the messages into what
-//! renderers need.
+//! each line (serde, borrowed fields), [`transcript`] folds the messages
+//! into what outputs need, and [`turn`] reads one turn through them into a
+//! renderer.
 
 pub mod lines;
 pub mod message;
-pub mod parallel;
-pub mod scan;
 pub mod transcript;
+pub mod turn;

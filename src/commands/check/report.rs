@@ -7,8 +7,8 @@ use std::time::Duration;
 
 use serde_json::json;
 
-use crate::chat::Timings;
-use crate::exit::ExitCode;
+use crate::error::Kind;
+use crate::stream::turn::Timings;
 
 /// How a case ended.
 #[derive(Clone, Debug, PartialEq)]
@@ -19,8 +19,8 @@ pub enum Verdict {
     Failed(Vec<String>),
     /// The request or the stream failed, or the case timed out.
     Error {
-        /// The exit code this failure maps to.
-        code: ExitCode,
+        /// The kind of failure (and so its exit code).
+        kind: Kind,
         /// What went wrong.
         message: String,
     },
@@ -74,10 +74,11 @@ pub fn summary(result: &CaseResult) -> String {
             let reasons: Vec<String> = lines.iter().map(|line| format!("      {line}")).collect();
             format!("FAIL  {}  {timing}\n{}", result.name, reasons.join("\n"))
         }
-        Verdict::Error { code, message } => {
+        Verdict::Error { kind, message } => {
             format!(
                 "ERROR {}  {timing}\n      {message} (exit {})",
-                result.name, *code as u8
+                result.name,
+                kind.exit_code()
             )
         }
     }
@@ -145,10 +146,10 @@ pub fn junit(suite: &str, results: &[CaseResult], total: Duration, out: &mut imp
                 xml(lines.first().map_or("", String::as_str)),
                 xml(&lines.join("\n"))
             )?,
-            Verdict::Error { code, message } => write!(
+            Verdict::Error { kind, message } => write!(
                 out,
                 "\n      <error type=\"exit {}\" message=\"{}\">{}</error>",
-                *code as u8,
+                kind.exit_code(),
                 xml(message),
                 xml(message)
             )?,
@@ -189,7 +190,7 @@ pub fn tap(results: &[CaseResult], out: &mut impl Write) -> io::Result<()> {
                 continue;
             }
             Verdict::Failed(lines) => lines.clone(),
-            Verdict::Error { code, message } => vec![format!("{message} (exit {})", *code as u8)],
+            Verdict::Error { kind, message } => vec![format!("{message} (exit {})", kind.exit_code())],
         };
         writeln!(out, "not ok {} - {name}", i + 1)?;
         writeln!(out, "  ---")?;
@@ -210,8 +211,8 @@ pub fn json(suite: &str, results: &[CaseResult], total: Duration, out: &mut impl
         .map(|r| {
             let (status, messages, code) = match &r.verdict {
                 Verdict::Passed => ("passed", vec![], 0),
-                Verdict::Failed(lines) => ("failed", lines.clone(), ExitCode::Expectation as u8),
-                Verdict::Error { code, message } => ("error", vec![message.clone()], *code as u8),
+                Verdict::Failed(lines) => ("failed", lines.clone(), Kind::Expectation.exit_code()),
+                Verdict::Error { kind, message } => ("error", vec![message.clone()], kind.exit_code()),
             };
             json!({
                 "name": r.name, "status": status, "messages": messages, "exitCode": code,

@@ -12,32 +12,32 @@ use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
 use anyhow::Result;
-use clap::ArgMatches;
 
-use crate::chat::{abort_after_stop, chat_failure, read_stream, ChatClient, ChatRequest, Silent, StreamEnd, Timings};
-use crate::cli::{CheckArgs, CheckOutput, GlobalArgs};
-use crate::config::{api_key, chat_url, Secret};
-use crate::exit::{code_of, usage, ExitCode, Fault};
-use crate::feed::{human, Limits, OpenError, Stop};
-use crate::http::Http;
-use crate::output::{Notes, Out};
-use crate::render::report::{self, CaseResult, Verdict};
-use crate::signals;
-use crate::stream::transcript::{Retention, Transcript};
-use crate::suite::{self, Case};
+use crate::api::chat::ChatClient;
+use crate::error::{fail, kind_of, usage, Kind};
+use crate::expect::Check;
+use crate::net::http::Http;
+use crate::net::signals;
+use crate::output::{human, Notes, Out};
+use crate::settings::{CheckSettings, Limits, Question};
+use crate::stream::turn::{chat_failure, Timings, Turn};
+
+pub mod report;
+pub mod suite;
+
+use report::{CaseResult, Verdict};
+use suite::Case;
 
 /// Runs `analyst check`.
-pub fn run(args: CheckArgs, matches: Option<&ArgMatches>, global: &GlobalArgs, notes: &Notes) -> Result<ExitCode> {
+pub fn run(settings: CheckSettings, notes: &Notes, out: &mut Out) -> Result<()> {
     let started = Instant::now();
     signals::watch();
-    let cases = suite::load(&args.suite, &args.identity.to_input(matches))?;
-    let url = chat_url(&args.endpoint)?;
-    let key = api_key(&args.endpoint.key, global, notes)?;
-    if let Some(dir) = &args.save {
+    let cases = suite::load(&settings.suite, &settings.identity)?;
+    if let Some(dir) = &settings.save {
         std::fs::create_dir_all(dir)
             .map_err(|err| usage(format!("cannot create the --save folder {}: {err}", dir.display())))?;
     }
-    let junit = match &args.junit {
+    let junit = match &settings.junit {
         Some(path) => Some(
             File::create(path)
                 .map_err(|err| usage(format!("cannot create the --junit file {}: {err}", path.display())))?,
@@ -45,14 +45,11 @@ pub fn run(args: CheckArgs, matches: Option<&ArgMatches>, global: &GlobalArgs, n
         None => None,
     };
     let runner = Runner {
-        http: Http::new(global.connect_timeout, notes)?,
-        url,
-        key,
-        idle: global.idle_timeout,
-        deadline: global.timeout.map(|limit| started + limit),
-        save: args.save.clone(),
+        http: Http::new(settings.network.connect_timeout, notes)?,
+        settings: &settings,
+        deadline: settings.network.limits.timeout.map(|limit| started + limit),
     };
-    let results = runner.run_all(&cases, usize::from(args.jobs), notes);
+    let results = runner.run_all(&cases, settings.jobs, notes);
     let total = started.elapsed();
     let (passed, failed, errors) = report::counts(&results);
     notes.info(&format!(
@@ -60,57 +57,49 @@ pub fn run(args: CheckArgs, matches: Option<&ArgMatches>, global: &GlobalArgs, n
         results.len(),
         human(Duration::from_millis(total.as_millis() as u64))
     ));
-    let suite_name = args.suite.display().to_string();
+    let suite_name = settings.suite.display().to_string();
     if let Some(file) = junit {
         let mut writer = BufWriter::new(file);
         report::junit(&suite_name, &results, total, &mut writer)
             .and_then(|()| writer.flush())
-            .map_err(|err| Fault::new(ExitCode::Unexpected, format!("writing the --junit report: {err}")))?;
+            .map_err(|err| fail(Kind::Unexpected, format!("writing the --junit report: {err}")))?;
     }
-    let mut out = Out::stdout();
-    if args.tap {
-        report::tap(&results, &mut out)?;
-    } else if args.output == Some(CheckOutput::Json) {
-        report::json(&suite_name, &results, total, &mut out)?;
+    if settings.tap {
+        report::tap(&results, out)?;
+    } else if settings.json {
+        report::json(&suite_name, &results, total, out)?;
     }
     out.flush()?;
-    match exit_code(&results) {
-        ExitCode::Success => Ok(ExitCode::Success),
-        code => Err(Fault::new(
-            code,
+    match failure_kind(&results) {
+        None => Ok(()),
+        Some(kind) => Err(fail(
+            kind,
             format!("{} of {} cases did not pass", failed + errors, results.len()),
-        )
-        .into()),
+        )),
     }
 }
 
-/// 0 when every case passed; 9 when an expectation failed; otherwise the
-/// code of the first case that errored (the same for all when, say, the
-/// service was down for every case).
-fn exit_code(results: &[CaseResult]) -> ExitCode {
+/// None when every case passed; an expectation failure when one failed;
+/// otherwise the kind of the first case that errored (the same for all
+/// when, say, the service was down for every case).
+fn failure_kind(results: &[CaseResult]) -> Option<Kind> {
     if results.iter().any(|r| matches!(r.verdict, Verdict::Failed(_))) {
-        return ExitCode::Expectation;
+        return Some(Kind::Expectation);
     }
-    results
-        .iter()
-        .find_map(|r| match r.verdict {
-            Verdict::Error { code, .. } => Some(code),
-            _ => None,
-        })
-        .unwrap_or(ExitCode::Success)
+    results.iter().find_map(|r| match r.verdict {
+        Verdict::Error { kind, .. } => Some(kind),
+        _ => None,
+    })
 }
 
 /// What every case shares.
-struct Runner {
+struct Runner<'a> {
     http: Http,
-    url: reqwest::Url,
-    key: Secret,
-    idle: Duration,
+    settings: &'a CheckSettings,
     deadline: Option<Instant>,
-    save: Option<PathBuf>,
 }
 
-impl Runner {
+impl Runner<'_> {
     /// Runs `cases` on `jobs` threads; results come back in suite order, and
     /// each is reported on stderr as it finishes.
     fn run_all(&self, cases: &[Case], jobs: usize, notes: &Notes) -> Vec<CaseResult> {
@@ -152,10 +141,10 @@ impl Runner {
             timings: Timings::default(),
             saved: Vec::new(),
         };
-        let client = ChatClient::new(
+        let client = ChatClient::as_user(
             self.http.clone(),
-            self.url.clone(),
-            self.key.clone(),
+            &self.settings.url,
+            &self.settings.key,
             case.settings.clone(),
         );
         for turn_index in 0..case.turns.len() {
@@ -179,11 +168,15 @@ impl Runner {
         result: &mut CaseResult,
         case_started: Instant,
     ) -> Result<(), Verdict> {
+        let error = |err: &anyhow::Error| Verdict::Error {
+            kind: kind_of(err),
+            message: format!("{err:#}"),
+        };
         let turn = &case.turns[turn_index];
         if let Some(signal) = signals::received() {
             return Err(Verdict::Error {
-                code: signal.exit_code(),
-                message: format!("not run: {}", Stop::Signal(signal)),
+                kind: signal.kind(),
+                message: format!("not run: interrupted by {}", signal.name()),
             });
         }
         let case_left = case.timeout.saturating_sub(case_started.elapsed());
@@ -192,77 +185,64 @@ impl Runner {
             .map(|deadline| deadline.saturating_duration_since(Instant::now()));
         let limited_by_run = run_left.is_some_and(|run_left| run_left < case_left);
         let left = run_left.map_or(case_left, |run_left| run_left.min(case_left));
-        let body = serde_json::to_value(ChatRequest {
-            input: Some(&turn.question),
-            chat_id: result.chat_id.as_deref(),
-            session_settings: client.settings(),
-            active_branch_name: case.branch.as_deref(),
-            is_default_branch: case.branch.as_ref().map(|_| case.default_branch),
-        })
-        .map_err(|err| Verdict::Error {
-            code: ExitCode::Unexpected,
-            message: err.to_string(),
-        })?;
+        let question = Question {
+            input: Some(turn.question.clone()),
+            chat_id: result.chat_id.clone(),
+            branch: case.branch.clone(),
+            default_branch: case.default_branch,
+        };
         let turn_started = Instant::now();
         let limits = Limits {
             timeout: Some(left),
-            idle: Some(self.idle),
+            idle: self.settings.network.limits.idle,
         };
-        let mut feed = client.start(body, limits, turn_started);
-        let mut transcript = Transcript::new(
-            turn.expectations
-                .needs_query()
-                .map_or(Retention::Nothing, Retention::Selected),
-        );
-        match feed.wait_open() {
-            Ok(()) => {}
-            Err(OpenError::Failed(err)) => {
-                return Err(Verdict::Error {
-                    code: code_of(&err),
-                    message: format!("{err:#}"),
-                })
+        let mut source = client
+            .start(&question, limits, turn_started)
+            .map_err(|err| error(&err))?;
+        let mut check = Check::new(turn.expectations.clone());
+        let mut reading = Turn::new(turn_started);
+        let read = source.wait_open().and_then(|()| {
+            let mut saved = self.save_file(index, case, turn_index)?;
+            if let Some((path, _)) = &saved {
+                result.saved.push(path.clone());
             }
-            Err(OpenError::Stopped(stop)) => return Err(stopped(stop, case, limited_by_run, client, &transcript)),
-        }
-        let mut saved = self
-            .save_file(index, case, turn_index)
-            .map_err(|message| Verdict::Error {
-                code: ExitCode::Unexpected,
-                message,
-            })?;
-        if let Some((path, _)) = &saved {
-            result.saved.push(path.clone());
-        }
-        let read = read_stream(
-            feed,
-            &mut transcript,
-            saved.as_mut().map(|(_, file)| file as &mut dyn Write),
-            &mut Silent,
-            turn_started,
+            let tee = saved.as_mut().map(|(_, file)| file as &mut dyn Write);
+            let read = reading.read(source, tee, &mut check, &mut std::io::sink());
+            if let Some((_, file)) = saved.as_mut() {
+                let _ = file.flush();
+            }
+            read
+        });
+        merge_timings(
+            &mut result.timings,
+            &reading.timings,
+            turn_started.duration_since(case_started),
         );
-        if let Some((_, file)) = saved.as_mut() {
-            let _ = file.flush();
-        }
-        let (end, timings) = read.map_err(|err| Verdict::Error {
-            code: code_of(&err),
-            message: format!("{err:#}"),
-        })?;
-        merge_timings(&mut result.timings, &timings, turn_started.duration_since(case_started));
+        let transcript = &reading.transcript;
         if result.chat_id.is_none() {
             result.chat_id = transcript.chat_id().map(str::to_string);
         }
-        let failure = match end {
-            StreamEnd::Ended(failure) => failure.or_else(|| chat_failure(&transcript)),
-            StreamEnd::Stopped(stop) => return Err(stopped(stop, case, limited_by_run, client, &transcript)),
-            StreamEnd::ReaderGone => None,
+        let failure = match read {
+            Err(err) if kind_of(&err).stops_the_chat() => {
+                let reason = match kind_of(&err) {
+                    Kind::Timeout if limited_by_run => "the --timeout of the whole run expired".to_string(),
+                    Kind::Timeout if err.to_string().starts_with("--timeout") => {
+                        format!("timed out after {} (the case's timeout)", human(case.timeout))
+                    }
+                    _ => format!("{err:#}"),
+                };
+                return Err(Verdict::Error {
+                    kind: kind_of(&err),
+                    message: format!("{reason}{}", client.abort_after_stop(transcript.chat_id())),
+                });
+            }
+            Err(err) => Some(err),
+            Ok(()) => chat_failure(transcript),
         };
         if let Some(err) = failure {
-            return Err(Verdict::Error {
-                code: code_of(&err),
-                message: format!("{err:#}"),
-            });
+            return Err(error(&err));
         }
-        let unmet = turn.expectations.unmet(&transcript);
+        let unmet = check.unmet(transcript);
         if unmet.is_empty() {
             return Ok(());
         }
@@ -278,30 +258,18 @@ impl Runner {
 
     /// The file that keeps a turn's raw stream with `--save`:
     /// `DIR/NN-case-name.ndjson` (`.T.ndjson` per turn in a conversation).
-    fn save_file(&self, index: usize, case: &Case, turn: usize) -> Result<Option<(PathBuf, BufWriter<File>)>, String> {
-        let Some(dir) = &self.save else { return Ok(None) };
+    fn save_file(&self, index: usize, case: &Case, turn: usize) -> Result<Option<(PathBuf, BufWriter<File>)>> {
+        let Some(dir) = &self.settings.save else {
+            return Ok(None);
+        };
         let mut name = format!("{:02}-{}", index + 1, slug(&case.name));
         if case.turns.len() > 1 {
             name.push_str(&format!(".{}", turn + 1));
         }
         let path = Path::new(dir).join(format!("{name}.ndjson"));
-        let file = File::create(&path).map_err(|err| format!("cannot create {}: {err}", path.display()))?;
+        let file = File::create(&path)
+            .map_err(|err| fail(Kind::Unexpected, format!("cannot create {}: {err}", path.display())))?;
         Ok(Some((path, BufWriter::new(file))))
-    }
-}
-
-/// The verdict of a turn stopped early: timed out (the case's own limit,
-/// or the whole run's `--timeout` when `limited_by_run`), stalled or
-/// interrupted; the chat is aborted first.
-fn stopped(stop: Stop, case: &Case, limited_by_run: bool, client: &ChatClient, transcript: &Transcript) -> Verdict {
-    let reason = match stop {
-        Stop::Timeout(_) if limited_by_run => "the --timeout of the whole run expired".to_string(),
-        Stop::Timeout(_) => format!("timed out after {} (the case's timeout)", human(case.timeout)),
-        other => other.to_string(),
-    };
-    Verdict::Error {
-        code: stop.exit_code(),
-        message: format!("{reason}{}", abort_after_stop(Some(client), transcript)),
     }
 }
 

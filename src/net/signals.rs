@@ -8,7 +8,7 @@ use std::sync::Once;
 use signal_hook::consts::signal::{SIGINT, SIGTERM};
 use signal_hook::iterator::Signals;
 
-use crate::exit::ExitCode;
+use crate::error::Kind;
 
 static FIRST: AtomicI32 = AtomicI32::new(0);
 static INSTALL: Once = Once::new();
@@ -39,11 +39,11 @@ impl Signal {
         }
     }
 
-    /// The conventional exit code, 128 + the signal number.
-    pub fn exit_code(self) -> ExitCode {
+    /// The kind of failure it makes (exit 128 + the signal number).
+    pub fn kind(self) -> Kind {
         match self {
-            Signal::Interrupt => ExitCode::Interrupted,
-            Signal::Terminate => ExitCode::Terminated,
+            Signal::Interrupt => Kind::Interrupted,
+            Signal::Terminate => Kind::Terminated,
         }
     }
 }
@@ -63,8 +63,8 @@ pub fn watch() {
                     .compare_exchange(0, raw, Ordering::SeqCst, Ordering::SeqCst)
                     .is_err()
                 {
-                    let code = Signal::from_raw(raw).map_or(ExitCode::Interrupted, Signal::exit_code);
-                    std::process::exit(code as i32);
+                    let kind = Signal::from_raw(raw).map_or(Kind::Interrupted, Signal::kind);
+                    std::process::exit(i32::from(kind.exit_code()));
                 }
             }
         });

@@ -12,10 +12,10 @@ use serde::Deserialize;
 use serde_json::Value;
 use toml::Spanned;
 
-use crate::cli::QuerySelector;
-use crate::config::{parse_duration, IdentityInput, SessionSettings};
-use crate::exit::usage;
-use crate::expect::Expectations;
+use crate::cli::parse_duration;
+use crate::error::usage;
+use crate::results::Pick;
+use crate::settings::{Expectations, IdentityInput, SessionSettings};
 
 /// A case's timeout when neither it nor `[defaults]` sets one.
 pub const DEFAULT_CASE_TIMEOUT: Duration = Duration::from_secs(5 * 60);
@@ -254,7 +254,7 @@ fn expectations(
         sql,
         tools.map(Vec::as_slice).unwrap_or_default(),
         min_rows,
-        QuerySelector::Last,
+        Pick::Last,
         "",
     )
     .map_err(|err| usage(format!("{place}{err:#}")))

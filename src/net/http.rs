@@ -1,6 +1,6 @@
 //! The one place that builds the HTTP client, sends requests, logs them with
-//! `-v` (secrets redacted) and turns statuses and transport failures into
-//! [`Fault`]s with the contract's exit codes.
+//! `-v` (secrets redacted), retries what is safe to repeat, and turns
+//! statuses and transport failures into [`Fault`]s of the right kind.
 
 use std::io::Read;
 use std::time::{Duration, Instant};
@@ -11,14 +11,12 @@ use reqwest::header::{HeaderValue, ACCEPT, AUTHORIZATION, CONTENT_TYPE, LOCATION
 use reqwest::{StatusCode, Url};
 use serde::Serialize;
 
-use crate::config::Secret;
-use crate::exit::{ExitCode, Fault};
-use crate::output::Notes;
+use crate::error::{root_causes, Fault, Kind};
+use crate::output::{human, shorten, Notes};
+use crate::settings::Secret;
 
 /// How much of an error body is read to summarise it.
 const ERROR_BODY_LIMIT: u64 = 64 * 1024;
-/// How long a summary of an error body may be, in characters.
-const SUMMARY_CHARS: usize = 200;
 
 /// The `Authorization` header of a request: the chat API's key, or the data
 /// query API's token (a JWT, sent with no scheme word).
@@ -130,7 +128,7 @@ impl Http {
             .redirect(reqwest::redirect::Policy::none())
             .user_agent(concat!("analyst/", env!("CARGO_PKG_VERSION")))
             .build()
-            .map_err(|err| Fault::new(ExitCode::Unexpected, format!("cannot set up the HTTP client: {err}")))?;
+            .map_err(|err| Fault::new(Kind::Unexpected, format!("cannot set up the HTTP client: {err}")))?;
         Ok(Http {
             client,
             notes: notes.clone(),
@@ -181,7 +179,7 @@ impl Http {
             self.notes.warn(&format!(
                 "{}; trying again in {} ({} of {})",
                 failure.fault,
-                crate::feed::human(wait),
+                human(wait),
                 attempt + 1,
                 retry.attempts
             ));
@@ -200,7 +198,7 @@ impl Http {
     ) -> Result<Response, Failure> {
         let header = auth.header().ok_or_else(|| Failure {
             fault: Fault::new(
-                ExitCode::Usage,
+                Kind::Usage,
                 "the credential contains characters that cannot go in an HTTP header",
             ),
             transient: false,
@@ -256,7 +254,7 @@ impl Http {
 }
 
 /// The fault for a request that never got an answer: connection refused,
-/// DNS, TLS, connect timeout. Always exit 6.
+/// DNS, TLS, connect timeout: the service could not be reached.
 fn transport_fault(url: &Url, err: &reqwest::Error) -> Fault {
     let host = match (url.host_str(), url.port()) {
         (Some(host), Some(port)) => format!("{host}:{port}"),
@@ -270,28 +268,10 @@ fn transport_fault(url: &Url, err: &reqwest::Error) -> Fault {
     } else {
         "request failed to"
     };
-    Fault::new(ExitCode::Service, format!("{what} {host}: {}", root_causes(err)))
+    Fault::new(Kind::Service, format!("{what} {host}: {}", root_causes(err)))
 }
 
-/// The causes of an error, innermost details included, without repeating
-/// reqwest's "error sending request for url (…)" wrapper.
-pub fn root_causes(err: &(dyn std::error::Error + 'static)) -> String {
-    let mut parts: Vec<String> = Vec::new();
-    let mut cause = err.source();
-    while let Some(inner) = cause {
-        let text = inner.to_string();
-        if !parts.iter().any(|p| p.contains(&text)) {
-            parts.push(text);
-        }
-        cause = inner.source();
-    }
-    if parts.is_empty() {
-        parts.push(err.to_string());
-    }
-    parts.join(": ")
-}
-
-/// The fault for an answer with a non-success status: the code from the
+/// The fault for an answer with a non-success status: the kind of the
 /// contract's table, the status, a summary of the body, and what to check.
 fn status_fault(mut response: Response, key: &Secret) -> Fault {
     let status = response.status();
@@ -310,13 +290,13 @@ fn status_fault(mut response: Response, key: &Secret) -> Fault {
     let _ = (&mut response).take(ERROR_BODY_LIMIT).read_to_end(&mut body);
     let summary = redact(&summarize_body(&content_type, &body), key);
     let (code, hint) = match status.as_u16() {
-        401 => (ExitCode::Auth, "check the API key (ANALYST_API_KEY or --api-key-file)"),
-        403 => (ExitCode::Forbidden, "this key or user may not do that"),
-        404 | 410 => (ExitCode::NotFound, "check --chat-url (account and agent) and --chat-id"),
-        408 | 429 => (ExitCode::Service, "the service is busy; try again later"),
-        300..=399 => (ExitCode::Service, "check the URL: the service answered with a redirect"),
-        400..=499 => (ExitCode::Usage, "the service refused the request"),
-        _ => (ExitCode::Service, "the service failed; try again later"),
+        401 => (Kind::Auth, "check the API key (ANALYST_API_KEY or --api-key-file)"),
+        403 => (Kind::Forbidden, "this key or user may not do that"),
+        404 | 410 => (Kind::NotFound, "check --chat-url (account and agent) and --chat-id"),
+        408 | 429 => (Kind::Service, "the service is busy; try again later"),
+        300..=399 => (Kind::Service, "check the URL: the service answered with a redirect"),
+        400..=499 => (Kind::Usage, "the service refused the request"),
+        _ => (Kind::Service, "the service failed; try again later"),
     };
     let mut message = format!("the service answered {}", describe_status(status));
     if !summary.is_empty() {
@@ -403,18 +383,10 @@ fn collapse_whitespace(text: &str) -> String {
     text.split_whitespace().collect::<Vec<_>>().join(" ")
 }
 
-/// `text` cut to [`SUMMARY_CHARS`] characters with `…` when longer.
-pub fn shorten(text: &str) -> String {
-    let text = text.trim();
-    match text.char_indices().nth(SUMMARY_CHARS) {
-        Some((cut, _)) => format!("{}…", &text[..cut]),
-        None => text.to_string(),
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::output::SUMMARY_CHARS;
 
     #[test]
     fn html_bodies_are_summarised_by_their_title() {

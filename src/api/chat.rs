@@ -1,0 +1,165 @@
+//! The Chat API on the wire: the request that starts (or continues) a chat,
+//! its streamed answer as a [`Source`], and the abort call.
+
+use std::io::Read;
+use std::time::{Duration, Instant};
+
+use anyhow::{Context, Result};
+use reqwest::Url;
+use serde::Serialize;
+use serde_json::json;
+
+use crate::error::{kind_of, usage, Kind};
+use crate::net::http::{Credential, Http, Retry};
+use crate::net::source::Source;
+use crate::settings::{ChatSettings, Limits, Question, Secret, SessionSettings};
+
+/// The time an abort may take when a turn stops early, retries included;
+/// the process moves on soon after, answered or not.
+pub const ABORT_BUDGET: Duration = Duration::from_secs(5);
+
+/// What is accepted as the chat stream's content type.
+const ACCEPT_STREAM: &str = "application/x-ndjson, application/json";
+
+/// The chat request body (API document 2.2); unset fields are omitted.
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ChatRequest<'a> {
+    /// The question; none asks for the thread's state.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub input: Option<&'a str>,
+    /// The thread to continue.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub chat_id: Option<&'a str>,
+    /// Who asks.
+    pub session_settings: &'a SessionSettings,
+    /// A development branch.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub active_branch_name: Option<&'a str>,
+    /// Whether that branch is the default one (sent only with a branch).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub is_default_branch: Option<bool>,
+}
+
+/// Where the chat service is and who asks: what every turn and its abort need.
+#[derive(Clone)]
+pub struct ChatClient {
+    http: Http,
+    url: Url,
+    key: Secret,
+    identity: SessionSettings,
+}
+
+impl ChatClient {
+    /// A client of the chat service `settings` names, as its user.
+    pub fn new(http: Http, settings: &ChatSettings) -> Self {
+        ChatClient::as_user(http, &settings.url, &settings.key, settings.identity.clone())
+    }
+
+    /// A client of the chat at `url`, with `key`, as the user `identity`.
+    pub fn as_user(http: Http, url: &Url, key: &Secret, identity: SessionSettings) -> Self {
+        ChatClient {
+            http,
+            url: url.clone(),
+            key: key.clone(),
+            identity,
+        }
+    }
+
+    /// Starts a turn: the request is sent from the source's worker, so a
+    /// signal, the deadline or a stall stop it even before the answer
+    /// starts.
+    pub fn start(&self, question: &Question, limits: Limits, started: Instant) -> Result<Source> {
+        let body = serde_json::to_value(ChatRequest {
+            input: question.input.as_deref(),
+            chat_id: question.chat_id.as_deref(),
+            session_settings: &self.identity,
+            active_branch_name: question.branch.as_deref(),
+            is_default_branch: question.branch.as_ref().map(|_| question.default_branch),
+        })?;
+        let (http, url, key) = (self.http.clone(), self.url.clone(), self.key.clone());
+        let send = move || -> Result<Box<dyn Read + Send>> {
+            Ok(Box::new(http.post_json(
+                &url,
+                Credential::ApiKey(&key),
+                &body,
+                ACCEPT_STREAM,
+            )?))
+        };
+        Ok(Source::start(send, limits, started))
+    }
+
+    /// Asks the service to stop `chat_id`, as this client's user, with the
+    /// tries `retry` allows. 204 (or any success) is done; 403 and 404 say
+    /// whose chat it is not.
+    pub fn abort(&self, chat_id: &str, retry: Retry) -> Result<()> {
+        let url = abort_url(&self.url)?;
+        let body = json!({ "chatId": chat_id, "sessionSettings": self.identity });
+        match self
+            .http
+            .post_json_retrying(&url, Credential::ApiKey(&self.key), &body, "application/json", retry)
+        {
+            Ok(_) => Ok(()),
+            Err(err) => {
+                let context = match kind_of(&err) {
+                    Kind::Forbidden => {
+                        format!("you do not own this chat ({chat_id}): give the identity that started it")
+                    }
+                    Kind::NotFound => format!("chat {chat_id} was not found"),
+                    _ => format!("aborting chat {chat_id}"),
+                };
+                Err(err).context(context)
+            }
+        }
+    }
+
+    /// Aborts a turn that stopped early, within [`ABORT_BUDGET`], and says
+    /// what happened as a clause to append to the reason of the stop:
+    /// `"; chat X aborted"`.
+    pub fn abort_after_stop(&self, chat_id: Option<&str>) -> String {
+        match chat_id {
+            Some(chat_id) => match self.abort(chat_id, Retry::short_call(3, Some(ABORT_BUDGET))) {
+                Ok(()) => format!("; chat {chat_id} aborted"),
+                Err(err) => format!("; aborting chat {chat_id} failed: {err:#}"),
+            },
+            None => " before the chat started; nothing to abort".to_string(),
+        }
+    }
+}
+
+/// The abort URL of a chat URL: its last segment `stream-chat-state`
+/// replaced by `abort` (API document 4.2).
+pub fn abort_url(chat_url: &Url) -> Result<Url> {
+    let mut url = chat_url.clone();
+    let refuse = || {
+        usage(format!(
+            "cannot derive the abort URL from {chat_url}: a chat URL ends in /chat/stream-chat-state"
+        ))
+    };
+    if url.path_segments().and_then(|mut segments| segments.next_back()) == Some("") {
+        url.path_segments_mut().map_err(|_| refuse())?.pop();
+    }
+    if url.path_segments().and_then(|mut segments| segments.next_back()) != Some("stream-chat-state") {
+        return Err(refuse());
+    }
+    url.path_segments_mut().map_err(|_| refuse())?.pop().push("abort");
+    url.set_query(None);
+    Ok(url)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_abort_url_replaces_the_last_segment() {
+        let chat = Url::parse("https://ai.us.example.dev/api/v1/public/acme/agents/7/chat/stream-chat-state").unwrap();
+        assert_eq!(
+            abort_url(&chat).unwrap().as_str(),
+            "https://ai.us.example.dev/api/v1/public/acme/agents/7/chat/abort"
+        );
+        let slash = Url::parse("https://h/x/chat/stream-chat-state/").unwrap();
+        assert_eq!(abort_url(&slash).unwrap().as_str(), "https://h/x/chat/abort");
+        assert!(abort_url(&Url::parse("https://h/x/chat").unwrap()).is_err());
+    }
+}

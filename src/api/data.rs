@@ -1,0 +1,317 @@
+//! The data query API (`POST {data-url}/v1/cubesql`): authentication (a
+//! token, or a short-lived HS256 JWT signed with the deployment's secret),
+//! the request, polling while the service answers "Continue wait", retries
+//! of failures that are safe to repeat, and the NDJSON answer (a `schema`
+//! line, `data` chunks, or an `error` line) streamed into a [`RowSink`].
+
+use std::io::{self, Read};
+use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+
+use anyhow::Result;
+use base64::engine::general_purpose::URL_SAFE_NO_PAD;
+use base64::Engine;
+use reqwest::Url;
+use serde::Deserialize;
+use serde_json::value::RawValue;
+use serde_json::{json, Map, Value};
+
+use crate::error::{bad_stream, kind_of, usage, Fault, Kind};
+use crate::net::http::{Credential, Http, Retry};
+use crate::net::signals;
+use crate::net::source::{timeout, Source};
+use crate::output::{human, shorten, Notes};
+use crate::results::{Column, RowSink, RowSource};
+use crate::settings::{DataCredential, DataSettings, Limits, Secret};
+use crate::stream::lines::Line;
+use crate::stream::message::json_text;
+use crate::stream::turn::{read_lines, LineFold};
+
+/// How long a signed token is valid: enough for one request and its answer.
+const TOKEN_LIFETIME: Duration = Duration::from_secs(10 * 60);
+/// Tries of one request after 5xx or connection failures (a query is safe to repeat).
+const ATTEMPTS: u32 = 4;
+/// The first pause before asking again after "Continue wait"; it doubles up to [`MAX_POLL`].
+const FIRST_POLL: Duration = Duration::from_millis(500);
+/// The longest pause between polls (the official client waits about 5 s).
+const MAX_POLL: Duration = Duration::from_secs(5);
+/// The answer the service gives while a query is still running.
+const CONTINUE_WAIT: &str = "Continue wait";
+
+/// The token a request carries: the ready one, or one signed now.
+fn token(credential: &DataCredential) -> Secret {
+    match credential {
+        DataCredential::Token(token) => token.clone(),
+        DataCredential::Signed {
+            secret,
+            security_context,
+        } => Secret::new(sign_hs256(
+            secret.expose().as_bytes(),
+            security_context,
+            SystemTime::now(),
+        )),
+    }
+}
+
+/// A JWT signed with HMAC-SHA256: header `{"alg":"HS256","typ":"JWT"}`,
+/// payload `claims` plus `iat` and `exp` ([`TOKEN_LIFETIME`] after `now`).
+pub fn sign_hs256(secret: &[u8], claims: &Map<String, Value>, now: SystemTime) -> String {
+    let issued = now.duration_since(UNIX_EPOCH).map_or(0, |d| d.as_secs());
+    let mut payload = claims.clone();
+    payload.insert("iat".into(), json!(issued));
+    payload.insert("exp".into(), json!(issued + TOKEN_LIFETIME.as_secs()));
+    let header = URL_SAFE_NO_PAD.encode(br#"{"alg":"HS256","typ":"JWT"}"#);
+    let body = URL_SAFE_NO_PAD.encode(Value::Object(payload).to_string());
+    let signing_input = format!("{header}.{body}");
+    let key = ring::hmac::Key::new(ring::hmac::HMAC_SHA256, secret);
+    let signature = URL_SAFE_NO_PAD.encode(ring::hmac::sign(&key, signing_input.as_bytes()).as_ref());
+    format!("{signing_input}.{signature}")
+}
+
+/// A client of the data query API.
+pub struct DataClient {
+    http: Http,
+    url: Url,
+    credential: DataCredential,
+    timezone: Option<String>,
+    cache: Option<String>,
+    limits: Limits,
+    started: Instant,
+    notes: Notes,
+}
+
+#[derive(Deserialize)]
+struct SchemaColumn {
+    name: String,
+    #[serde(default)]
+    column_type: Option<String>,
+}
+
+#[derive(Deserialize)]
+struct AnswerLine<'a> {
+    #[serde(default)]
+    schema: Option<Vec<SchemaColumn>>,
+    #[serde(borrow, default)]
+    data: Option<Vec<Vec<&'a RawValue>>>,
+    #[serde(borrow, default)]
+    error: Option<&'a RawValue>,
+    #[serde(default, rename = "requestId")]
+    request_id: Option<String>,
+}
+
+impl DataClient {
+    /// A client of the API `settings` name (`--data-url` and the
+    /// credential: both checked now). `limits` and `started` bound every
+    /// query it runs (`--timeout`) and each silence.
+    pub fn new(http: Http, settings: &DataSettings, limits: Limits, started: Instant, notes: &Notes) -> Result<Self> {
+        let mut base = settings.url()?;
+        let credential = settings.credential()?;
+        if !base.path().ends_with('/') {
+            base.set_path(&format!("{}/", base.path()));
+        }
+        let url = base
+            .join("v1/cubesql")
+            .map_err(|err| usage(format!("cannot build the data query URL from {base}: {err}")))?;
+        Ok(DataClient {
+            http,
+            url,
+            credential,
+            timezone: settings.timezone.clone(),
+            cache: settings.cache.clone(),
+            limits,
+            started,
+            notes: notes.clone(),
+        })
+    }
+
+    /// Runs `sql` and streams its answer into `sink`, polling while the
+    /// service says "Continue wait". Returns the number of rows.
+    pub fn run(&self, sql: &str, sink: &mut dyn RowSink) -> Result<u64> {
+        let mut body = json!({ "query": sql });
+        if let Some(timezone) = &self.timezone {
+            body["timezone"] = json!(timezone);
+        }
+        if let Some(cache) = &self.cache {
+            body["cache"] = json!(cache);
+        }
+        let mut pause = FIRST_POLL;
+        loop {
+            if let Some(count) = self.run_once(&body, sink)? {
+                return Ok(count);
+            }
+            if let Some(limit) = self.limits.timeout {
+                if self.started.elapsed() + pause >= limit {
+                    let expired = timeout(limit);
+                    return Err(
+                        Fault::new(Kind::Timeout, format!("{expired} while the query was still running")).into(),
+                    );
+                }
+            }
+            self.notes
+                .debug(&format!("the query is still running; asking again in {}", human(pause)));
+            wait_or_stop(pause)?;
+            pause = (pause * 2).min(MAX_POLL);
+        }
+    }
+
+    /// One request: the number of rows, or `None` for "Continue wait".
+    fn run_once(&self, body: &Value, sink: &mut dyn RowSink) -> Result<Option<u64>> {
+        let retry = Retry::query(
+            ATTEMPTS,
+            self.limits
+                .timeout
+                .map(|limit| limit.saturating_sub(self.started.elapsed())),
+        );
+        let (http, url, token, body) = (
+            self.http.clone(),
+            self.url.clone(),
+            token(&self.credential),
+            body.clone(),
+        );
+        // Sent from the source's worker, so --timeout, stalls and signals
+        // apply while waiting for the answer too.
+        let send = move || -> Result<Box<dyn Read + Send>> {
+            let accept = "application/x-ndjson, application/json";
+            Ok(Box::new(http.post_json_retrying(
+                &url,
+                Credential::Token(&token),
+                &body,
+                accept,
+                retry,
+            )?))
+        };
+        let mut source = Source::start(send, self.limits, self.started);
+        source.wait_open().map_err(explain_status)?;
+        let mut answer = AnswerFold {
+            sink,
+            columns_sent: false,
+            count: 0,
+            continue_wait: false,
+        };
+        read_lines(source, &mut answer)?;
+        if answer.continue_wait {
+            return Ok(None);
+        }
+        if !answer.columns_sent {
+            return Err(bad_stream("the data query answer ended without a schema or data"));
+        }
+        Ok(Some(answer.count))
+    }
+}
+
+impl RowSource for DataClient {
+    fn fetch(&self, sql: &str, sink: &mut dyn RowSink) -> Result<u64> {
+        self.run(sql, sink)
+    }
+}
+
+/// The data query API's statuses in its own terms: 403 means the token was
+/// rejected (an authentication failure), 404 a wrong `--data-url`.
+fn explain_status(err: anyhow::Error) -> anyhow::Error {
+    match kind_of(&err) {
+        Kind::Forbidden | Kind::Auth => Fault::new(
+            Kind::Auth,
+            format!("{err:#}; the data query API rejected the token: check ANALYST_DATA_TOKEN or ANALYST_DATA_SECRET"),
+        )
+        .into(),
+        Kind::NotFound => Fault::new(Kind::NotFound, format!("{err:#}; check --data-url")).into(),
+        _ => err,
+    }
+}
+
+/// Sleeps `pause`, unless a signal arrives first.
+fn wait_or_stop(pause: Duration) -> Result<()> {
+    let until = Instant::now() + pause;
+    while Instant::now() < until {
+        if let Some(signal) = signals::received() {
+            return Err(Fault::new(signal.kind(), format!("interrupted by {}", signal.name())).into());
+        }
+        std::thread::sleep(Duration::from_millis(50).min(until.saturating_duration_since(Instant::now())));
+    }
+    Ok(())
+}
+
+/// Reads one answer: the schema, data chunks, or an error line.
+struct AnswerFold<'a> {
+    sink: &'a mut dyn RowSink,
+    columns_sent: bool,
+    count: u64,
+    continue_wait: bool,
+}
+
+impl LineFold for AnswerFold<'_> {
+    fn line(&mut self, line: &Line<'_>) -> Result<()> {
+        let content = line.content();
+        if self.continue_wait || content.iter().all(u8::is_ascii_whitespace) {
+            return Ok(());
+        }
+        let parsed: AnswerLine<'_> = serde_json::from_slice(content).map_err(|err| {
+            bad_stream(format!(
+                "the data query answer is malformed at line {}: {err}",
+                line.number
+            ))
+        })?;
+        if let Some(error) = parsed.error.filter(|raw| raw.get() != "null") {
+            let text = json_text(error.get()).into_owned();
+            if text == CONTINUE_WAIT && self.count == 0 && !self.columns_sent {
+                self.continue_wait = true;
+                return Ok(());
+            }
+            let request = parsed
+                .request_id
+                .map(|id| format!(" (request {id})"))
+                .unwrap_or_default();
+            return Err(bad_stream(format!(
+                "the data query failed: {}{request}",
+                shorten(&text)
+            )));
+        }
+        if let Some(schema) = parsed.schema {
+            let columns: Vec<Column> = schema
+                .into_iter()
+                .map(|c| Column {
+                    name: c.name,
+                    column_type: c.column_type.unwrap_or_else(|| "String".into()),
+                })
+                .collect();
+            self.sink.columns(&columns)?;
+            self.columns_sent = true;
+        }
+        if let Some(rows) = parsed.data {
+            if !self.columns_sent {
+                return Err(bad_stream("the data query answer sent rows before its schema"));
+            }
+            self.sink.rows(&rows)?;
+            self.count += rows.len() as u64;
+        }
+        Ok(())
+    }
+
+    fn broken(&self, err: &io::Error) -> anyhow::Error {
+        bad_stream(format!(
+            "the data query answer was cut after {} rows: {err}",
+            self.count
+        ))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_signed_token_verifies_with_the_secret_and_carries_the_context() {
+        let context: Map<String, Value> = serde_json::from_str(r#"{"tenant":"t1"}"#).unwrap();
+        let now = UNIX_EPOCH + Duration::from_secs(1_700_000_000);
+        let token = sign_hs256(b"s3cret", &context, now);
+        let parts: Vec<&str> = token.split('.').collect();
+        assert_eq!(parts.len(), 3);
+        let key = ring::hmac::Key::new(ring::hmac::HMAC_SHA256, b"s3cret");
+        let signature = URL_SAFE_NO_PAD.decode(parts[2]).unwrap();
+        ring::hmac::verify(&key, format!("{}.{}", parts[0], parts[1]).as_bytes(), &signature).unwrap();
+        let payload: Value = serde_json::from_slice(&URL_SAFE_NO_PAD.decode(parts[1]).unwrap()).unwrap();
+        assert_eq!(
+            payload,
+            json!({"tenant": "t1", "iat": 1_700_000_000u64, "exp": 1_700_000_600u64})
+        );
+    }
+}

@@ -1,0 +1,1126 @@
+//! Settings: the command line, the environment and the profile of the config
+//! file, resolved once into typed settings per command (a flag wins over
+//! the environment, which wins over the profile). This is the only reader of
+//! the environment, of clap's `ArgMatches` and of the config file; commands
+//! receive what it resolves and never look further.
+//!
+//! Everything that must be right before anything is sent is checked here:
+//! endpoints (the plain-http rule), the API key (never on argv, never
+//! printed), the identity (`sessionSettings` and its rules), the patterns of
+//! the expectations.
+
+use std::collections::BTreeMap;
+use std::fmt;
+use std::io::{IsTerminal, Read};
+use std::net::IpAddr;
+use std::path::{Path, PathBuf};
+use std::process::{Command as Process, Stdio};
+use std::time::Duration;
+
+use anyhow::Result;
+use clap::parser::ValueSource;
+use clap::{ArgMatches, FromArgMatches};
+use regex::Regex;
+use reqwest::Url;
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value};
+
+use crate::cli::{
+    AbortArgs, AskArgs, CheckArgs, CheckOutput, Cli, Command as CliCommand, CompletionTarget, GlobalArgs, IdentityArgs,
+    KeyArgs, OutputMode, QuerySelector, RowsArgs, RowsOutput, SessionArgs, SessionOutput,
+};
+use crate::error::usage;
+use crate::output::Notes;
+use crate::results::Pick;
+
+/// A secret (API key, data token or secret). Its `Debug` and `Display` print
+/// `***`, so it cannot leak through a log line, an error message or a panic.
+#[derive(Clone)]
+pub struct Secret(String);
+
+impl Secret {
+    /// Wraps a secret value.
+    pub fn new(value: String) -> Self {
+        Secret(value)
+    }
+
+    /// The secret itself, for the one place that puts it in a header or
+    /// signs with it.
+    pub fn expose(&self) -> &str {
+        &self.0
+    }
+}
+
+impl fmt::Debug for Secret {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("***")
+    }
+}
+
+impl fmt::Display for Secret {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("***")
+    }
+}
+
+/// When to give up on a stream: the whole command's `--timeout` and the
+/// longest silence accepted (`--idle-timeout`).
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Limits {
+    /// `--timeout`: the whole command's wall-clock limit.
+    pub timeout: Option<Duration>,
+    /// `--idle-timeout`: the longest silence accepted from a source.
+    pub idle: Option<Duration>,
+}
+
+/// How to reach the network: what every command that sends a request needs.
+#[derive(Clone, Copy, Debug)]
+pub struct Network {
+    /// `--connect-timeout`.
+    pub connect_timeout: Duration,
+    /// `--timeout` and `--idle-timeout`.
+    pub limits: Limits,
+}
+
+/// The Chat API, and who talks to it.
+#[derive(Clone, Debug)]
+pub struct ChatSettings {
+    /// The validated chat URL (`…/chat/stream-chat-state`).
+    pub url: Url,
+    /// The API key.
+    pub key: Secret,
+    /// Who asks: the `sessionSettings` object.
+    pub identity: SessionSettings,
+}
+
+/// The question of `ask` and the thread it belongs to.
+#[derive(Clone, Debug)]
+pub struct Question {
+    /// The question (`None` prints the thread so far).
+    pub input: Option<String>,
+    /// The thread to continue.
+    pub chat_id: Option<String>,
+    /// `activeBranchName`.
+    pub branch: Option<String>,
+    /// `isDefaultBranch` (sent only with a branch).
+    pub default_branch: bool,
+}
+
+/// Where the stream of `ask` comes from.
+#[derive(Debug)]
+pub enum AskSource {
+    /// A saved stream (`--replay FILE`, `-` = stdin).
+    Replay(String),
+    /// The service: a question sent as the user of `chat`.
+    Chat {
+        /// The service and the identity.
+        chat: Box<ChatSettings>,
+        /// What is asked.
+        question: Question,
+    },
+}
+
+/// What the terminal shows while `ask` runs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Display {
+    /// A spinner on stderr (a terminal, neither `-q` nor `NO_COLOR`).
+    pub spinner: bool,
+    /// The answer streamed to stdout as it arrives (`-o answer` to a terminal).
+    pub stream_answer: bool,
+}
+
+/// The settings of `analyst ask`.
+#[derive(Debug)]
+pub struct AskSettings {
+    /// Where the stream comes from.
+    pub source: AskSource,
+    /// `-o`.
+    pub output: OutputMode,
+    /// `--query`: which SQL result `csv`, `vega` and `--min-rows` use.
+    pub pick: Pick,
+    /// `--tee FILE`.
+    pub tee: Option<PathBuf>,
+    /// `--fail-on-tool-error`.
+    pub fail_on_tool_error: bool,
+    /// `--all-rows`.
+    pub all_rows: bool,
+    /// `--expect-*` and `--min-rows`.
+    pub expectations: Expectations,
+    /// The data query API, for `--all-rows` (resolved only when used).
+    pub data: DataSettings,
+    /// What the terminal shows.
+    pub display: Display,
+    /// Timeouts.
+    pub network: Network,
+}
+
+/// The settings of `analyst abort`.
+#[derive(Debug)]
+pub struct AbortSettings {
+    /// The chat service and the owner of the chat.
+    pub chat: ChatSettings,
+    /// The chat to stop.
+    pub chat_id: String,
+    /// Timeouts.
+    pub network: Network,
+}
+
+/// The settings of `analyst session`.
+#[derive(Debug)]
+pub struct SessionCommandSettings {
+    /// The validated account host.
+    pub base_url: Url,
+    /// The API key.
+    pub key: Secret,
+    /// The user the session is for.
+    pub identity: SessionSettings,
+    /// `-o`.
+    pub output: SessionOutput,
+    /// Timeouts.
+    pub network: Network,
+}
+
+/// Where the SQL of `rows` comes from.
+#[derive(Debug)]
+pub enum SqlSource {
+    /// `--sql`.
+    Text(String),
+    /// `--sql-file` (`-` = stdin).
+    File(String),
+    /// `--from FILE` (`-` = stdin), or stdin when it is a pipe.
+    Saved(String),
+}
+
+/// The settings of `analyst rows`.
+#[derive(Debug)]
+pub struct RowsSettings {
+    /// Where the SQL comes from.
+    pub sql: SqlSource,
+    /// `--query` for a saved stream.
+    pub pick: Pick,
+    /// `-o`.
+    pub output: RowsOutput,
+    /// `--always`.
+    pub always: bool,
+    /// `--allow-partial`.
+    pub allow_partial: bool,
+    /// The data query API.
+    pub data: DataSettings,
+    /// Timeouts.
+    pub network: Network,
+}
+
+/// The settings of `analyst check`.
+#[derive(Debug)]
+pub struct CheckSettings {
+    /// The suite file.
+    pub suite: PathBuf,
+    /// `--jobs`.
+    pub jobs: usize,
+    /// `--junit FILE`.
+    pub junit: Option<PathBuf>,
+    /// `--tap`.
+    pub tap: bool,
+    /// `-o json`.
+    pub json: bool,
+    /// `--save DIR`.
+    pub save: Option<PathBuf>,
+    /// The chat URL.
+    pub url: Url,
+    /// The API key.
+    pub key: Secret,
+    /// The identity of the command line, which the suite may override.
+    pub identity: IdentityInput,
+    /// Timeouts.
+    pub network: Network,
+}
+
+/// A command with its resolved settings.
+#[derive(Debug)]
+pub enum Command {
+    /// `analyst ask`.
+    Ask(Box<AskSettings>),
+    /// `analyst abort`.
+    Abort(AbortSettings),
+    /// `analyst session`.
+    Session(SessionCommandSettings),
+    /// `analyst rows`.
+    Rows(RowsSettings),
+    /// `analyst check`.
+    Check(CheckSettings),
+    /// `analyst completions`.
+    Completions(CompletionTarget),
+}
+
+/// Resolves the parsed command line (with the environment and the profile)
+/// into the notes for stderr and the command to run. The notes come back
+/// even when resolving fails, so the error can be reported as `-q` says.
+pub fn resolve(matches: &ArgMatches) -> (Notes, Result<Command>) {
+    let parsed = match Cli::from_arg_matches(matches) {
+        Ok(parsed) => parsed,
+        Err(err) => return (Notes::new(false, false, false), Err(usage(err.to_string()))),
+    };
+    let global = &parsed.global;
+    let progress = std::env::var_os("NO_COLOR").is_none() && std::io::stderr().is_terminal();
+    let notes = Notes::new(global.quiet, global.verbose, progress);
+    let sub = matches.subcommand().map(|(_, sub)| sub);
+    let command = resolve_command(parsed.command, global, sub, &notes);
+    (notes, command)
+}
+
+fn resolve_command(
+    command: CliCommand,
+    global: &GlobalArgs,
+    sub: Option<&ArgMatches>,
+    notes: &Notes,
+) -> Result<Command> {
+    if let CliCommand::Completions(args) = command {
+        return Ok(Command::Completions(args.target));
+    }
+    let profile = load_profile(global.profile.as_deref())?;
+    let profile = profile.as_ref();
+    let network = Network {
+        connect_timeout: global.connect_timeout,
+        limits: Limits {
+            timeout: global.timeout,
+            idle: Some(global.idle_timeout),
+        },
+    };
+    let sources = Sources { sub, profile, notes };
+    Ok(match command {
+        CliCommand::Ask(args) => Command::Ask(Box::new(sources.ask(args, network)?)),
+        CliCommand::Abort(args) => Command::Abort(sources.abort(args, network)?),
+        CliCommand::Session(args) => Command::Session(sources.session(args, network)?),
+        CliCommand::Rows(args) => Command::Rows(sources.rows(args, network)?),
+        CliCommand::Check(args) => Command::Check(sources.check(args, network)?),
+        CliCommand::Completions(args) => Command::Completions(args.target),
+    })
+}
+
+/// Where a command's values come from besides its flags: the
+/// subcommand's matches (to tell a flag from the environment), the
+/// profile, and the notes (for warnings such as a readable key file).
+struct Sources<'a> {
+    sub: Option<&'a ArgMatches>,
+    profile: Option<&'a Profile>,
+    notes: &'a Notes,
+}
+
+impl Sources<'_> {
+    fn ask(&self, args: AskArgs, network: Network) -> Result<AskSettings> {
+        let pick = pick(args.query);
+        let expectations = Expectations::new(
+            args.expect_answer.as_deref(),
+            args.expect_sql.as_deref(),
+            &args.expect_tool,
+            args.min_rows,
+            pick,
+            "--",
+        )?;
+        let data = DataSettings::new(
+            fill(args.data.data_url, self.profile.and_then(|p| p.data_url.clone())),
+            args.identity.security_context.clone(),
+            self.profile,
+        );
+        let source = match args.replay {
+            Some(path) => AskSource::Replay(path),
+            None => {
+                let url = chat_url(fill(
+                    args.endpoint.chat_url,
+                    self.profile.and_then(|p| p.chat_url.clone()),
+                ))?;
+                let identity = self.identity(&args.identity)?.validate()?;
+                if args.question.as_deref() == Some("-") && args.endpoint.key.api_key_file.as_deref() == Some("-") {
+                    return Err(usage(
+                        "standard input cannot hold both the question ('-') and the API key (--api-key-file -)",
+                    ));
+                }
+                let question = match args.question.as_deref() {
+                    Some("-") => Some(read_stdin("the question")?),
+                    Some(text) => Some(text.to_string()),
+                    None => None,
+                };
+                let question = question.map(|q| q.trim().to_string());
+                if question.as_deref() == Some("") {
+                    return Err(usage("the question is empty"));
+                }
+                let chat_id = args.chat_id.as_deref().map(str::trim);
+                if chat_id == Some("") {
+                    return Err(usage("--chat-id is empty"));
+                }
+                if question.is_none() && chat_id.is_none() {
+                    return Err(usage(
+                        "ask what? give a QUESTION ('-' reads it from stdin), or --chat-id ID alone to print that thread",
+                    ));
+                }
+                let branch = args.branch.as_deref().map(str::trim);
+                if branch == Some("") {
+                    return Err(usage("--branch is empty"));
+                }
+                let key = self.api_key(&args.endpoint.key)?;
+                AskSource::Chat {
+                    chat: Box::new(ChatSettings { url, key, identity }),
+                    question: Question {
+                        input: question,
+                        chat_id: chat_id.map(str::to_string),
+                        branch: branch.map(str::to_string),
+                        default_branch: args.default_branch,
+                    },
+                }
+            }
+        };
+        let stdout_is_terminal = std::io::stdout().is_terminal();
+        let display = Display {
+            spinner: self.notes.show_progress() && (args.output == OutputMode::Answer || !stdout_is_terminal),
+            stream_answer: args.output == OutputMode::Answer && stdout_is_terminal,
+        };
+        Ok(AskSettings {
+            source,
+            display,
+            output: args.output,
+            pick,
+            tee: args.tee,
+            fail_on_tool_error: args.fail_on_tool_error,
+            all_rows: args.all_rows,
+            expectations,
+            data,
+            network,
+        })
+    }
+
+    fn abort(&self, args: AbortArgs, network: Network) -> Result<AbortSettings> {
+        let url = chat_url(fill(
+            args.endpoint.chat_url,
+            self.profile.and_then(|p| p.chat_url.clone()),
+        ))?;
+        let identity = self.identity(&args.identity)?.validate()?;
+        let chat_id = args.chat_id.trim().to_string();
+        if chat_id.is_empty() {
+            return Err(usage("--chat-id is empty"));
+        }
+        let key = self.api_key(&args.endpoint.key)?;
+        Ok(AbortSettings {
+            chat: ChatSettings { url, key, identity },
+            chat_id,
+            network,
+        })
+    }
+
+    fn session(&self, args: SessionArgs, network: Network) -> Result<SessionCommandSettings> {
+        let base = fill(args.base_url, self.profile.and_then(|p| p.base_url.clone())).ok_or_else(|| {
+            usage("no account URL: set ANALYST_BASE_URL or pass --base-url (e.g. https://<account>.cubecloud.dev)")
+        })?;
+        let base_url = service_url(&base, "--base-url")?;
+        if args.identity.persistent || args.identity.ttl.is_some() {
+            return Err(usage(
+                "--persistent and --ttl describe users created by the chat; generate-session does not take them",
+            ));
+        }
+        let identity = self.identity(&args.identity)?.validate()?;
+        let key = self.api_key(&args.key)?;
+        Ok(SessionCommandSettings {
+            base_url,
+            key,
+            identity,
+            output: args.output,
+            network,
+        })
+    }
+
+    fn rows(&self, args: RowsArgs, network: Network) -> Result<RowsSettings> {
+        let sql = match (args.sql, args.sql_file, args.from) {
+            (Some(sql), _, _) => SqlSource::Text(sql),
+            (None, Some(path), _) => SqlSource::File(path),
+            (None, None, Some(path)) => SqlSource::Saved(path),
+            (None, None, None) if !std::io::stdin().is_terminal() => SqlSource::Saved("-".into()),
+            (None, None, None) => return Err(usage(
+                "where is the SQL? give --sql, --sql-file or --from FILE, or pipe a stream saved by 'analyst ask -o raw'",
+            )),
+        };
+        let mut data = DataSettings::new(
+            fill(args.data.data_url, self.profile.and_then(|p| p.data_url.clone())),
+            args.security_context,
+            self.profile,
+        );
+        data.timezone = args.timezone;
+        data.cache = args.cache.map(|mode| mode.as_str().to_string());
+        Ok(RowsSettings {
+            sql,
+            pick: pick(args.query),
+            output: args.output,
+            always: args.always,
+            allow_partial: args.allow_partial,
+            data,
+            network,
+        })
+    }
+
+    fn check(&self, args: CheckArgs, network: Network) -> Result<CheckSettings> {
+        let identity = self.identity(&args.identity)?;
+        let url = chat_url(fill(
+            args.endpoint.chat_url,
+            self.profile.and_then(|p| p.chat_url.clone()),
+        ))?;
+        let key = self.api_key(&args.endpoint.key)?;
+        Ok(CheckSettings {
+            suite: args.suite,
+            jobs: usize::from(args.jobs),
+            junit: args.junit,
+            tap: args.tap,
+            json: args.output == Some(CheckOutput::Json),
+            save: args.save,
+            url,
+            key,
+            identity,
+            network,
+        })
+    }
+
+    /// The identity as given: flags and environment, then the profile's
+    /// when neither kind of id was given. When both ids are set and only
+    /// one came from the command line, the flag wins over the environment.
+    fn identity(&self, args: &IdentityArgs) -> Result<IdentityInput> {
+        let from_env = |id: &str| self.sub.and_then(|m| m.value_source(id)) == Some(ValueSource::EnvVariable);
+        let (mut external_id, mut internal_id) = (args.external_id.clone(), args.internal_id.clone());
+        if external_id.is_some() && internal_id.is_some() {
+            match (from_env("external_id"), from_env("internal_id")) {
+                (true, false) => external_id = None,
+                (false, true) => internal_id = None,
+                _ => {}
+            }
+        }
+        let mut email = args.email.clone();
+        if let Some(profile) = self.profile {
+            if external_id.is_none() && internal_id.is_none() {
+                external_id.clone_from(&profile.external_id);
+                internal_id.clone_from(&profile.internal_id);
+            }
+            if email.is_none() {
+                email.clone_from(&profile.email);
+            }
+        }
+        Ok(IdentityInput {
+            external_id,
+            internal_id,
+            email,
+            attrs: args.attrs.clone(),
+            groups: args.groups.clone(),
+            security_context: args.security_context.clone(),
+            persistent: args.persistent,
+            ttl: args.ttl,
+        })
+    }
+
+    /// The API key: from `--api-key-file`/`ANALYST_API_KEY_FILE` when
+    /// given (`-` = stdin), else `ANALYST_API_KEY`, else the profile's
+    /// `api_key_command` or `api_key_file`. A missing or empty key is a
+    /// usage error that names `ANALYST_API_KEY`.
+    fn api_key(&self, key: &KeyArgs) -> Result<Secret> {
+        let key_file = key.api_key_file.as_deref();
+        let env_key = std::env::var("ANALYST_API_KEY").ok();
+        let from_profile = self.profile.filter(|_| key_file.is_none() && env_key.is_none());
+        let (raw, origin) = match (key_file, env_key, from_profile) {
+            (Some("-"), _, _) => (read_stdin("the API key")?, "standard input".to_string()),
+            (Some(path), _, _) => (self.read_key_file(path)?, format!("the API key file {path}")),
+            (None, Some(key), _) => (key, "ANALYST_API_KEY".to_string()),
+            (None, None, Some(profile)) => match (&profile.api_key_command, &profile.api_key_file) {
+                (Some(command), _) => {
+                    let key = run_secret_command(command, "api_key_command", &profile.name)?;
+                    (
+                        key.expose().to_string(),
+                        format!("profile {}'s api_key_command", profile.name),
+                    )
+                }
+                (None, Some(path)) => {
+                    let path = expand_home(path).display().to_string();
+                    (self.read_key_file(&path)?, format!("the API key file {path}"))
+                }
+                (None, None) => return Err(no_key()),
+            },
+            (None, None, None) => return Err(no_key()),
+        };
+        let key = raw.trim();
+        if key.is_empty() {
+            return Err(usage(format!("the API key is empty: check {origin}")));
+        }
+        if key.chars().any(|c| c.is_control()) {
+            return Err(usage(
+                "the API key contains control characters or several lines; it must be one line",
+            ));
+        }
+        Ok(Secret::new(key.to_string()))
+    }
+
+    /// Reads a key file, warning when users other than its owner may read it.
+    fn read_key_file(&self, path: &str) -> Result<String> {
+        let text = std::fs::read_to_string(path)
+            .map_err(|err| usage(format!("cannot read the API key file {path}: {err}")))?;
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::PermissionsExt;
+            if let Ok(meta) = std::fs::metadata(path) {
+                let mode = meta.permissions().mode() & 0o777;
+                if mode & 0o077 != 0 {
+                    self.notes.warn(&format!(
+                        "the API key file {path} can be read by other users (mode {mode:03o}): chmod 600 {path}"
+                    ));
+                }
+            }
+        }
+        Ok(text)
+    }
+}
+
+fn no_key() -> anyhow::Error {
+    usage("no API key: set ANALYST_API_KEY (or pass --api-key-file PATH, or use a profile with api_key_command; the key is never taken from the command line)")
+}
+
+/// The flag's (or environment's) value, else the profile's.
+fn fill(value: Option<String>, from_profile: Option<String>) -> Option<String> {
+    value.or(from_profile)
+}
+
+fn pick(selector: QuerySelector) -> Pick {
+    match selector {
+        QuerySelector::Last => Pick::Last,
+        QuerySelector::Index(n) => Pick::Index(n),
+    }
+}
+
+/// The validated Chat API URL, or a usage error saying where to find it.
+fn chat_url(text: Option<String>) -> Result<Url> {
+    let text = text.ok_or_else(|| {
+        usage("no chat URL: set ANALYST_CHAT_URL or pass --chat-url (the Chat API URL from the agent settings)")
+    })?;
+    service_url(&text, "--chat-url")
+}
+
+/// Parses and checks a service URL given by `flag`: it must be absolute
+/// `https://`, or `http://` to a loopback host (the key must not cross a
+/// network in clear text).
+pub fn service_url(text: &str, flag: &str) -> Result<Url> {
+    let url = Url::parse(text.trim()).map_err(|err| usage(format!("{flag} {text:?} is not a valid URL: {err}")))?;
+    match url.scheme() {
+        "https" => {}
+        "http" if is_loopback(&url) => {}
+        "http" => {
+            return Err(usage(format!(
+                "refusing to send the API key over plain http:// to {}: use https:// ({flag}); plain http is allowed only for localhost and loopback addresses",
+                url.host_str().unwrap_or("?")
+            )))
+        }
+        other => return Err(usage(format!("{flag} must be an https:// URL, not {other}://"))),
+    }
+    if !url.username().is_empty() || url.password().is_some() {
+        return Err(usage(format!(
+            "{flag} must not carry credentials (user:password@); the API key comes from ANALYST_API_KEY"
+        )));
+    }
+    Ok(url)
+}
+
+fn is_loopback(url: &Url) -> bool {
+    match url.host() {
+        Some(url::Host::Domain(name)) => name.eq_ignore_ascii_case("localhost"),
+        Some(url::Host::Ipv4(ip)) => IpAddr::V4(ip).is_loopback(),
+        Some(url::Host::Ipv6(ip)) => IpAddr::V6(ip).is_loopback(),
+        None => false,
+    }
+}
+
+/// The credential of the data query API.
+#[derive(Clone, Debug)]
+pub enum DataCredential {
+    /// A ready JWT (`ANALYST_DATA_TOKEN`, or the profile's `data_token_command`).
+    Token(Secret),
+    /// The deployment's API secret (`ANALYST_DATA_SECRET`): a fresh token is
+    /// signed per request, whose payload is the security context.
+    Signed {
+        /// The secret.
+        secret: Secret,
+        /// The token's payload (before `iat` and `exp`).
+        security_context: Map<String, Value>,
+    },
+}
+
+/// The data query API as the environment, the flags and the profile give
+/// it. Nothing here is checked until a command needs the API
+/// ([`DataSettings::url`], [`DataSettings::credential`]): `ask --all-rows`
+/// needs no data credentials when no result is truncated.
+#[derive(Debug)]
+pub struct DataSettings {
+    url: Option<String>,
+    token: Option<String>,
+    secret: Option<String>,
+    security_context: Option<String>,
+    token_command: Option<(String, String)>,
+    /// `--timezone`.
+    pub timezone: Option<String>,
+    /// `--cache`, as the API spells it.
+    pub cache: Option<String>,
+}
+
+impl DataSettings {
+    fn new(url: Option<String>, security_context: Option<String>, profile: Option<&Profile>) -> Self {
+        let var = |name: &str| {
+            std::env::var(name)
+                .ok()
+                .map(|v| v.trim().to_string())
+                .filter(|v| !v.is_empty())
+        };
+        DataSettings {
+            url,
+            token: var("ANALYST_DATA_TOKEN"),
+            secret: var("ANALYST_DATA_SECRET"),
+            security_context,
+            token_command: profile.and_then(|p| Some((p.data_token_command.clone()?, p.name.clone()))),
+            timezone: None,
+            cache: None,
+        }
+    }
+
+    /// The validated data query API base (`--data-url`).
+    pub fn url(&self) -> Result<Url> {
+        let text = self.url.as_deref().ok_or_else(|| {
+            usage("no data query URL: set ANALYST_DATA_URL or pass --data-url (e.g. https://<deployment>.cubecloudapp.dev/cubejs-api)")
+        })?;
+        service_url(text, "--data-url")
+    }
+
+    /// The credential: `ANALYST_DATA_TOKEN` (wins), `ANALYST_DATA_SECRET`
+    /// (with `--security-context` as the payload), else the profile's
+    /// `data_token_command`; a usage error naming both variables when there
+    /// is none.
+    pub fn credential(&self) -> Result<DataCredential> {
+        if let Some(token) = &self.token {
+            let token = token.strip_prefix("Bearer ").unwrap_or(token).to_string();
+            return Ok(DataCredential::Token(Secret::new(token)));
+        }
+        if let Some(secret) = &self.secret {
+            let security_context = self
+                .security_context
+                .as_deref()
+                .map(parse_security_context)
+                .transpose()?
+                .unwrap_or_default();
+            return Ok(DataCredential::Signed {
+                secret: Secret::new(secret.clone()),
+                security_context,
+            });
+        }
+        if let Some((command, profile)) = &self.token_command {
+            return Ok(DataCredential::Token(run_secret_command(
+                command,
+                "data_token_command",
+                profile,
+            )?));
+        }
+        Err(usage(
+            "no credential for the data query API: set ANALYST_DATA_TOKEN (a JWT) or ANALYST_DATA_SECRET (the deployment's API secret); the chat API key does not work there",
+        ))
+    }
+}
+
+/// Who the request is made for, as given on the command line, environment
+/// or profile (or a suite), before the rules of the API document are checked.
+#[derive(Clone, Debug, Default)]
+pub struct IdentityInput {
+    /// `--external-id` / `ANALYST_EXTERNAL_ID`.
+    pub external_id: Option<String>,
+    /// `--internal-id` / `ANALYST_INTERNAL_ID`.
+    pub internal_id: Option<String>,
+    /// `--email`.
+    pub email: Option<String>,
+    /// `--attr NAME=VALUE`, in order.
+    pub attrs: Vec<String>,
+    /// `--group NAME`, in order.
+    pub groups: Vec<String>,
+    /// `--security-context JSON|@FILE`, unparsed.
+    pub security_context: Option<String>,
+    /// `--persistent`.
+    pub persistent: bool,
+    /// `--ttl`.
+    pub ttl: Option<Duration>,
+}
+
+/// One `userAttributes` entry.
+#[derive(Clone, Debug, Serialize, PartialEq)]
+pub struct UserAttribute {
+    /// Attribute name, as configured in the administration panel.
+    pub name: String,
+    /// Its value for this user.
+    pub value: String,
+}
+
+/// The validated `sessionSettings` object (API document 2.1). Unset fields
+/// are omitted from the JSON.
+#[derive(Clone, Debug, Serialize, PartialEq)]
+#[serde(rename_all = "camelCase")]
+pub struct SessionSettings {
+    /// Unique id of an external user: lowercase, no spaces.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub external_id: Option<String>,
+    /// Email of an existing internal user.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub internal_id: Option<String>,
+    /// The user's email address.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub email: Option<String>,
+    /// Row-level security attributes (external users only).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub user_attributes: Vec<UserAttribute>,
+    /// Group names (external users only).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub groups: Vec<String>,
+    /// Custom security context (external users only).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub security_context: Option<Map<String, Value>>,
+    /// `false` with `--persistent`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub is_ephemeral: Option<bool>,
+    /// Lifetime of an ephemeral user, in seconds.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub ephemeral_ttl_seconds: Option<u64>,
+}
+
+impl IdentityInput {
+    /// Applies the rules of the API document and `cli.md`; every violation is
+    /// a usage error that names the rule, raised before anything is sent.
+    pub fn validate(&self) -> Result<SessionSettings> {
+        let external_id = self.external_id.as_deref().map(str::trim);
+        let internal_id = self.internal_id.as_deref().map(str::trim);
+        match (external_id, internal_id) {
+            (None, None) => {
+                return Err(usage(
+                    "say who is asking: give --external-id ID (or ANALYST_EXTERNAL_ID) for an external user, or --internal-id EMAIL (or ANALYST_INTERNAL_ID) for an existing internal user",
+                ))
+            }
+            (Some(_), Some(_)) => {
+                return Err(usage(
+                    "give exactly one of --external-id and --internal-id, not both",
+                ))
+            }
+            _ => {}
+        }
+        if let Some(id) = external_id {
+            check_external_id(id)?;
+        }
+        if let Some(email) = internal_id {
+            check_email(email, "--internal-id")?;
+            let mut refused = Vec::new();
+            if !self.attrs.is_empty() {
+                refused.push("--attr");
+            }
+            if !self.groups.is_empty() {
+                refused.push("--group");
+            }
+            if self.security_context.is_some() {
+                refused.push("--security-context");
+            }
+            if !refused.is_empty() {
+                return Err(usage(format!(
+                    "{} cannot be used with --internal-id: an internal user keeps their own permissions (userAttributes, groups and securityContext are for external users only)",
+                    refused.join(", ")
+                )));
+            }
+        }
+        if let Some(email) = &self.email {
+            check_email(email, "--email")?;
+        }
+        if self.persistent && self.ttl.is_some() {
+            return Err(usage(
+                "--ttl sets the lifetime of an ephemeral user; it cannot be combined with --persistent",
+            ));
+        }
+        let ephemeral_ttl_seconds = match self.ttl {
+            Some(ttl) if ttl.as_secs() == 0 || ttl.subsec_nanos() != 0 => {
+                return Err(usage(
+                    "--ttl must be a whole number of seconds, at least 1s (e.g. 3600s, 12h, 7d)",
+                ))
+            }
+            Some(ttl) => Some(ttl.as_secs()),
+            None => None,
+        };
+        Ok(SessionSettings {
+            external_id: external_id.map(str::to_string),
+            internal_id: internal_id.map(str::to_string),
+            email: self.email.clone(),
+            user_attributes: self.attrs.iter().map(|a| parse_attr(a)).collect::<Result<_>>()?,
+            groups: self.groups.iter().map(|g| check_group(g)).collect::<Result<_>>()?,
+            security_context: self
+                .security_context
+                .as_deref()
+                .map(parse_security_context)
+                .transpose()?,
+            is_ephemeral: self.persistent.then_some(false),
+            ephemeral_ttl_seconds,
+        })
+    }
+}
+
+fn check_external_id(id: &str) -> Result<()> {
+    if id.is_empty() {
+        return Err(usage("--external-id is empty"));
+    }
+    if id.chars().any(char::is_whitespace) {
+        return Err(usage(format!(
+            "--external-id {id:?} contains spaces: an external id is lowercase with no spaces"
+        )));
+    }
+    if id.chars().any(char::is_uppercase) {
+        return Err(usage(format!(
+            "--external-id {id:?} has uppercase letters: an external id is lowercase with no spaces (try {:?})",
+            id.to_lowercase()
+        )));
+    }
+    Ok(())
+}
+
+fn check_email(email: &str, flag: &str) -> Result<()> {
+    let valid = match email.split_once('@') {
+        Some((local, domain)) => {
+            !local.is_empty()
+                && !domain.is_empty()
+                && !domain.contains('@')
+                && !email.chars().any(|c| c.is_whitespace() || c.is_control())
+        }
+        None => false,
+    };
+    if valid {
+        Ok(())
+    } else {
+        Err(usage(format!("{flag} {email:?} is not an email address")))
+    }
+}
+
+fn parse_attr(text: &str) -> Result<UserAttribute> {
+    match text.split_once('=') {
+        Some((name, value)) if !name.trim().is_empty() => Ok(UserAttribute {
+            name: name.trim().to_string(),
+            value: value.to_string(),
+        }),
+        _ => Err(usage(format!("--attr {text:?} must be NAME=VALUE"))),
+    }
+}
+
+fn check_group(name: &str) -> Result<String> {
+    if name.trim().is_empty() {
+        return Err(usage("--group needs a non-empty group name"));
+    }
+    Ok(name.to_string())
+}
+
+/// Parses `--security-context`: inline JSON, or `@FILE` to read it from a
+/// file. It must be a JSON object.
+fn parse_security_context(text: &str) -> Result<Map<String, Value>> {
+    let (json, origin) = match text.strip_prefix('@') {
+        Some(path) => (
+            std::fs::read_to_string(Path::new(path))
+                .map_err(|err| usage(format!("cannot read --security-context file {path}: {err}")))?,
+            format!("file {path}"),
+        ),
+        None => (text.to_string(), "value".to_string()),
+    };
+    match serde_json::from_str::<Value>(&json) {
+        Ok(Value::Object(map)) => Ok(map),
+        Ok(_) => Err(usage(format!(
+            "--security-context {origin} must be a JSON object ({{…}})"
+        ))),
+        Err(err) => Err(usage(format!("--security-context {origin} is not valid JSON: {err}"))),
+    }
+}
+
+/// Reads all of standard input as text (`what` names it in the error, a
+/// usage error: the input could not be read).
+pub fn read_stdin(what: &str) -> Result<String> {
+    let mut text = String::new();
+    std::io::stdin()
+        .read_to_string(&mut text)
+        .map_err(|err| usage(format!("cannot read {what} from standard input: {err}")))?;
+    Ok(text)
+}
+
+/// What a chat must show to pass (`ask --expect-*`, a `check` turn): the
+/// patterns compiled, the tools and the row count.
+#[derive(Clone, Debug, Default)]
+pub struct Expectations {
+    /// `--expect-answer`.
+    pub answer: Option<Regex>,
+    /// `--expect-sql`.
+    pub sql: Option<Regex>,
+    /// `--expect-tool`, in order.
+    pub tools: Vec<String>,
+    /// `--min-rows`, and the SQL result it counts.
+    pub min_rows: Option<(u64, Pick)>,
+}
+
+impl Expectations {
+    /// Compiles the expectations; a bad regular expression is a usage error
+    /// naming `what` gave it (a flag prefix, or a suite field's place).
+    pub fn new(
+        answer: Option<&str>,
+        sql: Option<&str>,
+        tools: &[String],
+        min_rows: Option<u64>,
+        pick: Pick,
+        what: &str,
+    ) -> Result<Self> {
+        let compile = |pattern: Option<&str>, name: &str| {
+            pattern
+                .map(|p| {
+                    Regex::new(p).map_err(|err| usage(format!("{what}{name} is not a valid regular expression: {err}")))
+                })
+                .transpose()
+        };
+        Ok(Expectations {
+            answer: compile(answer, "expect-answer")?,
+            sql: compile(sql, "expect-sql")?,
+            tools: tools.to_vec(),
+            min_rows: min_rows.map(|min| (min, pick)),
+        })
+    }
+
+    /// True when there is nothing to check.
+    pub fn is_empty(&self) -> bool {
+        self.answer.is_none() && self.sql.is_none() && self.tools.is_empty() && self.min_rows.is_none()
+    }
+}
+
+/// One profile of the config file.
+#[derive(Clone, Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Profile {
+    /// The profile's name (set when loaded).
+    #[serde(skip)]
+    name: String,
+    chat_url: Option<String>,
+    base_url: Option<String>,
+    data_url: Option<String>,
+    external_id: Option<String>,
+    internal_id: Option<String>,
+    email: Option<String>,
+    /// A command whose output is the API key (e.g. `pass show analyst/prod`).
+    api_key_command: Option<String>,
+    api_key_file: Option<String>,
+    /// A command whose output is a data query API token.
+    data_token_command: Option<String>,
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct ConfigFile {
+    /// The profile used without `--profile`.
+    default: Option<String>,
+    #[serde(default)]
+    profiles: BTreeMap<String, Profile>,
+}
+
+/// Where the config file is: `ANALYST_CONFIG`, else
+/// `$XDG_CONFIG_HOME/analyst/config.toml`, else `~/.config/analyst/config.toml`.
+fn config_path() -> Option<PathBuf> {
+    if let Some(path) = std::env::var_os("ANALYST_CONFIG").filter(|p| !p.is_empty()) {
+        return Some(PathBuf::from(path));
+    }
+    let base = std::env::var_os("XDG_CONFIG_HOME")
+        .filter(|p| !p.is_empty())
+        .map(PathBuf::from)
+        .or_else(|| std::env::var_os("HOME").map(|home| Path::new(&home).join(".config")))?;
+    Some(base.join("analyst").join("config.toml"))
+}
+
+/// The profile to use: `selected` (`--profile` / `ANALYST_PROFILE`), else
+/// the file's `default`, else one named `default`; none when there is no
+/// config file and none was asked for.
+fn load_profile(selected: Option<&str>) -> Result<Option<Profile>> {
+    let Some(path) = config_path() else { return Ok(None) };
+    let explicit_file = std::env::var_os("ANALYST_CONFIG").is_some();
+    let text = match std::fs::read_to_string(&path) {
+        Ok(text) => text,
+        Err(err) if err.kind() == std::io::ErrorKind::NotFound && !explicit_file && selected.is_none() => {
+            return Ok(None)
+        }
+        Err(err) => return Err(usage(format!("cannot read the config file {}: {err}", path.display()))),
+    };
+    let config: ConfigFile = toml::from_str(&text).map_err(|err| {
+        let line = err
+            .span()
+            .map_or(1, |span| text[..span.start.min(text.len())].matches('\n').count() + 1);
+        usage(format!("{}:{line}: {}", path.display(), err.message()))
+    })?;
+    let name = selected
+        .map(str::to_string)
+        .or(config.default.clone())
+        .or_else(|| config.profiles.contains_key("default").then(|| "default".to_string()));
+    let Some(name) = name else { return Ok(None) };
+    let mut profile = config.profiles.get(&name).cloned().ok_or_else(|| {
+        let known: Vec<&str> = config.profiles.keys().map(String::as_str).collect();
+        usage(format!(
+            "no profile {name:?} in {} (it has: {})",
+            path.display(),
+            if known.is_empty() {
+                "none".to_string()
+            } else {
+                known.join(", ")
+            }
+        ))
+    })?;
+    profile.name = name;
+    Ok(Some(profile))
+}
+
+/// Runs a profile's secret command (`what` names it in errors) with `sh -c`
+/// and returns its output, trimmed. Its stdin and stderr are the user's, so a
+/// password manager can ask for a passphrase.
+fn run_secret_command(command: &str, what: &str, profile: &str) -> Result<Secret> {
+    let output = Process::new("sh")
+        .args(["-c", command])
+        .stdin(Stdio::inherit())
+        .stderr(Stdio::inherit())
+        .output()
+        .map_err(|err| usage(format!("profile {profile}: cannot run {what}: {err}")))?;
+    if !output.status.success() {
+        let code = output
+            .status
+            .code()
+            .map_or("a signal".to_string(), |c| format!("exit {c}"));
+        return Err(usage(format!("profile {profile}: {what} failed ({code})")));
+    }
+    let text = String::from_utf8(output.stdout)
+        .map_err(|_| usage(format!("profile {profile}: {what} printed something that is not text")))?;
+    let secret = text.trim();
+    if secret.is_empty() {
+        return Err(usage(format!("profile {profile}: {what} printed nothing")));
+    }
+    Ok(Secret::new(secret.to_string()))
+}
+
+/// `~/` at the start of a profile's path, expanded.
+fn expand_home(path: &str) -> PathBuf {
+    match (path.strip_prefix("~/"), std::env::var_os("HOME")) {
+        (Some(rest), Some(home)) => Path::new(&home).join(rest),
+        _ => PathBuf::from(path),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn secrets_never_print() {
+        let key = Secret::new("sk-very-secret".into());
+        assert_eq!(format!("{key} {key:?}"), "*** ***");
+    }
+
+    #[test]
+    fn plain_http_only_to_loopback() {
+        assert!(service_url("http://127.0.0.1:8080/x", "--chat-url").is_ok());
+        assert!(service_url("http://localhost/x", "--chat-url").is_ok());
+        assert!(service_url("http://[::1]:9/x", "--chat-url").is_ok());
+        assert!(service_url("https://ai.us.example.dev/x", "--chat-url").is_ok());
+        assert!(service_url("http://ai.us.example.dev/x", "--chat-url").is_err());
+        assert!(service_url("http://10.0.0.1/x", "--chat-url").is_err());
+        assert!(service_url("ftp://localhost/x", "--chat-url").is_err());
+        assert!(service_url("https://u:p@host/x", "--chat-url").is_err());
+    }
+}

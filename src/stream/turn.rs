@@ -1,0 +1,313 @@
+//! One turn: lines → `--tee` → message → transcript → renderer, and how it
+//! ended. [`read_lines`] is the one line loop of the crate: the chat stream
+//! ([`Turn::read`]) and the data query API's NDJSON answer both go through
+//! it. The [`Renderer`] trait is declared here, beside the loop that drives
+//! it, so that `render/` (its implementations) depends on the stream and
+//! not the other way round.
+
+use std::io::{self, Read, Write};
+use std::time::{Duration, Instant};
+
+use anyhow::Result;
+
+use super::lines::{Line, LineReader};
+use super::message::{Message, ParseError};
+use super::transcript::{Event, Transcript};
+use crate::error::{bad_stream, fail, fault_of_io, root_causes, Kind};
+use crate::output::shorten;
+use crate::results::{Picker, RowSource};
+
+/// How a chat ended, as `-o json`'s `status` says it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Status {
+    /// A final answer arrived.
+    Completed,
+    /// No `final` answer: the fallback answer (or none) was used.
+    Incomplete,
+    /// The chat was aborted.
+    Aborted,
+    /// The request or the stream failed.
+    Error,
+}
+
+impl Status {
+    /// The word used in the JSON document.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Status::Completed => "completed",
+            Status::Incomplete => "incomplete",
+            Status::Aborted => "aborted",
+            Status::Error => "error",
+        }
+    }
+}
+
+/// What a renderer is told when the turn is over.
+#[derive(Clone, Copy)]
+pub struct Ending<'a> {
+    /// How the chat ended.
+    pub status: Status,
+    /// Why it failed, when it did: then only `-o json` writes anything.
+    pub failure: Option<&'a str>,
+    /// Where every row of a truncated result comes from (`--all-rows`).
+    pub all_rows: Option<&'a dyn RowSource>,
+}
+
+/// An output of a turn: it hears of each line and event as they come, and
+/// writes what it writes at the end.
+pub trait Renderer {
+    /// A line arrived; `message` is its parse, already folded into
+    /// `transcript`. A `BrokenPipe` error means the reader of `out` left.
+    fn line(
+        &mut self,
+        _line: &Line<'_>,
+        _message: Option<&Message<'_>>,
+        _transcript: &Transcript,
+        _out: &mut dyn Write,
+    ) -> io::Result<()> {
+        Ok(())
+    }
+
+    /// Something happened that outputs may keep or show (a chat id, a
+    /// finished tool call and its SQL result).
+    fn event(&mut self, _event: &Event) {}
+
+    /// The turn is over: write the output (on failure, only what is still
+    /// written then).
+    fn end(&mut self, _transcript: &Transcript, _ending: &Ending<'_>, _out: &mut dyn Write) -> Result<()> {
+        Ok(())
+    }
+}
+
+/// Two renderers that hear the same turn (an output and the expectations).
+impl<A: Renderer, B: Renderer> Renderer for (A, B) {
+    fn line(
+        &mut self,
+        line: &Line<'_>,
+        message: Option<&Message<'_>>,
+        transcript: &Transcript,
+        out: &mut dyn Write,
+    ) -> io::Result<()> {
+        self.0.line(line, message, transcript, out)?;
+        self.1.line(line, message, transcript, out)
+    }
+
+    fn event(&mut self, event: &Event) {
+        self.0.event(event);
+        self.1.event(event);
+    }
+
+    fn end(&mut self, transcript: &Transcript, ending: &Ending<'_>, out: &mut dyn Write) -> Result<()> {
+        self.0.end(transcript, ending, out)?;
+        self.1.end(transcript, ending, out)
+    }
+}
+
+/// A picker keeps the SQL result its pick selects as the turn goes.
+impl Renderer for Picker {
+    fn event(&mut self, event: &Event) {
+        if let Event::ToolFinished(finished) = event {
+            if let Some((_, sql)) = &finished.sql {
+                self.offer(sql);
+            }
+        }
+    }
+}
+
+/// What reads the lines of a stream.
+pub trait LineFold {
+    /// Takes one line; an error ends the stream with it.
+    fn line(&mut self, line: &Line<'_>) -> Result<()>;
+
+    /// The failure of a source that broke off: cut (the connection dropped)
+    /// or a line over the length limit (`err` is `InvalidData`).
+    fn broken(&self, err: &io::Error) -> anyhow::Error;
+}
+
+/// Reads `source` line by line into `fold` until the end, the first error,
+/// or a stop (a signal, the deadline, a stall: its fault is the error).
+pub fn read_lines(source: impl Read, fold: &mut dyn LineFold) -> Result<()> {
+    let mut reader = LineReader::new(source);
+    loop {
+        let line = match reader.next_line() {
+            Ok(Some(line)) => line,
+            Ok(None) => return Ok(()),
+            Err(err) => {
+                return Err(match fault_of_io(&err) {
+                    Some(stop) => stop.clone().into(),
+                    None => fold.broken(&err),
+                })
+            }
+        };
+        let folded = fold.line(&line);
+        // A stop right after this (partial) line is why the stream ended.
+        if let Some(stop) = line.followed_by.and_then(fault_of_io) {
+            return Err(stop.clone().into());
+        }
+        folded?;
+    }
+}
+
+/// When things happened in a turn, counted from its start.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct Timings {
+    /// The first line of the stream arrived.
+    pub first_byte: Option<Duration>,
+    /// The first SQL result arrived.
+    pub first_sql: Option<Duration>,
+    /// The final answer began.
+    pub answer: Option<Duration>,
+    /// The stream ended (or was stopped).
+    pub total: Duration,
+}
+
+/// One chat turn being read: the transcript it folds into and its timings.
+pub struct Turn {
+    /// What the stream said so far.
+    pub transcript: Transcript,
+    /// When things happened.
+    pub timings: Timings,
+    started: Instant,
+}
+
+impl Turn {
+    /// A turn that began at `started`.
+    pub fn new(started: Instant) -> Self {
+        Turn {
+            transcript: Transcript::new(),
+            timings: Timings::default(),
+            started,
+        }
+    }
+
+    /// Reads the chat stream to its end: every line's bytes go to `tee`,
+    /// every message into the transcript, and `renderer` hears of each line
+    /// and event (writing to `out`). The error says how the stream broke
+    /// off: cut or malformed ([`Kind::BadStream`]), stopped (a signal, the
+    /// deadline, a stall), the reader of `out` gone ([`Kind::ReaderGone`]),
+    /// or the tee failing.
+    pub fn read(
+        &mut self,
+        source: impl Read,
+        tee: Option<&mut dyn Write>,
+        renderer: &mut dyn Renderer,
+        out: &mut dyn Write,
+    ) -> Result<()> {
+        let mut fold = ChatFold {
+            turn: self,
+            tee,
+            renderer,
+            out,
+        };
+        let read = read_lines(source, &mut fold);
+        self.timings.total = self.started.elapsed();
+        read
+    }
+
+    /// The hint that ends a message about a broken stream: how to see
+    /// where the thread stands.
+    fn resume_hint(&self) -> String {
+        match self.transcript.chat_id() {
+            Some(id) => format!("; see where the thread stands with: analyst ask --chat-id {id}"),
+            None => String::new(),
+        }
+    }
+}
+
+/// The chat stream's [`LineFold`].
+struct ChatFold<'a, 'w> {
+    turn: &'a mut Turn,
+    tee: Option<&'w mut dyn Write>,
+    renderer: &'a mut dyn Renderer,
+    out: &'a mut dyn Write,
+}
+
+impl LineFold for ChatFold<'_, '_> {
+    fn line(&mut self, line: &Line<'_>) -> Result<()> {
+        let turn = &mut *self.turn;
+        turn.timings.first_byte.get_or_insert_with(|| turn.started.elapsed());
+        if let Some(tee) = self.tee.as_deref_mut() {
+            tee.write_all(line.bytes)
+                .map_err(|err| fail(Kind::Unexpected, format!("writing the saved stream: {err}")))?;
+        }
+        let parsed = Message::parse(line.content());
+        let message = parsed.as_ref().ok().and_then(Option::as_ref);
+        if let Some(message) = message {
+            if let Some(event) = turn.transcript.apply(message) {
+                if matches!(&event, Event::ToolFinished(tool) if tool.sql.is_some()) {
+                    turn.timings.first_sql.get_or_insert_with(|| turn.started.elapsed());
+                }
+                self.renderer.event(&event);
+            }
+            if turn.timings.answer.is_none() && message.final_node && turn.transcript.answer().is_some() {
+                turn.timings.answer = Some(turn.started.elapsed());
+            }
+        }
+        self.renderer.line(line, message, &turn.transcript, self.out)?;
+        match parsed {
+            Ok(_) => Ok(()),
+            Err(err) => Err(not_a_message(&err, line, &turn.resume_hint())),
+        }
+    }
+
+    fn broken(&self, err: &io::Error) -> anyhow::Error {
+        if err.kind() == io::ErrorKind::InvalidData {
+            return bad_stream(format!("malformed stream: {err}"));
+        }
+        let cause = err
+            .get_ref()
+            .map_or_else(|| err.to_string(), |inner| root_causes(inner));
+        bad_stream(format!(
+            "the stream was cut before it ended ({cause}){}",
+            self.turn.resume_hint()
+        ))
+    }
+}
+
+/// The failure for a line that is not a message: a cut when it is the
+/// unterminated last line, a malformed stream otherwise.
+fn not_a_message(err: &ParseError, line: &Line<'_>, resume_hint: &str) -> anyhow::Error {
+    let number = line.number;
+    match (err, line.is_terminated()) {
+        (err, false) => bad_stream(format!(
+            "the stream was cut in the middle of line {number} ({err}){resume_hint}"
+        )),
+        (ParseError::Invalid(text), true) => {
+            bad_stream(format!("malformed stream: line {number} is not valid JSON: {text}"))
+        }
+        (ParseError::NotAnObject, true) => {
+            bad_stream(format!("malformed stream: line {number} is JSON but not an object"))
+        }
+    }
+}
+
+/// The failure the chat itself reported, in order of gravity: suspended,
+/// in-stream error, aborted, no answer at all.
+pub fn chat_failure(transcript: &Transcript) -> Option<anyhow::Error> {
+    if let Some(text) = transcript.suspended() {
+        let resume = match transcript.chat_id() {
+            Some(id) => format!("; the turn can be resumed for 24 hours: analyst ask --chat-id {id} QUESTION"),
+            None => String::new(),
+        };
+        return Some(bad_stream(format!(
+            "the chat was suspended by the service: {text}{resume}"
+        )));
+    }
+    if let Some(first) = transcript.errors().first() {
+        let more = match transcript.errors().len() {
+            1 => String::new(),
+            n => format!(" (and {} more; see -o json .errors)", n - 1),
+        };
+        return Some(bad_stream(format!(
+            "the stream reported an error: {}{more}",
+            shorten(first)
+        )));
+    }
+    if transcript.aborted() {
+        return Some(bad_stream("the chat was aborted before it finished"));
+    }
+    if transcript.answer().is_none() && !transcript.is_thread_state() {
+        return Some(bad_stream("the stream ended without an answer"));
+    }
+    None
+}
