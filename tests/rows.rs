@@ -95,7 +95,7 @@ fn a_complete_result_is_printed_from_the_stream_without_a_call_unless_always() {
         .assert()
         .success()
         .stdout(warehouse::csv(sql));
-    assert_eq!(emu.requests_on(Route::Data).len(), 1);
+    emu.expect(Route::Data, 1);
 }
 
 #[test]
@@ -242,7 +242,7 @@ fn continue_wait_is_polled_until_data_comes() {
         .assert()
         .success()
         .stdout("seven\r\n7\r\n");
-    assert_eq!(emu.requests_on(Route::Data).len(), 3);
+    emu.expect(Route::Data, 3);
     emu.continue_waits(100);
     analyst_data(&emu)
         .args(["rows", "--sql", "SELECT 7", "--timeout", "2s"])

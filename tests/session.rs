@@ -139,5 +139,5 @@ fn transient_failures_are_retried() {
         .assert()
         .success()
         .stdout("sess-0001\n");
-    assert_eq!(emu.requests_on(Route::Session).len(), 3);
+    emu.expect(Route::Session, 3);
 }

@@ -1,0 +1,117 @@
+//! The layout holds: each module imports only modules listed before it in
+//! the layer list of `src/lib.rs`'s documentation (dependencies point one
+//! way, no cycle), every module is in that list, the environment and
+//! clap's matches are read only in `settings.rs`, and exit numbers appear
+//! only in `error.rs`.
+
+use std::path::{Path, PathBuf};
+
+/// The modules from the bottom up, as the documentation of `src/lib.rs`
+/// lists them (`//! - [`name`]: …`).
+fn layers() -> Vec<String> {
+    let lib = std::fs::read_to_string(src().join("lib.rs")).unwrap();
+    lib.lines()
+        .filter_map(|line| line.strip_prefix("//! - [`"))
+        .filter_map(|rest| rest.split_once('`').map(|(name, _)| name.to_string()))
+        .collect()
+}
+
+fn src() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("src")
+}
+
+/// Every source file with its text, and the top-level module it belongs to.
+fn files() -> Vec<(PathBuf, String, String)> {
+    let mut found = Vec::new();
+    let mut dirs = vec![src()];
+    while let Some(dir) = dirs.pop() {
+        for entry in std::fs::read_dir(dir).unwrap() {
+            let path = entry.unwrap().path();
+            if path.is_dir() {
+                dirs.push(path);
+            } else if path.extension().is_some_and(|ext| ext == "rs") {
+                let relative = path.strip_prefix(src()).unwrap();
+                let top = relative.components().next().unwrap().as_os_str().to_string_lossy();
+                let module = top.trim_end_matches(".rs").to_string();
+                let text = std::fs::read_to_string(&path).unwrap();
+                found.push((path, module, text));
+            }
+        }
+    }
+    found.sort();
+    found
+}
+
+/// The crate's modules a text names (`crate::name`), each once.
+fn named_modules(text: &str) -> Vec<String> {
+    let mut names: Vec<String> = text
+        .match_indices("crate::")
+        .map(|(at, _)| {
+            text[at + "crate::".len()..]
+                .chars()
+                .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
+                .collect()
+        })
+        .collect();
+    names.sort();
+    names.dedup();
+    names
+}
+
+#[test]
+fn every_module_imports_only_the_modules_below_it() {
+    let layers = layers();
+    assert!(layers.len() >= 10, "lib.rs lists the modules: {layers:?}");
+    let mut upward = Vec::new();
+    for (path, module, text) in files() {
+        let Some(level) = layers.iter().position(|name| *name == module) else {
+            assert!(
+                ["lib", "main"].contains(&module.as_str()),
+                "{} is not in lib.rs",
+                path.display()
+            );
+            continue;
+        };
+        for name in named_modules(&text) {
+            match layers.iter().position(|layer| *layer == name) {
+                Some(other) if other > level => upward.push(format!("{} imports {name}", path.display())),
+                _ => {}
+            }
+        }
+    }
+    assert!(
+        upward.is_empty(),
+        "imports pointing up the layout:\n{}",
+        upward.join("\n")
+    );
+}
+
+#[test]
+fn only_settings_reads_the_environment_and_the_matches() {
+    for (path, module, text) in files() {
+        if module == "settings" {
+            continue;
+        }
+        for needle in ["env::var", "ArgMatches", "FromArgMatches"] {
+            assert!(!text.contains(needle), "{} uses {needle}", path.display());
+        }
+    }
+}
+
+#[test]
+fn exit_numbers_appear_only_in_error_rs() {
+    for (path, module, text) in files() {
+        if module == "error" {
+            continue;
+        }
+        for line in text
+            .lines()
+            .filter(|line| line.contains("ExitCode::") || line.contains("exit("))
+        {
+            let number = line
+                .split(|c: char| !c.is_ascii_alphanumeric() && c != '_')
+                .any(|token| !token.is_empty() && token.chars().all(|c| c.is_ascii_digit()));
+            assert!(!number, "{} names an exit number: {line}", path.display());
+        }
+    }
+}

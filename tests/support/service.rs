@@ -1,0 +1,352 @@
+//! How the emulated service answers what no test scripted, faithful to the
+//! API document and `service-facts.md`: the key and token checks, the
+//! agent's chats and threads, aborts, sessions and data queries.
+
+use std::collections::VecDeque;
+use std::io::Write;
+use std::net::TcpStream;
+use std::sync::Mutex;
+
+use serde_json::{json, Value};
+
+use super::*;
+
+pub(crate) fn json_status(code: u16, error: &str) -> Reply {
+    Reply::status(code, "application/json", &json!({ "error": error }).to_string())
+}
+
+/// Checks the request the way the service does, then answers it.
+pub(crate) fn answer(request: &Recorded, state: &Mutex<State>) -> Reply {
+    let Some(route) = route_of(&request.path) else {
+        let message = if request.path.contains("/agents/") {
+            "Agent not found"
+        } else {
+            "Not found"
+        };
+        return json_status(404, message);
+    };
+    if request.method != "POST" {
+        return json_status(405, "Method not allowed");
+    }
+    if route == Route::Data {
+        if let Err(reply) = check_data_token(request.header("authorization")) {
+            return reply;
+        }
+    } else if request.header("authorization") != Some(&format!("Api-Key {API_KEY}")) {
+        return json_status(401, "Invalid API key");
+    }
+    if let Some(reply) = state
+        .lock()
+        .unwrap()
+        .scripted
+        .get_mut(&route)
+        .and_then(VecDeque::pop_front)
+    {
+        return reply;
+    }
+    let Ok(body) = serde_json::from_slice::<Value>(&request.body) else {
+        return json_status(400, "Invalid JSON body");
+    };
+    match route {
+        Route::Chat => chat(&body, state),
+        Route::Abort => abort(&body, state),
+        Route::Session => session(&body, state),
+        Route::Data => data_query(&body, state),
+    }
+}
+
+/// The claims of a data query API token: `Authorization: <JWT>` (or
+/// `Bearer <JWT>`), HS256 with [`DATA_SECRET`], not expired.
+pub fn jwt_claims(header: Option<&str>) -> Result<serde_json::Map<String, Value>, &'static str> {
+    use base64::Engine;
+    let header = header.ok_or("Authorization header isn't set")?;
+    let token = header.strip_prefix("Bearer ").unwrap_or(header);
+    let parts: Vec<&str> = token.split('.').collect();
+    let [head, body, signature] = parts[..] else {
+        return Err("Invalid token");
+    };
+    let engine = base64::engine::general_purpose::URL_SAFE_NO_PAD;
+    let signature = engine.decode(signature).map_err(|_| "Invalid token")?;
+    let key = ring::hmac::Key::new(ring::hmac::HMAC_SHA256, DATA_SECRET.as_bytes());
+    ring::hmac::verify(&key, format!("{head}.{body}").as_bytes(), &signature).map_err(|_| "Invalid token")?;
+    let header: Value =
+        serde_json::from_slice(&engine.decode(head).map_err(|_| "Invalid token")?).map_err(|_| "Invalid token")?;
+    if header["alg"] != "HS256" {
+        return Err("Invalid token");
+    }
+    let claims: serde_json::Map<String, Value> =
+        serde_json::from_slice(&engine.decode(body).map_err(|_| "Invalid token")?).map_err(|_| "Invalid token")?;
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_secs();
+    match claims.get("exp").and_then(Value::as_u64) {
+        Some(exp) if exp > now => Ok(claims),
+        _ => Err("Invalid token"),
+    }
+}
+
+pub(crate) fn check_data_token(header: Option<&str>) -> Result<(), Reply> {
+    jwt_claims(header)
+        .map(|_| ())
+        .map_err(|message| json_status(403, message))
+}
+
+/// `/v1/cubesql`: the body as the service accepts it, then the query.
+pub(crate) fn data_query(body: &Value, state: &Mutex<State>) -> Reply {
+    let Some(fields) = body.as_object() else {
+        return json_status(400, "body must be an object");
+    };
+    if let Some(unknown) = fields
+        .keys()
+        .find(|k| !["query", "timezone", "cache", "throwContinueWait"].contains(&k.as_str()))
+    {
+        return json_status(400, &format!("Unknown field {unknown}"));
+    }
+    let Some(sql) = fields.get("query").and_then(Value::as_str) else {
+        return json_status(400, "query is required");
+    };
+    let mut state = state.lock().unwrap();
+    if state.continue_waits > 0 {
+        state.continue_waits -= 1;
+        return Reply::status(200, "application/json", r#"{"error":"Continue wait"}"#);
+    }
+    if let Err(err) = warehouse::open().prepare(sql) {
+        return json_status(400, &err.to_string());
+    }
+    Reply::Query { sql: sql.to_string() }
+}
+
+/// Streams the answer to `sql` like the service: a schema line, data lines
+/// of [`DATA_CHUNK_ROWS`] rows, at most [`DEFAULT_ROW_CAP`] rows without
+/// LIMIT, and an error line if the query fails on the way.
+pub(crate) fn stream_query(connection: &mut TcpStream, sql: &str) -> std::io::Result<()> {
+    let db = warehouse::open();
+    let mut statement = db.prepare(sql).unwrap();
+    let declared = warehouse::declared(&statement);
+    let cap = if sql.to_ascii_uppercase().contains("LIMIT") {
+        usize::MAX
+    } else {
+        DEFAULT_ROW_CAP
+    };
+    connection.write_all(STREAM_HEAD)?;
+    let mut cursor = statement.raw_query();
+    let mut batch: Vec<Vec<Value>> = Vec::new();
+    let (mut sent, mut schema_sent, mut failure) = (0, false, None);
+    loop {
+        let row = if sent + batch.len() >= cap {
+            None
+        } else {
+            match cursor.next() {
+                Ok(row) => row.map(|row| {
+                    (0..declared.len())
+                        .map(|i| warehouse::value(row.get_ref(i).unwrap()))
+                        .collect()
+                }),
+                Err(err) => {
+                    failure = Some(err.to_string());
+                    None
+                }
+            }
+        };
+        let done = row.is_none();
+        batch.extend(row);
+        if !schema_sent {
+            let schema: Vec<Value> = warehouse::columns(&declared, batch.first().map(Vec::as_slice))
+                .into_iter()
+                .map(|(name, kind)| json!({"name": name, "column_type": kind}))
+                .collect();
+            let line = json!({"schema": schema, "lastRefreshTime": "2026-11-01T00:00:00.000Z"});
+            write_chunk(connection, format!("{line}\n").as_bytes())?;
+            schema_sent = true;
+        }
+        if batch.len() >= DATA_CHUNK_ROWS || (done && (!batch.is_empty() || sent == 0)) {
+            write_chunk(connection, format!("{}\n", json!({ "data": batch })).as_bytes())?;
+            sent += batch.len();
+            batch.clear();
+        }
+        if done {
+            break;
+        }
+    }
+    if let Some(error) = failure {
+        write_chunk(
+            connection,
+            format!("{}\n", json!({"error": error, "requestId": "req-0001"})).as_bytes(),
+        )?;
+    }
+    connection.write_all(b"0\r\n\r\n")
+}
+
+/// generate-session: the identity at the top level of the body.
+pub(crate) fn session(body: &Value, state: &Mutex<State>) -> Reply {
+    let Some(fields) = body.as_object() else {
+        return json_status(400, "body must be an object");
+    };
+    const KNOWN: [&str; 7] = [
+        "externalId",
+        "internalId",
+        "userAttributes",
+        "groups",
+        "securityContext",
+        "email",
+        "deploymentId",
+    ];
+    if let Some(unknown) = fields.keys().find(|k| !KNOWN.contains(&k.as_str())) {
+        return json_status(400, &format!("Unknown field {unknown}"));
+    }
+    if let Err(message) = check_identity(fields) {
+        return json_status(400, &message);
+    }
+    let mut state = state.lock().unwrap();
+    state.sessions_created += 1;
+    let id = format!("sess-{:04}", state.sessions_created);
+    Reply::status(200, "application/json", &json!({ "sessionId": id }).to_string())
+}
+
+/// abort: only the owner of a chat may stop it.
+pub(crate) fn abort(body: &Value, state: &Mutex<State>) -> Reply {
+    let Some(chat_id) = body.get("chatId").and_then(Value::as_str) else {
+        return json_status(400, "chatId is required");
+    };
+    let owner = match body
+        .get("sessionSettings")
+        .and_then(Value::as_object)
+        .map(check_identity)
+    {
+        Some(Ok(owner)) => owner,
+        Some(Err(message)) => return json_status(400, &message),
+        None => String::new(),
+    };
+    let mut state = state.lock().unwrap();
+    match state.threads.get(chat_id) {
+        None => json_status(404, "Chat not found"),
+        Some(thread) if thread.owner != owner => json_status(403, "Forbidden"),
+        Some(_) => {
+            state.aborted.push(chat_id.to_string());
+            Reply::status(204, "text/plain", "")
+        }
+    }
+}
+
+/// stream-chat-state: a new chat, a follow-up, or the thread's state.
+pub(crate) fn chat(body: &Value, state: &Mutex<State>) -> Reply {
+    let owner = match body.get("sessionSettings").and_then(Value::as_object) {
+        None => return json_status(400, "sessionSettings is required"),
+        Some(settings) => match check_identity(settings) {
+            Ok(owner) => owner,
+            Err(message) => return json_status(400, &message),
+        },
+    };
+    let input = body.get("input").and_then(Value::as_str).map(str::to_string);
+    let chat_id = body.get("chatId").and_then(Value::as_str).map(str::to_string);
+    let mut state = state.lock().unwrap();
+    let chat_id = match chat_id {
+        Some(id) => match state.threads.get(&id) {
+            Some(thread) if thread.owner == owner => id,
+            _ => return json_status(404, "Chat not found"),
+        },
+        None if input.is_none() => return json_status(400, "input or chatId is required"),
+        None => {
+            state.chats_created += 1;
+            let id = format!("chat-{:04}", state.chats_created);
+            state.threads.insert(
+                id.clone(),
+                Thread {
+                    owner,
+                    messages: Vec::new(),
+                },
+            );
+            id
+        }
+    };
+    let agent = state.agent.clone();
+    let thread = state.threads.get_mut(&chat_id).unwrap();
+    let stream = match input {
+        None => {
+            let messages: Vec<(&str, &str)> = thread.messages.iter().map(|(r, c)| (r.as_str(), c.as_str())).collect();
+            ChatStream::new(&chat_id, agent.family).state(&chat_id, &messages)
+        }
+        Some(question) => {
+            let branch = body.get("activeBranchName").and_then(Value::as_str);
+            let turn = thread.messages.len() / 2 + 1;
+            let stream = agent_answer(&agent, &chat_id, &question, branch, turn);
+            thread.messages.push(("user".into(), question));
+            thread.messages.push(("assistant".into(), answer_text(turn)));
+            let messages: Vec<(&str, &str)> = thread.messages.iter().map(|(r, c)| (r.as_str(), c.as_str())).collect();
+            stream.state(&chat_id, &messages).usage()
+        }
+    };
+    Reply::Chat {
+        chat_id,
+        body: stream.bytes(),
+        chunking: agent.chunking,
+        delay: agent.delay,
+    }
+}
+
+/// The identity rules of the API document (sessionSettings, or the
+/// generate-session body); returns the owner's id.
+pub(crate) fn check_identity(settings: &serde_json::Map<String, Value>) -> Result<String, String> {
+    let external = settings.get("externalId").and_then(Value::as_str);
+    let internal = settings.get("internalId").and_then(Value::as_str);
+    match (external, internal) {
+        (Some(_), Some(_)) => Err("Either externalId or internalId, not both".into()),
+        (None, None) => Err("externalId or internalId is required".into()),
+        (Some(id), None) => {
+            if id.is_empty() || id.chars().any(|c| c.is_whitespace() || c.is_uppercase()) {
+                return Err("externalId must be lowercase without spaces".into());
+            }
+            Ok(format!("external:{id}"))
+        }
+        (None, Some(email)) => {
+            for field in ["userAttributes", "groups", "securityContext", "roles"] {
+                if settings.contains_key(field) {
+                    return Err(format!("{field} is not allowed with internalId"));
+                }
+            }
+            if !INTERNAL_USERS.contains(&email) {
+                return Err(format!("Internal user {email} does not exist"));
+            }
+            Ok(format!("internal:{email}"))
+        }
+    }
+}
+
+pub(crate) fn answer_text(turn: usize) -> String {
+    format!("Answer {turn}: revenue rose every month; December was the best month (€2.4M).")
+}
+
+/// A whole agent turn: thinking, metadata search, SQL, the answer.
+pub(crate) fn agent_answer(
+    agent: &Agent,
+    chat_id: &str,
+    question: &str,
+    branch: Option<&str>,
+    turn: usize,
+) -> ChatStream {
+    let stream = ChatStream::new(chat_id, agent.family)
+        .user(question)
+        .thinking(&["Looking for ", "the orders view."])
+        .thinking(&vec!["Still thinking… "; agent.padding])
+        .meta_call(question);
+    if branch == Some("broken") {
+        return stream
+            .failed_sql_call("SELECT 1", "Error: BadRequestError: Bad branch")
+            .error_line("BadRequestError: Bad branch");
+    }
+    let mut call = match &agent.warehouse_sql {
+        Some(sql) => warehouse::sql_call(sql, 100),
+        None => SqlCall::revenue_by_month(agent.rows).truncated_to(agent.returned),
+    };
+    call.shape = agent.shape;
+    call.query_key = agent.query_key;
+    let text = answer_text(turn);
+    let (head, tail) = text.split_at(text.find(':').unwrap() + 1);
+    let stream = stream.sql_call(&call).assistant(&[head, tail]);
+    if agent.final_node {
+        stream.final_answer(&[head, tail])
+    } else {
+        stream
+    }
+}
