@@ -242,7 +242,7 @@ fn continue_wait_is_polled_until_data_comes() {
         .assert()
         .success()
         .stdout("seven\r\n7\r\n");
-    emu.expect(Route::Data, 3);
+    assert_eq!(emu.requests_on(Route::Data).len(), 3);
     emu.continue_waits(100);
     analyst_data(&emu)
         .args(["rows", "--sql", "SELECT 7", "--timeout", "2s"])
