@@ -9,7 +9,7 @@ use anyhow::Result;
 use serde::ser::{SerializeMap, Serializer};
 use serde::Serialize;
 use serde_json::value::RawValue;
-use serde_json::{Map, Number, Value};
+use serde_json::{Number, Value};
 
 use crate::error::{Fault, Kind};
 
@@ -47,17 +47,8 @@ impl Column {
 
     /// `value` typed for this column: numbers for numeric columns, booleans
     /// for boolean ones, anything else (or anything that does not parse)
-    /// exactly as the service sent it.
-    pub fn typed(&self, value: &Value) -> Value {
-        match self.typed_ref(value) {
-            Typed::Number(number) => Value::Number(number),
-            Typed::Bool(flag) => Value::Bool(flag),
-            Typed::AsSent(value) => value.clone(),
-        }
-    }
-
-    /// [`Column::typed`] without copying a value that stays as it was sent.
-    pub fn typed_ref<'a>(&self, value: &'a Value) -> Typed<'a> {
+    /// exactly as the service sent it, borrowed.
+    pub fn typed<'a>(&self, value: &'a Value) -> Typed<'a> {
         match value {
             Value::String(text) if self.is_numeric() => parse_number(text).map_or(Typed::AsSent(value), Typed::Number),
             Value::String(text) if self.is_boolean() => match text.to_ascii_lowercase().as_str() {
@@ -210,20 +201,11 @@ impl SqlResult {
         self.total_rows.is_some_and(|total| total > self.rows.len() as u64)
     }
 
-    /// The rows as objects keyed by column name, values typed by column type.
-    pub fn typed_rows(&self) -> impl Iterator<Item = Map<String, Value>> + '_ {
-        self.rows.iter().map(|row| {
-            self.columns
-                .iter()
-                .zip(row.iter().chain(std::iter::repeat(&Value::Null)))
-                .map(|(column, value)| (column.name.clone(), column.typed(value)))
-                .collect()
-        })
-    }
-
-    /// The rows as [`SqlResult::typed_rows`] gives them, serialized straight
-    /// from the result without building a map per row.
-    pub fn typed_rows_view(&self) -> TypedRows<'_> {
+    /// The rows as objects keyed by column name (in order of first
+    /// appearance, a repeated name taking its last column's value), values
+    /// typed by column type; serialized straight from the result without
+    /// building a map per row.
+    pub fn typed_rows(&self) -> TypedRows<'_> {
         // Keys as a map would hold them: in order of first appearance, a
         // repeated column name taking the value of its last column.
         let mut keys: Vec<(&str, usize)> = Vec::with_capacity(self.columns.len());
@@ -238,7 +220,7 @@ impl SqlResult {
 }
 
 /// The typed rows of a result, serializable without copying them (see
-/// [`SqlResult::typed_rows_view`]).
+/// [`SqlResult::typed_rows`]).
 pub struct TypedRows<'a> {
     result: &'a SqlResult,
     keys: Vec<(&'a str, usize)>,
@@ -261,7 +243,7 @@ impl Serialize for TypedRow<'_> {
         let mut map = serializer.serialize_map(Some(self.rows.keys.len()))?;
         for &(name, index) in &self.rows.keys {
             let value = self.row.get(index).unwrap_or(&Value::Null);
-            map.serialize_entry(name, &self.rows.result.columns[index].typed_ref(value))?;
+            map.serialize_entry(name, &self.rows.result.columns[index].typed(value))?;
         }
         map.end()
     }
@@ -541,16 +523,14 @@ mod tests {
     use serde_json::json;
 
     #[test]
-    fn the_typed_rows_view_serializes_as_the_typed_rows() {
+    fn typed_rows_are_keyed_by_column_and_typed() {
         let result = json!({
             "schema": [{"name": "a", "column_type": "Int64"}, {"name": "b", "column_type": "boolean"},
                 {"name": "a", "column_type": "String"}],
             "data": [["1", "TRUE", "x"], ["2"], ["3", "no", "z", "extra"], []]
         });
         let sql = SqlResult::from_tool_call("t1", "semanticSqlApi", &json!({}), &result);
-        let view = serde_json::to_string(&sql.typed_rows_view()).unwrap();
-        let maps: Vec<_> = sql.typed_rows().collect();
-        assert_eq!(view, serde_json::to_string(&maps).unwrap());
+        let view = serde_json::to_string(&sql.typed_rows()).unwrap();
         assert_eq!(
             view,
             r#"[{"a":"x","b":true},{"a":null,"b":null},{"a":"z","b":"no"},{"a":null,"b":null}]"#
@@ -576,8 +556,8 @@ mod tests {
         assert_eq!(a.rows, b.rows);
         assert_eq!(a.sql.as_deref(), Some("SELECT 1"));
         assert_eq!(b.sql.as_deref(), Some("SELECT 1"));
-        let typed_a: Vec<_> = a.typed_rows().collect();
-        let typed_b: Vec<_> = b.typed_rows().collect();
+        let typed_a = serde_json::to_value(a.typed_rows()).unwrap();
+        let typed_b = serde_json::to_value(b.typed_rows()).unwrap();
         assert_eq!(typed_a, typed_b);
         assert_eq!(typed_a[0]["orders.revenue"], json!(1800000));
         assert_eq!(typed_a[1]["orders.revenue"], json!(1650000.5));
@@ -590,14 +570,15 @@ mod tests {
             name: "n".into(),
             column_type: "Int64".into(),
         };
-        assert_eq!(column.typed(&json!("245")), json!(245));
-        assert_eq!(column.typed(&json!("n/a")), json!("n/a"));
-        assert_eq!(column.typed(&Value::Null), Value::Null);
+        let typed = |column: &Column, value: Value| serde_json::to_value(column.typed(&value)).unwrap();
+        assert_eq!(typed(&column, json!("245")), json!(245));
+        assert_eq!(typed(&column, json!("n/a")), json!("n/a"));
+        assert_eq!(typed(&column, Value::Null), Value::Null);
         let flag = Column {
             name: "b".into(),
             column_type: "boolean".into(),
         };
-        assert_eq!(flag.typed(&json!("true")), json!(true));
+        assert_eq!(typed(&flag, json!("true")), json!(true));
     }
 
     #[test]

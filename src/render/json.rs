@@ -144,7 +144,7 @@ impl<'a> Query<'a> {
             description: result.description.as_deref(),
             sql: result.sql.as_deref(),
             columns: &result.columns,
-            rows: result.typed_rows_view(),
+            rows: result.typed_rows(),
             row_count: result.rows.len(),
             total_rows: result.total_rows,
             truncated: result.is_truncated(),

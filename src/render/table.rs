@@ -143,7 +143,7 @@ impl Cell for Value {
     }
 
     fn write_json(&self, column: &Column, out: &mut dyn Write) -> Result<()> {
-        serde_json::to_writer(out, &column.typed_ref(self))?;
+        serde_json::to_writer(out, &column.typed(self))?;
         Ok(())
     }
 }
@@ -167,7 +167,7 @@ impl Cell for &RawValue {
         let raw = self.get();
         if raw.starts_with('"') && (column.is_numeric() || column.is_boolean()) {
             let value: Value = serde_json::from_str(raw)?;
-            serde_json::to_writer(out, &column.typed_ref(&value))?;
+            serde_json::to_writer(out, &column.typed(&value))?;
         } else {
             out.write_all(raw.as_bytes())?;
         }

@@ -88,8 +88,7 @@ pub fn chart(result: &SqlResult, which: &str) -> Result<Value> {
         title_dotted_channels(&mut spec, &dotted);
         escape_fields(&mut spec, &dotted);
     }
-    let values: Vec<Value> = result.typed_rows().map(Value::Object).collect();
-    spec.insert("data".into(), json!({ "values": values }));
+    spec.insert("data".into(), json!({ "values": result.typed_rows() }));
     if !spec.contains_key("$schema") {
         let mut with_schema = Map::new();
         with_schema.insert("$schema".into(), Value::String(SCHEMA.into()));
