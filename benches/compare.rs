@@ -6,9 +6,11 @@
 //! deltas, 100-row SQL results and a large `__state__` line; a data query
 //! answer of a million rows), serves them from the loopback emulator of
 //! `tests/support`, and prints a table of ratios (what holds on a noisy
-//! machine) with the absolute figures beside them, and each target of issue
-//! 7 as met or missed. Times are the best of the runs; peak RSS is from
-//! GNU time (`%M`, the largest process of a pipeline).
+//! machine) with the absolute figures beside them, and each target as met
+//! or missed: replay ≥ 10× jq (answer, csv, json), peak RSS within the
+//! longest line + 16 MiB (json: the document + 16 MiB), `rows` ≥ 10×
+//! `curl | jq`, `--version` under 5 ms. Times are the best of the runs;
+//! peak RSS is from GNU time (`%M`, the largest process of a pipeline).
 
 #[path = "../tests/support/mod.rs"]
 mod support;
@@ -283,6 +285,13 @@ fn delays(emu: &Emulator, program: &str, args: &[String], lines: usize) -> Vec<u
     delays
 }
 
+/// The size in bytes of what `command` writes on stdout.
+fn document_size(command: &str) -> u64 {
+    let output = Command::new("bash").args(["-c", command]).output().unwrap();
+    assert!(output.status.success(), "failed: {command}");
+    output.stdout.len() as u64
+}
+
 fn percentile(sorted: &[u64], p: f64) -> u64 {
     sorted
         .get(((sorted.len() as f64 - 1.0) * p).round() as usize)
@@ -341,21 +350,23 @@ fn main() {
             ));
             if mode != "events" {
                 targets.push((
-                    format!("replay -o {mode} ≥ 20× faster than jq (×{:.1})", jq.best / ours),
-                    jq.best / ours >= 20.0,
+                    format!("replay -o {mode} ≥ 10× faster than jq (×{:.1})", jq.best / ours),
+                    jq.best / ours >= 10.0,
                 ));
             }
-            if mode != "json" {
-                let bound = (longest as u64 >> 10) + 16 * 1024;
-                targets.push((
-                    format!(
-                        "replay -o {mode} peak RSS ≤ longest line + 16 MiB ({} ≤ {} MiB)",
-                        rss / 1024,
-                        bound / 1024
-                    ),
-                    rss <= bound,
-                ));
-            }
+            let (what, base) = match mode {
+                "json" => ("the document", document_size(&format!("{analyst} ask -q --replay {file} -o json"))),
+                _ => ("longest line", longest as u64),
+            };
+            let bound = (base >> 10) + 16 * 1024;
+            targets.push((
+                format!(
+                    "replay -o {mode} peak RSS ≤ {what} + 16 MiB ({} ≤ {} MiB)",
+                    rss / 1024,
+                    bound / 1024
+                ),
+                rss <= bound,
+            ));
         }
     }
 
@@ -392,13 +403,6 @@ fn main() {
             format!("curl -N {theirs:.2}s {}MiB", curl_rss / 1024),
             theirs / ours,
             String::new(),
-        ));
-        targets.push((
-            format!(
-                "raw throughput within 1.5× of curl -N (×{:.2} of its time)",
-                ours / theirs
-            ),
-            ours <= theirs * 1.5,
         ));
 
         let raw_args = ["ask".to_string(), "-q".into(), "-o".into(), "raw".into(), "Q".into()];
@@ -486,10 +490,6 @@ fn main() {
         targets.push((
             format!("rows ≥ 10× faster than curl \\| jq (×{:.1})", theirs / ours),
             theirs / ours >= 10.0,
-        ));
-        targets.push((
-            format!("rows ≥ 1M rows/s to CSV ({:.2}M)", rows as f64 / ours / 1e6),
-            rows as f64 / ours >= 1e6,
         ));
         targets.push((format!("rows peak RSS flat ({} MiB)", rss / 1024), rss <= 32 * 1024));
     }

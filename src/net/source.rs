@@ -18,12 +18,13 @@ use crate::settings::Limits;
 
 /// How long the main thread waits for a chunk before it looks at signals again.
 const POLL: Duration = Duration::from_millis(50);
-/// Size of the chunks the worker reads: a read returns what has arrived, so
-/// a slow stream is not delayed.
-const CHUNK: usize = 64 * 1024;
+/// The most the worker reads at once: a read returns what has arrived, so a
+/// slow stream is not delayed, and a fast one (a file) is passed on in few
+/// large chunks.
+const CHUNK: usize = 256 * 1024;
 /// Chunks in flight between the worker and the main thread: memory stays
 /// bounded however fast the source is.
-const IN_FLIGHT: usize = 8;
+const IN_FLIGHT: usize = 4;
 
 enum Chunk {
     Opened,
@@ -173,14 +174,13 @@ where
     if sender.send(Chunk::Opened).is_err() {
         return;
     }
+    // One read buffer; each chunk sent is a copy of what a read gave, so a
+    // stream of small reads costs its bytes, not a buffer each.
+    let mut buffer = vec![0; CHUNK];
     loop {
-        let mut buffer = vec![0; CHUNK];
         let chunk = match source.read(&mut buffer) {
             Ok(0) => Chunk::End,
-            Ok(n) => {
-                buffer.truncate(n);
-                Chunk::Data(buffer)
-            }
+            Ok(n) => Chunk::Data(buffer[..n].to_vec()),
             Err(err) if err.kind() == io::ErrorKind::Interrupted => continue,
             Err(err) => Chunk::Failed(err),
         };
