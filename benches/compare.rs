@@ -8,7 +8,8 @@
 //! `tests/support`, and prints a table of ratios (what holds on a noisy
 //! machine) with the absolute figures beside them, and each target as met
 //! or missed: replay ≥ 10× jq (answer, csv, json), peak RSS within the
-//! longest line + 16 MiB (json: the document + 16 MiB), `rows` ≥ 10×
+//! longest line + 16 MiB (json: the larger of the longest line and the
+//! document, + 16 MiB), `rows` ≥ 10×
 //! `curl | jq`, `--version` under 5 ms. Times are the best of the runs;
 //! peak RSS is from GNU time (`%M`, the largest process of a pipeline).
 
@@ -354,8 +355,16 @@ fn main() {
                     jq.best / ours >= 10.0,
                 ));
             }
+            // -o json holds what its document is made of, and, while it
+            // reads it, the longest line: the larger of the two is its base.
             let (what, base) = match mode {
-                "json" => ("the document", document_size(&format!("{analyst} ask -q --replay {file} -o json"))),
+                "json" => {
+                    let document = document_size(&format!("{analyst} ask -q --replay {file} -o json"));
+                    (
+                        "the larger of the longest line and the document",
+                        document.max(longest as u64),
+                    )
+                }
                 _ => ("longest line", longest as u64),
             };
             let bound = (base >> 10) + 16 * 1024;

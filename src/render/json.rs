@@ -2,31 +2,38 @@
 //! failure (`status` and `errors` say what went wrong). In the no-question
 //! mode it is `{"chatId", "messages": [{"role", "content"}]}`.
 
+use std::collections::BTreeMap;
 use std::io::Write;
 
 use anyhow::Result;
+use serde::ser::{SerializeSeq, Serializer};
 use serde::Serialize;
 use serde_json::Value;
 
 use crate::error::{kind_of, Kind};
 use crate::results::{Column, SqlResult, TypedRows};
-use crate::stream::transcript::{Event, ToolCallRecord, Transcript};
+use crate::stream::transcript::{Event, KeptJson, ToolCallRecord, Transcript};
 use crate::stream::turn::{Ending, Renderer};
 
-/// The `json` output: it keeps every finished tool call and SQL result.
+/// The `json` output. It keeps every finished tool call (its result as
+/// compact text) and which of them ran SQL; each query's table is built
+/// again from its call while the document is written, one at a time.
 #[derive(Default)]
 pub struct Json {
-    queries: Vec<SqlResult>,
     tool_calls: Vec<ToolCallRecord>,
+    /// The positions in `tool_calls` of the SQL calls.
+    sql_calls: Vec<usize>,
+    /// Truncated results completed with `--all-rows`, by position.
+    completed: BTreeMap<usize, SqlResult>,
 }
 
 impl Renderer for Json {
     fn event(&mut self, event: &Event) {
         if let Event::ToolFinished(finished) = event {
-            self.tool_calls.push(finished.call.clone());
-            if let Some((_, sql)) = &finished.sql {
-                self.queries.push(sql.clone());
+            if finished.sql.is_some() {
+                self.sql_calls.push(self.tool_calls.len());
             }
+            self.tool_calls.push(finished.call.clone());
         }
     }
 
@@ -37,15 +44,16 @@ impl Renderer for Json {
     fn end(&mut self, transcript: &Transcript, ending: &Ending<'_>, out: &mut dyn Write) -> Result<()> {
         let mut partial = None;
         if let (Some(source), None) = (ending.all_rows, ending.failure) {
-            for result in self
-                .queries
-                .iter_mut()
-                .filter(|q| q.is_truncated() && q.error.is_none())
-            {
+            for &position in &self.sql_calls {
+                let mut result = table(&self.tool_calls[position]);
+                if !result.is_truncated() || result.error.is_some() {
+                    continue;
+                }
                 match result.complete(source) {
                     Err(err) if kind_of(&err) == Kind::Partial => partial = partial.or(Some(err)),
                     other => other?,
                 }
+                self.completed.insert(position, result);
             }
         }
         if transcript.is_thread_state() && ending.failure.is_none() {
@@ -67,7 +75,7 @@ impl Renderer for Json {
                 chat_id: transcript.chat_id(),
                 status: ending.status.as_str(),
                 answer: transcript.answer().map(|(text, _)| text),
-                queries: self.queries.iter().map(Query::of).collect(),
+                queries: Queries(self),
                 tool_calls: self.tool_calls.iter().chain(transcript.unfinished()).collect(),
                 errors: transcript
                     .errors()
@@ -80,6 +88,30 @@ impl Renderer for Json {
             write(&document, out)?;
         }
         partial.map_or(Ok(()), Err)
+    }
+}
+
+/// The table of a SQL call, built from the call as the transcript built it.
+fn table(call: &ToolCallRecord) -> SqlResult {
+    let result = call.result.as_ref().map_or(Value::Null, KeptJson::value);
+    SqlResult::from_tool_call(&call.id, &call.name, &call.input, &result)
+}
+
+/// The document's `queries`: each built (or taken completed) as it is
+/// written.
+struct Queries<'a>(&'a Json);
+
+impl Serialize for Queries<'_> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let json = self.0;
+        let mut seq = serializer.serialize_seq(Some(json.sql_calls.len()))?;
+        for &position in &json.sql_calls {
+            match json.completed.get(&position) {
+                Some(result) => seq.serialize_element(&Query::of(result))?,
+                None => seq.serialize_element(&Query::of(&table(&json.tool_calls[position])))?,
+            }
+        }
+        seq.end()
     }
 }
 
@@ -96,7 +128,7 @@ struct Document<'a> {
     chat_id: Option<&'a str>,
     status: &'static str,
     answer: Option<&'a str>,
-    queries: Vec<Query<'a>>,
+    queries: Queries<'a>,
     tool_calls: Vec<&'a ToolCallRecord>,
     errors: Vec<&'a str>,
     usage: Option<&'a Value>,

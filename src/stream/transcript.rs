@@ -5,7 +5,7 @@
 //! kept: it is handed out as an [`Event`], and each output keeps what it
 //! needs of it, so memory does not grow with the length of the stream.
 
-use serde::{Deserialize, Serialize};
+use serde::{Deserialize, Serialize, Serializer};
 use serde_json::value::RawValue;
 use serde_json::Value;
 
@@ -14,9 +14,9 @@ use super::message::{
 };
 use crate::results::{is_sql_call, tool_error, SqlResult};
 
-/// A tool call, with input and result parsed from their JSON strings
+/// A tool call, with input and result decoded from their JSON strings
 /// (serialized as an entry of `-o json`'s `toolCalls`).
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, Serialize)]
 pub struct ToolCallRecord {
     /// The tool call's message id.
     pub id: String,
@@ -24,10 +24,34 @@ pub struct ToolCallRecord {
     pub name: String,
     /// The parsed input.
     pub input: Value,
-    /// The parsed result; `None` when the call never finished.
-    pub result: Option<Value>,
+    /// The result; `None` when the call never finished.
+    pub result: Option<KeptJson>,
     /// The result's `error`, when the tool failed.
     pub error: Option<String>,
+}
+
+/// A JSON value kept as its compact text (a tool's result, rows included,
+/// takes a third of the memory it would as a `Value`), and written out as
+/// the value it is.
+#[derive(Clone, Debug)]
+pub struct KeptJson(Box<RawValue>);
+
+impl KeptJson {
+    /// Keeps `value`.
+    pub fn new(value: &Value) -> Self {
+        KeptJson(serde_json::value::to_raw_value(value).expect("a Value is JSON"))
+    }
+
+    /// The value, parsed again.
+    pub fn value(&self) -> Value {
+        serde_json::from_str(self.0.get()).expect("kept JSON is JSON")
+    }
+}
+
+impl Serialize for KeptJson {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        self.value().serialize(serializer)
+    }
 }
 
 /// A message of the thread, from `__state__` in the no-question mode.
@@ -291,7 +315,7 @@ impl Transcript {
             id: id.to_string(),
             name,
             input,
-            result: Some(result),
+            result: Some(KeptJson::new(&result)),
             error,
         };
         Some(Event::ToolFinished(Box::new(FinishedTool { call, sql })))
