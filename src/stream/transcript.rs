@@ -37,9 +37,14 @@ pub struct ToolCallRecord {
 pub struct KeptJson(Box<RawValue>);
 
 impl KeptJson {
-    /// Keeps `value`.
-    pub fn new(value: &Value) -> Self {
-        KeptJson(serde_json::value::to_raw_value(value).expect("a Value is JSON"))
+    /// Keeps a decoded tool result: its text when that is JSON, else the
+    /// text as a JSON string (as [`decode_embedded_json`] reads it).
+    fn new(text: &str) -> Self {
+        let raw = match serde_json::from_str::<&RawValue>(text) {
+            Ok(raw) => raw.to_owned(),
+            Err(_) => serde_json::value::to_raw_value(text).expect("a string is JSON"),
+        };
+        KeptJson(raw)
     }
 
     /// The value, parsed again.
@@ -295,7 +300,8 @@ impl Transcript {
             (None, Some(started)) => started.input,
             (None, None) => Value::Null,
         };
-        let result = decode_embedded_json(raw_result);
+        let text = json_text(raw_result.get());
+        let result = serde_json::from_str::<Value>(&text).unwrap_or_else(|_| Value::String(text.to_string()));
         let error = tool_error(&result);
         if !self.tools_called.contains(&name) {
             self.tools_called.push(name.clone());
@@ -315,7 +321,7 @@ impl Transcript {
             id: id.to_string(),
             name,
             input,
-            result: Some(KeptJson::new(&result)),
+            result: Some(KeptJson::new(&text)),
             error,
         };
         Some(Event::ToolFinished(Box::new(FinishedTool { call, sql })))
