@@ -167,9 +167,18 @@ fn text_field(sources: &[&Value], keys: &[&str]) -> Option<String> {
 
 impl SqlResult {
     /// Builds the result of the SQL tool call `id` from its parsed input and result.
-    pub fn from_tool_call(id: &str, tool: &str, input: &Value, result: &Value) -> SqlResult {
+    /// Its rows are moved out of `result`, not copied.
+    pub fn from_tool_call(id: &str, tool: &str, input: &Value, mut result: Value) -> SqlResult {
+        let data = match result.get_mut("data") {
+            Some(data @ Value::Array(_)) => match data.take() {
+                Value::Array(rows) => rows,
+                _ => Vec::new(),
+            },
+            _ => Vec::new(),
+        };
+        let result = &result;
         let sources = [result, input];
-        let (columns, rows) = table(result);
+        let (columns, rows) = table(result, data);
         let vega_spec = result
             .get("vegaSpec")
             .or_else(|| input.get("vegaSpec"))
@@ -249,9 +258,9 @@ impl Serialize for TypedRow<'_> {
     }
 }
 
-/// Columns and rows of either result shape.
-fn table(result: &Value) -> (Vec<Column>, Vec<Vec<Value>>) {
-    let data: &[Value] = result.get("data").and_then(Value::as_array).map_or(&[], Vec::as_slice);
+/// Columns and rows of either result shape; `data` is the result's rows,
+/// taken out of it.
+fn table(result: &Value, data: Vec<Value>) -> (Vec<Column>, Vec<Vec<Value>>) {
     let mut columns: Vec<Column> = result
         .get("schema")
         .and_then(Value::as_array)
@@ -273,7 +282,7 @@ fn table(result: &Value) -> (Vec<Column>, Vec<Vec<Value>>) {
         })
         .unwrap_or_default();
     if columns.is_empty() {
-        columns = columns_from_objects(data, result.get("annotation"));
+        columns = columns_from_objects(&data, result.get("annotation"));
     }
     if columns.is_empty() {
         let width = data.iter().filter_map(Value::as_array).map(Vec::len).max().unwrap_or(0);
@@ -285,14 +294,14 @@ fn table(result: &Value) -> (Vec<Column>, Vec<Vec<Value>>) {
             .collect();
     }
     let rows = data
-        .iter()
+        .into_iter()
         .map(|row| match row {
-            Value::Array(values) => values.clone(),
+            Value::Array(values) => values,
             Value::Object(map) => columns
                 .iter()
                 .map(|column| map.get(&column.name).cloned().unwrap_or(Value::Null))
                 .collect(),
-            scalar => vec![scalar.clone()],
+            scalar => vec![scalar],
         })
         .collect();
     (columns, rows)
@@ -529,7 +538,7 @@ mod tests {
                 {"name": "a", "column_type": "String"}],
             "data": [["1", "TRUE", "x"], ["2"], ["3", "no", "z", "extra"], []]
         });
-        let sql = SqlResult::from_tool_call("t1", "semanticSqlApi", &json!({}), &result);
+        let sql = SqlResult::from_tool_call("t1", "semanticSqlApi", &json!({}), result);
         let view = serde_json::to_string(&sql.typed_rows()).unwrap();
         assert_eq!(
             view,
@@ -551,8 +560,8 @@ mod tests {
                            "dimensions": {"orders.month": {"title": "Month", "type": "string"}}},
             "totalRows": 2
         });
-        let a = SqlResult::from_tool_call("t1", "semanticSqlApi", &json!({"sqlQuery": "SELECT 1"}), &arrays);
-        let b = SqlResult::from_tool_call("t1", "cubeSqlApi", &json!({"query": "SELECT 1"}), &objects);
+        let a = SqlResult::from_tool_call("t1", "semanticSqlApi", &json!({"sqlQuery": "SELECT 1"}), arrays);
+        let b = SqlResult::from_tool_call("t1", "cubeSqlApi", &json!({"query": "SELECT 1"}), objects);
         assert_eq!(a.rows, b.rows);
         assert_eq!(a.sql.as_deref(), Some("SELECT 1"));
         assert_eq!(b.sql.as_deref(), Some("SELECT 1"));
@@ -603,7 +612,7 @@ mod tests {
             Some(error) => json!({ "error": error }),
             None => json!({"schema": [{"name": "n", "column_type": "Int64"}], "data": [[id]]}),
         };
-        SqlResult::from_tool_call(id, "semanticSqlApi", &json!({}), &result)
+        SqlResult::from_tool_call(id, "semanticSqlApi", &json!({}), result)
     }
 
     #[test]

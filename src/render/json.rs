@@ -94,7 +94,7 @@ impl Renderer for Json {
 /// The table of a SQL call, built from the call as the transcript built it.
 fn table(call: &ToolCallRecord) -> SqlResult {
     let result = call.result.as_ref().map_or(Value::Null, KeptJson::value);
-    SqlResult::from_tool_call(&call.id, &call.name, &call.input, &result)
+    SqlResult::from_tool_call(&call.id, &call.name, &call.input, result)
 }
 
 /// The document's `queries`: each built (or taken completed) as it is

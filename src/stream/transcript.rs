@@ -309,9 +309,10 @@ impl Transcript {
         if error.is_some() {
             self.tool_errors += 1;
         }
-        let sql = is_sql_call(&name, &result).then(|| {
+        let is_sql = is_sql_call(&name, &result);
+        let sql = is_sql.then(|| {
             self.sql_seen += 1;
-            let table = SqlResult::from_tool_call(id, &name, &input, &result);
+            let table = SqlResult::from_tool_call(id, &name, &input, result);
             if let Some(sql) = &table.sql {
                 self.sql_queries.push(sql.clone());
             }
