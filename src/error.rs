@@ -92,11 +92,6 @@ impl Fault {
             message: message.into(),
         }
     }
-
-    /// The message alone.
-    pub fn message(&self) -> &str {
-        &self.message
-    }
 }
 
 impl fmt::Display for Fault {

@@ -979,11 +979,6 @@ impl Expectations {
             min_rows: min_rows.map(|min| (min, pick)),
         })
     }
-
-    /// True when there is nothing to check.
-    pub fn is_empty(&self) -> bool {
-        self.answer.is_none() && self.sql.is_none() && self.tools.is_empty() && self.min_rows.is_none()
-    }
 }
 
 /// One profile of the config file.

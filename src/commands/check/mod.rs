@@ -224,9 +224,12 @@ impl Runner<'_> {
         }
         let failure = match read {
             Err(err) if kind_of(&err).stops_the_chat() => {
+                // A timeout at the turn's deadline is the case's (or the
+                // run's); one before it is a stall.
+                let deadline = turn_started.elapsed() >= left;
                 let reason = match kind_of(&err) {
-                    Kind::Timeout if limited_by_run => "the --timeout of the whole run expired".to_string(),
-                    Kind::Timeout if err.to_string().starts_with("--timeout") => {
+                    Kind::Timeout if deadline && limited_by_run => "the --timeout of the whole run expired".to_string(),
+                    Kind::Timeout if deadline => {
                         format!("timed out after {} (the case's timeout)", human(case.timeout))
                     }
                     _ => format!("{err:#}"),

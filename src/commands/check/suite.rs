@@ -348,7 +348,7 @@ chat = ["And by region?", { question = "Top one?", expect_answer = "EMEA" }]
         assert_eq!(cases[1].settings.internal_id.as_deref(), Some("ana@acme.example"));
         assert_eq!(cases[1].settings.external_id, None);
         assert_eq!(cases[1].turns.len(), 3);
-        assert!(!cases[1].turns[2].expectations.is_empty());
+        assert!(cases[1].turns[2].expectations.answer.is_some());
     }
 
     #[test]
