@@ -35,7 +35,7 @@ Register-ArgumentCompleter -Native -CommandName 'analyst' -ScriptBlock {
             [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
             [CompletionResult]::new('ask', 'ask', [CompletionResultType]::ParameterValue, 'Ask the agent a question and render its NDJSON answer stream for a pipe')
             [CompletionResult]::new('abort', 'abort', [CompletionResultType]::ParameterValue, 'Stop a running chat (as its owner: give the identity that started it)')
-            [CompletionResult]::new('session', 'session', [CompletionResultType]::ParameterValue, 'Print a temporary embed sessionId for signed embedding')
+            [CompletionResult]::new('session', 'session', [CompletionResultType]::ParameterValue, 'Print a temporary embed sessionId for signed embedding, or revoke sessions')
             [CompletionResult]::new('rows', 'rows', [CompletionResultType]::ParameterValue, 'Fetch every row of a (truncated) SQL result through the data query API')
             [CompletionResult]::new('check', 'check', [CompletionResultType]::ParameterValue, 'Run a suite of known questions with expectations: a CI smoke check with JUnit output')
             [CompletionResult]::new('completions', 'completions', [CompletionResultType]::ParameterValue, 'Print a shell completion script, or the man page')
@@ -58,7 +58,7 @@ Register-ArgumentCompleter -Native -CommandName 'analyst' -ScriptBlock {
             [CompletionResult]::new('--chat-url', '--chat-url', [CompletionResultType]::ParameterName, 'The full Chat API URL from the agent settings (ends in /chat/stream-chat-state)')
             [CompletionResult]::new('--api-key-file', '--api-key-file', [CompletionResultType]::ParameterName, 'Read the API key from this file (''-'' = stdin) instead of ANALYST_API_KEY')
             [CompletionResult]::new('--external-id', '--external-id', [CompletionResultType]::ParameterName, 'Id of an external user (lowercase, no spaces); created on first use')
-            [CompletionResult]::new('--internal-id', '--internal-id', [CompletionResultType]::ParameterName, 'Email of an existing internal user, whose own permissions apply')
+            [CompletionResult]::new('--internal-id', '--internal-id', [CompletionResultType]::ParameterName, 'Username of an existing internal user (often an email), whose own permissions apply')
             [CompletionResult]::new('--email', '--email', [CompletionResultType]::ParameterName, 'The user''s email address')
             [CompletionResult]::new('--attr', '--attr', [CompletionResultType]::ParameterName, 'A user attribute for row-level security (repeatable; external users only)')
             [CompletionResult]::new('--group', '--group', [CompletionResultType]::ParameterName, 'A group the user belongs to (repeatable; external users only)')
@@ -87,7 +87,7 @@ Register-ArgumentCompleter -Native -CommandName 'analyst' -ScriptBlock {
             [CompletionResult]::new('--chat-url', '--chat-url', [CompletionResultType]::ParameterName, 'The full Chat API URL from the agent settings (ends in /chat/stream-chat-state)')
             [CompletionResult]::new('--api-key-file', '--api-key-file', [CompletionResultType]::ParameterName, 'Read the API key from this file (''-'' = stdin) instead of ANALYST_API_KEY')
             [CompletionResult]::new('--external-id', '--external-id', [CompletionResultType]::ParameterName, 'Id of an external user (lowercase, no spaces); created on first use')
-            [CompletionResult]::new('--internal-id', '--internal-id', [CompletionResultType]::ParameterName, 'Email of an existing internal user, whose own permissions apply')
+            [CompletionResult]::new('--internal-id', '--internal-id', [CompletionResultType]::ParameterName, 'Username of an existing internal user (often an email), whose own permissions apply')
             [CompletionResult]::new('--email', '--email', [CompletionResultType]::ParameterName, 'The user''s email address')
             [CompletionResult]::new('--attr', '--attr', [CompletionResultType]::ParameterName, 'A user attribute for row-level security (repeatable; external users only)')
             [CompletionResult]::new('--group', '--group', [CompletionResultType]::ParameterName, 'A group the user belongs to (repeatable; external users only)')
@@ -112,9 +112,15 @@ Register-ArgumentCompleter -Native -CommandName 'analyst' -ScriptBlock {
             [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'What to write on stdout')
             [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'What to write on stdout')
             [CompletionResult]::new('--base-url', '--base-url', [CompletionResultType]::ParameterName, 'The account host, e.g. https://acme.cubecloud.dev')
+            [CompletionResult]::new('--deployment-id', '--deployment-id', [CompletionResultType]::ParameterName, 'The deployment the session is for (deploymentId; the service requires it)')
+            [CompletionResult]::new('--branch', '--branch', [CompletionResultType]::ParameterName, 'The development branch to embed (branchName; production when left out)')
+            [CompletionResult]::new('--embed-tenant', '--embed-tenant', [CompletionResultType]::ParameterName, 'The embed tenant (embedTenantName: lowercase, 5-36 of a-z 0-9 -, starting with a letter)')
+            [CompletionResult]::new('--display-name', '--display-name', [CompletionResultType]::ParameterName, 'The user''s display name (userProfile; external users only)')
+            [CompletionResult]::new('--picture', '--picture', [CompletionResultType]::ParameterName, 'The user''s picture, an absolute http(s) URL (userProfile; external users only)')
+            [CompletionResult]::new('--setting', '--setting', [CompletionResultType]::ParameterName, 'A switch of the embedded app (settings; repeatable), e.g. allowAi=false, locale=de-DE')
             [CompletionResult]::new('--api-key-file', '--api-key-file', [CompletionResultType]::ParameterName, 'Read the API key from this file (''-'' = stdin) instead of ANALYST_API_KEY')
             [CompletionResult]::new('--external-id', '--external-id', [CompletionResultType]::ParameterName, 'Id of an external user (lowercase, no spaces); created on first use')
-            [CompletionResult]::new('--internal-id', '--internal-id', [CompletionResultType]::ParameterName, 'Email of an existing internal user, whose own permissions apply')
+            [CompletionResult]::new('--internal-id', '--internal-id', [CompletionResultType]::ParameterName, 'Username of an existing internal user (often an email), whose own permissions apply')
             [CompletionResult]::new('--email', '--email', [CompletionResultType]::ParameterName, 'The user''s email address')
             [CompletionResult]::new('--attr', '--attr', [CompletionResultType]::ParameterName, 'A user attribute for row-level security (repeatable; external users only)')
             [CompletionResult]::new('--group', '--group', [CompletionResultType]::ParameterName, 'A group the user belongs to (repeatable; external users only)')
@@ -124,6 +130,7 @@ Register-ArgumentCompleter -Native -CommandName 'analyst' -ScriptBlock {
             [CompletionResult]::new('--timeout', '--timeout', [CompletionResultType]::ParameterName, 'Wall-clock limit of the whole command (e.g. 90s, 5m); a running chat is aborted, exit 124')
             [CompletionResult]::new('--idle-timeout', '--idle-timeout', [CompletionResultType]::ParameterName, 'A stream that sends nothing for this long is stalled: the chat is aborted, exit 124')
             [CompletionResult]::new('--profile', '--profile', [CompletionResultType]::ParameterName, 'Use this profile of the config file (~/.config/analyst/config.toml)')
+            [CompletionResult]::new('--creator-mode', '--creator-mode', [CompletionResultType]::ParameterName, 'Let the user create content (creatorMode: true)')
             [CompletionResult]::new('--persistent', '--persistent', [CompletionResultType]::ParameterName, 'Make the external user persistent (isEphemeral: false)')
             [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Log each HTTP request and response status to stderr (the key is always redacted)')
             [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Log each HTTP request and response status to stderr (the key is always redacted)')
@@ -133,6 +140,36 @@ Register-ArgumentCompleter -Native -CommandName 'analyst' -ScriptBlock {
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
             [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('revoke', 'revoke', [CompletionResultType]::ParameterValue, 'End embed sessions (idempotent)')
+            [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
+            break
+        }
+        'analyst;session;revoke' {
+            [CompletionResult]::new('--base-url', '--base-url', [CompletionResultType]::ParameterName, 'The account host, e.g. https://acme.cubecloud.dev')
+            [CompletionResult]::new('--api-key-file', '--api-key-file', [CompletionResultType]::ParameterName, 'Read the API key from this file (''-'' = stdin) instead of ANALYST_API_KEY')
+            [CompletionResult]::new('--connect-timeout', '--connect-timeout', [CompletionResultType]::ParameterName, 'How long to wait for a connection to the service')
+            [CompletionResult]::new('--timeout', '--timeout', [CompletionResultType]::ParameterName, 'Wall-clock limit of the whole command (e.g. 90s, 5m); a running chat is aborted, exit 124')
+            [CompletionResult]::new('--idle-timeout', '--idle-timeout', [CompletionResultType]::ParameterName, 'A stream that sends nothing for this long is stalled: the chat is aborted, exit 124')
+            [CompletionResult]::new('--profile', '--profile', [CompletionResultType]::ParameterName, 'Use this profile of the config file (~/.config/analyst/config.toml)')
+            [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Log each HTTP request and response status to stderr (the key is always redacted)')
+            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Log each HTTP request and response status to stderr (the key is always redacted)')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print nothing on stderr but errors')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print nothing on stderr but errors')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
+            break
+        }
+        'analyst;session;help' {
+            [CompletionResult]::new('revoke', 'revoke', [CompletionResultType]::ParameterValue, 'End embed sessions (idempotent)')
+            [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
+            break
+        }
+        'analyst;session;help;revoke' {
+            break
+        }
+        'analyst;session;help;help' {
             break
         }
         'analyst;rows' {
@@ -172,7 +209,7 @@ Register-ArgumentCompleter -Native -CommandName 'analyst' -ScriptBlock {
             [CompletionResult]::new('--chat-url', '--chat-url', [CompletionResultType]::ParameterName, 'The full Chat API URL from the agent settings (ends in /chat/stream-chat-state)')
             [CompletionResult]::new('--api-key-file', '--api-key-file', [CompletionResultType]::ParameterName, 'Read the API key from this file (''-'' = stdin) instead of ANALYST_API_KEY')
             [CompletionResult]::new('--external-id', '--external-id', [CompletionResultType]::ParameterName, 'Id of an external user (lowercase, no spaces); created on first use')
-            [CompletionResult]::new('--internal-id', '--internal-id', [CompletionResultType]::ParameterName, 'Email of an existing internal user, whose own permissions apply')
+            [CompletionResult]::new('--internal-id', '--internal-id', [CompletionResultType]::ParameterName, 'Username of an existing internal user (often an email), whose own permissions apply')
             [CompletionResult]::new('--email', '--email', [CompletionResultType]::ParameterName, 'The user''s email address')
             [CompletionResult]::new('--attr', '--attr', [CompletionResultType]::ParameterName, 'A user attribute for row-level security (repeatable; external users only)')
             [CompletionResult]::new('--group', '--group', [CompletionResultType]::ParameterName, 'A group the user belongs to (repeatable; external users only)')
@@ -212,7 +249,7 @@ Register-ArgumentCompleter -Native -CommandName 'analyst' -ScriptBlock {
         'analyst;help' {
             [CompletionResult]::new('ask', 'ask', [CompletionResultType]::ParameterValue, 'Ask the agent a question and render its NDJSON answer stream for a pipe')
             [CompletionResult]::new('abort', 'abort', [CompletionResultType]::ParameterValue, 'Stop a running chat (as its owner: give the identity that started it)')
-            [CompletionResult]::new('session', 'session', [CompletionResultType]::ParameterValue, 'Print a temporary embed sessionId for signed embedding')
+            [CompletionResult]::new('session', 'session', [CompletionResultType]::ParameterValue, 'Print a temporary embed sessionId for signed embedding, or revoke sessions')
             [CompletionResult]::new('rows', 'rows', [CompletionResultType]::ParameterValue, 'Fetch every row of a (truncated) SQL result through the data query API')
             [CompletionResult]::new('check', 'check', [CompletionResultType]::ParameterValue, 'Run a suite of known questions with expectations: a CI smoke check with JUnit output')
             [CompletionResult]::new('completions', 'completions', [CompletionResultType]::ParameterValue, 'Print a shell completion script, or the man page')
@@ -226,6 +263,10 @@ Register-ArgumentCompleter -Native -CommandName 'analyst' -ScriptBlock {
             break
         }
         'analyst;help;session' {
+            [CompletionResult]::new('revoke', 'revoke', [CompletionResultType]::ParameterValue, 'End embed sessions (idempotent)')
+            break
+        }
+        'analyst;help;session;revoke' {
             break
         }
         'analyst;help;rows' {

@@ -32,7 +32,7 @@ set edit:completion:arg-completer[analyst] = {|@words|
             cand --version 'Print version'
             cand ask 'Ask the agent a question and render its NDJSON answer stream for a pipe'
             cand abort 'Stop a running chat (as its owner: give the identity that started it)'
-            cand session 'Print a temporary embed sessionId for signed embedding'
+            cand session 'Print a temporary embed sessionId for signed embedding, or revoke sessions'
             cand rows 'Fetch every row of a (truncated) SQL result through the data query API'
             cand check 'Run a suite of known questions with expectations: a CI smoke check with JUnit output'
             cand completions 'Print a shell completion script, or the man page'
@@ -54,7 +54,7 @@ set edit:completion:arg-completer[analyst] = {|@words|
             cand --chat-url 'The full Chat API URL from the agent settings (ends in /chat/stream-chat-state)'
             cand --api-key-file 'Read the API key from this file (''-'' = stdin) instead of ANALYST_API_KEY'
             cand --external-id 'Id of an external user (lowercase, no spaces); created on first use'
-            cand --internal-id 'Email of an existing internal user, whose own permissions apply'
+            cand --internal-id 'Username of an existing internal user (often an email), whose own permissions apply'
             cand --email 'The user''s email address'
             cand --attr 'A user attribute for row-level security (repeatable; external users only)'
             cand --group 'A group the user belongs to (repeatable; external users only)'
@@ -82,7 +82,7 @@ set edit:completion:arg-completer[analyst] = {|@words|
             cand --chat-url 'The full Chat API URL from the agent settings (ends in /chat/stream-chat-state)'
             cand --api-key-file 'Read the API key from this file (''-'' = stdin) instead of ANALYST_API_KEY'
             cand --external-id 'Id of an external user (lowercase, no spaces); created on first use'
-            cand --internal-id 'Email of an existing internal user, whose own permissions apply'
+            cand --internal-id 'Username of an existing internal user (often an email), whose own permissions apply'
             cand --email 'The user''s email address'
             cand --attr 'A user attribute for row-level security (repeatable; external users only)'
             cand --group 'A group the user belongs to (repeatable; external users only)'
@@ -106,9 +106,15 @@ set edit:completion:arg-completer[analyst] = {|@words|
             cand -o 'What to write on stdout'
             cand --output 'What to write on stdout'
             cand --base-url 'The account host, e.g. https://acme.cubecloud.dev'
+            cand --deployment-id 'The deployment the session is for (deploymentId; the service requires it)'
+            cand --branch 'The development branch to embed (branchName; production when left out)'
+            cand --embed-tenant 'The embed tenant (embedTenantName: lowercase, 5-36 of a-z 0-9 -, starting with a letter)'
+            cand --display-name 'The user''s display name (userProfile; external users only)'
+            cand --picture 'The user''s picture, an absolute http(s) URL (userProfile; external users only)'
+            cand --setting 'A switch of the embedded app (settings; repeatable), e.g. allowAi=false, locale=de-DE'
             cand --api-key-file 'Read the API key from this file (''-'' = stdin) instead of ANALYST_API_KEY'
             cand --external-id 'Id of an external user (lowercase, no spaces); created on first use'
-            cand --internal-id 'Email of an existing internal user, whose own permissions apply'
+            cand --internal-id 'Username of an existing internal user (often an email), whose own permissions apply'
             cand --email 'The user''s email address'
             cand --attr 'A user attribute for row-level security (repeatable; external users only)'
             cand --group 'A group the user belongs to (repeatable; external users only)'
@@ -118,6 +124,7 @@ set edit:completion:arg-completer[analyst] = {|@words|
             cand --timeout 'Wall-clock limit of the whole command (e.g. 90s, 5m); a running chat is aborted, exit 124'
             cand --idle-timeout 'A stream that sends nothing for this long is stalled: the chat is aborted, exit 124'
             cand --profile 'Use this profile of the config file (~/.config/analyst/config.toml)'
+            cand --creator-mode 'Let the user create content (creatorMode: true)'
             cand --persistent 'Make the external user persistent (isEphemeral: false)'
             cand -v 'Log each HTTP request and response status to stderr (the key is always redacted)'
             cand --verbose 'Log each HTTP request and response status to stderr (the key is always redacted)'
@@ -127,6 +134,32 @@ set edit:completion:arg-completer[analyst] = {|@words|
             cand --help 'Print help (see more with ''--help'')'
             cand -V 'Print version'
             cand --version 'Print version'
+            cand revoke 'End embed sessions (idempotent)'
+            cand help 'Print this message or the help of the given subcommand(s)'
+        }
+        &'analyst;session;revoke'= {
+            cand --base-url 'The account host, e.g. https://acme.cubecloud.dev'
+            cand --api-key-file 'Read the API key from this file (''-'' = stdin) instead of ANALYST_API_KEY'
+            cand --connect-timeout 'How long to wait for a connection to the service'
+            cand --timeout 'Wall-clock limit of the whole command (e.g. 90s, 5m); a running chat is aborted, exit 124'
+            cand --idle-timeout 'A stream that sends nothing for this long is stalled: the chat is aborted, exit 124'
+            cand --profile 'Use this profile of the config file (~/.config/analyst/config.toml)'
+            cand -v 'Log each HTTP request and response status to stderr (the key is always redacted)'
+            cand --verbose 'Log each HTTP request and response status to stderr (the key is always redacted)'
+            cand -q 'Print nothing on stderr but errors'
+            cand --quiet 'Print nothing on stderr but errors'
+            cand -h 'Print help'
+            cand --help 'Print help'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
+        &'analyst;session;help'= {
+            cand revoke 'End embed sessions (idempotent)'
+            cand help 'Print this message or the help of the given subcommand(s)'
+        }
+        &'analyst;session;help;revoke'= {
+        }
+        &'analyst;session;help;help'= {
         }
         &'analyst;rows'= {
             cand --sql 'The SQL to run'
@@ -164,7 +197,7 @@ set edit:completion:arg-completer[analyst] = {|@words|
             cand --chat-url 'The full Chat API URL from the agent settings (ends in /chat/stream-chat-state)'
             cand --api-key-file 'Read the API key from this file (''-'' = stdin) instead of ANALYST_API_KEY'
             cand --external-id 'Id of an external user (lowercase, no spaces); created on first use'
-            cand --internal-id 'Email of an existing internal user, whose own permissions apply'
+            cand --internal-id 'Username of an existing internal user (often an email), whose own permissions apply'
             cand --email 'The user''s email address'
             cand --attr 'A user attribute for row-level security (repeatable; external users only)'
             cand --group 'A group the user belongs to (repeatable; external users only)'
@@ -202,7 +235,7 @@ set edit:completion:arg-completer[analyst] = {|@words|
         &'analyst;help'= {
             cand ask 'Ask the agent a question and render its NDJSON answer stream for a pipe'
             cand abort 'Stop a running chat (as its owner: give the identity that started it)'
-            cand session 'Print a temporary embed sessionId for signed embedding'
+            cand session 'Print a temporary embed sessionId for signed embedding, or revoke sessions'
             cand rows 'Fetch every row of a (truncated) SQL result through the data query API'
             cand check 'Run a suite of known questions with expectations: a CI smoke check with JUnit output'
             cand completions 'Print a shell completion script, or the man page'
@@ -213,6 +246,9 @@ set edit:completion:arg-completer[analyst] = {|@words|
         &'analyst;help;abort'= {
         }
         &'analyst;help;session'= {
+            cand revoke 'End embed sessions (idempotent)'
+        }
+        &'analyst;help;session;revoke'= {
         }
         &'analyst;help;rows'= {
         }

@@ -34,7 +34,7 @@ complete -c analyst -n "__fish_analyst_needs_command" -s h -l help -d 'Print hel
 complete -c analyst -n "__fish_analyst_needs_command" -s V -l version -d 'Print version'
 complete -c analyst -n "__fish_analyst_needs_command" -f -a "ask" -d 'Ask the agent a question and render its NDJSON answer stream for a pipe'
 complete -c analyst -n "__fish_analyst_needs_command" -f -a "abort" -d 'Stop a running chat (as its owner: give the identity that started it)'
-complete -c analyst -n "__fish_analyst_needs_command" -f -a "session" -d 'Print a temporary embed sessionId for signed embedding'
+complete -c analyst -n "__fish_analyst_needs_command" -f -a "session" -d 'Print a temporary embed sessionId for signed embedding, or revoke sessions'
 complete -c analyst -n "__fish_analyst_needs_command" -f -a "rows" -d 'Fetch every row of a (truncated) SQL result through the data query API'
 complete -c analyst -n "__fish_analyst_needs_command" -f -a "check" -d 'Run a suite of known questions with expectations: a CI smoke check with JUnit output'
 complete -c analyst -n "__fish_analyst_needs_command" -f -a "completions" -d 'Print a shell completion script, or the man page'
@@ -58,7 +58,7 @@ complete -c analyst -n "__fish_analyst_using_subcommand ask" -l data-url -d 'The
 complete -c analyst -n "__fish_analyst_using_subcommand ask" -l chat-url -d 'The full Chat API URL from the agent settings (ends in /chat/stream-chat-state)' -r
 complete -c analyst -n "__fish_analyst_using_subcommand ask" -l api-key-file -d 'Read the API key from this file (\'-\' = stdin) instead of ANALYST_API_KEY' -r
 complete -c analyst -n "__fish_analyst_using_subcommand ask" -l external-id -d 'Id of an external user (lowercase, no spaces); created on first use' -r
-complete -c analyst -n "__fish_analyst_using_subcommand ask" -l internal-id -d 'Email of an existing internal user, whose own permissions apply' -r
+complete -c analyst -n "__fish_analyst_using_subcommand ask" -l internal-id -d 'Username of an existing internal user (often an email), whose own permissions apply' -r
 complete -c analyst -n "__fish_analyst_using_subcommand ask" -l email -d 'The user\'s email address' -r
 complete -c analyst -n "__fish_analyst_using_subcommand ask" -l attr -d 'A user attribute for row-level security (repeatable; external users only)' -r
 complete -c analyst -n "__fish_analyst_using_subcommand ask" -l group -d 'A group the user belongs to (repeatable; external users only)' -r
@@ -80,7 +80,7 @@ complete -c analyst -n "__fish_analyst_using_subcommand abort" -l chat-id -d 'Th
 complete -c analyst -n "__fish_analyst_using_subcommand abort" -l chat-url -d 'The full Chat API URL from the agent settings (ends in /chat/stream-chat-state)' -r
 complete -c analyst -n "__fish_analyst_using_subcommand abort" -l api-key-file -d 'Read the API key from this file (\'-\' = stdin) instead of ANALYST_API_KEY' -r
 complete -c analyst -n "__fish_analyst_using_subcommand abort" -l external-id -d 'Id of an external user (lowercase, no spaces); created on first use' -r
-complete -c analyst -n "__fish_analyst_using_subcommand abort" -l internal-id -d 'Email of an existing internal user, whose own permissions apply' -r
+complete -c analyst -n "__fish_analyst_using_subcommand abort" -l internal-id -d 'Username of an existing internal user (often an email), whose own permissions apply' -r
 complete -c analyst -n "__fish_analyst_using_subcommand abort" -l email -d 'The user\'s email address' -r
 complete -c analyst -n "__fish_analyst_using_subcommand abort" -l attr -d 'A user attribute for row-level security (repeatable; external users only)' -r
 complete -c analyst -n "__fish_analyst_using_subcommand abort" -l group -d 'A group the user belongs to (repeatable; external users only)' -r
@@ -95,26 +95,47 @@ complete -c analyst -n "__fish_analyst_using_subcommand abort" -s v -l verbose -
 complete -c analyst -n "__fish_analyst_using_subcommand abort" -s q -l quiet -d 'Print nothing on stderr but errors'
 complete -c analyst -n "__fish_analyst_using_subcommand abort" -s h -l help -d 'Print help'
 complete -c analyst -n "__fish_analyst_using_subcommand abort" -s V -l version -d 'Print version'
-complete -c analyst -n "__fish_analyst_using_subcommand session" -s o -l output -d 'What to write on stdout' -r -f -a "text\t'The sessionId and a newline'
+complete -c analyst -n "__fish_analyst_using_subcommand session; and not __fish_seen_subcommand_from revoke help" -s o -l output -d 'What to write on stdout' -r -f -a "text\t'The sessionId and a newline'
 json\t'{"sessionId": "…"}'"
-complete -c analyst -n "__fish_analyst_using_subcommand session" -l base-url -d 'The account host, e.g. https://acme.cubecloud.dev' -r
-complete -c analyst -n "__fish_analyst_using_subcommand session" -l api-key-file -d 'Read the API key from this file (\'-\' = stdin) instead of ANALYST_API_KEY' -r
-complete -c analyst -n "__fish_analyst_using_subcommand session" -l external-id -d 'Id of an external user (lowercase, no spaces); created on first use' -r
-complete -c analyst -n "__fish_analyst_using_subcommand session" -l internal-id -d 'Email of an existing internal user, whose own permissions apply' -r
-complete -c analyst -n "__fish_analyst_using_subcommand session" -l email -d 'The user\'s email address' -r
-complete -c analyst -n "__fish_analyst_using_subcommand session" -l attr -d 'A user attribute for row-level security (repeatable; external users only)' -r
-complete -c analyst -n "__fish_analyst_using_subcommand session" -l group -d 'A group the user belongs to (repeatable; external users only)' -r
-complete -c analyst -n "__fish_analyst_using_subcommand session" -l security-context -d 'Security context for data queries: a JSON object, or @FILE (external users only)' -r
-complete -c analyst -n "__fish_analyst_using_subcommand session" -l ttl -d 'Lifetime of an ephemeral external user (e.g. 12h, 7d)' -r
-complete -c analyst -n "__fish_analyst_using_subcommand session" -l connect-timeout -d 'How long to wait for a connection to the service' -r
-complete -c analyst -n "__fish_analyst_using_subcommand session" -l timeout -d 'Wall-clock limit of the whole command (e.g. 90s, 5m); a running chat is aborted, exit 124' -r
-complete -c analyst -n "__fish_analyst_using_subcommand session" -l idle-timeout -d 'A stream that sends nothing for this long is stalled: the chat is aborted, exit 124' -r
-complete -c analyst -n "__fish_analyst_using_subcommand session" -l profile -d 'Use this profile of the config file (~/.config/analyst/config.toml)' -r
-complete -c analyst -n "__fish_analyst_using_subcommand session" -l persistent -d 'Make the external user persistent (isEphemeral: false)'
-complete -c analyst -n "__fish_analyst_using_subcommand session" -s v -l verbose -d 'Log each HTTP request and response status to stderr (the key is always redacted)'
-complete -c analyst -n "__fish_analyst_using_subcommand session" -s q -l quiet -d 'Print nothing on stderr but errors'
-complete -c analyst -n "__fish_analyst_using_subcommand session" -s h -l help -d 'Print help (see more with \'--help\')'
-complete -c analyst -n "__fish_analyst_using_subcommand session" -s V -l version -d 'Print version'
+complete -c analyst -n "__fish_analyst_using_subcommand session; and not __fish_seen_subcommand_from revoke help" -l base-url -d 'The account host, e.g. https://acme.cubecloud.dev' -r
+complete -c analyst -n "__fish_analyst_using_subcommand session; and not __fish_seen_subcommand_from revoke help" -l deployment-id -d 'The deployment the session is for (deploymentId; the service requires it)' -r
+complete -c analyst -n "__fish_analyst_using_subcommand session; and not __fish_seen_subcommand_from revoke help" -l branch -d 'The development branch to embed (branchName; production when left out)' -r
+complete -c analyst -n "__fish_analyst_using_subcommand session; and not __fish_seen_subcommand_from revoke help" -l embed-tenant -d 'The embed tenant (embedTenantName: lowercase, 5-36 of a-z 0-9 -, starting with a letter)' -r
+complete -c analyst -n "__fish_analyst_using_subcommand session; and not __fish_seen_subcommand_from revoke help" -l display-name -d 'The user\'s display name (userProfile; external users only)' -r
+complete -c analyst -n "__fish_analyst_using_subcommand session; and not __fish_seen_subcommand_from revoke help" -l picture -d 'The user\'s picture, an absolute http(s) URL (userProfile; external users only)' -r
+complete -c analyst -n "__fish_analyst_using_subcommand session; and not __fish_seen_subcommand_from revoke help" -l setting -d 'A switch of the embedded app (settings; repeatable), e.g. allowAi=false, locale=de-DE' -r
+complete -c analyst -n "__fish_analyst_using_subcommand session; and not __fish_seen_subcommand_from revoke help" -l api-key-file -d 'Read the API key from this file (\'-\' = stdin) instead of ANALYST_API_KEY' -r
+complete -c analyst -n "__fish_analyst_using_subcommand session; and not __fish_seen_subcommand_from revoke help" -l external-id -d 'Id of an external user (lowercase, no spaces); created on first use' -r
+complete -c analyst -n "__fish_analyst_using_subcommand session; and not __fish_seen_subcommand_from revoke help" -l internal-id -d 'Username of an existing internal user (often an email), whose own permissions apply' -r
+complete -c analyst -n "__fish_analyst_using_subcommand session; and not __fish_seen_subcommand_from revoke help" -l email -d 'The user\'s email address' -r
+complete -c analyst -n "__fish_analyst_using_subcommand session; and not __fish_seen_subcommand_from revoke help" -l attr -d 'A user attribute for row-level security (repeatable; external users only)' -r
+complete -c analyst -n "__fish_analyst_using_subcommand session; and not __fish_seen_subcommand_from revoke help" -l group -d 'A group the user belongs to (repeatable; external users only)' -r
+complete -c analyst -n "__fish_analyst_using_subcommand session; and not __fish_seen_subcommand_from revoke help" -l security-context -d 'Security context for data queries: a JSON object, or @FILE (external users only)' -r
+complete -c analyst -n "__fish_analyst_using_subcommand session; and not __fish_seen_subcommand_from revoke help" -l ttl -d 'Lifetime of an ephemeral external user (e.g. 12h, 7d)' -r
+complete -c analyst -n "__fish_analyst_using_subcommand session; and not __fish_seen_subcommand_from revoke help" -l connect-timeout -d 'How long to wait for a connection to the service' -r
+complete -c analyst -n "__fish_analyst_using_subcommand session; and not __fish_seen_subcommand_from revoke help" -l timeout -d 'Wall-clock limit of the whole command (e.g. 90s, 5m); a running chat is aborted, exit 124' -r
+complete -c analyst -n "__fish_analyst_using_subcommand session; and not __fish_seen_subcommand_from revoke help" -l idle-timeout -d 'A stream that sends nothing for this long is stalled: the chat is aborted, exit 124' -r
+complete -c analyst -n "__fish_analyst_using_subcommand session; and not __fish_seen_subcommand_from revoke help" -l profile -d 'Use this profile of the config file (~/.config/analyst/config.toml)' -r
+complete -c analyst -n "__fish_analyst_using_subcommand session; and not __fish_seen_subcommand_from revoke help" -l creator-mode -d 'Let the user create content (creatorMode: true)'
+complete -c analyst -n "__fish_analyst_using_subcommand session; and not __fish_seen_subcommand_from revoke help" -l persistent -d 'Make the external user persistent (isEphemeral: false)'
+complete -c analyst -n "__fish_analyst_using_subcommand session; and not __fish_seen_subcommand_from revoke help" -s v -l verbose -d 'Log each HTTP request and response status to stderr (the key is always redacted)'
+complete -c analyst -n "__fish_analyst_using_subcommand session; and not __fish_seen_subcommand_from revoke help" -s q -l quiet -d 'Print nothing on stderr but errors'
+complete -c analyst -n "__fish_analyst_using_subcommand session; and not __fish_seen_subcommand_from revoke help" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c analyst -n "__fish_analyst_using_subcommand session; and not __fish_seen_subcommand_from revoke help" -s V -l version -d 'Print version'
+complete -c analyst -n "__fish_analyst_using_subcommand session; and not __fish_seen_subcommand_from revoke help" -f -a "revoke" -d 'End embed sessions (idempotent)'
+complete -c analyst -n "__fish_analyst_using_subcommand session; and not __fish_seen_subcommand_from revoke help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c analyst -n "__fish_analyst_using_subcommand session; and __fish_seen_subcommand_from revoke" -l base-url -d 'The account host, e.g. https://acme.cubecloud.dev' -r
+complete -c analyst -n "__fish_analyst_using_subcommand session; and __fish_seen_subcommand_from revoke" -l api-key-file -d 'Read the API key from this file (\'-\' = stdin) instead of ANALYST_API_KEY' -r
+complete -c analyst -n "__fish_analyst_using_subcommand session; and __fish_seen_subcommand_from revoke" -l connect-timeout -d 'How long to wait for a connection to the service' -r
+complete -c analyst -n "__fish_analyst_using_subcommand session; and __fish_seen_subcommand_from revoke" -l timeout -d 'Wall-clock limit of the whole command (e.g. 90s, 5m); a running chat is aborted, exit 124' -r
+complete -c analyst -n "__fish_analyst_using_subcommand session; and __fish_seen_subcommand_from revoke" -l idle-timeout -d 'A stream that sends nothing for this long is stalled: the chat is aborted, exit 124' -r
+complete -c analyst -n "__fish_analyst_using_subcommand session; and __fish_seen_subcommand_from revoke" -l profile -d 'Use this profile of the config file (~/.config/analyst/config.toml)' -r
+complete -c analyst -n "__fish_analyst_using_subcommand session; and __fish_seen_subcommand_from revoke" -s v -l verbose -d 'Log each HTTP request and response status to stderr (the key is always redacted)'
+complete -c analyst -n "__fish_analyst_using_subcommand session; and __fish_seen_subcommand_from revoke" -s q -l quiet -d 'Print nothing on stderr but errors'
+complete -c analyst -n "__fish_analyst_using_subcommand session; and __fish_seen_subcommand_from revoke" -s h -l help -d 'Print help'
+complete -c analyst -n "__fish_analyst_using_subcommand session; and __fish_seen_subcommand_from revoke" -s V -l version -d 'Print version'
+complete -c analyst -n "__fish_analyst_using_subcommand session; and __fish_seen_subcommand_from help" -f -a "revoke" -d 'End embed sessions (idempotent)'
+complete -c analyst -n "__fish_analyst_using_subcommand session; and __fish_seen_subcommand_from help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c analyst -n "__fish_analyst_using_subcommand rows" -l sql -d 'The SQL to run' -r
 complete -c analyst -n "__fish_analyst_using_subcommand rows" -l sql-file -d 'Read the SQL from FILE (\'-\' = stdin)' -r
 complete -c analyst -n "__fish_analyst_using_subcommand rows" -l from -d 'A stream saved by \'ask -o raw\' or \'ask -o events\' (\'-\' = stdin; the default when stdin is a pipe)' -r
@@ -147,7 +168,7 @@ complete -c analyst -n "__fish_analyst_using_subcommand check" -l save -d 'Keep 
 complete -c analyst -n "__fish_analyst_using_subcommand check" -l chat-url -d 'The full Chat API URL from the agent settings (ends in /chat/stream-chat-state)' -r
 complete -c analyst -n "__fish_analyst_using_subcommand check" -l api-key-file -d 'Read the API key from this file (\'-\' = stdin) instead of ANALYST_API_KEY' -r
 complete -c analyst -n "__fish_analyst_using_subcommand check" -l external-id -d 'Id of an external user (lowercase, no spaces); created on first use' -r
-complete -c analyst -n "__fish_analyst_using_subcommand check" -l internal-id -d 'Email of an existing internal user, whose own permissions apply' -r
+complete -c analyst -n "__fish_analyst_using_subcommand check" -l internal-id -d 'Username of an existing internal user (often an email), whose own permissions apply' -r
 complete -c analyst -n "__fish_analyst_using_subcommand check" -l email -d 'The user\'s email address' -r
 complete -c analyst -n "__fish_analyst_using_subcommand check" -l attr -d 'A user attribute for row-level security (repeatable; external users only)' -r
 complete -c analyst -n "__fish_analyst_using_subcommand check" -l group -d 'A group the user belongs to (repeatable; external users only)' -r
@@ -173,8 +194,9 @@ complete -c analyst -n "__fish_analyst_using_subcommand completions" -s h -l hel
 complete -c analyst -n "__fish_analyst_using_subcommand completions" -s V -l version -d 'Print version'
 complete -c analyst -n "__fish_analyst_using_subcommand help; and not __fish_seen_subcommand_from ask abort session rows check completions help" -f -a "ask" -d 'Ask the agent a question and render its NDJSON answer stream for a pipe'
 complete -c analyst -n "__fish_analyst_using_subcommand help; and not __fish_seen_subcommand_from ask abort session rows check completions help" -f -a "abort" -d 'Stop a running chat (as its owner: give the identity that started it)'
-complete -c analyst -n "__fish_analyst_using_subcommand help; and not __fish_seen_subcommand_from ask abort session rows check completions help" -f -a "session" -d 'Print a temporary embed sessionId for signed embedding'
+complete -c analyst -n "__fish_analyst_using_subcommand help; and not __fish_seen_subcommand_from ask abort session rows check completions help" -f -a "session" -d 'Print a temporary embed sessionId for signed embedding, or revoke sessions'
 complete -c analyst -n "__fish_analyst_using_subcommand help; and not __fish_seen_subcommand_from ask abort session rows check completions help" -f -a "rows" -d 'Fetch every row of a (truncated) SQL result through the data query API'
 complete -c analyst -n "__fish_analyst_using_subcommand help; and not __fish_seen_subcommand_from ask abort session rows check completions help" -f -a "check" -d 'Run a suite of known questions with expectations: a CI smoke check with JUnit output'
 complete -c analyst -n "__fish_analyst_using_subcommand help; and not __fish_seen_subcommand_from ask abort session rows check completions help" -f -a "completions" -d 'Print a shell completion script, or the man page'
 complete -c analyst -n "__fish_analyst_using_subcommand help; and not __fish_seen_subcommand_from ask abort session rows check completions help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c analyst -n "__fish_analyst_using_subcommand help; and __fish_seen_subcommand_from session" -f -a "revoke" -d 'End embed sessions (idempotent)'

@@ -12,6 +12,7 @@ Environment:
   ANALYST_API_KEY_FILE   read the key from this file instead ('-' = stdin)
   ANALYST_CHAT_URL       the Chat API URL from the agent settings
   ANALYST_BASE_URL       the account host, for 'session'
+  ANALYST_DEPLOYMENT_ID  the deployment, for 'session'
   ANALYST_TIMEOUT        default --timeout
   ANALYST_PROFILE        default --profile
   ANALYST_CONFIG         the config file (default ~/.config/analyst/config.toml)
@@ -99,7 +100,7 @@ pub enum Command {
     #[command(after_help = ABORT_AFTER_HELP)]
     Abort(AbortArgs),
 
-    /// Print a temporary embed sessionId for signed embedding
+    /// Print a temporary embed sessionId for signed embedding, or revoke sessions
     #[command(after_help = SESSION_AFTER_HELP)]
     Session(SessionArgs),
 
@@ -336,12 +337,24 @@ Exit codes: 0 aborted (204), 3 bad key (401), 4 you do not own this chat (403),
 5 no such chat (404), 6 the service failed (transient failures are retried).";
 
 const SESSION_AFTER_HELP: &str = "\
-Example:
-  export ANALYST_BASE_URL=https://acme.cubecloud.dev
+Examples:
+  export ANALYST_BASE_URL=https://acme.cubecloud.dev ANALYST_DEPLOYMENT_ID=42
   analyst session --external-id customer-42 --attr region=EMEA   # prints the sessionId
+  analyst session --external-id c42 --setting allowAi=false --display-name 'Ana B.'
+  analyst session revoke \"$SESSION\"
 
-Exit codes: 0 success, 2 usage or 400, 3 bad key (401), 6 the service failed
-(transient failures are retried).";
+An --attr value that is JSON (a number, an array, null) is sent as JSON;
+--setting values true, false and numbers likewise; anything else as a string.
+
+Exit codes: 0 success, 2 usage or 400, 3 bad key (401), 4 forbidden (403: a
+personal key, or a deployment outside the key's scope), 5 not found (404: an
+unknown branch), 6 the service failed (transient failures are retried).";
+
+const SESSION_REVOKE_AFTER_HELP: &str = "\
+Revoking is idempotent: an unknown or expired id is revoked all the same.
+
+Exit codes: 0 revoked (204), 2 usage, 3 bad key (401), 4 embedding is not
+enabled for the account (403), 6 the service failed.";
 
 /// Arguments of `analyst abort`.
 #[derive(Debug, Args)]
@@ -370,7 +383,12 @@ pub enum SessionOutput {
 
 /// Arguments of `analyst session`.
 #[derive(Debug, Args)]
+#[command(args_conflicts_with_subcommands = true)]
 pub struct SessionArgs {
+    /// Revoke sessions instead of minting one.
+    #[command(subcommand)]
+    pub action: Option<SessionAction>,
+
     /// What to write on stdout
     #[arg(short, long, value_enum, default_value_t = SessionOutput::Text, value_name = "MODE")]
     pub output: SessionOutput,
@@ -379,6 +397,34 @@ pub struct SessionArgs {
     #[arg(long, env = "ANALYST_BASE_URL", value_name = "URL", help_heading = "Service")]
     pub base_url: Option<String>,
 
+    /// The deployment the session is for (deploymentId; the service requires it)
+    #[arg(long, env = "ANALYST_DEPLOYMENT_ID", value_name = "N", help_heading = "Service")]
+    pub deployment_id: Option<u64>,
+
+    /// The development branch to embed (branchName; production when left out)
+    #[arg(long, value_name = "NAME")]
+    pub branch: Option<String>,
+
+    /// The embed tenant (embedTenantName: lowercase, 5-36 of a-z 0-9 -, starting with a letter)
+    #[arg(long, value_name = "NAME")]
+    pub embed_tenant: Option<String>,
+
+    /// Let the user create content (creatorMode: true)
+    #[arg(long)]
+    pub creator_mode: bool,
+
+    /// The user's display name (userProfile; external users only)
+    #[arg(long, value_name = "TEXT")]
+    pub display_name: Option<String>,
+
+    /// The user's picture, an absolute http(s) URL (userProfile; external users only)
+    #[arg(long, value_name = "URL")]
+    pub picture: Option<String>,
+
+    /// A switch of the embedded app (settings; repeatable), e.g. allowAi=false, locale=de-DE
+    #[arg(long = "setting", value_name = "KEY=VALUE")]
+    pub settings: Vec<String>,
+
     /// How to authenticate.
     #[command(flatten)]
     pub key: KeyArgs,
@@ -386,6 +432,30 @@ pub struct SessionArgs {
     /// The user the session is for.
     #[command(flatten)]
     pub identity: IdentityArgs,
+}
+
+/// What `analyst session` does besides minting.
+#[derive(Debug, Subcommand)]
+pub enum SessionAction {
+    /// End embed sessions (idempotent)
+    #[command(after_help = SESSION_REVOKE_AFTER_HELP)]
+    Revoke(SessionRevokeArgs),
+}
+
+/// Arguments of `analyst session revoke`.
+#[derive(Debug, Args)]
+pub struct SessionRevokeArgs {
+    /// The sessionId to revoke; '-' reads ids from stdin, one per line
+    #[arg(value_name = "SESSION_ID")]
+    pub session_id: String,
+
+    /// The account host, e.g. https://acme.cubecloud.dev
+    #[arg(long, env = "ANALYST_BASE_URL", value_name = "URL", help_heading = "Service")]
+    pub base_url: Option<String>,
+
+    /// How to authenticate.
+    #[command(flatten)]
+    pub key: KeyArgs,
 }
 
 const ASK_AFTER_HELP: &str = "\
@@ -474,8 +544,8 @@ pub struct IdentityArgs {
     #[arg(long, env = "ANALYST_EXTERNAL_ID", value_name = "ID")]
     pub external_id: Option<String>,
 
-    /// Email of an existing internal user, whose own permissions apply
-    #[arg(long, env = "ANALYST_INTERNAL_ID", value_name = "EMAIL")]
+    /// Username of an existing internal user (often an email), whose own permissions apply
+    #[arg(long, env = "ANALYST_INTERNAL_ID", value_name = "NAME")]
     pub internal_id: Option<String>,
 
     /// The user's email address

@@ -63,6 +63,7 @@ where
         Command::Ask(settings) => commands::ask::run(*settings, &notes, &mut out),
         Command::Abort(settings) => commands::abort::run(settings, &notes),
         Command::Session(settings) => commands::session::run(settings, &notes, &mut out),
+        Command::RevokeSessions(settings) => commands::session::revoke(settings, &notes),
         Command::Rows(settings) => commands::rows::run(settings, &notes, &mut out),
         Command::Check(settings) => commands::check::run(settings, &notes, &mut out),
         Command::Completions(target) => commands::completions::run(target, &mut out),

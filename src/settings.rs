@@ -27,7 +27,8 @@ use serde_json::{Map, Value};
 
 use crate::cli::{
     AbortArgs, AskArgs, CheckArgs, CheckOutput, Cli, Command as CliCommand, CompletionTarget, GlobalArgs, IdentityArgs,
-    KeyArgs, OutputMode, QuerySelector, RowsArgs, RowsOutput, SessionArgs, SessionOutput,
+    KeyArgs, OutputMode, QuerySelector, RowsArgs, RowsOutput, SessionAction, SessionArgs, SessionOutput,
+    SessionRevokeArgs,
 };
 use crate::error::usage;
 use crate::output::Notes;
@@ -172,10 +173,61 @@ pub struct SessionCommandSettings {
     pub base_url: Url,
     /// The API key.
     pub key: Secret,
+    /// What the generate-session body carries besides who.
+    pub embedding: Embedding,
     /// The user the session is for.
     pub identity: SessionSettings,
     /// `-o`.
     pub output: SessionOutput,
+    /// Timeouts.
+    pub network: Network,
+}
+
+/// The generate-session fields that are not the user's identity.
+#[derive(Clone, Debug, Default, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Embedding {
+    /// `--deployment-id`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub deployment_id: Option<u64>,
+    /// `--branch`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub branch_name: Option<String>,
+    /// `--embed-tenant`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub embed_tenant_name: Option<String>,
+    /// `--creator-mode`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub creator_mode: Option<bool>,
+    /// `--display-name` and `--picture`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub user_profile: Option<UserProfile>,
+    /// `--setting KEY=VALUE`, in order.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub settings: Option<Map<String, Value>>,
+}
+
+/// The `userProfile` of a generate-session body.
+#[derive(Clone, Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct UserProfile {
+    /// `--display-name`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub display_name: Option<String>,
+    /// `--picture`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub picture: Option<String>,
+}
+
+/// The settings of `analyst session revoke`.
+#[derive(Debug)]
+pub struct RevokeSettings {
+    /// The validated account host.
+    pub base_url: Url,
+    /// The API key.
+    pub key: Secret,
+    /// The sessions to end, in order.
+    pub session_ids: Vec<String>,
     /// Timeouts.
     pub network: Network,
 }
@@ -244,6 +296,8 @@ pub enum Command {
     Abort(AbortSettings),
     /// `analyst session`.
     Session(SessionCommandSettings),
+    /// `analyst session revoke`.
+    RevokeSessions(RevokeSettings),
     /// `analyst rows`.
     Rows(RowsSettings),
     /// `analyst check`.
@@ -290,6 +344,10 @@ fn resolve_command(
     Ok(match command {
         CliCommand::Ask(args) => Command::Ask(Box::new(sources.ask(args, network)?)),
         CliCommand::Abort(args) => Command::Abort(sources.abort(args, network)?),
+        CliCommand::Session(SessionArgs {
+            action: Some(SessionAction::Revoke(args)),
+            ..
+        }) => Command::RevokeSessions(sources.revoke(args, network)?),
         CliCommand::Session(args) => Command::Session(sources.session(args, network)?),
         CliCommand::Rows(args) => Command::Rows(sources.rows(args, network)?),
         CliCommand::Check(args) => Command::Check(sources.check(args, network)?),
@@ -407,24 +465,100 @@ impl Sources<'_> {
     }
 
     fn session(&self, args: SessionArgs, network: Network) -> Result<SessionCommandSettings> {
-        let base = fill(args.base_url, self.profile.and_then(|p| p.base_url.clone())).ok_or_else(|| {
-            usage("no account URL: set ANALYST_BASE_URL or pass --base-url (e.g. https://<account>.cubecloud.dev)")
-        })?;
-        let base_url = service_url(&base, "--base-url")?;
+        let base_url = self.base_url(args.base_url)?;
         if args.identity.persistent || args.identity.ttl.is_some() {
             return Err(usage(
                 "--persistent and --ttl describe users created by the chat; generate-session does not take them",
             ));
         }
-        let identity = self.identity(&args.identity)?.validate()?;
+        let input = self.identity(&args.identity)?;
+        let mut identity = input.validate()?;
+        // generate-session takes attribute values as JSON when they are JSON.
+        for attribute in &mut identity.user_attributes {
+            if let Value::String(text) = &attribute.value {
+                if let Ok(value) = serde_json::from_str::<Value>(text) {
+                    attribute.value = value;
+                }
+            }
+        }
+        if let Some(tenant) = &args.embed_tenant {
+            check_embed_tenant(tenant)?;
+        }
+        let user_profile = match (args.display_name, args.picture) {
+            (None, None) => None,
+            (display_name, picture) => {
+                if identity.internal_id.is_some() {
+                    return Err(usage(
+                        "--display-name and --picture are for external users; an internal user keeps their own profile",
+                    ));
+                }
+                if let Some(picture) = &picture {
+                    check_picture(picture)?;
+                }
+                Some(UserProfile { display_name, picture })
+            }
+        };
+        let settings = args
+            .settings
+            .iter()
+            .map(|setting| parse_setting(setting))
+            .collect::<Result<Map<String, Value>>>()?;
+        let embedding = Embedding {
+            deployment_id: args.deployment_id.or(self.profile.and_then(|p| p.deployment_id)),
+            branch_name: args.branch.map(|b| b.trim().to_string()).filter(|b| !b.is_empty()),
+            embed_tenant_name: args.embed_tenant,
+            creator_mode: args.creator_mode.then_some(true),
+            user_profile,
+            settings: (!settings.is_empty()).then_some(settings),
+        };
         let key = self.api_key(&args.key)?;
         Ok(SessionCommandSettings {
             base_url,
             key,
+            embedding,
             identity,
             output: args.output,
             network,
         })
+    }
+
+    fn revoke(&self, args: SessionRevokeArgs, network: Network) -> Result<RevokeSettings> {
+        let base_url = self.base_url(args.base_url)?;
+        let session_ids: Vec<String> = match args.session_id.trim() {
+            "-" => {
+                if args.key.api_key_file.as_deref() == Some("-") {
+                    return Err(usage(
+                        "standard input cannot hold both the session ids ('-') and the API key (--api-key-file -)",
+                    ));
+                }
+                read_stdin("the session ids")?
+                    .lines()
+                    .map(str::trim)
+                    .filter(|line| !line.is_empty())
+                    .map(str::to_string)
+                    .collect()
+            }
+            id => vec![id.to_string()],
+        };
+        if session_ids.is_empty() || session_ids.iter().any(String::is_empty) {
+            return Err(usage("no session id to revoke"));
+        }
+        let key = self.api_key(&args.key)?;
+        Ok(RevokeSettings {
+            base_url,
+            key,
+            session_ids,
+            network,
+        })
+    }
+
+    /// The validated account host: `--base-url` / `ANALYST_BASE_URL`, else
+    /// the profile's.
+    fn base_url(&self, flag: Option<String>) -> Result<Url> {
+        let base = fill(flag, self.profile.and_then(|p| p.base_url.clone())).ok_or_else(|| {
+            usage("no account URL: set ANALYST_BASE_URL or pass --base-url (e.g. https://<account>.cubecloud.dev)")
+        })?;
+        service_url(&base, "--base-url")
     }
 
     fn rows(&self, args: RowsArgs, network: Network) -> Result<RowsSettings> {
@@ -748,8 +882,9 @@ pub struct IdentityInput {
 pub struct UserAttribute {
     /// Attribute name, as configured in the administration panel.
     pub name: String,
-    /// Its value for this user.
-    pub value: String,
+    /// Its value for this user: a string for a chat; for a session, JSON
+    /// when the text is JSON.
+    pub value: Value,
 }
 
 /// The validated `sessionSettings` object (API document 2.1). Unset fields
@@ -805,8 +940,8 @@ impl IdentityInput {
         if let Some(id) = external_id {
             check_external_id(id)?;
         }
-        if let Some(email) = internal_id {
-            check_email(email, "--internal-id")?;
+        if let Some(username) = internal_id {
+            check_username(username)?;
             let mut refused = Vec::new();
             if !self.attrs.is_empty() {
                 refused.push("--attr");
@@ -876,6 +1011,59 @@ fn check_external_id(id: &str) -> Result<()> {
     Ok(())
 }
 
+/// An internal user's username: any name (often an email), not empty, with
+/// no spaces or control characters (the service trims and lowercases it).
+fn check_username(name: &str) -> Result<()> {
+    if name.is_empty() {
+        return Err(usage("--internal-id is empty"));
+    }
+    if name.chars().any(|c| c.is_whitespace() || c.is_control()) {
+        return Err(usage(format!(
+            "--internal-id {name:?} is not a username: it has spaces or control characters"
+        )));
+    }
+    Ok(())
+}
+
+/// `--embed-tenant`: lowercase, 5–36 characters of `a-z0-9-`, starting
+/// with a letter.
+fn check_embed_tenant(name: &str) -> Result<()> {
+    let valid = (5..=36).contains(&name.len())
+        && name.starts_with(|c: char| c.is_ascii_lowercase())
+        && name
+            .chars()
+            .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-');
+    if valid {
+        Ok(())
+    } else {
+        Err(usage(format!(
+            "--embed-tenant {name:?} must be 5-36 characters of a-z, 0-9 and -, starting with a letter"
+        )))
+    }
+}
+
+/// `--picture`: an absolute http(s) URL.
+fn check_picture(text: &str) -> Result<()> {
+    match Url::parse(text) {
+        Ok(url) if matches!(url.scheme(), "http" | "https") && url.has_host() => Ok(()),
+        _ => Err(usage(format!("--picture {text:?} must be an absolute http(s) URL"))),
+    }
+}
+
+/// `--setting KEY=VALUE`: `true`, `false` and numbers become JSON values,
+/// anything else a string.
+fn parse_setting(text: &str) -> Result<(String, Value)> {
+    let (key, value) = text
+        .split_once('=')
+        .filter(|(key, _)| !key.trim().is_empty())
+        .ok_or_else(|| usage(format!("--setting {text:?} must be KEY=VALUE")))?;
+    let typed = match serde_json::from_str::<Value>(value) {
+        Ok(value @ (Value::Bool(_) | Value::Number(_))) => value,
+        _ => Value::String(value.to_string()),
+    };
+    Ok((key.trim().to_string(), typed))
+}
+
 fn check_email(email: &str, flag: &str) -> Result<()> {
     let valid = match email.split_once('@') {
         Some((local, domain)) => {
@@ -897,7 +1085,7 @@ fn parse_attr(text: &str) -> Result<UserAttribute> {
     match text.split_once('=') {
         Some((name, value)) if !name.trim().is_empty() => Ok(UserAttribute {
             name: name.trim().to_string(),
-            value: value.to_string(),
+            value: Value::String(value.to_string()),
         }),
         _ => Err(usage(format!("--attr {text:?} must be NAME=VALUE"))),
     }
@@ -990,6 +1178,8 @@ struct Profile {
     name: String,
     chat_url: Option<String>,
     base_url: Option<String>,
+    /// The deployment, for `session`.
+    deployment_id: Option<u64>,
     data_url: Option<String>,
     external_id: Option<String>,
     internal_id: Option<String>,

@@ -415,7 +415,7 @@ fn identity_rules_are_checked_before_anything_is_sent() {
         ),
         (&["--external-id", "Ana Smith"], "contains spaces"),
         (&["--external-id", "AnaSmith"], "has uppercase letters"),
-        (&["--internal-id", "not-an-email"], "is not an email address"),
+        (&["--internal-id", "two words"], "is not a username"),
         (&["--attr", "novalue"], "must be NAME=VALUE"),
         (&["--security-context", "[1,2]"], "must be a JSON object"),
         (&["--persistent", "--ttl", "1h"], "cannot be combined with --persistent"),

@@ -91,6 +91,16 @@ fn an_internal_user_is_sent_as_internal_id_and_the_flag_wins_over_the_environmen
 }
 
 #[test]
+fn an_internal_user_is_named_by_username_not_only_by_email() {
+    let emu = Emulator::start();
+    emu.analyst()
+        .args(["ask", "Q", "--internal-id", "admin"])
+        .assert()
+        .success();
+    assert_eq!(emu.chat_bodies()[0]["sessionSettings"], json!({"internalId": "admin"}));
+}
+
+#[test]
 fn branch_flags_map_to_active_branch_name_and_is_default_branch() {
     let emu = Emulator::start();
     emu.analyst()

@@ -93,6 +93,7 @@ fn every_shell_example_runs_against_the_emulator() {
             .env("ANALYST_API_KEY", API_KEY)
             .env("ANALYST_EXTERNAL_ID", "ci-bot")
             .env("ANALYST_BASE_URL", emu.base())
+            .env("ANALYST_DEPLOYMENT_ID", "42")
             .env("ANALYST_DATA_URL", emu.data_url())
             .env("ANALYST_DATA_SECRET", DATA_SECRET)
             .env("XDG_CONFIG_HOME", no_config_home())

@@ -1,24 +1,55 @@
-//! The generate-session call (API document 4.3): the API key exchanged for a
-//! temporary embed `sessionId` for one user.
+//! Embed sessions: generate-session (the API key exchanged for a temporary
+//! embed `sessionId` for one user, in the form the service takes now) and
+//! revoke.
 
 use std::io::Read;
 
-use anyhow::Result;
+use anyhow::{Context, Result};
 use reqwest::Url;
-use serde_json::Value;
+use serde::Serialize;
+use serde_json::{json, Value};
 
-use crate::error::{fail, usage, Kind};
+use crate::error::{fail, kind_of, usage, Kind};
 use crate::net::http::{Credential, Http, Retry};
 use crate::output::shorten;
-use crate::settings::{Secret, SessionSettings};
+use crate::settings::{Embedding, Secret, SessionSettings};
 
 /// The largest answer read: a sessionId is a few dozen bytes.
 const ANSWER_LIMIT: u64 = 1 << 20;
 
+/// The generate-session body: who, then the embedding's fields.
+#[derive(Serialize)]
+struct SessionRequest<'a> {
+    #[serde(flatten)]
+    identity: &'a SessionSettings,
+    #[serde(flatten)]
+    embedding: &'a Embedding,
+}
+
 /// Asks the account at `base` for a session of `identity`; returns its id.
-pub fn generate(http: &Http, base: &Url, key: &Secret, identity: &SessionSettings, retry: Retry) -> Result<String> {
-    let url = session_url(base)?;
-    let response = http.post_json_retrying(&url, Credential::ApiKey(key), identity, "application/json", retry)?;
+/// A refusal says what to check: a missing `--deployment-id` for a 400,
+/// the key or the deployment for a 403.
+pub fn generate(
+    http: &Http,
+    base: &Url,
+    key: &Secret,
+    identity: &SessionSettings,
+    embedding: &Embedding,
+    retry: Retry,
+) -> Result<String> {
+    let url = session_url(base, "api/v1/embed/generate-session")?;
+    let body = SessionRequest { identity, embedding };
+    let response = http
+        .post_json_retrying(&url, Credential::ApiKey(key), &body, "application/json", retry)
+        .map_err(|err| match kind_of(&err) {
+            Kind::Usage if embedding.deployment_id.is_none() => {
+                err.context("the service now requires a deployment: pass --deployment-id N (or set ANALYST_DEPLOYMENT_ID)")
+            }
+            Kind::Forbidden => err.context(
+                "this key may not mint sessions for that deployment: a personal (non-admin) API key, or a deployment outside the key's scope",
+            ),
+            _ => err,
+        })?;
     let mut text = String::new();
     response
         .take(ANSWER_LIMIT)
@@ -36,14 +67,28 @@ pub fn generate(http: &Http, base: &Url, key: &Secret, identity: &SessionSetting
         })
 }
 
-/// The generate-session URL of an account host.
-fn session_url(base: &Url) -> Result<Url> {
+/// Ends the session `session_id` (idempotent: 204 for an unknown or
+/// expired one too).
+pub fn revoke(http: &Http, base: &Url, key: &Secret, session_id: &str, retry: Retry) -> Result<()> {
+    let url = session_url(base, "api/v1/embed/session/revoke")?;
+    let body = json!({ "sessionId": session_id });
+    http.post_json_retrying(&url, Credential::ApiKey(key), &body, "application/json", retry)
+        .map(drop)
+        .map_err(|err| match kind_of(&err) {
+            Kind::Forbidden => err.context("embedding is not enabled for this account"),
+            _ => err,
+        })
+        .with_context(|| format!("revoking session {session_id}"))
+}
+
+/// An embed endpoint's URL (`path`) under an account host.
+fn session_url(base: &Url, path: &str) -> Result<Url> {
     let mut base = base.clone();
     if !base.path().ends_with('/') {
         base.set_path(&format!("{}/", base.path()));
     }
-    base.join("api/v1/embed/generate-session")
-        .map_err(|err| usage(format!("cannot build the generate-session URL from {base}: {err}")))
+    base.join(path)
+        .map_err(|err| usage(format!("cannot build the {path} URL from {base}: {err}")))
 }
 
 #[cfg(test)]
@@ -52,7 +97,11 @@ mod tests {
 
     #[test]
     fn the_session_url_is_under_the_account_host() {
-        let url = |base: &str| session_url(&Url::parse(base).unwrap()).unwrap().to_string();
+        let url = |base: &str| {
+            session_url(&Url::parse(base).unwrap(), "api/v1/embed/generate-session")
+                .unwrap()
+                .to_string()
+        };
         assert_eq!(
             url("https://acme.example.dev"),
             "https://acme.example.dev/api/v1/embed/generate-session"

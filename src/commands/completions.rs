@@ -17,18 +17,24 @@ pub fn run(target: CompletionTarget, out: &mut Out) -> Result<()> {
     Ok(())
 }
 
-/// One man page: the top-level page, then each command's synopsis,
-/// description and options under its own heading.
+/// One man page: the top-level page, then each command's (and each of its
+/// subcommands') synopsis, description and options under its own heading.
 fn man_page(command: clap::Command, out: &mut impl Write) -> Result<()> {
     clap_mangen::Man::new(command.clone()).render(out)?;
+    man_sections(&command, "analyst", out)
+}
+
+/// The sections of `command`'s subcommands, named under `prefix`.
+fn man_sections(command: &clap::Command, prefix: &str, out: &mut impl Write) -> Result<()> {
     for sub in command.get_subcommands().filter(|sub| sub.get_name() != "help") {
-        let name = format!("analyst {}", sub.get_name());
+        let name = format!("{prefix} {}", sub.get_name());
         writeln!(out, ".SH \"{}\"", name.to_uppercase())?;
-        let page = clap_mangen::Man::new(sub.clone().bin_name(name));
+        let page = clap_mangen::Man::new(sub.clone().bin_name(&name));
         page.render_synopsis_section(out)?;
         page.render_description_section(out)?;
         page.render_options_section(out)?;
         page.render_extra_section(out)?;
+        man_sections(sub, &name, out)?;
     }
     Ok(())
 }

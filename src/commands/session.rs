@@ -1,5 +1,6 @@
 //! `analyst session`: exchange the API key for a temporary embed `sessionId`
-//! (signed embedding), for the user the identity flags describe.
+//! (signed embedding), for the user the identity flags describe; `analyst
+//! session revoke` ends sessions.
 
 use std::io::Write;
 
@@ -10,7 +11,7 @@ use crate::api::session;
 use crate::cli::SessionOutput;
 use crate::net::http::{Http, Retry};
 use crate::output::{Notes, Out};
-use crate::settings::SessionCommandSettings;
+use crate::settings::{RevokeSettings, SessionCommandSettings};
 
 /// Tries in all (transient failures only).
 const ATTEMPTS: u32 = 4;
@@ -19,11 +20,30 @@ const ATTEMPTS: u32 = 4;
 pub fn run(settings: SessionCommandSettings, notes: &Notes, out: &mut Out) -> Result<()> {
     let http = Http::new(settings.network.connect_timeout, notes)?;
     let retry = Retry::short_call(ATTEMPTS, settings.network.limits.timeout);
-    let session_id = session::generate(&http, &settings.base_url, &settings.key, &settings.identity, retry)?;
+    let session_id = session::generate(
+        &http,
+        &settings.base_url,
+        &settings.key,
+        &settings.identity,
+        &settings.embedding,
+        retry,
+    )?;
     match settings.output {
         SessionOutput::Text => writeln!(out, "{session_id}")?,
         SessionOutput::Json => writeln!(out, "{}", json!({ "sessionId": session_id }))?,
     }
     out.flush()?;
+    Ok(())
+}
+
+/// Runs `analyst session revoke`: each id in turn, stopping at the first
+/// failure.
+pub fn revoke(settings: RevokeSettings, notes: &Notes) -> Result<()> {
+    let http = Http::new(settings.network.connect_timeout, notes)?;
+    for session_id in &settings.session_ids {
+        let retry = Retry::short_call(ATTEMPTS, settings.network.limits.timeout);
+        session::revoke(&http, &settings.base_url, &settings.key, session_id, retry)?;
+        notes.info(&format!("session {session_id} revoked"));
+    }
     Ok(())
 }

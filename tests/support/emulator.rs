@@ -88,6 +88,9 @@ pub(crate) struct State {
     pub(crate) threads: HashMap<String, Thread>,
     pub(crate) chats_created: u64,
     pub(crate) agent: Agent,
+    /// Embed sessions minted and not revoked, and the ids revoked.
+    pub(crate) sessions: Vec<String>,
+    pub(crate) revoked: Vec<String>,
     /// How many requests each route must have had when the emulator is dropped.
     pub(crate) expected: Vec<(Route, usize)>,
 }
@@ -101,6 +104,8 @@ pub enum Route {
     Abort,
     /// `/api/v1/embed/generate-session`
     Session,
+    /// `/api/v1/embed/session/revoke`
+    Revoke,
     /// `/cubejs-api/v1/cubesql`
     Data,
 }
@@ -109,6 +114,7 @@ pub(crate) fn route_of(path: &str) -> Option<Route> {
     let agent = format!("/api/v1/public/{ACCOUNT}/agents/{AGENT}/chat/");
     match path {
         "/api/v1/embed/generate-session" => Some(Route::Session),
+        "/api/v1/embed/session/revoke" => Some(Route::Revoke),
         "/cubejs-api/v1/cubesql" => Some(Route::Data),
         _ => match path.strip_prefix(&agent) {
             Some("stream-chat-state") => Some(Route::Chat),

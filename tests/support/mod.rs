@@ -37,7 +37,7 @@ pub const DEFAULT_ROW_CAP: usize = 10_000;
 /// Rows per `data` line of the data query API's answer.
 pub(crate) const DATA_CHUNK_ROWS: usize = 1_000;
 /// Internal users that exist on the emulated account.
-pub const INTERNAL_USERS: [&str; 1] = ["ana@acme.example"];
+pub const INTERNAL_USERS: [&str; 2] = ["ana@acme.example", "admin"];
 
 /// The `analyst` binary with a clean `ANALYST_*` environment.
 pub fn analyst() -> Command {

@@ -51,6 +51,7 @@ pub(crate) fn answer(request: &Recorded, state: &Mutex<State>) -> Reply {
         Route::Chat => chat(&body, state),
         Route::Abort => abort(&body, state),
         Route::Session => session(&body, state),
+        Route::Revoke => revoke(&body, state),
         Route::Data => data_query(&body, state),
     }
 }
@@ -183,7 +184,7 @@ pub(crate) fn session(body: &Value, state: &Mutex<State>) -> Reply {
     let Some(fields) = body.as_object() else {
         return json_status(400, "body must be an object");
     };
-    const KNOWN: [&str; 7] = [
+    const KNOWN: [&str; 12] = [
         "externalId",
         "internalId",
         "userAttributes",
@@ -191,17 +192,51 @@ pub(crate) fn session(body: &Value, state: &Mutex<State>) -> Reply {
         "securityContext",
         "email",
         "deploymentId",
+        "branchName",
+        "embedTenantName",
+        "creatorMode",
+        "userProfile",
+        "settings",
     ];
     if let Some(unknown) = fields.keys().find(|k| !KNOWN.contains(&k.as_str())) {
         return json_status(400, &format!("Unknown field {unknown}"));
     }
+    // As deployed now: the deployment is required, and a number.
+    match fields.get("deploymentId") {
+        None => return json_status(400, "deploymentId is required"),
+        Some(id) if !id.is_u64() => return json_status(400, "deploymentId must be a number"),
+        Some(_) => {}
+    }
     if let Err(message) = check_identity(fields) {
         return json_status(400, &message);
+    }
+    let mut names: Vec<&str> = fields
+        .get("userAttributes")
+        .and_then(Value::as_array)
+        .map(|attributes| attributes.iter().filter_map(|a| a.get("name")?.as_str()).collect())
+        .unwrap_or_default();
+    let count = names.len();
+    names.sort_unstable();
+    names.dedup();
+    if names.len() != count {
+        return json_status(400, "Duplicate user attribute names");
     }
     let mut state = state.lock().unwrap();
     state.sessions_created += 1;
     let id = format!("sess-{:04}", state.sessions_created);
+    state.sessions.push(id.clone());
     Reply::status(200, "application/json", &json!({ "sessionId": id }).to_string())
+}
+
+/// revoke: idempotent, 204 for any session id, known or not.
+pub(crate) fn revoke(body: &Value, state: &Mutex<State>) -> Reply {
+    let Some(id) = body.get("sessionId").and_then(Value::as_str) else {
+        return json_status(400, "sessionId is required");
+    };
+    let mut state = state.lock().unwrap();
+    state.sessions.retain(|session| session != id);
+    state.revoked.push(id.to_string());
+    Reply::status(204, "application/json", "")
 }
 
 /// abort: only the owner of a chat may stop it.
@@ -299,16 +334,18 @@ pub(crate) fn check_identity(settings: &serde_json::Map<String, Value>) -> Resul
             }
             Ok(format!("external:{id}"))
         }
-        (None, Some(email)) => {
-            for field in ["userAttributes", "groups", "securityContext", "roles"] {
+        (None, Some(username)) => {
+            for field in ["userAttributes", "groups", "securityContext", "roles", "userProfile"] {
                 if settings.contains_key(field) {
                     return Err(format!("{field} is not allowed with internalId"));
                 }
             }
-            if !INTERNAL_USERS.contains(&email) {
-                return Err(format!("Internal user {email} does not exist"));
+            // A username, matched lowercased and trimmed.
+            let username = username.trim().to_lowercase();
+            if !INTERNAL_USERS.contains(&username.as_str()) {
+                return Err(format!("Internal user {username} does not exist"));
             }
-            Ok(format!("internal:{email}"))
+            Ok(format!("internal:{username}"))
         }
     }
 }
