@@ -64,6 +64,7 @@ complete -c analyst -n "__fish_analyst_using_subcommand ask" -l attr -d 'A user 
 complete -c analyst -n "__fish_analyst_using_subcommand ask" -l group -d 'A group the user belongs to (repeatable; external users only)' -r
 complete -c analyst -n "__fish_analyst_using_subcommand ask" -l security-context -d 'Security context for data queries: a JSON object, or @FILE (external users only)' -r
 complete -c analyst -n "__fish_analyst_using_subcommand ask" -l ttl -d 'Lifetime of an ephemeral external user (e.g. 12h, 7d)' -r
+complete -c analyst -n "__fish_analyst_using_subcommand ask" -l timezone -d 'The IANA time zone the agent\'s queries run in (timezone), e.g. Europe/Berlin' -r
 complete -c analyst -n "__fish_analyst_using_subcommand ask" -l connect-timeout -d 'How long to wait for a connection to the service' -r
 complete -c analyst -n "__fish_analyst_using_subcommand ask" -l timeout -d 'Wall-clock limit of the whole command (e.g. 90s, 5m); a running chat is aborted, exit 124' -r
 complete -c analyst -n "__fish_analyst_using_subcommand ask" -l idle-timeout -d 'A stream that sends nothing for this long is stalled: the chat is aborted, exit 124' -r
@@ -72,6 +73,7 @@ complete -c analyst -n "__fish_analyst_using_subcommand ask" -l default-branch -
 complete -c analyst -n "__fish_analyst_using_subcommand ask" -l fail-on-tool-error -d 'Exit 8 when a tool result carries an error'
 complete -c analyst -n "__fish_analyst_using_subcommand ask" -l all-rows -d 'For csv, vega and json: fetch every row of a truncated result through the data query API first'
 complete -c analyst -n "__fish_analyst_using_subcommand ask" -l persistent -d 'Make the external user persistent (isEphemeral: false)'
+complete -c analyst -n "__fish_analyst_using_subcommand ask" -l no-authoring -d 'The agent may not create or change saved reports, workbooks or dashboards'
 complete -c analyst -n "__fish_analyst_using_subcommand ask" -s v -l verbose -d 'Log each HTTP request and response status to stderr (the key is always redacted)'
 complete -c analyst -n "__fish_analyst_using_subcommand ask" -s q -l quiet -d 'Print nothing on stderr but errors'
 complete -c analyst -n "__fish_analyst_using_subcommand ask" -s h -l help -d 'Print help (see more with \'--help\')'
@@ -86,11 +88,13 @@ complete -c analyst -n "__fish_analyst_using_subcommand abort" -l attr -d 'A use
 complete -c analyst -n "__fish_analyst_using_subcommand abort" -l group -d 'A group the user belongs to (repeatable; external users only)' -r
 complete -c analyst -n "__fish_analyst_using_subcommand abort" -l security-context -d 'Security context for data queries: a JSON object, or @FILE (external users only)' -r
 complete -c analyst -n "__fish_analyst_using_subcommand abort" -l ttl -d 'Lifetime of an ephemeral external user (e.g. 12h, 7d)' -r
+complete -c analyst -n "__fish_analyst_using_subcommand abort" -l timezone -d 'The IANA time zone the agent\'s queries run in (timezone), e.g. Europe/Berlin' -r
 complete -c analyst -n "__fish_analyst_using_subcommand abort" -l connect-timeout -d 'How long to wait for a connection to the service' -r
 complete -c analyst -n "__fish_analyst_using_subcommand abort" -l timeout -d 'Wall-clock limit of the whole command (e.g. 90s, 5m); a running chat is aborted, exit 124' -r
 complete -c analyst -n "__fish_analyst_using_subcommand abort" -l idle-timeout -d 'A stream that sends nothing for this long is stalled: the chat is aborted, exit 124' -r
 complete -c analyst -n "__fish_analyst_using_subcommand abort" -l profile -d 'Use this profile of the config file (~/.config/analyst/config.toml)' -r
 complete -c analyst -n "__fish_analyst_using_subcommand abort" -l persistent -d 'Make the external user persistent (isEphemeral: false)'
+complete -c analyst -n "__fish_analyst_using_subcommand abort" -l no-authoring -d 'The agent may not create or change saved reports, workbooks or dashboards'
 complete -c analyst -n "__fish_analyst_using_subcommand abort" -s v -l verbose -d 'Log each HTTP request and response status to stderr (the key is always redacted)'
 complete -c analyst -n "__fish_analyst_using_subcommand abort" -s q -l quiet -d 'Print nothing on stderr but errors'
 complete -c analyst -n "__fish_analyst_using_subcommand abort" -s h -l help -d 'Print help'
@@ -112,12 +116,14 @@ complete -c analyst -n "__fish_analyst_using_subcommand session; and not __fish_
 complete -c analyst -n "__fish_analyst_using_subcommand session; and not __fish_seen_subcommand_from revoke help" -l group -d 'A group the user belongs to (repeatable; external users only)' -r
 complete -c analyst -n "__fish_analyst_using_subcommand session; and not __fish_seen_subcommand_from revoke help" -l security-context -d 'Security context for data queries: a JSON object, or @FILE (external users only)' -r
 complete -c analyst -n "__fish_analyst_using_subcommand session; and not __fish_seen_subcommand_from revoke help" -l ttl -d 'Lifetime of an ephemeral external user (e.g. 12h, 7d)' -r
+complete -c analyst -n "__fish_analyst_using_subcommand session; and not __fish_seen_subcommand_from revoke help" -l timezone -d 'The IANA time zone the agent\'s queries run in (timezone), e.g. Europe/Berlin' -r
 complete -c analyst -n "__fish_analyst_using_subcommand session; and not __fish_seen_subcommand_from revoke help" -l connect-timeout -d 'How long to wait for a connection to the service' -r
 complete -c analyst -n "__fish_analyst_using_subcommand session; and not __fish_seen_subcommand_from revoke help" -l timeout -d 'Wall-clock limit of the whole command (e.g. 90s, 5m); a running chat is aborted, exit 124' -r
 complete -c analyst -n "__fish_analyst_using_subcommand session; and not __fish_seen_subcommand_from revoke help" -l idle-timeout -d 'A stream that sends nothing for this long is stalled: the chat is aborted, exit 124' -r
 complete -c analyst -n "__fish_analyst_using_subcommand session; and not __fish_seen_subcommand_from revoke help" -l profile -d 'Use this profile of the config file (~/.config/analyst/config.toml)' -r
 complete -c analyst -n "__fish_analyst_using_subcommand session; and not __fish_seen_subcommand_from revoke help" -l creator-mode -d 'Let the user create content (creatorMode: true)'
 complete -c analyst -n "__fish_analyst_using_subcommand session; and not __fish_seen_subcommand_from revoke help" -l persistent -d 'Make the external user persistent (isEphemeral: false)'
+complete -c analyst -n "__fish_analyst_using_subcommand session; and not __fish_seen_subcommand_from revoke help" -l no-authoring -d 'The agent may not create or change saved reports, workbooks or dashboards'
 complete -c analyst -n "__fish_analyst_using_subcommand session; and not __fish_seen_subcommand_from revoke help" -s v -l verbose -d 'Log each HTTP request and response status to stderr (the key is always redacted)'
 complete -c analyst -n "__fish_analyst_using_subcommand session; and not __fish_seen_subcommand_from revoke help" -s q -l quiet -d 'Print nothing on stderr but errors'
 complete -c analyst -n "__fish_analyst_using_subcommand session; and not __fish_seen_subcommand_from revoke help" -s h -l help -d 'Print help (see more with \'--help\')'
@@ -174,12 +180,14 @@ complete -c analyst -n "__fish_analyst_using_subcommand check" -l attr -d 'A use
 complete -c analyst -n "__fish_analyst_using_subcommand check" -l group -d 'A group the user belongs to (repeatable; external users only)' -r
 complete -c analyst -n "__fish_analyst_using_subcommand check" -l security-context -d 'Security context for data queries: a JSON object, or @FILE (external users only)' -r
 complete -c analyst -n "__fish_analyst_using_subcommand check" -l ttl -d 'Lifetime of an ephemeral external user (e.g. 12h, 7d)' -r
+complete -c analyst -n "__fish_analyst_using_subcommand check" -l timezone -d 'The IANA time zone the agent\'s queries run in (timezone), e.g. Europe/Berlin' -r
 complete -c analyst -n "__fish_analyst_using_subcommand check" -l connect-timeout -d 'How long to wait for a connection to the service' -r
 complete -c analyst -n "__fish_analyst_using_subcommand check" -l timeout -d 'Wall-clock limit of the whole command (e.g. 90s, 5m); a running chat is aborted, exit 124' -r
 complete -c analyst -n "__fish_analyst_using_subcommand check" -l idle-timeout -d 'A stream that sends nothing for this long is stalled: the chat is aborted, exit 124' -r
 complete -c analyst -n "__fish_analyst_using_subcommand check" -l profile -d 'Use this profile of the config file (~/.config/analyst/config.toml)' -r
 complete -c analyst -n "__fish_analyst_using_subcommand check" -l tap -d 'Print TAP (Test Anything Protocol) on stdout'
 complete -c analyst -n "__fish_analyst_using_subcommand check" -l persistent -d 'Make the external user persistent (isEphemeral: false)'
+complete -c analyst -n "__fish_analyst_using_subcommand check" -l no-authoring -d 'The agent may not create or change saved reports, workbooks or dashboards'
 complete -c analyst -n "__fish_analyst_using_subcommand check" -s v -l verbose -d 'Log each HTTP request and response status to stderr (the key is always redacted)'
 complete -c analyst -n "__fish_analyst_using_subcommand check" -s q -l quiet -d 'Print nothing on stderr but errors'
 complete -c analyst -n "__fish_analyst_using_subcommand check" -s h -l help -d 'Print help (see more with \'--help\')'

@@ -22,6 +22,7 @@ Environment:
   ANALYST_DATA_SECRET    or the deployment's API secret, to sign one (never printed)
   ANALYST_EXTERNAL_ID    default --external-id
   ANALYST_INTERNAL_ID    default --internal-id
+  ANALYST_TIMEZONE       default --timezone
 
 Exit codes:
   0  success
@@ -317,7 +318,7 @@ pub struct RowsArgs {
     pub security_context: Option<String>,
 
     /// Time zone for the query (passed to the data query API)
-    #[arg(long, value_name = "TZ")]
+    #[arg(long, env = "ANALYST_TIMEZONE", value_name = "TZ")]
     pub timezone: Option<String>,
 
     /// Cache mode (passed to the data query API)
@@ -571,6 +572,14 @@ pub struct IdentityArgs {
     /// Lifetime of an ephemeral external user (e.g. 12h, 7d)
     #[arg(long, value_name = "DURATION", value_parser = parse_duration)]
     pub ttl: Option<Duration>,
+
+    /// The IANA time zone the agent's queries run in (timezone), e.g. Europe/Berlin
+    #[arg(long, env = "ANALYST_TIMEZONE", value_name = "TZ")]
+    pub timezone: Option<String>,
+
+    /// The agent may not create or change saved reports, workbooks or dashboards
+    #[arg(long)]
+    pub no_authoring: bool,
 }
 
 /// Arguments of `analyst ask`.

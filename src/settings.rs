@@ -471,7 +471,15 @@ impl Sources<'_> {
                 "--persistent and --ttl describe users created by the chat; generate-session does not take them",
             ));
         }
-        let input = self.identity(&args.identity)?;
+        let mut input = self.identity(&args.identity)?;
+        // The chat's own settings: an embedded app's time zone is a
+        // --setting; ANALYST_TIMEZONE, meant for chats, is left out here.
+        if input.no_authoring || (input.timezone.is_some() && !self.from_env("timezone")) {
+            return Err(usage(
+                "--timezone and --no-authoring are chat settings; for an embedded app use --setting timezone=TZ (and the app's own switches)",
+            ));
+        }
+        input.timezone = None;
         let mut identity = input.validate()?;
         // generate-session takes attribute values as JSON when they are JSON.
         for attribute in &mut identity.user_attributes {
@@ -613,8 +621,13 @@ impl Sources<'_> {
     /// The identity as given: flags and environment, then the profile's
     /// when neither kind of id was given. When both ids are set and only
     /// one came from the command line, the flag wins over the environment.
+    /// True when the subcommand's argument `id` came from the environment.
+    fn from_env(&self, id: &str) -> bool {
+        self.sub.and_then(|m| m.value_source(id)) == Some(ValueSource::EnvVariable)
+    }
+
     fn identity(&self, args: &IdentityArgs) -> Result<IdentityInput> {
-        let from_env = |id: &str| self.sub.and_then(|m| m.value_source(id)) == Some(ValueSource::EnvVariable);
+        let from_env = |id: &str| self.from_env(id);
         let (mut external_id, mut internal_id) = (args.external_id.clone(), args.internal_id.clone());
         if external_id.is_some() && internal_id.is_some() {
             match (from_env("external_id"), from_env("internal_id")) {
@@ -642,6 +655,8 @@ impl Sources<'_> {
             security_context: args.security_context.clone(),
             persistent: args.persistent,
             ttl: args.ttl,
+            timezone: args.timezone.clone(),
+            no_authoring: args.no_authoring,
         })
     }
 
@@ -875,6 +890,10 @@ pub struct IdentityInput {
     pub persistent: bool,
     /// `--ttl`.
     pub ttl: Option<Duration>,
+    /// `--timezone` / `ANALYST_TIMEZONE`.
+    pub timezone: Option<String>,
+    /// `--no-authoring`.
+    pub no_authoring: bool,
 }
 
 /// One `userAttributes` entry.
@@ -916,6 +935,12 @@ pub struct SessionSettings {
     /// Lifetime of an ephemeral user, in seconds.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub ephemeral_ttl_seconds: Option<u64>,
+    /// The IANA time zone the agent's queries run in.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub timezone: Option<String>,
+    /// `false` with `--no-authoring`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub allow_chat_workspace_authoring: Option<bool>,
 }
 
 impl IdentityInput {
@@ -989,6 +1014,11 @@ impl IdentityInput {
                 .transpose()?,
             is_ephemeral: self.persistent.then_some(false),
             ephemeral_ttl_seconds,
+            timezone: match self.timezone.as_deref().map(str::trim) {
+                Some("") => return Err(usage("--timezone is empty")),
+                timezone => timezone.map(str::to_string),
+            },
+            allow_chat_workspace_authoring: self.no_authoring.then_some(false),
         })
     }
 }

@@ -91,6 +91,29 @@ fn an_internal_user_is_sent_as_internal_id_and_the_flag_wins_over_the_environmen
 }
 
 #[test]
+fn the_time_zone_and_authoring_switch_go_in_the_session_settings() {
+    let emu = Emulator::start();
+    emu.analyst()
+        .args(["ask", "Q", "--timezone", "Europe/Berlin", "--no-authoring"])
+        .assert()
+        .success();
+    emu.analyst()
+        .env("ANALYST_TIMEZONE", "Asia/Tokyo")
+        .args(["ask", "Q"])
+        .assert()
+        .success();
+    let bodies = emu.chat_bodies();
+    assert_eq!(
+        bodies[0]["sessionSettings"],
+        json!({"externalId": "ci-bot", "timezone": "Europe/Berlin", "allowChatWorkspaceAuthoring": false})
+    );
+    assert_eq!(
+        bodies[1]["sessionSettings"],
+        json!({"externalId": "ci-bot", "timezone": "Asia/Tokyo"})
+    );
+}
+
+#[test]
 fn an_internal_user_is_named_by_username_not_only_by_email() {
     let emu = Emulator::start();
     emu.analyst()

@@ -173,6 +173,12 @@ fn sql_comes_from_flags_files_and_stdin_with_options_passed_through() {
         data_bodies(&emu)[2],
         json!({"query": sql, "timezone": "Europe/Berlin", "cache": "stale-if-slow"})
     );
+    analyst_data(&emu)
+        .env("ANALYST_TIMEZONE", "Asia/Tokyo")
+        .args(["rows", "--sql", sql])
+        .assert()
+        .success();
+    assert_eq!(data_bodies(&emu)[3], json!({"query": sql, "timezone": "Asia/Tokyo"}));
 }
 
 #[test]

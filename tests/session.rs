@@ -66,7 +66,9 @@ fn an_internal_user_is_sent_alone_and_json_output_is_an_object() {
 #[test]
 fn rules_are_refused_before_sending() {
     let emu = Emulator::start();
-    let cases: [(&[&str], &str); 9] = [
+    let cases: [(&[&str], &str); 11] = [
+        (&["--external-id", "c", "--timezone", "UTC"], "are chat settings"),
+        (&["--external-id", "c", "--no-authoring"], "are chat settings"),
         (
             &["--internal-id", "ana@acme.example", "--attr", "a=b"],
             "cannot be used with --internal-id",
@@ -164,6 +166,7 @@ fn transient_failures_are_retried() {
 fn the_embedding_fields_of_the_current_service_are_sent_typed() {
     let emu = Emulator::start();
     session(&emu)
+        .env("ANALYST_TIMEZONE", "Asia/Tokyo")
         .args(["--external-id", "c42", "--deployment-id", "7", "--branch", "dev-anna"])
         .args(["--embed-tenant", "acme-eu", "--creator-mode"])
         .args(["--display-name", "Ana B.", "--picture", "https://cdn.example/ana.png"])
@@ -200,7 +203,7 @@ fn the_embedding_fields_of_the_current_service_are_sent_typed() {
             "userProfile": {"displayName": "Ana B.", "picture": "https://cdn.example/ana.png"},
             "settings": {"allowAi": false, "locale": "de-DE", "limit": 3}
         }),
-        "--deployment-id wins over ANALYST_DEPLOYMENT_ID"
+        "--deployment-id wins over ANALYST_DEPLOYMENT_ID; ANALYST_TIMEZONE is for chats"
     );
 }
 
