@@ -474,7 +474,7 @@ impl Sources<'_> {
         let mut input = self.identity(&args.identity)?;
         // The chat's own settings: an embedded app's time zone is a
         // --setting; ANALYST_TIMEZONE, meant for chats, is left out here.
-        if input.no_authoring || (input.timezone.is_some() && !self.from_env("timezone")) {
+        if input.no_authoring || (input.timezone.is_some() && !self.is_from_env("timezone")) {
             return Err(usage(
                 "--timezone and --no-authoring are chat settings; for an embedded app use --setting timezone=TZ (and the app's own switches)",
             ));
@@ -622,12 +622,12 @@ impl Sources<'_> {
     /// when neither kind of id was given. When both ids are set and only
     /// one came from the command line, the flag wins over the environment.
     /// True when the subcommand's argument `id` came from the environment.
-    fn from_env(&self, id: &str) -> bool {
+    fn is_from_env(&self, id: &str) -> bool {
         self.sub.and_then(|m| m.value_source(id)) == Some(ValueSource::EnvVariable)
     }
 
     fn identity(&self, args: &IdentityArgs) -> Result<IdentityInput> {
-        let from_env = |id: &str| self.from_env(id);
+        let from_env = |id: &str| self.is_from_env(id);
         let (mut external_id, mut internal_id) = (args.external_id.clone(), args.internal_id.clone());
         if external_id.is_some() && internal_id.is_some() {
             match (from_env("external_id"), from_env("internal_id")) {
