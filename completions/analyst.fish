@@ -57,6 +57,7 @@ complete -c analyst -n "__fish_analyst_using_subcommand ask" -l min-rows -d 'Exi
 complete -c analyst -n "__fish_analyst_using_subcommand ask" -l data-url -d 'The data query API base, e.g. https://<deployment>.cubecloudapp.dev/cubejs-api' -r
 complete -c analyst -n "__fish_analyst_using_subcommand ask" -l chat-url -d 'The full Chat API URL from the agent settings (ends in /chat/stream-chat-state)' -r
 complete -c analyst -n "__fish_analyst_using_subcommand ask" -l api-key-file -d 'Read the API key from this file (\'-\' = stdin) instead of ANALYST_API_KEY' -r
+complete -c analyst -n "__fish_analyst_using_subcommand ask" -l cube-token-file -d 'Read a Cube token (JWT, sent as X-Cube-Auth-Token) from this file (\'-\' = stdin) instead of ANALYST_CUBE_TOKEN' -r
 complete -c analyst -n "__fish_analyst_using_subcommand ask" -l external-id -d 'Id of an external user (lowercase, no spaces); created on first use' -r
 complete -c analyst -n "__fish_analyst_using_subcommand ask" -l internal-id -d 'Username of an existing internal user (often an email), whose own permissions apply' -r
 complete -c analyst -n "__fish_analyst_using_subcommand ask" -l email -d 'The user\'s email address' -r
@@ -81,6 +82,7 @@ complete -c analyst -n "__fish_analyst_using_subcommand ask" -s V -l version -d 
 complete -c analyst -n "__fish_analyst_using_subcommand abort" -l chat-id -d 'The chat to stop (printed by ask on stderr as \'chat: <id>\')' -r
 complete -c analyst -n "__fish_analyst_using_subcommand abort" -l chat-url -d 'The full Chat API URL from the agent settings (ends in /chat/stream-chat-state)' -r
 complete -c analyst -n "__fish_analyst_using_subcommand abort" -l api-key-file -d 'Read the API key from this file (\'-\' = stdin) instead of ANALYST_API_KEY' -r
+complete -c analyst -n "__fish_analyst_using_subcommand abort" -l cube-token-file -d 'Read a Cube token (JWT, sent as X-Cube-Auth-Token) from this file (\'-\' = stdin) instead of ANALYST_CUBE_TOKEN' -r
 complete -c analyst -n "__fish_analyst_using_subcommand abort" -l external-id -d 'Id of an external user (lowercase, no spaces); created on first use' -r
 complete -c analyst -n "__fish_analyst_using_subcommand abort" -l internal-id -d 'Username of an existing internal user (often an email), whose own permissions apply' -r
 complete -c analyst -n "__fish_analyst_using_subcommand abort" -l email -d 'The user\'s email address' -r
@@ -173,6 +175,7 @@ complete -c analyst -n "__fish_analyst_using_subcommand check" -s o -l output -d
 complete -c analyst -n "__fish_analyst_using_subcommand check" -l save -d 'Keep each turn\'s raw stream in DIR (replay it with \'ask --replay\')' -r -F
 complete -c analyst -n "__fish_analyst_using_subcommand check" -l chat-url -d 'The full Chat API URL from the agent settings (ends in /chat/stream-chat-state)' -r
 complete -c analyst -n "__fish_analyst_using_subcommand check" -l api-key-file -d 'Read the API key from this file (\'-\' = stdin) instead of ANALYST_API_KEY' -r
+complete -c analyst -n "__fish_analyst_using_subcommand check" -l cube-token-file -d 'Read a Cube token (JWT, sent as X-Cube-Auth-Token) from this file (\'-\' = stdin) instead of ANALYST_CUBE_TOKEN' -r
 complete -c analyst -n "__fish_analyst_using_subcommand check" -l external-id -d 'Id of an external user (lowercase, no spaces); created on first use' -r
 complete -c analyst -n "__fish_analyst_using_subcommand check" -l internal-id -d 'Username of an existing internal user (often an email), whose own permissions apply' -r
 complete -c analyst -n "__fish_analyst_using_subcommand check" -l email -d 'The user\'s email address' -r

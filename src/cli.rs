@@ -10,6 +10,9 @@ const AFTER_HELP: &str = "\
 Environment:
   ANALYST_API_KEY        the API key (sent as 'Authorization: Api-Key …'; never printed)
   ANALYST_API_KEY_FILE   read the key from this file instead ('-' = stdin)
+  ANALYST_CUBE_TOKEN     a Cube token for the chat (X-Cube-Auth-Token; never printed): the
+                         only credential a deployment chat URL (…/deployments/ID/chat/…) takes
+  ANALYST_CUBE_TOKEN_FILE  read the Cube token from this file ('-' = stdin)
   ANALYST_CHAT_URL       the Chat API URL from the agent settings
   ANALYST_BASE_URL       the account host, for 'session'
   ANALYST_DEPLOYMENT_ID  the deployment, for 'session'
@@ -526,6 +529,10 @@ pub struct ChatEndpointArgs {
     /// How to authenticate.
     #[command(flatten)]
     pub key: KeyArgs,
+
+    /// Read a Cube token (JWT, sent as X-Cube-Auth-Token) from this file ('-' = stdin) instead of ANALYST_CUBE_TOKEN
+    #[arg(long, env = "ANALYST_CUBE_TOKEN_FILE", value_name = "PATH")]
+    pub cube_token_file: Option<String>,
 }
 
 /// Where the API key comes from (besides `ANALYST_API_KEY`).

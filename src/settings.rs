@@ -26,9 +26,9 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
 use crate::cli::{
-    AbortArgs, AskArgs, CheckArgs, CheckOutput, Cli, Command as CliCommand, CompletionTarget, GlobalArgs, IdentityArgs,
-    KeyArgs, OutputMode, QuerySelector, RowsArgs, RowsOutput, SessionAction, SessionArgs, SessionOutput,
-    SessionRevokeArgs,
+    AbortArgs, AskArgs, ChatEndpointArgs, CheckArgs, CheckOutput, Cli, Command as CliCommand, CompletionTarget,
+    GlobalArgs, IdentityArgs, KeyArgs, OutputMode, QuerySelector, RowsArgs, RowsOutput, SessionAction, SessionArgs,
+    SessionOutput, SessionRevokeArgs,
 };
 use crate::error::usage;
 use crate::output::Notes;
@@ -88,10 +88,13 @@ pub struct Network {
 pub struct ChatSettings {
     /// The validated chat URL (`…/chat/stream-chat-state`).
     pub url: Url,
-    /// The API key.
-    pub key: Secret,
-    /// Who asks: the `sessionSettings` object.
-    pub identity: SessionSettings,
+    /// The API key (`Authorization`), when there is one.
+    pub key: Option<Secret>,
+    /// The Cube token (`X-Cube-Auth-Token`), when there is one.
+    pub cube_token: Option<Secret>,
+    /// Who asks: the `sessionSettings` object; with a Cube token and no
+    /// identity flag, none (the token names the user).
+    pub identity: Option<SessionSettings>,
 }
 
 /// The question of `ask` and the thread it belongs to.
@@ -279,8 +282,10 @@ pub struct CheckSettings {
     pub save: Option<PathBuf>,
     /// The chat URL.
     pub url: Url,
-    /// The API key.
-    pub key: Secret,
+    /// The API key, when there is one.
+    pub key: Option<Secret>,
+    /// The Cube token, when there is one.
+    pub cube_token: Option<Secret>,
     /// The identity of the command line, which the suite may override.
     pub identity: IdentityInput,
     /// Timeouts.
@@ -384,13 +389,15 @@ impl Sources<'_> {
             Some(path) => AskSource::Replay(path),
             None => {
                 let url = chat_url(fill(
-                    args.endpoint.chat_url,
+                    args.endpoint.chat_url.clone(),
                     self.profile.and_then(|p| p.chat_url.clone()),
                 ))?;
-                let identity = self.identity(&args.identity)?.validate()?;
-                if args.question.as_deref() == Some("-") && args.endpoint.key.api_key_file.as_deref() == Some("-") {
+                let identity = self.identity(&args.identity)?;
+                let secret_on_stdin = args.endpoint.key.api_key_file.as_deref() == Some("-")
+                    || args.endpoint.cube_token_file.as_deref() == Some("-");
+                if args.question.as_deref() == Some("-") && secret_on_stdin {
                     return Err(usage(
-                        "standard input cannot hold both the question ('-') and the API key (--api-key-file -)",
+                        "standard input cannot hold both the question ('-') and the API key or Cube token ('-')",
                     ));
                 }
                 let question = match args.question.as_deref() {
@@ -415,9 +422,8 @@ impl Sources<'_> {
                 if branch == Some("") {
                     return Err(usage("--branch is empty"));
                 }
-                let key = self.api_key(&args.endpoint.key)?;
                 AskSource::Chat {
-                    chat: Box::new(ChatSettings { url, key, identity }),
+                    chat: Box::new(self.chat(url, &args.endpoint, &identity)?),
                     question: Question {
                         input: question,
                         chat_id: chat_id.map(str::to_string),
@@ -448,17 +454,16 @@ impl Sources<'_> {
 
     fn abort(&self, args: AbortArgs, network: Network) -> Result<AbortSettings> {
         let url = chat_url(fill(
-            args.endpoint.chat_url,
+            args.endpoint.chat_url.clone(),
             self.profile.and_then(|p| p.chat_url.clone()),
         ))?;
-        let identity = self.identity(&args.identity)?.validate()?;
+        let identity = self.identity(&args.identity)?;
         let chat_id = args.chat_id.trim().to_string();
         if chat_id.is_empty() {
             return Err(usage("--chat-id is empty"));
         }
-        let key = self.api_key(&args.endpoint.key)?;
         Ok(AbortSettings {
-            chat: ChatSettings { url, key, identity },
+            chat: self.chat(url, &args.endpoint, &identity)?,
             chat_id,
             network,
         })
@@ -600,10 +605,10 @@ impl Sources<'_> {
     fn check(&self, args: CheckArgs, network: Network) -> Result<CheckSettings> {
         let identity = self.identity(&args.identity)?;
         let url = chat_url(fill(
-            args.endpoint.chat_url,
+            args.endpoint.chat_url.clone(),
             self.profile.and_then(|p| p.chat_url.clone()),
         ))?;
-        let key = self.api_key(&args.endpoint.key)?;
+        let ChatSettings { key, cube_token, .. } = self.chat(url.clone(), &args.endpoint, &identity)?;
         Ok(CheckSettings {
             suite: args.suite,
             jobs: usize::from(args.jobs),
@@ -613,6 +618,7 @@ impl Sources<'_> {
             save: args.save,
             url,
             key,
+            cube_token,
             identity,
             network,
         })
@@ -660,6 +666,67 @@ impl Sources<'_> {
         })
     }
 
+    /// The chat's credentials and identity for `url`. An agent URL takes an
+    /// API key or a Cube token (both are sent when both are set); a
+    /// deployment URL (`…/deployments/{id}/chat/…`) only a Cube token.
+    /// With a Cube token and no identity flag, the token names the user.
+    fn chat(&self, url: Url, endpoint: &ChatEndpointArgs, identity: &IdentityInput) -> Result<ChatSettings> {
+        let deployment = url.path().contains("/deployments/");
+        let cube_token = self.cube_token(endpoint)?;
+        let key = match (&cube_token, self.has_api_key(&endpoint.key)) {
+            (_, true) => Some(self.api_key(&endpoint.key)?),
+            (Some(_), false) => None,
+            (None, false) if deployment => return Err(no_cube_token()),
+            (None, false) => return Err(no_key()),
+        };
+        if deployment && cube_token.is_none() {
+            return Err(no_cube_token());
+        }
+        let anonymous = identity.external_id.is_none() && identity.internal_id.is_none();
+        let identity = match (&cube_token, anonymous) {
+            (Some(_), true) => None,
+            _ => Some(identity.validate()?),
+        };
+        Ok(ChatSettings {
+            url,
+            key,
+            cube_token,
+            identity,
+        })
+    }
+
+    /// The Cube token: from `--cube-token-file`/`ANALYST_CUBE_TOKEN_FILE`
+    /// (`-` = stdin), else `ANALYST_CUBE_TOKEN`, else the profile's
+    /// `cube_token_command`; none when nothing gives one.
+    fn cube_token(&self, endpoint: &ChatEndpointArgs) -> Result<Option<Secret>> {
+        let (raw, origin) = match (
+            endpoint.cube_token_file.as_deref(),
+            std::env::var("ANALYST_CUBE_TOKEN").ok(),
+        ) {
+            (Some("-"), _) => (read_stdin("the Cube token")?, "standard input".to_string()),
+            (Some(path), _) => (self.read_key_file(path)?, format!("the Cube token file {path}")),
+            (None, Some(token)) => (token, "ANALYST_CUBE_TOKEN".to_string()),
+            (None, None) => match self
+                .profile
+                .and_then(|p| Some((p.cube_token_command.as_ref()?, &p.name)))
+            {
+                Some((command, name)) => return run_secret_command(command, "cube_token_command", name).map(Some),
+                None => return Ok(None),
+            },
+        };
+        one_line_secret(&raw, &origin, "Cube token").map(Some)
+    }
+
+    /// True when some source of an API key is set (flag, environment or
+    /// profile), whether or not it can be read.
+    fn has_api_key(&self, key: &KeyArgs) -> bool {
+        key.api_key_file.is_some()
+            || std::env::var_os("ANALYST_API_KEY").is_some()
+            || self
+                .profile
+                .is_some_and(|p| p.api_key_command.is_some() || p.api_key_file.is_some())
+    }
+
     /// The API key: from `--api-key-file`/`ANALYST_API_KEY_FILE` when
     /// given (`-` = stdin), else `ANALYST_API_KEY`, else the profile's
     /// `api_key_command` or `api_key_file`. A missing or empty key is a
@@ -688,16 +755,7 @@ impl Sources<'_> {
             },
             (None, None, None) => return Err(no_key()),
         };
-        let key = raw.trim();
-        if key.is_empty() {
-            return Err(usage(format!("the API key is empty: check {origin}")));
-        }
-        if key.chars().any(|c| c.is_control()) {
-            return Err(usage(
-                "the API key contains control characters or several lines; it must be one line",
-            ));
-        }
-        Ok(Secret::new(key.to_string()))
+        one_line_secret(&raw, &origin, "API key")
     }
 
     /// Reads a key file, warning when users other than its owner may read it.
@@ -720,8 +778,27 @@ impl Sources<'_> {
     }
 }
 
+/// A secret read from `origin`, trimmed: empty, or with control characters
+/// or several lines, is a usage error naming `what` and `origin`.
+fn one_line_secret(raw: &str, origin: &str, what: &str) -> Result<Secret> {
+    let secret = raw.trim();
+    if secret.is_empty() {
+        return Err(usage(format!("the {what} is empty: check {origin}")));
+    }
+    if secret.chars().any(|c| c.is_control()) {
+        return Err(usage(format!(
+            "the {what} contains control characters or several lines; it must be one line"
+        )));
+    }
+    Ok(Secret::new(secret.to_string()))
+}
+
+fn no_cube_token() -> anyhow::Error {
+    usage("a deployment chat URL (…/deployments/ID/chat/…) takes only a Cube token: set ANALYST_CUBE_TOKEN (or pass --cube-token-file PATH); an API key is not accepted there")
+}
+
 fn no_key() -> anyhow::Error {
-    usage("no API key: set ANALYST_API_KEY (or pass --api-key-file PATH, or use a profile with api_key_command; the key is never taken from the command line)")
+    usage("no API key: set ANALYST_API_KEY (or pass --api-key-file PATH, or use a profile with api_key_command; the key is never taken from the command line), or a Cube token in ANALYST_CUBE_TOKEN")
 }
 
 /// The flag's (or environment's) value, else the profile's.
@@ -1219,6 +1296,8 @@ struct Profile {
     api_key_file: Option<String>,
     /// A command whose output is a data query API token.
     data_token_command: Option<String>,
+    /// A command whose output is a Cube token for the chat.
+    cube_token_command: Option<String>,
 }
 
 #[derive(Debug, Default, Deserialize)]

@@ -31,8 +31,9 @@ pub struct ChatRequest<'a> {
     /// The thread to continue.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub chat_id: Option<&'a str>,
-    /// Who asks.
-    pub session_settings: &'a SessionSettings,
+    /// Who asks (none when a Cube token names the user).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub session_settings: Option<&'a SessionSettings>,
     /// A development branch.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub active_branch_name: Option<&'a str>,
@@ -46,23 +47,36 @@ pub struct ChatRequest<'a> {
 pub struct ChatClient {
     http: Http,
     url: Url,
-    key: Secret,
-    identity: SessionSettings,
+    key: Option<Secret>,
+    cube_token: Option<Secret>,
+    identity: Option<SessionSettings>,
 }
 
 impl ChatClient {
     /// A client of the chat service `settings` names, as its user.
     pub fn new(http: Http, settings: &ChatSettings) -> Self {
-        ChatClient::as_user(http, &settings.url, &settings.key, settings.identity.clone())
-    }
-
-    /// A client of the chat at `url`, with `key`, as the user `identity`.
-    pub fn as_user(http: Http, url: &Url, key: &Secret, identity: SessionSettings) -> Self {
         ChatClient {
             http,
-            url: url.clone(),
-            key: key.clone(),
-            identity,
+            url: settings.url.clone(),
+            key: settings.key.clone(),
+            cube_token: settings.cube_token.clone(),
+            identity: settings.identity.clone(),
+        }
+    }
+
+    /// The same client asking as the user `identity`.
+    pub fn as_user(&self, identity: SessionSettings) -> Self {
+        ChatClient {
+            identity: Some(identity),
+            ..self.clone()
+        }
+    }
+
+    /// The credential headers of every request.
+    fn credential(&self) -> Credential<'_> {
+        Credential::Chat {
+            key: self.key.as_ref(),
+            cube_token: self.cube_token.as_ref(),
         }
     }
 
@@ -73,18 +87,16 @@ impl ChatClient {
         let body = serde_json::to_value(ChatRequest {
             input: question.input.as_deref(),
             chat_id: question.chat_id.as_deref(),
-            session_settings: &self.identity,
+            session_settings: self.identity.as_ref(),
             active_branch_name: question.branch.as_deref(),
             is_default_branch: question.branch.as_ref().map(|_| question.default_branch),
         })?;
-        let (http, url, key) = (self.http.clone(), self.url.clone(), self.key.clone());
+        let client = self.clone();
         let send = move || -> Result<Box<dyn Read + Send>> {
-            Ok(Box::new(http.post_json(
-                &url,
-                Credential::ApiKey(&key),
-                &body,
-                ACCEPT_STREAM,
-            )?))
+            let response = client
+                .http
+                .post_json(&client.url, client.credential(), &body, ACCEPT_STREAM)?;
+            Ok(Box::new(response))
         };
         Ok(Source::start(send, limits, started))
     }
@@ -94,10 +106,13 @@ impl ChatClient {
     /// whose chat it is not.
     pub fn abort(&self, chat_id: &str, retry: Retry) -> Result<()> {
         let url = abort_url(&self.url)?;
-        let body = json!({ "chatId": chat_id, "sessionSettings": self.identity });
+        let mut body = json!({ "chatId": chat_id });
+        if let Some(identity) = &self.identity {
+            body["sessionSettings"] = json!(identity);
+        }
         match self
             .http
-            .post_json_retrying(&url, Credential::ApiKey(&self.key), &body, "application/json", retry)
+            .post_json_retrying(&url, self.credential(), &body, "application/json", retry)
         {
             Ok(_) => Ok(()),
             Err(err) => {

@@ -7,7 +7,7 @@ use std::time::{Duration, Instant};
 
 use anyhow::Result;
 use reqwest::blocking::{Client, Response};
-use reqwest::header::{HeaderValue, ACCEPT, AUTHORIZATION, CONTENT_TYPE, LOCATION, RETRY_AFTER};
+use reqwest::header::{HeaderName, HeaderValue, ACCEPT, AUTHORIZATION, CONTENT_TYPE, LOCATION, RETRY_AFTER};
 use reqwest::{StatusCode, Url};
 use serde::Serialize;
 
@@ -18,38 +18,62 @@ use crate::settings::Secret;
 /// How much of an error body is read to summarise it.
 const ERROR_BODY_LIMIT: u64 = 64 * 1024;
 
-/// The `Authorization` header of a request: the chat API's key, or the data
-/// query API's token (a JWT, sent with no scheme word).
+/// The credential headers of a request.
 #[derive(Clone, Copy, Debug)]
 pub enum Credential<'a> {
     /// `Authorization: Api-Key <key>`.
     ApiKey(&'a Secret),
-    /// `Authorization: <token>`.
+    /// `Authorization: <token>` (the data query API's JWT).
     Token(&'a Secret),
+    /// The chat endpoints: an API key, a Cube token
+    /// (`X-Cube-Auth-Token: <JWT>`), or both (the service then takes the key).
+    Chat {
+        /// The API key, when there is one.
+        key: Option<&'a Secret>,
+        /// The Cube token, when there is one.
+        cube_token: Option<&'a Secret>,
+    },
 }
 
+/// The header that carries a Cube token.
+const CUBE_TOKEN_HEADER: &str = "x-cube-auth-token";
+
 impl Credential<'_> {
-    fn secret(&self) -> &Secret {
-        match self {
-            Credential::ApiKey(secret) | Credential::Token(secret) => secret,
+    /// The secrets sent, to redact from anything shown.
+    fn secrets(&self) -> Vec<&Secret> {
+        match *self {
+            Credential::ApiKey(secret) | Credential::Token(secret) => vec![secret],
+            Credential::Chat { key, cube_token } => key.into_iter().chain(cube_token).collect(),
         }
     }
 
-    fn header(&self) -> Option<HeaderValue> {
-        let text = match self {
-            Credential::ApiKey(key) => format!("Api-Key {}", key.expose()),
-            Credential::Token(token) => token.expose().to_string(),
+    /// Each header: its name, its value (marked sensitive), and how `-v`
+    /// shows it. `None` when a secret cannot go in a header.
+    fn headers(&self) -> Option<Vec<(HeaderName, HeaderValue, &'static str)>> {
+        let mut headers = Vec::new();
+        let mut add = |name: HeaderName, text: String, shown: &'static str| -> Option<()> {
+            let mut value = HeaderValue::from_str(&text).ok()?;
+            value.set_sensitive(true);
+            headers.push((name, value, shown));
+            Some(())
         };
-        let mut value = HeaderValue::from_str(&text).ok()?;
-        value.set_sensitive(true);
-        Some(value)
-    }
-
-    fn redacted(&self) -> &'static str {
-        match self {
-            Credential::ApiKey(_) => "Api-Key ***",
-            Credential::Token(_) => "***",
+        match *self {
+            Credential::ApiKey(key) => add(AUTHORIZATION, format!("Api-Key {}", key.expose()), "Api-Key ***")?,
+            Credential::Token(token) => add(AUTHORIZATION, token.expose().to_string(), "***")?,
+            Credential::Chat { key, cube_token } => {
+                if let Some(key) = key {
+                    add(AUTHORIZATION, format!("Api-Key {}", key.expose()), "Api-Key ***")?;
+                }
+                if let Some(token) = cube_token {
+                    add(
+                        HeaderName::from_static(CUBE_TOKEN_HEADER),
+                        token.expose().to_string(),
+                        "***",
+                    )?;
+                }
+            }
         }
+        Some(headers)
     }
 }
 
@@ -196,7 +220,7 @@ impl Http {
         accept: &str,
         timeout: Option<Duration>,
     ) -> Result<Response, Failure> {
-        let header = auth.header().ok_or_else(|| Failure {
+        let headers = auth.headers().ok_or_else(|| Failure {
             fault: Fault::new(
                 Kind::Usage,
                 "the credential contains characters that cannot go in an HTTP header",
@@ -207,15 +231,18 @@ impl Http {
         })?;
         if self.notes.verbose() {
             self.notes.debug(&format!("> POST {url}"));
-            self.notes.debug(&format!("> authorization: {}", auth.redacted()));
+            for (name, _, shown) in &headers {
+                self.notes.debug(&format!("> {name}: {shown}"));
+            }
             self.notes.debug("> content-type: application/json");
             self.notes.debug(&format!("> accept: {accept}"));
             self.notes.debug(&format!("> {}", String::from_utf8_lossy(json)));
         }
-        let mut request = self
-            .client
-            .post(url.clone())
-            .header(AUTHORIZATION, header)
+        let mut request = self.client.post(url.clone());
+        for (name, value, _) in headers {
+            request = request.header(name, value);
+        }
+        let mut request = request
             .header(CONTENT_TYPE, "application/json")
             .header(ACCEPT, accept)
             .body(json.to_vec());
@@ -247,7 +274,7 @@ impl Http {
         Err(Failure {
             transient: matches!(status.as_u16(), 429 | 502 | 503 | 504),
             server_error: status.is_server_error(),
-            fault: status_fault(response, auth.secret()),
+            fault: status_fault(response, &auth.secrets()),
             retry_after,
         })
     }
@@ -273,7 +300,7 @@ fn transport_fault(url: &Url, err: &reqwest::Error) -> Fault {
 
 /// The fault for an answer with a non-success status: the kind of the
 /// contract's table, the status, a summary of the body, and what to check.
-fn status_fault(mut response: Response, key: &Secret) -> Fault {
+fn status_fault(mut response: Response, secrets: &[&Secret]) -> Fault {
     let status = response.status();
     let location = response
         .headers()
@@ -288,7 +315,9 @@ fn status_fault(mut response: Response, key: &Secret) -> Fault {
         .to_string();
     let mut body = Vec::new();
     let _ = (&mut response).take(ERROR_BODY_LIMIT).read_to_end(&mut body);
-    let summary = redact(&summarize_body(&content_type, &body), key);
+    // Redacted before it is shortened, so no part of a secret survives a cut.
+    let body = redact(&String::from_utf8_lossy(&body), secrets);
+    let summary = summarize_body(&content_type, body.as_bytes());
     let (code, hint) = match status.as_u16() {
         401 => (Kind::Auth, "check the API key (ANALYST_API_KEY or --api-key-file)"),
         403 => (Kind::Forbidden, "this key or user may not do that"),
@@ -316,13 +345,12 @@ fn describe_status(status: StatusCode) -> String {
     }
 }
 
-fn redact(text: &str, key: &Secret) -> String {
-    let secret = key.expose();
-    if secret.len() >= 4 {
-        text.replace(secret, "***")
-    } else {
-        text.to_string()
-    }
+fn redact(text: &str, secrets: &[&Secret]) -> String {
+    secrets
+        .iter()
+        .map(|secret| secret.expose())
+        .filter(|secret| secret.len() >= 4)
+        .fold(text.to_string(), |text, secret| text.replace(secret, "***"))
 }
 
 /// One line about an error body: the `error`/`message` of a JSON body, the

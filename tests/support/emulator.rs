@@ -112,11 +112,12 @@ pub enum Route {
 
 pub(crate) fn route_of(path: &str) -> Option<Route> {
     let agent = format!("/api/v1/public/{ACCOUNT}/agents/{AGENT}/chat/");
+    let deployment = format!("/api/v1/public/{ACCOUNT}/deployments/{DEPLOYMENT}/chat/");
     match path {
         "/api/v1/embed/generate-session" => Some(Route::Session),
         "/api/v1/embed/session/revoke" => Some(Route::Revoke),
         "/cubejs-api/v1/cubesql" => Some(Route::Data),
-        _ => match path.strip_prefix(&agent) {
+        _ => match path.strip_prefix(&agent).or_else(|| path.strip_prefix(&deployment)) {
             Some("stream-chat-state") => Some(Route::Chat),
             Some("abort") => Some(Route::Abort),
             _ => None,
@@ -151,6 +152,15 @@ impl Emulator {
     pub fn chat_url(&self) -> String {
         format!(
             "http://{}/api/v1/public/{ACCOUNT}/agents/{AGENT}/chat/stream-chat-state",
+            self.addr
+        )
+    }
+
+    /// The chat URL of the deployment's automatic agent, which takes only a
+    /// Cube token.
+    pub fn deployment_chat_url(&self) -> String {
+        format!(
+            "http://{}/api/v1/public/{ACCOUNT}/deployments/{DEPLOYMENT}/chat/stream-chat-state",
             self.addr
         )
     }

@@ -30,6 +30,10 @@ pub const API_KEY: &str = "sk-test-4f2a9c81d7e6";
 /// The account and agent of the emulated Chat API URL.
 pub const ACCOUNT: &str = "acme";
 pub const AGENT: &str = "agent-7";
+/// The deployment of the deployment-scoped chat URL.
+pub const DEPLOYMENT: &str = "42";
+/// The secret that signs Cube tokens (`X-Cube-Auth-Token`) for the chat.
+pub const CUBE_TOKEN_SECRET: &str = "cube-token-secret-5b1c";
 /// The deployment's API secret, which signs data query API tokens.
 pub const DATA_SECRET: &str = "data-secret-7f3e19a2";
 /// Rows the data query API returns for a query without LIMIT (the default cap).

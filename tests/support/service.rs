@@ -28,12 +28,22 @@ pub(crate) fn answer(request: &Recorded, state: &Mutex<State>) -> Reply {
     if request.method != "POST" {
         return json_status(405, "Method not allowed");
     }
-    if route == Route::Data {
-        if let Err(reply) = check_data_token(request.header("authorization")) {
-            return reply;
+    let mut caller = None;
+    match route {
+        Route::Data => {
+            if let Err(reply) = check_data_token(request.header("authorization")) {
+                return reply;
+            }
         }
-    } else if request.header("authorization") != Some(&format!("Api-Key {API_KEY}")) {
-        return json_status(401, "Invalid API key");
+        Route::Chat | Route::Abort => match chat_caller(request) {
+            Ok(owner) => caller = owner,
+            Err(reply) => return reply,
+        },
+        Route::Session | Route::Revoke => {
+            if request.header("authorization") != Some(&format!("Api-Key {API_KEY}")) {
+                return json_status(401, "Invalid API key");
+            }
+        }
     }
     if let Some(reply) = state
         .lock()
@@ -48,8 +58,8 @@ pub(crate) fn answer(request: &Recorded, state: &Mutex<State>) -> Reply {
         return json_status(400, "Invalid JSON body");
     };
     match route {
-        Route::Chat => chat(&body, state),
-        Route::Abort => abort(&body, state),
+        Route::Chat => chat(&body, caller, state),
+        Route::Abort => abort(&body, caller, state),
         Route::Session => session(&body, state),
         Route::Revoke => revoke(&body, state),
         Route::Data => data_query(&body, state),
@@ -59,6 +69,14 @@ pub(crate) fn answer(request: &Recorded, state: &Mutex<State>) -> Reply {
 /// The claims of a data query API token: `Authorization: <JWT>` (or
 /// `Bearer <JWT>`), HS256 with [`DATA_SECRET`], not expired.
 pub fn jwt_claims(header: Option<&str>) -> Result<serde_json::Map<String, Value>, &'static str> {
+    jwt_claims_signed(header, DATA_SECRET)
+}
+
+/// The claims of a JWT signed (HS256) with `secret`, not expired.
+pub(crate) fn jwt_claims_signed(
+    header: Option<&str>,
+    secret: &str,
+) -> Result<serde_json::Map<String, Value>, &'static str> {
     use base64::Engine;
     let header = header.ok_or("Authorization header isn't set")?;
     let token = header.strip_prefix("Bearer ").unwrap_or(header);
@@ -68,7 +86,7 @@ pub fn jwt_claims(header: Option<&str>) -> Result<serde_json::Map<String, Value>
     };
     let engine = base64::engine::general_purpose::URL_SAFE_NO_PAD;
     let signature = engine.decode(signature).map_err(|_| "Invalid token")?;
-    let key = ring::hmac::Key::new(ring::hmac::HMAC_SHA256, DATA_SECRET.as_bytes());
+    let key = ring::hmac::Key::new(ring::hmac::HMAC_SHA256, secret.as_bytes());
     ring::hmac::verify(&key, format!("{head}.{body}").as_bytes(), &signature).map_err(|_| "Invalid token")?;
     let header: Value =
         serde_json::from_slice(&engine.decode(head).map_err(|_| "Invalid token")?).map_err(|_| "Invalid token")?;
@@ -84,6 +102,56 @@ pub fn jwt_claims(header: Option<&str>) -> Result<serde_json::Map<String, Value>
     match claims.get("exp").and_then(Value::as_u64) {
         Some(exp) if exp > now => Ok(claims),
         _ => Err("Invalid token"),
+    }
+}
+
+/// Who calls a chat endpoint, as the service checks it: on the agent URL
+/// an API key (which wins when both are sent; the user is then the
+/// `sessionSettings`') or a Cube token; on the deployment URL only a Cube
+/// token. `Some(owner)` when a token named the user.
+pub(crate) fn chat_caller(request: &Recorded) -> Result<Option<String>, Reply> {
+    let deployment = request.path.contains("/deployments/");
+    let key = request.header("authorization");
+    let token = request.header("x-cube-auth-token");
+    if let (Some(key), false) = (key, deployment) {
+        return match key == format!("Api-Key {API_KEY}") {
+            true => Ok(None),
+            false => Err(json_status(401, "Invalid API key")),
+        };
+    }
+    let Some(token) = token else {
+        return Err(match deployment && key.is_some() {
+            true => json_status(403, "agentId is required for Api-Key authentication"),
+            false => json_status(401, "Authentication required"),
+        });
+    };
+    let claims = jwt_claims_signed(Some(token), CUBE_TOKEN_SECRET).map_err(|message| json_status(401, message))?;
+    let scoped = claims
+        .get("scope")
+        .and_then(Value::as_array)
+        .is_some_and(|scope| scope.iter().any(|s| s == "chat"));
+    let user = claims
+        .get("externalId")
+        .or_else(|| claims.get("sub"))
+        .and_then(Value::as_str);
+    match (scoped, user) {
+        (true, Some(user)) => Ok(Some(format!("external:{user}"))),
+        _ => Err(json_status(403, "the token has no chat scope or no user")),
+    }
+}
+
+/// The owner of a chat request: the token's user, else the
+/// `sessionSettings`' (which are checked either way when sent).
+fn owner(body: &Value, caller: Option<String>) -> Result<String, Reply> {
+    let settings = body.get("sessionSettings").and_then(Value::as_object);
+    let checked = settings
+        .map(check_identity)
+        .transpose()
+        .map_err(|message| json_status(400, &message))?;
+    match (caller, checked) {
+        (Some(owner), _) => Ok(owner),
+        (None, Some(owner)) => Ok(owner),
+        (None, None) => Err(json_status(400, "sessionSettings is required")),
     }
 }
 
@@ -240,18 +308,13 @@ pub(crate) fn revoke(body: &Value, state: &Mutex<State>) -> Reply {
 }
 
 /// abort: only the owner of a chat may stop it.
-pub(crate) fn abort(body: &Value, state: &Mutex<State>) -> Reply {
+pub(crate) fn abort(body: &Value, caller: Option<String>, state: &Mutex<State>) -> Reply {
     let Some(chat_id) = body.get("chatId").and_then(Value::as_str) else {
         return json_status(400, "chatId is required");
     };
-    let owner = match body
-        .get("sessionSettings")
-        .and_then(Value::as_object)
-        .map(check_identity)
-    {
-        Some(Ok(owner)) => owner,
-        Some(Err(message)) => return json_status(400, &message),
-        None => String::new(),
+    let owner = match owner(body, caller) {
+        Ok(owner) => owner,
+        Err(reply) => return reply,
     };
     let mut state = state.lock().unwrap();
     match state.threads.get(chat_id) {
@@ -265,13 +328,10 @@ pub(crate) fn abort(body: &Value, state: &Mutex<State>) -> Reply {
 }
 
 /// stream-chat-state: a new chat, a follow-up, or the thread's state.
-pub(crate) fn chat(body: &Value, state: &Mutex<State>) -> Reply {
-    let owner = match body.get("sessionSettings").and_then(Value::as_object) {
-        None => return json_status(400, "sessionSettings is required"),
-        Some(settings) => match check_identity(settings) {
-            Ok(owner) => owner,
-            Err(message) => return json_status(400, &message),
-        },
+pub(crate) fn chat(body: &Value, caller: Option<String>, state: &Mutex<State>) -> Reply {
+    let owner = match owner(body, caller) {
+        Ok(owner) => owner,
+        Err(reply) => return reply,
     };
     let input = body.get("input").and_then(Value::as_str).map(str::to_string);
     let chat_id = body.get("chatId").and_then(Value::as_str).map(str::to_string);

@@ -19,7 +19,7 @@ use crate::expect::Check;
 use crate::net::http::Http;
 use crate::net::signals;
 use crate::output::{human, Notes, Out};
-use crate::settings::{CheckSettings, Limits, Question};
+use crate::settings::{ChatSettings, CheckSettings, Limits, Question};
 use crate::stream::turn::{chat_failure, Timings, Turn};
 
 pub mod report;
@@ -44,8 +44,14 @@ pub fn run(settings: CheckSettings, notes: &Notes, out: &mut Out) -> Result<()> 
         ),
         None => None,
     };
+    let chat = ChatSettings {
+        url: settings.url.clone(),
+        key: settings.key.clone(),
+        cube_token: settings.cube_token.clone(),
+        identity: None,
+    };
     let runner = Runner {
-        http: Http::new(settings.network.connect_timeout, notes)?,
+        client: ChatClient::new(Http::new(settings.network.connect_timeout, notes)?, &chat),
         settings: &settings,
         deadline: settings.network.limits.timeout.map(|limit| started + limit),
     };
@@ -94,7 +100,7 @@ fn failure_kind(results: &[CaseResult]) -> Option<Kind> {
 
 /// What every case shares.
 struct Runner<'a> {
-    http: Http,
+    client: ChatClient,
     settings: &'a CheckSettings,
     deadline: Option<Instant>,
 }
@@ -141,12 +147,7 @@ impl Runner<'_> {
             timings: Timings::default(),
             saved: Vec::new(),
         };
-        let client = ChatClient::as_user(
-            self.http.clone(),
-            &self.settings.url,
-            &self.settings.key,
-            case.settings.clone(),
-        );
+        let client = self.client.as_user(case.settings.clone());
         for turn_index in 0..case.turns.len() {
             let outcome = self.run_turn(index, case, turn_index, &client, &mut result, started);
             if let Err(verdict) = outcome {
