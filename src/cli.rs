@@ -31,7 +31,7 @@ Exit codes:
   0  success
   1  unexpected failure
   2  usage: bad flags, invalid identity, unreadable input, 400 from the service
-  3  authentication: 401
+  3  authentication: 401, or an in-stream error saying the credentials were refused
   4  forbidden: 403
   5  not found: 404 (agent, account or chat)
   6  the service failed or could not be reached: 5xx, connection, TLS, DNS

@@ -9,7 +9,7 @@ use std::process::Stdio;
 use std::time::Duration;
 
 use predicates::prelude::*;
-use serde_json::Value;
+use serde_json::{json, Value};
 use support::*;
 
 fn stderr_of(output: &std::process::Output) -> String {
@@ -293,7 +293,9 @@ fn json_is_written_even_when_the_request_or_stream_fails() {
     let doc: Value = serde_json::from_slice(&output.stdout).unwrap();
     assert_eq!(doc["status"], "error");
     assert_eq!(doc["answer"], Value::Null);
-    assert!(doc["errors"][0].as_str().unwrap().contains("401"));
+    assert_eq!(doc["errors"], json!([]), "the service sent no in-stream error");
+    assert_eq!(doc["failure"]["code"], 3);
+    assert!(doc["failure"]["message"].as_str().unwrap().contains("401"));
 
     let output = emu
         .analyst()
@@ -303,7 +305,8 @@ fn json_is_written_even_when_the_request_or_stream_fails() {
     assert_eq!(output.status.code(), Some(7));
     let doc: Value = serde_json::from_slice(&output.stdout).unwrap();
     assert_eq!(doc["status"], "error");
-    assert_eq!(doc["errors"][0], "BadRequestError: Bad branch");
+    assert_eq!(doc["errors"], json!(["BadRequestError: Bad branch"]));
+    assert_eq!(doc["failure"]["code"], 7);
     assert_eq!(doc["queries"][0]["error"], "Error: BadRequestError: Bad branch");
 }
 
@@ -548,4 +551,35 @@ fn many_tool_errors_and_truncated_results_are_summed_up_after_five() {
     assert!(stderr.contains("warning: further tool failures are not listed; -o json has them all"));
     assert!(stderr.contains("warning: further truncated SQL results are not listed; -o json marks each one"));
     assert_eq!(stderr.lines().count(), 1 + 5 + 5 + 2, "{stderr}");
+}
+
+#[test]
+fn an_in_band_json_rpc_error_shows_its_message_and_a_refused_credential_exits_3() {
+    let emu = Emulator::start();
+    let line = |message: &str| {
+        json!({"jsonrpc": "2.0", "id": null, "error": {"code": -32603, "message": message}}).to_string()
+    };
+    // As the live service sends it: status 200, one line, no final newline.
+    for (message, code) in [
+        ("Agent does not have a deployment associated", 7),
+        ("Authentication failed: invalid API key", 3),
+    ] {
+        emu.script(Reply::Stream {
+            body: line(message).into_bytes(),
+            chunking: Chunking::Lines,
+            delay: std::time::Duration::ZERO,
+            ending: Ending::Clean,
+        });
+        let output = emu.analyst().args(["ask", "-o", "json", "Q"]).output().unwrap();
+        assert_eq!(output.status.code(), Some(code), "{message}");
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert!(
+            stderr.contains(&format!("the stream reported an error: {message}")),
+            "{stderr}"
+        );
+        assert!(!stderr.contains("jsonrpc"), "the raw object is not shown: {stderr}");
+        let doc: Value = serde_json::from_slice(&output.stdout).unwrap();
+        assert_eq!(doc["errors"], json!([message]));
+        assert_eq!(doc["failure"]["code"], code);
+    }
 }

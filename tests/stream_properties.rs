@@ -9,10 +9,11 @@ use std::io::{self, Read};
 
 use std::time::Instant;
 
+use analyst::error::Kind;
 use analyst::render::json::Json;
 use analyst::results::{Pick, Picker};
 use analyst::stream::message::{Message, ParseError};
-use analyst::stream::turn::{Ending, Renderer, Status, Turn};
+use analyst::stream::turn::{Ending, Failure, Renderer, Status, Turn};
 use serde_json::value::RawValue;
 use serde_json::Value;
 use support::*;
@@ -70,7 +71,10 @@ fn fold(source: impl Read) -> String {
     let mut out = Vec::new();
     let ending = Ending {
         status: Status::Completed,
-        failure: failure.as_deref(),
+        failure: failure.as_deref().map(|message| Failure {
+            kind: Kind::BadStream,
+            message,
+        }),
         all_rows: None,
     };
     renderer.end(transcript, &ending, &mut out).unwrap();

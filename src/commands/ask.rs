@@ -23,7 +23,7 @@ use crate::render::{self, live::Watched};
 use crate::results::{RowSink, RowSource};
 use crate::settings::{AskSettings, AskSource, DataSettings, Network};
 use crate::stream::transcript::{AnswerSource, Transcript};
-use crate::stream::turn::{chat_failure, Ending, Renderer, Status, Turn};
+use crate::stream::turn::{chat_failure, Ending, Failure, Renderer, Status, Turn};
 
 /// Runs `analyst ask`.
 pub fn run(settings: AskSettings, notes: &Notes, out: &mut Out) -> Result<()> {
@@ -77,7 +77,14 @@ pub fn run(settings: AskSettings, notes: &Notes, out: &mut Out) -> Result<()> {
         (None, _) => Status::Incomplete,
     };
     if let Some(err) = failure {
-        write_failure(&mut renderer, transcript, status, &format!("{err:#}"), out);
+        write_failure(
+            &mut renderer,
+            transcript,
+            status,
+            kind_of(&err),
+            &format!("{err:#}"),
+            out,
+        );
         return Err(err);
     }
     let all_rows = AllRows {
@@ -142,17 +149,24 @@ fn stopped(
     }
     let aborted = client.map_or_else(String::new, |client| client.abort_after_stop(transcript.chat_id()));
     let message = format!("{err:#}{aborted}");
-    write_failure(renderer, transcript, Status::Aborted, &message, out);
+    write_failure(renderer, transcript, Status::Aborted, kind, &message, out);
     Err(fail(kind, message))
 }
 
 /// Tells the renderer the turn failed (only `-o json` writes then). Best
 /// effort: the failure's exit code is what a script must see, even when
 /// stdout is gone.
-fn write_failure(renderer: &mut dyn Renderer, transcript: &Transcript, status: Status, failure: &str, out: &mut Out) {
+fn write_failure(
+    renderer: &mut dyn Renderer,
+    transcript: &Transcript,
+    status: Status,
+    kind: Kind,
+    message: &str,
+    out: &mut Out,
+) {
     let ending = Ending {
         status,
-        failure: Some(failure),
+        failure: Some(Failure { kind, message }),
         all_rows: None,
     };
     let _ = renderer.end(transcript, &ending, out);

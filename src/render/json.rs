@@ -1,5 +1,5 @@
 //! `-o json`: one document for `jq`, written when the stream ends, also on
-//! failure (`status` and `errors` say what went wrong). In the no-question
+//! failure (`status`, `errors` and `failure` say what went wrong). In the no-question
 //! mode it is `{"chatId", "messages": [{"role", "content"}]}`.
 
 use std::collections::BTreeMap;
@@ -39,11 +39,12 @@ impl Renderer for Json {
 
     /// Writes the document; with `--all-rows`, truncated results are
     /// completed first (fewer rows than `totalRows` still writes it, then
-    /// fails with [`Kind::Partial`]). `ending.failure` is appended to
-    /// `errors` after the in-stream error lines.
+    /// fails with [`Kind::Partial`]). `errors` holds the service's
+    /// in-stream errors only; `failure` is analyst's reason for a non-zero
+    /// exit (its code and message), null on success.
     fn end(&mut self, transcript: &Transcript, ending: &Ending<'_>, out: &mut dyn Write) -> Result<()> {
         let mut partial = None;
-        if let (Some(source), None) = (ending.all_rows, ending.failure) {
+        if let (Some(source), true) = (ending.all_rows, ending.failure.is_none()) {
             for &position in &self.sql_calls {
                 let mut result = table(&self.tool_calls[position]);
                 if !result.is_truncated() || result.error.is_some() {
@@ -77,13 +78,12 @@ impl Renderer for Json {
                 answer: transcript.answer().map(|(text, _)| text),
                 queries: Queries(self),
                 tool_calls: self.tool_calls.iter().chain(transcript.unfinished()).collect(),
-                errors: transcript
-                    .errors()
-                    .iter()
-                    .map(String::as_str)
-                    .chain(ending.failure)
-                    .collect(),
+                errors: transcript.errors(),
                 usage: transcript.usage(),
+                failure: ending.failure.map(|failure| FailureMember {
+                    code: failure.kind.exit_code(),
+                    message: failure.message,
+                }),
             };
             write(&document, out)?;
         }
@@ -130,8 +130,16 @@ struct Document<'a> {
     answer: Option<&'a str>,
     queries: Queries<'a>,
     tool_calls: Vec<&'a ToolCallRecord>,
-    errors: Vec<&'a str>,
+    errors: &'a [String],
     usage: Option<&'a Value>,
+    failure: Option<FailureMember<'a>>,
+}
+
+/// The document's `failure`: the exit code and analyst's reason.
+#[derive(Serialize)]
+struct FailureMember<'a> {
+    code: u8,
+    message: &'a str,
 }
 
 /// The document of the no-question mode: the thread so far.

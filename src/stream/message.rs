@@ -168,10 +168,19 @@ impl<'a> Message<'a> {
         self.is_in_process.unwrap_or(false)
     }
 
-    /// The text of an `error` field: the string itself, or the JSON of any
-    /// other value.
+    /// The text of an `error` field: the string itself; the `message` of
+    /// an object (a JSON-RPC error, `{"code", "message"}`); else the JSON of
+    /// the value.
     pub fn error_text(&self) -> Option<String> {
-        self.error.map(|raw| json_text(raw.get()).into_owned())
+        #[derive(Deserialize)]
+        struct WithMessage {
+            message: String,
+        }
+        let raw = self.error?;
+        Some(match serde_json::from_str::<WithMessage>(raw.get()) {
+            Ok(error) => error.message,
+            Err(_) => json_text(raw.get()).into_owned(),
+        })
     }
 }
 
@@ -295,6 +304,19 @@ mod tests {
         };
         assert_eq!(column(b"{\"a\":\"\xff\"}"), "invalid UTF-8 at column 7");
         assert_eq!(column(b"{\"id\":"), "EOF while parsing a value at column 6");
+    }
+
+    #[test]
+    fn an_error_is_its_text_or_its_message() {
+        let text = |line: &str| Message::parse(line.as_bytes()).unwrap().unwrap().error_text();
+        assert_eq!(text(r#"{"error":"Bad branch"}"#).as_deref(), Some("Bad branch"));
+        assert_eq!(
+            text(r#"{"jsonrpc":"2.0","id":null,"error":{"code":-32603,"message":"Agent does not have a deployment associated"}}"#)
+                .as_deref(),
+            Some("Agent does not have a deployment associated")
+        );
+        assert_eq!(text(r#"{"error":{"code":1}}"#).as_deref(), Some(r#"{"code":1}"#));
+        assert_eq!(text(r#"{"id":"x"}"#), None);
     }
 
     #[test]

@@ -176,8 +176,8 @@ impl Transcript {
             return self.apply_tool_call(msg.id(), call);
         }
         if msg.role.is_none() {
-            if let Some(error) = msg.error {
-                self.errors.push(json_text(error.get()).into_owned());
+            if let Some(error) = msg.error_text() {
+                self.errors.push(error);
                 return None;
             }
         }

@@ -42,13 +42,22 @@ impl Status {
     }
 }
 
+/// Why a turn failed: its kind (so its exit code) and analyst's message.
+#[derive(Clone, Copy, Debug)]
+pub struct Failure<'a> {
+    /// The kind of failure.
+    pub kind: Kind,
+    /// What went wrong, in analyst's words.
+    pub message: &'a str,
+}
+
 /// What a renderer is told when the turn is over.
 #[derive(Clone, Copy)]
 pub struct Ending<'a> {
     /// How the chat ended.
     pub status: Status,
     /// Why it failed, when it did: then only `-o json` writes anything.
-    pub failure: Option<&'a str>,
+    pub failure: Option<Failure<'a>>,
     /// Where every row of a truncated result comes from (`--all-rows`).
     pub all_rows: Option<&'a dyn RowSource>,
 }
@@ -281,6 +290,20 @@ fn not_a_message(err: &ParseError, line: &Line<'_>, resume_hint: &str) -> anyhow
     }
 }
 
+/// True when an in-stream error says the credentials were refused: it
+/// speaks of authentication, authorization, an API key or a token.
+fn refuses_credentials(error: &str) -> bool {
+    let lower = error.to_lowercase();
+    let words: Vec<&str> = lower.split(|c: char| !c.is_alphanumeric()).collect();
+    words.iter().any(|word| {
+        word.starts_with("authenticat")
+            || word.starts_with("authoriz")
+            || word.starts_with("unauthori")
+            || *word == "token"
+    }) || words.windows(2).any(|pair| pair == ["api", "key"])
+        || words.contains(&"apikey")
+}
+
 /// The failure the chat itself reported, in order of gravity: suspended,
 /// in-stream error, aborted, no answer at all.
 pub fn chat_failure(transcript: &Transcript) -> Option<anyhow::Error> {
@@ -298,10 +321,16 @@ pub fn chat_failure(transcript: &Transcript) -> Option<anyhow::Error> {
             1 => String::new(),
             n => format!(" (and {} more; see -o json .errors)", n - 1),
         };
-        return Some(bad_stream(format!(
-            "the stream reported an error: {}{more}",
-            shorten(first)
-        )));
+        // The service reports some refusals of the credentials in the
+        // stream, with status 200.
+        let (kind, hint) = match transcript.errors().iter().any(|error| refuses_credentials(error)) {
+            true => (Kind::Auth, "; check the API key or Cube token"),
+            false => (Kind::BadStream, ""),
+        };
+        return Some(fail(
+            kind,
+            format!("the stream reported an error: {}{more}{hint}", shorten(first)),
+        ));
     }
     if transcript.aborted() {
         return Some(bad_stream("the chat was aborted before it finished"));
@@ -310,4 +339,30 @@ pub fn chat_failure(transcript: &Transcript) -> Option<anyhow::Error> {
         return Some(bad_stream("the stream ended without an answer"));
     }
     None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn credential_refusals_are_told_from_other_errors() {
+        for refusal in [
+            "Authentication failed",
+            "Unauthorized",
+            "Invalid API key",
+            "Api-Key is not valid",
+            "the token expired",
+            "User is not authorized to use this agent",
+        ] {
+            assert!(refuses_credentials(refusal), "{refusal}");
+        }
+        for other in [
+            "Agent does not have a deployment associated",
+            "BadRequestError: Bad branch",
+            "too many tokens in the context",
+        ] {
+            assert!(!refuses_credentials(other), "{other}");
+        }
+    }
 }
