@@ -39,6 +39,7 @@ Exit codes:
   8  a tool error, with --fail-on-tool-error
   9  an --expect-* / --min-rows check (or a check case) failed
   10 rows: fewer rows than totalRows
+  11 nothing to render: no SQL result (csv) or no chart that draws (vega)
   124  --timeout expired or the stream stalled (the chat was aborted)
   130  interrupted by Ctrl-C (SIGINT); 143 by SIGTERM (the chat was aborted)
 
@@ -235,7 +236,8 @@ ANALYST_DATA_SECRET (signs a short-lived HS256 token whose payload is
 
 Exit codes: 0 success, 2 usage or 400, 3 token rejected (401/403), 5 not found,
 6 the service failed, 7 an error line from the data query API or a bad saved
-stream, 10 fewer rows than totalRows, 124 --timeout.";
+stream, 10 fewer rows than totalRows, 11 no SQL result in the saved stream,
+124 --timeout.";
 
 /// The formats `rows` writes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]

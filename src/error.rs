@@ -30,6 +30,9 @@ pub enum Kind {
     Expectation,
     /// Fewer rows than `totalRows`.
     Partial,
+    /// The stream was good but holds nothing the output can render: no SQL
+    /// result (`csv`), no chart that draws (`vega`).
+    NothingToRender,
     /// `--timeout` expired or the stream stalled.
     Timeout,
     /// SIGINT (Ctrl-C) arrived.
@@ -57,6 +60,7 @@ impl Kind {
             Kind::ToolError => 8,
             Kind::Expectation => 9,
             Kind::Partial => 10,
+            Kind::NothingToRender => 11,
             Kind::Timeout => 124,
             Kind::Interrupted => 130,
             Kind::Terminated => 143,

@@ -121,8 +121,9 @@ pub struct SqlResult {
     pub error: Option<String>,
 }
 
-/// The tool names of the SQL tool in both spellings.
-const SQL_TOOLS: [&str; 2] = ["semanticSqlApi", "cubeSqlApi"];
+/// The tool names of the SQL tool in both spellings, and the one that also
+/// charts.
+const SQL_TOOLS: [&str; 3] = ["semanticSqlApi", "cubeSqlApi", "cubeSqlApiWithChart"];
 
 /// True when a finished tool call is a SQL query: by name, or (for names we
 /// do not know yet) by the shape of its result.
@@ -149,11 +150,21 @@ pub fn same_tool(called: &str, expected: &str) -> bool {
     called == expected || matches!((family_free(called), family_free(expected)), (Some(a), Some(b)) if a == b)
 }
 
-/// The `error` string of a parsed tool result, when it has one.
+/// The `error` string of a parsed tool result, when it has one, with a
+/// repeated `Error: ` prefix (errors the service wrapped twice) said once.
 pub fn tool_error(result: &Value) -> Option<String> {
     match result.get("error")? {
         Value::Null => None,
-        Value::String(text) => Some(text.clone()),
+        Value::String(text) => {
+            let mut text = text.as_str();
+            while let Some(inner) = text
+                .strip_prefix("Error: ")
+                .filter(|inner| inner.starts_with("Error: "))
+            {
+                text = inner;
+            }
+            Some(text.to_string())
+        }
         other => Some(other.to_string()),
     }
 }
@@ -272,6 +283,7 @@ fn table(result: &Value, data: Vec<Value>) -> (Vec<Column>, Vec<Vec<Value>>) {
                         name: column.get("name")?.as_str()?.to_string(),
                         column_type: column
                             .get("column_type")
+                            .or_else(|| column.get("columnType"))
                             .or_else(|| column.get("type"))
                             .and_then(Value::as_str)
                             .unwrap_or("String")
@@ -412,7 +424,7 @@ impl Picker {
     pub fn picked(&self) -> Result<&SqlResult, Fault> {
         let none = || {
             Fault::new(
-                Kind::BadStream,
+                Kind::NothingToRender,
                 "the stream has no SQL result: the agent ran no query (try -o answer or -o json)",
             )
         };
@@ -428,7 +440,7 @@ impl Picker {
             Pick::Index(n) => {
                 let result = self.picked.as_ref().ok_or_else(|| {
                     Fault::new(
-                        Kind::BadStream,
+                        Kind::NothingToRender,
                         format!("--query {n}: the stream has only {} SQL result(s)", self.seen),
                     )
                 })?;
@@ -599,6 +611,17 @@ mod tests {
     }
 
     #[test]
+    fn a_doubly_wrapped_tool_error_is_said_once() {
+        let error = |text: &str| tool_error(&json!({ "error": text }));
+        assert_eq!(
+            error("Error: Error: Unable to fetch Cloud context").as_deref(),
+            Some("Error: Unable to fetch Cloud context")
+        );
+        assert_eq!(error("Error: Bad branch").as_deref(), Some("Error: Bad branch"));
+        assert!(is_sql_call("cubeSqlApiWithChart", &json!({})));
+    }
+
+    #[test]
     fn tool_families_match_their_counterparts() {
         assert!(same_tool("cubeSqlApi", "semanticSqlApi"));
         assert!(same_tool("semanticMeta", "cubeMeta"));
@@ -634,6 +657,9 @@ mod tests {
             third.picked().unwrap_err().to_string(),
             "--query 3: the stream has only 1 SQL result(s)"
         );
-        assert_eq!(Picker::new(Pick::Last).picked().unwrap_err().kind, Kind::BadStream);
+        assert_eq!(
+            Picker::new(Pick::Last).picked().unwrap_err().kind,
+            Kind::NothingToRender
+        );
     }
 }

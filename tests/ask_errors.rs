@@ -494,7 +494,7 @@ fn a_line_of_many_mebibytes_is_read_whole() {
 }
 
 #[test]
-fn vega_without_a_chart_spec_exits_7_and_says_so() {
+fn vega_without_a_chart_spec_exits_11_and_says_so() {
     let emu = Emulator::start();
     let mut call = SqlCall::revenue_by_month(2);
     call.vega_spec = None;
@@ -506,7 +506,7 @@ fn vega_without_a_chart_spec_exits_7_and_says_so() {
     ));
     let output = fails(
         emu.analyst().args(["ask", "-o", "vega", "Q"]),
-        7,
+        11,
         "the last SQL result has no chart (no vegaSpec)",
     );
     assert!(output.stdout.is_empty());

@@ -14,6 +14,19 @@ use support::*;
 
 /// Bars drawn for `spec`: (x, height) of every mark item.
 fn draw(spec: &Value) -> Vec<(f64, f64)> {
+    draw_items(spec)
+        .iter()
+        .map(|item| {
+            (
+                item["x"].as_f64().unwrap_or(f64::NAN),
+                item["height"].as_f64().unwrap_or(f64::NAN),
+            )
+        })
+        .collect()
+}
+
+/// Every mark item drawn for `spec`, as the renderer reports it.
+fn draw_items(spec: &Value) -> Vec<Value> {
     let mut child = Command::new("node")
         .arg(vega_renderer().join("render.mjs"))
         .stdin(Stdio::piped())
@@ -34,17 +47,34 @@ fn draw(spec: &Value) -> Vec<(f64, f64)> {
         String::from_utf8_lossy(&output.stderr)
     );
     let drawn: Value = serde_json::from_slice(&output.stdout).unwrap();
-    drawn["items"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|item| {
-            (
-                item["x"].as_f64().unwrap_or(f64::NAN),
-                item["height"].as_f64().unwrap_or(f64::NAN),
-            )
-        })
-        .collect()
+    drawn["items"].as_array().unwrap().clone()
+}
+
+/// The real stream whose chart spec says `total_revenue` while its column is
+/// `measure(sales_view.total_revenue)`: the chart draws a point for every
+/// month at a height from the data. A control with the agent's field as it
+/// came draws no point anywhere, so this test can fail.
+#[test]
+fn a_real_chart_whose_field_names_no_column_still_draws_its_rows() {
+    let stream = fixture("real-streams/hybrid-cubechat-line-48rows.ndjson");
+    let spec = vega_output(analyst().args(["ask", "-o", "vega", "--replay", &stream]));
+    let ys = |spec: &Value| -> Vec<f64> {
+        draw_items(spec)
+            .iter()
+            .filter(|item| item["marktype"] == "line")
+            .map(|item| item["y"].as_f64().unwrap_or(f64::NAN))
+            .collect()
+    };
+    let drawn = ys(&spec);
+    assert_eq!(drawn.len(), 48, "a point per month");
+    assert!(drawn.iter().all(|y| y.is_finite()), "{drawn:?}");
+    let mut control = spec.clone();
+    control["encoding"]["y"]["field"] = "total_revenue".into();
+    let control = ys(&control);
+    assert!(
+        control.iter().all(|y| !y.is_finite()),
+        "the agent's field draws nothing: {control:?}"
+    );
 }
 
 fn vega_output(command: &mut assert_cmd::Command) -> Value {

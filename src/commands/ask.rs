@@ -47,7 +47,7 @@ pub fn run(settings: AskSettings, notes: &Notes, out: &mut Out) -> Result<()> {
         }
     };
     let output = Watched::new(
-        render::for_mode(settings.output, settings.pick),
+        render::for_mode(settings.output, settings.pick, notes),
         notes,
         settings.display,
     );

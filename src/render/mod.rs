@@ -15,18 +15,19 @@ pub mod table;
 pub mod vega;
 
 use crate::cli::OutputMode;
+use crate::output::Notes;
 use crate::results::Pick;
 use crate::stream::turn::Renderer;
 
 /// The renderer of an output mode; `pick` is the SQL result `csv` and
-/// `vega` use.
-pub fn for_mode(mode: OutputMode, pick: Pick) -> Box<dyn Renderer> {
+/// `vega` use, `notes` where a renderer's warnings go.
+pub fn for_mode(mode: OutputMode, pick: Pick, notes: &Notes) -> Box<dyn Renderer> {
     match mode {
         OutputMode::Answer => Box::new(answer::Answer),
         OutputMode::Raw => Box::new(raw::Raw),
         OutputMode::Events => Box::new(events::Events),
         OutputMode::Json => Box::new(json::Json::default()),
         OutputMode::Csv => Box::new(csv::Csv::new(pick)),
-        OutputMode::Vega => Box::new(vega::Vega::new(pick)),
+        OutputMode::Vega => Box::new(vega::Vega::new(pick, notes)),
     }
 }

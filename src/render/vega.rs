@@ -11,7 +11,8 @@ use std::io::Write;
 use anyhow::Result;
 use serde_json::{json, Map, Value};
 
-use crate::error::{bad_stream, kind_of, Kind};
+use crate::error::{fail, kind_of, Kind};
+use crate::output::Notes;
 use crate::results::{Pick, Picker, SqlResult};
 use crate::stream::transcript::{Event, Transcript};
 use crate::stream::turn::{Ending, Renderer};
@@ -27,14 +28,17 @@ const EXPRESSION_KEYS: [&str; 4] = ["calculate", "filter", "expr", "test"];
 pub struct Vega {
     pick: Pick,
     picker: Picker,
+    notes: Notes,
 }
 
 impl Vega {
-    /// The chart of the result `pick` selects.
-    pub fn new(pick: Pick) -> Self {
+    /// The chart of the result `pick` selects; how its fields were matched
+    /// to the columns is told through `notes`.
+    pub fn new(pick: Pick, notes: &Notes) -> Self {
         Vega {
             pick,
             picker: Picker::new(pick),
+            notes: notes.clone(),
         }
     }
 }
@@ -45,8 +49,8 @@ impl Renderer for Vega {
     }
 
     /// Writes the chart spec of the picked result with its data (with
-    /// `--all-rows`, every row of a truncated one), or fails with a bad
-    /// stream when the agent drew no chart for it.
+    /// `--all-rows`, every row of a truncated one), or fails with
+    /// [`Kind::NothingToRender`] when there is no chart that draws.
     fn end(&mut self, _transcript: &Transcript, ending: &Ending<'_>, out: &mut dyn Write) -> Result<()> {
         if ending.failure.is_some() {
             return Ok(());
@@ -59,29 +63,66 @@ impl Renderer for Vega {
                 other => other?,
             }
         }
-        let spec = chart(result, &self.pick.describe())?;
-        serde_json::to_writer_pretty(&mut *out, &spec)?;
+        let mut notes = Vec::new();
+        let spec = chart(result, &self.pick.describe(), &mut notes);
+        for note in &notes {
+            self.notes.warn(note);
+        }
+        serde_json::to_writer_pretty(&mut *out, &spec?)?;
         out.write_all(b"\n")?;
         partial.map_or(Ok(()), Err)
     }
 }
 
-/// The renderable spec: the agent's spec, field references escaped, the rows
-/// as `data.values`, and `$schema` when the agent left it out.
-pub fn chart(result: &SqlResult, which: &str) -> Result<Value> {
+/// The renderable spec: the agent's spec with its encoding fields matched to
+/// the result's columns (each match that needed a guess is a line of
+/// `notes`), field references escaped, the rows as `data.values` (in place
+/// of any placeholder such as `{"name": "table"}`), and `$schema` when the
+/// agent left it out. A chart that would draw nothing is
+/// [`Kind::NothingToRender`].
+pub fn chart(result: &SqlResult, which: &str, notes: &mut Vec<String>) -> Result<Value> {
+    let nothing = |why: String| fail(Kind::NothingToRender, why);
     let mut spec = match &result.vega_spec {
         Some(Value::Object(spec)) => spec.clone(),
-        Some(_) => return Err(bad_stream(format!("the chart spec of {which} is not a JSON object"))),
+        Some(_) => return Err(nothing(format!("the chart spec of {which} is not a JSON object"))),
         None => {
-            return Err(bad_stream(format!(
+            return Err(nothing(format!(
                 "{which} has no chart (no vegaSpec); use -o csv or -o json for its rows"
             )))
         }
     };
-    let dotted: Vec<&str> = result
-        .columns
+    if result.rows.is_empty() {
+        return Err(nothing(format!("{which} has no rows: its chart would draw nothing")));
+    }
+    let columns: Vec<&str> = result.columns.iter().map(|c| c.name.as_str()).collect();
+    let Matched {
+        renames,
+        unmatched,
+        drawn,
+    } = match_fields(&spec, &columns);
+    if !drawn {
+        return Err(nothing(format!(
+            "the chart of {which} draws nothing: none of its fields ({}) names a column ({})",
+            unmatched.join(", "),
+            columns.join(", ")
+        )));
+    }
+    for (field, column, how) in &renames {
+        notes.push(format!(
+            "the chart's field {field:?} is drawn from the column {column:?} ({how})"
+        ));
+    }
+    for field in &unmatched {
+        notes.push(format!(
+            "the chart's field {field:?} names no column of {which}: that channel draws nothing"
+        ));
+    }
+    if !renames.is_empty() {
+        rename_fields(&mut spec, &renames);
+    }
+    let dotted: Vec<&str> = columns
         .iter()
-        .map(|c| c.name.as_str())
+        .copied()
         .filter(|name| name.contains(['.', '[', ']']))
         .collect();
     if !dotted.is_empty() {
@@ -96,6 +137,139 @@ pub fn chart(result: &SqlResult, which: &str) -> Result<Value> {
         spec = with_schema;
     }
     Ok(Value::Object(spec))
+}
+
+/// How a field that names no column was matched to one.
+type Rename = (String, String, &'static str);
+
+/// How a spec's encoding fields met the result's columns.
+struct Matched {
+    /// Fields matched to a column they do not name.
+    renames: Vec<Rename>,
+    /// Fields left with no column.
+    unmatched: Vec<String>,
+    /// Whether any field draws a column (or the spec encodes no field).
+    drawn: bool,
+}
+
+/// Matches each encoding field that names no column to the column whose
+/// member name ends in it (`total_revenue` → `measure(sales.total_revenue)`),
+/// else to the first column no field uses yet, by position.
+fn match_fields(spec: &Map<String, Value>, columns: &[&str]) -> Matched {
+    let mut fields = Vec::new();
+    encoding_fields(spec, &mut fields);
+    // Fields a transform makes (`calculate … as`, `fold … as`, …) are no
+    // columns, and need none.
+    let mut derived = Vec::new();
+    derived_fields(spec, &mut derived);
+    fields.retain(|field| !derived.contains(field));
+    let mut used: Vec<&str> = fields.iter().copied().filter(|field| columns.contains(field)).collect();
+    let (mut renames, mut unmatched) = (Vec::new(), Vec::new());
+    for field in fields.iter().copied().filter(|field| !columns.contains(field)) {
+        let by_name = columns
+            .iter()
+            .copied()
+            .find(|column| !used.contains(column) && member_ends_in(column, field));
+        let found = by_name.map(|column| (column, "by its member name")).or_else(|| {
+            let by_position = columns.iter().copied().find(|column| !used.contains(column));
+            by_position.map(|column| (column, "by position: no column has that name"))
+        });
+        let Some((column, how)) = found else {
+            unmatched.push(field.to_string());
+            continue;
+        };
+        used.push(column);
+        renames.push((field.to_string(), column.to_string(), how));
+    }
+    let drawn = fields.is_empty() || unmatched.len() < fields.len();
+    Matched {
+        renames,
+        unmatched,
+        drawn,
+    }
+}
+
+/// The `field` of every encoding channel of the spec (and of its layers),
+/// in order.
+fn encoding_fields<'a>(spec: &'a Map<String, Value>, fields: &mut Vec<&'a str>) {
+    for (key, value) in spec {
+        match value {
+            Value::Object(channels) if key == "encoding" => {
+                for channel in channels.values() {
+                    let defs: Vec<&Value> = match channel {
+                        Value::Array(items) => items.iter().collect(),
+                        other => vec![other],
+                    };
+                    for field in defs.into_iter().filter_map(|def| def.get("field")?.as_str()) {
+                        if !fields.contains(&field) {
+                            fields.push(field);
+                        }
+                    }
+                }
+            }
+            Value::Object(inner) => encoding_fields(inner, fields),
+            Value::Array(items) => items
+                .iter()
+                .filter_map(Value::as_object)
+                .for_each(|inner| encoding_fields(inner, fields)),
+            _ => {}
+        }
+    }
+}
+
+/// The names every `as` of the spec gives a field a transform makes.
+fn derived_fields<'a>(spec: &'a Map<String, Value>, names: &mut Vec<&'a str>) {
+    for (key, value) in spec {
+        match value {
+            Value::String(name) if key == "as" => names.push(name),
+            Value::Array(items) if key == "as" => names.extend(items.iter().filter_map(Value::as_str)),
+            Value::Object(inner) => derived_fields(inner, names),
+            Value::Array(items) => items
+                .iter()
+                .filter_map(Value::as_object)
+                .for_each(|inner| derived_fields(inner, names)),
+            _ => {}
+        }
+    }
+}
+
+/// True when the member name of `column` (inside `measure(…)` and the like)
+/// is `field` or ends in `.field`.
+fn member_ends_in(column: &str, field: &str) -> bool {
+    let member = match (column.find('('), column.strip_suffix(')')) {
+        (Some(open), Some(inner)) => &inner[open + 1..],
+        _ => column,
+    };
+    member == field || member.strip_suffix(field).is_some_and(|rest| rest.ends_with('.'))
+}
+
+/// Renames every field reference of the spec as `renames` says.
+fn rename_fields(map: &mut Map<String, Value>, renames: &[Rename]) {
+    let rename = |text: &mut String| {
+        if let Some((_, column, _)) = renames.iter().find(|(field, _, _)| field == text) {
+            *text = column.clone();
+        }
+    };
+    for (key, value) in map.iter_mut() {
+        match value {
+            Value::String(text) if FIELD_KEYS.contains(&key.as_str()) => rename(text),
+            Value::Array(items) if FIELD_KEYS.contains(&key.as_str()) => {
+                for item in items.iter_mut() {
+                    match item {
+                        Value::String(text) => rename(text),
+                        Value::Object(inner) => rename_fields(inner, renames),
+                        _ => {}
+                    }
+                }
+            }
+            Value::Object(inner) => rename_fields(inner, renames),
+            Value::Array(items) => items
+                .iter_mut()
+                .filter_map(Value::as_object_mut)
+                .for_each(|inner| rename_fields(inner, renames)),
+            _ => {}
+        }
+    }
 }
 
 fn escape_fields(map: &mut Map<String, Value>, columns: &[&str]) {
@@ -222,7 +396,7 @@ mod tests {
             },
             "transform": [{"filter": "datum.orders.revenue > 0"}]
         });
-        let chart = chart(&result(spec), "1").unwrap();
+        let chart = chart(&result(spec), "1", &mut Vec::new()).unwrap();
         assert_eq!(chart["$schema"], SCHEMA);
         assert_eq!(chart["encoding"]["x"]["field"], "orders\\.month");
         assert_eq!(chart["encoding"]["tooltip"][0]["field"], "orders\\.revenue");
@@ -239,9 +413,68 @@ mod tests {
     fn a_result_without_a_chart_is_an_error() {
         let mut r = result(json!({}));
         r.vega_spec = None;
+        let err = chart(&r, "SQL result 2", &mut Vec::new()).unwrap_err();
         assert_eq!(
-            chart(&r, "SQL result 2").unwrap_err().to_string(),
+            err.to_string(),
             "SQL result 2 has no chart (no vegaSpec); use -o csv or -o json for its rows"
+        );
+        assert_eq!(kind_of(&err), Kind::NothingToRender);
+    }
+
+    #[test]
+    fn fields_that_name_no_column_are_matched_by_member_name_then_position() {
+        let mut r = result(json!({}));
+        r.columns[0].name = "tracked_time_month".into();
+        r.columns[1].name = "measure(sales_view.total_revenue)".into();
+        let spec = |x: &str, y: &str| {
+            json!({"mark": "line", "data": {"name": "table"}, "encoding": {
+                "x": {"field": x, "type": "temporal"},
+                "y": {"field": y, "type": "quantitative"},
+                "tooltip": [{"field": y}]}})
+        };
+        r.vega_spec = Some(spec("tracked_time_month", "total_revenue"));
+        let mut notes = Vec::new();
+        let drawn = chart(&r, "the last SQL result", &mut notes).unwrap();
+        assert_eq!(drawn["encoding"]["y"]["field"], "measure(sales_view\\.total_revenue)");
+        assert_eq!(
+            drawn["encoding"]["tooltip"][0]["field"],
+            "measure(sales_view\\.total_revenue)"
+        );
+        assert_eq!(
+            drawn["data"]["values"][0]["measure(sales_view.total_revenue)"],
+            json!(10.5)
+        );
+        assert_eq!(
+            notes,
+            ["the chart's field \"total_revenue\" is drawn from the column \"measure(sales_view.total_revenue)\" (by its member name)"]
+        );
+        r.vega_spec = Some(spec("month", "revenue"));
+        let mut notes = Vec::new();
+        let drawn = chart(&r, "the last SQL result", &mut notes).unwrap();
+        assert_eq!(drawn["encoding"]["x"]["field"], "tracked_time_month");
+        assert_eq!(notes.len(), 2, "{notes:?}");
+        assert!(notes[0].ends_with("(by position: no column has that name)"));
+        r.vega_spec = Some(json!({"mark": "bar", "encoding": {
+            "x": {"field": "a"}, "y": {"field": "b"}, "color": {"field": "c"}}}));
+        let mut notes = Vec::new();
+        chart(&r, "the last SQL result", &mut notes).unwrap();
+        assert!(notes[2].contains("\"c\" names no column"), "{notes:?}");
+        r.vega_spec = Some(
+            json!({"mark": "arc", "transform": [{"calculate": "'All'", "as": "metric"}],
+            "encoding": {"theta": {"field": "tracked_time_month"}, "color": {"field": "metric"}}}),
+        );
+        let mut notes = Vec::new();
+        let drawn = chart(&r, "the last SQL result", &mut notes).unwrap();
+        assert_eq!(drawn["encoding"]["color"]["field"], "metric", "made by a transform");
+        assert!(notes.is_empty(), "{notes:?}");
+        r.vega_spec = Some(json!({"mark": "bar", "encoding": {
+            "x": {"field": "a"}, "y": {"field": "b"}, "color": {"field": "c"}}}));
+        r.columns.clear();
+        let err = chart(&r, "the last SQL result", &mut Vec::new()).unwrap_err();
+        assert_eq!(kind_of(&err), Kind::NothingToRender);
+        assert!(
+            err.to_string().contains("none of its fields (a, b, c) names a column"),
+            "{err}"
         );
     }
 }
