@@ -244,54 +244,55 @@ fn member_ends_in(column: &str, field: &str) -> bool {
 }
 
 /// Renames every field reference of the spec as `renames` says.
-fn rename_fields(map: &mut Map<String, Value>, renames: &[Rename]) {
-    let rename = |text: &mut String| {
-        if let Some((_, column, _)) = renames.iter().find(|(field, _, _)| field == text) {
+fn rename_fields(spec: &mut Map<String, Value>, renames: &[Rename]) {
+    each_reference(spec, &mut |reference, text| {
+        let renamed = renames.iter().find(|(field, _, _)| field == text);
+        if let (Reference::Field, Some((_, column, _))) = (reference, renamed) {
             *text = column.clone();
         }
-    };
-    for (key, value) in map.iter_mut() {
-        match value {
-            Value::String(text) if FIELD_KEYS.contains(&key.as_str()) => rename(text),
-            Value::Array(items) if FIELD_KEYS.contains(&key.as_str()) => {
-                for item in items.iter_mut() {
-                    match item {
-                        Value::String(text) => rename(text),
-                        Value::Object(inner) => rename_fields(inner, renames),
-                        _ => {}
-                    }
-                }
-            }
-            Value::Object(inner) => rename_fields(inner, renames),
-            Value::Array(items) => items
-                .iter_mut()
-                .filter_map(Value::as_object_mut)
-                .for_each(|inner| rename_fields(inner, renames)),
-            _ => {}
-        }
-    }
+    });
 }
 
-fn escape_fields(map: &mut Map<String, Value>, columns: &[&str]) {
+/// Escapes every reference of the spec to a column in `columns` (names with
+/// dots or brackets), in field names and in expressions.
+fn escape_fields(spec: &mut Map<String, Value>, columns: &[&str]) {
+    each_reference(spec, &mut |reference, text| match reference {
+        Reference::Field => escape_name(text, columns),
+        Reference::Expression => escape_expression(text, columns),
+    });
+}
+
+/// What a string of a spec refers to fields as.
+#[derive(Clone, Copy)]
+enum Reference {
+    /// A field name (`field`, `groupby`, …, and `value` beside `pivot`).
+    Field,
+    /// A Vega expression over `datum` (`calculate`, `filter`, …).
+    Expression,
+}
+
+/// Calls `edit` on every string of the spec that refers to fields, however
+/// deep.
+fn each_reference(map: &mut Map<String, Value>, edit: &mut dyn FnMut(Reference, &mut String)) {
     let is_pivot = map.contains_key("pivot");
     for (key, value) in map.iter_mut() {
         let names_field = FIELD_KEYS.contains(&key.as_str()) || (is_pivot && key == "value");
         match value {
-            Value::String(text) if names_field => escape_name(text, columns),
-            Value::String(text) if EXPRESSION_KEYS.contains(&key.as_str()) => escape_expression(text, columns),
+            Value::String(text) if names_field => edit(Reference::Field, text),
+            Value::String(text) if EXPRESSION_KEYS.contains(&key.as_str()) => edit(Reference::Expression, text),
             Value::Array(items) if names_field => {
                 for item in items.iter_mut() {
                     match item {
-                        Value::String(text) => escape_name(text, columns),
-                        Value::Object(inner) => escape_fields(inner, columns),
+                        Value::String(text) => edit(Reference::Field, text),
+                        Value::Object(inner) => each_reference(inner, edit),
                         _ => {}
                     }
                 }
             }
-            Value::Object(inner) => escape_fields(inner, columns),
+            Value::Object(inner) => each_reference(inner, edit),
             Value::Array(items) => {
-                for item in items.iter_mut().filter_map(Value::as_object_mut) {
-                    escape_fields(item, columns);
+                for inner in items.iter_mut().filter_map(Value::as_object_mut) {
+                    each_reference(inner, edit);
                 }
             }
             _ => {}
