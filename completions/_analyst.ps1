@@ -73,6 +73,7 @@ Register-ArgumentCompleter -Native -CommandName 'analyst' -ScriptBlock {
             [CompletionResult]::new('--default-branch', '--default-branch', [CompletionResultType]::ParameterName, 'Say that --branch names the default (main/production) branch')
             [CompletionResult]::new('--fail-on-tool-error', '--fail-on-tool-error', [CompletionResultType]::ParameterName, 'Exit 8 when a tool result carries an error')
             [CompletionResult]::new('--all-rows', '--all-rows', [CompletionResultType]::ParameterName, 'For csv, vega and json: fetch every row of a truncated result through the data query API first')
+            [CompletionResult]::new('--allow-partial', '--allow-partial', [CompletionResultType]::ParameterName, 'For csv, vega and json: a truncated result is a warning, not exit 10')
             [CompletionResult]::new('--persistent', '--persistent', [CompletionResultType]::ParameterName, 'Make the external user persistent (isEphemeral: false)')
             [CompletionResult]::new('--no-authoring', '--no-authoring', [CompletionResultType]::ParameterName, 'The agent may not create or change saved reports, workbooks or dashboards')
             [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Log each HTTP request and response status to stderr (the key is always redacted)')

@@ -69,6 +69,7 @@ set edit:completion:arg-completer[analyst] = {|@words|
             cand --default-branch 'Say that --branch names the default (main/production) branch'
             cand --fail-on-tool-error 'Exit 8 when a tool result carries an error'
             cand --all-rows 'For csv, vega and json: fetch every row of a truncated result through the data query API first'
+            cand --allow-partial 'For csv, vega and json: a truncated result is a warning, not exit 10'
             cand --persistent 'Make the external user persistent (isEphemeral: false)'
             cand --no-authoring 'The agent may not create or change saved reports, workbooks or dashboards'
             cand -v 'Log each HTTP request and response status to stderr (the key is always redacted)'

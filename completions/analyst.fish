@@ -73,6 +73,7 @@ complete -c analyst -n "__fish_analyst_using_subcommand ask" -l profile -d 'Use 
 complete -c analyst -n "__fish_analyst_using_subcommand ask" -l default-branch -d 'Say that --branch names the default (main/production) branch'
 complete -c analyst -n "__fish_analyst_using_subcommand ask" -l fail-on-tool-error -d 'Exit 8 when a tool result carries an error'
 complete -c analyst -n "__fish_analyst_using_subcommand ask" -l all-rows -d 'For csv, vega and json: fetch every row of a truncated result through the data query API first'
+complete -c analyst -n "__fish_analyst_using_subcommand ask" -l allow-partial -d 'For csv, vega and json: a truncated result is a warning, not exit 10'
 complete -c analyst -n "__fish_analyst_using_subcommand ask" -l persistent -d 'Make the external user persistent (isEphemeral: false)'
 complete -c analyst -n "__fish_analyst_using_subcommand ask" -l no-authoring -d 'The agent may not create or change saved reports, workbooks or dashboards'
 complete -c analyst -n "__fish_analyst_using_subcommand ask" -s v -l verbose -d 'Log each HTTP request and response status to stderr (the key is always redacted)'

@@ -38,7 +38,8 @@ Exit codes:
   7  bad stream: malformed line, in-stream error, suspended, cut, no answer
   8  a tool error, with --fail-on-tool-error
   9  an --expect-* / --min-rows check (or a check case) failed
-  10 rows: fewer rows than totalRows
+  10 fewer rows than totalRows: rows, or a truncated result in ask -o csv|vega|json
+     (unless --all-rows fetched every row, or --allow-partial)
   11 nothing to render: no SQL result (csv) or no chart that draws (vega)
   124  --timeout expired or the stream stalled (the chat was aborted)
   130  interrupted by Ctrl-C (SIGINT); 143 by SIGTERM (the chat was aborted)
@@ -633,6 +634,10 @@ pub struct AskArgs {
     /// For csv, vega and json: fetch every row of a truncated result through the data query API first
     #[arg(long)]
     pub all_rows: bool,
+
+    /// For csv, vega and json: a truncated result is a warning, not exit 10
+    #[arg(long)]
+    pub allow_partial: bool,
 
     /// Exit 9 unless the final answer matches this regular expression
     #[arg(long, value_name = "REGEX", help_heading = "Checks")]

@@ -148,6 +148,8 @@ pub struct AskSettings {
     pub fail_on_tool_error: bool,
     /// `--all-rows`.
     pub all_rows: bool,
+    /// `--allow-partial`.
+    pub allow_partial: bool,
     /// `--expect-*` and `--min-rows`.
     pub expectations: Expectations,
     /// The data query API, for `--all-rows` (resolved only when used).
@@ -385,6 +387,9 @@ impl Sources<'_> {
             args.identity.security_context.clone(),
             self.profile,
         );
+        if args.all_rows {
+            data.check()?;
+        }
         let source = match args.replay {
             Some(path) => AskSource::Replay(path),
             None => {
@@ -446,6 +451,7 @@ impl Sources<'_> {
             tee: args.tee,
             fail_on_tool_error: args.fail_on_tool_error,
             all_rows: args.all_rows,
+            allow_partial: args.allow_partial,
             expectations,
             data,
             network,
@@ -911,6 +917,16 @@ impl DataSettings {
             usage("no data query URL: set ANALYST_DATA_URL or pass --data-url (e.g. https://<deployment>.cubecloudapp.dev/cubejs-api)")
         })?;
         service_url(text, "--data-url")
+    }
+
+    /// Checks, before anything is sent, that the API is named and a
+    /// credential is given (a command that prints one runs only when used).
+    pub fn check(&self) -> Result<()> {
+        self.url()?;
+        match (&self.token, &self.secret, &self.token_command) {
+            (None, None, None) => self.credential().map(drop),
+            _ => Ok(()),
+        }
     }
 
     /// The credential: `ANALYST_DATA_TOKEN` (wins), `ANALYST_DATA_SECRET`

@@ -254,7 +254,11 @@ fn json_mode_writes_the_envelope_with_typed_rows() {
         a.rows = 250;
         a.returned = 100;
     });
-    let output = emu.analyst().args(["ask", "-o", "json", "Revenue?"]).output().unwrap();
+    let output = emu
+        .analyst()
+        .args(["ask", "-o", "json", "--allow-partial", "Revenue?"])
+        .output()
+        .unwrap();
     assert!(output.status.success());
     let doc = stdout_json(&output);
     assert_eq!(doc["chatId"], "chat-0001");
@@ -539,4 +543,61 @@ fn quiet_silences_notes_and_warnings() {
         a.returned = 100;
     });
     emu.analyst().args(["ask", "-q", "Q"]).assert().success().stderr("");
+}
+
+#[test]
+fn a_truncated_result_is_exit_10_unless_all_rows_or_allow_partial() {
+    let emu = Emulator::start();
+    emu.agent(|a| {
+        a.rows = 250;
+        a.returned = 100;
+    });
+    for mode in ["csv", "json", "vega"] {
+        let output = emu
+            .analyst()
+            .args(["ask", "-q", "-o", mode, "Revenue?"])
+            .output()
+            .unwrap();
+        assert_eq!(output.status.code(), Some(10), "{mode}");
+        assert!(!output.stdout.is_empty(), "{mode}: the part is still written");
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert!(
+            stderr.contains(
+                "is truncated: 100 of 250 rows; --all-rows fetches every row, --allow-partial accepts the part"
+            ),
+            "{mode}: not hidden by -q: {stderr}"
+        );
+        emu.analyst()
+            .args(["ask", "-o", mode, "--allow-partial", "Revenue?"])
+            .assert()
+            .success()
+            .stderr(predicate::str::contains("is truncated"));
+    }
+}
+
+#[test]
+fn all_rows_checks_the_data_credentials_before_asking_and_drops_the_hint() {
+    let emu = Emulator::start();
+    emu.analyst()
+        .env_remove("ANALYST_DATA_URL")
+        .args(["ask", "-o", "csv", "--all-rows", "Revenue?"])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("ANALYST_DATA_URL"));
+    emu.analyst()
+        .env("ANALYST_DATA_URL", emu.data_url())
+        .env_remove("ANALYST_DATA_TOKEN")
+        .env_remove("ANALYST_DATA_SECRET")
+        .args(["ask", "-o", "csv", "--all-rows", "Revenue?"])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("ANALYST_DATA_TOKEN"));
+    assert!(emu.requests().is_empty(), "no question was sent");
+    emu.agent(|a| a.returned = 5);
+    emu.analyst()
+        .env("ANALYST_DATA_URL", emu.data_url())
+        .env("ANALYST_DATA_SECRET", DATA_SECRET)
+        .args(["ask", "-o", "json", "--all-rows", "Revenue?"])
+        .assert()
+        .stderr(predicate::str::contains("--all-rows fetches every row").not());
 }

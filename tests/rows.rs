@@ -411,8 +411,8 @@ fn ask_all_rows_completes_csv_json_and_vega() {
     assert_eq!(emu.requests_on(Route::Data).len(), before);
 }
 
-/// Megabytes of rows that arrive at once are parsed on two cores: every
-/// row must still come out once, in order.
+/// Megabytes of rows that arrive at once, across many chunks: every row
+/// must still come out once, in order.
 #[test]
 fn every_row_of_a_large_answer_comes_out_once_in_order() {
     let emu = Emulator::start();

@@ -76,6 +76,7 @@ fn fold(source: impl Read) -> String {
             message,
         }),
         all_rows: None,
+        allow_partial: true,
     };
     renderer.end(transcript, &ending, &mut out).unwrap();
     String::from_utf8(out).unwrap()

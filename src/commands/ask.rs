@@ -50,6 +50,7 @@ pub fn run(settings: AskSettings, notes: &Notes, out: &mut Out) -> Result<()> {
         render::for_mode(settings.output, settings.pick, notes),
         notes,
         settings.display,
+        settings.all_rows,
     );
     let mut renderer = (output, Check::new(settings.expectations.clone()));
     let mut turn = Turn::new(started);
@@ -98,6 +99,7 @@ pub fn run(settings: AskSettings, notes: &Notes, out: &mut Out) -> Result<()> {
         status,
         failure: None,
         all_rows: settings.all_rows.then_some(&all_rows as &dyn RowSource),
+        allow_partial: settings.allow_partial,
     };
     let rendered = renderer.end(transcript, &ending, out).and_then(|()| Ok(out.flush()?));
     if let Err(err) = &rendered {
@@ -168,6 +170,7 @@ fn write_failure(
         status,
         failure: Some(Failure { kind, message }),
         all_rows: None,
+        allow_partial: true,
     };
     let _ = renderer.end(transcript, &ending, out);
     let _ = out.flush();

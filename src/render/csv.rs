@@ -14,6 +14,7 @@ use crate::stream::turn::{Ending, Renderer};
 
 /// The `csv` output.
 pub struct Csv {
+    pick: Pick,
     picker: Picker,
 }
 
@@ -21,6 +22,7 @@ impl Csv {
     /// CSV of the result `pick` selects.
     pub fn new(pick: Pick) -> Self {
         Csv {
+            pick,
             picker: Picker::new(pick),
         }
     }
@@ -37,7 +39,11 @@ impl Renderer for Csv {
         }
         let result = self.picker.picked()?;
         let Some(source) = ending.all_rows.filter(|_| result.is_truncated()) else {
-            return write_result(result, TableFormat::Csv, out);
+            write_result(result, TableFormat::Csv, out)?;
+            return match result.total_rows.filter(|_| result.is_truncated()) {
+                Some(total) => ending.accept_truncated(&self.pick.describe(), result.rows.len(), total),
+                None => Ok(()),
+            };
         };
         let mut writer = TableWriter::new(TableFormat::Csv, &mut *out);
         let got = source.fetch(result.sql_to_fetch()?, &mut writer)?;

@@ -25,13 +25,20 @@ pub struct Json {
     sql_calls: Vec<usize>,
     /// Truncated results completed with `--all-rows`, by position.
     completed: BTreeMap<usize, SqlResult>,
+    /// The truncated results, as they came: position in `tool_calls`, SQL
+    /// result number, rows in the stream, `totalRows`.
+    truncated: Vec<(usize, usize, usize, u64)>,
 }
 
 impl Renderer for Json {
     fn event(&mut self, event: &Event) {
         if let Event::ToolFinished(finished) = event {
-            if finished.sql.is_some() {
-                self.sql_calls.push(self.tool_calls.len());
+            if let Some((number, sql)) = &finished.sql {
+                let position = self.tool_calls.len();
+                self.sql_calls.push(position);
+                if let Some(total) = sql.total_rows.filter(|_| sql.is_truncated() && sql.error.is_none()) {
+                    self.truncated.push((position, *number, sql.rows.len(), total));
+                }
             }
             self.tool_calls.push(finished.call.clone());
         }
@@ -45,11 +52,8 @@ impl Renderer for Json {
     fn end(&mut self, transcript: &Transcript, ending: &Ending<'_>, out: &mut dyn Write) -> Result<()> {
         let mut partial = None;
         if let (Some(source), true) = (ending.all_rows, ending.failure.is_none()) {
-            for &position in &self.sql_calls {
+            for &(position, ..) in &self.truncated {
                 let mut result = table(&self.tool_calls[position]);
-                if !result.is_truncated() || result.error.is_some() {
-                    continue;
-                }
                 match result.complete(source) {
                     Err(err) if kind_of(&err) == Kind::Partial => partial = partial.or(Some(err)),
                     other => other?,
@@ -87,7 +91,29 @@ impl Renderer for Json {
             };
             write(&document, out)?;
         }
-        partial.map_or(Ok(()), Err)
+        if let Some(err) = partial {
+            return Err(err);
+        }
+        self.accept_truncated(transcript, ending)
+    }
+}
+
+impl Json {
+    /// Whether the results left truncated (not completed with
+    /// `--all-rows`) are accepted: see [`Ending::accept_truncated`]. Only
+    /// results the document holds, of a turn (not a thread read), count.
+    fn accept_truncated(&self, transcript: &Transcript, ending: &Ending<'_>) -> Result<()> {
+        if ending.failure.is_some() || transcript.is_thread_state() {
+            return Ok(());
+        }
+        let truncated = self
+            .truncated
+            .iter()
+            .find(|(position, ..)| !self.completed.contains_key(position));
+        match truncated {
+            Some(&(_, number, rows, total)) => ending.accept_truncated(&format!("SQL result {number}"), rows, total),
+            None => Ok(()),
+        }
     }
 }
 

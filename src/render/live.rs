@@ -28,11 +28,13 @@ pub struct Watched<'n> {
 }
 
 impl<'n> Watched<'n> {
-    /// `inner`, with notes through `notes` and the live `display`.
-    pub fn new(inner: Box<dyn Renderer>, notes: &'n Notes, display: Display) -> Self {
+    /// `inner`, with notes through `notes` and the live `display`; with
+    /// `all_rows` (every row of a truncated result will be fetched) a
+    /// truncated result is not worth a note.
+    pub fn new(inner: Box<dyn Renderer>, notes: &'n Notes, display: Display, all_rows: bool) -> Self {
         Watched {
             inner,
-            notes: EventNotes::new(notes),
+            notes: EventNotes::new(notes, all_rows),
             live: display.spinner.then(|| Live::start(display.stream_answer)),
         }
     }
@@ -254,14 +256,16 @@ const NOTES_OF_A_KIND: usize = 5;
 /// more are not listed.
 struct EventNotes<'a> {
     notes: &'a Notes,
+    all_rows: bool,
     failures: usize,
     truncated: usize,
 }
 
 impl<'a> EventNotes<'a> {
-    fn new(notes: &'a Notes) -> Self {
+    fn new(notes: &'a Notes, all_rows: bool) -> Self {
         EventNotes {
             notes,
+            all_rows,
             failures: 0,
             truncated: 0,
         }
@@ -284,7 +288,11 @@ impl<'a> EventNotes<'a> {
                 "further tool failures are not listed; -o json has them all",
             );
         }
-        if let Some((number, sql)) = tool.sql.as_ref().filter(|_| tool.call.error.is_none()) {
+        if let Some((number, sql)) = tool
+            .sql
+            .as_ref()
+            .filter(|_| tool.call.error.is_none() && !self.all_rows)
+        {
             if let Some(total) = sql.total_rows.filter(|&total| total > sql.rows.len() as u64) {
                 let title = sql.title.as_deref().map(|t| format!(" \"{t}\"")).unwrap_or_default();
                 let text = format!(

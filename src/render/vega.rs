@@ -70,7 +70,13 @@ impl Renderer for Vega {
         }
         serde_json::to_writer_pretty(&mut *out, &spec?)?;
         out.write_all(b"\n")?;
-        partial.map_or(Ok(()), Err)
+        if let Some(err) = partial {
+            return Err(err);
+        }
+        match result.total_rows.filter(|_| result.is_truncated()) {
+            Some(total) => ending.accept_truncated(&self.pick.describe(), result.rows.len(), total),
+            None => Ok(()),
+        }
     }
 }
 

@@ -60,6 +60,25 @@ pub struct Ending<'a> {
     pub failure: Option<Failure<'a>>,
     /// Where every row of a truncated result comes from (`--all-rows`).
     pub all_rows: Option<&'a dyn RowSource>,
+    /// Whether a truncated result is accepted (`--allow-partial`) rather
+    /// than a failure of [`Kind::Partial`].
+    pub allow_partial: bool,
+}
+
+impl Ending<'_> {
+    /// Whether a result left truncated (`total` rows, `rows` of them here)
+    /// is accepted; when not, the [`Kind::Partial`] failure saying so.
+    pub fn accept_truncated(&self, what: &str, rows: usize, total: u64) -> Result<()> {
+        if self.allow_partial {
+            return Ok(());
+        }
+        Err(fail(
+            Kind::Partial,
+            format!(
+                "{what} is truncated: {rows} of {total} rows; --all-rows fetches every row, --allow-partial accepts the part"
+            ),
+        ))
+    }
 }
 
 /// An output of a turn: it hears of each line and event as they come, and
