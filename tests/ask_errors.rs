@@ -583,3 +583,19 @@ fn an_in_band_json_rpc_error_shows_its_message_and_a_refused_credential_exits_3(
         assert_eq!(doc["failure"]["code"], code);
     }
 }
+
+#[test]
+fn a_stream_that_ends_mid_message_is_cut_not_answered() {
+    let emu = Emulator::start();
+    let stream = ChatStream::new("c-cut", Family::Cube)
+        .user("Q")
+        .raw_line(r#"{"id":"m1","role":"assistant","content":"Revenue ro","isDelta":true,"isInProcess":true}"#);
+    emu.script(Reply::stream(&stream));
+    let output = fails(emu.analyst().args(["ask", "Q"]), 7, "its last message never completed");
+    assert!(output.stdout.is_empty(), "no partial text as an answer");
+    emu.script(Reply::stream(&stream));
+    let output = emu.analyst().args(["ask", "-o", "json", "Q"]).output().unwrap();
+    assert_eq!(output.status.code(), Some(7));
+    let doc: Value = serde_json::from_slice(&output.stdout).unwrap();
+    assert_eq!((&doc["status"], &doc["answer"]), (&json!("cut"), &Value::Null));
+}

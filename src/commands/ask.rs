@@ -72,6 +72,7 @@ pub fn run(settings: AskSettings, notes: &Notes, out: &mut Out) -> Result<()> {
     };
     let status = match (&failure, transcript.answer()) {
         _ if transcript.aborted() => Status::Aborted,
+        (Some(_), _) if transcript.cut_mid_message() => Status::Cut,
         (Some(_), _) => Status::Error,
         (None, Some((_, AnswerSource::Final))) => Status::Completed,
         (None, _) if transcript.is_thread_state() => Status::Completed,

@@ -223,9 +223,12 @@ impl Transcript {
                 false
             }
         };
+        // A message is completed by a line that is whole (`isDelta: false`)
+        // or no longer in process.
+        let completed = !msg.is_delta() || !msg.is_in_process();
         if msg.final_node {
             self.make_candidate(Candidate::Final, id);
-        } else if !msg.is_in_process() && !is_empty {
+        } else if completed && !is_empty {
             self.make_candidate(Candidate::Complete, id);
         }
         if !is_empty {
@@ -334,16 +337,20 @@ impl Transcript {
     }
 
     /// The final answer and how it was found: the last `final`-node
-    /// message, else the last complete assistant content message, else the
-    /// last assistant content at all.
+    /// message, else the last completed assistant content message. A
+    /// message still in process is never the answer.
     pub fn answer(&self) -> Option<(&str, AnswerSource)> {
         let text = |id: &Option<String>| id.as_deref().and_then(|id| self.draft(id));
         if let Some(answer) = text(&self.final_id) {
             return Some((answer, AnswerSource::Final));
         }
-        text(&self.complete_id)
-            .or_else(|| text(&self.latest_id))
-            .map(|answer| (answer, AnswerSource::Fallback))
+        text(&self.complete_id).map(|answer| (answer, AnswerSource::Fallback))
+    }
+
+    /// True when, with no final answer, the stream ended while the agent
+    /// was still writing a message: its last content never completed.
+    pub fn cut_mid_message(&self) -> bool {
+        self.final_id.is_none() && self.latest_id.is_some() && self.latest_id != self.complete_id
     }
 
     /// True when the stream answered no question but showed the thread's
@@ -485,6 +492,9 @@ mod tests {
         ]);
         assert_eq!(t.answer(), Some(("second", AnswerSource::Fallback)));
         assert_eq!(t.drafts.len(), 2, "superseded drafts are dropped");
+        assert!(t.cut_mid_message(), "z never completed");
+        let (t, _) = fold(&[r#"{"id":"z","role":"assistant","content":"half a","isDelta":true,"isInProcess":true}"#]);
+        assert_eq!(t.answer(), None, "a message in process is never the answer");
     }
 
     #[test]

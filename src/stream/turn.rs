@@ -26,6 +26,8 @@ pub enum Status {
     Incomplete,
     /// The chat was aborted.
     Aborted,
+    /// The stream ended while the agent was still writing.
+    Cut,
     /// The request or the stream failed.
     Error,
 }
@@ -37,6 +39,7 @@ impl Status {
             Status::Completed => "completed",
             Status::Incomplete => "incomplete",
             Status::Aborted => "aborted",
+            Status::Cut => "cut",
             Status::Error => "error",
         }
     }
@@ -232,13 +235,9 @@ impl Turn {
         read
     }
 
-    /// The hint that ends a message about a broken stream: how to see
-    /// where the thread stands.
+    /// The hint that ends a message about a broken stream.
     fn resume_hint(&self) -> String {
-        match self.transcript.chat_id() {
-            Some(id) => format!("; see where the thread stands with: analyst ask --chat-id {id}"),
-            None => String::new(),
-        }
+        resume_hint(&self.transcript)
     }
 }
 
@@ -289,6 +288,15 @@ impl LineFold for ChatFold<'_, '_> {
             "the stream was cut before it ended ({cause}){}",
             self.turn.resume_hint()
         ))
+    }
+}
+
+/// The hint that ends a message about a broken stream: how to see where
+/// the thread stands.
+fn resume_hint(transcript: &Transcript) -> String {
+    match transcript.chat_id() {
+        Some(id) => format!("; see where the thread stands with: analyst ask --chat-id {id}"),
+        None => String::new(),
     }
 }
 
@@ -353,6 +361,12 @@ pub fn chat_failure(transcript: &Transcript) -> Option<anyhow::Error> {
     }
     if transcript.aborted() {
         return Some(bad_stream("the chat was aborted before it finished"));
+    }
+    if transcript.cut_mid_message() && !transcript.is_thread_state() {
+        return Some(bad_stream(format!(
+            "the stream ended while the agent was still writing: its last message never completed{}",
+            resume_hint(transcript)
+        )));
     }
     if transcript.answer().is_none() && !transcript.is_thread_state() {
         return Some(bad_stream("the stream ended without an answer"));
