@@ -403,6 +403,11 @@ impl Picker {
         }
     }
 
+    /// Forgets every result offered so far.
+    pub fn forget(&mut self) {
+        *self = Picker::new(self.pick);
+    }
+
     /// Offers the next SQL result of the stream; it is copied only when
     /// it is the one picked so far.
     pub fn offer(&mut self, result: &SqlResult) {

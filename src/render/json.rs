@@ -32,6 +32,9 @@ pub struct Json {
 
 impl Renderer for Json {
     fn event(&mut self, event: &Event) {
+        if let Event::TurnStarts = event {
+            *self = Json::default();
+        }
         if let Event::ToolFinished(finished) = event {
             if let Some((number, sql)) = &finished.sql {
                 let position = self.tool_calls.len();

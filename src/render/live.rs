@@ -129,8 +129,11 @@ impl Live {
         }
     }
 
-    /// Remembers finished SQL results for the summary.
+    /// Remembers finished SQL results for the summary (of this turn only).
     fn event(&mut self, event: &Event) {
+        if let Event::TurnStarts = event {
+            self.results.clear();
+        }
         if let Event::ToolFinished(tool) = event {
             if let Some((number, sql)) = tool.sql.as_ref().filter(|_| tool.call.error.is_none()) {
                 self.results.push(SqlSummary {
@@ -275,6 +278,7 @@ impl<'a> EventNotes<'a> {
         match event {
             Event::ChatId(id) => self.notes.info(&format!("chat: {id}")),
             Event::ToolFinished(tool) => self.tool_finished(tool),
+            Event::TurnStarts => {}
         }
     }
 

@@ -82,6 +82,9 @@ pub struct FinishedTool {
 /// hear about now.
 #[derive(Clone, Debug)]
 pub enum Event {
+    /// `__cutoff__` after replayed history: what came before belongs to the
+    /// thread's past, and whatever was kept of it must be dropped.
+    TurnStarts,
     /// The chat id became known (from `__cutoff__`).
     ChatId(String),
     /// A tool call finished.
@@ -150,8 +153,35 @@ impl Transcript {
         Transcript::default()
     }
 
-    /// Folds one message in; returns what the outputs should hear about now.
-    pub fn apply(&mut self, msg: &Message<'_>) -> Option<Event> {
+    /// Folds one message in; returns what the outputs should hear about
+    /// now, in order (most lines make no event).
+    pub fn apply(&mut self, msg: &Message<'_>) -> Vec<Event> {
+        let mut events = Vec::new();
+        if msg.id() == CUTOFF_ID && self.has_history() {
+            self.forget_history();
+            events.push(Event::TurnStarts);
+        }
+        events.extend(self.apply_line(msg));
+        events
+    }
+
+    /// True when lines of a turn came before (`__cutoff__` then marks them
+    /// as the thread's replayed past).
+    fn has_history(&self) -> bool {
+        self.saw_question || !self.drafts.is_empty() || !self.tools_called.is_empty() || !self.errors.is_empty()
+    }
+
+    /// Forgets the turn folded so far, keeping the chat id and the thread.
+    fn forget_history(&mut self) {
+        let (chat_id, thread) = (self.chat_id.take(), self.thread.take());
+        *self = Transcript {
+            chat_id,
+            thread,
+            ..Transcript::default()
+        };
+    }
+
+    fn apply_line(&mut self, msg: &Message<'_>) -> Option<Event> {
         match msg.id() {
             CUTOFF_ID | STATE_ID => return self.apply_state(msg),
             SUSPENDED_ID => {
@@ -517,6 +547,27 @@ mod tests {
         assert_eq!(t.tool_errors(), 1);
         assert_eq!(t.unfinished().len(), 1);
         assert_eq!(t.unfinished()[0].name, "cubeMeta");
+    }
+
+    #[test]
+    fn lines_before_the_cutoff_are_the_threads_past() {
+        let (t, events) = fold(&[
+            r#"{"id":"old-q","role":"user","content":"Yesterday's question"}"#,
+            r#"{"id":"old-a","role":"assistant","content":"Yesterday's answer","isDelta":false}"#,
+            r#"{"id":"s1","role":"assistant","toolCall":{"name":"cubeSqlApi","input":"{}","result":"{\"error\":\"old\"}"}}"#,
+            r#"{"id":"__cutoff__","role":"assistant","state":{"chatId":"c9"}}"#,
+            r#"{"id":"new-q","role":"user","content":"Today's question"}"#,
+            r#"{"id":"new-a","role":"assistant","content":"Today's answer","isDelta":false}"#,
+        ]);
+        assert_eq!(t.answer(), Some(("Today's answer", AnswerSource::Fallback)));
+        assert_eq!((t.tool_errors(), t.tools_called().len()), (0, 0));
+        assert_eq!(t.chat_id(), Some("c9"));
+        assert!(matches!(
+            events[..],
+            [Event::ToolFinished(_), Event::TurnStarts, Event::ChatId(_)]
+        ));
+        let (_, events) = fold(&[r#"{"id":"__cutoff__","role":"assistant","state":{"chatId":"c9"}}"#]);
+        assert!(matches!(events[..], [Event::ChatId(_)]), "no past, no new start");
     }
 
     #[test]

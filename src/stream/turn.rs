@@ -134,13 +134,18 @@ impl<A: Renderer, B: Renderer> Renderer for (A, B) {
     }
 }
 
-/// A picker keeps the SQL result its pick selects as the turn goes.
+/// A picker keeps the SQL result its pick selects as the turn goes (and
+/// none of the thread's replayed past).
 impl Renderer for Picker {
     fn event(&mut self, event: &Event) {
-        if let Event::ToolFinished(finished) = event {
-            if let Some((_, sql)) = &finished.sql {
-                self.offer(sql);
+        match event {
+            Event::ToolFinished(finished) => {
+                if let Some((_, sql)) = &finished.sql {
+                    self.offer(sql);
+                }
             }
+            Event::TurnStarts => self.forget(),
+            Event::ChatId(_) => {}
         }
     }
 }
@@ -260,7 +265,7 @@ impl LineFold for ChatFold<'_, '_> {
         let parsed = Message::parse(line.content());
         let message = parsed.as_ref().ok().and_then(Option::as_ref);
         if let Some(message) = message {
-            if let Some(event) = turn.transcript.apply(message) {
+            for event in turn.transcript.apply(message) {
                 if matches!(&event, Event::ToolFinished(tool) if tool.sql.is_some()) {
                     turn.timings.first_sql.get_or_insert_with(|| turn.started.elapsed());
                 }
