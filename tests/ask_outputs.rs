@@ -601,3 +601,46 @@ fn all_rows_checks_the_data_credentials_before_asking_and_drops_the_hint() {
         .assert()
         .stderr(predicate::str::contains("--all-rows fetches every row").not());
 }
+
+#[test]
+fn a_turn_or_a_thread_read_is_decided_by_what_was_sent() {
+    let emu = Emulator::start();
+    // A turn's stream with no user echo and the thread's state at the end.
+    let stream = ChatStream::new("c-t", Family::Cube)
+        .assistant(&["Revenue rose."])
+        .state("c-t", &[("user", "Revenue?"), ("assistant", "Revenue rose.")]);
+    emu.script(Reply::stream(&stream));
+    emu.analyst()
+        .args(["ask", "Revenue?"])
+        .assert()
+        .success()
+        .stdout("Revenue rose.\n");
+    emu.script(Reply::stream(&stream));
+    let doc = stdout_json(&emu.analyst().args(["ask", "-o", "json", "Revenue?"]).output().unwrap());
+    assert_eq!(doc["answer"], "Revenue rose.");
+    assert!(doc.get("messages").is_none(), "a turn's document: {doc}");
+
+    // A thread read (no question) reports a pending suspension to resume.
+    let read = [
+        r#"{"id":"__cutoff__","role":"assistant","state":{"chatId":"c-t","isStreaming":false,"suspended":{"messageId":"1732512345678-message"}}}"#,
+        r#"{"id":"__state__","role":"assistant","state":{"messages":[]}}"#,
+    ]
+    .join("\n")
+        + "\n";
+    emu.script(Reply::Stream {
+        body: read.into_bytes(),
+        chunking: Chunking::Lines,
+        delay: std::time::Duration::ZERO,
+        ending: Ending::Clean,
+    });
+    let doc = stdout_json(
+        &emu.analyst()
+            .args(["ask", "-o", "json", "--chat-id", "c-t"])
+            .output()
+            .unwrap(),
+    );
+    assert_eq!(
+        doc,
+        json!({"chatId": "c-t", "messages": [], "suspended": "1732512345678-message"})
+    );
+}

@@ -53,7 +53,10 @@ pub fn run(settings: AskSettings, notes: &Notes, out: &mut Out) -> Result<()> {
         settings.all_rows,
     );
     let mut renderer = (output, Check::new(settings.expectations.clone()));
-    let mut turn = Turn::new(started);
+    let mut turn = match &settings.source {
+        AskSource::Chat { question, .. } => Turn::of(question, started),
+        AskSource::Replay(_) => Turn::new(started),
+    };
     let read = source.wait_open().and_then(|()| {
         let tee = tee.as_mut().map(|tee| tee as &mut dyn Write);
         turn.read(source, tee, &mut renderer, out)

@@ -76,6 +76,7 @@ impl Renderer for Json {
             let document = Thread {
                 chat_id: transcript.chat_id(),
                 messages,
+                suspended: transcript.pending_suspension(),
             };
             write(&document, out)?;
         } else {
@@ -177,6 +178,8 @@ struct FailureMember<'a> {
 struct Thread<'a> {
     chat_id: Option<&'a str>,
     messages: Vec<ThreadMessage<'a>>,
+    /// The message id of a suspended turn, which `--resume` takes.
+    suspended: Option<&'a str>,
 }
 
 #[derive(Serialize)]

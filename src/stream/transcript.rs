@@ -115,6 +115,15 @@ enum Candidate {
 struct StateHead {
     #[serde(default, rename = "chatId")]
     chat_id: Option<String>,
+    /// A pending suspension, in a thread read's `__cutoff__`.
+    #[serde(default)]
+    suspended: Option<PendingSuspension>,
+}
+
+#[derive(Deserialize)]
+struct PendingSuspension {
+    #[serde(rename = "messageId")]
+    message_id: Option<String>,
 }
 
 #[derive(Deserialize)]
@@ -142,6 +151,11 @@ pub struct Transcript {
     aborted: bool,
     usage: Option<Value>,
     saw_question: bool,
+    /// Whether the request was a thread read (no question), when known;
+    /// `None` for a saved stream, whose request is not known.
+    thread_read: Option<bool>,
+    /// The message of a pending suspension a thread read reports.
+    pending_suspension: Option<String>,
     thread: Option<Vec<ThreadMessage>>,
     tools_called: Vec<String>,
     sql_queries: Vec<String>,
@@ -151,6 +165,13 @@ impl Transcript {
     /// An empty transcript.
     pub fn new() -> Self {
         Transcript::default()
+    }
+
+    /// Says what was sent: a thread read (no question) or a turn. Without
+    /// it (a saved stream), a stream with the thread's state and no user
+    /// message is taken as a thread read.
+    pub fn set_thread_read(&mut self, thread_read: bool) {
+        self.thread_read = Some(thread_read);
     }
 
     /// Folds one message in; returns what the outputs should hear about
@@ -177,6 +198,7 @@ impl Transcript {
         *self = Transcript {
             chat_id,
             thread,
+            thread_read: self.thread_read,
             ..Transcript::default()
         };
     }
@@ -223,13 +245,19 @@ impl Transcript {
 
     fn apply_state(&mut self, msg: &Message<'_>) -> Option<Event> {
         let state = msg.state?;
-        if msg.id() == STATE_ID && !self.saw_question {
+        if msg.id() == STATE_ID && (self.thread_read == Some(true) || !self.saw_question) {
             self.thread = Some(thread_messages(state));
+        }
+        if self.chat_id.is_some() && msg.id() != CUTOFF_ID {
+            return None;
+        }
+        let head: StateHead = serde_json::from_str(state.get()).ok()?;
+        if let Some(message_id) = head.suspended.and_then(|s| s.message_id) {
+            self.pending_suspension = Some(message_id);
         }
         if self.chat_id.is_some() {
             return None;
         }
-        let head: StateHead = serde_json::from_str(state.get()).ok()?;
         let id = head.chat_id.filter(|id| !id.is_empty())?;
         self.chat_id = Some(id.clone());
         Some(Event::ChatId(id))
@@ -386,7 +414,16 @@ impl Transcript {
     /// True when the stream answered no question but showed the thread's
     /// state (the no-`input` mode of the API).
     pub fn is_thread_state(&self) -> bool {
-        self.thread.is_some() && !self.saw_question
+        match self.thread_read {
+            Some(thread_read) => thread_read,
+            None => self.thread.is_some() && !self.saw_question,
+        }
+    }
+
+    /// The message id of a suspended turn a thread read reports
+    /// (`state.suspended.messageId` of `__cutoff__`).
+    pub fn pending_suspension(&self) -> Option<&str> {
+        self.pending_suspension.as_deref()
     }
 
     /// The thread's messages, in the no-question mode.

@@ -16,6 +16,7 @@ use super::transcript::{Event, Transcript};
 use crate::error::{bad_stream, fail, fault_of_io, root_causes, Kind};
 use crate::output::shorten;
 use crate::results::{Picker, RowSource};
+use crate::settings::Question;
 
 /// How a chat ended, as `-o json`'s `status` says it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -214,6 +215,14 @@ impl Turn {
             timings: Timings::default(),
             started,
         }
+    }
+
+    /// A read of what `question` asked: a thread read when it has no
+    /// question, else a turn (decided by what was sent, not by the stream).
+    pub fn of(question: &Question, started: Instant) -> Self {
+        let mut turn = Turn::new(started);
+        turn.transcript.set_thread_read(question.input.is_none());
+        turn
     }
 
     /// Reads the chat stream to its end: every line's bytes go to `tee`,

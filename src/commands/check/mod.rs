@@ -201,7 +201,7 @@ impl Runner<'_> {
             .start(&question, limits, turn_started)
             .map_err(|err| error(&err))?;
         let mut check = Check::new(turn.expectations.clone());
-        let mut reading = Turn::new(turn_started);
+        let mut reading = Turn::of(&question, turn_started);
         let read = source.wait_open().and_then(|()| {
             let mut saved = self.save_file(index, case, turn_index)?;
             if let Some((path, _)) = &saved {
