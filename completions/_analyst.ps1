@@ -44,6 +44,7 @@ Register-ArgumentCompleter -Native -CommandName 'analyst' -ScriptBlock {
         }
         'analyst;ask' {
             [CompletionResult]::new('--chat-id', '--chat-id', [CompletionResultType]::ParameterName, 'Continue this thread (the chat id printed on stderr as ''chat: <id>'')')
+            [CompletionResult]::new('--resume', '--resume', [CompletionResultType]::ParameterName, 'With --chat-id: resume that suspended turn (sends chatId and messageId; no question needed)')
             [CompletionResult]::new('--branch', '--branch', [CompletionResultType]::ParameterName, 'Run queries against this development branch (activeBranchName)')
             [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'What to write on stdout')
             [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'What to write on stdout')

@@ -188,13 +188,17 @@ _analyst() {
             return 0
             ;;
         analyst__subcmd__ask)
-            opts="-o -v -q -h -V --chat-id --branch --default-branch --output --query --tee --replay --fail-on-tool-error --all-rows --allow-partial --expect-answer --expect-sql --expect-tool --min-rows --data-url --chat-url --api-key-file --cube-token-file --external-id --internal-id --email --attr --group --security-context --persistent --ttl --timezone --no-authoring --verbose --quiet --connect-timeout --timeout --idle-timeout --profile --help --version"
+            opts="-o -v -q -h -V --chat-id --resume --branch --default-branch --output --query --tee --replay --fail-on-tool-error --all-rows --allow-partial --expect-answer --expect-sql --expect-tool --min-rows --data-url --chat-url --api-key-file --cube-token-file --external-id --internal-id --email --attr --group --security-context --persistent --ttl --timezone --no-authoring --verbose --quiet --connect-timeout --timeout --idle-timeout --profile --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
                 --chat-id)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --resume)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

@@ -40,6 +40,7 @@ set edit:completion:arg-completer[analyst] = {|@words|
         }
         &'analyst;ask'= {
             cand --chat-id 'Continue this thread (the chat id printed on stderr as ''chat: <id>'')'
+            cand --resume 'With --chat-id: resume that suspended turn (sends chatId and messageId; no question needed)'
             cand --branch 'Run queries against this development branch (activeBranchName)'
             cand -o 'What to write on stdout'
             cand --output 'What to write on stdout'

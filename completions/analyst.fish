@@ -40,6 +40,7 @@ complete -c analyst -n "__fish_analyst_needs_command" -f -a "check" -d 'Run a su
 complete -c analyst -n "__fish_analyst_needs_command" -f -a "completions" -d 'Print a shell completion script, or the man page'
 complete -c analyst -n "__fish_analyst_needs_command" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c analyst -n "__fish_analyst_using_subcommand ask" -l chat-id -d 'Continue this thread (the chat id printed on stderr as \'chat: <id>\')' -r
+complete -c analyst -n "__fish_analyst_using_subcommand ask" -l resume -d 'With --chat-id: resume that suspended turn (sends chatId and messageId; no question needed)' -r
 complete -c analyst -n "__fish_analyst_using_subcommand ask" -l branch -d 'Run queries against this development branch (activeBranchName)' -r
 complete -c analyst -n "__fish_analyst_using_subcommand ask" -s o -l output -d 'What to write on stdout' -r -f -a "answer\t'The final answer\'s text and a newline'
 raw\t'The stream\'s bytes as received, each line flushed as it completes'

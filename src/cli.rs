@@ -473,9 +473,10 @@ Examples:
   analyst ask -o events 'Revenue by region' | jq 'select(.toolCall) | .toolCall.input'
   analyst ask --chat-id \"$CHAT\" 'And by quarter?'
   analyst ask --chat-id \"$CHAT\"                  # the thread so far
+  analyst ask --chat-id \"$CHAT\" --resume \"$MESSAGE\"  # a suspended turn, resumed
   analyst ask --replay saved.ndjson -o vega > chart.vl.json
 
-stdout is the data; stderr carries notes only ('chat: <id>', warnings about
+stdout is the data; stderr carries notes only ('chat: <id>', 'message: <id>', warnings about
 tool errors, truncated results and missing final answers; past five tool
 errors or five truncated results, one line says the rest are not listed).
 -o json is written even when the chat fails, with status and errors saying
@@ -603,6 +604,10 @@ pub struct AskArgs {
     #[arg(long, value_name = "ID")]
     pub chat_id: Option<String>,
 
+    /// With --chat-id: resume that suspended turn (sends chatId and messageId; no question needed)
+    #[arg(long, value_name = "MESSAGE_ID", requires = "chat_id")]
+    pub resume: Option<String>,
+
     /// Run queries against this development branch (activeBranchName)
     #[arg(long, value_name = "NAME")]
     pub branch: Option<String>,
@@ -624,7 +629,7 @@ pub struct AskArgs {
     pub tee: Option<PathBuf>,
 
     /// Read a saved stream ('-' = stdin) instead of calling the service; needs no key or URL
-    #[arg(long, value_name = "FILE", conflicts_with_all = ["question", "chat_id", "branch"])]
+    #[arg(long, value_name = "FILE", conflicts_with_all = ["question", "chat_id", "branch", "resume"])]
     pub replay: Option<String>,
 
     /// Exit 8 when a tool result carries an error

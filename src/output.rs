@@ -134,3 +134,31 @@ pub fn shorten(text: &str) -> String {
         None => text.to_string(),
     }
 }
+
+/// `text` as one shell word: as it is when it holds only characters no
+/// shell treats specially, else in single quotes (an id the service chose
+/// can then never run as a command when a hint is pasted).
+pub fn shell_quote(text: &str) -> String {
+    let plain = !text.is_empty()
+        && text
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || "-_.,:/@%+=".contains(c));
+    match plain {
+        true => text.to_string(),
+        false => format!("'{}'", text.replace('\'', r"'\''")),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ids_are_quoted_for_the_shell_only_when_needed() {
+        assert_eq!(shell_quote("chat-0001"), "chat-0001");
+        assert_eq!(shell_quote("1732512345678-message"), "1732512345678-message");
+        assert_eq!(shell_quote("abc; curl x | sh #"), "'abc; curl x | sh #'");
+        assert_eq!(shell_quote("it's"), r"'it'\''s'");
+        assert_eq!(shell_quote(""), "''");
+    }
+}

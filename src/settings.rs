@@ -104,6 +104,10 @@ pub struct Question {
     pub input: Option<String>,
     /// The thread to continue.
     pub chat_id: Option<String>,
+    /// The question's `messageId` (`<unix ms>-message`, new for each
+    /// question), or the suspended one `--resume` names; none for a read of
+    /// the thread.
+    pub message_id: Option<String>,
     /// `activeBranchName`.
     pub branch: Option<String>,
     /// `isDefaultBranch` (sent only with a branch).
@@ -418,6 +422,17 @@ impl Sources<'_> {
                 if chat_id == Some("") {
                     return Err(usage("--chat-id is empty"));
                 }
+                let resume = args.resume.as_deref().map(str::trim);
+                if let Some(id) = resume.filter(|id| !is_message_id(id)) {
+                    return Err(usage(format!(
+                        "--resume {id:?} is not a message id (<unix milliseconds>-message, as 'message:' printed it)"
+                    )));
+                }
+                let message_id = match (resume, &question) {
+                    (Some(id), _) => Some(id.to_string()),
+                    (None, Some(_)) => Some(new_message_id()),
+                    (None, None) => None,
+                };
                 if question.is_none() && chat_id.is_none() {
                     return Err(usage(
                         "ask what? give a QUESTION ('-' reads it from stdin), or --chat-id ID alone to print that thread",
@@ -432,6 +447,7 @@ impl Sources<'_> {
                     question: Question {
                         input: question,
                         chat_id: chat_id.map(str::to_string),
+                        message_id,
                         branch: branch.map(str::to_string),
                         default_branch: args.default_branch,
                     },
@@ -805,6 +821,21 @@ fn no_cube_token() -> anyhow::Error {
 
 fn no_key() -> anyhow::Error {
     usage("no API key: set ANALYST_API_KEY (or pass --api-key-file PATH, or use a profile with api_key_command; the key is never taken from the command line), or a Cube token in ANALYST_CUBE_TOKEN")
+}
+
+/// A new `messageId`: the time now in Unix milliseconds, then `-message`.
+pub fn new_message_id() -> String {
+    let millis = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |elapsed| elapsed.as_millis());
+    format!("{millis}-message")
+}
+
+/// True for a `messageId` of the service's form: 13 or more digits, then
+/// `-message`.
+fn is_message_id(id: &str) -> bool {
+    id.strip_suffix("-message")
+        .is_some_and(|digits| digits.len() >= 13 && digits.bytes().all(|b| b.is_ascii_digit()))
 }
 
 /// The flag's (or environment's) value, else the profile's.

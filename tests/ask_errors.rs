@@ -550,7 +550,11 @@ fn many_tool_errors_and_truncated_results_are_summed_up_after_five() {
     assert_eq!(count("is truncated: 20 of 30 rows"), 5, "{stderr}");
     assert!(stderr.contains("warning: further tool failures are not listed; -o json has them all"));
     assert!(stderr.contains("warning: further truncated SQL results are not listed; -o json marks each one"));
-    assert_eq!(stderr.lines().count(), 1 + 5 + 5 + 2, "{stderr}");
+    assert_eq!(
+        stderr.lines().count(),
+        2 + 5 + 5 + 2,
+        "message:, chat:, 5 + 5 notes, 2 summing up: {stderr}"
+    );
 }
 
 #[test]

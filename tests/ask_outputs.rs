@@ -53,10 +53,18 @@ fn the_request_carries_the_key_the_question_and_session_settings() {
         Some(format!("Api-Key {API_KEY}").as_str())
     );
     assert_eq!(request.header("content-type"), Some("application/json"));
+    let mut body = request.json();
+    let message_id = body["messageId"].take();
+    let digits = message_id.as_str().unwrap().strip_suffix("-message").unwrap();
+    assert!(
+        digits.len() >= 13 && digits.bytes().all(|b| b.is_ascii_digit()),
+        "{message_id}"
+    );
     assert_eq!(
-        request.json(),
+        body,
         json!({
             "input": "Revenue?",
+            "messageId": null,
             "sessionSettings": {
                 "externalId": "ci-bot", "email": "bot@acme.example",
                 "userAttributes": [{"name": "region", "value": "EMEA"}, {"name": "tier", "value": "gold"}],
@@ -408,6 +416,7 @@ fn cube_names_object_rows_and_the_query_key_give_the_same_outputs() {
             let normalise = |bytes: &[u8]| {
                 let mut doc: Value = serde_json::from_slice(bytes).unwrap();
                 doc["toolCalls"] = Value::Null;
+                doc["messageId"] = Value::Null;
                 doc["queries"][0]["tool"] = Value::Null;
                 doc["queries"][0]["columns"] = Value::Null;
                 serde_json::to_vec(&doc).unwrap()
@@ -643,4 +652,37 @@ fn a_turn_or_a_thread_read_is_decided_by_what_was_sent() {
         doc,
         json!({"chatId": "c-t", "messages": [], "suspended": "1732512345678-message"})
     );
+}
+
+#[test]
+fn every_question_has_a_message_id_and_resume_sends_the_suspended_one() {
+    let emu = Emulator::start();
+    let output = emu.analyst().args(["ask", "-o", "json", "Q"]).output().unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    let sent = emu.chat_bodies()[0]["messageId"].as_str().unwrap().to_string();
+    assert!(stderr.contains(&format!("message: {sent}")), "{stderr}");
+    assert_eq!(stdout_json(&output)["messageId"], sent.as_str());
+
+    let stream = ChatStream::new("chat-0001", Family::Cube).assistant(&["The rest of the answer."]);
+    emu.script(Reply::stream(&stream));
+    emu.analyst()
+        .args(["ask", "--chat-id", "chat-0001", "--resume", "1732512345678-message"])
+        .assert()
+        .success()
+        .stdout("The rest of the answer.\n");
+    let body = &emu.chat_bodies()[1];
+    assert_eq!(
+        (&body["chatId"], &body["messageId"], body.get("input")),
+        (&json!("chat-0001"), &json!("1732512345678-message"), None)
+    );
+    emu.analyst()
+        .args(["ask", "--chat-id", "chat-0001", "--resume", "yesterday"])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("is not a message id"));
+    emu.analyst()
+        .args(["ask", "--resume", "1732512345678-message"])
+        .assert()
+        .code(2);
+    assert_eq!(emu.chat_bodies().len(), 2, "nothing sent for a bad --resume");
 }

@@ -31,6 +31,9 @@ pub struct ChatRequest<'a> {
     /// The thread to continue.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub chat_id: Option<&'a str>,
+    /// The question's id (or the suspended one to resume).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub message_id: Option<&'a str>,
     /// Who asks (none when a Cube token names the user).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub session_settings: Option<&'a SessionSettings>,
@@ -87,6 +90,7 @@ impl ChatClient {
         let body = serde_json::to_value(ChatRequest {
             input: question.input.as_deref(),
             chat_id: question.chat_id.as_deref(),
+            message_id: question.message_id.as_deref(),
             session_settings: self.identity.as_ref(),
             active_branch_name: question.branch.as_deref(),
             is_default_branch: question.branch.as_ref().map(|_| question.default_branch),

@@ -42,6 +42,9 @@ pub fn run(settings: AskSettings, notes: &Notes, out: &mut Out) -> Result<()> {
             (Source::start(move || Ok(file), network.limits, started), None)
         }
         AskSource::Chat { chat, question } => {
+            if let Some(id) = &question.message_id {
+                notes.info(&format!("message: {id}"));
+            }
             let client = ChatClient::new(Http::new(network.connect_timeout, notes)?, chat);
             (client.start(question, network.limits, started)?, Some(client))
         }
@@ -75,6 +78,7 @@ pub fn run(settings: AskSettings, notes: &Notes, out: &mut Out) -> Result<()> {
     };
     let status = match (&failure, transcript.answer()) {
         _ if transcript.aborted() => Status::Aborted,
+        (Some(_), _) if transcript.suspended().is_some() => Status::Suspended,
         (Some(_), _) if transcript.cut_mid_message() => Status::Cut,
         (Some(_), _) => Status::Error,
         (None, Some((_, AnswerSource::Final))) => Status::Completed,

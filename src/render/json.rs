@@ -82,6 +82,7 @@ impl Renderer for Json {
         } else {
             let document = Document {
                 chat_id: transcript.chat_id(),
+                message_id: transcript.message_id(),
                 status: ending.status.as_str(),
                 answer: transcript.answer().map(|(text, _)| text),
                 queries: Queries(self),
@@ -156,6 +157,7 @@ fn write(document: &impl Serialize, out: &mut dyn Write) -> Result<()> {
 #[serde(rename_all = "camelCase")]
 struct Document<'a> {
     chat_id: Option<&'a str>,
+    message_id: Option<&'a str>,
     status: &'static str,
     answer: Option<&'a str>,
     queries: Queries<'a>,

@@ -156,6 +156,8 @@ pub struct Transcript {
     thread_read: Option<bool>,
     /// The message of a pending suspension a thread read reports.
     pending_suspension: Option<String>,
+    /// The `messageId` the question was sent with (or `__suspended__` named).
+    message_id: Option<String>,
     thread: Option<Vec<ThreadMessage>>,
     tools_called: Vec<String>,
     sql_queries: Vec<String>,
@@ -172,6 +174,16 @@ impl Transcript {
     /// message is taken as a thread read.
     pub fn set_thread_read(&mut self, thread_read: bool) {
         self.thread_read = Some(thread_read);
+    }
+
+    /// Says which `messageId` the question was sent with.
+    pub fn set_message_id(&mut self, message_id: Option<String>) {
+        self.message_id = message_id;
+    }
+
+    /// The question's `messageId`: as sent, or as `__suspended__` named it.
+    pub fn message_id(&self) -> Option<&str> {
+        self.message_id.as_deref()
     }
 
     /// Folds one message in; returns what the outputs should hear about
@@ -194,10 +206,11 @@ impl Transcript {
 
     /// Forgets the turn folded so far, keeping the chat id and the thread.
     fn forget_history(&mut self) {
-        let (chat_id, thread) = (self.chat_id.take(), self.thread.take());
+        let (chat_id, thread, message_id) = (self.chat_id.take(), self.thread.take(), self.message_id.take());
         *self = Transcript {
             chat_id,
             thread,
+            message_id,
             thread_read: self.thread_read,
             ..Transcript::default()
         };
@@ -207,11 +220,10 @@ impl Transcript {
         match msg.id() {
             CUTOFF_ID | STATE_ID => return self.apply_state(msg),
             SUSPENDED_ID => {
-                let mut text = msg.error_text().unwrap_or_else(|| "the chat was suspended".into());
+                self.suspended = Some(msg.error_text().unwrap_or_else(|| "the chat was suspended".into()));
                 if let Some(id) = msg.message_id.as_deref() {
-                    text.push_str(&format!(" (message {id})"));
+                    self.message_id = Some(id.to_string());
                 }
-                self.suspended = Some(text);
                 return None;
             }
             ABORTED_ID => {

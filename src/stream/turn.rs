@@ -14,7 +14,7 @@ use super::lines::{Line, LineReader};
 use super::message::{Message, ParseError};
 use super::transcript::{Event, Transcript};
 use crate::error::{bad_stream, fail, fault_of_io, root_causes, Kind};
-use crate::output::shorten;
+use crate::output::{shell_quote, shorten};
 use crate::results::{Picker, RowSource};
 use crate::settings::Question;
 
@@ -25,6 +25,8 @@ pub enum Status {
     Completed,
     /// No `final` answer: the fallback answer (or none) was used.
     Incomplete,
+    /// The chat was suspended by the service (it can be resumed).
+    Suspended,
     /// The chat was aborted.
     Aborted,
     /// The stream ended while the agent was still writing.
@@ -39,6 +41,7 @@ impl Status {
         match self {
             Status::Completed => "completed",
             Status::Incomplete => "incomplete",
+            Status::Suspended => "suspended",
             Status::Aborted => "aborted",
             Status::Cut => "cut",
             Status::Error => "error",
@@ -217,11 +220,14 @@ impl Turn {
         }
     }
 
-    /// A read of what `question` asked: a thread read when it has no
-    /// question, else a turn (decided by what was sent, not by the stream).
+    /// A read of what `question` asked: a thread read when it has neither a
+    /// question nor a message to resume, else a turn (decided by what was
+    /// sent, not by the stream).
     pub fn of(question: &Question, started: Instant) -> Self {
         let mut turn = Turn::new(started);
-        turn.transcript.set_thread_read(question.input.is_none());
+        turn.transcript
+            .set_thread_read(question.input.is_none() && question.message_id.is_none());
+        turn.transcript.set_message_id(question.message_id.clone());
         turn
     }
 
@@ -309,7 +315,10 @@ impl LineFold for ChatFold<'_, '_> {
 /// the thread stands.
 fn resume_hint(transcript: &Transcript) -> String {
     match transcript.chat_id() {
-        Some(id) => format!("; see where the thread stands with: analyst ask --chat-id {id}"),
+        Some(id) => format!(
+            "; see where the thread stands with: analyst ask --chat-id {}",
+            shell_quote(id)
+        ),
         None => String::new(),
     }
 }
@@ -349,9 +358,14 @@ fn refuses_credentials(error: &str) -> bool {
 /// in-stream error, aborted, no answer at all.
 pub fn chat_failure(transcript: &Transcript) -> Option<anyhow::Error> {
     if let Some(text) = transcript.suspended() {
-        let resume = match transcript.chat_id() {
-            Some(id) => format!("; the turn can be resumed for 24 hours: analyst ask --chat-id {id} QUESTION"),
-            None => String::new(),
+        let resume = match (transcript.chat_id(), transcript.message_id()) {
+            (Some(chat), Some(message)) => format!(
+                "; the turn can be resumed for 24 hours: analyst ask --chat-id {} --resume {}",
+                shell_quote(chat),
+                shell_quote(message)
+            ),
+            (None, Some(message)) => format!(" (message {message})"),
+            (_, None) => String::new(),
         };
         return Some(bad_stream(format!(
             "the chat was suspended by the service: {text}{resume}"

@@ -19,7 +19,7 @@ use crate::expect::Check;
 use crate::net::http::Http;
 use crate::net::signals;
 use crate::output::{human, Notes, Out};
-use crate::settings::{ChatSettings, CheckSettings, Limits, Question};
+use crate::settings::{new_message_id, ChatSettings, CheckSettings, Limits, Question};
 use crate::stream::turn::{chat_failure, Timings, Turn};
 
 pub mod report;
@@ -189,6 +189,7 @@ impl Runner<'_> {
         let question = Question {
             input: Some(turn.question.clone()),
             chat_id: result.chat_id.clone(),
+            message_id: Some(new_message_id()),
             branch: case.branch.clone(),
             default_branch: case.default_branch,
         };
