@@ -87,6 +87,22 @@ fn every_module_imports_only_the_modules_below_it() {
 }
 
 #[test]
+fn only_commands_lib_and_settings_use_the_cli_or_the_commands() {
+    for (path, module, text) in files() {
+        if ["commands", "lib", "main", "settings"].contains(&module.as_str()) {
+            continue;
+        }
+        for name in named_modules(&text) {
+            assert!(
+                name != "cli" && name != "commands",
+                "{} uses {name}: only commands/, lib.rs and settings.rs may",
+                path.display()
+            );
+        }
+    }
+}
+
+#[test]
 fn only_settings_reads_the_environment_and_the_matches() {
     for (path, module, text) in files() {
         if module == "settings" {

@@ -13,14 +13,16 @@ use anyhow::Result;
 
 use crate::api::chat::ChatClient;
 use crate::api::data::DataClient;
+use crate::cli::OutputMode;
 use crate::error::{fail, kind_of, usage, Kind};
 use crate::expect::Check;
 use crate::net::http::{Http, Retry};
 use crate::net::signals;
 use crate::net::source::Source;
 use crate::output::{Notes, Out};
-use crate::render::{self, live::Watched};
-use crate::results::{RowSink, RowSource};
+use crate::render::live::Watched;
+use crate::render::{answer, csv, events, json, raw, vega};
+use crate::results::{Pick, RowSink, RowSource};
 use crate::settings::{AskSettings, AskSource, DataSettings, Network};
 use crate::stream::transcript::{AnswerSource, Transcript};
 use crate::stream::turn::{chat_failure, Ending, Failure, Renderer, Status, Turn};
@@ -50,7 +52,7 @@ pub fn run(settings: AskSettings, notes: &Notes, out: &mut Out) -> Result<()> {
         }
     };
     let output = Watched::new(
-        render::for_mode(settings.output, settings.pick, notes),
+        renderer(settings.output, settings.pick, notes),
         notes,
         settings.display,
         settings.all_rows,
@@ -133,6 +135,19 @@ pub fn run(settings: AskSettings, notes: &Notes, out: &mut Out) -> Result<()> {
         ));
     }
     rendered
+}
+
+/// The renderer of an output mode; `pick` is the SQL result `csv` and
+/// `vega` use, `notes` where a renderer's warnings go.
+fn renderer(mode: OutputMode, pick: Pick, notes: &Notes) -> Box<dyn Renderer> {
+    match mode {
+        OutputMode::Answer => Box::new(answer::Answer),
+        OutputMode::Raw => Box::new(raw::Raw),
+        OutputMode::Events => Box::new(events::Events),
+        OutputMode::Json => Box::new(json::Json::default()),
+        OutputMode::Csv => Box::new(csv::Csv::new(pick)),
+        OutputMode::Vega => Box::new(vega::Vega::new(pick, notes)),
+    }
 }
 
 /// The turn was stopped before the stream ended (`err` says why): abort the
