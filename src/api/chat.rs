@@ -16,7 +16,7 @@ use crate::settings::{ChatSettings, Limits, Question, Secret, SessionSettings};
 
 /// The time an abort may take when a turn stops early, retries included;
 /// the process moves on soon after, answered or not.
-pub const ABORT_BUDGET: Duration = Duration::from_secs(5);
+const ABORT_BUDGET: Duration = Duration::from_secs(5);
 
 /// What is accepted as the chat stream's content type.
 const ACCEPT_STREAM: &str = "application/x-ndjson, application/json";

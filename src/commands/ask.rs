@@ -16,7 +16,7 @@ use crate::api::data::DataClient;
 use crate::cli::OutputMode;
 use crate::error::{fail, kind_of, usage, Kind};
 use crate::expect::Check;
-use crate::net::http::{Http, Retry};
+use crate::net::http::Http;
 use crate::net::signals;
 use crate::net::source::Source;
 use crate::output::{Notes, Out};
@@ -163,16 +163,11 @@ fn stopped(
     out: &mut Out,
 ) -> Result<()> {
     let kind = kind_of(&err);
+    let aborted = client.map_or_else(String::new, |client| client.abort_after_stop(transcript.chat_id()));
     if kind == Kind::ReaderGone {
-        if let (Some(client), Some(chat_id)) = (client, transcript.chat_id()) {
-            match client.abort(chat_id, Retry::short_call(3, Some(crate::api::chat::ABORT_BUDGET))) {
-                Ok(()) => notes.debug(&format!("stdout was closed: chat {chat_id} aborted")),
-                Err(err) => notes.debug(&format!("stdout was closed; aborting chat {chat_id} failed: {err:#}")),
-            }
-        }
+        notes.debug(&format!("stdout was closed{aborted}"));
         return Ok(());
     }
-    let aborted = client.map_or_else(String::new, |client| client.abort_after_stop(transcript.chat_id()));
     let message = format!("{err:#}{aborted}");
     write_failure(renderer, transcript, Status::Aborted, kind, &message, out);
     Err(fail(kind, message))
@@ -207,9 +202,10 @@ fn open_replay(path: &str) -> Result<Box<dyn Read + Send>> {
     Ok(Box::new(file))
 }
 
-/// Every row of a truncated result, through the data query API; its client
-/// is made on first use, so a chat with no truncated result needs no data
-/// credentials.
+/// Every row of a truncated result, through the data query API (whose URL
+/// and credential the settings checked); its client is made on first use,
+/// so a chat with no truncated result never calls the API, nor runs a
+/// profile's `data_token_command`.
 struct AllRows<'a> {
     settings: &'a DataSettings,
     network: Network,

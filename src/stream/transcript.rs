@@ -30,26 +30,32 @@ pub struct ToolCallRecord {
     pub error: Option<String>,
 }
 
-/// A JSON value kept as its compact text (a tool's result, rows included,
-/// takes a third of the memory it would as a `Value`), and written out as
-/// the value it is.
+/// A JSON value kept as its text (a tool's result, rows included, takes a
+/// third of the memory it would as a `Value`), and written out as the value
+/// it is. The text is always JSON: it is made only by [`decode_result`],
+/// from text that was just parsed.
 #[derive(Clone, Debug)]
-pub struct KeptJson(Box<RawValue>);
+pub struct KeptJson(Box<str>);
 
 impl KeptJson {
-    /// Keeps a decoded tool result: its text when that is JSON, else the
-    /// text as a JSON string (as [`decode_embedded_json`] reads it).
-    fn new(text: &str) -> Self {
-        let raw = match serde_json::from_str::<&RawValue>(text) {
-            Ok(raw) => raw.to_owned(),
-            Err(_) => serde_json::value::to_raw_value(text).expect("a string is JSON"),
-        };
-        KeptJson(raw)
-    }
-
     /// The value, parsed again.
     pub fn value(&self) -> Value {
-        serde_json::from_str(self.0.get()).expect("kept JSON is JSON")
+        serde_json::from_str(&self.0).expect("kept JSON is JSON")
+    }
+}
+
+/// Decodes a tool's result (see [`decode_embedded_json`]), parsing its text
+/// once: the value, and the same as [`KeptJson`] (the text itself when it is
+/// JSON, else the JSON string of it).
+fn decode_result(raw: &RawValue) -> (Value, KeptJson) {
+    let text = json_text(raw.get());
+    match serde_json::from_str::<Value>(&text) {
+        Ok(value) => (value, KeptJson(text.into())),
+        Err(_) => {
+            let value = Value::String(text.into_owned());
+            let kept = KeptJson(value.to_string().into());
+            (value, kept)
+        }
     }
 }
 
@@ -373,8 +379,7 @@ impl Transcript {
             (None, Some(started)) => started.input,
             (None, None) => Value::Null,
         };
-        let text = json_text(raw_result.get());
-        let result = serde_json::from_str::<Value>(&text).unwrap_or_else(|_| Value::String(text.to_string()));
+        let (result, kept) = decode_result(raw_result);
         let error = tool_error(&result);
         if !self.tools_called.contains(&name) {
             self.tools_called.push(name.clone());
@@ -395,7 +400,7 @@ impl Transcript {
             id: id.to_string(),
             name,
             input,
-            result: Some(KeptJson::new(&text)),
+            result: Some(kept),
             error,
         };
         Some(Event::ToolFinished(Box::new(FinishedTool { call, sql })))
