@@ -1,6 +1,6 @@
 # Print an optspec for argparse to handle cmd's options that are independent of any subcommand.
 function __fish_analyst_global_optspecs
-    string join \n v/verbose q/quiet connect-timeout= timeout= idle-timeout= profile= h/help V/version
+    string join \n v/verbose q/quiet connect-timeout= timeout= idle-timeout= retries= profile= h/help V/version
 end
 
 function __fish_analyst_needs_command
@@ -27,6 +27,7 @@ end
 complete -c analyst -n "__fish_analyst_needs_command" -l connect-timeout -d 'How long to wait for a connection to the service' -r
 complete -c analyst -n "__fish_analyst_needs_command" -l timeout -d 'Wall-clock limit of the whole command (e.g. 90s, 5m); a running chat is aborted, exit 124' -r
 complete -c analyst -n "__fish_analyst_needs_command" -l idle-timeout -d 'A stream that sends nothing for this long is stalled: the chat is aborted, exit 124' -r
+complete -c analyst -n "__fish_analyst_needs_command" -l retries -d 'How many times a transient failure is tried again (0 = never): a refused or reset connection, 429, 502, 503, 504; for ask, a dropped or suspended turn is resumed with the same message id' -r
 complete -c analyst -n "__fish_analyst_needs_command" -l profile -d 'Use this profile of the config file (~/.config/analyst/config.toml)' -r
 complete -c analyst -n "__fish_analyst_needs_command" -s v -l verbose -d 'Log each HTTP request and response status to stderr (the key is always redacted)'
 complete -c analyst -n "__fish_analyst_needs_command" -s q -l quiet -d 'Print nothing on stderr but errors'
@@ -70,6 +71,7 @@ complete -c analyst -n "__fish_analyst_using_subcommand ask" -l timezone -d 'The
 complete -c analyst -n "__fish_analyst_using_subcommand ask" -l connect-timeout -d 'How long to wait for a connection to the service' -r
 complete -c analyst -n "__fish_analyst_using_subcommand ask" -l timeout -d 'Wall-clock limit of the whole command (e.g. 90s, 5m); a running chat is aborted, exit 124' -r
 complete -c analyst -n "__fish_analyst_using_subcommand ask" -l idle-timeout -d 'A stream that sends nothing for this long is stalled: the chat is aborted, exit 124' -r
+complete -c analyst -n "__fish_analyst_using_subcommand ask" -l retries -d 'How many times a transient failure is tried again (0 = never): a refused or reset connection, 429, 502, 503, 504; for ask, a dropped or suspended turn is resumed with the same message id' -r
 complete -c analyst -n "__fish_analyst_using_subcommand ask" -l profile -d 'Use this profile of the config file (~/.config/analyst/config.toml)' -r
 complete -c analyst -n "__fish_analyst_using_subcommand ask" -l default-branch -d 'Say that --branch names the default (main/production) branch'
 complete -c analyst -n "__fish_analyst_using_subcommand ask" -l fail-on-tool-error -d 'Exit 8 when a tool result carries an error'
@@ -96,6 +98,7 @@ complete -c analyst -n "__fish_analyst_using_subcommand abort" -l timezone -d 'T
 complete -c analyst -n "__fish_analyst_using_subcommand abort" -l connect-timeout -d 'How long to wait for a connection to the service' -r
 complete -c analyst -n "__fish_analyst_using_subcommand abort" -l timeout -d 'Wall-clock limit of the whole command (e.g. 90s, 5m); a running chat is aborted, exit 124' -r
 complete -c analyst -n "__fish_analyst_using_subcommand abort" -l idle-timeout -d 'A stream that sends nothing for this long is stalled: the chat is aborted, exit 124' -r
+complete -c analyst -n "__fish_analyst_using_subcommand abort" -l retries -d 'How many times a transient failure is tried again (0 = never): a refused or reset connection, 429, 502, 503, 504; for ask, a dropped or suspended turn is resumed with the same message id' -r
 complete -c analyst -n "__fish_analyst_using_subcommand abort" -l profile -d 'Use this profile of the config file (~/.config/analyst/config.toml)' -r
 complete -c analyst -n "__fish_analyst_using_subcommand abort" -l persistent -d 'Make the external user persistent (isEphemeral: false)'
 complete -c analyst -n "__fish_analyst_using_subcommand abort" -l no-authoring -d 'The agent may not create or change saved reports, workbooks or dashboards'
@@ -124,6 +127,7 @@ complete -c analyst -n "__fish_analyst_using_subcommand session; and not __fish_
 complete -c analyst -n "__fish_analyst_using_subcommand session; and not __fish_seen_subcommand_from revoke help" -l connect-timeout -d 'How long to wait for a connection to the service' -r
 complete -c analyst -n "__fish_analyst_using_subcommand session; and not __fish_seen_subcommand_from revoke help" -l timeout -d 'Wall-clock limit of the whole command (e.g. 90s, 5m); a running chat is aborted, exit 124' -r
 complete -c analyst -n "__fish_analyst_using_subcommand session; and not __fish_seen_subcommand_from revoke help" -l idle-timeout -d 'A stream that sends nothing for this long is stalled: the chat is aborted, exit 124' -r
+complete -c analyst -n "__fish_analyst_using_subcommand session; and not __fish_seen_subcommand_from revoke help" -l retries -d 'How many times a transient failure is tried again (0 = never): a refused or reset connection, 429, 502, 503, 504; for ask, a dropped or suspended turn is resumed with the same message id' -r
 complete -c analyst -n "__fish_analyst_using_subcommand session; and not __fish_seen_subcommand_from revoke help" -l profile -d 'Use this profile of the config file (~/.config/analyst/config.toml)' -r
 complete -c analyst -n "__fish_analyst_using_subcommand session; and not __fish_seen_subcommand_from revoke help" -l creator-mode -d 'Let the user create content (creatorMode: true)'
 complete -c analyst -n "__fish_analyst_using_subcommand session; and not __fish_seen_subcommand_from revoke help" -l persistent -d 'Make the external user persistent (isEphemeral: false)'
@@ -139,6 +143,7 @@ complete -c analyst -n "__fish_analyst_using_subcommand session; and __fish_seen
 complete -c analyst -n "__fish_analyst_using_subcommand session; and __fish_seen_subcommand_from revoke" -l connect-timeout -d 'How long to wait for a connection to the service' -r
 complete -c analyst -n "__fish_analyst_using_subcommand session; and __fish_seen_subcommand_from revoke" -l timeout -d 'Wall-clock limit of the whole command (e.g. 90s, 5m); a running chat is aborted, exit 124' -r
 complete -c analyst -n "__fish_analyst_using_subcommand session; and __fish_seen_subcommand_from revoke" -l idle-timeout -d 'A stream that sends nothing for this long is stalled: the chat is aborted, exit 124' -r
+complete -c analyst -n "__fish_analyst_using_subcommand session; and __fish_seen_subcommand_from revoke" -l retries -d 'How many times a transient failure is tried again (0 = never): a refused or reset connection, 429, 502, 503, 504; for ask, a dropped or suspended turn is resumed with the same message id' -r
 complete -c analyst -n "__fish_analyst_using_subcommand session; and __fish_seen_subcommand_from revoke" -l profile -d 'Use this profile of the config file (~/.config/analyst/config.toml)' -r
 complete -c analyst -n "__fish_analyst_using_subcommand session; and __fish_seen_subcommand_from revoke" -s v -l verbose -d 'Log each HTTP request and response status to stderr (the key is always redacted)'
 complete -c analyst -n "__fish_analyst_using_subcommand session; and __fish_seen_subcommand_from revoke" -s q -l quiet -d 'Print nothing on stderr but errors'
@@ -164,6 +169,7 @@ complete -c analyst -n "__fish_analyst_using_subcommand rows" -l data-url -d 'Th
 complete -c analyst -n "__fish_analyst_using_subcommand rows" -l connect-timeout -d 'How long to wait for a connection to the service' -r
 complete -c analyst -n "__fish_analyst_using_subcommand rows" -l timeout -d 'Wall-clock limit of the whole command (e.g. 90s, 5m); a running chat is aborted, exit 124' -r
 complete -c analyst -n "__fish_analyst_using_subcommand rows" -l idle-timeout -d 'A stream that sends nothing for this long is stalled: the chat is aborted, exit 124' -r
+complete -c analyst -n "__fish_analyst_using_subcommand rows" -l retries -d 'How many times a transient failure is tried again (0 = never): a refused or reset connection, 429, 502, 503, 504; for ask, a dropped or suspended turn is resumed with the same message id' -r
 complete -c analyst -n "__fish_analyst_using_subcommand rows" -l profile -d 'Use this profile of the config file (~/.config/analyst/config.toml)' -r
 complete -c analyst -n "__fish_analyst_using_subcommand rows" -l always -d 'Run the query even when the saved result is already complete'
 complete -c analyst -n "__fish_analyst_using_subcommand rows" -l allow-partial -d 'Fewer rows than totalRows is a warning, not exit 10'
@@ -189,6 +195,7 @@ complete -c analyst -n "__fish_analyst_using_subcommand check" -l timezone -d 'T
 complete -c analyst -n "__fish_analyst_using_subcommand check" -l connect-timeout -d 'How long to wait for a connection to the service' -r
 complete -c analyst -n "__fish_analyst_using_subcommand check" -l timeout -d 'Wall-clock limit of the whole command (e.g. 90s, 5m); a running chat is aborted, exit 124' -r
 complete -c analyst -n "__fish_analyst_using_subcommand check" -l idle-timeout -d 'A stream that sends nothing for this long is stalled: the chat is aborted, exit 124' -r
+complete -c analyst -n "__fish_analyst_using_subcommand check" -l retries -d 'How many times a transient failure is tried again (0 = never): a refused or reset connection, 429, 502, 503, 504; for ask, a dropped or suspended turn is resumed with the same message id' -r
 complete -c analyst -n "__fish_analyst_using_subcommand check" -l profile -d 'Use this profile of the config file (~/.config/analyst/config.toml)' -r
 complete -c analyst -n "__fish_analyst_using_subcommand check" -l tap -d 'Print TAP (Test Anything Protocol) on stdout'
 complete -c analyst -n "__fish_analyst_using_subcommand check" -l persistent -d 'Make the external user persistent (isEphemeral: false)'
@@ -200,6 +207,7 @@ complete -c analyst -n "__fish_analyst_using_subcommand check" -s V -l version -
 complete -c analyst -n "__fish_analyst_using_subcommand completions" -l connect-timeout -d 'How long to wait for a connection to the service' -r
 complete -c analyst -n "__fish_analyst_using_subcommand completions" -l timeout -d 'Wall-clock limit of the whole command (e.g. 90s, 5m); a running chat is aborted, exit 124' -r
 complete -c analyst -n "__fish_analyst_using_subcommand completions" -l idle-timeout -d 'A stream that sends nothing for this long is stalled: the chat is aborted, exit 124' -r
+complete -c analyst -n "__fish_analyst_using_subcommand completions" -l retries -d 'How many times a transient failure is tried again (0 = never): a refused or reset connection, 429, 502, 503, 504; for ask, a dropped or suspended turn is resumed with the same message id' -r
 complete -c analyst -n "__fish_analyst_using_subcommand completions" -l profile -d 'Use this profile of the config file (~/.config/analyst/config.toml)' -r
 complete -c analyst -n "__fish_analyst_using_subcommand completions" -s v -l verbose -d 'Log each HTTP request and response status to stderr (the key is always redacted)'
 complete -c analyst -n "__fish_analyst_using_subcommand completions" -s q -l quiet -d 'Print nothing on stderr but errors'

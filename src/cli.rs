@@ -86,6 +86,10 @@ pub struct GlobalArgs {
     #[arg(long, global = true, value_name = "DURATION", default_value = "5m", value_parser = parse_duration)]
     pub idle_timeout: Duration,
 
+    /// How many times a transient failure is tried again (0 = never): a refused or reset connection, 429, 502, 503, 504; for ask, a dropped or suspended turn is resumed with the same message id
+    #[arg(long, global = true, value_name = "N", default_value_t = 3)]
+    pub retries: u32,
+
     /// Use this profile of the config file (~/.config/analyst/config.toml)
     #[arg(long, global = true, env = "ANALYST_PROFILE", value_name = "NAME")]
     pub profile: Option<String>,
@@ -483,6 +487,11 @@ errors or five truncated results, one line says the rest are not listed).
 why. On a terminal (never in pipes, with -q or NO_COLOR) a spinner shows what
 the agent is doing, the answer streams as it arrives, and a summary of the
 SQL results follows.
+A turn that breaks off (the connection drops, the stream ends mid-message, the
+service suspends it) is resumed with the same chat and message id, up to
+--retries times; what was already read is not taken twice. When they run out:
+exit 7, and the error ends with the 'analyst ask --chat-id … --resume …' that
+resumes it by hand.
 See 'analyst --help' for the environment and the exit codes.";
 
 /// Which output `ask` writes on stdout.

@@ -81,6 +81,16 @@ pub struct Network {
     pub connect_timeout: Duration,
     /// `--timeout` and `--idle-timeout`.
     pub limits: Limits,
+    /// `--retries`: how many times a transient failure is tried again.
+    pub retries: u32,
+}
+
+impl Network {
+    /// Tries in all for a request that is safe to repeat: the first and
+    /// `--retries` more.
+    pub fn attempts(&self) -> u32 {
+        self.retries.saturating_add(1)
+    }
 }
 
 /// The Chat API, and who talks to it.
@@ -347,9 +357,10 @@ fn resolve_command(
     let network = Network {
         connect_timeout: global.connect_timeout,
         limits: Limits {
-            timeout: global.timeout,
-            idle: Some(global.idle_timeout),
+            timeout: global.timeout.filter(|limit| !limit.is_zero()),
+            idle: Some(global.idle_timeout).filter(|limit| !limit.is_zero()),
         },
+        retries: global.retries,
     };
     let sources = Sources { sub, profile, notes };
     Ok(match command {

@@ -96,14 +96,14 @@ fn server_errors_exit_6_and_html_bodies_are_summarised() {
         "<p>upstream failed</p>".repeat(500)
     );
     emu.script(Reply::status(502, "text/html", &page));
-    let output = emu.analyst().args(["ask", "Q"]).output().unwrap();
+    let output = emu.analyst().args(["ask", "--retries", "0", "Q"]).output().unwrap();
     assert_eq!(output.status.code(), Some(6));
     let line = one_error_line(&output);
     assert!(line.contains("502 Bad Gateway: HTML page: 502 Bad Gateway"), "{line}");
     assert!(line.len() < 300, "the page is not dumped: {line}");
     for code in [500, 503, 504, 429] {
         emu.script(Reply::status(code, "application/json", r#"{"error":"boom"}"#));
-        let output = emu.analyst().args(["ask", "Q"]).output().unwrap();
+        let output = emu.analyst().args(["ask", "--retries", "0", "Q"]).output().unwrap();
         assert_eq!(output.status.code(), Some(6), "status {code}");
         assert!(one_error_line(&output).contains(&format!("answered {code}")));
     }
@@ -178,7 +178,7 @@ fn a_suspended_chat_exits_7_and_says_how_to_resume() {
             .assistant(&["Part"])
             .suspended("msg-9"),
     ));
-    let output = emu.analyst().args(["ask", "Q"]).output().unwrap();
+    let output = emu.analyst().args(["ask", "--retries", "0", "Q"]).output().unwrap();
     assert_eq!(output.status.code(), Some(7));
     let line = one_error_line(&output);
     assert!(
@@ -216,7 +216,11 @@ fn a_dropped_connection_is_a_cut_stream_exit_7_and_raw_keeps_what_arrived() {
             delay: Duration::ZERO,
             ending: Ending::DropAfter(cut),
         });
-        let output = emu.analyst().args(["ask", "-o", mode, "Q"]).output().unwrap();
+        let output = emu
+            .analyst()
+            .args(["ask", "--retries", "0", "-o", mode, "Q"])
+            .output()
+            .unwrap();
         assert_eq!(output.status.code(), Some(7), "{mode}");
         let line = one_error_line(&output);
         assert!(line.contains("the stream was cut"), "{line}");
@@ -595,10 +599,18 @@ fn a_stream_that_ends_mid_message_is_cut_not_answered() {
         .user("Q")
         .raw_line(r#"{"id":"m1","role":"assistant","content":"Revenue ro","isDelta":true,"isInProcess":true}"#);
     emu.script(Reply::stream(&stream));
-    let output = fails(emu.analyst().args(["ask", "Q"]), 7, "its last message never completed");
+    let output = fails(
+        emu.analyst().args(["ask", "--retries", "0", "Q"]),
+        7,
+        "its last message never completed",
+    );
     assert!(output.stdout.is_empty(), "no partial text as an answer");
     emu.script(Reply::stream(&stream));
-    let output = emu.analyst().args(["ask", "-o", "json", "Q"]).output().unwrap();
+    let output = emu
+        .analyst()
+        .args(["ask", "--retries", "0", "-o", "json", "Q"])
+        .output()
+        .unwrap();
     assert_eq!(output.status.code(), Some(7));
     let doc: Value = serde_json::from_slice(&output.stdout).unwrap();
     assert_eq!((&doc["status"], &doc["answer"]), (&json!("cut"), &Value::Null));

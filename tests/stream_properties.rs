@@ -13,7 +13,7 @@ use analyst::error::Kind;
 use analyst::render::json::Json;
 use analyst::results::{Pick, Picker};
 use analyst::stream::message::{Message, ParseError};
-use analyst::stream::turn::{Ending, Failure, Renderer, Status, Turn};
+use analyst::stream::turn::{Ending, Failure, Renderer, Sinks, Status, Turn};
 use serde_json::value::RawValue;
 use serde_json::Value;
 use support::*;
@@ -56,10 +56,12 @@ impl Read for Chunks<'_> {
 fn fold(source: impl Read) -> String {
     let mut renderer = (Json::default(), (Picker::new(Pick::Last), Picker::new(Pick::Index(3))));
     let mut turn = Turn::new(Instant::now());
-    let failure = turn
-        .read(source, None, &mut renderer, &mut io::sink())
-        .err()
-        .map(|err| format!("{err:#}"));
+    let mut sinks = Sinks {
+        tee: None,
+        renderer: &mut renderer,
+        out: &mut io::sink(),
+    };
+    let failure = turn.read(source, &mut sinks).err().map(|err| format!("{err:#}"));
     let transcript = &turn.transcript;
     let _ = (renderer.1 .0.picked(), renderer.1 .1.picked());
     let _ = (

@@ -10,9 +10,12 @@ use serde::Serialize;
 use serde_json::json;
 
 use crate::error::{kind_of, usage, Kind};
-use crate::net::http::{Credential, Http, Retry};
+use crate::net::http::{backoff, Credential, Http, Retry};
+use crate::net::signals;
 use crate::net::source::Source;
-use crate::settings::{ChatSettings, Limits, Question, Secret, SessionSettings};
+use crate::output::human;
+use crate::settings::{ChatSettings, Network, Question, Secret, SessionSettings};
+use crate::stream::turn::{Sinks, Turn};
 
 /// The time an abort may take when a turn stops early, retries included;
 /// the process moves on soon after, answered or not.
@@ -85,8 +88,9 @@ impl ChatClient {
 
     /// Starts a turn: the request is sent from the source's worker, so a
     /// signal, the deadline or a stall stop it even before the answer
-    /// starts.
-    pub fn start(&self, question: &Question, limits: Limits, started: Instant) -> Result<Source> {
+    /// starts. Failures before any answer are tried again as `network`
+    /// allows (`--retries`): the request carries the same `messageId`.
+    pub fn start(&self, question: &Question, network: Network, started: Instant) -> Result<Source> {
         let body = serde_json::to_value(ChatRequest {
             input: question.input.as_deref(),
             chat_id: question.chat_id.as_deref(),
@@ -96,13 +100,63 @@ impl ChatClient {
             is_default_branch: question.branch.as_ref().map(|_| question.default_branch),
         })?;
         let client = self.clone();
+        let limits = network.limits;
+        let budget = limits.timeout.map(|limit| limit.saturating_sub(started.elapsed()));
+        let retry = Retry::chat(network.attempts(), budget);
         let send = move || -> Result<Box<dyn Read + Send>> {
-            let response = client
-                .http
-                .post_json(&client.url, client.credential(), &body, ACCEPT_STREAM)?;
+            let response =
+                client
+                    .http
+                    .post_json_retrying(&client.url, client.credential(), &body, ACCEPT_STREAM, retry)?;
             Ok(Box::new(response))
         };
         Ok(Source::start(send, limits, started))
+    }
+
+    /// Asks `question` and reads the turn into `turn` through `sinks`. When
+    /// the connection drops, the service suspends the turn, or the stream
+    /// ends while the agent is still writing, the same `chatId` and
+    /// `messageId` are sent again after a pause (the service attaches to the
+    /// running turn or resumes the suspended one, replaying what was read,
+    /// which the turn does not take in twice), up to `network.retries`
+    /// times and within `--timeout`. The result is how the last read ended.
+    pub fn read_turn(
+        &self,
+        question: &Question,
+        network: Network,
+        turn: &mut Turn,
+        sinks: &mut Sinks<'_>,
+    ) -> Result<()> {
+        let mut question = question.clone();
+        loop {
+            let mut source = self.start(&question, network, turn.started())?;
+            let read = source.wait_open().and_then(|()| turn.read(source, sinks));
+            let Some(why) = turn.resumable(&read) else {
+                return read;
+            };
+            let attempt = turn.resumes() + 1;
+            let pause = backoff(attempt);
+            let out_of_time = network
+                .limits
+                .timeout
+                .is_some_and(|limit| turn.started().elapsed() + pause >= limit);
+            if attempt > network.retries || out_of_time {
+                return read;
+            }
+            let (chat_id, message_id) = match (turn.transcript.chat_id(), turn.transcript.message_id()) {
+                (Some(chat), Some(message)) => (chat.to_string(), message.to_string()),
+                _ => return read,
+            };
+            self.http.notes().warn(&format!(
+                "{why}; resuming chat {chat_id} (message {message_id}) in {} ({attempt} of {})",
+                human(pause),
+                network.retries
+            ));
+            signals::pause(pause)?;
+            question.chat_id = Some(chat_id);
+            question.message_id = Some(message_id);
+            turn.resume();
+        }
     }
 
     /// Asks the service to stop `chat_id`, as this client's user, with the

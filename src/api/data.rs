@@ -21,15 +21,13 @@ use crate::net::signals;
 use crate::net::source::{timeout, Source};
 use crate::output::{human, shorten, Notes};
 use crate::results::{Column, RowSink, RowSource};
-use crate::settings::{DataCredential, DataSettings, Limits, Secret};
+use crate::settings::{DataCredential, DataSettings, Network, Secret};
 use crate::stream::lines::Line;
 use crate::stream::message::json_text;
 use crate::stream::turn::{read_lines, LineFold};
 
 /// How long a signed token is valid: enough for one request and its answer.
 const TOKEN_LIFETIME: Duration = Duration::from_secs(10 * 60);
-/// Tries of one request after 5xx or connection failures (a query is safe to repeat).
-const ATTEMPTS: u32 = 4;
 /// The first pause before asking again after "Continue wait"; it doubles up to [`MAX_POLL`].
 const FIRST_POLL: Duration = Duration::from_millis(500);
 /// The longest pause between polls (the official client waits about 5 s).
@@ -74,7 +72,7 @@ pub struct DataClient {
     credential: DataCredential,
     timezone: Option<String>,
     cache: Option<String>,
-    limits: Limits,
+    network: Network,
     started: Instant,
     notes: Notes,
 }
@@ -100,9 +98,10 @@ struct AnswerLine<'a> {
 
 impl DataClient {
     /// A client of the API `settings` name (`--data-url` and the
-    /// credential: both checked now). `limits` and `started` bound every
-    /// query it runs (`--timeout`) and each silence.
-    pub fn new(http: Http, settings: &DataSettings, limits: Limits, started: Instant, notes: &Notes) -> Result<Self> {
+    /// credential: both checked now). `network` and `started` bound every
+    /// query it runs (`--timeout`), each silence, and the tries of a
+    /// request (`--retries`; a query is safe to repeat).
+    pub fn new(http: Http, settings: &DataSettings, network: Network, started: Instant, notes: &Notes) -> Result<Self> {
         let mut base = settings.url()?;
         let credential = settings.credential()?;
         if !base.path().ends_with('/') {
@@ -117,7 +116,7 @@ impl DataClient {
             credential,
             timezone: settings.timezone.clone(),
             cache: settings.cache.clone(),
-            limits,
+            network,
             started,
             notes: notes.clone(),
         })
@@ -138,7 +137,7 @@ impl DataClient {
             if let Some(count) = self.run_once(&body, sink)? {
                 return Ok(count);
             }
-            if let Some(limit) = self.limits.timeout {
+            if let Some(limit) = self.network.limits.timeout {
                 if self.started.elapsed() + pause >= limit {
                     let expired = timeout(limit);
                     return Err(
@@ -148,7 +147,7 @@ impl DataClient {
             }
             self.notes
                 .debug(&format!("the query is still running; asking again in {}", human(pause)));
-            wait_or_stop(pause)?;
+            signals::pause(pause)?;
             pause = (pause * 2).min(MAX_POLL);
         }
     }
@@ -156,8 +155,9 @@ impl DataClient {
     /// One request: the number of rows, or `None` for "Continue wait".
     fn run_once(&self, body: &Value, sink: &mut dyn RowSink) -> Result<Option<u64>> {
         let retry = Retry::query(
-            ATTEMPTS,
-            self.limits
+            self.network.attempts(),
+            self.network
+                .limits
                 .timeout
                 .map(|limit| limit.saturating_sub(self.started.elapsed())),
         );
@@ -179,7 +179,7 @@ impl DataClient {
                 retry,
             )?))
         };
-        let mut source = Source::start(send, self.limits, self.started);
+        let mut source = Source::start(send, self.network.limits, self.started);
         source.wait_open().map_err(explain_status)?;
         let mut answer = AnswerFold {
             sink,
@@ -216,18 +216,6 @@ fn explain_status(err: anyhow::Error) -> anyhow::Error {
         Kind::NotFound => Fault::new(Kind::NotFound, format!("{err:#}; check --data-url")).into(),
         _ => err,
     }
-}
-
-/// Sleeps `pause`, unless a signal arrives first.
-fn wait_or_stop(pause: Duration) -> Result<()> {
-    let until = Instant::now() + pause;
-    while Instant::now() < until {
-        if let Some(signal) = signals::received() {
-            return Err(Fault::new(signal.kind(), format!("interrupted by {}", signal.name())).into());
-        }
-        std::thread::sleep(Duration::from_millis(50).min(until.saturating_duration_since(Instant::now())));
-    }
-    Ok(())
 }
 
 /// Reads one answer: the schema, data chunks, or an error line.
@@ -286,7 +274,7 @@ impl LineFold for AnswerFold<'_> {
         Ok(())
     }
 
-    fn broken(&self, err: &io::Error) -> anyhow::Error {
+    fn broken(&mut self, err: &io::Error) -> anyhow::Error {
         bad_stream(format!(
             "the data query answer was cut after {} rows: {err}",
             self.count

@@ -7,14 +7,11 @@ use crate::net::http::{Http, Retry};
 use crate::output::Notes;
 use crate::settings::AbortSettings;
 
-/// Tries of `analyst abort` (transient failures only).
-const ATTEMPTS: u32 = 4;
-
 /// Runs `analyst abort`.
 pub fn run(settings: AbortSettings, notes: &Notes) -> Result<()> {
     let http = Http::new(settings.network.connect_timeout, notes)?;
     let client = ChatClient::new(http, &settings.chat);
-    let retry = Retry::short_call(ATTEMPTS, settings.network.limits.timeout);
+    let retry = Retry::short_call(settings.network.attempts(), settings.network.limits.timeout);
     client.abort(&settings.chat_id, retry)?;
     notes.info(&format!("chat {} aborted", settings.chat_id));
     Ok(())

@@ -25,7 +25,7 @@ use crate::render::{answer, csv, events, json, raw, vega};
 use crate::results::{Pick, RowSink, RowSource};
 use crate::settings::{AskSettings, AskSource, DataSettings, Network};
 use crate::stream::transcript::{AnswerSource, Transcript};
-use crate::stream::turn::{chat_failure, Ending, Failure, Renderer, Status, Turn};
+use crate::stream::turn::{chat_failure, Ending, Failure, Renderer, Sinks, Status, Turn};
 
 /// Runs `analyst ask`.
 pub fn run(settings: AskSettings, notes: &Notes, out: &mut Out) -> Result<()> {
@@ -38,19 +38,6 @@ pub fn run(settings: AskSettings, notes: &Notes, out: &mut Out) -> Result<()> {
         })?)),
         None => None,
     };
-    let (mut source, client) = match &settings.source {
-        AskSource::Replay(path) => {
-            let file = open_replay(path)?;
-            (Source::start(move || Ok(file), network.limits, started), None)
-        }
-        AskSource::Chat { chat, question } => {
-            if let Some(id) = &question.message_id {
-                notes.info(&format!("message: {id}"));
-            }
-            let client = ChatClient::new(Http::new(network.connect_timeout, notes)?, chat);
-            (client.start(question, network.limits, started)?, Some(client))
-        }
-    };
     let output = Watched::new(
         renderer(settings.output, settings.pick, notes),
         notes,
@@ -58,14 +45,29 @@ pub fn run(settings: AskSettings, notes: &Notes, out: &mut Out) -> Result<()> {
         settings.all_rows,
     );
     let mut renderer = (output, Check::new(settings.expectations.clone()));
-    let mut turn = match &settings.source {
-        AskSource::Chat { question, .. } => Turn::of(question, started),
-        AskSource::Replay(_) => Turn::new(started),
+    let mut sinks = Sinks {
+        tee: tee.as_mut().map(|tee| tee as &mut dyn Write),
+        renderer: &mut renderer,
+        out,
     };
-    let read = source.wait_open().and_then(|()| {
-        let tee = tee.as_mut().map(|tee| tee as &mut dyn Write);
-        turn.read(source, tee, &mut renderer, out)
-    });
+    let (turn, client, read) = match &settings.source {
+        AskSource::Replay(path) => {
+            let file = open_replay(path)?;
+            let mut source = Source::start(move || Ok(file), network.limits, started);
+            let mut turn = Turn::new(started);
+            let read = source.wait_open().and_then(|()| turn.read(source, &mut sinks));
+            (turn, None, read)
+        }
+        AskSource::Chat { chat, question } => {
+            if let Some(id) = &question.message_id {
+                notes.info(&format!("message: {id}"));
+            }
+            let client = ChatClient::new(Http::new(network.connect_timeout, notes)?, chat);
+            let mut turn = Turn::of(question, started);
+            let read = client.read_turn(question, network, &mut turn, &mut sinks);
+            (turn, Some(client), read)
+        }
+    };
     if let Some(tee) = tee.as_mut() {
         tee.flush()
             .map_err(|err| fail(Kind::Unexpected, format!("writing the --tee file: {err}")))?;
@@ -75,13 +77,13 @@ pub fn run(settings: AskSettings, notes: &Notes, out: &mut Out) -> Result<()> {
         Err(err) if kind_of(&err).stops_the_chat() => {
             return stopped(err, client.as_ref(), transcript, &mut renderer, notes, out)
         }
-        Err(err) => Some(err),
-        Ok(()) => chat_failure(transcript),
+        Err(err) => Some(turn.after_resumes(err)),
+        Ok(()) => chat_failure(transcript).map(|err| turn.after_resumes(err)),
     };
     let status = match (&failure, transcript.answer()) {
         _ if transcript.aborted() => Status::Aborted,
         (Some(_), _) if transcript.suspended().is_some() => Status::Suspended,
-        (Some(_), _) if transcript.cut_mid_message() => Status::Cut,
+        (Some(_), _) if turn.was_cut() || transcript.cut_mid_message() => Status::Cut,
         (Some(_), _) => Status::Error,
         (None, Some((_, AnswerSource::Final))) => Status::Completed,
         (None, _) if transcript.is_thread_state() => Status::Completed,
@@ -220,7 +222,7 @@ impl RowSource for AllRows<'_> {
             Some(client) => client,
             None => {
                 let http = Http::new(self.network.connect_timeout, self.notes)?;
-                let client = DataClient::new(http, self.settings, self.network.limits, self.started, self.notes)?;
+                let client = DataClient::new(http, self.settings, self.network, self.started, self.notes)?;
                 self.client.get_or_init(|| client)
             }
         };

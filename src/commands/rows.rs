@@ -20,7 +20,7 @@ use crate::output::{Notes, Out};
 use crate::render::table::{TableFormat, TableWriter};
 use crate::results::{shortfall, Column, Pick, Picker, RowSink, SqlResult};
 use crate::settings::{read_stdin, RowsSettings, SqlSource};
-use crate::stream::turn::Turn;
+use crate::stream::turn::{Sinks, Turn};
 
 /// Runs `analyst rows`.
 pub fn run(settings: RowsSettings, notes: &Notes, out: &mut Out) -> Result<()> {
@@ -48,7 +48,7 @@ pub fn run(settings: RowsSettings, notes: &Notes, out: &mut Out) -> Result<()> {
         return Ok(());
     }
     let http = Http::new(settings.network.connect_timeout, notes)?;
-    let client = DataClient::new(http, &settings.data, settings.network.limits, started, notes)?;
+    let client = DataClient::new(http, &settings.data, settings.network, started, notes)?;
     let expected = saved.as_ref().and_then(|result| result.total_rows);
     let mut progress = Progress::new(writer, expected, notes);
     let fetched = client.run(&sql, &mut progress);
@@ -92,8 +92,13 @@ fn saved_result(path: &str, pick: Pick) -> Result<SqlResult> {
         path => Box::new(File::open(path).map_err(|err| usage(format!("cannot read --from file {path}: {err}")))?),
     };
     let mut picker = Picker::new(pick);
+    let mut sinks = Sinks {
+        tee: None,
+        renderer: &mut picker,
+        out: &mut io::sink(),
+    };
     Turn::new(Instant::now())
-        .read(source, None, &mut picker, &mut io::sink())
+        .read(source, &mut sinks)
         .context("the saved stream is not NDJSON from 'ask -o raw' or '-o events'")?;
     Ok(picker.picked()?.clone())
 }

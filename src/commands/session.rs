@@ -13,13 +13,10 @@ use crate::net::http::{Http, Retry};
 use crate::output::{Notes, Out};
 use crate::settings::{RevokeSettings, SessionCommandSettings};
 
-/// Tries in all (transient failures only).
-const ATTEMPTS: u32 = 4;
-
 /// Runs `analyst session`.
 pub fn run(settings: SessionCommandSettings, notes: &Notes, out: &mut Out) -> Result<()> {
     let http = Http::new(settings.network.connect_timeout, notes)?;
-    let retry = Retry::short_call(ATTEMPTS, settings.network.limits.timeout);
+    let retry = Retry::short_call(settings.network.attempts(), settings.network.limits.timeout);
     let session_id = session::generate(
         &http,
         &settings.base_url,
@@ -41,7 +38,7 @@ pub fn run(settings: SessionCommandSettings, notes: &Notes, out: &mut Out) -> Re
 pub fn revoke(settings: RevokeSettings, notes: &Notes) -> Result<()> {
     let http = Http::new(settings.network.connect_timeout, notes)?;
     for session_id in &settings.session_ids {
-        let retry = Retry::short_call(ATTEMPTS, settings.network.limits.timeout);
+        let retry = Retry::short_call(settings.network.attempts(), settings.network.limits.timeout);
         session::revoke(&http, &settings.base_url, &settings.key, session_id, retry)?;
         notes.info(&format!("session {session_id} revoked"));
     }

@@ -3,7 +3,7 @@
 //! statuses and transport failures into [`Fault`]s of the right kind.
 
 use std::io::Read;
-use std::time::{Duration, Instant};
+use std::time::{Duration, Instant, SystemTime};
 
 use anyhow::Result;
 use reqwest::blocking::{Client, Response};
@@ -11,6 +11,7 @@ use reqwest::header::{HeaderName, HeaderValue, ACCEPT, AUTHORIZATION, CONTENT_TY
 use reqwest::{StatusCode, Url};
 use serde::Serialize;
 
+use super::signals;
 use crate::error::{root_causes, Fault, Kind};
 use crate::output::{human, shorten, Notes};
 use crate::settings::Secret;
@@ -116,6 +117,29 @@ impl Retry {
             any_server_error: true,
         }
     }
+
+    /// A chat request: sent again only after failures that come before any
+    /// answer (a refused connection, 429, 502, 503, 504), and never cut by
+    /// a timer (the caller watches `--timeout` and stalls). Safe because
+    /// the request carries the same `messageId` each time.
+    pub fn chat(attempts: u32, budget: Option<Duration>) -> Retry {
+        Retry {
+            attempts,
+            budget,
+            per_try: None,
+            any_server_error: false,
+        }
+    }
+}
+
+/// The pause before the `retry`th try again (1 for the first): doubled each
+/// time from [`FIRST_BACKOFF`] up to a limit, and jittered by ±50% so that
+/// clients that failed together do not come back together.
+pub fn backoff(retry: u32) -> Duration {
+    let doublings = retry.saturating_sub(1).min(MAX_DOUBLINGS);
+    FIRST_BACKOFF
+        .saturating_mul(1 << doublings)
+        .mul_f64(0.5 + fastrand::f64())
 }
 
 /// The longest a single short call (abort, session) may take when no budget
@@ -123,6 +147,8 @@ impl Retry {
 const SHORT_CALL: Duration = Duration::from_secs(30);
 /// The first pause between tries; it doubles each time.
 const FIRST_BACKOFF: Duration = Duration::from_millis(250);
+/// How many times the pause doubles at most (250 ms × 2⁵ = 8 s).
+const MAX_DOUBLINGS: u32 = 5;
 /// The longest `Retry-After` honoured.
 const MAX_RETRY_AFTER: Duration = Duration::from_secs(10);
 
@@ -159,19 +185,15 @@ impl Http {
         })
     }
 
-    /// POSTs `body` as JSON with the `Authorization` of `auth`, once, with no
-    /// time limit on the answer (for the chat stream, which must never be
-    /// sent twice). Returns the response once its status is a success; any
-    /// other status, and any failure to connect, becomes a [`Fault`] naming
-    /// what to check.
-    pub fn post_json(&self, url: &Url, auth: Credential<'_>, body: &impl Serialize, accept: &str) -> Result<Response> {
-        let json = serde_json::to_vec(body)?;
-        self.send_once(url, auth, &json, accept, None)
-            .map_err(|failure| failure.fault.into())
+    /// Where this client's warnings and `-v` log go.
+    pub fn notes(&self) -> &Notes {
+        &self.notes
     }
 
-    /// Like [`Http::post_json`] for a short call that is safe to repeat:
-    /// transient failures are retried with backoff as `retry` allows.
+    /// POSTs `body` as JSON with the credential headers of `auth`. Returns
+    /// the response once its status is a success; transient failures are
+    /// tried again with backoff as `retry` allows; any other status, and a
+    /// failure to connect, becomes a [`Fault`] naming what to check.
     pub fn post_json_retrying(
         &self,
         url: &Url,
@@ -182,7 +204,6 @@ impl Http {
     ) -> Result<Response> {
         let json = serde_json::to_vec(body)?;
         let started = Instant::now();
-        let mut pause = FIRST_BACKOFF;
         let left = || retry.budget.map(|budget| budget.saturating_sub(started.elapsed()));
         let mut attempt = 0;
         loop {
@@ -195,7 +216,7 @@ impl Http {
                 Err(failure) => failure,
             };
             let transient = failure.transient || (retry.any_server_error && failure.server_error);
-            let wait = failure.retry_after.unwrap_or(pause);
+            let wait = failure.retry_after.unwrap_or_else(|| backoff(attempt));
             let time_for_another = left().is_none_or(|left| left > wait);
             if !transient || attempt >= retry.attempts || !time_for_another {
                 return Err(failure.fault.into());
@@ -207,8 +228,7 @@ impl Http {
                 attempt + 1,
                 retry.attempts
             ));
-            std::thread::sleep(wait);
-            pause *= 2;
+            signals::pause(wait)?;
         }
     }
 
@@ -269,8 +289,7 @@ impl Http {
             .headers()
             .get(RETRY_AFTER)
             .and_then(|v| v.to_str().ok())
-            .and_then(|v| v.trim().parse::<u64>().ok())
-            .map(|seconds| Duration::from_secs(seconds).min(MAX_RETRY_AFTER));
+            .and_then(|v| retry_after(v, SystemTime::now()));
         Err(Failure {
             transient: matches!(status.as_u16(), 429 | 502 | 503 | 504),
             server_error: status.is_server_error(),
@@ -278,6 +297,20 @@ impl Http {
             retry_after,
         })
     }
+}
+
+/// The pause a `Retry-After` asks for, in seconds or as an HTTP date
+/// (RFC 9110), at most [`MAX_RETRY_AFTER`]; `None` when it is neither.
+fn retry_after(value: &str, now: SystemTime) -> Option<Duration> {
+    let value = value.trim();
+    let pause = match value.parse::<u64>() {
+        Ok(seconds) => Duration::from_secs(seconds),
+        Err(_) => httpdate::parse_http_date(value)
+            .ok()?
+            .duration_since(now)
+            .unwrap_or(Duration::ZERO),
+    };
+    Some(pause.min(MAX_RETRY_AFTER))
 }
 
 /// The fault for a request that never got an answer: connection refused,
@@ -415,6 +448,19 @@ fn collapse_whitespace(text: &str) -> String {
 mod tests {
     use super::*;
     use crate::output::SUMMARY_CHARS;
+
+    #[test]
+    fn retry_after_is_seconds_or_a_date() {
+        let now = httpdate::parse_http_date("Sun, 22 Nov 2026 10:00:00 GMT").unwrap();
+        assert_eq!(retry_after(" 3 ", now), Some(Duration::from_secs(3)));
+        assert_eq!(
+            retry_after("Sun, 22 Nov 2026 10:00:04 GMT", now),
+            Some(Duration::from_secs(4))
+        );
+        assert_eq!(retry_after("Sun, 22 Nov 2026 09:00:00 GMT", now), Some(Duration::ZERO));
+        assert_eq!(retry_after("3600", now), Some(MAX_RETRY_AFTER));
+        assert_eq!(retry_after("soon", now), None);
+    }
 
     #[test]
     fn html_bodies_are_summarised_by_their_title() {

@@ -4,11 +4,12 @@
 
 use std::sync::atomic::{AtomicI32, Ordering};
 use std::sync::Once;
+use std::time::{Duration, Instant};
 
 use signal_hook::consts::signal::{SIGINT, SIGTERM};
 use signal_hook::iterator::Signals;
 
-use crate::error::Kind;
+use crate::error::{Fault, Kind};
 
 static FIRST: AtomicI32 = AtomicI32::new(0);
 static INSTALL: Once = Once::new();
@@ -74,4 +75,20 @@ pub fn watch() {
 /// The first signal received, if any.
 pub fn received() -> Option<Signal> {
     Signal::from_raw(FIRST.load(Ordering::SeqCst))
+}
+
+/// Waits `pause`, or less when a signal arrives first: then the signal's
+/// failure (exit 130 or 143), so a wait between tries never delays Ctrl-C.
+pub fn pause(pause: Duration) -> Result<(), Fault> {
+    let until = Instant::now() + pause;
+    loop {
+        if let Some(signal) = received() {
+            return Err(Fault::new(signal.kind(), format!("interrupted by {}", signal.name())));
+        }
+        let left = until.saturating_duration_since(Instant::now());
+        if left.is_zero() {
+            return Ok(());
+        }
+        std::thread::sleep(left.min(Duration::from_millis(50)));
+    }
 }

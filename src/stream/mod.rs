@@ -1,9 +1,11 @@
 //! The stream pipeline: [`lines`] cuts bytes into lines, [`message`] types
 //! each line (serde, borrowed fields), [`transcript`] folds the messages
 //! into what outputs need, and [`turn`] reads one turn through them into a
-//! renderer.
+//! renderer; [`resume`] tells which lines of a resumed connection the turn
+//! already read.
 
 pub mod lines;
 pub mod message;
+pub mod resume;
 pub mod transcript;
 pub mod turn;

@@ -160,6 +160,8 @@ pub struct Transcript {
     /// Whether the request was a thread read (no question), when known;
     /// `None` for a saved stream, whose request is not known.
     thread_read: Option<bool>,
+    /// A `__cutoff__` arrived: what follows is the turn.
+    cutoff_seen: bool,
     /// The message of a pending suspension a thread read reports.
     pending_suspension: Option<String>,
     /// The `messageId` the question was sent with (or `__suspended__` named).
@@ -187,6 +189,11 @@ impl Transcript {
         self.message_id = message_id;
     }
 
+    /// The turn goes on in a new connection: a suspension is over.
+    pub fn resumed(&mut self) {
+        self.suspended = None;
+    }
+
     /// The question's `messageId`: as sent, or as `__suspended__` named it.
     pub fn message_id(&self) -> Option<&str> {
         self.message_id.as_deref()
@@ -196,7 +203,16 @@ impl Transcript {
     /// now, in order (most lines make no event).
     pub fn apply(&mut self, msg: &Message<'_>) -> Vec<Event> {
         let mut events = Vec::new();
-        if msg.id() == CUTOFF_ID && self.has_history() {
+        // In a turn asked of the service, the messages before `__cutoff__`
+        // are the thread's past: not even noted. (In a saved stream, whose
+        // request is not known, they are told apart when the cutoff comes.)
+        if self.thread_read == Some(false) && !self.cutoff_seen && msg.role.is_some() && msg.id() != CUTOFF_ID {
+            return events;
+        }
+        if msg.id() == CUTOFF_ID {
+            self.cutoff_seen = true;
+        }
+        if msg.id() == CUTOFF_ID && self.thread_read != Some(false) && self.has_history() {
             self.forget_history();
             events.push(Event::TurnStarts);
         }
@@ -218,6 +234,7 @@ impl Transcript {
             thread,
             message_id,
             thread_read: self.thread_read,
+            cutoff_seen: self.cutoff_seen,
             ..Transcript::default()
         };
     }
@@ -622,6 +639,30 @@ mod tests {
         ));
         let (_, events) = fold(&[r#"{"id":"__cutoff__","role":"assistant","state":{"chatId":"c9"}}"#]);
         assert!(matches!(events[..], [Event::ChatId(_)]), "no past, no new start");
+    }
+
+    #[test]
+    fn in_a_turn_asked_of_the_service_the_past_is_not_even_noted() {
+        let mut transcript = Transcript::new();
+        transcript.set_thread_read(false);
+        let mut events = Vec::new();
+        for line in [
+            r#"{"id":"s1","role":"assistant","toolCall":{"name":"cubeSqlApi","input":"{}","result":"{\"error\":\"old\"}"}}"#,
+            r#"{"error":"BadRequestError: Bad branch"}"#,
+            r#"{"id":"__cutoff__","role":"assistant","state":{"chatId":"c9"}}"#,
+            r#"{"id":"s2","role":"assistant","toolCall":{"name":"cubeMeta","input":"{}","result":"{}"}}"#,
+        ] {
+            events.extend(transcript.apply(&Message::parse(line.as_bytes()).unwrap().unwrap()));
+        }
+        assert!(
+            matches!(events[..], [Event::ChatId(_), Event::ToolFinished(_)]),
+            "{events:?}"
+        );
+        assert_eq!(
+            transcript.errors(),
+            ["BadRequestError: Bad branch"],
+            "an error line is never the past"
+        );
     }
 
     #[test]

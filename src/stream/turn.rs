@@ -12,8 +12,9 @@ use anyhow::Result;
 
 use super::lines::{Line, LineReader};
 use super::message::{Message, ParseError};
+use super::resume::{Resumed, TurnLines};
 use super::transcript::{Event, Transcript};
-use crate::error::{bad_stream, fail, fault_of_io, root_causes, Kind};
+use crate::error::{bad_stream, fail, fault_of_io, kind_of, root_causes, Kind};
 use crate::output::{shell_quote, shorten};
 use crate::results::{Picker, RowSource};
 use crate::settings::Question;
@@ -161,7 +162,7 @@ pub trait LineFold {
 
     /// The failure of a source that broke off: cut (the connection dropped)
     /// or a line over the length limit (`err` is `InvalidData`).
-    fn broken(&self, err: &io::Error) -> anyhow::Error;
+    fn broken(&mut self, err: &io::Error) -> anyhow::Error;
 }
 
 /// Reads `source` line by line into `fold` until the end, the first error,
@@ -201,13 +202,22 @@ pub struct Timings {
     pub total: Duration,
 }
 
-/// One chat turn being read: the transcript it folds into and its timings.
+/// One chat turn being read, over one connection or more: the transcript
+/// it folds into and its timings.
 pub struct Turn {
     /// What the stream said so far.
     pub transcript: Transcript,
     /// When things happened.
     pub timings: Timings,
     started: Instant,
+    /// The turn's lines read so far, over all connections.
+    lines: TurnLines,
+    /// The connection being read resumes the turn: what it repeats.
+    resumed: Option<Resumed>,
+    /// The last connection broke off (dropped, or cut in a line).
+    dropped: bool,
+    /// How many times the turn was resumed.
+    resumes: u32,
 }
 
 impl Turn {
@@ -217,6 +227,10 @@ impl Turn {
             transcript: Transcript::new(),
             timings: Timings::default(),
             started,
+            lines: TurnLines::default(),
+            resumed: None,
+            dropped: false,
+            resumes: 0,
         }
     }
 
@@ -231,25 +245,29 @@ impl Turn {
         turn
     }
 
-    /// Reads the chat stream to its end: every line's bytes go to `tee`,
-    /// every message into the transcript, and `renderer` hears of each line
-    /// and event (writing to `out`). The error says how the stream broke
-    /// off: cut or malformed ([`Kind::BadStream`]), stopped (a signal, the
-    /// deadline, a stall), the reader of `out` gone ([`Kind::ReaderGone`]),
-    /// or the tee failing.
-    pub fn read(
-        &mut self,
-        source: impl Read,
-        tee: Option<&mut dyn Write>,
-        renderer: &mut dyn Renderer,
-        out: &mut dyn Write,
-    ) -> Result<()> {
-        let mut fold = ChatFold {
-            turn: self,
-            tee,
-            renderer,
-            out,
-        };
+    /// When the turn began (for `--timeout`).
+    pub fn started(&self) -> Instant {
+        self.started
+    }
+
+    /// True when the last connection broke off: the stream was cut.
+    pub fn was_cut(&self) -> bool {
+        self.dropped
+    }
+
+    /// How many times the turn was resumed on a new connection.
+    pub fn resumes(&self) -> u32 {
+        self.resumes
+    }
+
+    /// Reads one connection's stream to its end: every line's bytes go to
+    /// the tee, every message new to the turn into the transcript, and the
+    /// renderer hears of each line and event (writing to `out`). The error
+    /// says how the stream broke off: cut or malformed
+    /// ([`Kind::BadStream`]), stopped (a signal, the deadline, a stall), the
+    /// reader of `out` gone ([`Kind::ReaderGone`]), or the tee failing.
+    pub fn read(&mut self, source: impl Read, sinks: &mut Sinks<'_>) -> Result<()> {
+        let mut fold = ChatFold { turn: self, sinks };
         let read = read_lines(source, &mut fold);
         self.timings.total = self.started.elapsed();
         read
@@ -259,48 +277,110 @@ impl Turn {
     fn resume_hint(&self) -> String {
         resume_hint(&self.transcript)
     }
+
+    /// Why the turn, as read so far, could be finished by resuming it on
+    /// a new connection: the connection dropped, the service suspended the
+    /// turn, or the stream ended while the agent was still writing. `None`
+    /// when it ended any other way (`read` is how the last read ended),
+    /// or when the turn cannot be named (no chat id or no message id).
+    pub fn resumable(&self, read: &Result<()>) -> Option<String> {
+        let transcript = &self.transcript;
+        transcript.chat_id()?;
+        transcript.message_id()?;
+        let stopped = read.as_ref().err().is_some_and(|err| kind_of(err).stops_the_chat());
+        if stopped || !transcript.errors().is_empty() || transcript.aborted() {
+            return None;
+        }
+        match (read, transcript.suspended()) {
+            (Err(_), _) if self.dropped => Some("the connection dropped".to_string()),
+            (Ok(()), Some(text)) => Some(format!("the service suspended the turn ({text})")),
+            (Ok(()), None) if transcript.cut_mid_message() => {
+                Some("the stream ended while the agent was still writing".to_string())
+            }
+            _ => None,
+        }
+    }
+
+    /// Gets ready to read the turn again on a new connection, which will
+    /// replay what was read: those lines are not taken in twice.
+    pub fn resume(&mut self) {
+        self.resumes += 1;
+        self.dropped = false;
+        self.resumed = Some(self.lines.resume(self.transcript.message_id()));
+        self.transcript.resumed();
+    }
+
+    /// A failure of the turn, saying how many times it was resumed first.
+    pub fn after_resumes(&self, err: anyhow::Error) -> anyhow::Error {
+        match self.resumes {
+            0 => err,
+            1 => err.context("resumed once"),
+            n => err.context(format!("resumed {n} times")),
+        }
+    }
+}
+
+/// Where a turn's lines go as they are read.
+pub struct Sinks<'a> {
+    /// The saved stream (`--tee`): every connection's bytes, in order.
+    pub tee: Option<&'a mut dyn Write>,
+    /// The output (and the checks) hearing of lines and events.
+    pub renderer: &'a mut dyn Renderer,
+    /// Where the renderer writes.
+    pub out: &'a mut dyn Write,
 }
 
 /// The chat stream's [`LineFold`].
-struct ChatFold<'a, 'w> {
+struct ChatFold<'a, 's> {
     turn: &'a mut Turn,
-    tee: Option<&'w mut dyn Write>,
-    renderer: &'a mut dyn Renderer,
-    out: &'a mut dyn Write,
+    sinks: &'a mut Sinks<'s>,
 }
 
 impl LineFold for ChatFold<'_, '_> {
     fn line(&mut self, line: &Line<'_>) -> Result<()> {
         let turn = &mut *self.turn;
         turn.timings.first_byte.get_or_insert_with(|| turn.started.elapsed());
-        if let Some(tee) = self.tee.as_deref_mut() {
+        if let Some(tee) = self.sinks.tee.as_deref_mut() {
             tee.write_all(line.bytes)
                 .map_err(|err| fail(Kind::Unexpected, format!("writing the saved stream: {err}")))?;
         }
         let parsed = Message::parse(line.content());
         let message = parsed.as_ref().ok().and_then(Option::as_ref);
+        let repeated = match (message, turn.resumed.as_mut()) {
+            (Some(message), Some(resumed)) => resumed.repeats(message),
+            _ => false,
+        };
+        // A line the turn already read is only passed on as bytes.
+        let message = message.filter(|_| !repeated);
         if let Some(message) = message {
+            turn.lines.took(message);
             for event in turn.transcript.apply(message) {
                 if matches!(&event, Event::ToolFinished(tool) if tool.sql.is_some()) {
                     turn.timings.first_sql.get_or_insert_with(|| turn.started.elapsed());
                 }
-                self.renderer.event(&event);
+                self.sinks.renderer.event(&event);
             }
             if turn.timings.answer.is_none() && message.final_node && turn.transcript.answer().is_some() {
                 turn.timings.answer = Some(turn.started.elapsed());
             }
         }
-        self.renderer.line(line, message, &turn.transcript, self.out)?;
+        self.sinks
+            .renderer
+            .line(line, message, &turn.transcript, self.sinks.out)?;
         match parsed {
             Ok(_) => Ok(()),
-            Err(err) => Err(not_a_message(&err, line, &turn.resume_hint())),
+            Err(err) => {
+                turn.dropped = !line.is_terminated();
+                Err(not_a_message(&err, line, &turn.resume_hint()))
+            }
         }
     }
 
-    fn broken(&self, err: &io::Error) -> anyhow::Error {
+    fn broken(&mut self, err: &io::Error) -> anyhow::Error {
         if err.kind() == io::ErrorKind::InvalidData {
             return bad_stream(format!("malformed stream: {err}"));
         }
+        self.turn.dropped = true;
         let cause = err
             .get_ref()
             .map_or_else(|| err.to_string(), |inner| root_causes(inner));
@@ -311,15 +391,20 @@ impl LineFold for ChatFold<'_, '_> {
     }
 }
 
-/// The hint that ends a message about a broken stream: how to see where
-/// the thread stands.
+/// The hint that ends a message about a broken stream: the command that
+/// resumes the turn (or, for a read of the thread, reads it again).
 fn resume_hint(transcript: &Transcript) -> String {
-    match transcript.chat_id() {
-        Some(id) => format!(
-            "; see where the thread stands with: analyst ask --chat-id {}",
-            shell_quote(id)
+    match (transcript.chat_id(), transcript.message_id()) {
+        (Some(chat), Some(message)) => format!(
+            "; resume it with: analyst ask --chat-id {} --resume {}",
+            shell_quote(chat),
+            shell_quote(message)
         ),
-        None => String::new(),
+        (Some(chat), None) => format!(
+            "; see where the thread stands with: analyst ask --chat-id {}",
+            shell_quote(chat)
+        ),
+        (None, _) => String::new(),
     }
 }
 

@@ -39,6 +39,38 @@ impl Recorded {
 pub(crate) struct Thread {
     pub(crate) owner: String,
     pub(crate) messages: Vec<(String, String)>,
+    /// The lines of the thread's finished turns, replayed before the
+    /// `__cutoff__` of a resumed turn.
+    pub(crate) past: Vec<String>,
+    /// The turn still running (its connection dropped) or suspended.
+    pub(crate) turn: Option<TurnLog>,
+}
+
+/// A turn the service has not finished sending: the emulated agent's whole
+/// answer is known in advance, and `produced` says how far the service got.
+#[derive(Clone, Debug)]
+pub(crate) struct TurnLog {
+    pub(crate) message_id: Option<String>,
+    /// The turn's lines after its `__cutoff__`.
+    pub(crate) lines: Vec<String>,
+    /// How many of them the service has produced.
+    pub(crate) produced: usize,
+    /// The server running it restarted: the turn waits to be resumed.
+    pub(crate) suspended: bool,
+}
+
+/// How the emulated service breaks off a connection that sends a turn
+/// (each connection takes the next one queued with
+/// [`Emulator::interrupt`]).
+#[derive(Clone, Copy, Debug)]
+pub enum Interruption {
+    /// The connection drops after `after` of the turn's lines (in the
+    /// middle of the next one with `mid_line`); the turn goes on on the
+    /// server, which produces one more line before the client comes back.
+    Drop { after: usize, mid_line: bool },
+    /// The server restarts after `after` lines: the stream ends with
+    /// `__suspended__` and `__usage__`, and the turn waits to be resumed.
+    Suspend { after: usize },
 }
 
 /// How the emulated agent answers questions that no test scripted.
@@ -86,6 +118,8 @@ pub(crate) struct State {
     pub(crate) open_chats: usize,
     pub(crate) most_open_chats: usize,
     pub(crate) threads: HashMap<String, Thread>,
+    /// How the next connections that send a turn break off.
+    pub(crate) interruptions: VecDeque<Interruption>,
     pub(crate) chats_created: u64,
     pub(crate) agent: Agent,
     /// Embed sessions minted and not revoked, and the ids revoked.
@@ -217,6 +251,11 @@ impl Emulator {
     /// The abort URL of the emulated agent.
     pub fn abort_url(&self) -> String {
         self.chat_url().replace("/stream-chat-state", "/abort")
+    }
+
+    /// Queues how the next connection that sends a turn breaks off.
+    pub fn interrupt(&self, interruption: Interruption) {
+        self.state.lock().unwrap().interruptions.push_back(interruption);
     }
 
     /// Changes how unscripted questions are answered.

@@ -327,7 +327,15 @@ pub(crate) fn abort(body: &Value, caller: Option<String>, state: &Mutex<State>) 
     }
 }
 
-/// stream-chat-state: a new chat, a follow-up, or the thread's state.
+/// True for a `messageId` the service accepts: `<unix ms>-message`.
+fn is_message_id(id: &str) -> bool {
+    id.strip_suffix("-message")
+        .is_some_and(|millis| millis.len() >= 13 && millis.bytes().all(|b| b.is_ascii_digit()))
+}
+
+/// stream-chat-state: a new chat, a follow-up, the thread's state, or the
+/// same message again (attached to its running turn, or resuming it when
+/// suspended).
 pub(crate) fn chat(body: &Value, caller: Option<String>, state: &Mutex<State>) -> Reply {
     let owner = match owner(body, caller) {
         Ok(owner) => owner,
@@ -335,6 +343,10 @@ pub(crate) fn chat(body: &Value, caller: Option<String>, state: &Mutex<State>) -
     };
     let input = body.get("input").and_then(Value::as_str).map(str::to_string);
     let chat_id = body.get("chatId").and_then(Value::as_str).map(str::to_string);
+    let message_id = body.get("messageId").and_then(Value::as_str).map(str::to_string);
+    if message_id.as_deref().is_some_and(|id| !is_message_id(id)) {
+        return json_status(400, "messageId must match ^\\d{13,}-message$");
+    }
     let mut state = state.lock().unwrap();
     let chat_id = match chat_id {
         Some(id) => match state.threads.get(&id) {
@@ -350,6 +362,8 @@ pub(crate) fn chat(body: &Value, caller: Option<String>, state: &Mutex<State>) -
                 Thread {
                     owner,
                     messages: Vec::new(),
+                    past: Vec::new(),
+                    turn: None,
                 },
             );
             id
@@ -357,26 +371,117 @@ pub(crate) fn chat(body: &Value, caller: Option<String>, state: &Mutex<State>) -
     };
     let agent = state.agent.clone();
     let thread = state.threads.get_mut(&chat_id).unwrap();
-    let stream = match input {
-        None => {
+    let pending = thread
+        .turn
+        .as_ref()
+        .map(|turn| (turn.message_id.clone(), turn.suspended));
+    match (pending, &input, &message_id) {
+        // The same message again: attach to its turn, or resume it.
+        (Some((Some(pending), _)), _, Some(id)) if pending == *id => return send_turn(&mut state, &chat_id, true),
+        // A read of the thread shows a pending suspension.
+        (pending, None, None) => {
+            let suspended = pending.filter(|(_, suspended)| *suspended).and_then(|(id, _)| id);
             let messages: Vec<(&str, &str)> = thread.messages.iter().map(|(r, c)| (r.as_str(), c.as_str())).collect();
-            ChatStream::new(&chat_id, agent.family).state(&chat_id, &messages)
+            let stream =
+                ChatStream::with_cutoff(&chat_id, suspended.as_deref(), agent.family).state(&chat_id, &messages);
+            return Reply::Chat {
+                chat_id,
+                body: stream.bytes(),
+                chunking: agent.chunking,
+                delay: agent.delay,
+            };
         }
-        Some(question) => {
-            let branch = body.get("activeBranchName").and_then(Value::as_str);
-            let turn = thread.messages.len() / 2 + 1;
-            let stream = agent_answer(&agent, &chat_id, &question, branch, turn);
-            thread.messages.push(("user".into(), question));
-            thread.messages.push(("assistant".into(), answer_text(turn)));
-            let messages: Vec<(&str, &str)> = thread.messages.iter().map(|(r, c)| (r.as_str(), c.as_str())).collect();
-            stream.state(&chat_id, &messages).usage()
-        }
+        // A different message ends a suspended turn for good.
+        (Some((_, true)), _, _) => thread.turn = None,
+        (Some((_, false)), _, _) => return json_status(400, "Streaming for thread is in progress"),
+        (None, _, _) => {}
+    }
+    let Some(question) = input else {
+        return json_status(400, "input is required");
     };
-    Reply::Chat {
-        chat_id,
-        body: stream.bytes(),
-        chunking: agent.chunking,
-        delay: agent.delay,
+    let branch = body.get("activeBranchName").and_then(Value::as_str);
+    let turn = thread.messages.len() / 2 + 1;
+    let stream = agent_answer(&agent, &chat_id, &question, message_id.as_deref(), branch, turn);
+    thread.messages.push(("user".into(), question));
+    thread.messages.push(("assistant".into(), answer_text(turn)));
+    let messages: Vec<(&str, &str)> = thread.messages.iter().map(|(r, c)| (r.as_str(), c.as_str())).collect();
+    let lines = stream.state(&chat_id, &messages).usage().lines();
+    thread.turn = Some(TurnLog {
+        message_id,
+        // What follows the `__cutoff__`.
+        lines: lines[1..].to_vec(),
+        produced: 0,
+        suspended: false,
+    });
+    send_turn(&mut state, &chat_id, false)
+}
+
+/// Sends the turn of `chat_id` from where the service got to (the start,
+/// unless `resumed`), after the thread's past and the turn so far, broken
+/// off as the next queued [`Interruption`] says. A turn sent whole joins
+/// the thread's past.
+fn send_turn(state: &mut State, chat_id: &str, resumed: bool) -> Reply {
+    let interruption = state.interruptions.pop_front();
+    let agent = state.agent.clone();
+    let thread = state.threads.get_mut(chat_id).unwrap();
+    let turn = thread.turn.as_mut().unwrap();
+    let start = if resumed { turn.produced } else { 0 };
+    // The service replays the thread (this turn so far included) before
+    // its `__cutoff__`.
+    let mut lines: Vec<String> = thread.past.clone();
+    lines.extend(turn.lines[..start].iter().cloned());
+    lines.push(stream::cutoff_line(chat_id, None));
+    turn.suspended = false;
+    let whole = |lines: &[String]| {
+        lines
+            .iter()
+            .map(|line| format!("{line}\n"))
+            .collect::<String>()
+            .into_bytes()
+    };
+    match interruption {
+        None => {
+            lines.extend(turn.lines[start..].iter().cloned());
+            let finished = thread.turn.take().unwrap();
+            thread
+                .past
+                .extend(finished.lines.into_iter().filter(|line| stream::is_message(line)));
+            Reply::Chat {
+                chat_id: chat_id.to_string(),
+                body: whole(&lines),
+                chunking: agent.chunking,
+                delay: agent.delay,
+            }
+        }
+        Some(Interruption::Drop { after, mid_line }) => {
+            let end = (start + after).min(turn.lines.len());
+            lines.extend(turn.lines[start..end].iter().cloned());
+            let mut body = whole(&lines);
+            if let Some(next) = turn.lines.get(end).filter(|_| mid_line) {
+                body.extend_from_slice(&next.as_bytes()[..next.len() / 2]);
+            }
+            turn.produced = (end + 1).min(turn.lines.len());
+            Reply::Stream {
+                ending: Ending::DropAfter(body.len()),
+                body,
+                chunking: agent.chunking,
+                delay: agent.delay,
+            }
+        }
+        Some(Interruption::Suspend { after }) => {
+            let end = (start + after).min(turn.lines.len());
+            lines.extend(turn.lines[start..end].iter().cloned());
+            let message_id = turn.message_id.clone().unwrap_or_default();
+            lines.extend(ChatStream::empty().suspended(&message_id).usage().lines());
+            turn.produced = end;
+            turn.suspended = true;
+            Reply::Stream {
+                body: whole(&lines),
+                chunking: agent.chunking,
+                delay: agent.delay,
+                ending: Ending::Clean,
+            }
+        }
     }
 }
 
@@ -419,11 +524,12 @@ pub(crate) fn agent_answer(
     agent: &Agent,
     chat_id: &str,
     question: &str,
+    message_id: Option<&str>,
     branch: Option<&str>,
     turn: usize,
 ) -> ChatStream {
     let stream = ChatStream::new(chat_id, agent.family)
-        .user(question)
+        .user_echo(question, message_id)
         .thinking(&["Looking for ", "the orders view."])
         .thinking(&vec!["Still thinking… "; agent.padding])
         .meta_call(question);

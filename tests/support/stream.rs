@@ -173,6 +173,26 @@ pub fn aborted_line() -> Value {
     json!({"id": "__aborted__", "type": "abort", "code": "chat_aborted"})
 }
 
+/// The `__cutoff__` line of `chat_id`; a read of a thread with a suspended
+/// turn reports it as `state.suspended.messageId`.
+pub fn cutoff_line(chat_id: &str, suspended: Option<&str>) -> String {
+    let mut state = json!({"chatId": chat_id, "isStreaming": false});
+    if let Some(message_id) = suspended {
+        state["suspended"] = json!({ "messageId": message_id });
+    }
+    json!({"id": "__cutoff__", "role": "assistant", "state": state, "sort": 0}).to_string()
+}
+
+/// True for the lines that are messages of the thread (what a replay of
+/// the thread repeats), not lines about the stream (`__cutoff__`,
+/// `__state__`, `__usage__`, `__suspended__`, `__aborted__`) nor in-stream
+/// `{"error"}` lines.
+pub fn is_message(line: &str) -> bool {
+    let value = serde_json::from_str::<Value>(line).unwrap_or_default();
+    let id = value.get("id").and_then(Value::as_str).unwrap_or("__");
+    value.get("role").is_some() && !(id.starts_with("__") && id.ends_with("__"))
+}
+
 /// A chat stream under construction, line by line.
 #[derive(Clone, Debug)]
 pub struct ChatStream {
@@ -185,14 +205,31 @@ pub struct ChatStream {
 impl ChatStream {
     /// Starts with the `__cutoff__` line of `chat_id`.
     pub fn new(chat_id: &str, family: Family) -> ChatStream {
-        let mut stream = ChatStream {
-            family,
+        ChatStream::with_cutoff(chat_id, None, family)
+    }
+
+    /// Starts with the `__cutoff__` line of `chat_id`, which reports a
+    /// pending suspension of `suspended` (a message id) when given.
+    pub fn with_cutoff(chat_id: &str, suspended: Option<&str>, family: Family) -> ChatStream {
+        let mut stream = ChatStream::empty();
+        stream.family = family;
+        stream.lines.push(cutoff_line(chat_id, suspended));
+        stream
+    }
+
+    /// A stream with no line yet (not even `__cutoff__`).
+    pub fn empty() -> ChatStream {
+        ChatStream {
+            family: Family::Semantic,
             lines: Vec::new(),
             sort: 0,
             next_id: 0,
-        };
-        stream.push(json!({"id": "__cutoff__", "role": "assistant", "state": {"chatId": chat_id, "isStreaming": false}, "sort": 0}));
-        stream
+        }
+    }
+
+    /// The lines, without their newlines.
+    pub fn lines(&self) -> Vec<String> {
+        self.lines.clone()
     }
 
     fn push(&mut self, line: Value) {
@@ -223,8 +260,18 @@ impl ChatStream {
         self
     }
 
-    pub fn user(mut self, question: &str) -> Self {
-        let (id, sort) = (self.id("user"), self.sort());
+    pub fn user(self, question: &str) -> Self {
+        self.user_echo(question, None)
+    }
+
+    /// The echo of the question, whose id is the request's `messageId`
+    /// when it had one.
+    pub fn user_echo(mut self, question: &str, message_id: Option<&str>) -> Self {
+        let id = match message_id {
+            Some(id) => id.to_string(),
+            None => self.id("user"),
+        };
+        let sort = self.sort();
         self.push(json!({"id": id, "role": "user", "content": question, "isDelta": false, "isInProcess": false, "sort": sort}));
         self
     }

@@ -19,8 +19,8 @@ use crate::expect::Check;
 use crate::net::http::Http;
 use crate::net::signals;
 use crate::output::{human, Notes, Out};
-use crate::settings::{new_message_id, ChatSettings, CheckSettings, Limits, Question};
-use crate::stream::turn::{chat_failure, Timings, Turn};
+use crate::settings::{new_message_id, ChatSettings, CheckSettings, Limits, Network, Question};
+use crate::stream::turn::{chat_failure, Sinks, Timings, Turn};
 
 pub mod report;
 pub mod suite;
@@ -194,27 +194,28 @@ impl Runner<'_> {
             default_branch: case.default_branch,
         };
         let turn_started = Instant::now();
-        let limits = Limits {
-            timeout: Some(left),
-            idle: self.settings.network.limits.idle,
+        let network = Network {
+            limits: Limits {
+                timeout: Some(left),
+                ..self.settings.network.limits
+            },
+            ..self.settings.network
         };
-        let mut source = client
-            .start(&question, limits, turn_started)
-            .map_err(|err| error(&err))?;
         let mut check = Check::new(turn.expectations.clone());
         let mut reading = Turn::of(&question, turn_started);
-        let read = source.wait_open().and_then(|()| {
-            let mut saved = self.save_file(index, case, turn_index)?;
-            if let Some((path, _)) = &saved {
-                result.saved.push(path.clone());
-            }
-            let tee = saved.as_mut().map(|(_, file)| file as &mut dyn Write);
-            let read = reading.read(source, tee, &mut check, &mut std::io::sink());
-            if let Some((_, file)) = saved.as_mut() {
-                let _ = file.flush();
-            }
-            read
-        });
+        let mut saved = self.save_file(index, case, turn_index).map_err(|err| error(&err))?;
+        if let Some((path, _)) = &saved {
+            result.saved.push(path.clone());
+        }
+        let mut sinks = Sinks {
+            tee: saved.as_mut().map(|(_, file)| file as &mut dyn Write),
+            renderer: &mut check,
+            out: &mut std::io::sink(),
+        };
+        let read = client.read_turn(&question, network, &mut reading, &mut sinks);
+        if let Some((_, file)) = saved.as_mut() {
+            let _ = file.flush();
+        }
         merge_timings(
             &mut result.timings,
             &reading.timings,
@@ -241,8 +242,8 @@ impl Runner<'_> {
                     message: format!("{reason}{}", client.abort_after_stop(transcript.chat_id())),
                 });
             }
-            Err(err) => Some(err),
-            Ok(()) => chat_failure(transcript),
+            Err(err) => Some(reading.after_resumes(err)),
+            Ok(()) => chat_failure(transcript).map(|err| reading.after_resumes(err)),
         };
         if let Some(err) = failure {
             return Err(error(&err));
