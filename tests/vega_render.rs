@@ -131,3 +131,32 @@ fn control_without_escaping_the_dotted_fields_nothing_is_drawn() {
         "Vega-Lite reads a dotted field as a nested path, so the bars have no height: {bars:?}"
     );
 }
+
+/// The live service's forms: the spec as an object, fields that name the
+/// members' short names while the columns are `measure(…)`. The chart still
+/// draws a bar per row, with a note saying which fields were matched; a
+/// null spec is exit 11.
+#[test]
+fn an_object_spec_with_fields_that_name_no_column_still_draws() {
+    let emu = Emulator::start();
+    emu.agent(|a| {
+        a.rows = 6;
+        a.spec_form = SpecForm::Object;
+        a.measure_names = true;
+    });
+    let output = emu.analyst().args(["ask", "-o", "vega", "Q"]).output().unwrap();
+    assert_eq!(output.status.code(), Some(0));
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        stderr.contains("measure(orders_view.revenue)"),
+        "the matching is noted: {stderr}"
+    );
+    let spec: Value = serde_json::from_slice(&output.stdout).unwrap();
+    let bars = draw(&spec);
+    assert_eq!(bars.len(), 6);
+    assert!(bars.iter().all(|(_, h)| h.is_finite() && *h > 0.0), "{bars:?}");
+
+    emu.agent(|a| a.spec_form = SpecForm::Null);
+    let output = emu.analyst().args(["ask", "-o", "vega", "Q"]).output().unwrap();
+    assert_eq!(output.status.code(), Some(11));
+}

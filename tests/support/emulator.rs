@@ -89,6 +89,10 @@ pub struct Agent {
     /// Answer with this SQL, run on the warehouse (first 100 rows in the
     /// stream), instead of the synthetic revenue by month.
     pub warehouse_sql: Option<String>,
+    /// How the chart spec is sent.
+    pub spec_form: SpecForm,
+    /// Columns named `measure(…)` while the spec names short member names.
+    pub measure_names: bool,
 }
 
 impl Default for Agent {
@@ -104,6 +108,8 @@ impl Default for Agent {
             delay: Duration::ZERO,
             padding: 0,
             warehouse_sql: None,
+            spec_form: SpecForm::Text,
+            measure_names: false,
         }
     }
 }

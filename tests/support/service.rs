@@ -542,8 +542,12 @@ pub(crate) fn agent_answer(
         Some(sql) => warehouse::sql_call(sql, 100),
         None => SqlCall::revenue_by_month(agent.rows).truncated_to(agent.returned),
     };
+    if agent.measure_names {
+        call = call.named_as_measures();
+    }
     call.shape = agent.shape;
     call.query_key = agent.query_key;
+    call.spec_form = agent.spec_form;
     let text = answer_text(turn);
     let (head, tail) = text.split_at(text.find(':').unwrap() + 1);
     let stream = stream.sql_call(&call).assistant(&[head, tail]);

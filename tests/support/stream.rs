@@ -47,6 +47,15 @@ pub enum Shape {
     Objects,
 }
 
+/// How a SQL result's `vegaSpec` is sent: the live service sends a JSON
+/// string, an object, or null.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SpecForm {
+    Text,
+    Object,
+    Null,
+}
+
 /// A SQL tool call's content.
 #[derive(Clone, Debug)]
 pub struct SqlCall {
@@ -58,6 +67,8 @@ pub struct SqlCall {
     pub rows: Vec<Vec<Value>>,
     pub total_rows: usize,
     pub vega_spec: Option<Value>,
+    /// How `vegaSpec` is sent.
+    pub spec_form: SpecForm,
     /// Use the `query` input key instead of `sqlQuery`.
     pub query_key: bool,
     pub shape: Shape,
@@ -97,8 +108,41 @@ impl SqlCall {
                     "tooltip": [{"field": "orders_view.month"}, {"field": "orders_view.revenue"}]
                 }
             })),
+            spec_form: SpecForm::Text,
             query_key: false,
             shape: Shape::Arrays,
+        }
+    }
+
+    /// Names the columns as the live service often does, `measure(…)`
+    /// around the measures, while the chart spec names the members' short
+    /// names (`month`, `revenue`): fields that name no column.
+    pub fn named_as_measures(mut self) -> SqlCall {
+        for (name, column_type) in &mut self.columns {
+            if column_type != "String" {
+                *name = format!("measure({name})");
+            }
+        }
+        if let Some(spec) = &mut self.vega_spec {
+            let short = |field: &Value| json!(field.as_str().unwrap().rsplit('.').next().unwrap());
+            let encoding = &mut spec["encoding"];
+            for channel in ["x", "y"] {
+                encoding[channel]["field"] = short(&encoding[channel]["field"]);
+            }
+            for tip in encoding["tooltip"].as_array_mut().unwrap() {
+                tip["field"] = short(&tip["field"]);
+            }
+        }
+        self
+    }
+
+    /// `vegaSpec` as the service sent it: a JSON string, an object, or null.
+    fn spec_value(&self) -> Option<Value> {
+        match (self.spec_form, &self.vega_spec) {
+            (SpecForm::Null, _) => Some(Value::Null),
+            (_, None) => None,
+            (SpecForm::Text, Some(spec)) => Some(json!(spec.to_string())),
+            (SpecForm::Object, Some(spec)) => Some(spec.clone()),
         }
     }
 
@@ -114,8 +158,8 @@ impl SqlCall {
             key: self.sql, "queryTitle": self.title, "description": "What the query does",
             "userRequest": "the question", "memoryId": "mem-1",
         });
-        if let Some(spec) = &self.vega_spec {
-            input["vegaSpec"] = json!(spec.to_string());
+        if let Some(spec) = self.spec_value() {
+            input["vegaSpec"] = spec;
         }
         input.to_string()
     }
@@ -161,8 +205,8 @@ impl SqlCall {
                     json!({"measures": measures, "dimensions": dimensions, "segments": {}, "timeDimensions": {}});
             }
         }
-        if let Some(spec) = &self.vega_spec {
-            result["vegaSpec"] = json!(spec.to_string());
+        if let Some(spec) = self.spec_value() {
+            result["vegaSpec"] = spec;
         }
         serde_json::to_string_pretty(&result).unwrap()
     }

@@ -181,6 +181,7 @@ pub fn sql_call(sql: &str, returned: usize) -> super::SqlCall {
         rows,
         total_rows,
         vega_spec: Some(vega_spec),
+        spec_form: super::SpecForm::Text,
         query_key: false,
         shape: super::Shape::Arrays,
     }
