@@ -41,12 +41,17 @@ Exit codes:
   10 fewer rows than totalRows: rows, or a truncated result in ask -o csv|vega|json
      (unless --all-rows fetched every row, or --allow-partial)
   11 nothing to render: no SQL result (csv) or no chart that draws (vega)
+  74 an output could not be written: stdout, --tee, --junit (a full disk)
   124  --timeout expired or the stream stalled (the chat was aborted)
-  130  interrupted by Ctrl-C (SIGINT); 143 by SIGTERM (the chat was aborted)
+  129 / 130 / 143  SIGHUP / Ctrl-C (SIGINT) / SIGTERM (the chat was aborted)
 
-Ctrl-C, SIGTERM, --timeout and a stalled stream abort the running chat on the
-service before exiting; a second Ctrl-C exits at once. A closed stdout
-('| head') aborts the chat too, and exits 0.";
+Ctrl-C, SIGTERM, SIGHUP, --timeout and a stalled stream abort the running chat
+on the service before exiting; a second Ctrl-C exits at once. A closed stdout
+('| head') aborts the chat too, and exits 0. So do a malformed line, an output
+that cannot be written and an in-stream error (with their own exit codes).
+Secrets (API key, tokens, data secret) are redacted from everything shown or
+saved; --tee, --save and --junit files are created 0600, and only once there is
+something to write.";
 
 /// A scriptable client for the conversational-analytics Chat API: ask the AI
 /// data analyst a question and get the answer, CSV, a chart or JSON for jq.

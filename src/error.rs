@@ -33,12 +33,17 @@ pub enum Kind {
     /// The stream was good but holds nothing the output can render: no SQL
     /// result (`csv`), no chart that draws (`vega`).
     NothingToRender,
+    /// An output could not be written: stdout or a file (a full disk, an
+    /// unwritable `--tee`).
+    CannotWrite,
     /// `--timeout` expired or the stream stalled.
     Timeout,
     /// SIGINT (Ctrl-C) arrived.
     Interrupted,
     /// SIGTERM arrived.
     Terminated,
+    /// SIGHUP arrived (the terminal went away).
+    HungUp,
     /// The reader of stdout went away (`| head`): not a failure to report.
     ReaderGone,
     /// Anything no other kind describes (a bug, or the machine failing).
@@ -61,7 +66,9 @@ impl Kind {
             Kind::Expectation => 9,
             Kind::Partial => 10,
             Kind::NothingToRender => 11,
+            Kind::CannotWrite => 74,
             Kind::Timeout => 124,
+            Kind::HungUp => 129,
             Kind::Interrupted => 130,
             Kind::Terminated => 143,
         }
@@ -73,7 +80,7 @@ impl Kind {
     pub fn stops_the_chat(self) -> bool {
         matches!(
             self,
-            Kind::Timeout | Kind::Interrupted | Kind::Terminated | Kind::ReaderGone
+            Kind::Timeout | Kind::Interrupted | Kind::Terminated | Kind::HungUp | Kind::ReaderGone
         )
     }
 }

@@ -44,6 +44,7 @@ where
     I: IntoIterator<Item = T>,
     T: Into<std::ffi::OsString> + Clone,
 {
+    forbid_core_dumps();
     let matches = match cli::Cli::command().try_get_matches_from(args) {
         Ok(matches) => matches,
         Err(err) => {
@@ -71,6 +72,29 @@ where
     match result {
         Ok(()) => error::SUCCESS,
         Err(err) => report(&err, &notes),
+    }
+}
+
+/// Opts the process out of core dumps: a dump would hold the API key and
+/// tokens in clear. Best effort; nothing to report if the system refuses.
+fn forbid_core_dumps() {
+    #[cfg(unix)]
+    {
+        let none = libc::rlimit {
+            rlim_cur: 0,
+            rlim_max: 0,
+        };
+        // SAFETY: setrlimit reads the struct we pass and nothing else.
+        unsafe {
+            libc::setrlimit(libc::RLIMIT_CORE, &none);
+        }
+    }
+    #[cfg(target_os = "linux")]
+    {
+        // SAFETY: PR_SET_DUMPABLE takes one integer argument; no memory is shared.
+        unsafe {
+            libc::prctl(libc::PR_SET_DUMPABLE, 0, 0, 0, 0);
+        }
     }
 }
 

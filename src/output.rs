@@ -1,9 +1,71 @@
 //! Where bytes go: [`Out`] is the one buffered writer on stdout (data only),
 //! [`Notes`] writes the human notes, warnings and errors on stderr, and
-//! [`human`] writes a duration the way people do.
+//! [`human`] writes a duration the way people do. Every secret the process
+//! knows is registered here ([`register_secret`]) and [`redact`]ed from
+//! whatever is shown or saved, before anything is shortened.
 
+use std::borrow::Cow;
+use std::fs::File;
 use std::io::{self, BufWriter, Stdout, Write};
+use std::path::{Path, PathBuf};
+use std::sync::RwLock;
 use std::time::Duration;
+
+use memchr::memmem::Finder;
+
+use crate::error::{fault_of_io, Fault, Kind};
+
+/// What a secret is replaced with.
+const REDACTED: &str = "***";
+/// Secrets shorter than this are not redacted: they would blot out ordinary
+/// text (and no real key or token is that short).
+const MIN_SECRET: usize = 4;
+
+/// The secrets the process knows (API key, Cube token, data token, data
+/// secret), as ready-made searchers.
+static SECRETS: RwLock<Vec<Finder<'static>>> = RwLock::new(Vec::new());
+
+/// Makes `secret` one of those [`redact`] removes.
+pub fn register_secret(secret: &str) {
+    if secret.len() < MIN_SECRET {
+        return;
+    }
+    let mut secrets = SECRETS.write().unwrap_or_else(|poisoned| poisoned.into_inner());
+    if !secrets.iter().any(|known| known.needle() == secret.as_bytes()) {
+        secrets.push(Finder::new(secret.as_bytes()).into_owned());
+    }
+}
+
+/// `bytes` with every known secret replaced by `***` (borrowed as they are
+/// when none occurs, the common case: one fast scan per secret).
+pub fn redact_bytes(bytes: &[u8]) -> Cow<'_, [u8]> {
+    let secrets = SECRETS.read().unwrap_or_else(|poisoned| poisoned.into_inner());
+    let mut text = Cow::Borrowed(bytes);
+    for secret in secrets.iter() {
+        if secret.find(&text).is_none() {
+            continue;
+        }
+        let mut redacted = Vec::with_capacity(text.len());
+        let mut rest: &[u8] = &text;
+        while let Some(at) = secret.find(rest) {
+            redacted.extend_from_slice(&rest[..at]);
+            redacted.extend_from_slice(REDACTED.as_bytes());
+            rest = &rest[at + secret.needle().len()..];
+        }
+        redacted.extend_from_slice(rest);
+        text = Cow::Owned(redacted);
+    }
+    text
+}
+
+/// `text` with every known secret replaced by `***`.
+pub fn redact(text: &str) -> Cow<'_, str> {
+    match redact_bytes(text.as_bytes()) {
+        Cow::Borrowed(_) => Cow::Borrowed(text),
+        // A secret and `***` are whole UTF-8 strings, so the result is one.
+        Cow::Owned(bytes) => Cow::Owned(String::from_utf8_lossy(&bytes).into_owned()),
+    }
+}
 
 /// The buffered stdout every renderer writes through. Errors are returned,
 /// never panicked on; a `BrokenPipe` means the reader left (see `exit`).
@@ -22,15 +84,90 @@ impl Out {
 
 impl Write for Out {
     fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
-        self.writer.write(buf)
+        self.writer.write(buf).map_err(cannot_write_stdout)
     }
 
     fn write_all(&mut self, buf: &[u8]) -> io::Result<()> {
-        self.writer.write_all(buf)
+        self.writer.write_all(buf).map_err(cannot_write_stdout)
     }
 
     fn flush(&mut self) -> io::Result<()> {
-        self.writer.flush()
+        self.writer.flush().map_err(cannot_write_stdout)
+    }
+}
+
+/// A failure to write stdout as the failure it is: a closed pipe stays a
+/// `BrokenPipe` (the reader left: no failure), anything else (a full disk)
+/// carries a [`Kind::CannotWrite`] fault.
+fn cannot_write_stdout(err: io::Error) -> io::Error {
+    if err.kind() == io::ErrorKind::BrokenPipe || fault_of_io(&err).is_some() {
+        return err;
+    }
+    let kind = err.kind();
+    io::Error::new(
+        kind,
+        Fault::new(Kind::CannotWrite, format!("cannot write to stdout: {err}")),
+    )
+}
+
+/// Creates (or truncates) `path` for data only its owner may read: a
+/// stream, a report, rows. Mode 0600, also when the file already existed.
+pub fn create_private(path: &Path) -> io::Result<File> {
+    let mut options = std::fs::OpenOptions::new();
+    options.write(true).create(true).truncate(true);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::{OpenOptionsExt, PermissionsExt};
+        options.mode(0o600);
+        let file = options.open(path)?;
+        file.set_permissions(std::fs::Permissions::from_mode(0o600))?;
+        Ok(file)
+    }
+    #[cfg(not(unix))]
+    options.open(path)
+}
+
+/// A private file ([`create_private`]) created on its first write, so that
+/// nothing is created or truncated before there is something to keep (a
+/// request the service refused leaves an earlier file as it was).
+pub struct LazyFile {
+    path: PathBuf,
+    file: Option<BufWriter<File>>,
+}
+
+impl LazyFile {
+    /// The file at `path`, not created yet.
+    pub fn new(path: PathBuf) -> Self {
+        LazyFile { path, file: None }
+    }
+
+    /// Where the file is.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    fn open(&mut self) -> io::Result<&mut BufWriter<File>> {
+        match &mut self.file {
+            Some(file) => Ok(file),
+            file => Ok(file.insert(BufWriter::new(create_private(&self.path)?))),
+        }
+    }
+}
+
+impl Write for LazyFile {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        self.open()?.write(buf)
+    }
+
+    fn write_all(&mut self, buf: &[u8]) -> io::Result<()> {
+        self.open()?.write_all(buf)
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        match &mut self.file {
+            Some(file) => file.flush(),
+            None => Ok(()),
+        }
     }
 }
 
@@ -103,9 +240,10 @@ impl Notes {
     }
 }
 
+/// Writes one line on stderr, every secret redacted.
 fn emit(line: &str) {
     let mut stderr = io::stderr().lock();
-    let _ = writeln!(stderr, "{line}");
+    let _ = writeln!(stderr, "{}", redact(line));
 }
 
 /// A duration as people write it: `90s`, `5m`, `1.5s`, `250ms`.
@@ -126,8 +264,10 @@ pub fn human(duration: Duration) -> String {
 /// in characters.
 pub const SUMMARY_CHARS: usize = 200;
 
-/// `text` trimmed and cut to [`SUMMARY_CHARS`] characters with `…` when longer.
+/// `text`, every secret redacted first, trimmed and cut to
+/// [`SUMMARY_CHARS`] characters with `…` when longer.
 pub fn shorten(text: &str) -> String {
+    let text = redact(text);
     let text = text.trim();
     match text.char_indices().nth(SUMMARY_CHARS) {
         Some((cut, _)) => format!("{}…", &text[..cut]),
@@ -152,6 +292,22 @@ pub fn shell_quote(text: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn secrets_are_redacted_before_text_is_shortened() {
+        register_secret("sk-redact-test-93f1");
+        register_secret("ab");
+        let echo = format!(
+            "{}Invalid key sk-redact-test-93f1 (sk-redact-test-93f1)",
+            "x".repeat(180)
+        );
+        let short = shorten(&echo);
+        assert!(!short.contains("sk-redact"), "{short}");
+        assert!(short.ends_with('…'));
+        assert_eq!(redact("key sk-redact-test-93f1."), "key ***.");
+        assert_eq!(redact("abc"), "abc", "too short to be a secret");
+        assert!(matches!(redact_bytes(b"nothing here"), Cow::Borrowed(_)));
+    }
 
     #[test]
     fn ids_are_quoted_for_the_shell_only_when_needed() {

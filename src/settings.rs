@@ -31,7 +31,7 @@ use crate::cli::{
     SessionOutput, SessionRevokeArgs,
 };
 use crate::error::usage;
-use crate::output::Notes;
+use crate::output::{register_secret, shell_quote, Notes};
 use crate::results::Pick;
 
 /// A secret (API key, data token or secret). Its `Debug` and `Display` print
@@ -40,8 +40,10 @@ use crate::results::Pick;
 pub struct Secret(String);
 
 impl Secret {
-    /// Wraps a secret value.
+    /// Wraps a secret value, and registers it to be redacted from
+    /// everything shown or saved.
     pub fn new(value: String) -> Self {
+        register_secret(&value);
         Secret(value)
     }
 
@@ -405,6 +407,9 @@ impl Sources<'_> {
         if args.all_rows {
             data.check()?;
         }
+        if let Some(tee) = &args.tee {
+            check_tee(tee, args.replay.as_deref())?;
+        }
         let source = match args.replay {
             Some(path) => AskSource::Replay(path),
             None => {
@@ -645,7 +650,13 @@ impl Sources<'_> {
         Ok(CheckSettings {
             suite: args.suite,
             jobs: usize::from(args.jobs),
-            junit: args.junit,
+            junit: match args.junit {
+                Some(path) => {
+                    check_output_file("--junit", &path)?;
+                    Some(path)
+                }
+                None => None,
+            },
             tap: args.tap,
             json: args.output == Some(CheckOutput::Json),
             save: args.save,
@@ -873,7 +884,10 @@ fn chat_url(text: Option<String>) -> Result<Url> {
 /// `https://`, or `http://` to a loopback host (the key must not cross a
 /// network in clear text).
 pub fn service_url(text: &str, flag: &str) -> Result<Url> {
-    let url = Url::parse(text.trim()).map_err(|err| usage(format!("{flag} {text:?} is not a valid URL: {err}")))?;
+    let url = Url::parse(text.trim()).map_err(|err| {
+        let shown = without_credentials(text);
+        usage(format!("{flag} {shown:?} is not a valid URL: {err}"))
+    })?;
     match url.scheme() {
         "https" => {}
         "http" if is_loopback(&url) => {}
@@ -893,7 +907,9 @@ pub fn service_url(text: &str, flag: &str) -> Result<Url> {
     Ok(url)
 }
 
-fn is_loopback(url: &Url) -> bool {
+/// True for a URL whose host is this machine: `localhost` or a loopback
+/// address.
+pub fn is_loopback(url: &Url) -> bool {
     match url.host() {
         Some(url::Host::Domain(name)) => name.eq_ignore_ascii_case("localhost"),
         Some(url::Host::Ipv4(ip)) => IpAddr::V4(ip).is_loopback(),
@@ -1207,6 +1223,53 @@ fn check_embed_tenant(name: &str) -> Result<()> {
     }
 }
 
+/// An output file given by `flag` can be created: its folder exists. (The
+/// file itself is created only when there is something to write.)
+fn check_output_file(flag: &str, path: &Path) -> Result<()> {
+    let folder = match path.parent() {
+        Some(folder) if !folder.as_os_str().is_empty() => folder,
+        _ => Path::new("."),
+    };
+    match folder.is_dir() {
+        true => Ok(()),
+        false => Err(usage(format!(
+            "{flag} {}: the folder {} does not exist",
+            path.display(),
+            folder.display()
+        ))),
+    }
+}
+
+/// `--tee FILE` can be created and is not the `--replay` file, which it
+/// would empty before it is read.
+fn check_tee(tee: &Path, replay: Option<&str>) -> Result<()> {
+    check_output_file("--tee", tee)?;
+    if let (Some(replay), Ok(tee_file)) = (replay, std::fs::canonicalize(tee)) {
+        if std::fs::canonicalize(replay).is_ok_and(|replay_file| replay_file == tee_file) {
+            return Err(usage(format!(
+                "--tee {} is the --replay file: it would be emptied before it is read",
+                tee.display()
+            )));
+        }
+    }
+    Ok(())
+}
+
+/// A URL as text without the `user:password@` of its authority, to show it
+/// in a message (the text may not even parse).
+fn without_credentials(text: &str) -> String {
+    let Some(scheme_end) = text.find("://").map(|at| at + 3) else {
+        return text.to_string();
+    };
+    let authority_end = text[scheme_end..]
+        .find(['/', '?', '#'])
+        .map_or(text.len(), |at| scheme_end + at);
+    match text[scheme_end..authority_end].rfind('@') {
+        Some(at) => format!("{}***@{}", &text[..scheme_end], &text[scheme_end + at + 1..]),
+        None => text.to_string(),
+    }
+}
+
 /// `--picture`: an absolute http(s) URL.
 fn check_picture(text: &str) -> Result<()> {
     match Url::parse(text) {
@@ -1417,15 +1480,58 @@ fn load_profile(selected: Option<&str>) -> Result<Option<Profile>> {
         ))
     })?;
     profile.name = name;
+    let commands = [
+        &profile.api_key_command,
+        &profile.cube_token_command,
+        &profile.data_token_command,
+    ];
+    if commands.iter().any(|command| command.is_some()) {
+        refuse_if_others_can_write(&path, &profile.name)?;
+    }
     Ok(Some(profile))
 }
+
+/// A config file whose profile names a command to run must not be writable
+/// by anyone but its owner: whoever can write it could run anything as you.
+#[cfg(unix)]
+fn refuse_if_others_can_write(path: &Path, profile: &str) -> Result<()> {
+    use std::os::unix::fs::PermissionsExt;
+    let mode = std::fs::metadata(path).map_or(0, |meta| meta.permissions().mode());
+    if mode & 0o022 == 0 {
+        return Ok(());
+    }
+    Err(usage(format!(
+        "{} is writable by others (mode {:o}): refusing to run profile {profile}'s commands; fix it with: chmod go-w {}",
+        path.display(),
+        mode & 0o777,
+        shell_quote(&path.display().to_string())
+    )))
+}
+
+#[cfg(not(unix))]
+fn refuse_if_others_can_write(_path: &Path, _profile: &str) -> Result<()> {
+    Ok(())
+}
+
+/// The environment variables that hold secrets.
+const SECRET_VARIABLES: [&str; 4] = [
+    "ANALYST_API_KEY",
+    "ANALYST_CUBE_TOKEN",
+    "ANALYST_DATA_TOKEN",
+    "ANALYST_DATA_SECRET",
+];
 
 /// Runs a profile's secret command (`what` names it in errors) with `sh -c`
 /// and returns its output, trimmed. Its stdin and stderr are the user's, so a
 /// password manager can ask for a passphrase.
 fn run_secret_command(command: &str, what: &str, profile: &str) -> Result<Secret> {
-    let output = Process::new("sh")
-        .args(["-c", command])
+    let mut process = Process::new("sh");
+    process.args(["-c", command]);
+    // The command gets the environment without the other secrets.
+    for name in SECRET_VARIABLES {
+        process.env_remove(name);
+    }
+    let output = process
         .stdin(Stdio::inherit())
         .stderr(Stdio::inherit())
         .output()
@@ -1474,5 +1580,15 @@ mod tests {
         assert!(service_url("http://10.0.0.1/x", "--chat-url").is_err());
         assert!(service_url("ftp://localhost/x", "--chat-url").is_err());
         assert!(service_url("https://u:p@host/x", "--chat-url").is_err());
+    }
+
+    #[test]
+    fn a_url_that_does_not_parse_is_shown_without_its_credentials() {
+        let err = service_url("https://user:hunter2@exa mple.com/x", "--chat-url").unwrap_err();
+        let message = format!("{err:#}");
+        assert!(!message.contains("hunter2") && !message.contains("user:"), "{message}");
+        assert!(message.contains("https://***@exa mple.com/x"), "{message}");
+        assert_eq!(without_credentials("no url here"), "no url here");
+        assert_eq!(without_credentials("https://h/p@q"), "https://h/p@q");
     }
 }

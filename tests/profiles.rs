@@ -196,3 +196,37 @@ fn a_profile_data_token_command_serves_rows() {
         .success()
         .stdout("five\r\n5\r\n");
 }
+
+#[test]
+fn a_config_others_can_write_is_refused_when_it_runs_a_command() {
+    use std::os::unix::fs::PermissionsExt;
+    let emu = Emulator::start();
+    let home = config_home(&profile_text(&emu));
+    let file = home.join("analyst/config.toml");
+    std::fs::set_permissions(&file, std::fs::Permissions::from_mode(0o666)).unwrap();
+    analyst_in(&home)
+        .args(["ask", "Q"])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("is writable by others (mode 666)"))
+        .stderr(predicate::str::contains("chmod go-w"));
+    assert!(emu.requests_on(Route::Chat).is_empty(), "nothing was sent");
+    std::fs::set_permissions(&file, std::fs::Permissions::from_mode(0o600)).unwrap();
+    analyst_in(&home).args(["ask", "Q"]).assert().success();
+}
+
+#[test]
+fn a_profile_command_does_not_see_the_other_secrets() {
+    let emu = Emulator::start();
+    let text = profile_text(&emu).replace(
+        "api_key_command = \"printf '%s' ",
+        "api_key_command = \"env | grep -q -e ANALYST_DATA -e ANALYST_CUBE && exit 9; printf '%s' ",
+    );
+    let home = config_home(&text);
+    analyst_in(&home)
+        .env("ANALYST_DATA_SECRET", "data-secret-never-shared")
+        .env("ANALYST_DATA_TOKEN", "data-token-never-shared")
+        .args(["ask", "Q"])
+        .assert()
+        .success();
+}

@@ -6,7 +6,7 @@
 
 use std::cell::OnceCell;
 use std::fs::File;
-use std::io::{self, BufWriter, Read, Write};
+use std::io::{self, Read, Write};
 use std::time::Instant;
 
 use anyhow::Result;
@@ -19,7 +19,7 @@ use crate::expect::Check;
 use crate::net::http::Http;
 use crate::net::signals;
 use crate::net::source::Source;
-use crate::output::{Notes, Out};
+use crate::output::{LazyFile, Notes, Out};
 use crate::render::live::Watched;
 use crate::render::{answer, csv, events, json, raw, vega};
 use crate::results::{Pick, RowSink, RowSource};
@@ -32,12 +32,9 @@ pub fn run(settings: AskSettings, notes: &Notes, out: &mut Out) -> Result<()> {
     let started = Instant::now();
     signals::watch();
     let network = settings.network;
-    let mut tee = match &settings.tee {
-        Some(path) => Some(BufWriter::new(File::create(path).map_err(|err| {
-            usage(format!("cannot create the --tee file {}: {err}", path.display()))
-        })?)),
-        None => None,
-    };
+    // Created when the first line arrives: a refused request leaves an
+    // earlier file as it was.
+    let mut tee = settings.tee.clone().map(LazyFile::new);
     let output = Watched::new(
         renderer(settings.output, settings.pick, notes),
         notes,
@@ -68,20 +65,24 @@ pub fn run(settings: AskSettings, notes: &Notes, out: &mut Out) -> Result<()> {
             (turn, Some(client), read)
         }
     };
-    if let Some(tee) = tee.as_mut() {
-        tee.flush()
-            .map_err(|err| fail(Kind::Unexpected, format!("writing the --tee file: {err}")))?;
-    }
+    let tee_flushed = match tee.as_mut().map(Write::flush) {
+        Some(Err(err)) => Err(fail(Kind::CannotWrite, format!("cannot write the --tee file: {err}"))),
+        _ => Ok(()),
+    };
     let transcript = &turn.transcript;
-    let failure = match read {
-        Err(err) if kind_of(&err).stops_the_chat() => {
-            return stopped(err, client.as_ref(), transcript, &mut renderer, notes, out)
-        }
-        Err(err) => Some(turn.after_resumes(err)),
-        Ok(()) => chat_failure(transcript).map(|err| turn.after_resumes(err)),
+    // The turn ended early on our side (a stop, a malformed line, an output
+    // that cannot be written) or the service reported an error: the chat
+    // may still be running, and is aborted. A stream that ended by itself
+    // (cut, suspended: the hint resumes it) is left as it is.
+    let ended_early = (read.is_err() && !turn.was_cut()) || !transcript.errors().is_empty();
+    let stopped = read.as_ref().err().is_some_and(|err| kind_of(err).stops_the_chat());
+    let failure = match (read, tee_flushed) {
+        (Err(err), _) => Some(turn.after_resumes(err)),
+        (Ok(()), Err(err)) => Some(err),
+        (Ok(()), Ok(())) => chat_failure(transcript).map(|err| turn.after_resumes(err)),
     };
     let status = match (&failure, transcript.answer()) {
-        _ if transcript.aborted() => Status::Aborted,
+        _ if transcript.aborted() || stopped => Status::Aborted,
         (Some(_), _) if transcript.suspended().is_some() => Status::Suspended,
         (Some(_), _) if turn.was_cut() || transcript.cut_mid_message() => Status::Cut,
         (Some(_), _) => Status::Error,
@@ -90,15 +91,20 @@ pub fn run(settings: AskSettings, notes: &Notes, out: &mut Out) -> Result<()> {
         (None, _) => Status::Incomplete,
     };
     if let Some(err) = failure {
-        write_failure(
-            &mut renderer,
-            transcript,
-            status,
-            kind_of(&err),
-            &format!("{err:#}"),
-            out,
-        );
-        return Err(err);
+        let aborted = match (&client, ended_early) {
+            (Some(client), true) if stopped || transcript.chat_id().is_some() => {
+                client.abort_after_stop(transcript.chat_id())
+            }
+            _ => String::new(),
+        };
+        let kind = kind_of(&err);
+        if kind == Kind::ReaderGone {
+            notes.debug(&format!("stdout was closed{aborted}"));
+            return Ok(());
+        }
+        let message = format!("{err:#}{aborted}");
+        write_failure(&mut renderer, transcript, status, kind, &message, out);
+        return Err(fail(kind, message));
     }
     let all_rows = AllRows {
         settings: &settings.data,
@@ -150,29 +156,6 @@ fn renderer(mode: OutputMode, pick: Pick, notes: &Notes) -> Box<dyn Renderer> {
         OutputMode::Csv => Box::new(csv::Csv::new(pick)),
         OutputMode::Vega => Box::new(vega::Vega::new(pick, notes)),
     }
-}
-
-/// The turn was stopped before the stream ended (`err` says why): abort the
-/// chat if one is running, still write the `-o json` document (`status:
-/// "aborted"`), and fail with the stop's kind. A reader of stdout that left
-/// is no failure: the chat is aborted and that is all.
-fn stopped(
-    err: anyhow::Error,
-    client: Option<&ChatClient>,
-    transcript: &Transcript,
-    renderer: &mut dyn Renderer,
-    notes: &Notes,
-    out: &mut Out,
-) -> Result<()> {
-    let kind = kind_of(&err);
-    let aborted = client.map_or_else(String::new, |client| client.abort_after_stop(transcript.chat_id()));
-    if kind == Kind::ReaderGone {
-        notes.debug(&format!("stdout was closed{aborted}"));
-        return Ok(());
-    }
-    let message = format!("{err:#}{aborted}");
-    write_failure(renderer, transcript, Status::Aborted, kind, &message, out);
-    Err(fail(kind, message))
 }
 
 /// Tells the renderer the turn failed (only `-o json` writes then). Best

@@ -13,8 +13,8 @@ use serde::Serialize;
 
 use super::signals;
 use crate::error::{root_causes, Fault, Kind};
-use crate::output::{human, shorten, Notes};
-use crate::settings::Secret;
+use crate::output::{human, redact, shorten, Notes};
+use crate::settings::{is_loopback, Secret};
 
 /// How much of an error body is read to summarise it.
 const ERROR_BODY_LIMIT: u64 = 64 * 1024;
@@ -40,14 +40,6 @@ pub enum Credential<'a> {
 const CUBE_TOKEN_HEADER: &str = "x-cube-auth-token";
 
 impl Credential<'_> {
-    /// The secrets sent, to redact from anything shown.
-    fn secrets(&self) -> Vec<&Secret> {
-        match *self {
-            Credential::ApiKey(secret) | Credential::Token(secret) => vec![secret],
-            Credential::Chat { key, cube_token } => key.into_iter().chain(cube_token).collect(),
-        }
-    }
-
     /// Each header: its name, its value (marked sensitive), and how `-v`
     /// shows it. `None` when a secret cannot go in a header.
     fn headers(&self) -> Option<Vec<(HeaderName, HeaderValue, &'static str)>> {
@@ -154,10 +146,15 @@ const MAX_RETRY_AFTER: Duration = Duration::from_secs(10);
 
 /// An HTTP client configured for long streams: a connect timeout, no total
 /// timeout (streams of several minutes are normal), no redirects (a POST
-/// must not be silently re-sent elsewhere). Cheap to clone.
+/// must not be silently re-sent elsewhere), compressed bodies decoded.
+/// Loopback hosts are reached directly, never through a proxy (a plain
+/// `http://` request carries the key in clear). Cheap to clone.
 #[derive(Clone)]
 pub struct Http {
+    /// For every other host: the proxy environment variables apply.
     client: Client,
+    /// For loopback hosts: no proxy.
+    direct: Client,
     notes: Notes,
 }
 
@@ -172,15 +169,21 @@ struct Failure {
 impl Http {
     /// Builds the client. `connect_timeout` bounds only connection set-up.
     pub fn new(connect_timeout: Duration, notes: &Notes) -> Result<Self> {
-        let client = Client::builder()
-            .connect_timeout(connect_timeout)
-            .timeout(None)
-            .redirect(reqwest::redirect::Policy::none())
-            .user_agent(concat!("analyst/", env!("CARGO_PKG_VERSION")))
-            .build()
-            .map_err(|err| Fault::new(Kind::Unexpected, format!("cannot set up the HTTP client: {err}")))?;
+        let builder = || {
+            Client::builder()
+                .connect_timeout(connect_timeout)
+                .timeout(None)
+                .redirect(reqwest::redirect::Policy::none())
+                .user_agent(concat!("analyst/", env!("CARGO_PKG_VERSION")))
+        };
+        let built = |builder: reqwest::blocking::ClientBuilder| {
+            builder
+                .build()
+                .map_err(|err| Fault::new(Kind::Unexpected, format!("cannot set up the HTTP client: {err}")))
+        };
         Ok(Http {
-            client,
+            client: built(builder())?,
+            direct: built(builder().no_proxy())?,
             notes: notes.clone(),
         })
     }
@@ -258,7 +261,11 @@ impl Http {
             self.notes.debug(&format!("> accept: {accept}"));
             self.notes.debug(&format!("> {}", String::from_utf8_lossy(json)));
         }
-        let mut request = self.client.post(url.clone());
+        let client = match is_loopback(url) {
+            true => &self.direct,
+            false => &self.client,
+        };
+        let mut request = client.post(url.clone());
         for (name, value, _) in headers {
             request = request.header(name, value);
         }
@@ -270,7 +277,7 @@ impl Http {
             request = request.timeout(timeout);
         }
         let response = request.send().map_err(|err| Failure {
-            transient: !err.is_timeout() && (err.is_connect() || err.is_request()),
+            transient: !err.is_timeout() && (err.is_connect() || err.is_request()) && !is_unknown_host(&err),
             server_error: false,
             fault: transport_fault(url, &err),
             retry_after: None,
@@ -282,8 +289,16 @@ impl Http {
                 self.notes.debug(&format!("< content-type: {kind}"));
             }
         }
-        if status.is_success() {
+        if status.is_success() && !is_html(&response) {
             return Ok(response);
+        }
+        if status.is_success() {
+            return Err(Failure {
+                fault: html_page_fault(response),
+                transient: false,
+                server_error: false,
+                retry_after: None,
+            });
         }
         let retry_after = response
             .headers()
@@ -293,7 +308,7 @@ impl Http {
         Err(Failure {
             transient: matches!(status.as_u16(), 429 | 502 | 503 | 504),
             server_error: status.is_server_error(),
-            fault: status_fault(response, &auth.secrets()),
+            fault: status_fault(response),
             retry_after,
         })
     }
@@ -311,6 +326,36 @@ fn retry_after(value: &str, now: SystemTime) -> Option<Duration> {
             .unwrap_or(Duration::ZERO),
     };
     Some(pause.min(MAX_RETRY_AFTER))
+}
+
+/// True for an answer that is a web page: never what the service sends.
+fn is_html(response: &Response) -> bool {
+    response
+        .headers()
+        .get(CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(|kind| kind.trim_start().to_ascii_lowercase().starts_with("text/html"))
+}
+
+/// The fault for a successful answer that is a web page: something between
+/// us and the service answered (a captive portal, a proxy's login page).
+fn html_page_fault(mut response: Response) -> Fault {
+    let mut body = Vec::new();
+    let _ = (&mut response).take(ERROR_BODY_LIMIT).read_to_end(&mut body);
+    Fault::new(
+        Kind::Service,
+        format!(
+            "the answer is a web page, not the service's ({}): a captive portal or a proxy may be in the way; check the network and the URL",
+            summarize_body("text/html", &body)
+        ),
+    )
+}
+
+/// True when DNS said the host does not exist (not "try again"): asking
+/// again cannot help.
+fn is_unknown_host(err: &reqwest::Error) -> bool {
+    let causes = root_causes(err).to_lowercase();
+    causes.contains("dns error") && !causes.contains("temporary failure") && !causes.contains("try again")
 }
 
 /// The fault for a request that never got an answer: connection refused,
@@ -333,7 +378,7 @@ fn transport_fault(url: &Url, err: &reqwest::Error) -> Fault {
 
 /// The fault for an answer with a non-success status: the kind of the
 /// contract's table, the status, a summary of the body, and what to check.
-fn status_fault(mut response: Response, secrets: &[&Secret]) -> Fault {
+fn status_fault(mut response: Response) -> Fault {
     let status = response.status();
     let location = response
         .headers()
@@ -349,7 +394,7 @@ fn status_fault(mut response: Response, secrets: &[&Secret]) -> Fault {
     let mut body = Vec::new();
     let _ = (&mut response).take(ERROR_BODY_LIMIT).read_to_end(&mut body);
     // Redacted before it is shortened, so no part of a secret survives a cut.
-    let body = redact(&String::from_utf8_lossy(&body), secrets);
+    let body = redact(&String::from_utf8_lossy(&body)).into_owned();
     let summary = summarize_body(&content_type, body.as_bytes());
     let (code, hint) = match status.as_u16() {
         401 => (Kind::Auth, "check the API key (ANALYST_API_KEY or --api-key-file)"),
@@ -376,14 +421,6 @@ fn describe_status(status: StatusCode) -> String {
         Some(reason) => format!("{} {reason}", status.as_u16()),
         None => status.as_u16().to_string(),
     }
-}
-
-fn redact(text: &str, secrets: &[&Secret]) -> String {
-    secrets
-        .iter()
-        .map(|secret| secret.expose())
-        .filter(|secret| secret.len() >= 4)
-        .fold(text.to_string(), |text, secret| text.replace(secret, "***"))
 }
 
 /// One line about an error body: the `error`/`message` of a JSON body, the

@@ -1,12 +1,12 @@
-//! Ctrl-C and SIGTERM. A watcher thread records the first signal for the main
-//! thread to act on (abort the chat, flush, exit 130/143); a second signal
+//! Ctrl-C, SIGTERM and SIGHUP. A watcher thread records the first signal for the main
+//! thread to act on (abort the chat, flush, exit 130/143/129); a second signal
 //! exits at once, as people expect of a second Ctrl-C.
 
 use std::sync::atomic::{AtomicI32, Ordering};
 use std::sync::Once;
 use std::time::{Duration, Instant};
 
-use signal_hook::consts::signal::{SIGINT, SIGTERM};
+use signal_hook::consts::signal::{SIGHUP, SIGINT, SIGTERM};
 use signal_hook::iterator::Signals;
 
 use crate::error::{Fault, Kind};
@@ -21,6 +21,8 @@ pub enum Signal {
     Interrupt,
     /// SIGTERM: exit 143.
     Terminate,
+    /// SIGHUP, the terminal closed: exit 129.
+    HangUp,
 }
 
 impl Signal {
@@ -28,6 +30,7 @@ impl Signal {
         match raw {
             SIGINT => Some(Signal::Interrupt),
             SIGTERM => Some(Signal::Terminate),
+            SIGHUP => Some(Signal::HangUp),
             _ => None,
         }
     }
@@ -37,6 +40,7 @@ impl Signal {
         match self {
             Signal::Interrupt => "SIGINT",
             Signal::Terminate => "SIGTERM",
+            Signal::HangUp => "SIGHUP",
         }
     }
 
@@ -45,15 +49,16 @@ impl Signal {
         match self {
             Signal::Interrupt => Kind::Interrupted,
             Signal::Terminate => Kind::Terminated,
+            Signal::HangUp => Kind::HungUp,
         }
     }
 }
 
-/// Starts watching SIGINT and SIGTERM (once per process). If the handlers
+/// Starts watching SIGINT, SIGTERM and SIGHUP (once per process). If the handlers
 /// cannot be installed the default behaviour stays: the process just dies.
 pub fn watch() {
     INSTALL.call_once(|| {
-        let Ok(mut signals) = Signals::new([SIGINT, SIGTERM]) else {
+        let Ok(mut signals) = Signals::new([SIGINT, SIGTERM, SIGHUP]) else {
             return;
         };
         // Should no thread be had, the handlers go with `signals`, and the

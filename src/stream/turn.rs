@@ -5,6 +5,7 @@
 //! it, so that `render/` (its implementations) depends on the stream and
 //! not the other way round.
 
+use std::borrow::Cow;
 use std::io::{self, Read, Write};
 use std::time::{Duration, Instant};
 
@@ -15,7 +16,7 @@ use super::message::{Message, ParseError};
 use super::resume::{Resumed, TurnLines};
 use super::transcript::{Event, Transcript};
 use crate::error::{bad_stream, fail, fault_of_io, kind_of, root_causes, Kind};
-use crate::output::{shell_quote, shorten};
+use crate::output::{redact_bytes, shell_quote, shorten};
 use crate::results::{Picker, RowSource};
 use crate::settings::Question;
 
@@ -167,6 +168,7 @@ pub trait LineFold {
 
 /// Reads `source` line by line into `fold` until the end, the first error,
 /// or a stop (a signal, the deadline, a stall: its fault is the error).
+/// Every known secret is redacted from each line before `fold` sees it.
 pub fn read_lines(source: impl Read, fold: &mut dyn LineFold) -> Result<()> {
     let mut reader = LineReader::new(source);
     loop {
@@ -179,6 +181,13 @@ pub fn read_lines(source: impl Read, fold: &mut dyn LineFold) -> Result<()> {
                     None => fold.broken(&err),
                 })
             }
+        };
+        // Secrets are redacted as the line arrives, so no output, note or
+        // saved stream can hold one.
+        let redacted = redact_bytes(line.bytes);
+        let line = match &redacted {
+            Cow::Borrowed(_) => line,
+            Cow::Owned(bytes) => Line { bytes, ..line },
         };
         let folded = fold.line(&line);
         // A stop right after this (partial) line is why the stream ended.
@@ -340,10 +349,6 @@ impl LineFold for ChatFold<'_, '_> {
     fn line(&mut self, line: &Line<'_>) -> Result<()> {
         let turn = &mut *self.turn;
         turn.timings.first_byte.get_or_insert_with(|| turn.started.elapsed());
-        if let Some(tee) = self.sinks.tee.as_deref_mut() {
-            tee.write_all(line.bytes)
-                .map_err(|err| fail(Kind::Unexpected, format!("writing the saved stream: {err}")))?;
-        }
         let parsed = Message::parse(line.content());
         let message = parsed.as_ref().ok().and_then(Option::as_ref);
         let repeated = match (message, turn.resumed.as_mut()) {
@@ -363,6 +368,17 @@ impl LineFold for ChatFold<'_, '_> {
             if turn.timings.answer.is_none() && message.final_node && turn.transcript.answer().is_some() {
                 turn.timings.answer = Some(turn.started.elapsed());
             }
+        }
+        // Saved after the line was folded in, so that a failure to save it
+        // knows the chat to abort.
+        if let Some(tee) = self.sinks.tee.as_deref_mut() {
+            // Flushed like `raw`, before the reader would wait: what arrived
+            // is saved at once, and a full disk is noticed at once.
+            let saved = tee.write_all(line.bytes).and_then(|()| match line.more_buffered {
+                true => Ok(()),
+                false => tee.flush(),
+            });
+            saved.map_err(|err| fail(Kind::CannotWrite, format!("cannot write the saved stream: {err}")))?;
         }
         self.sinks
             .renderer

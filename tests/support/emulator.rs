@@ -118,7 +118,13 @@ impl Default for Agent {
 pub(crate) struct State {
     pub(crate) requests: Vec<Recorded>,
     pub(crate) scripted: HashMap<Route, VecDeque<Reply>>,
+    /// Every chat an abort was accepted for, in order.
     pub(crate) aborted: Vec<String>,
+    /// Chats whose open streams must stop: an abort stops what is running,
+    /// not the chat's later turns.
+    pub(crate) stopping: Vec<String>,
+    /// The chats with a stream being sent, once per stream.
+    pub(crate) streaming: Vec<String>,
     pub(crate) sessions_created: u64,
     pub(crate) continue_waits: usize,
     pub(crate) open_chats: usize,

@@ -53,6 +53,9 @@ pub enum Reply {
         chunking: Chunking,
         delay: Duration,
     },
+    /// A 200 answer whose body is sent with `Content-Encoding: encoding`
+    /// (the body given already encoded).
+    Encoded { encoding: String, body: Vec<u8> },
     /// No answer at all for this long, then the connection closes.
     Hang(Duration),
     /// The connection is closed without any answer (a reset).
@@ -145,9 +148,16 @@ pub(crate) fn write_reply(connection: &mut TcpStream, reply: Reply, state: &Mute
                 let mut state = state.lock().unwrap();
                 state.open_chats += 1;
                 state.most_open_chats = state.most_open_chats.max(state.open_chats);
+                state.streaming.push(chat_id.clone());
             }
             let sent = write_chat(connection, &chat_id, &body, &chunking, delay, state);
-            state.lock().unwrap().open_chats -= 1;
+            let mut state = state.lock().unwrap();
+            state.open_chats -= 1;
+            let streaming = state.streaming.iter().position(|id| *id == chat_id).unwrap();
+            state.streaming.remove(streaming);
+            if !state.streaming.contains(&chat_id) {
+                state.stopping.retain(|id| *id != chat_id);
+            }
             sent
         }
         Reply::Query { sql } => stream_query(connection, &sql),
@@ -161,6 +171,15 @@ pub(crate) fn write_reply(connection: &mut TcpStream, reply: Reply, state: &Mute
                 write_chunk(connection, line.as_bytes())?;
             }
             connection.write_all(b"0\r\n\r\n")
+        }
+        Reply::Encoded { encoding, body } => {
+            let head = format!(
+                "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Encoding: {encoding}\r\nContent-Length: {}\r\nConnection: close\r\n\r\n",
+                body.len()
+            );
+            connection.write_all(head.as_bytes())?;
+            connection.write_all(&body)?;
+            connection.flush()
         }
         Reply::Hang(duration) => {
             thread::sleep(duration);
@@ -240,7 +259,7 @@ pub(crate) fn write_chat(
 ) -> std::io::Result<()> {
     connection.write_all(STREAM_HEAD)?;
     for piece in pieces(body, chunking) {
-        if state.lock().unwrap().aborted.iter().any(|id| id == chat_id) {
+        if state.lock().unwrap().stopping.iter().any(|id| id == chat_id) {
             write_chunk(connection, format!("{}\n", stream::aborted_line()).as_bytes())?;
             break;
         }

@@ -322,6 +322,9 @@ pub(crate) fn abort(body: &Value, caller: Option<String>, state: &Mutex<State>) 
         Some(thread) if thread.owner != owner => json_status(403, "Forbidden"),
         Some(_) => {
             state.aborted.push(chat_id.to_string());
+            if state.streaming.iter().any(|id| id == chat_id) {
+                state.stopping.push(chat_id.to_string());
+            }
             Reply::status(204, "text/plain", "")
         }
     }

@@ -18,7 +18,7 @@ use crate::error::{fail, kind_of, usage, Kind};
 use crate::expect::Check;
 use crate::net::http::Http;
 use crate::net::signals;
-use crate::output::{human, Notes, Out};
+use crate::output::{create_private, human, LazyFile, Notes, Out};
 use crate::settings::{new_message_id, ChatSettings, CheckSettings, Limits, Network, Question};
 use crate::stream::turn::{chat_failure, Sinks, Timings, Turn};
 
@@ -37,13 +37,6 @@ pub fn run(settings: CheckSettings, notes: &Notes, out: &mut Out) -> Result<()> 
         std::fs::create_dir_all(dir)
             .map_err(|err| usage(format!("cannot create the --save folder {}: {err}", dir.display())))?;
     }
-    let junit = match &settings.junit {
-        Some(path) => Some(
-            File::create(path)
-                .map_err(|err| usage(format!("cannot create the --junit file {}: {err}", path.display())))?,
-        ),
-        None => None,
-    };
     let chat = ChatSettings {
         url: settings.url.clone(),
         key: settings.key.clone(),
@@ -64,11 +57,11 @@ pub fn run(settings: CheckSettings, notes: &Notes, out: &mut Out) -> Result<()> 
         human(Duration::from_millis(total.as_millis() as u64))
     ));
     let suite_name = settings.suite.display().to_string();
-    if let Some(file) = junit {
-        let mut writer = BufWriter::new(file);
+    if let Some(path) = &settings.junit {
+        let mut writer = LazyFile::new(path.clone());
         report::junit(&suite_name, &results, total, &mut writer)
             .and_then(|()| writer.flush())
-            .map_err(|err| fail(Kind::Unexpected, format!("writing the --junit report: {err}")))?;
+            .map_err(|err| fail(Kind::CannotWrite, format!("cannot write the --junit report: {err}")))?;
     }
     if settings.tap {
         report::tap(&results, out)?;
@@ -273,8 +266,8 @@ impl Runner<'_> {
             name.push_str(&format!(".{}", turn + 1));
         }
         let path = Path::new(dir).join(format!("{name}.ndjson"));
-        let file = File::create(&path)
-            .map_err(|err| fail(Kind::Unexpected, format!("cannot create {}: {err}", path.display())))?;
+        let file = create_private(&path)
+            .map_err(|err| fail(Kind::CannotWrite, format!("cannot create {}: {err}", path.display())))?;
         Ok(Some((path, BufWriter::new(file))))
     }
 }

@@ -1,0 +1,97 @@
+//! The network as it is: proxies that must never see a loopback request,
+//! compressed answers, and a web page where the stream should be.
+
+mod support;
+
+use std::io::{Read, Write};
+use std::net::TcpListener;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Arc;
+
+use support::*;
+
+/// A proxy on loopback that counts the connections it gets and answers none.
+fn recording_proxy() -> (String, Arc<AtomicUsize>) {
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    let url = format!("http://{}", listener.local_addr().unwrap());
+    let seen = Arc::new(AtomicUsize::new(0));
+    let counter = Arc::clone(&seen);
+    std::thread::spawn(move || {
+        for connection in listener.incoming() {
+            counter.fetch_add(1, Ordering::SeqCst);
+            let mut connection = connection.unwrap();
+            let mut buffer = [0; 4096];
+            let _ = connection.read(&mut buffer);
+            let _ = connection.write_all(b"HTTP/1.1 502 Bad Gateway\r\nContent-Length: 0\r\n\r\n");
+        }
+    });
+    (url, seen)
+}
+
+#[test]
+fn a_loopback_service_is_never_reached_through_a_proxy() {
+    let emu = Emulator::start();
+    let (proxy, seen) = recording_proxy();
+    for variable in ["HTTP_PROXY", "http_proxy", "ALL_PROXY", "all_proxy", "HTTPS_PROXY"] {
+        let output = emu
+            .analyst()
+            .env(variable, &proxy)
+            .env_remove("NO_PROXY")
+            .env_remove("no_proxy")
+            .args(["ask", "Q"])
+            .output()
+            .unwrap();
+        assert_eq!(
+            output.status.code(),
+            Some(0),
+            "{variable}: {}",
+            String::from_utf8_lossy(&output.stderr)
+        );
+    }
+    assert_eq!(seen.load(Ordering::SeqCst), 0, "the proxy saw the key in clear");
+}
+
+#[test]
+fn compressed_answers_are_decoded() {
+    let emu = Emulator::start();
+    let stream = ChatStream::new("c-gz", Family::Cube)
+        .user("Q")
+        .final_answer(&["Squeezed ", "answer"]);
+    let mut gzip = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
+    gzip.write_all(&stream.bytes()).unwrap();
+    emu.script(Reply::Encoded {
+        encoding: "gzip".into(),
+        body: gzip.finish().unwrap(),
+    });
+    let mut deflate = flate2::write::ZlibEncoder::new(Vec::new(), flate2::Compression::default());
+    deflate.write_all(&stream.bytes()).unwrap();
+    emu.script(Reply::Encoded {
+        encoding: "deflate".into(),
+        body: deflate.finish().unwrap(),
+    });
+    for _ in 0..2 {
+        let output = emu.analyst().args(["ask", "Q"]).output().unwrap();
+        assert_eq!(
+            output.status.code(),
+            Some(0),
+            "{}",
+            String::from_utf8_lossy(&output.stderr)
+        );
+        assert_eq!(output.stdout, b"Squeezed answer\n");
+    }
+}
+
+#[test]
+fn a_web_page_where_the_stream_should_be_is_named_for_what_it_is() {
+    let emu = Emulator::start();
+    let page = "<html><head><title>Hotel WiFi: please log in</title></head><body>…</body></html>";
+    emu.script(Reply::status(200, "text/html; charset=utf-8", page));
+    let output = emu.analyst().args(["ask", "Q"]).output().unwrap();
+    assert_eq!(output.status.code(), Some(6));
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        stderr.contains("the answer is a web page") && stderr.contains("Hotel WiFi: please log in"),
+        "{stderr}"
+    );
+    emu.expect(Route::Chat, 1);
+}
