@@ -132,17 +132,35 @@ pub fn fail(kind: Kind, message: impl Into<String>) -> anyhow::Error {
 /// anywhere in its chain (the reader of stdout left), else the first
 /// [`Fault`]'s, else [`Kind::Unexpected`].
 pub fn kind_of(err: &anyhow::Error) -> Kind {
-    let broken_pipe = err.chain().any(|cause| {
-        cause
-            .downcast_ref::<io::Error>()
-            .is_some_and(|io| io.kind() == io::ErrorKind::BrokenPipe)
-    });
+    let broken_pipe = err
+        .chain()
+        .any(|cause| io_error_kind(cause) == Some(io::ErrorKind::BrokenPipe));
     if broken_pipe {
         return Kind::ReaderGone;
     }
     err.chain()
         .find_map(|cause| cause.downcast_ref::<Fault>().or_else(|| fault_in_io(cause)))
         .map_or(Kind::Unexpected, |fault| fault.kind)
+}
+
+/// The kind of the I/O failure `cause` is or wraps: an `io::Error`, or the
+/// writers' errors (serde_json, csv) that carry one without showing it as
+/// their source.
+fn io_error_kind(cause: &(dyn std::error::Error + 'static)) -> Option<io::ErrorKind> {
+    if let Some(io) = cause.downcast_ref::<io::Error>() {
+        // `io::Error::other(inner)` hides `inner` from the chain.
+        return match (io.kind(), io.get_ref()) {
+            (io::ErrorKind::Other, Some(inner)) => io_error_kind(inner).or(Some(io.kind())),
+            (kind, _) => Some(kind),
+        };
+    }
+    if let Some(json) = cause.downcast_ref::<serde_json::Error>() {
+        return json.io_error_kind();
+    }
+    match cause.downcast_ref::<csv::Error>().map(csv::Error::kind) {
+        Some(csv::ErrorKind::Io(io)) => Some(io.kind()),
+        _ => None,
+    }
 }
 
 /// True when some cause of `err` says what kind it is (a [`Fault`]), so

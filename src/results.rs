@@ -83,8 +83,14 @@ impl Serialize for Typed<'_> {
     }
 }
 
+/// A numeric column's text as a number: every digit kept when it is a JSON
+/// number (`12345678901234.56789` stays so), else as Rust reads it (`0012`,
+/// `+5`); `None` when it is no number at all.
 fn parse_number(text: &str) -> Option<Number> {
     let text = text.trim();
+    if let Ok(n) = text.parse::<Number>() {
+        return Some(n);
+    }
     if let Ok(n) = text.parse::<i64>() {
         return Some(n.into());
     }
@@ -212,7 +218,13 @@ impl SqlResult {
                 .and_then(|n| n.as_u64().or_else(|| n.as_str().and_then(|s| s.trim().parse().ok()))),
             uuid: text_field(&[result], &["uuid"]),
             vega_spec,
-            error: tool_error(result),
+            // A SQL tool whose result is not an object gave no table: its
+            // text is the error.
+            error: tool_error(result).or_else(|| match result {
+                Value::Object(_) => None,
+                Value::String(text) => Some(text.clone()),
+                other => Some(format!("the result is not a table: {other}")),
+            }),
         }
     }
 
@@ -221,21 +233,11 @@ impl SqlResult {
         self.total_rows.is_some_and(|total| total > self.rows.len() as u64)
     }
 
-    /// The rows as objects keyed by column name (in order of first
-    /// appearance, a repeated name taking its last column's value), values
-    /// typed by column type; serialized straight from the result without
-    /// building a map per row.
+    /// The rows as objects keyed by column name (names are unique: see
+    /// [`unique_names`]), values typed by column type; serialized straight
+    /// from the result without building a map per row.
     pub fn typed_rows(&self) -> TypedRows<'_> {
-        // Keys as a map would hold them: in order of first appearance, a
-        // repeated column name taking the value of its last column.
-        let mut keys: Vec<(&str, usize)> = Vec::with_capacity(self.columns.len());
-        for (index, column) in self.columns.iter().enumerate() {
-            match keys.iter_mut().find(|(name, _)| *name == column.name) {
-                Some(key) => key.1 = index,
-                None => keys.push((&column.name, index)),
-            }
-        }
-        TypedRows { result: self, keys }
+        TypedRows { result: self }
     }
 }
 
@@ -243,27 +245,29 @@ impl SqlResult {
 /// [`SqlResult::typed_rows`]).
 pub struct TypedRows<'a> {
     result: &'a SqlResult,
-    keys: Vec<(&'a str, usize)>,
 }
 
 impl Serialize for TypedRows<'_> {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        serializer.collect_seq(self.result.rows.iter().map(|row| TypedRow { rows: self, row }))
+        serializer.collect_seq(self.result.rows.iter().map(|row| TypedRow {
+            columns: &self.result.columns,
+            row,
+        }))
     }
 }
 
 /// One row of [`TypedRows`].
 struct TypedRow<'a> {
-    rows: &'a TypedRows<'a>,
+    columns: &'a [Column],
     row: &'a [Value],
 }
 
 impl Serialize for TypedRow<'_> {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut map = serializer.serialize_map(Some(self.rows.keys.len()))?;
-        for &(name, index) in &self.rows.keys {
+        let mut map = serializer.serialize_map(Some(self.columns.len()))?;
+        for (index, column) in self.columns.iter().enumerate() {
             let value = self.row.get(index).unwrap_or(&Value::Null);
-            map.serialize_entry(name, &self.rows.result.columns[index].typed(value))?;
+            map.serialize_entry(&column.name, &column.typed(value))?;
         }
         map.end()
     }
@@ -305,7 +309,7 @@ fn table(result: &Value, data: Vec<Value>) -> (Vec<Column>, Vec<Vec<Value>>) {
             })
             .collect();
     }
-    let rows = data
+    let mut rows: Vec<Vec<Value>> = data
         .into_iter()
         .map(|row| match row {
             Value::Array(values) => values,
@@ -316,7 +320,37 @@ fn table(result: &Value, data: Vec<Value>) -> (Vec<Column>, Vec<Vec<Value>>) {
             scalar => vec![scalar],
         })
         .collect();
+    // Every row as wide as the table: cells beyond the schema get columns
+    // of their own (no value vanishes), short rows end in nulls.
+    let width = rows.iter().map(Vec::len).max().unwrap_or(0);
+    for i in columns.len()..width {
+        columns.push(Column {
+            name: format!("column{}", i + 1),
+            column_type: "String".into(),
+        });
+    }
+    for row in &mut rows {
+        row.resize(columns.len(), Value::Null);
+    }
+    unique_names(&mut columns);
     (columns, rows)
+}
+
+/// Makes column names unique (`a`, `a_2`, `a_3`), so that no column hides
+/// another where rows are keyed by name.
+pub fn unique_names(columns: &mut [Column]) {
+    for i in 1..columns.len() {
+        let taken = |name: &str, columns: &[Column]| columns[..i].iter().any(|c| c.name == name);
+        if !taken(&columns[i].name, columns) {
+            continue;
+        }
+        let base = columns[i].name.clone();
+        let name = (2..)
+            .map(|n| format!("{base}_{n}"))
+            .find(|name| !taken(name, columns))
+            .expect("some suffix is free");
+        columns[i].name = name;
+    }
 }
 
 /// Columns of the object shape: keys in order of first appearance, typed by
@@ -557,9 +591,11 @@ mod tests {
         });
         let sql = SqlResult::from_tool_call("t1", "semanticSqlApi", &json!({}), result);
         let view = serde_json::to_string(&sql.typed_rows()).unwrap();
+        // A duplicate name gets a suffix and a cell beyond the schema a
+        // column of its own: no value hides another or vanishes.
         assert_eq!(
             view,
-            r#"[{"a":"x","b":true},{"a":null,"b":null},{"a":"z","b":"no"},{"a":null,"b":null}]"#
+            r#"[{"a":1,"b":true,"a_2":"x","column4":null},{"a":2,"b":null,"a_2":null,"column4":null},{"a":3,"b":"no","a_2":"z","column4":"extra"},{"a":null,"b":null,"a_2":null,"column4":null}]"#
         );
     }
 

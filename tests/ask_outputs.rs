@@ -185,7 +185,13 @@ fn raw_mode_is_byte_exact_even_when_chunks_split_characters() {
 }
 
 #[test]
-fn raw_mode_forwards_each_line_while_the_stream_is_still_open() {
+fn raw_and_events_forward_each_line_while_the_stream_is_still_open() {
+    for mode in ["raw", "events"] {
+        forwards_each_line_while_the_stream_is_open(mode);
+    }
+}
+
+fn forwards_each_line_while_the_stream_is_open(mode: &str) {
     use std::io::BufRead;
     let emu = Emulator::start();
     let stream = ChatStream::new("c-live", Family::Semantic)
@@ -200,7 +206,7 @@ fn raw_mode_forwards_each_line_while_the_stream_is_still_open() {
     });
     let mut child = emu
         .command()
-        .args(["ask", "-o", "raw", "Q"])
+        .args(["ask", "-o", mode, "Q"])
         .stdout(std::process::Stdio::piped())
         .spawn()
         .unwrap();

@@ -165,3 +165,71 @@ fn an_abort_without_answer_is_given_up_after_five_seconds() {
         "took {waited:?}"
     );
 }
+
+/// Runs `command`, reads the first bytes of its stdout and closes it, as
+/// `| head -c 10` does: later writes meet a broken pipe. Returns the exit
+/// code and stderr.
+fn with_stdout_closed_early(mut command: std::process::Command) -> (Option<i32>, String) {
+    use std::io::Read;
+    let mut child = command
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut first = [0u8; 10];
+    let _ = child.stdout.as_mut().unwrap().read_exact(&mut first);
+    drop(child.stdout.take());
+    let output = child.wait_with_output().unwrap();
+    (
+        output.status.code(),
+        String::from_utf8_lossy(&output.stderr).into_owned(),
+    )
+}
+
+#[test]
+fn a_closed_stdout_is_exit_0_in_every_mode_of_ask_and_rows() {
+    let dir = Scratch::new();
+    let big = ChatStream::new("c-big", Family::Cube)
+        .user("Q")
+        .sql_call(&SqlCall::revenue_by_month(20_000))
+        .final_answer(&["Done"]);
+    let saved = dir.write("big.ndjson", big.bytes());
+    let saved = saved.to_str().unwrap();
+    for mode in ["answer", "raw", "events", "json", "csv", "vega"] {
+        let mut command = analyst_command();
+        command.args(["ask", "-o", mode, "--allow-partial", "--replay", saved]);
+        let (code, stderr) = with_stdout_closed_early(command);
+        assert_eq!(code, Some(0), "ask -o {mode}: {stderr}");
+        assert!(!stderr.contains("error"), "ask -o {mode}: {stderr}");
+    }
+    for mode in ["csv", "tsv", "json", "ndjson"] {
+        let mut command = analyst_command();
+        command.args(["rows", "-o", mode, "--from", saved]);
+        let (code, stderr) = with_stdout_closed_early(command);
+        assert_eq!(code, Some(0), "rows -o {mode}: {stderr}");
+        assert!(!stderr.contains("error"), "rows -o {mode}: {stderr}");
+    }
+}
+
+/// The `analyst` binary as a plain command with a clean environment.
+fn analyst_command() -> std::process::Command {
+    let mut command = std::process::Command::new(assert_cmd::cargo::cargo_bin("analyst"));
+    command.env("XDG_CONFIG_HOME", no_config_home()).env("NO_COLOR", "1");
+    command
+}
+
+#[test]
+fn a_closed_stdout_stops_a_running_chat_in_every_streaming_mode() {
+    let emu = slow_chat();
+    for (i, mode) in ["raw", "events"].iter().enumerate() {
+        let mut command = emu.command();
+        command.args(["ask", "-o", mode, "Q"]);
+        let (code, stderr) = with_stdout_closed_early(command);
+        assert_eq!(code, Some(0), "{mode}: {stderr}");
+        let chat = format!("chat-{:04}", i + 1);
+        assert!(
+            aborts(&emu).iter().any(|abort| abort["chatId"] == chat.as_str()),
+            "{mode}: {stderr}"
+        );
+    }
+}

@@ -20,7 +20,7 @@ use crate::net::http::{Credential, Http, Retry};
 use crate::net::signals;
 use crate::net::source::{timeout, Source};
 use crate::output::{human, shorten, Notes};
-use crate::results::{Column, RowSink, RowSource};
+use crate::results::{unique_names, Column, RowSink, RowSource};
 use crate::settings::{DataCredential, DataSettings, Network, Secret};
 use crate::stream::lines::Line;
 use crate::stream::message::json_text;
@@ -183,7 +183,7 @@ impl DataClient {
         source.wait_open().map_err(explain_status)?;
         let mut answer = AnswerFold {
             sink,
-            columns_sent: false,
+            columns: None,
             count: 0,
             continue_wait: false,
         };
@@ -191,7 +191,7 @@ impl DataClient {
         if answer.continue_wait {
             return Ok(None);
         }
-        if !answer.columns_sent {
+        if answer.columns.is_none() {
             return Err(bad_stream("the data query answer ended without a schema or data"));
         }
         Ok(Some(answer.count))
@@ -221,7 +221,8 @@ fn explain_status(err: anyhow::Error) -> anyhow::Error {
 /// Reads one answer: the schema, data chunks, or an error line.
 struct AnswerFold<'a> {
     sink: &'a mut dyn RowSink,
-    columns_sent: bool,
+    /// The schema, once it came (handed to the sink then).
+    columns: Option<Vec<Column>>,
     count: u64,
     continue_wait: bool,
 }
@@ -240,7 +241,7 @@ impl LineFold for AnswerFold<'_> {
         })?;
         if let Some(error) = parsed.error.filter(|raw| raw.get() != "null") {
             let text = json_text(error.get()).into_owned();
-            if text == CONTINUE_WAIT && self.count == 0 && !self.columns_sent {
+            if text == CONTINUE_WAIT && self.count == 0 && self.columns.is_none() {
                 self.continue_wait = true;
                 return Ok(());
             }
@@ -254,19 +255,37 @@ impl LineFold for AnswerFold<'_> {
             )));
         }
         if let Some(schema) = parsed.schema {
-            let columns: Vec<Column> = schema
+            let mut columns: Vec<Column> = schema
                 .into_iter()
                 .map(|c| Column {
                     name: c.name,
                     column_type: c.column_type.unwrap_or_else(|| "String".into()),
                 })
                 .collect();
-            self.sink.columns(&columns)?;
-            self.columns_sent = true;
+            unique_names(&mut columns);
+            match &self.columns {
+                None => self.sink.columns(&columns)?,
+                Some(first) if *first == columns => {}
+                Some(_) => {
+                    return Err(bad_stream(format!(
+                        "the data query answer changed its schema at line {}",
+                        line.number
+                    )))
+                }
+            }
+            self.columns = Some(columns);
         }
         if let Some(rows) = parsed.data {
-            if !self.columns_sent {
+            let Some(columns) = &self.columns else {
                 return Err(bad_stream("the data query answer sent rows before its schema"));
+            };
+            if let Some(row) = rows.iter().find(|row| row.len() != columns.len()) {
+                return Err(bad_stream(format!(
+                    "the data query answer has a row of {} values for {} columns at line {}",
+                    row.len(),
+                    columns.len(),
+                    line.number
+                )));
             }
             self.sink.rows(&rows)?;
             self.count += rows.len() as u64;

@@ -52,9 +52,11 @@ pub fn run(settings: RowsSettings, notes: &Notes, out: &mut Out) -> Result<()> {
     let expected = saved.as_ref().and_then(|result| result.total_rows);
     let mut progress = Progress::new(writer, expected, notes);
     let fetched = client.run(&sql, &mut progress);
-    let writer = progress.finish();
+    // The document is closed also when the query failed on the way (a
+    // `-o json` array stays valid JSON); the failure is the exit code.
+    let finished = progress.finish().finish();
     let count = fetched?;
-    writer.finish()?;
+    finished?;
     match shortfall(expected, count) {
         Some(why) if settings.allow_partial => notes.warn(&why),
         Some(why) => return Err(fail(Kind::Partial, format!("{why}, or pass --allow-partial"))),

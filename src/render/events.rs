@@ -24,21 +24,38 @@ impl Renderer for Events {
         out: &mut dyn Write,
     ) -> io::Result<()> {
         let Some(message) = message else { return Ok(()) };
-        let content = line.content();
-        let Some(call) = &message.tool_call else {
-            out.write_all(content)?;
-            return out.write_all(b"\n");
-        };
-        let mut event: Value = serde_json::from_slice(content).map_err(io::Error::other)?;
-        if let Some(tool_call) = event.get_mut("toolCall").and_then(Value::as_object_mut) {
-            if let Some(raw) = call.input {
-                tool_call.insert("input".into(), decode_embedded_json(raw));
-            }
-            if let Some(raw) = call.result {
-                tool_call.insert("result".into(), decode_embedded_json(raw));
-            }
+        write_event(line, message, out)?;
+        // Flushed like `raw`: each event leaves as soon as it came.
+        if !line.more_buffered {
+            out.flush()?;
         }
-        serde_json::to_writer(&mut *out, &event).map_err(io::Error::other)?;
-        out.write_all(b"\n")
+        Ok(())
     }
+}
+
+/// Writes one line as its event: as it is, or with a tool call's input and
+/// result decoded.
+fn write_event(line: &Line<'_>, message: &Message<'_>, out: &mut dyn Write) -> io::Result<()> {
+    let content = line.content();
+    // A line that cannot be rebuilt as a value (a number beyond f64, nesting
+    // deeper than serde_json goes) is passed on as it came: it already is
+    // one JSON object.
+    let event = message
+        .tool_call
+        .as_ref()
+        .and_then(|call| Some((call, serde_json::from_slice::<Value>(content).ok()?)));
+    let Some((call, mut event)) = event else {
+        out.write_all(content)?;
+        return out.write_all(b"\n");
+    };
+    if let Some(tool_call) = event.get_mut("toolCall").and_then(Value::as_object_mut) {
+        if let Some(raw) = call.input {
+            tool_call.insert("input".into(), decode_embedded_json(raw));
+        }
+        if let Some(raw) = call.result {
+            tool_call.insert("result".into(), decode_embedded_json(raw));
+        }
+    }
+    serde_json::to_writer(&mut *out, &event).map_err(io::Error::other)?;
+    out.write_all(b"\n")
 }
