@@ -6,7 +6,7 @@
 
 use std::borrow::Cow;
 use std::fs::File;
-use std::io::{self, BufWriter, Stdout, Write};
+use std::io::{self, BufWriter, IsTerminal, Stdout, Write};
 use std::path::{Path, PathBuf};
 use std::sync::RwLock;
 use std::time::Duration;
@@ -69,8 +69,11 @@ pub fn redact(text: &str) -> Cow<'_, str> {
 
 /// The buffered stdout every renderer writes through. Errors are returned,
 /// never panicked on; a `BrokenPipe` means the reader left (see `exit`).
+/// On a terminal, control characters are made [`visible`]: text from the
+/// service never reaches a terminal with its escape sequences live.
 pub struct Out {
     writer: BufWriter<Stdout>,
+    terminal: bool,
 }
 
 impl Out {
@@ -78,17 +81,26 @@ impl Out {
     pub fn stdout() -> Self {
         Out {
             writer: BufWriter::with_capacity(64 * 1024, io::stdout()),
+            terminal: io::stdout().is_terminal(),
         }
     }
 }
 
 impl Write for Out {
     fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        if self.terminal {
+            self.write_all(buf)?;
+            return Ok(buf.len());
+        }
         self.writer.write(buf).map_err(cannot_write_stdout)
     }
 
     fn write_all(&mut self, buf: &[u8]) -> io::Result<()> {
-        self.writer.write_all(buf).map_err(cannot_write_stdout)
+        let shown = match self.terminal {
+            true => visible_bytes(buf),
+            false => Cow::Borrowed(buf),
+        };
+        self.writer.write_all(&shown).map_err(cannot_write_stdout)
     }
 
     fn flush(&mut self) -> io::Result<()> {
@@ -240,10 +252,55 @@ impl Notes {
     }
 }
 
-/// Writes one line on stderr, every secret redacted.
+/// Writes one line on stderr, every secret redacted and every control
+/// character made visible.
 fn emit(line: &str) {
     let mut stderr = io::stderr().lock();
-    let _ = writeln!(stderr, "{}", redact(line));
+    let _ = writeln!(stderr, "{}", visible(&redact(line)));
+}
+
+/// `bytes` with every control character that could act on a terminal
+/// written as `\xNN` (C1 controls as `\u{NN}`): escape sequences (colours,
+/// titles, the clipboard through OSC 52, clearing the screen) and lone
+/// carriage returns. Newlines, tabs and `\r\n` stay. Borrowed when there is
+/// nothing to change, the common case.
+pub fn visible_bytes(bytes: &[u8]) -> Cow<'_, [u8]> {
+    let acts = |i: usize, byte: u8| match byte {
+        b'\n' | b'\t' => false,
+        b'\r' => bytes.get(i + 1) != Some(&b'\n'),
+        0..=0x1f | 0x7f => true,
+        // The UTF-8 encoding of C1 controls: 0xC2 then 0x80..=0x9F.
+        0xc2 => bytes.get(i + 1).is_some_and(|next| (0x80..=0x9f).contains(next)),
+        _ => false,
+    };
+    if !bytes.iter().enumerate().any(|(i, &byte)| acts(i, byte)) {
+        return Cow::Borrowed(bytes);
+    }
+    let mut shown = Vec::with_capacity(bytes.len() + 16);
+    let mut i = 0;
+    while i < bytes.len() {
+        let byte = bytes[i];
+        match (acts(i, byte), byte) {
+            (true, 0xc2) => {
+                shown.extend_from_slice(format!("\\u{{{:02x}}}", bytes[i + 1]).as_bytes());
+                i += 2;
+                continue;
+            }
+            (true, _) => shown.extend_from_slice(format!("\\x{byte:02x}").as_bytes()),
+            (false, _) => shown.push(byte),
+        }
+        i += 1;
+    }
+    Cow::Owned(shown)
+}
+
+/// `text` with its control characters made visible (see [`visible_bytes`]).
+pub fn visible(text: &str) -> Cow<'_, str> {
+    match visible_bytes(text.as_bytes()) {
+        Cow::Borrowed(_) => Cow::Borrowed(text),
+        // Only whole characters were replaced, by ASCII.
+        Cow::Owned(bytes) => Cow::Owned(String::from_utf8_lossy(&bytes).into_owned()),
+    }
 }
 
 /// A duration as people write it: `90s`, `5m`, `1.5s`, `250ms`.
@@ -292,6 +349,15 @@ pub fn shell_quote(text: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn control_characters_are_made_visible_but_newlines_and_tabs_stay() {
+        assert_eq!(
+            visible("a\x1b]52;c;ZXZpbA==\x07b\tc\nd\r\ne\rf\u{9b}2Jg"),
+            "a\\x1b]52;c;ZXZpbA==\\x07b\tc\nd\r\ne\\x0df\\u{9b}2Jg"
+        );
+        assert!(matches!(visible("plain ünïcode\n"), Cow::Borrowed(_)));
+    }
 
     #[test]
     fn secrets_are_redacted_before_text_is_shortened() {

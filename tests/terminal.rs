@@ -8,9 +8,17 @@ use std::time::Duration;
 
 use support::*;
 
-/// Runs `analyst ARGS` in a pseudo-terminal; returns everything the
-/// terminal showed (stdout and stderr together).
+/// Runs `analyst ARGS` in a pseudo-terminal, which must succeed; returns
+/// everything the terminal showed (stdout and stderr together).
 fn on_a_terminal(emu: &Emulator, args: &str, extra_env: &[(&str, &str)]) -> String {
+    let (success, screen) = run_on_a_terminal(emu, args, extra_env);
+    assert!(success, "{screen}");
+    screen
+}
+
+/// Runs `analyst ARGS` in a pseudo-terminal made by script(1); returns
+/// whether it succeeded and everything the terminal showed.
+fn run_on_a_terminal(emu: &Emulator, args: &str, extra_env: &[(&str, &str)]) -> (bool, String) {
     let binary = assert_cmd::cargo::cargo_bin("analyst");
     let prepared = emu.command();
     // script(1) gives the command a terminal; -e returns its exit code.
@@ -25,8 +33,10 @@ fn on_a_terminal(emu: &Emulator, args: &str, extra_env: &[(&str, &str)]) -> Stri
         .env_remove("NO_COLOR")
         .envs(extra_env.iter().copied());
     let output = script.output().expect("script(1) from util-linux runs");
-    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stdout));
-    String::from_utf8_lossy(&output.stdout).into_owned()
+    (
+        output.status.success(),
+        String::from_utf8_lossy(&output.stdout).into_owned(),
+    )
 }
 
 fn slow_agent() -> Emulator {
@@ -83,5 +93,45 @@ fn a_pipe_gets_no_spinner_and_no_summary() {
     assert!(
         matches!(lines[..], [message, "chat: chat-0001"] if message.starts_with("message: ") && message.ends_with("-message")),
         "{stderr}"
+    );
+}
+
+/// A stream that tries to act on the terminal: the answer writes the
+/// clipboard (OSC 52), a query title retitles the window, a tool error
+/// clears the screen, the chat id carries an escape.
+fn hostile_stream() -> ChatStream {
+    let mut call = SqlCall::revenue_by_month(3);
+    call.title = "Revenue\u{1b}]0;pwned\u{7}".into();
+    ChatStream::new("chat\u{1b}[2J-id", Family::Cube)
+        .user("Q")
+        .sql_call(&call)
+        .failed_sql_call("SELECT 1", "Error: \u{1b}[2Jboom")
+        .final_answer(&["Sure\u{1b}]52;c;ZXZpbA==\u{7}", " thing\u{9b}2J\tdone\n"])
+}
+
+#[test]
+fn escape_sequences_from_the_service_never_reach_the_terminal_live() {
+    let emu = Emulator::start();
+    for args in [
+        "ask Q",
+        "ask -q Q",
+        "ask -o raw Q",
+        "ask -o csv --query 1 Q",
+        "ask -o events Q",
+    ] {
+        emu.script(Reply::stream(&hostile_stream()));
+        let screen = run_on_a_terminal(&emu, args, &[]).1;
+        for live in ["\u{1b}]52", "\u{1b}]0;pwned", "\u{1b}[2J", "\u{9b}2J"] {
+            assert!(
+                !screen.contains(live),
+                "{args}: {live:?} reached the terminal:\n{screen:?}"
+            );
+        }
+    }
+    emu.script(Reply::stream(&hostile_stream()));
+    let screen = run_on_a_terminal(&emu, "ask -q Q", &[]).1;
+    assert!(
+        screen.contains("Sure\\x1b]52;c;ZXZpbA==\\x07 thing\\u{9b}2J\tdone"),
+        "shown, harmless, tabs kept:\n{screen:?}"
     );
 }

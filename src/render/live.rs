@@ -12,7 +12,7 @@ use std::time::Duration;
 use anyhow::Result;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
-use crate::output::{shorten, Notes};
+use crate::output::{shorten, visible, Notes};
 use crate::results::same_tool;
 use crate::settings::Display;
 use crate::stream::lines::Line;
@@ -165,7 +165,9 @@ impl Live {
             } else {
                 format!("calling {name}")
             };
-            self.spinner.set_message(activity);
+            // The title came from the service: its control characters
+            // must not act on the terminal.
+            self.spinner.set_message(visible(&activity).into_owned());
         } else if message.thinking {
             self.spinner.set_message("thinking");
         } else if message.final_node && self.stream_answer {

@@ -8,6 +8,7 @@ use std::time::Duration;
 use serde_json::json;
 
 use crate::error::Kind;
+use crate::output::visible;
 use crate::stream::turn::Timings;
 
 /// How a case ended.
@@ -183,7 +184,8 @@ pub fn junit(suite: &str, results: &[CaseResult], total: Duration, out: &mut imp
 pub fn tap(results: &[CaseResult], out: &mut impl Write) -> io::Result<()> {
     writeln!(out, "TAP version 13\n1..{}", results.len())?;
     for (i, result) in results.iter().enumerate() {
-        let name = result.name.replace('#', "\\#");
+        // One line, nothing that acts on a terminal, `#` not a directive.
+        let name = visible(&result.name).replace('#', "\\#").replace('\n', "\\n");
         let reasons: Vec<String> = match &result.verdict {
             Verdict::Passed => {
                 writeln!(out, "ok {} - {name}", i + 1)?;
