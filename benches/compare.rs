@@ -1,6 +1,6 @@
 //! Speed and memory of `analyst` side by side with `cat`, `jq` and `curl`,
 //! in one run on one machine: `cargo bench --bench compare [-- --size MB
-//! --runs N --only replay|raw|rows|version]`.
+//! --runs N --only replay|raw|rows|scale|version]`.
 //!
 //! It generates realistic inputs (a long chat stream with thousands of
 //! deltas, 100-row SQL results and a large `__state__` line; a data query
@@ -10,7 +10,10 @@
 //! or missed: replay ≥ 10× jq (answer, csv, json), peak RSS within the
 //! longest line + 16 MiB (json: the larger of the longest line and the
 //! document, + 16 MiB), `rows` ≥ 10×
-//! `curl | jq`, `--version` under 5 ms. Times are the best of the runs;
+//! `curl | jq`, `--version` under 5 ms; and at scale: 100,000 tool calls
+//! that never finish (or 100,000 tool names) read in linear time (no slower
+//! than `jq -c .` over the same stream), and a 48 MB line of tiny rows read
+//! within 3× the line + 16 MiB in every mode but `json`. Times are the best of the runs;
 //! peak RSS is from GNU time (`%M`, the largest process of a pipeline).
 
 #[path = "../tests/support/mod.rs"]
@@ -27,7 +30,7 @@ use support::{Chunking, Emulator, Ending, Reply, Route, API_KEY, DATA_SECRET};
 struct Options {
     size_mb: usize,
     runs: usize,
-    /// `--only replay|raw|rows|version`: just that part of the table.
+    /// `--only replay|raw|rows|scale|version`: just that part of the table.
     only: Option<String>,
 }
 
@@ -56,8 +59,8 @@ fn options() -> Options {
             .cloned(),
     };
     if let Some(only) = &options.only {
-        if !["replay", "raw", "rows", "version"].contains(&only.as_str()) {
-            eprintln!("--only takes replay, raw, rows or version, not {only}");
+        if !["replay", "raw", "rows", "scale", "version"].contains(&only.as_str()) {
+            eprintln!("--only takes replay, raw, rows, scale or version, not {only}");
             std::process::exit(2);
         }
     }
@@ -503,6 +506,65 @@ fn main() {
         targets.push((format!("rows peak RSS flat ({} MiB)", rss / 1024), rss <= 32 * 1024));
     }
 
+    if options.wants("scale") {
+        for (what, path) in [
+            (
+                "100k tool calls that never finish",
+                scale_stream(&data, ScaleShape::Pending),
+            ),
+            ("100k tool names", scale_stream(&data, ScaleShape::Names)),
+        ] {
+            let file = path.display();
+            let (ours, jq) = measure_pair(
+                &format!("{analyst} ask -q --replay {file} -o json > /dev/null; true"),
+                &format!("jq -c . {file} > /dev/null"),
+                runs,
+                runs,
+                || {},
+            );
+            table.push((
+                format!("replay -o json, {what}"),
+                format!("{:.2}s {}MiB", ours.best, ours.rss / 1024),
+                format!("jq -c . {:.2}s", jq.best),
+                jq.best / ours.best,
+                String::new(),
+            ));
+            targets.push((
+                format!("{what}: linear, no slower than jq -c . (×{:.1})", jq.best / ours.best),
+                ours.best <= jq.best,
+            ));
+        }
+        let tiny = scale_stream(&data, ScaleShape::TinyRows);
+        let line = std::fs::metadata(&tiny).unwrap().len();
+        let bound = 3 * (line >> 10) + 16 * 1024;
+        for mode in ["answer", "raw", "events", "csv", "vega"] {
+            let ours = measure(
+                &format!(
+                    "{analyst} ask -q --replay {} -o {mode} > /dev/null; true",
+                    tiny.display()
+                ),
+                1,
+                || {},
+            );
+            table.push((
+                format!("replay -o {mode}, one {} MB line of tiny rows", line / 1_000_000),
+                format!("{:.2}s {}MiB", ours.best, ours.rss / 1024),
+                String::new(),
+                0.0,
+                String::new(),
+            ));
+            targets.push((
+                format!(
+                    "-o {mode} of a {} MB line peaks within 3× it + 16 MiB ({} ≤ {} MiB)",
+                    line / 1_000_000,
+                    ours.rss / 1024,
+                    bound / 1024
+                ),
+                ours.rss <= bound,
+            ));
+        }
+    }
+
     if options.wants("version") {
         let started = Instant::now();
         for _ in 0..50 {
@@ -542,6 +604,60 @@ fn main() {
     for (target, met) in &targets {
         println!("| {target} | {} |", if *met { "yes" } else { "**no**" });
     }
+}
+
+/// The adversarial shapes of the `scale` part.
+#[derive(Clone, Copy)]
+enum ScaleShape {
+    /// 100,000 tool calls that start and never finish.
+    Pending,
+    /// 100,000 finished calls, each of a tool of its own name.
+    Names,
+    /// One SQL result line of about 48 MB of two-cell rows.
+    TinyRows,
+}
+
+/// Writes the stream of `shape` under `data` (once) and returns its path.
+fn scale_stream(data: &Path, shape: ScaleShape) -> PathBuf {
+    let name = match shape {
+        ScaleShape::Pending => "scale-pending.ndjson",
+        ScaleShape::Names => "scale-names.ndjson",
+        ScaleShape::TinyRows => "scale-tiny-rows.ndjson",
+    };
+    let path = data.join(name);
+    if path.exists() {
+        return path;
+    }
+    let mut out = std::io::BufWriter::new(std::fs::File::create(&path).unwrap());
+    writeln!(out, "{}", json!({"id": "__cutoff__", "state": {"chatId": "scale"}})).unwrap();
+    match shape {
+        ScaleShape::Pending | ScaleShape::Names => {
+            for i in 0..100_000 {
+                let line = match shape {
+                    ScaleShape::Pending => {
+                        json!({"id": format!("t{i}"), "role": "assistant", "toolCall": {"name": "cubeMeta", "input": "{}"}})
+                    }
+                    _ => {
+                        json!({"id": format!("t{i}"), "role": "assistant", "toolCall": {"name": format!("tool{i}"), "input": "{}", "result": "{}"}})
+                    }
+                };
+                writeln!(out, "{line}").unwrap();
+            }
+        }
+        ScaleShape::TinyRows => {
+            let rows: Vec<serde_json::Value> = (0..3_500_000).map(|i| json!(["a", (i % 10).to_string()])).collect();
+            let result = json!({"schema": [{"name": "k", "column_type": "String"}, {"name": "v", "column_type": "Int64"}],
+                "data": rows, "totalRows": 3_500_000,
+                "vegaSpec": {"mark": "bar", "encoding": {"x": {"field": "k", "type": "nominal"}, "y": {"field": "v", "type": "quantitative"}}}});
+            let input = json!({"sqlQuery": "SELECT k, v FROM t"}).to_string();
+            let line = json!({"id": "t", "role": "assistant", "toolCall": {"name": "cubeSqlApi", "input": input, "result": result.to_string()}});
+            writeln!(out, "{line}").unwrap();
+        }
+    }
+    let answer = json!({"id": "f", "role": "assistant", "content": "done", "graphPath": ["final"], "isDelta": false});
+    writeln!(out, "{answer}").unwrap();
+    out.flush().unwrap();
+    path
 }
 
 fn machine() -> String {

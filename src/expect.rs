@@ -69,7 +69,7 @@ impl Check {
                 let came = if called.is_empty() {
                     "none".to_string()
                 } else {
-                    called.join(", ")
+                    called.iter().map(String::as_str).collect::<Vec<_>>().join(", ")
                 };
                 unmet.push(format!("expected a call to tool {tool}; the agent called: {came}"));
             }

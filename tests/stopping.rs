@@ -233,3 +233,49 @@ fn a_closed_stdout_stops_a_running_chat_in_every_streaming_mode() {
         );
     }
 }
+
+#[test]
+fn a_check_run_interrupted_exits_as_the_signal_says() {
+    for (signal, code) in [("INT", 130), ("TERM", 143)] {
+        let emu = slow_chat();
+        let suite = ScratchFile::new(
+            "suite.toml",
+            "[[case]]\nname = \"fails fast\"\nquestion = \"Q\"\nexpect_answer = \"never\"\ntimeout = \"1s\"\n\n[[case]]\nname = \"slow\"\nquestion = \"Q\"\n",
+        );
+        let mut running = Running::start(&emu, &["check", "--jobs", "1", suite.to_str().unwrap()]);
+        running.wait_for_stderr("fails fast");
+        emu.wait_for_request(Route::Chat);
+        std::thread::sleep(Duration::from_millis(300));
+        running.signal(signal);
+        let (exit, _, stderr, _) = running.finish(Duration::from_secs(20));
+        assert_eq!(exit, Some(code), "{signal}: {stderr}");
+    }
+}
+
+#[test]
+fn a_timeout_that_expires_during_abort_or_session_is_exit_124() {
+    let emu = Emulator::start();
+    emu.script_on(Route::Abort, Reply::Hang(Duration::from_secs(5)));
+    let output = emu
+        .analyst()
+        .args(["abort", "--chat-id", "c1", "--timeout", "700ms"])
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(124), "{stderr}");
+    assert!(stderr.contains("--timeout expired"), "{stderr}");
+    emu.script_on(Route::Session, Reply::Hang(Duration::from_secs(5)));
+    let output = emu
+        .analyst()
+        .env("ANALYST_BASE_URL", emu.base())
+        .env("ANALYST_DEPLOYMENT_ID", "42")
+        .args(["session", "--timeout", "700ms"])
+        .output()
+        .unwrap();
+    assert_eq!(
+        output.status.code(),
+        Some(124),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+}

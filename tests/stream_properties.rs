@@ -101,7 +101,18 @@ fn samples() -> Vec<Vec<u8>> {
         .suspended("msg-1")
         .state("chat-prop", &[("user", "Umsatz?"), ("assistant", "Der Umsatz stieg")])
         .usage();
-    vec![std::fs::read(fixture("revenue-by-month.ndjson")).unwrap(), rich.bytes()]
+    let mut titled = SqlCall::revenue_by_month(3);
+    titled.title = "Revenue\u{1b}]0;pwned\u{7}".into();
+    let hostile = ChatStream::new("chat\u{1b}[2J", Family::Cube)
+        .user("Q")
+        .sql_call(&titled)
+        .failed_sql_call("SELECT 1", "Error: \u{1b}[31mred\u{9b}2J")
+        .final_answer(&["Sure\u{1b}]52;c;ZXZpbA==\u{7}", "\r\u{8}\u{7f} done\t."]);
+    vec![
+        std::fs::read(fixture("revenue-by-month.ndjson")).unwrap(),
+        rich.bytes(),
+        hostile.bytes(),
+    ]
 }
 
 #[test]
@@ -120,10 +131,10 @@ fn valid_streams_fold_the_same_however_they_are_cut() {
     }
 }
 
-#[test]
-fn mutated_streams_never_panic() {
-    let samples = samples();
-    let tokens: [&[u8]; 10] = [
+/// A sample stream mutated as `seed` says: bytes changed, runs dropped,
+/// JSON tokens and control characters inserted.
+fn mutated(samples: &[Vec<u8>], seed: u64) -> Vec<u8> {
+    let tokens: [&[u8]; 12] = [
         b"{",
         b"}",
         b"\"",
@@ -134,32 +145,114 @@ fn mutated_streams_never_panic() {
         b"\"toolCall\":{\"result\":1},",
         b"\xff\xfe",
         b"{\"error\":{}}\n",
+        b"\\u001b]52;c;eA==\\u0007",
+        b"1e999",
     ];
-    for seed in 1..=1500u64 {
-        let mut rng = Rng(seed);
-        let mut data = samples[rng.below(samples.len())].clone();
-        for _ in 0..rng.below(12) + 1 {
-            let at = rng.below(data.len());
-            match rng.below(3) {
-                0 => data[at] = rng.next() as u8,
-                1 => {
-                    let end = (at + rng.below(64) + 1).min(data.len());
-                    data.drain(at..end);
-                }
-                _ => {
-                    let token = tokens[rng.below(tokens.len())];
-                    data.splice(at..at, token.iter().copied());
-                }
+    let mut rng = Rng(seed);
+    let mut data = samples[rng.below(samples.len())].clone();
+    for _ in 0..rng.below(12) + 1 {
+        let at = rng.below(data.len());
+        match rng.below(3) {
+            0 => data[at] = rng.next() as u8,
+            1 => {
+                let end = (at + rng.below(64) + 1).min(data.len());
+                data.drain(at..end);
             }
-            if data.is_empty() {
-                break;
+            _ => {
+                let token = tokens[rng.below(tokens.len())];
+                data.splice(at..at, token.iter().copied());
             }
         }
+        if data.is_empty() {
+            break;
+        }
+    }
+    data
+}
+
+#[test]
+fn mutated_streams_never_panic() {
+    let samples = samples();
+    for seed in 1..=1500u64 {
+        let data = mutated(&samples, seed);
         fold(Chunks {
             data: &data,
             rng: Rng(seed),
             max: 97,
         });
+    }
+}
+
+/// The exit codes of `cli.md` that a replayed stream can end with.
+const REPLAY_EXIT_CODES: [i32; 7] = [0, 3, 7, 8, 9, 10, 11];
+
+/// Through the real binary: whatever the stream, the exit code is one of
+/// `cli.md`'s (never 1, never a panic), `-o json` is one JSON document and
+/// `-o events` one JSON value per line.
+#[test]
+fn mutated_streams_keep_the_output_contract() {
+    let samples = samples();
+    let dir = Scratch::new();
+    for seed in 1..=120u64 {
+        let path = dir.write(&format!("{seed}.ndjson"), mutated(&samples, seed));
+        for mode in ["json", "events", "csv"] {
+            let output = analyst()
+                .args(["ask", "-q", "-o", mode, "--replay"])
+                .arg(&path)
+                .output()
+                .unwrap();
+            let code = output.status.code().unwrap_or(-1);
+            let stderr = String::from_utf8_lossy(&output.stderr);
+            assert!(
+                REPLAY_EXIT_CODES.contains(&code),
+                "seed {seed}, -o {mode}: exit {code}: {stderr}"
+            );
+            match mode {
+                "json" => {
+                    serde_json::from_slice::<Value>(&output.stdout)
+                        .unwrap_or_else(|err| panic!("seed {seed}: -o json is not JSON ({err}): {stderr}"));
+                }
+                "events" => {
+                    for line in output.stdout.split(|&b| b == b'\n').filter(|l| !l.is_empty()) {
+                        serde_json::from_slice::<Value>(line)
+                            .unwrap_or_else(|err| panic!("seed {seed}: an event is not JSON ({err})"));
+                    }
+                }
+                _ => {}
+            }
+        }
+    }
+}
+
+/// On a terminal, no control character from the stream acts: the only
+/// bytes below 0x20 are newlines, tabs and the terminal's own `\r`.
+#[test]
+fn mutated_streams_never_reach_a_terminal_with_live_controls() {
+    let samples = samples();
+    let dir = Scratch::new();
+    let binary = assert_cmd::cargo::cargo_bin("analyst");
+    let streams = samples
+        .iter()
+        .cloned()
+        .chain((1..=30u64).map(|seed| mutated(&samples, seed)));
+    for (seed, stream) in streams.enumerate() {
+        let path = dir.write(&format!("{seed}.ndjson"), stream);
+        for mode in ["answer", "raw"] {
+            let command = format!("{} ask -q -o {mode} --replay {}", binary.display(), path.display());
+            let output = std::process::Command::new("script")
+                .args(["-q", "-c", &command, "/dev/null"])
+                .env("XDG_CONFIG_HOME", no_config_home())
+                .output()
+                .expect("script(1) from util-linux runs");
+            let live = output
+                .stdout
+                .iter()
+                .find(|&&b| (b < 0x20 && !b"\n\t\r".contains(&b)) || b == 0x7f);
+            assert!(
+                live.is_none(),
+                "seed {seed}, -o {mode}: byte {live:?} reached the terminal"
+            );
+        }
     }
 }
 

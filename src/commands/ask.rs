@@ -120,6 +120,11 @@ pub fn run(settings: AskSettings, notes: &Notes, out: &mut Out) -> Result<()> {
         allow_partial: settings.allow_partial,
     };
     let rendered = renderer.end(transcript, &ending, out).and_then(|()| Ok(out.flush()?));
+    // A signal that came while the output was written (fetching every
+    // row, a slow reader) is not ignored.
+    if let Some(signal) = signals::received() {
+        return Err(fail(signal.kind(), format!("interrupted by {}", signal.name())));
+    }
     if let Err(err) = &rendered {
         if kind_of(err) != Kind::ReaderGone {
             return rendered;

@@ -141,6 +141,8 @@ const SHORT_CALL: Duration = Duration::from_secs(30);
 const FIRST_BACKOFF: Duration = Duration::from_millis(250);
 /// How many times the pause doubles at most (250 ms × 2⁵ = 8 s).
 const MAX_DOUBLINGS: u32 = 5;
+/// What is left of `--timeout` when it counts as expired.
+const EXPIRED: Duration = Duration::from_millis(50);
 /// The longest `Retry-After` honoured.
 const MAX_RETRY_AFTER: Duration = Duration::from_secs(10);
 
@@ -161,6 +163,8 @@ pub struct Http {
 /// One try's failure, and whether trying again is worth it.
 struct Failure {
     fault: Fault,
+    /// The try ran out of time (its own limit, or what `--timeout` left).
+    timed_out: bool,
     transient: bool,
     server_error: bool,
     retry_after: Option<Duration>,
@@ -218,6 +222,11 @@ impl Http {
                 Ok(response) => return Ok(response),
                 Err(failure) => failure,
             };
+            // The try was cut because `--timeout` ran out: that is the
+            // failure, not the service.
+            if failure.timed_out && left().is_some_and(|left| left < EXPIRED) {
+                return Err(Fault::new(Kind::Timeout, format!("--timeout expired: {}", failure.fault)).into());
+            }
             let transient = failure.transient || (retry.any_server_error && failure.server_error);
             let wait = failure.retry_after.unwrap_or_else(|| backoff(attempt));
             let time_for_another = left().is_none_or(|left| left > wait);
@@ -248,6 +257,7 @@ impl Http {
                 Kind::Usage,
                 "the credential contains characters that cannot go in an HTTP header",
             ),
+            timed_out: false,
             transient: false,
             server_error: false,
             retry_after: None,
@@ -277,6 +287,7 @@ impl Http {
             request = request.timeout(timeout);
         }
         let response = request.send().map_err(|err| Failure {
+            timed_out: err.is_timeout(),
             transient: !err.is_timeout() && (err.is_connect() || err.is_request()) && !is_unknown_host(&err),
             server_error: false,
             fault: transport_fault(url, &err),
@@ -295,6 +306,7 @@ impl Http {
         if status.is_success() {
             return Err(Failure {
                 fault: html_page_fault(response),
+                timed_out: false,
                 transient: false,
                 server_error: false,
                 retry_after: None,
@@ -306,6 +318,7 @@ impl Http {
             .and_then(|v| v.to_str().ok())
             .and_then(|v| retry_after(v, SystemTime::now()));
         Err(Failure {
+            timed_out: false,
             transient: matches!(status.as_u16(), 429 | 502 | 503 | 504),
             server_error: status.is_server_error(),
             fault: status_fault(response),

@@ -5,6 +5,7 @@
 //! kept: it is handed out as an [`Event`], and each output keeps what it
 //! needs of it, so memory does not grow with the length of the stream.
 
+use indexmap::{IndexMap, IndexSet};
 use serde::{Deserialize, Serialize, Serializer};
 use serde_json::value::RawValue;
 use serde_json::Value;
@@ -149,7 +150,7 @@ pub struct Transcript {
     complete_id: Option<String>,
     latest_id: Option<String>,
     /// Started tool calls still waiting for their result.
-    pending: Vec<ToolCallRecord>,
+    pending: IndexMap<String, ToolCallRecord>,
     sql_seen: usize,
     tool_errors: usize,
     errors: Vec<String>,
@@ -167,7 +168,7 @@ pub struct Transcript {
     /// The `messageId` the question was sent with (or `__suspended__` named).
     message_id: Option<String>,
     thread: Option<Vec<ThreadMessage>>,
-    tools_called: Vec<String>,
+    tools_called: IndexSet<String>,
     sql_queries: Vec<String>,
 }
 
@@ -371,20 +372,22 @@ impl Transcript {
     }
 
     fn apply_tool_call(&mut self, id: &str, call: &ToolCall<'_>) -> Option<Event> {
-        let position = self.pending.iter().position(|p| p.id == id);
         let Some(raw_result) = call.result else {
-            if position.is_none() {
-                self.pending.push(ToolCallRecord {
+            if !self.pending.contains_key(id) {
+                let record = ToolCallRecord {
                     id: id.to_string(),
                     name: call.name.as_deref().unwrap_or_default().to_string(),
                     input: call.input.map_or(Value::Null, decode_embedded_json),
                     result: None,
                     error: None,
-                });
+                };
+                self.pending.insert(id.to_string(), record);
             }
             return None;
         };
-        let started = position.map(|i| self.pending.remove(i));
+        // Removed keeping the order of the others (by hash: no quadratic
+        // time however many calls are waiting).
+        let started = self.pending.shift_remove(id);
         let name = call
             .name
             .as_deref()
@@ -399,7 +402,7 @@ impl Transcript {
         let (result, kept) = decode_result(raw_result);
         let error = tool_error(&result);
         if !self.tools_called.contains(&name) {
-            self.tools_called.push(name.clone());
+            self.tools_called.insert(name.clone());
         }
         if error.is_some() {
             self.tool_errors += 1;
@@ -465,13 +468,13 @@ impl Transcript {
         self.thread.as_deref().unwrap_or_default()
     }
 
-    /// Tool calls that started but never finished (result `None`).
-    pub fn unfinished(&self) -> &[ToolCallRecord] {
-        &self.pending
+    /// Tool calls that started but never finished (result `None`), in order.
+    pub fn unfinished(&self) -> impl Iterator<Item = &ToolCallRecord> {
+        self.pending.values()
     }
 
     /// The tools the agent called (finished calls), each name once, in order.
-    pub fn tools_called(&self) -> &[String] {
+    pub fn tools_called(&self) -> &IndexSet<String> {
         &self.tools_called
     }
 
@@ -616,8 +619,8 @@ mod tests {
         let (number, sql) = finished.sql.as_ref().unwrap();
         assert_eq!((*number, sql.sql.as_deref()), (1, Some("SELECT 1")));
         assert_eq!(t.tool_errors(), 1);
-        assert_eq!(t.unfinished().len(), 1);
-        assert_eq!(t.unfinished()[0].name, "cubeMeta");
+        let unfinished: Vec<&str> = t.unfinished().map(|call| call.name.as_str()).collect();
+        assert_eq!(unfinished, ["cubeMeta"]);
     }
 
     #[test]

@@ -69,6 +69,19 @@ pub fn run(settings: CheckSettings, notes: &Notes, out: &mut Out) -> Result<()> 
         report::json(&suite_name, &results, total, out)?;
     }
     out.flush()?;
+    // A run cut short by a signal exits as the signal says, whatever the
+    // cases that ran said.
+    if let Some(signal) = signals::received() {
+        return Err(fail(
+            signal.kind(),
+            format!(
+                "interrupted by {}: {} of {} cases did not pass",
+                signal.name(),
+                failed + errors,
+                results.len()
+            ),
+        ));
+    }
     match failure_kind(&results) {
         None => Ok(()),
         Some(kind) => Err(fail(
