@@ -338,7 +338,7 @@ fn main() {
         ];
         for (mode, program) in jq_programs {
             let (ours, jq) = measure_pair(
-                &format!("{analyst} ask -q --replay {file} -o {mode} > /dev/null"),
+                &format!("{analyst} ask -q --allow-partial --replay {file} -o {mode} > /dev/null"),
                 &format!("{program} {file} > /dev/null"),
                 runs,
                 2,
@@ -362,7 +362,7 @@ fn main() {
             // reads it, the longest line: the larger of the two is its base.
             let (what, base) = match mode {
                 "json" => {
-                    let document = document_size(&format!("{analyst} ask -q --replay {file} -o json"));
+                    let document = document_size(&format!("{analyst} ask -q --allow-partial --replay {file} -o json"));
                     (
                         "the larger of the longest line and the document",
                         document.max(longest as u64),

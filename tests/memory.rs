@@ -88,3 +88,45 @@ fn a_replay_of_millions_of_blank_lines_stays_small() {
     eprintln!("peak RSS: {rss} KiB");
     assert!(rss < 32 * 1024, "3 million blank lines took {rss} KiB");
 }
+
+/// A SQL result of a million tiny rows on one line: every mode but `json`
+/// (whose document is the output) peaks within three times the line plus
+/// 16 MiB. The rows stay in the result's text and are read one at a time.
+#[test]
+fn a_huge_line_of_tiny_rows_peaks_within_three_times_the_line() {
+    // Written straight to the file, escaped by hand: a child's peak counts
+    // the pages its parent had at fork, so the test holds no large string.
+    let dir = Scratch::new();
+    let path = dir.join("tiny.ndjson");
+    let line = {
+        use std::io::Write;
+        let mut out = std::io::BufWriter::new(std::fs::File::create(&path).unwrap());
+        let head = ChatStream::new("c-tiny", Family::Cube).user("Q").bytes();
+        out.write_all(&head).unwrap();
+        let start = r#"{"id":"t","role":"assistant","toolCall":{"name":"cubeSqlApi","input":"{\"sqlQuery\":\"SELECT k\"}","result":"{\"schema\":[{\"name\":\"k\",\"column_type\":\"String\"},{\"name\":\"v\",\"column_type\":\"Int64\"}],\"totalRows\":1000000,\"vegaSpec\":{\"mark\":\"bar\",\"encoding\":{\"x\":{\"field\":\"k\",\"type\":\"nominal\"},\"y\":{\"field\":\"v\",\"type\":\"quantitative\"}}},\"data\":["#;
+        let mut length = start.len();
+        out.write_all(start.as_bytes()).unwrap();
+        for i in 0..1_000_000 {
+            let row = format!(r#"{}[\"a\",\"{}\"]"#, if i > 0 { "," } else { "" }, i % 10);
+            length += row.len();
+            out.write_all(row.as_bytes()).unwrap();
+        }
+        let end = "]}\"}}\n";
+        out.write_all(end.as_bytes()).unwrap();
+        out.write_all(&ChatStream::empty().final_answer(&["Done"]).bytes())
+            .unwrap();
+        (length + end.len()) as i64
+    };
+    let bound = 3 * line / 1024 + 16 * 1024;
+    for mode in ["answer", "raw", "events", "csv", "vega"] {
+        let child = analyst_process()
+            .args(["ask", "-q", "-o", mode, "--replay"])
+            .arg(&path)
+            .stdout(Stdio::null())
+            .spawn()
+            .unwrap();
+        let rss = wait_peak_rss(child);
+        eprintln!("-o {mode}: peak RSS {rss} KiB for a {line}-byte line");
+        assert!(rss <= bound, "-o {mode} peaked at {rss} KiB, over {bound} KiB");
+    }
+}

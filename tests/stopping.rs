@@ -196,26 +196,19 @@ fn a_closed_stdout_is_exit_0_in_every_mode_of_ask_and_rows() {
     let saved = dir.write("big.ndjson", big.bytes());
     let saved = saved.to_str().unwrap();
     for mode in ["answer", "raw", "events", "json", "csv", "vega"] {
-        let mut command = analyst_command();
+        let mut command = analyst_process();
         command.args(["ask", "-o", mode, "--allow-partial", "--replay", saved]);
         let (code, stderr) = with_stdout_closed_early(command);
         assert_eq!(code, Some(0), "ask -o {mode}: {stderr}");
         assert!(!stderr.contains("error"), "ask -o {mode}: {stderr}");
     }
     for mode in ["csv", "tsv", "json", "ndjson"] {
-        let mut command = analyst_command();
+        let mut command = analyst_process();
         command.args(["rows", "-o", mode, "--from", saved]);
         let (code, stderr) = with_stdout_closed_early(command);
         assert_eq!(code, Some(0), "rows -o {mode}: {stderr}");
         assert!(!stderr.contains("error"), "rows -o {mode}: {stderr}");
     }
-}
-
-/// The `analyst` binary as a plain command with a clean environment.
-fn analyst_command() -> std::process::Command {
-    let mut command = std::process::Command::new(assert_cmd::cargo::cargo_bin("analyst"));
-    command.env("XDG_CONFIG_HOME", no_config_home()).env("NO_COLOR", "1");
-    command
 }
 
 #[test]

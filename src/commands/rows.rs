@@ -17,7 +17,7 @@ use crate::error::{fail, usage, Kind};
 use crate::net::http::Http;
 use crate::net::signals;
 use crate::output::{Notes, Out};
-use crate::render::table::{TableFormat, TableWriter};
+use crate::render::table::{write_result, TableFormat, TableWriter};
 use crate::results::{shortfall, Column, Pick, Picker, RowSink, SqlResult};
 use crate::settings::{read_stdin, RowsSettings, SqlSource};
 use crate::stream::turn::{Sinks, Turn};
@@ -33,7 +33,6 @@ pub fn run(settings: RowsSettings, notes: &Notes, out: &mut Out) -> Result<()> {
         RowsOutput::Json => TableFormat::Json,
         RowsOutput::Ndjson => TableFormat::Ndjson,
     };
-    let mut writer = TableWriter::new(format, out);
     if let Some(result) = saved
         .as_ref()
         .filter(|result| !result.is_truncated() && !settings.always)
@@ -42,11 +41,9 @@ pub fn run(settings: RowsSettings, notes: &Notes, out: &mut Out) -> Result<()> {
             "the result is complete in the stream ({} rows): printed without a query (--always runs it)",
             result.rows.len()
         ));
-        writer.columns(&result.columns)?;
-        writer.values(&result.rows)?;
-        writer.finish()?;
-        return Ok(());
+        return write_result(result, format, out);
     }
+    let writer = TableWriter::new(format, out);
     let http = Http::new(settings.network.connect_timeout, notes)?;
     let client = DataClient::new(http, &settings.data, settings.network, started, notes)?;
     let expected = saved.as_ref().and_then(|result| result.total_rows);

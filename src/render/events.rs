@@ -1,14 +1,17 @@
 //! `-o events`: one JSON object per stream line, in order, with
 //! `toolCall.input` and `toolCall.result` decoded from their JSON strings so
-//! that `jq` needs no `fromjson`. Lines without a tool call are passed on as
-//! they are (they already are one JSON object each).
+//! that `jq` needs no `fromjson`. The line is passed on as it came, with
+//! only those two strings replaced by the JSON they hold (written compact,
+//! straight from the text: a result of millions of rows is never a tree of
+//! values).
 
 use std::io::{self, Write};
 
-use serde_json::Value;
+use serde::de::IgnoredAny;
+use serde_json::value::RawValue;
 
 use crate::stream::lines::Line;
-use crate::stream::message::{decode_embedded_json, Message};
+use crate::stream::message::{json_text, Message};
 use crate::stream::transcript::Transcript;
 use crate::stream::turn::Renderer;
 
@@ -24,7 +27,8 @@ impl Renderer for Events {
         out: &mut dyn Write,
     ) -> io::Result<()> {
         let Some(message) = message else { return Ok(()) };
-        write_event(line, message, out)?;
+        write_event(line.content(), message, out)?;
+        out.write_all(b"\n")?;
         // Flushed like `raw`: each event leaves as soon as it came.
         if !line.more_buffered {
             out.flush()?;
@@ -33,29 +37,90 @@ impl Renderer for Events {
     }
 }
 
-/// Writes one line as its event: as it is, or with a tool call's input and
-/// result decoded.
-fn write_event(line: &Line<'_>, message: &Message<'_>, out: &mut dyn Write) -> io::Result<()> {
-    let content = line.content();
-    // A line that cannot be rebuilt as a value (a number beyond f64, nesting
-    // deeper than serde_json goes) is passed on as it came: it already is
-    // one JSON object.
-    let event = message
+/// Writes one line as its event: as it came, with a tool call's input and
+/// result that are JSON strings holding JSON written as that JSON.
+fn write_event(content: &[u8], message: &Message<'_>, out: &mut dyn Write) -> io::Result<()> {
+    let mut fields: Vec<&RawValue> = message
         .tool_call
-        .as_ref()
-        .and_then(|call| Some((call, serde_json::from_slice::<Value>(content).ok()?)));
-    let Some((call, mut event)) = event else {
-        out.write_all(content)?;
-        return out.write_all(b"\n");
-    };
-    if let Some(tool_call) = event.get_mut("toolCall").and_then(Value::as_object_mut) {
-        if let Some(raw) = call.input {
-            tool_call.insert("input".into(), decode_embedded_json(raw));
+        .iter()
+        .flat_map(|call| [call.input, call.result])
+        .flatten()
+        .collect();
+    fields.sort_by_key(|raw| raw.get().as_ptr());
+    let mut written = 0;
+    for raw in fields {
+        let Some(start) = (raw.get().as_ptr() as usize).checked_sub(content.as_ptr() as usize) else {
+            continue;
+        };
+        let Some(decoded) = embedded_json(raw) else { continue };
+        out.write_all(&content[written..start])?;
+        write_compact(decoded.as_bytes(), out)?;
+        written = start + raw.get().len();
+    }
+    out.write_all(&content[written..])
+}
+
+/// The JSON a field holds when it is a JSON string whose text is JSON
+/// (how the service sends a tool's input and result); `None` otherwise.
+fn embedded_json(raw: &RawValue) -> Option<String> {
+    if !raw.get().starts_with('"') {
+        return None;
+    }
+    let text = json_text(raw.get()).into_owned();
+    serde_json::from_str::<IgnoredAny>(&text).is_ok().then_some(text)
+}
+
+/// Writes valid JSON without the whitespace between its tokens (strings
+/// are copied as they are), so an event stays on one line.
+fn write_compact(json: &[u8], out: &mut dyn Write) -> io::Result<()> {
+    let (mut in_string, mut escaped, mut run) = (false, false, 0);
+    for (i, &byte) in json.iter().enumerate() {
+        if in_string {
+            match (escaped, byte) {
+                (true, _) => escaped = false,
+                (false, b'\\') => escaped = true,
+                (false, b'"') => in_string = false,
+                _ => {}
+            }
+            continue;
         }
-        if let Some(raw) = call.result {
-            tool_call.insert("result".into(), decode_embedded_json(raw));
+        match byte {
+            b'"' => in_string = true,
+            b' ' | b'\t' | b'\n' | b'\r' => {
+                out.write_all(&json[run..i])?;
+                run = i + 1;
+            }
+            _ => {}
         }
     }
-    serde_json::to_writer(&mut *out, &event).map_err(io::Error::other)?;
-    out.write_all(b"\n")
+    out.write_all(&json[run..])
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn event(line: &str) -> String {
+        let message = Message::parse(line.as_bytes()).unwrap().unwrap();
+        let mut out = Vec::new();
+        write_event(line.as_bytes(), &message, &mut out).unwrap();
+        String::from_utf8(out).unwrap()
+    }
+
+    #[test]
+    fn embedded_json_is_written_as_json_on_one_line() {
+        let line = r#"{"id":"t","toolCall":{"name":"x","input":"{\"q\": \"a b\"}","result":"{\n  \"data\": [[1e2, \"x y\"]]\n}"},"sort":1}"#;
+        assert_eq!(
+            event(line),
+            r#"{"id":"t","toolCall":{"name":"x","input":{"q":"a b"},"result":{"data":[[1e2,"x y"]]}},"sort":1}"#
+        );
+        let plain = r#"{"id":"t","toolCall":{"name":"x","input":"not json","result":{"already":true}}}"#;
+        assert_eq!(
+            event(plain),
+            plain,
+            "a string that is not JSON, and JSON as it is, stay"
+        );
+        let other = r#"{"id":"m","content":"hi"}"#;
+        assert_eq!(event(other), other);
+    }
 }

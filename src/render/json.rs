@@ -11,8 +11,8 @@ use serde::Serialize;
 use serde_json::Value;
 
 use crate::error::{kind_of, Kind};
-use crate::results::{Column, SqlResult, TypedRows};
-use crate::stream::transcript::{Event, KeptJson, ToolCallRecord, Transcript};
+use crate::results::{Column, SqlResult, ToolResult, TypedRows};
+use crate::stream::transcript::{Event, ToolCallRecord, Transcript};
 use crate::stream::turn::{Ending, Renderer};
 
 /// The `json` output. It keeps every finished tool call (its result as
@@ -124,8 +124,10 @@ impl Json {
 
 /// The table of a SQL call, built from the call as the transcript built it.
 fn table(call: &ToolCallRecord) -> SqlResult {
-    let result = call.result.as_ref().map_or(Value::Null, KeptJson::value);
-    SqlResult::from_tool_call(&call.id, &call.name, &call.input, result)
+    match &call.result {
+        Some(result) => SqlResult::from_tool_call(&call.id, &call.name, &call.input, result),
+        None => SqlResult::from_tool_call(&call.id, &call.name, &call.input, &ToolResult::new("null".into())),
+    }
 }
 
 /// The document's `queries`: each built (or taken completed) as it is

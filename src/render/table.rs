@@ -75,9 +75,12 @@ impl<W: Write> TableWriter<W> {
         Ok(out)
     }
 
-    /// Writes rows whose values are JSON values (a SQL result of the stream).
-    pub fn values(&mut self, rows: &[Vec<Value>]) -> Result<()> {
-        rows.iter().try_for_each(|row| self.write_row(row))
+    /// Writes the rows of a SQL result of the stream, one at a time.
+    pub fn rows_of(&mut self, result: &SqlResult) -> Result<()> {
+        result
+            .rows
+            .iter(&result.columns)
+            .try_for_each(|row| self.write_row(&row))
     }
 
     fn write_row<C: Cell>(&mut self, row: &[C]) -> Result<()> {
@@ -228,7 +231,7 @@ impl<W: Write> RowSink for TableWriter<W> {
 pub fn write_result(result: &SqlResult, format: TableFormat, out: &mut dyn Write) -> Result<()> {
     let mut writer = TableWriter::new(format, out);
     writer.columns(&result.columns)?;
-    writer.values(&result.rows)?;
+    writer.rows_of(result)?;
     writer.finish()?;
     Ok(())
 }
@@ -252,7 +255,9 @@ mod tests {
                 },
             ])
             .unwrap();
-        writer.values(rows).unwrap();
+        for row in rows {
+            writer.write_row(row).unwrap();
+        }
         String::from_utf8(writer.finish().unwrap()).unwrap()
     }
 

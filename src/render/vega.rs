@@ -9,11 +9,13 @@
 use std::io::Write;
 
 use anyhow::Result;
-use serde_json::{json, Map, Value};
+use serde::ser::SerializeMap;
+use serde::{Serialize, Serializer};
+use serde_json::{Map, Value};
 
 use crate::error::{fail, kind_of, Kind};
 use crate::output::Notes;
-use crate::results::{Pick, Picker, SqlResult};
+use crate::results::{Pick, Picker, SqlResult, TypedRows};
 use crate::stream::transcript::{Event, Transcript};
 use crate::stream::turn::{Ending, Renderer};
 
@@ -86,7 +88,7 @@ impl Renderer for Vega {
 /// of any placeholder such as `{"name": "table"}`), and `$schema` when the
 /// agent left it out. A chart that would draw nothing is
 /// [`Kind::NothingToRender`].
-pub fn chart(result: &SqlResult, which: &str, notes: &mut Vec<String>) -> Result<Value> {
+pub fn chart<'a>(result: &'a SqlResult, which: &str, notes: &mut Vec<String>) -> Result<Chart<'a>> {
     let nothing = |why: String| fail(Kind::NothingToRender, why);
     let mut spec = match &result.vega_spec {
         Some(Value::Object(spec)) => spec.clone(),
@@ -135,14 +137,46 @@ pub fn chart(result: &SqlResult, which: &str, notes: &mut Vec<String>) -> Result
         title_dotted_channels(&mut spec, &dotted);
         escape_fields(&mut spec, &dotted);
     }
-    spec.insert("data".into(), json!({ "values": result.typed_rows() }));
+    // Where the rows go; they are written when the chart is, one at a time.
+    spec.insert("data".into(), Value::Null);
     if !spec.contains_key("$schema") {
         let mut with_schema = Map::new();
         with_schema.insert("$schema".into(), Value::String(SCHEMA.into()));
         with_schema.extend(spec);
         spec = with_schema;
     }
-    Ok(Value::Object(spec))
+    Ok(Chart {
+        spec,
+        rows: result.typed_rows(),
+    })
+}
+
+/// A renderable chart: the spec, and the rows it is written with as
+/// `data.values` (read from the result as they are written, never held as
+/// values all at once).
+#[derive(Debug)]
+pub struct Chart<'a> {
+    spec: Map<String, Value>,
+    rows: TypedRows<'a>,
+}
+
+impl Serialize for Chart<'_> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let mut map = serializer.serialize_map(Some(self.spec.len()))?;
+        for (key, value) in &self.spec {
+            match key.as_str() {
+                "data" => map.serialize_entry(key, &Data { values: &self.rows })?,
+                _ => map.serialize_entry(key, value)?,
+            }
+        }
+        map.end()
+    }
+}
+
+/// `data` of a chart: `{"values": [rows]}`.
+#[derive(Serialize)]
+struct Data<'a, 'r> {
+    values: &'a TypedRows<'r>,
 }
 
 /// How a field that names no column was matched to one.
@@ -365,7 +399,8 @@ fn escape_expression(text: &mut String, columns: &[&str]) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::results::Column;
+    use crate::results::{Column, Rows};
+    use serde_json::json;
 
     fn result(spec: Value) -> SqlResult {
         SqlResult {
@@ -384,7 +419,7 @@ mod tests {
                     column_type: "Double".into(),
                 },
             ],
-            rows: vec![vec![json!("2024-01"), json!("10.5")]],
+            rows: Rows::Values(vec![vec![json!("2024-01"), json!("10.5")]]),
             total_rows: Some(1),
             uuid: None,
             vega_spec: Some(spec),
@@ -403,7 +438,7 @@ mod tests {
             },
             "transform": [{"filter": "datum.orders.revenue > 0"}]
         });
-        let chart = chart(&result(spec), "1", &mut Vec::new()).unwrap();
+        let chart = serde_json::to_value(chart(&result(spec), "1", &mut Vec::new()).unwrap()).unwrap();
         assert_eq!(chart["$schema"], SCHEMA);
         assert_eq!(chart["encoding"]["x"]["field"], "orders\\.month");
         assert_eq!(chart["encoding"]["tooltip"][0]["field"], "orders\\.revenue");
@@ -441,7 +476,7 @@ mod tests {
         };
         r.vega_spec = Some(spec("tracked_time_month", "total_revenue"));
         let mut notes = Vec::new();
-        let drawn = chart(&r, "the last SQL result", &mut notes).unwrap();
+        let drawn = serde_json::to_value(chart(&r, "the last SQL result", &mut notes).unwrap()).unwrap();
         assert_eq!(drawn["encoding"]["y"]["field"], "measure(sales_view\\.total_revenue)");
         assert_eq!(
             drawn["encoding"]["tooltip"][0]["field"],
@@ -457,21 +492,21 @@ mod tests {
         );
         r.vega_spec = Some(spec("month", "revenue"));
         let mut notes = Vec::new();
-        let drawn = chart(&r, "the last SQL result", &mut notes).unwrap();
+        let drawn = serde_json::to_value(chart(&r, "the last SQL result", &mut notes).unwrap()).unwrap();
         assert_eq!(drawn["encoding"]["x"]["field"], "tracked_time_month");
         assert_eq!(notes.len(), 2, "{notes:?}");
         assert!(notes[0].ends_with("(by position: no column has that name)"));
         r.vega_spec = Some(json!({"mark": "bar", "encoding": {
             "x": {"field": "a"}, "y": {"field": "b"}, "color": {"field": "c"}}}));
         let mut notes = Vec::new();
-        chart(&r, "the last SQL result", &mut notes).unwrap();
+        chart(&r, "the last SQL result", &mut notes).map(|_| ()).unwrap();
         assert!(notes[2].contains("\"c\" names no column"), "{notes:?}");
         r.vega_spec = Some(
             json!({"mark": "arc", "transform": [{"calculate": "'All'", "as": "metric"}],
             "encoding": {"theta": {"field": "tracked_time_month"}, "color": {"field": "metric"}}}),
         );
         let mut notes = Vec::new();
-        let drawn = chart(&r, "the last SQL result", &mut notes).unwrap();
+        let drawn = serde_json::to_value(chart(&r, "the last SQL result", &mut notes).unwrap()).unwrap();
         assert_eq!(drawn["encoding"]["color"]["field"], "metric", "made by a transform");
         assert!(notes.is_empty(), "{notes:?}");
         r.vega_spec = Some(json!({"mark": "bar", "encoding": {

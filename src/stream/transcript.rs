@@ -6,14 +6,15 @@
 //! needs of it, so memory does not grow with the length of the stream.
 
 use indexmap::{IndexMap, IndexSet};
-use serde::{Deserialize, Serialize, Serializer};
+use serde::de::IgnoredAny;
+use serde::{Deserialize, Serialize};
 use serde_json::value::RawValue;
 use serde_json::Value;
 
 use super::message::{
     decode_embedded_json, json_text, Message, ToolCall, ABORTED_ID, CUTOFF_ID, STATE_ID, SUSPENDED_ID, USAGE_ID,
 };
-use crate::results::{is_sql_call, tool_error, SqlResult};
+use crate::results::{is_sql_call, tool_error, SqlResult, ToolResult};
 
 /// A tool call, with input and result decoded from their JSON strings
 /// (serialized as an entry of `-o json`'s `toolCalls`).
@@ -26,43 +27,19 @@ pub struct ToolCallRecord {
     /// The parsed input.
     pub input: Value,
     /// The result; `None` when the call never finished.
-    pub result: Option<KeptJson>,
+    pub result: Option<ToolResult>,
     /// The result's `error`, when the tool failed.
     pub error: Option<String>,
 }
 
-/// A JSON value kept as its text (a tool's result, rows included, takes a
-/// third of the memory it would as a `Value`), and written out as the value
-/// it is. The text is always JSON: it is made only by [`decode_result`],
-/// from text that was just parsed.
-#[derive(Clone, Debug)]
-pub struct KeptJson(Box<str>);
-
-impl KeptJson {
-    /// The value, parsed again.
-    pub fn value(&self) -> Value {
-        serde_json::from_str(&self.0).expect("kept JSON is JSON")
-    }
-}
-
-/// Decodes a tool's result (see [`decode_embedded_json`]), parsing its text
-/// once: the value, and the same as [`KeptJson`] (the text itself when it is
-/// JSON, else the JSON string of it).
-fn decode_result(raw: &RawValue) -> (Value, KeptJson) {
+/// Decodes a tool's result (see [`decode_embedded_json`]) into a
+/// [`ToolResult`]: the text itself when it is JSON, else the JSON string of
+/// it. Its rows are not parsed into values.
+fn decode_result(raw: &RawValue) -> ToolResult {
     let text = json_text(raw.get());
-    match serde_json::from_str::<Value>(&text) {
-        Ok(value) => (value, KeptJson(text.into())),
-        Err(_) => {
-            let value = Value::String(text.into_owned());
-            let kept = KeptJson(value.to_string().into());
-            (value, kept)
-        }
-    }
-}
-
-impl Serialize for KeptJson {
-    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        self.value().serialize(serializer)
+    match serde_json::from_str::<IgnoredAny>(&text) {
+        Ok(_) => ToolResult::new(text.into_owned()),
+        Err(_) => ToolResult::new(Value::String(text.into_owned()).to_string()),
     }
 }
 
@@ -399,7 +376,7 @@ impl Transcript {
             (None, Some(started)) => started.input,
             (None, None) => Value::Null,
         };
-        let (result, kept) = decode_result(raw_result);
+        let result = decode_result(raw_result);
         let error = tool_error(&result);
         if !self.tools_called.contains(&name) {
             self.tools_called.insert(name.clone());
@@ -410,7 +387,7 @@ impl Transcript {
         let is_sql = is_sql_call(&name, &result);
         let sql = is_sql.then(|| {
             self.sql_seen += 1;
-            let table = SqlResult::from_tool_call(id, &name, &input, result);
+            let table = SqlResult::from_tool_call(id, &name, &input, &result);
             if let Some(sql) = &table.sql {
                 self.sql_queries.push(sql.clone());
             }
@@ -420,7 +397,7 @@ impl Transcript {
             id: id.to_string(),
             name,
             input,
-            result: Some(kept),
+            result: Some(result),
             error,
         };
         Some(Event::ToolFinished(Box::new(FinishedTool { call, sql })))

@@ -55,6 +55,19 @@ pub fn analyst() -> Command {
     command
 }
 
+/// The `analyst` binary as a plain `std::process::Command` (for tests that
+/// manage its pipes), with the clean environment of [`analyst`].
+pub fn analyst_process() -> std::process::Command {
+    let mut command = std::process::Command::new(assert_cmd::cargo::cargo_bin("analyst"));
+    for (key, _) in std::env::vars() {
+        if key.starts_with("ANALYST_") {
+            command.env_remove(key);
+        }
+    }
+    command.env("NO_COLOR", "1").env("XDG_CONFIG_HOME", no_config_home());
+    command
+}
+
 /// A fresh directory under the system's temporary directory, unique to
 /// this test process and call, removed with its contents when dropped (a
 /// failing test's too), so test runs leave nothing behind.

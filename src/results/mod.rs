@@ -1,11 +1,15 @@
 //! SQL tool results. The service sends two shapes (`schema` + rows as arrays,
 //! or rows as objects + `annotation`) and two input keys (`sqlQuery`,
 //! `query`); both become one [`SqlResult`] with columns and rows in column
-//! order, so renderers never see the difference.
+//! order, so renderers never see the difference. Its rows stay in the
+//! result's text until an output reads them ([`rows`]).
 
-use std::collections::HashSet;
+mod rows;
+
+pub use rows::{Rows, ToolResult};
 
 use anyhow::Result;
+use indexmap::IndexSet;
 use serde::ser::{SerializeMap, Serializer};
 use serde::Serialize;
 use serde_json::value::RawValue;
@@ -115,8 +119,9 @@ pub struct SqlResult {
     pub sql: Option<String>,
     /// The columns, in order.
     pub columns: Vec<Column>,
-    /// The rows returned, values in column order, as the service sent them.
-    pub rows: Vec<Vec<Value>>,
+    /// The rows returned, as the service sent them (read them in column
+    /// order with [`Rows::iter`]).
+    pub rows: Rows,
     /// `totalRows`: how many rows the whole result has.
     pub total_rows: Option<u64>,
     /// `uuid` of the result.
@@ -133,15 +138,14 @@ const SQL_TOOLS: [&str; 3] = ["semanticSqlApi", "cubeSqlApi", "cubeSqlApiWithCha
 
 /// True when a finished tool call is a SQL query: by name, or (for names we
 /// do not know yet) by the shape of its result.
-pub fn is_sql_call(name: &str, result: &Value) -> bool {
+pub fn is_sql_call(name: &str, result: &ToolResult) -> bool {
     if SQL_TOOLS.contains(&name) {
         return true;
     }
-    let Value::Object(map) = result else {
-        return false;
-    };
-    map.get("data").is_some_and(Value::is_array)
-        && (map.contains_key("schema") || map.contains_key("sqlQuery") || map.contains_key("annotation"))
+    result.raw("data").is_some_and(|data| data.starts_with('['))
+        && ["schema", "sqlQuery", "annotation"]
+            .iter()
+            .any(|key| result.raw(key).is_some())
 }
 
 /// True when `called` is `expected`, or its counterpart in the other
@@ -156,10 +160,10 @@ pub fn same_tool(called: &str, expected: &str) -> bool {
     called == expected || matches!((family_free(called), family_free(expected)), (Some(a), Some(b)) if a == b)
 }
 
-/// The `error` string of a parsed tool result, when it has one, with a
-/// repeated `Error: ` prefix (errors the service wrapped twice) said once.
-pub fn tool_error(result: &Value) -> Option<String> {
-    match result.get("error")? {
+/// The `error` string of a tool result, when it has one, with a repeated
+/// `Error: ` prefix (errors the service wrapped twice) said once.
+pub fn tool_error(result: &ToolResult) -> Option<String> {
+    match result.field("error")? {
         Value::Null => None,
         Value::String(text) => {
             let mut text = text.as_str();
@@ -175,55 +179,46 @@ pub fn tool_error(result: &Value) -> Option<String> {
     }
 }
 
-fn text_field(sources: &[&Value], keys: &[&str]) -> Option<String> {
-    sources
-        .iter()
-        .flat_map(|source| keys.iter().map(move |key| source.get(key)))
-        .find_map(|value| value.and_then(Value::as_str).map(str::to_string))
-}
-
 impl SqlResult {
-    /// Builds the result of the SQL tool call `id` from its parsed input and result.
-    /// Its rows are moved out of `result`, not copied.
-    pub fn from_tool_call(id: &str, tool: &str, input: &Value, mut result: Value) -> SqlResult {
-        let data = match result.get_mut("data") {
-            Some(data @ Value::Array(_)) => match data.take() {
-                Value::Array(rows) => rows,
-                _ => Vec::new(),
-            },
-            _ => Vec::new(),
-        };
-        let result = &result;
-        let sources = [result, input];
-        let (columns, rows) = table(result, data);
+    /// Builds the result of the SQL tool call `id` from its parsed input and
+    /// its result (whose rows stay in its text).
+    pub fn from_tool_call(id: &str, tool: &str, input: &Value, result: &ToolResult) -> SqlResult {
+        let text = |value: Option<Value>| value.and_then(|value| value.as_str().map(str::to_string));
+        let from_input = |key: &str| text(input.get(key).cloned());
+        let (rows, shapes) = Rows::of(result);
         let vega_spec = result
-            .get("vegaSpec")
-            .or_else(|| input.get("vegaSpec"))
+            .field("vegaSpec")
+            .or_else(|| input.get("vegaSpec").cloned())
             .and_then(|spec| match spec {
                 Value::String(text) if text.trim().is_empty() => None,
-                Value::String(text) => Some(serde_json::from_str(text).unwrap_or_else(|_| spec.clone())),
+                Value::String(text) => Some(serde_json::from_str(&text).unwrap_or(Value::String(text))),
                 Value::Null => None,
-                other => Some(other.clone()),
+                other => Some(other),
             });
         SqlResult {
             id: id.to_string(),
             tool: tool.to_string(),
-            title: text_field(&sources, &["queryTitle"]),
-            description: text_field(&sources, &["description"]),
-            sql: text_field(&[input, result], &["sqlQuery", "query"]),
-            columns,
+            title: text(result.field("queryTitle")).or_else(|| from_input("queryTitle")),
+            description: text(result.field("description")).or_else(|| from_input("description")),
+            sql: ["sqlQuery", "query"]
+                .iter()
+                .find_map(|key| from_input(key))
+                .or_else(|| ["sqlQuery", "query"].iter().find_map(|key| text(result.field(key)))),
+            columns: columns(result, &shapes),
             rows,
             total_rows: result
-                .get("totalRows")
+                .field("totalRows")
                 .and_then(|n| n.as_u64().or_else(|| n.as_str().and_then(|s| s.trim().parse().ok()))),
-            uuid: text_field(&[result], &["uuid"]),
+            uuid: text(result.field("uuid")),
             vega_spec,
             // A SQL tool whose result is not an object gave no table: its
             // text is the error.
-            error: tool_error(result).or_else(|| match result {
-                Value::Object(_) => None,
-                Value::String(text) => Some(text.clone()),
-                other => Some(format!("the result is not a table: {other}")),
+            error: tool_error(result).or_else(|| match result.is_object() {
+                true => None,
+                false => Some(match result.value() {
+                    Value::String(text) => text,
+                    other => format!("the result is not a table: {other}"),
+                }),
             }),
         }
     }
@@ -243,41 +238,42 @@ impl SqlResult {
 
 /// The typed rows of a result, serializable without copying them (see
 /// [`SqlResult::typed_rows`]).
+#[derive(Debug)]
 pub struct TypedRows<'a> {
     result: &'a SqlResult,
 }
 
 impl Serialize for TypedRows<'_> {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        serializer.collect_seq(self.result.rows.iter().map(|row| TypedRow {
-            columns: &self.result.columns,
-            row,
-        }))
+        let columns = &self.result.columns;
+        serializer.collect_seq(self.result.rows.iter(columns).map(|row| TypedRow { columns, row }))
     }
 }
 
 /// One row of [`TypedRows`].
 struct TypedRow<'a> {
     columns: &'a [Column],
-    row: &'a [Value],
+    row: Vec<Value>,
 }
 
 impl Serialize for TypedRow<'_> {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         let mut map = serializer.serialize_map(Some(self.columns.len()))?;
-        for (index, column) in self.columns.iter().enumerate() {
-            let value = self.row.get(index).unwrap_or(&Value::Null);
+        for (column, value) in self.columns.iter().zip(&self.row) {
             map.serialize_entry(&column.name, &column.typed(value))?;
         }
         map.end()
     }
 }
 
-/// Columns and rows of either result shape; `data` is the result's rows,
-/// taken out of it.
-fn table(result: &Value, data: Vec<Value>) -> (Vec<Column>, Vec<Vec<Value>>) {
+/// The columns of either result shape: the `schema`, else the keys of
+/// object rows (typed by the `annotation`), else `column1…` for array
+/// rows; and a column of its own for every cell beyond them, so no value
+/// vanishes. Names are made unique.
+fn columns(result: &ToolResult, shapes: &rows::Shapes) -> Vec<Column> {
     let mut columns: Vec<Column> = result
-        .get("schema")
+        .field("schema")
+        .as_ref()
         .and_then(Value::as_array)
         .map(|schema| {
             schema
@@ -298,42 +294,16 @@ fn table(result: &Value, data: Vec<Value>) -> (Vec<Column>, Vec<Vec<Value>>) {
         })
         .unwrap_or_default();
     if columns.is_empty() {
-        columns = columns_from_objects(&data, result.get("annotation"));
+        columns = columns_from_objects(&shapes.keys, result.field("annotation").as_ref());
     }
-    if columns.is_empty() {
-        let width = data.iter().filter_map(Value::as_array).map(Vec::len).max().unwrap_or(0);
-        columns = (1..=width)
-            .map(|i| Column {
-                name: format!("column{i}"),
-                column_type: "String".into(),
-            })
-            .collect();
-    }
-    let mut rows: Vec<Vec<Value>> = data
-        .into_iter()
-        .map(|row| match row {
-            Value::Array(values) => values,
-            Value::Object(map) => columns
-                .iter()
-                .map(|column| map.get(&column.name).cloned().unwrap_or(Value::Null))
-                .collect(),
-            scalar => vec![scalar],
-        })
-        .collect();
-    // Every row as wide as the table: cells beyond the schema get columns
-    // of their own (no value vanishes), short rows end in nulls.
-    let width = rows.iter().map(Vec::len).max().unwrap_or(0);
-    for i in columns.len()..width {
+    for i in columns.len()..shapes.widest {
         columns.push(Column {
             name: format!("column{}", i + 1),
             column_type: "String".into(),
         });
     }
-    for row in &mut rows {
-        row.resize(columns.len(), Value::Null);
-    }
     unique_names(&mut columns);
-    (columns, rows)
+    columns
 }
 
 /// Makes column names unique (`a`, `a_2`, `a_3`), so that no column hides
@@ -356,7 +326,7 @@ pub fn unique_names(columns: &mut [Column]) {
 /// Columns of the object shape: keys in order of first appearance, typed by
 /// the `annotation` (measures, dimensions, time dimensions); from the
 /// annotation alone when there are no rows.
-fn columns_from_objects(data: &[Value], annotation: Option<&Value>) -> Vec<Column> {
+fn columns_from_objects(keys: &IndexSet<String>, annotation: Option<&Value>) -> Vec<Column> {
     let annotated = |name: &str| -> Option<String> {
         let annotation = annotation?;
         ["measures", "dimensions", "timeDimensions", "segments"]
@@ -370,15 +340,7 @@ fn columns_from_objects(data: &[Value], annotation: Option<&Value>) -> Vec<Colum
                     .map(str::to_string)
             })
     };
-    let mut seen = HashSet::new();
-    let mut names: Vec<String> = Vec::new();
-    for row in data.iter().filter_map(Value::as_object) {
-        for key in row.keys() {
-            if seen.insert(key.as_str()) {
-                names.push(key.clone());
-            }
-        }
-    }
+    let mut names: Vec<String> = keys.iter().cloned().collect();
     if names.is_empty() {
         if let Some(annotation) = annotation {
             for group in ["dimensions", "timeDimensions", "measures"] {
@@ -549,7 +511,7 @@ impl SqlResult {
         let mut collected = Collected::default();
         let got = source.fetch(self.sql_to_fetch()?, &mut collected)?;
         self.columns = collected.columns;
-        self.rows = collected.rows;
+        self.rows = Rows::Values(collected.rows);
         match shortfall(self.total_rows, got) {
             Some(why) => Err(Fault::new(Kind::Partial, why).into()),
             None => Ok(()),
@@ -582,6 +544,16 @@ mod tests {
     use super::*;
     use serde_json::json;
 
+    /// A tool result as the service would send `value`.
+    fn sent(value: Value) -> ToolResult {
+        ToolResult::new(value.to_string())
+    }
+
+    /// Every row of `result`, in column order.
+    fn rows(result: &SqlResult) -> Vec<Vec<Value>> {
+        result.rows.iter(&result.columns).collect()
+    }
+
     #[test]
     fn typed_rows_are_keyed_by_column_and_typed() {
         let result = json!({
@@ -589,7 +561,7 @@ mod tests {
                 {"name": "a", "column_type": "String"}],
             "data": [["1", "TRUE", "x"], ["2"], ["3", "no", "z", "extra"], []]
         });
-        let sql = SqlResult::from_tool_call("t1", "semanticSqlApi", &json!({}), result);
+        let sql = SqlResult::from_tool_call("t1", "semanticSqlApi", &json!({}), &sent(result));
         let view = serde_json::to_string(&sql.typed_rows()).unwrap();
         // A duplicate name gets a suffix and a cell beyond the schema a
         // column of its own: no value hides another or vanishes.
@@ -613,9 +585,10 @@ mod tests {
                            "dimensions": {"orders.month": {"title": "Month", "type": "string"}}},
             "totalRows": 2
         });
-        let a = SqlResult::from_tool_call("t1", "semanticSqlApi", &json!({"sqlQuery": "SELECT 1"}), arrays);
-        let b = SqlResult::from_tool_call("t1", "cubeSqlApi", &json!({"query": "SELECT 1"}), objects);
-        assert_eq!(a.rows, b.rows);
+        let a = SqlResult::from_tool_call("t1", "semanticSqlApi", &json!({"sqlQuery": "SELECT 1"}), &sent(arrays));
+        let b = SqlResult::from_tool_call("t1", "cubeSqlApi", &json!({"query": "SELECT 1"}), &sent(objects));
+        assert_eq!(rows(&a), rows(&b));
+        assert_eq!(a.rows.len(), 2);
         assert_eq!(a.sql.as_deref(), Some("SELECT 1"));
         assert_eq!(b.sql.as_deref(), Some("SELECT 1"));
         let typed_a = serde_json::to_value(a.typed_rows()).unwrap();
@@ -624,6 +597,26 @@ mod tests {
         assert_eq!(typed_a[0]["orders.revenue"], json!(1800000));
         assert_eq!(typed_a[1]["orders.revenue"], json!(1650000.5));
         assert_eq!(typed_a[0]["orders.month"], json!("2024-01"));
+    }
+
+    #[test]
+    fn rows_stay_in_the_text_until_read_and_read_the_same() {
+        let result = sent(json!({"schema": [{"name": "k", "column_type": "String"}],
+            "data": [["a"], [1e2], {"k": "c"}, "lone", null, []]}));
+        let sql = SqlResult::from_tool_call("t", "cubeSqlApi", &json!({}), &result);
+        assert!(matches!(sql.rows, Rows::InText { .. }));
+        assert_eq!(
+            rows(&sql),
+            [
+                json!(["a"]),
+                json!([1e2]),
+                json!(["c"]),
+                json!(["lone"]),
+                json!([null]),
+                json!([null])
+            ]
+            .map(|row| row.as_array().unwrap().clone())
+        );
     }
 
     #[test]
@@ -645,21 +638,27 @@ mod tests {
 
     #[test]
     fn sql_calls_are_recognised_by_name_or_shape() {
-        assert!(is_sql_call("cubeSqlApi", &json!({"error": "x"})));
-        assert!(is_sql_call("someNewSqlTool", &json!({"sqlQuery": "x", "data": []})));
-        assert!(!is_sql_call("semanticMeta", &json!({"cubes": []})));
-        assert!(!is_sql_call("someNewSqlTool", &json!({"sqlQuery": "x", "data": 1})));
+        assert!(is_sql_call("cubeSqlApi", &sent(json!({"error": "x"}))));
+        assert!(is_sql_call(
+            "someNewSqlTool",
+            &sent(json!({"sqlQuery": "x", "data": []}))
+        ));
+        assert!(!is_sql_call("semanticMeta", &sent(json!({"cubes": []}))));
+        assert!(!is_sql_call(
+            "someNewSqlTool",
+            &sent(json!({"sqlQuery": "x", "data": 1}))
+        ));
     }
 
     #[test]
     fn a_doubly_wrapped_tool_error_is_said_once() {
-        let error = |text: &str| tool_error(&json!({ "error": text }));
+        let error = |text: &str| tool_error(&sent(json!({ "error": text })));
         assert_eq!(
             error("Error: Error: Unable to fetch Cloud context").as_deref(),
             Some("Error: Unable to fetch Cloud context")
         );
         assert_eq!(error("Error: Bad branch").as_deref(), Some("Error: Bad branch"));
-        assert!(is_sql_call("cubeSqlApiWithChart", &json!({})));
+        assert!(is_sql_call("cubeSqlApiWithChart", &sent(json!({}))));
     }
 
     #[test]
@@ -676,7 +675,7 @@ mod tests {
             Some(error) => json!({ "error": error }),
             None => json!({"schema": [{"name": "n", "column_type": "Int64"}], "data": [[id]]}),
         };
-        SqlResult::from_tool_call(id, "semanticSqlApi", &json!({}), result)
+        SqlResult::from_tool_call(id, "semanticSqlApi", &json!({}), &sent(result))
     }
 
     #[test]

@@ -1,0 +1,309 @@
+//! A tool's result kept the cheap way. The result arrives as one JSON text
+//! (a 50 MB line of rows is normal); [`ToolResult`] keeps that text once,
+//! with where each top-level field is, and [`Rows`] keeps where each row
+//! of its `data` starts. A row is parsed when an output reads it, one at a
+//! time, so a result of millions of rows costs its text and four bytes a
+//! row, never a tree of values.
+
+use std::collections::HashMap;
+use std::ops::Range;
+use std::sync::Arc;
+
+use indexmap::IndexSet;
+use serde::de::{DeserializeSeed, IgnoredAny, MapAccess, SeqAccess, Visitor};
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
+use serde_json::value::RawValue;
+use serde_json::Value;
+
+use super::Column;
+
+/// A tool's result: its text and, when it is an object, where each of its
+/// fields' values is in the text.
+#[derive(Clone, Debug)]
+pub struct ToolResult {
+    text: Arc<String>,
+    fields: Option<Vec<(String, Range<usize>)>>,
+}
+
+impl ToolResult {
+    /// The result whose JSON text is `text` (when it is not JSON, `text` is
+    /// the JSON string of what the service sent).
+    pub fn new(text: String) -> ToolResult {
+        // Moved into the `Arc`, not copied: the text may be large.
+        let text = Arc::new(text);
+        let fields = serde_json::from_str::<HashMap<String, &RawValue>>(&text)
+            .ok()
+            .map(|fields| {
+                let mut fields: Vec<(String, Range<usize>)> = fields
+                    .into_iter()
+                    .map(|(name, raw)| (name, span(&text, raw.get())))
+                    .collect();
+                fields.sort_by_key(|(_, range)| range.start);
+                fields
+            });
+        ToolResult { text, fields }
+    }
+
+    /// The result's JSON text.
+    pub fn text(&self) -> &str {
+        &self.text
+    }
+
+    /// True when the result is a JSON object.
+    pub fn is_object(&self) -> bool {
+        self.fields.is_some()
+    }
+
+    /// The JSON text of the field `name`, when the result has it.
+    pub fn raw(&self, name: &str) -> Option<&str> {
+        let (_, range) = self.fields.as_ref()?.iter().find(|(field, _)| field == name)?;
+        Some(&self.text[range.clone()])
+    }
+
+    /// The value of the field `name` (for small fields: parsed each time).
+    pub fn field(&self, name: &str) -> Option<Value> {
+        self.raw(name).and_then(|raw| serde_json::from_str(raw).ok())
+    }
+
+    /// The whole result as a value (what `-o json` shows of a tool call).
+    pub fn value(&self) -> Value {
+        serde_json::from_str(&self.text).unwrap_or_else(|_| Value::String(self.text.to_string()))
+    }
+
+    /// Where the `data` array is in the text, when the result has one.
+    fn data(&self) -> Option<Range<usize>> {
+        let data = self.raw("data")?;
+        data.starts_with('[').then(|| span(&self.text, data))
+    }
+}
+
+/// Written out as the value it is (in `-o json`'s `toolCalls`).
+impl Serialize for ToolResult {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        self.value().serialize(serializer)
+    }
+}
+
+/// Where `part`, a slice of `whole`, is in it.
+fn span(whole: &str, part: &str) -> Range<usize> {
+    let start = part.as_ptr() as usize - whole.as_ptr() as usize;
+    start..start + part.len()
+}
+
+/// What the first reading of a result's rows learnt: how wide the widest
+/// array row is, and the keys of object rows in order of first appearance.
+#[derive(Debug, Default)]
+pub struct Shapes {
+    /// The most values an array row holds.
+    pub widest: usize,
+    /// The keys of object rows, in order of first appearance.
+    pub keys: IndexSet<String>,
+}
+
+/// The rows of a SQL result.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Rows {
+    /// In the tool result's text: where each row starts (parsed when read).
+    InText {
+        /// The result's text.
+        text: Arc<String>,
+        /// Where each row starts in it.
+        starts: Arc<Vec<u32>>,
+    },
+    /// Held as values: rows fetched through the data query API.
+    Values(Vec<Vec<Value>>),
+}
+
+impl Rows {
+    /// The rows of `result`'s `data` (none when it has no array of them),
+    /// and what their shapes say about the columns.
+    pub fn of(result: &ToolResult) -> (Rows, Shapes) {
+        let mut shapes = Shapes::default();
+        let mut starts = Vec::new();
+        if let Some(data) = result.data() {
+            let text = &result.text[data.clone()];
+            let mut reader = serde_json::Deserializer::from_str(text);
+            let seed = RowStarts {
+                base: data.start,
+                text,
+                starts: &mut starts,
+                shapes: &mut shapes,
+            };
+            // The text was parsed whole a moment ago: this cannot fail.
+            if seed.deserialize(&mut reader).is_err() {
+                starts.clear();
+            }
+        }
+        starts.shrink_to_fit();
+        let rows = Rows::InText {
+            text: Arc::clone(&result.text),
+            starts: Arc::new(starts),
+        };
+        (rows, shapes)
+    }
+
+    /// How many rows there are.
+    pub fn len(&self) -> usize {
+        match self {
+            Rows::InText { starts, .. } => starts.len(),
+            Rows::Values(rows) => rows.len(),
+        }
+    }
+
+    /// True when there is no row.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Each row, values in the order of `columns` and as many: an array row
+    /// as it is (short ones end in nulls), an object row by column name, a
+    /// lone value as the first column.
+    pub fn iter<'a>(&'a self, columns: &'a [Column]) -> Box<dyn Iterator<Item = Vec<Value>> + 'a> {
+        match self {
+            Rows::InText { text, starts } => Box::new(starts.iter().map(move |&start| {
+                let mut reader = serde_json::Deserializer::from_str(&text[start as usize..]);
+                let row = Value::deserialize(&mut reader).unwrap_or(Value::Null);
+                in_column_order(row, columns)
+            })),
+            Rows::Values(rows) => Box::new(rows.iter().map(move |row| {
+                let mut row = row.clone();
+                row.resize(columns.len().max(row.len()), Value::Null);
+                row
+            })),
+        }
+    }
+}
+
+/// A row as values in column order.
+fn in_column_order(row: Value, columns: &[Column]) -> Vec<Value> {
+    let mut values = match row {
+        Value::Array(values) => values,
+        Value::Object(mut map) => columns
+            .iter()
+            .map(|column| map.swap_remove(&column.name).unwrap_or(Value::Null))
+            .collect(),
+        scalar => vec![scalar],
+    };
+    values.resize(columns.len().max(values.len()), Value::Null);
+    values
+}
+
+/// Reads a `data` array once: where each row starts, and its shape.
+struct RowStarts<'a, 'b> {
+    base: usize,
+    text: &'a str,
+    starts: &'b mut Vec<u32>,
+    shapes: &'b mut Shapes,
+}
+
+impl<'de, 'b> DeserializeSeed<'de> for RowStarts<'de, 'b> {
+    type Value = ();
+
+    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<(), D::Error> {
+        deserializer.deserialize_seq(self)
+    }
+}
+
+impl<'de, 'b> Visitor<'de> for RowStarts<'de, 'b> {
+    type Value = ();
+
+    fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        f.write_str("an array of rows")
+    }
+
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<(), A::Error> {
+        while let Some(row) = seq.next_element::<&'de RawValue>()? {
+            let start = span(self.text, row.get()).start + self.base;
+            // A line is at most 1 GiB (the line reader's limit).
+            self.starts.push(u32::try_from(start).unwrap_or(u32::MAX));
+            if let Ok(shape) = serde_json::from_str::<Shape>(row.get()) {
+                match shape {
+                    Shape::Array(width) => self.shapes.widest = self.shapes.widest.max(width),
+                    Shape::Object(keys) => {
+                        for key in keys {
+                            if !self.shapes.keys.contains(&key) {
+                                self.shapes.keys.insert(key);
+                            }
+                        }
+                    }
+                    Shape::Other => self.shapes.widest = self.shapes.widest.max(1),
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+/// The key under which serde_json (with `arbitrary_precision`) hands a
+/// number over to a visitor.
+const NUMBER_TOKEN: &str = "$serde_json::private::Number";
+
+/// The shape of one row: an array of so many values, an object with these
+/// keys, or anything else.
+enum Shape {
+    Array(usize),
+    Object(Vec<String>),
+    Other,
+}
+
+impl<'de> Deserialize<'de> for Shape {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Shape, D::Error> {
+        deserializer.deserialize_any(ShapeVisitor)
+    }
+}
+
+struct ShapeVisitor;
+
+impl<'de> Visitor<'de> for ShapeVisitor {
+    type Value = Shape;
+
+    fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        f.write_str("a row")
+    }
+
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Shape, A::Error> {
+        let mut width = 0;
+        while seq.next_element::<IgnoredAny>()?.is_some() {
+            width += 1;
+        }
+        Ok(Shape::Array(width))
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Shape, A::Error> {
+        let mut keys = Vec::new();
+        while let Some(key) = map.next_key::<String>()? {
+            map.next_value::<IgnoredAny>()?;
+            // serde_json hands a number kept with all its digits over as a
+            // map of one private key.
+            if key == NUMBER_TOKEN {
+                return Ok(Shape::Other);
+            }
+            keys.push(key);
+        }
+        Ok(Shape::Object(keys))
+    }
+
+    fn visit_bool<E>(self, _: bool) -> Result<Shape, E> {
+        Ok(Shape::Other)
+    }
+
+    fn visit_i64<E>(self, _: i64) -> Result<Shape, E> {
+        Ok(Shape::Other)
+    }
+
+    fn visit_u64<E>(self, _: u64) -> Result<Shape, E> {
+        Ok(Shape::Other)
+    }
+
+    fn visit_f64<E>(self, _: f64) -> Result<Shape, E> {
+        Ok(Shape::Other)
+    }
+
+    fn visit_str<E>(self, _: &str) -> Result<Shape, E> {
+        Ok(Shape::Other)
+    }
+
+    fn visit_unit<E>(self) -> Result<Shape, E> {
+        Ok(Shape::Other)
+    }
+}
