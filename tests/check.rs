@@ -11,6 +11,12 @@ use predicates::prelude::*;
 use serde_json::{json, Value};
 use support::*;
 
+/// The permission bits of the file at `path`.
+fn mode_of(path: &std::path::Path) -> u32 {
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::metadata(path).unwrap().permissions().mode() & 0o777
+}
+
 /// Writes `text` as a suite file in a fresh folder.
 fn suite(text: &str) -> ScratchFile {
     ScratchFile::new("smoke.toml", text)
@@ -234,6 +240,7 @@ branch = "broken"
         .output()
         .unwrap();
     assert_eq!(output.status.code(), Some(9));
+    assert_eq!(mode_of(&junit), 0o600, "a report is private");
     let xml = std::fs::read_to_string(&junit).unwrap();
     let document = roxmltree::Document::parse(&xml).expect("well-formed XML");
     let root = document.root_element();
@@ -323,6 +330,11 @@ fn saved_streams_replay_to_the_same_answer() {
         .success();
     let first = dir.join("01-revenue-by-month.1.ndjson");
     let second = dir.join("01-revenue-by-month.2.ndjson");
+    assert_eq!(
+        (mode_of(&first), mode_of(&second)),
+        (0o600, 0o600),
+        "saved streams are private"
+    );
     analyst()
         .args(["ask", "--replay"])
         .arg(&first)

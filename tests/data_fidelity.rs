@@ -137,3 +137,17 @@ fn a_data_answer_that_does_not_hold_together_is_refused() {
     let rows: Value = serde_json::from_str(&json).expect("the document is closed");
     assert_eq!(rows, serde_json::json!([{"a": "x", "b": 1}]));
 }
+
+#[test]
+fn events_pass_on_what_the_reader_accepted() {
+    let deep = format!("{}1{}", "[".repeat(200), "]".repeat(200));
+    let line = format!(r#"{{"id":"x","role":"assistant","deep":{deep},"big":1e999}}"#);
+    let stream = ChatStream::new("c-deep", Family::Cube)
+        .user("Q")
+        .raw_line(&line)
+        .final_answer(&["Done"])
+        .bytes();
+    let (code, events) = replay(&stream, &["ask", "-o", "events"]);
+    assert_eq!(code, Some(0));
+    assert!(events.contains(&line), "{events}");
+}

@@ -95,3 +95,45 @@ fn a_web_page_where_the_stream_should_be_is_named_for_what_it_is() {
     );
     emu.expect(Route::Chat, 1);
 }
+
+#[test]
+fn a_proxy_that_cannot_be_reached_is_named_as_the_proxy() {
+    let port = TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
+    let output = analyst()
+        .env("HTTPS_PROXY", format!("http://127.0.0.1:{port}"))
+        .env("ANALYST_API_KEY", API_KEY)
+        .env("ANALYST_EXTERNAL_ID", "ci-bot")
+        .args([
+            "ask",
+            "--retries",
+            "0",
+            "--chat-url",
+            "https://ai.example.invalid/api/v1/public/acme/agents/7/chat/stream-chat-state",
+            "Q",
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(6));
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        stderr.contains("through the proxy (HTTPS_PROXY or ALL_PROXY)"),
+        "{stderr}"
+    );
+}
+
+#[test]
+fn zero_timeouts_mean_no_limit() {
+    let emu = Emulator::start();
+    emu.agent(|a| a.delay = std::time::Duration::from_millis(20));
+    let output = emu
+        .analyst()
+        .args(["ask", "--timeout", "0", "--idle-timeout", "0", "Q"])
+        .output()
+        .unwrap();
+    assert_eq!(
+        output.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+}

@@ -379,6 +379,17 @@ fn transport_fault(url: &Url, err: &reqwest::Error) -> Fault {
         (Some(host), None) => host.to_string(),
         (None, _) => "the service".to_string(),
     };
+    let causes = root_causes(err);
+    // A request through a proxy goes through a tunnel: when that fails, the
+    // proxy is what could not be reached, not the service.
+    if causes.contains("tunnel error") {
+        return Fault::new(
+            Kind::Service,
+            format!(
+                "cannot reach {host} through the proxy (HTTPS_PROXY or ALL_PROXY): {causes}; check the proxy, or NO_PROXY"
+            ),
+        );
+    }
     let what = if err.is_timeout() {
         "timed out connecting to"
     } else if err.is_connect() {
@@ -386,7 +397,7 @@ fn transport_fault(url: &Url, err: &reqwest::Error) -> Fault {
     } else {
         "request failed to"
     };
-    Fault::new(Kind::Service, format!("{what} {host}: {}", root_causes(err)))
+    Fault::new(Kind::Service, format!("{what} {host}: {causes}"))
 }
 
 /// The fault for an answer with a non-success status: the kind of the
