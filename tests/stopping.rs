@@ -272,3 +272,31 @@ fn a_timeout_that_expires_during_abort_or_session_is_exit_124() {
         String::from_utf8_lossy(&output.stderr)
     );
 }
+
+#[test]
+fn a_signal_while_the_output_is_written_is_not_ignored() {
+    use std::io::Read;
+    let dir = Scratch::new();
+    let big = ChatStream::new("c-big", Family::Cube)
+        .user("Q")
+        .sql_call(&SqlCall::revenue_by_month(50_000))
+        .final_answer(&["Done"]);
+    let saved = dir.write("big.ndjson", big.bytes());
+    let mut child = analyst_process()
+        .args(["ask", "-o", "csv", "--allow-partial", "--replay"])
+        .arg(&saved)
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    // The CSV is larger than a pipe holds: analyst waits in a write.
+    std::thread::sleep(Duration::from_millis(500));
+    let status = std::process::Command::new("kill")
+        .args(["-s", "INT", &child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(status.success());
+    let mut csv = Vec::new();
+    child.stdout.take().unwrap().read_to_end(&mut csv).unwrap();
+    assert_eq!(child.wait().unwrap().code(), Some(130));
+}

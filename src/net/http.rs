@@ -367,7 +367,13 @@ fn html_page_fault(mut response: Response) -> Fault {
 /// True when DNS said the host does not exist (not "try again"): asking
 /// again cannot help.
 fn is_unknown_host(err: &reqwest::Error) -> bool {
-    let causes = root_causes(err).to_lowercase();
+    says_unknown_host(&root_causes(err))
+}
+
+/// True when the causes of a failure to connect say that DNS knows no such
+/// host (rather than "try again").
+fn says_unknown_host(causes: &str) -> bool {
+    let causes = causes.to_lowercase();
     causes.contains("dns error") && !causes.contains("temporary failure") && !causes.contains("try again")
 }
 
@@ -509,6 +515,19 @@ fn collapse_whitespace(text: &str) -> String {
 mod tests {
     use super::*;
     use crate::output::SUMMARY_CHARS;
+
+    #[test]
+    fn a_host_that_does_not_exist_is_told_from_a_dns_hiccup() {
+        assert!(says_unknown_host(
+            "client error (Connect): dns error: failed to lookup address information: Name or service not known"
+        ));
+        assert!(!says_unknown_host(
+            "client error (Connect): dns error: failed to lookup address information: Temporary failure in name resolution"
+        ));
+        assert!(!says_unknown_host(
+            "tcp connect error: Connection refused (os error 111)"
+        ));
+    }
 
     #[test]
     fn retry_after_is_seconds_or_a_date() {
