@@ -49,7 +49,7 @@ Register-ArgumentCompleter -Native -CommandName 'analyst' -ScriptBlock {
             [CompletionResult]::new('--branch', '--branch', [CompletionResultType]::ParameterName, 'Run queries against this development branch (activeBranchName)')
             [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'What to write on stdout')
             [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'What to write on stdout')
-            [CompletionResult]::new('--query', '--query', [CompletionResultType]::ParameterName, 'Which SQL result csv and vega use: ''last'' (the last one that did not fail) or a 1-based index')
+            [CompletionResult]::new('--query', '--query', [CompletionResultType]::ParameterName, 'Which SQL result csv, vega and svg use: ''last'' (the last one that did not fail) or a 1-based index')
             [CompletionResult]::new('--tee', '--tee', [CompletionResultType]::ParameterName, 'Also save the raw stream, byte for byte, to FILE')
             [CompletionResult]::new('--replay', '--replay', [CompletionResultType]::ParameterName, 'Read a saved stream (''-'' = stdin) instead of calling the service; needs no key or URL')
             [CompletionResult]::new('--expect-answer', '--expect-answer', [CompletionResultType]::ParameterName, 'Exit 9 unless the final answer matches this regular expression')

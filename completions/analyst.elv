@@ -45,7 +45,7 @@ set edit:completion:arg-completer[analyst] = {|@words|
             cand --branch 'Run queries against this development branch (activeBranchName)'
             cand -o 'What to write on stdout'
             cand --output 'What to write on stdout'
-            cand --query 'Which SQL result csv and vega use: ''last'' (the last one that did not fail) or a 1-based index'
+            cand --query 'Which SQL result csv, vega and svg use: ''last'' (the last one that did not fail) or a 1-based index'
             cand --tee 'Also save the raw stream, byte for byte, to FILE'
             cand --replay 'Read a saved stream (''-'' = stdin) instead of calling the service; needs no key or URL'
             cand --expect-answer 'Exit 9 unless the final answer matches this regular expression'

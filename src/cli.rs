@@ -38,9 +38,9 @@ Exit codes:
   7  bad stream: malformed line, in-stream error, suspended, cut, no answer
   8  a tool error, with --fail-on-tool-error
   9  an --expect-* / --min-rows check (or a check case) failed
-  10 fewer rows than totalRows: rows, or a truncated result in ask -o csv|vega|json
+  10 fewer rows than totalRows: rows, or a truncated result in ask -o csv|vega|svg|json
      (unless --all-rows fetched every row, or --allow-partial)
-  11 nothing to render: no SQL result (csv) or no chart that draws (vega)
+  11 nothing to render: no SQL result (csv) or no chart that draws (vega, svg)
   74 an output could not be written: stdout, --tee, --junit (a full disk)
   124  --timeout expired or the stream stalled (the chat was aborted)
   129 / 130 / 143  SIGHUP / Ctrl-C (SIGINT) / SIGTERM (the chat was aborted)
@@ -514,6 +514,8 @@ pub enum OutputMode {
     Csv,
     /// The selected result's Vega-Lite v5 spec with the rows merged in as data.values
     Vega,
+    /// The selected result's chart drawn as SVG by Vega itself, in-process and offline
+    Svg,
 }
 
 /// Which SQL result `csv` and `vega` use.
@@ -634,7 +636,7 @@ pub struct AskArgs {
     #[arg(short, long, value_enum, default_value_t = OutputMode::Answer, value_name = "MODE")]
     pub output: OutputMode,
 
-    /// Which SQL result csv and vega use: 'last' (the last one that did not fail) or a 1-based index
+    /// Which SQL result csv, vega and svg use: 'last' (the last one that did not fail) or a 1-based index
     #[arg(long, value_name = "WHICH", default_value = "last", value_parser = parse_query_selector)]
     pub query: QuerySelector,
 

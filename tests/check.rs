@@ -53,7 +53,7 @@ internal_id = "ana@acme.example"
 #[test]
 fn a_passing_suite_runs_cases_in_parallel_and_exits_0() {
     let emu = Emulator::start();
-    emu.agent(|a| a.delay = Duration::from_millis(40));
+    emu.agent(|a| a.delay = Duration::from_millis(100));
     let path = suite(PASSING);
     let output = emu
         .analyst()

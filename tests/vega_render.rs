@@ -27,6 +27,12 @@ fn draw(spec: &Value) -> Vec<(f64, f64)> {
 
 /// Every mark item drawn for `spec`, as the renderer reports it.
 fn draw_items(spec: &Value) -> Vec<Value> {
+    node_render(spec)["items"].as_array().unwrap().clone()
+}
+
+/// What Node's Vega reports of `spec` (`tests/vega/render.mjs`): the mark
+/// items drawn, and the SVG.
+fn node_render(spec: &Value) -> Value {
     let mut child = Command::new("node")
         .arg(vega_renderer().join("render.mjs"))
         .stdin(Stdio::piped())
@@ -46,8 +52,7 @@ fn draw_items(spec: &Value) -> Vec<Value> {
         "render failed: {}",
         String::from_utf8_lossy(&output.stderr)
     );
-    let drawn: Value = serde_json::from_slice(&output.stdout).unwrap();
-    drawn["items"].as_array().unwrap().clone()
+    serde_json::from_slice(&output.stdout).unwrap()
 }
 
 /// The real stream whose chart spec says `total_revenue` while its column is
@@ -159,4 +164,38 @@ fn an_object_spec_with_fields_that_name_no_column_still_draws() {
     emu.agent(|a| a.spec_form = SpecForm::Null);
     let output = emu.analyst().args(["ask", "-o", "vega", "Q"]).output().unwrap();
     assert_eq!(output.status.code(), Some(11));
+}
+
+/// `-o svg` is the real Vega's drawing, byte for byte: for every chart of
+/// the fixtures and the real streams, what `analyst` draws in-process equals
+/// what Node's Vega draws of the same `-o vega` spec.
+#[test]
+fn svg_is_what_vega_draws_byte_for_byte() {
+    let mut streams = vec![fixture("revenue-by-month.ndjson")];
+    for entry in std::fs::read_dir(fixture("real-streams")).unwrap() {
+        let path = entry.unwrap().path();
+        if path.extension().is_some_and(|ext| ext == "ndjson") {
+            streams.push(path.display().to_string());
+        }
+    }
+    let mut drawn = 0;
+    for stream in &streams {
+        let spec = analyst()
+            .args(["ask", "-q", "-o", "vega", "--allow-partial", "--replay", stream])
+            .output()
+            .unwrap();
+        let svg = analyst()
+            .args(["ask", "-q", "-o", "svg", "--allow-partial", "--replay", stream])
+            .output()
+            .unwrap();
+        assert_eq!(spec.status.code(), svg.status.code(), "{stream}: the same verdict");
+        if !spec.status.success() {
+            continue;
+        }
+        let spec: Value = serde_json::from_slice(&spec.stdout).unwrap();
+        let ours = String::from_utf8(svg.stdout).unwrap();
+        assert_eq!(ours.trim_end(), node_render(&spec)["svg"], "{stream}");
+        drawn += 1;
+    }
+    assert!(drawn >= 5, "only {drawn} charts were drawn");
 }

@@ -21,6 +21,7 @@ use crate::net::signals;
 use crate::net::source::Source;
 use crate::output::{LazyFile, Notes, Out};
 use crate::render::live::Watched;
+use crate::render::vega::ChartFormat;
 use crate::render::{answer, csv, events, json, raw, vega};
 use crate::results::{Pick, RowSink, RowSource};
 use crate::settings::{AskSettings, AskSource, DataSettings, Network};
@@ -159,7 +160,8 @@ fn renderer(mode: OutputMode, pick: Pick, notes: &Notes) -> Box<dyn Renderer> {
         OutputMode::Events => Box::new(events::Events),
         OutputMode::Json => Box::new(json::Json::default()),
         OutputMode::Csv => Box::new(csv::Csv::new(pick)),
-        OutputMode::Vega => Box::new(vega::Vega::new(pick, notes)),
+        OutputMode::Vega => Box::new(vega::Vega::new(pick, notes, ChartFormat::Spec)),
+        OutputMode::Svg => Box::new(vega::Vega::new(pick, notes, ChartFormat::Svg)),
     }
 }
 

@@ -8,6 +8,7 @@
 
 pub mod answer;
 pub mod csv;
+pub mod draw;
 pub mod events;
 pub mod json;
 pub mod live;

@@ -1,5 +1,6 @@
 //! `-o vega`: the result's Vega-Lite v5 spec with its rows merged in as
-//! `data.values` (typed as in `json`), ready for any renderer.
+//! `data.values` (typed as in `json`), ready for any renderer; `-o svg`: that
+//! spec drawn by the real Vega ([`draw`](super::draw)).
 //!
 //! Member names such as `orders_view.revenue` contain dots, which Vega-Lite
 //! reads as nested paths. Field references to such columns are escaped
@@ -13,6 +14,7 @@ use serde::ser::SerializeMap;
 use serde::{Serialize, Serializer};
 use serde_json::{Map, Value};
 
+use super::draw;
 use crate::error::{fail, kind_of, Kind};
 use crate::output::Notes;
 use crate::results::{Pick, Picker, SqlResult, TypedRows};
@@ -26,21 +28,32 @@ const FIELD_KEYS: [&str; 6] = ["field", "groupby", "fields", "fold", "pivot", "k
 /// Keys whose string values are Vega expressions over `datum`.
 const EXPRESSION_KEYS: [&str; 4] = ["calculate", "filter", "expr", "test"];
 
-/// The `vega` output.
+/// What a chart output writes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ChartFormat {
+    /// The Vega-Lite spec with its data (`-o vega`).
+    Spec,
+    /// The chart drawn, as SVG (`-o svg`).
+    Svg,
+}
+
+/// The `vega` and `svg` outputs.
 pub struct Vega {
     pick: Pick,
     picker: Picker,
     notes: Notes,
+    format: ChartFormat,
 }
 
 impl Vega {
-    /// The chart of the result `pick` selects; how its fields were matched
-    /// to the columns is told through `notes`.
-    pub fn new(pick: Pick, notes: &Notes) -> Self {
+    /// The chart of the result `pick` selects, written as `format`; how its
+    /// fields were matched to the columns is told through `notes`.
+    pub fn new(pick: Pick, notes: &Notes, format: ChartFormat) -> Self {
         Vega {
             pick,
             picker: Picker::new(pick),
             notes: notes.clone(),
+            format,
         }
     }
 }
@@ -70,7 +83,11 @@ impl Renderer for Vega {
         for note in &notes {
             self.notes.warn(note);
         }
-        serde_json::to_writer_pretty(&mut *out, &spec?)?;
+        let spec = spec?;
+        match self.format {
+            ChartFormat::Spec => serde_json::to_writer_pretty(&mut *out, &spec)?,
+            ChartFormat::Svg => out.write_all(draw::svg(&serde_json::to_string(&spec)?)?.as_bytes())?,
+        }
         out.write_all(b"\n")?;
         if let Some(err) = partial {
             return Err(err);
