@@ -1,6 +1,6 @@
 //! Speed and memory of `analyst` side by side with `cat`, `jq` and `curl`,
 //! in one run on one machine: `cargo bench --bench compare [-- --size MB
-//! --runs N --only replay|raw|rows|scale|version]`.
+//! --runs N --only replay|raw|rows|scale|chart|version]`.
 //!
 //! It generates realistic inputs (a long chat stream with thousands of
 //! deltas, 100-row SQL results and a large `__state__` line; a data query
@@ -13,7 +13,8 @@
 //! `curl | jq`, `--version` under 5 ms; and at scale: 100,000 tool calls
 //! that never finish (or 100,000 tool names) read in linear time (no slower
 //! than `jq -c .` over the same stream), and a 48 MB line of tiny rows read
-//! within 3× the line + 16 MiB in every mode but `json`. Times are the best of the runs;
+//! within 3× the line + 16 MiB in every mode but `json`; `-o svg` and
+//! `-o png` of a 100-row chart under 400 ms end to end. Times are the best of the runs;
 //! peak RSS is from GNU time (`%M`, the largest process of a pipeline).
 
 #[path = "../tests/support/mod.rs"]
@@ -30,7 +31,7 @@ use support::{Chunking, Emulator, Ending, Reply, Route, API_KEY, DATA_SECRET};
 struct Options {
     size_mb: usize,
     runs: usize,
-    /// `--only replay|raw|rows|scale|version`: just that part of the table.
+    /// `--only replay|raw|rows|scale|chart|version`: just that part of the table.
     only: Option<String>,
 }
 
@@ -59,8 +60,8 @@ fn options() -> Options {
             .cloned(),
     };
     if let Some(only) = &options.only {
-        if !["replay", "raw", "rows", "scale", "version"].contains(&only.as_str()) {
-            eprintln!("--only takes replay, raw, rows, scale or version, not {only}");
+        if !["replay", "raw", "rows", "scale", "chart", "version"].contains(&only.as_str()) {
+            eprintln!("--only takes replay, raw, rows, scale, chart or version, not {only}");
             std::process::exit(2);
         }
     }
@@ -565,6 +566,31 @@ fn main() {
         }
     }
 
+    if options.wants("chart") {
+        let chart = chart_stream(&data);
+        for mode in ["svg", "png"] {
+            let ours = measure(
+                &format!("{analyst} ask -q --replay {} -o {mode} > /dev/null", chart.display()),
+                runs,
+                || {},
+            );
+            table.push((
+                format!("replay -o {mode}, a 100-row bar chart"),
+                format!("{:.0} ms {}MiB", ours.best * 1000.0, ours.rss / 1024),
+                String::new(),
+                0.0,
+                String::new(),
+            ));
+            targets.push((
+                format!(
+                    "-o {mode} of a 100-row chart under 400 ms ({:.0} ms)",
+                    ours.best * 1000.0
+                ),
+                ours.best < 0.4,
+            ));
+        }
+    }
+
     if options.wants("version") {
         let started = Instant::now();
         for _ in 0..50 {
@@ -604,6 +630,28 @@ fn main() {
     for (target, met) in &targets {
         println!("| {target} | {} |", if *met { "yes" } else { "**no**" });
     }
+}
+
+/// A stream whose one SQL result is a 100-row bar chart, written under
+/// `data` (once); returns its path.
+fn chart_stream(data: &Path) -> PathBuf {
+    let path = data.join("chart-100-rows.ndjson");
+    let rows: Vec<serde_json::Value> = (0..100)
+        .map(|i| json!([format!("2024-{i:03}"), (1000 + i * 37 % 500).to_string()]))
+        .collect();
+    let spec = json!({"mark": "bar", "encoding": {"x": {"field": "orders.day", "type": "ordinal"},
+        "y": {"field": "orders.revenue", "type": "quantitative"}}});
+    let result = json!({"schema": [{"name": "orders.day", "column_type": "String"}, {"name": "orders.revenue", "column_type": "Double"}],
+        "data": rows, "totalRows": 100, "vegaSpec": spec.to_string()});
+    let lines = [
+        json!({"id": "__cutoff__", "state": {"chatId": "chart"}}),
+        json!({"id": "t", "role": "assistant", "toolCall": {"name": "cubeSqlApi",
+            "input": json!({"sqlQuery": "SELECT 1"}).to_string(), "result": result.to_string()}}),
+        json!({"id": "f", "role": "assistant", "content": "done", "graphPath": ["final"], "isDelta": false}),
+    ];
+    let text: String = lines.iter().map(|line| format!("{line}\n")).collect();
+    std::fs::write(&path, text).unwrap();
+    path
 }
 
 /// The adversarial shapes of the `scale` part.

@@ -51,6 +51,7 @@ Register-ArgumentCompleter -Native -CommandName 'analyst' -ScriptBlock {
             [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'What to write on stdout')
             [CompletionResult]::new('--query', '--query', [CompletionResultType]::ParameterName, 'Which SQL result csv, vega and svg use: ''last'' (the last one that did not fail) or a 1-based index')
             [CompletionResult]::new('--tee', '--tee', [CompletionResultType]::ParameterName, 'Also save the raw stream, byte for byte, to FILE')
+            [CompletionResult]::new('--scale', '--scale', [CompletionResultType]::ParameterName, 'For -o png: pixels per SVG pixel (1 to 8)')
             [CompletionResult]::new('--replay', '--replay', [CompletionResultType]::ParameterName, 'Read a saved stream (''-'' = stdin) instead of calling the service; needs no key or URL')
             [CompletionResult]::new('--expect-answer', '--expect-answer', [CompletionResultType]::ParameterName, 'Exit 9 unless the final answer matches this regular expression')
             [CompletionResult]::new('--expect-sql', '--expect-sql', [CompletionResultType]::ParameterName, 'Exit 9 unless some SQL query of the agent matches this regular expression')

@@ -49,9 +49,11 @@ events\t'One JSON object per stream line, with toolCall input and result parsed'
 json\t'One JSON document: chat id, status, answer, queries with typed rows, tool calls, errors'
 csv\t'The selected SQL result as RFC 4180 CSV with a header row'
 vega\t'The selected result\'s Vega-Lite v5 spec with the rows merged in as data.values'
-svg\t'The selected result\'s chart drawn as SVG by Vega itself, in-process and offline'"
+svg\t'The selected result\'s chart drawn as SVG by Vega itself, in-process and offline'
+png\t'That chart as a PNG picture, text in a font shipped in analyst (at --scale)'"
 complete -c analyst -n "__fish_analyst_using_subcommand ask" -l query -d 'Which SQL result csv, vega and svg use: \'last\' (the last one that did not fail) or a 1-based index' -r
 complete -c analyst -n "__fish_analyst_using_subcommand ask" -l tee -d 'Also save the raw stream, byte for byte, to FILE' -r -F
+complete -c analyst -n "__fish_analyst_using_subcommand ask" -l scale -d 'For -o png: pixels per SVG pixel (1 to 8)' -r
 complete -c analyst -n "__fish_analyst_using_subcommand ask" -l replay -d 'Read a saved stream (\'-\' = stdin) instead of calling the service; needs no key or URL' -r
 complete -c analyst -n "__fish_analyst_using_subcommand ask" -l expect-answer -d 'Exit 9 unless the final answer matches this regular expression' -r
 complete -c analyst -n "__fish_analyst_using_subcommand ask" -l expect-sql -d 'Exit 9 unless some SQL query of the agent matches this regular expression' -r

@@ -38,9 +38,9 @@ Exit codes:
   7  bad stream: malformed line, in-stream error, suspended, cut, no answer
   8  a tool error, with --fail-on-tool-error
   9  an --expect-* / --min-rows check (or a check case) failed
-  10 fewer rows than totalRows: rows, or a truncated result in ask -o csv|vega|svg|json
+  10 fewer rows than totalRows: rows, or a truncated result in ask -o csv|vega|svg|png|json
      (unless --all-rows fetched every row, or --allow-partial)
-  11 nothing to render: no SQL result (csv) or no chart that draws (vega, svg)
+  11 nothing to render: no SQL result (csv) or no chart that draws (vega, svg, png)
   74 an output could not be written: stdout, --tee, --junit (a full disk)
   124  --timeout expired or the stream stalled (the chat was aborted)
   129 / 130 / 143  SIGHUP / Ctrl-C (SIGINT) / SIGTERM (the chat was aborted)
@@ -516,6 +516,8 @@ pub enum OutputMode {
     Vega,
     /// The selected result's chart drawn as SVG by Vega itself, in-process and offline
     Svg,
+    /// That chart as a PNG picture, text in a font shipped in analyst (at --scale)
+    Png,
 }
 
 /// Which SQL result `csv` and `vega` use.
@@ -525,6 +527,14 @@ pub enum QuerySelector {
     Last,
     /// The n-th SQL result of the stream, counting from 1.
     Index(usize),
+}
+
+/// Parses `--scale`: a number from 1 to 8.
+pub fn parse_scale(text: &str) -> Result<f32, String> {
+    match text.trim().parse::<f32>() {
+        Ok(scale) if (1.0..=8.0).contains(&scale) => Ok(scale),
+        _ => Err(format!("{text:?} is not a scale from 1 to 8 (pixels per SVG pixel)")),
+    }
 }
 
 /// Parses `--query`: `last` or a 1-based index.
@@ -643,6 +653,10 @@ pub struct AskArgs {
     /// Also save the raw stream, byte for byte, to FILE
     #[arg(long, value_name = "FILE")]
     pub tee: Option<PathBuf>,
+
+    /// For -o png: pixels per SVG pixel (1 to 8)
+    #[arg(long, value_name = "N", default_value_t = 2.0, value_parser = parse_scale)]
+    pub scale: f32,
 
     /// Read a saved stream ('-' = stdin) instead of calling the service; needs no key or URL
     #[arg(long, value_name = "FILE", conflicts_with_all = ["question", "chat_id", "branch", "resume"])]

@@ -160,6 +160,8 @@ pub struct AskSettings {
     pub pick: Pick,
     /// `--tee FILE`.
     pub tee: Option<PathBuf>,
+    /// `--scale`: pixels per SVG pixel of `-o png`.
+    pub scale: f32,
     /// `--fail-on-tool-error`.
     pub fail_on_tool_error: bool,
     /// `--all-rows`.
@@ -471,6 +473,11 @@ impl Sources<'_> {
             }
         };
         let stdout_is_terminal = std::io::stdout().is_terminal();
+        if args.output == OutputMode::Png && stdout_is_terminal {
+            return Err(usage(
+                "-o png writes a picture, not text: redirect stdout to a file (analyst ask -o png … > chart.png)",
+            ));
+        }
         let display = Display {
             spinner: self.notes.show_progress() && (args.output == OutputMode::Answer || !stdout_is_terminal),
             stream_answer: args.output == OutputMode::Answer && stdout_is_terminal,
@@ -481,6 +488,7 @@ impl Sources<'_> {
             output: args.output,
             pick,
             tee: args.tee,
+            scale: args.scale,
             fail_on_tool_error: args.fail_on_tool_error,
             all_rows: args.all_rows,
             allow_partial: args.allow_partial,

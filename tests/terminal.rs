@@ -135,3 +135,16 @@ fn escape_sequences_from_the_service_never_reach_the_terminal_live() {
         "shown, harmless, tabs kept:\n{screen:?}"
     );
 }
+
+#[test]
+fn a_png_is_never_written_to_a_terminal() {
+    let emu = Emulator::start();
+    let (success, screen) = run_on_a_terminal(
+        &emu,
+        &format!("ask -o png --replay {}", fixture("revenue-by-month.ndjson")),
+        &[],
+    );
+    assert!(!success);
+    assert!(screen.contains("-o png writes a picture, not text"), "{screen}");
+    assert!(!screen.contains("PNG"), "no picture bytes: {screen}");
+}

@@ -199,3 +199,92 @@ fn svg_is_what_vega_draws_byte_for_byte() {
     }
     assert!(drawn >= 5, "only {drawn} charts were drawn");
 }
+
+/// `analyst ask -o png` of the sample stream.
+fn png_of_the_sample() -> assert_cmd::Command {
+    let mut command = analyst();
+    command.args([
+        "ask",
+        "-q",
+        "-o",
+        "png",
+        "--replay",
+        &fixture("revenue-by-month.ndjson"),
+    ]);
+    command
+}
+
+/// The picture of `-o png` (with `args` added): its width, height and
+/// RGBA pixels.
+fn png_of(args: &[&str]) -> (u32, u32, Vec<u8>) {
+    let output = png_of_the_sample().args(args).output().unwrap();
+    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+    decode_png(output.stdout)
+}
+
+/// A PNG's width, height and RGBA pixels.
+fn decode_png(bytes: Vec<u8>) -> (u32, u32, Vec<u8>) {
+    let decoder = png::Decoder::new(std::io::Cursor::new(bytes));
+    let mut reader = decoder.read_info().expect("a PNG");
+    let mut pixels = vec![0; reader.output_buffer_size().unwrap()];
+    let info = reader.next_frame(&mut pixels).unwrap();
+    assert_eq!(info.color_type, png::ColorType::Rgba);
+    pixels.truncate(info.buffer_size());
+    (info.width, info.height, pixels)
+}
+
+#[test]
+fn png_is_the_svg_at_its_scale_and_draws_the_chart() {
+    let svg = analyst()
+        .args([
+            "ask",
+            "-q",
+            "-o",
+            "svg",
+            "--replay",
+            &fixture("revenue-by-month.ndjson"),
+        ])
+        .output()
+        .unwrap();
+    let svg = String::from_utf8(svg.stdout).unwrap();
+    let attribute = |name: &str| -> u32 {
+        let at = svg.find(&format!(" {name}=\"")).unwrap() + name.len() + 3;
+        svg[at..].split('"').next().unwrap().parse().unwrap()
+    };
+    let (width, height) = (attribute("width"), attribute("height"));
+    let (w, h, pixels) = png_of(&[]);
+    assert_eq!((w, h), (2 * width, 2 * height), "--scale 2 by default");
+    // The bars: the chart's blue fills much of the plot area.
+    let blue = pixels
+        .chunks(4)
+        .filter(|p| p[2] > 150 && p[0] < 120 && p[3] == 255)
+        .count();
+    assert!(blue > (w * h / 10) as usize, "{blue} blue pixels of {}", w * h);
+    // The text: dark pixels in the title band at the top, so a font drew it.
+    let title_band = &pixels[..(w * h / 10) as usize * 4];
+    let dark = title_band
+        .chunks(4)
+        .filter(|p| p[0] < 60 && p[1] < 60 && p[2] < 60)
+        .count();
+    assert!(dark > 200, "the title is drawn: {dark} dark pixels");
+    let (w1, h1, _) = png_of(&["--scale", "1"]);
+    assert_eq!((w1, h1), (width, height));
+}
+
+#[test]
+fn png_needs_no_font_of_the_machine() {
+    let empty = Scratch::new();
+    let with_none = png_of_the_sample()
+        .env("FONTCONFIG_PATH", &*empty)
+        .env("XDG_DATA_HOME", &*empty)
+        .env("XDG_DATA_DIRS", &*empty)
+        .env("HOME", &*empty)
+        .output()
+        .unwrap();
+    assert!(with_none.status.success());
+    assert_eq!(
+        decode_png(with_none.stdout),
+        png_of(&[]),
+        "the same picture with no fonts to find"
+    );
+}

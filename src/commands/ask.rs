@@ -23,7 +23,7 @@ use crate::output::{LazyFile, Notes, Out};
 use crate::render::live::Watched;
 use crate::render::vega::ChartFormat;
 use crate::render::{answer, csv, events, json, raw, vega};
-use crate::results::{Pick, RowSink, RowSource};
+use crate::results::{RowSink, RowSource};
 use crate::settings::{AskSettings, AskSource, DataSettings, Network};
 use crate::stream::transcript::{AnswerSource, Transcript};
 use crate::stream::turn::{chat_failure, Ending, Failure, Renderer, Sinks, Status, Turn};
@@ -36,12 +36,7 @@ pub fn run(settings: AskSettings, notes: &Notes, out: &mut Out) -> Result<()> {
     // Created when the first line arrives: a refused request leaves an
     // earlier file as it was.
     let mut tee = settings.tee.clone().map(LazyFile::new);
-    let output = Watched::new(
-        renderer(settings.output, settings.pick, notes),
-        notes,
-        settings.display,
-        settings.all_rows,
-    );
+    let output = Watched::new(renderer(&settings, notes), notes, settings.display, settings.all_rows);
     let mut renderer = (output, Check::new(settings.expectations.clone()));
     let mut sinks = Sinks {
         tee: tee.as_mut().map(|tee| tee as &mut dyn Write),
@@ -151,10 +146,12 @@ pub fn run(settings: AskSettings, notes: &Notes, out: &mut Out) -> Result<()> {
     rendered
 }
 
-/// The renderer of an output mode; `pick` is the SQL result `csv` and
-/// `vega` use, `notes` where a renderer's warnings go.
-fn renderer(mode: OutputMode, pick: Pick, notes: &Notes) -> Box<dyn Renderer> {
-    match mode {
+/// The renderer of the `-o` mode `settings` chose (with the SQL result
+/// `--query` picks, and `--scale` for `png`); `notes` is where its warnings
+/// go.
+fn renderer(settings: &AskSettings, notes: &Notes) -> Box<dyn Renderer> {
+    let (pick, scale) = (settings.pick, settings.scale);
+    match settings.output {
         OutputMode::Answer => Box::new(answer::Answer),
         OutputMode::Raw => Box::new(raw::Raw),
         OutputMode::Events => Box::new(events::Events),
@@ -162,6 +159,7 @@ fn renderer(mode: OutputMode, pick: Pick, notes: &Notes) -> Box<dyn Renderer> {
         OutputMode::Csv => Box::new(csv::Csv::new(pick)),
         OutputMode::Vega => Box::new(vega::Vega::new(pick, notes, ChartFormat::Spec)),
         OutputMode::Svg => Box::new(vega::Vega::new(pick, notes, ChartFormat::Svg)),
+        OutputMode::Png => Box::new(vega::Vega::new(pick, notes, ChartFormat::Png(scale))),
     }
 }
 

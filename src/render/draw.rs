@@ -4,11 +4,15 @@
 //! Node and no network. The engine is started only when a chart is drawn:
 //! every other output pays nothing for it. It runs with a memory limit, a
 //! stack limit and a deadline, so a spec that never finishes drawing is an
-//! error, not a hang.
+//! error, not a hang. `-o png` rasterises that SVG with `resvg`, its text
+//! set in DejaVu Sans shipped in the binary (`vendor/fonts`), so it looks
+//! the same on a server with no fonts at all.
 
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use anyhow::Result;
+use resvg::{tiny_skia, usvg};
 use rquickjs::{CatchResultExt, CaughtError, Context, Function, Promise, Runtime};
 
 use crate::error::{fail, Kind};
@@ -18,6 +22,14 @@ use crate::output::human;
 const VEGA: &str = include_str!("../../vendor/vega/vega-6.4.0.min.js");
 /// Vega-Lite 6.5.0 (BSD-3-Clause).
 const VEGA_LITE: &str = include_str!("../../vendor/vega/vega-lite-6.5.0.min.js");
+
+/// The font every text of a PNG is set in, whatever family the SVG names
+/// (Bitstream Vera licence, see `vendor/fonts`).
+const SANS: &[u8] = include_bytes!("../../vendor/fonts/DejaVuSans.ttf");
+/// Its bold face (Vega's titles are bold).
+const SANS_BOLD: &[u8] = include_bytes!("../../vendor/fonts/DejaVuSans-Bold.ttf");
+/// The family name of [`SANS`].
+const SANS_FAMILY: &str = "DejaVu Sans";
 
 /// What the bundles expect of a browser or Node that QuickJS lacks:
 /// `structuredClone` (a JSON round trip is enough for specs), timers (run
@@ -89,6 +101,43 @@ fn svg_within(spec: &str, limits: Limits) -> Result<String> {
         let drawn: Promise = draw.call((spec,)).catch(&ctx).map_err(explain)?;
         drawn.finish::<String>().catch(&ctx).map_err(explain)
     })
+}
+
+/// The PNG of `svg` at `scale` pixels per SVG pixel.
+pub fn png(svg: &str, scale: f32) -> Result<Vec<u8>> {
+    let cannot = |why: String| {
+        fail(
+            Kind::NothingToRender,
+            format!("the chart could not be rasterised: {why}"),
+        )
+    };
+    let mut fonts = usvg::fontdb::Database::new();
+    fonts.load_font_data(SANS.to_vec());
+    fonts.load_font_data(SANS_BOLD.to_vec());
+    fonts.set_sans_serif_family(SANS_FAMILY);
+    fonts.set_serif_family(SANS_FAMILY);
+    fonts.set_monospace_family(SANS_FAMILY);
+    fonts.set_cursive_family(SANS_FAMILY);
+    fonts.set_fantasy_family(SANS_FAMILY);
+    let options = usvg::Options {
+        font_family: SANS_FAMILY.to_string(),
+        fontdb: Arc::new(fonts),
+        ..usvg::Options::default()
+    };
+    let tree = usvg::Tree::from_str(svg, &options).map_err(|err| cannot(err.to_string()))?;
+    let size = tree
+        .size()
+        .to_int_size()
+        .scale_by(scale)
+        .ok_or_else(|| cannot(format!("a scale of {scale} gives no picture")))?;
+    let mut pixmap = tiny_skia::Pixmap::new(size.width(), size.height())
+        .ok_or_else(|| cannot(format!("{}×{} pixels is too large", size.width(), size.height())))?;
+    resvg::render(
+        &tree,
+        tiny_skia::Transform::from_scale(scale, scale),
+        &mut pixmap.as_mut(),
+    );
+    pixmap.encode_png().map_err(|err| cannot(err.to_string()))
 }
 
 #[cfg(test)]

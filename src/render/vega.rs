@@ -29,12 +29,14 @@ const FIELD_KEYS: [&str; 6] = ["field", "groupby", "fields", "fold", "pivot", "k
 const EXPRESSION_KEYS: [&str; 4] = ["calculate", "filter", "expr", "test"];
 
 /// What a chart output writes.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq)]
 pub enum ChartFormat {
     /// The Vega-Lite spec with its data (`-o vega`).
     Spec,
     /// The chart drawn, as SVG (`-o svg`).
     Svg,
+    /// The chart drawn, as a PNG at so many pixels per SVG pixel (`-o png`).
+    Png(f32),
 }
 
 /// The `vega` and `svg` outputs.
@@ -85,10 +87,19 @@ impl Renderer for Vega {
         }
         let spec = spec?;
         match self.format {
-            ChartFormat::Spec => serde_json::to_writer_pretty(&mut *out, &spec)?,
-            ChartFormat::Svg => out.write_all(draw::svg(&serde_json::to_string(&spec)?)?.as_bytes())?,
+            ChartFormat::Spec => {
+                serde_json::to_writer_pretty(&mut *out, &spec)?;
+                out.write_all(b"\n")?;
+            }
+            ChartFormat::Svg => {
+                out.write_all(draw::svg(&serde_json::to_string(&spec)?)?.as_bytes())?;
+                out.write_all(b"\n")?;
+            }
+            ChartFormat::Png(scale) => {
+                let svg = draw::svg(&serde_json::to_string(&spec)?)?;
+                out.write_all(&draw::png(&svg, scale)?)?;
+            }
         }
-        out.write_all(b"\n")?;
         if let Some(err) = partial {
             return Err(err);
         }
