@@ -51,6 +51,7 @@ Register-ArgumentCompleter -Native -CommandName 'analyst' -ScriptBlock {
             [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'What to write on stdout')
             [CompletionResult]::new('--query', '--query', [CompletionResultType]::ParameterName, 'Which SQL result csv, vega and svg use: ''last'' (the last one that did not fail) or a 1-based index')
             [CompletionResult]::new('--tee', '--tee', [CompletionResultType]::ParameterName, 'Also save the raw stream, byte for byte, to FILE')
+            [CompletionResult]::new('--vega-config', '--vega-config', [CompletionResultType]::ParameterName, 'For vega, svg and png: a Vega config merged into the chart''s (a JSON file, or a theme of vega-themes: dark, excel, fivethirtyeight, ggplot2, googlecharts, latimes, powerbi, quartz, urbaninstitute, vox, carbonwhite, carbong10, carbong90, carbong100)')
             [CompletionResult]::new('--scale', '--scale', [CompletionResultType]::ParameterName, 'For -o png: pixels per SVG pixel (1 to 8)')
             [CompletionResult]::new('--replay', '--replay', [CompletionResultType]::ParameterName, 'Read a saved stream (''-'' = stdin) instead of calling the service; needs no key or URL')
             [CompletionResult]::new('--expect-answer', '--expect-answer', [CompletionResultType]::ParameterName, 'Exit 9 unless the final answer matches this regular expression')

@@ -196,7 +196,7 @@ _analyst() {
             return 0
             ;;
         analyst__subcmd__ask)
-            opts="-o -v -q -h -V --chat-id --resume --branch --default-branch --output --query --tee --scale --replay --fail-on-tool-error --all-rows --allow-partial --expect-answer --expect-sql --expect-tool --min-rows --data-url --chat-url --api-key-file --cube-token-file --external-id --internal-id --email --attr --group --security-context --persistent --ttl --timezone --no-authoring --verbose --quiet --connect-timeout --timeout --idle-timeout --retries --profile --help --version"
+            opts="-o -v -q -h -V --chat-id --resume --branch --default-branch --output --query --tee --vega-config --scale --replay --fail-on-tool-error --all-rows --allow-partial --expect-answer --expect-sql --expect-tool --min-rows --data-url --chat-url --api-key-file --cube-token-file --external-id --internal-id --email --attr --group --security-context --persistent --ttl --timezone --no-authoring --verbose --quiet --connect-timeout --timeout --idle-timeout --retries --profile --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -227,6 +227,10 @@ _analyst() {
                     return 0
                     ;;
                 --tee)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --vega-config)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

@@ -654,6 +654,10 @@ pub struct AskArgs {
     #[arg(long, value_name = "FILE")]
     pub tee: Option<PathBuf>,
 
+    /// For vega, svg and png: a Vega config merged into the chart's (a JSON file, or a theme of vega-themes: dark, excel, fivethirtyeight, ggplot2, googlecharts, latimes, powerbi, quartz, urbaninstitute, vox, carbonwhite, carbong10, carbong90, carbong100)
+    #[arg(long, value_name = "FILE|THEME")]
+    pub vega_config: Option<String>,
+
     /// For -o png: pixels per SVG pixel (1 to 8)
     #[arg(long, value_name = "N", default_value_t = 2.0, value_parser = parse_scale)]
     pub scale: f32,

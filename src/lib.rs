@@ -7,6 +7,7 @@
 //! - [`cli`]: the clap definitions (the command-line contract);
 //! - [`error`]: failure kinds and the one map to exit codes;
 //! - [`output`]: stdout (data) and stderr (notes);
+//! - [`themes`]: Vega configs, named or from a file, and their merge;
 //! - [`results`]: SQL results in one table shape, picked and completed;
 //! - [`settings`]: flags > environment > profile, resolved and validated;
 //! - [`stream`]: lines → messages → transcript, and one turn through them;
@@ -29,6 +30,7 @@ pub mod render;
 pub mod results;
 pub mod settings;
 pub mod stream;
+pub mod themes;
 
 use clap::CommandFactory;
 

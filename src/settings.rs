@@ -33,6 +33,7 @@ use crate::cli::{
 use crate::error::usage;
 use crate::output::{register_secret, shell_quote, Notes};
 use crate::results::Pick;
+use crate::themes;
 
 /// A secret (API key, data token or secret). Its `Debug` and `Display` print
 /// `***`, so it cannot leak through a log line, an error message or a panic.
@@ -162,6 +163,8 @@ pub struct AskSettings {
     pub tee: Option<PathBuf>,
     /// `--scale`: pixels per SVG pixel of `-o png`.
     pub scale: f32,
+    /// `--vega-config`: the config merged into a chart's.
+    pub vega_config: Option<Map<String, Value>>,
     /// `--fail-on-tool-error`.
     pub fail_on_tool_error: bool,
     /// `--all-rows`.
@@ -489,6 +492,7 @@ impl Sources<'_> {
             pick,
             tee: args.tee,
             scale: args.scale,
+            vega_config: args.vega_config.as_deref().map(vega_config).transpose()?,
             fail_on_tool_error: args.fail_on_tool_error,
             all_rows: args.all_rows,
             allow_partial: args.allow_partial,
@@ -1245,6 +1249,26 @@ fn check_output_file(flag: &str, path: &Path) -> Result<()> {
             path.display(),
             folder.display()
         ))),
+    }
+}
+
+/// `--vega-config FILE|THEME`: a theme of `vega-themes`, else a file
+/// holding a JSON object.
+fn vega_config(text: &str) -> Result<Map<String, Value>> {
+    if let Some(config) = themes::theme(text) {
+        return Ok(config);
+    }
+    let refuse = |why: String| {
+        usage(format!(
+            "--vega-config {text}: {why} (or name a theme: {})",
+            themes::names().join(", ")
+        ))
+    };
+    let file = std::fs::read_to_string(text).map_err(|err| refuse(format!("cannot read it: {err}")))?;
+    match serde_json::from_str::<Value>(&file) {
+        Ok(Value::Object(config)) => Ok(config),
+        Ok(_) => Err(refuse("not a JSON object".into())),
+        Err(err) => Err(refuse(format!("not JSON: {err}"))),
     }
 }
 

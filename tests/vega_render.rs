@@ -288,3 +288,34 @@ fn png_needs_no_font_of_the_machine() {
         "the same picture with no fonts to find"
     );
 }
+
+#[test]
+fn vega_config_styles_the_chart_from_a_theme_or_a_file() {
+    let sample = fixture("revenue-by-month.ndjson");
+    let spec = vega_output(analyst().args(["ask", "-q", "-o", "vega", "--vega-config", "dark", "--replay", &sample]));
+    assert_eq!(spec["config"]["background"], "#333");
+    let config = ScratchFile::new(
+        "brand.json",
+        r##"{"background": "#fdf6e3", "mark": {"color": "#b58900"}}"##,
+    );
+    let args = ["ask", "-q", "-o", "svg", "--replay", &sample, "--vega-config"];
+    let svg = analyst().args(args).arg(&*config).output().unwrap();
+    assert!(svg.status.success());
+    let svg = String::from_utf8(svg.stdout).unwrap();
+    assert!(svg.contains(r##"fill="#fdf6e3""##) && svg.contains("#b58900"), "{svg}");
+    // Drawn as Node's Vega draws the same configured spec.
+    let spec = vega_output(
+        analyst()
+            .args(["ask", "-q", "-o", "vega", "--replay", &sample, "--vega-config"])
+            .arg(&*config),
+    );
+    assert_eq!(svg.trim_end(), node_render(&spec)["svg"]);
+    for bad in ["no-such-theme", "/nonexistent/config.json"] {
+        let output = analyst()
+            .args(["ask", "-o", "svg", "--replay", &sample, "--vega-config", bad])
+            .output()
+            .unwrap();
+        assert_eq!(output.status.code(), Some(2));
+        assert!(String::from_utf8_lossy(&output.stderr).contains("or name a theme: carbong10"));
+    }
+}

@@ -147,19 +147,19 @@ pub fn run(settings: AskSettings, notes: &Notes, out: &mut Out) -> Result<()> {
 }
 
 /// The renderer of the `-o` mode `settings` chose (with the SQL result
-/// `--query` picks, and `--scale` for `png`); `notes` is where its warnings
-/// go.
+/// `--query` picks; for charts, `--vega-config`, and `--scale` for `png`);
+/// `notes` is where its warnings go.
 fn renderer(settings: &AskSettings, notes: &Notes) -> Box<dyn Renderer> {
-    let (pick, scale) = (settings.pick, settings.scale);
+    let (pick, scale, config) = (settings.pick, settings.scale, settings.vega_config.clone());
     match settings.output {
         OutputMode::Answer => Box::new(answer::Answer),
         OutputMode::Raw => Box::new(raw::Raw),
         OutputMode::Events => Box::new(events::Events),
         OutputMode::Json => Box::new(json::Json::default()),
         OutputMode::Csv => Box::new(csv::Csv::new(pick)),
-        OutputMode::Vega => Box::new(vega::Vega::new(pick, notes, ChartFormat::Spec)),
-        OutputMode::Svg => Box::new(vega::Vega::new(pick, notes, ChartFormat::Svg)),
-        OutputMode::Png => Box::new(vega::Vega::new(pick, notes, ChartFormat::Png(scale))),
+        OutputMode::Vega => Box::new(vega::Vega::new(pick, notes, ChartFormat::Spec, config)),
+        OutputMode::Svg => Box::new(vega::Vega::new(pick, notes, ChartFormat::Svg, config)),
+        OutputMode::Png => Box::new(vega::Vega::new(pick, notes, ChartFormat::Png(scale), config)),
     }
 }
 

@@ -20,6 +20,7 @@ use crate::output::Notes;
 use crate::results::{Pick, Picker, SqlResult, TypedRows};
 use crate::stream::transcript::{Event, Transcript};
 use crate::stream::turn::{Ending, Renderer};
+use crate::themes::merge;
 
 const SCHEMA: &str = "https://vega.github.io/schema/vega-lite/v5.json";
 
@@ -39,23 +40,26 @@ pub enum ChartFormat {
     Png(f32),
 }
 
-/// The `vega` and `svg` outputs.
+/// The `vega`, `svg` and `png` outputs.
 pub struct Vega {
     pick: Pick,
     picker: Picker,
     notes: Notes,
     format: ChartFormat,
+    config: Option<Map<String, Value>>,
 }
 
 impl Vega {
-    /// The chart of the result `pick` selects, written as `format`; how its
-    /// fields were matched to the columns is told through `notes`.
-    pub fn new(pick: Pick, notes: &Notes, format: ChartFormat) -> Self {
+    /// The chart of the result `pick` selects, written as `format`, with
+    /// `config` (`--vega-config`) merged into its own; how its fields were
+    /// matched to the columns is told through `notes`.
+    pub fn new(pick: Pick, notes: &Notes, format: ChartFormat, config: Option<Map<String, Value>>) -> Self {
         Vega {
             pick,
             picker: Picker::new(pick),
             notes: notes.clone(),
             format,
+            config,
         }
     }
 }
@@ -85,7 +89,10 @@ impl Renderer for Vega {
         for note in &notes {
             self.notes.warn(note);
         }
-        let spec = spec?;
+        let mut spec = spec?;
+        if let Some(config) = &self.config {
+            spec.configure(config);
+        }
         match self.format {
             ChartFormat::Spec => {
                 serde_json::to_writer_pretty(&mut *out, &spec)?;
@@ -186,6 +193,17 @@ pub fn chart<'a>(result: &'a SqlResult, which: &str, notes: &mut Vec<String>) ->
 pub struct Chart<'a> {
     spec: Map<String, Value>,
     rows: TypedRows<'a>,
+}
+
+impl Chart<'_> {
+    /// Merges `config` into the chart's own `config`; `config`'s values win.
+    pub fn configure(&mut self, config: &Map<String, Value>) {
+        let own = self.spec.entry("config").or_insert_with(|| Value::Object(Map::new()));
+        match own {
+            Value::Object(own) => merge(own, config),
+            other => *other = Value::Object(config.clone()),
+        }
+    }
 }
 
 impl Serialize for Chart<'_> {
