@@ -215,11 +215,11 @@ _analyst() {
                     return 0
                     ;;
                 --output)
-                    COMPREPLY=($(compgen -W "answer raw events json csv vega svg png" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "answer raw events json csv vega svg png html" -- "${cur}"))
                     return 0
                     ;;
                 -o)
-                    COMPREPLY=($(compgen -W "answer raw events json csv vega svg png" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "answer raw events json csv vega svg png html" -- "${cur}"))
                     return 0
                     ;;
                 --query)

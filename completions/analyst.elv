@@ -47,7 +47,7 @@ set edit:completion:arg-completer[analyst] = {|@words|
             cand --output 'What to write on stdout'
             cand --query 'Which SQL result csv, vega and svg use: ''last'' (the last one that did not fail) or a 1-based index'
             cand --tee 'Also save the raw stream, byte for byte, to FILE'
-            cand --vega-config 'For vega, svg and png: a Vega config merged into the chart''s (a JSON file, or a theme of vega-themes: dark, excel, fivethirtyeight, ggplot2, googlecharts, latimes, powerbi, quartz, urbaninstitute, vox, carbonwhite, carbong10, carbong90, carbong100)'
+            cand --vega-config 'For vega, svg, png and html: a Vega config merged into the chart''s (a JSON file, or a theme of vega-themes: dark, excel, fivethirtyeight, ggplot2, googlecharts, latimes, powerbi, quartz, urbaninstitute, vox, carbonwhite, carbong10, carbong90, carbong100)'
             cand --scale 'For -o png: pixels per SVG pixel (1 to 8)'
             cand --replay 'Read a saved stream (''-'' = stdin) instead of calling the service; needs no key or URL'
             cand --expect-answer 'Exit 9 unless the final answer matches this regular expression'

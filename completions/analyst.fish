@@ -50,10 +50,11 @@ json\t'One JSON document: chat id, status, answer, queries with typed rows, tool
 csv\t'The selected SQL result as RFC 4180 CSV with a header row'
 vega\t'The selected result\'s Vega-Lite v5 spec with the rows merged in as data.values'
 svg\t'The selected result\'s chart drawn as SVG by Vega itself, in-process and offline'
-png\t'That chart as a PNG picture, text in a font shipped in analyst (at --scale)'"
+png\t'That chart as a PNG picture, text in a font shipped in analyst (at --scale)'
+html\t'One self-contained HTML page: question, answer, the chart inline, each result\'s SQL and rows'"
 complete -c analyst -n "__fish_analyst_using_subcommand ask" -l query -d 'Which SQL result csv, vega and svg use: \'last\' (the last one that did not fail) or a 1-based index' -r
 complete -c analyst -n "__fish_analyst_using_subcommand ask" -l tee -d 'Also save the raw stream, byte for byte, to FILE' -r -F
-complete -c analyst -n "__fish_analyst_using_subcommand ask" -l vega-config -d 'For vega, svg and png: a Vega config merged into the chart\'s (a JSON file, or a theme of vega-themes: dark, excel, fivethirtyeight, ggplot2, googlecharts, latimes, powerbi, quartz, urbaninstitute, vox, carbonwhite, carbong10, carbong90, carbong100)' -r
+complete -c analyst -n "__fish_analyst_using_subcommand ask" -l vega-config -d 'For vega, svg, png and html: a Vega config merged into the chart\'s (a JSON file, or a theme of vega-themes: dark, excel, fivethirtyeight, ggplot2, googlecharts, latimes, powerbi, quartz, urbaninstitute, vox, carbonwhite, carbong10, carbong90, carbong100)' -r
 complete -c analyst -n "__fish_analyst_using_subcommand ask" -l scale -d 'For -o png: pixels per SVG pixel (1 to 8)' -r
 complete -c analyst -n "__fish_analyst_using_subcommand ask" -l replay -d 'Read a saved stream (\'-\' = stdin) instead of calling the service; needs no key or URL' -r
 complete -c analyst -n "__fish_analyst_using_subcommand ask" -l expect-answer -d 'Exit 9 unless the final answer matches this regular expression' -r

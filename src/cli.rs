@@ -38,7 +38,7 @@ Exit codes:
   7  bad stream: malformed line, in-stream error, suspended, cut, no answer
   8  a tool error, with --fail-on-tool-error
   9  an --expect-* / --min-rows check (or a check case) failed
-  10 fewer rows than totalRows: rows, or a truncated result in ask -o csv|vega|svg|png|json
+  10 fewer rows than totalRows: rows, or a truncated result in ask -o csv|vega|svg|png|html|json
      (unless --all-rows fetched every row, or --allow-partial)
   11 nothing to render: no SQL result (csv) or no chart that draws (vega, svg, png)
   74 an output could not be written: stdout, --tee, --junit (a full disk)
@@ -518,6 +518,8 @@ pub enum OutputMode {
     Svg,
     /// That chart as a PNG picture, text in a font shipped in analyst (at --scale)
     Png,
+    /// One self-contained HTML page: question, answer, the chart inline, each result's SQL and rows
+    Html,
 }
 
 /// Which SQL result `csv` and `vega` use.
@@ -654,7 +656,7 @@ pub struct AskArgs {
     #[arg(long, value_name = "FILE")]
     pub tee: Option<PathBuf>,
 
-    /// For vega, svg and png: a Vega config merged into the chart's (a JSON file, or a theme of vega-themes: dark, excel, fivethirtyeight, ggplot2, googlecharts, latimes, powerbi, quartz, urbaninstitute, vox, carbonwhite, carbong10, carbong90, carbong100)
+    /// For vega, svg, png and html: a Vega config merged into the chart's (a JSON file, or a theme of vega-themes: dark, excel, fivethirtyeight, ggplot2, googlecharts, latimes, powerbi, quartz, urbaninstitute, vox, carbonwhite, carbong10, carbong90, carbong100)
     #[arg(long, value_name = "FILE|THEME")]
     pub vega_config: Option<String>,
 

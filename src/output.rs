@@ -332,6 +332,25 @@ pub fn shorten(text: &str) -> String {
     }
 }
 
+/// Text safe inside XML and HTML: the five entities escaped, characters
+/// XML 1.0 forbids dropped.
+pub fn escape_markup(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        match c {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '"' => out.push_str("&quot;"),
+            '\'' => out.push_str("&#39;"),
+            '\t' | '\n' | '\r' => out.push(c),
+            c if (c as u32) < 0x20 || c == '\u{fffe}' || c == '\u{ffff}' => {}
+            c => out.push(c),
+        }
+    }
+    out
+}
+
 /// `text` as one shell word: as it is when it holds only characters no
 /// shell treats specially, else in single quotes (an id the service chose
 /// can then never run as a command when a hint is pasted).
@@ -349,6 +368,14 @@ pub fn shell_quote(text: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn markup_is_escaped_and_forbidden_characters_dropped() {
+        assert_eq!(
+            escape_markup("a<b & \"c\" 'd'\u{1}>"),
+            "a&lt;b &amp; &quot;c&quot; &#39;d&#39;&gt;"
+        );
+    }
 
     #[test]
     fn control_characters_are_made_visible_but_newlines_and_tabs_stay() {

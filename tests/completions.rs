@@ -76,6 +76,9 @@ fn bash_completes_commands_flags_and_values() {
     }
     assert!(bash_complete(&["analyst", "ask", "--out"]).contains(&"--output".to_string()));
     let modes = bash_complete(&["analyst", "ask", "-o", ""]);
-    assert_eq!(modes, ["answer", "raw", "events", "json", "csv", "vega", "svg", "png"]);
+    assert_eq!(
+        modes,
+        ["answer", "raw", "events", "json", "csv", "vega", "svg", "png", "html"]
+    );
     assert_eq!(bash_complete(&["analyst", "completions", "po"]), ["powershell"]);
 }

@@ -319,3 +319,79 @@ fn vega_config_styles_the_chart_from_a_theme_or_a_file() {
         assert!(String::from_utf8_lossy(&output.stderr).contains("or name a theme: carbong10"));
     }
 }
+
+/// A page of `-o html`, parsed (it is XHTML-compatible: every element
+/// closed, only XML's entities).
+fn parse_page(page: &str) -> roxmltree::Document<'_> {
+    let options = roxmltree::ParsingOptions {
+        allow_dtd: true,
+        ..roxmltree::ParsingOptions::default()
+    };
+    roxmltree::Document::parse_with_options(page, options).expect("well-formed")
+}
+
+/// `-o html` of `stream` (with `args` added).
+fn html_of(stream: &str, args: &[&str]) -> String {
+    let output = analyst()
+        .args(["ask", "-q", "-o", "html", "--replay", stream])
+        .args(args)
+        .output()
+        .unwrap();
+    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+    String::from_utf8(output.stdout).unwrap()
+}
+
+#[test]
+fn html_is_one_offline_page_with_the_answer_the_chart_and_the_rows() {
+    let page = html_of(&fixture("revenue-by-month.ndjson"), &[]);
+    let document = parse_page(&page);
+    let named = |tag: &str| document.descendants().filter(|n| n.has_tag_name(tag)).count();
+    assert_eq!(named("h1"), 1);
+    assert_eq!(named("svg"), 1, "the chart inline");
+    assert_eq!(named("tr"), 13, "a header and the 12 rows");
+    assert!(page.contains("What was our revenue by month in 2024?"));
+    for tag in ["script", "link", "img", "iframe", "object"] {
+        assert_eq!(named(tag), 0, "no {tag}");
+    }
+    let external = document
+        .descendants()
+        .flat_map(|n| n.attributes())
+        .find(|a| !a.name().starts_with("xmlns") && (a.value().contains("//") || a.name() == "src"));
+    assert!(external.is_none(), "loads nothing: {external:?}");
+    assert!(!page.contains("url(") && !page.contains("@import"));
+    // The chart is the one -o svg draws.
+    let svg = analyst()
+        .args([
+            "ask",
+            "-q",
+            "-o",
+            "svg",
+            "--replay",
+            &fixture("revenue-by-month.ndjson"),
+        ])
+        .output()
+        .unwrap();
+    assert!(page.contains(String::from_utf8(svg.stdout).unwrap().trim_end()));
+}
+
+#[test]
+fn html_escapes_what_the_service_wrote_and_bounds_the_rows() {
+    let stream = ChatStream::new("c-html", Family::Cube)
+        .user("Revenue <b>now</b>?")
+        .sql_call(&SqlCall::revenue_by_month(150))
+        .final_answer(&["**Up** <script>alert(1)</script> & <img src=x onerror=alert(2)>"]);
+    let file = ScratchFile::new("s.ndjson", stream.bytes());
+    let page = html_of(file.to_str().unwrap(), &[]);
+    let document = parse_page(&page);
+    assert!(page.contains("<strong>Up</strong>"), "Markdown rendered");
+    assert!(
+        page.contains("&lt;script&gt;") && page.contains("&lt;img src=x"),
+        "HTML shown as text"
+    );
+    assert!(!document
+        .descendants()
+        .any(|n| n.has_tag_name("script") || n.has_tag_name("b")));
+    let rows = document.descendants().filter(|n| n.has_tag_name("tr")).count();
+    assert_eq!(rows, 101, "a header and the first 100 rows");
+    assert!(page.contains("100 of 150 rows shown"), "the rest is said");
+}

@@ -22,7 +22,7 @@ use crate::net::source::Source;
 use crate::output::{LazyFile, Notes, Out};
 use crate::render::live::Watched;
 use crate::render::vega::ChartFormat;
-use crate::render::{answer, csv, events, json, raw, vega};
+use crate::render::{answer, csv, events, html, json, raw, vega};
 use crate::results::{RowSink, RowSource};
 use crate::settings::{AskSettings, AskSource, DataSettings, Network};
 use crate::stream::transcript::{AnswerSource, Transcript};
@@ -160,6 +160,7 @@ fn renderer(settings: &AskSettings, notes: &Notes) -> Box<dyn Renderer> {
         OutputMode::Vega => Box::new(vega::Vega::new(pick, notes, ChartFormat::Spec, config)),
         OutputMode::Svg => Box::new(vega::Vega::new(pick, notes, ChartFormat::Svg, config)),
         OutputMode::Png => Box::new(vega::Vega::new(pick, notes, ChartFormat::Png(scale), config)),
+        OutputMode::Html => Box::new(html::Html::new(pick, notes, config)),
     }
 }
 

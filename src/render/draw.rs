@@ -50,8 +50,11 @@ const DRAW: &str = r#"
 }
 "#;
 
-/// The most stack the engine may take (the main thread has 8 MiB).
-const STACK_LIMIT: usize = 4 << 20;
+/// The most stack the engine may take: deep specs recurse deeply.
+const STACK_LIMIT: usize = 8 << 20;
+/// The stack of the thread the engine runs on: room for [`STACK_LIMIT`]
+/// and the engine's own frames, whatever thread asks for a chart.
+const THREAD_STACK: usize = 16 << 20;
 
 /// What the engine may take to draw one chart.
 #[derive(Clone, Copy, Debug)]
@@ -75,6 +78,19 @@ pub fn svg(spec: &str) -> Result<String> {
 }
 
 fn svg_within(spec: &str, limits: Limits) -> Result<String> {
+    let spec = spec.to_string();
+    let engine = std::thread::Builder::new()
+        .name("chart engine".into())
+        .stack_size(THREAD_STACK)
+        .spawn(move || draw_svg(&spec, limits))
+        .map_err(|err| fail(Kind::Unexpected, format!("cannot start the chart engine: {err}")))?;
+    engine
+        .join()
+        .unwrap_or_else(|_| Err(fail(Kind::Unexpected, "the chart engine failed")))
+}
+
+/// Draws `spec` on the calling thread (see [`svg_within`]).
+fn draw_svg(spec: &str, limits: Limits) -> Result<String> {
     let cannot = |why: String| fail(Kind::NothingToRender, format!("the chart could not be drawn: {why}"));
     let runtime = Runtime::new().map_err(|err| cannot(err.to_string()))?;
     runtime.set_memory_limit(limits.memory);

@@ -10,6 +10,7 @@ pub mod answer;
 pub mod csv;
 pub mod draw;
 pub mod events;
+pub mod html;
 pub mod json;
 pub mod live;
 pub mod raw;

@@ -8,7 +8,7 @@ use std::time::Duration;
 use serde_json::json;
 
 use crate::error::Kind;
-use crate::output::visible;
+use crate::output::{escape_markup, visible};
 use crate::stream::turn::Timings;
 
 /// How a case ended.
@@ -94,25 +94,6 @@ pub fn counts(results: &[CaseResult]) -> (usize, usize, usize) {
     })
 }
 
-/// Text safe inside XML: the five entities escaped, characters XML 1.0
-/// forbids dropped.
-fn xml(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    for c in text.chars() {
-        match c {
-            '&' => out.push_str("&amp;"),
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
-            '"' => out.push_str("&quot;"),
-            '\'' => out.push_str("&apos;"),
-            '\t' | '\n' | '\r' => out.push(c),
-            c if (c as u32) < 0x20 || c == '\u{fffe}' || c == '\u{ffff}' => {}
-            c => out.push(c),
-        }
-    }
-    out
-}
-
 /// JUnit XML: one `testsuite` of one `testcase` per case, `failure` for
 /// unmet expectations, `error` for failed requests and streams, `time` in
 /// seconds, and the chat id and timings in `system-out`.
@@ -128,15 +109,15 @@ pub fn junit(suite: &str, results: &[CaseResult], total: Duration, out: &mut imp
     writeln!(
         out,
         r#"  <testsuite name="{}" tests="{tests}" failures="{failed}" errors="{errors}" skipped="0" time="{}">"#,
-        xml(suite),
+        escape_markup(suite),
         seconds(total)
     )?;
     for result in results {
         write!(
             out,
             r#"    <testcase name="{}" classname="{}" time="{}">"#,
-            xml(&result.name),
-            xml(suite),
+            escape_markup(&result.name),
+            escape_markup(suite),
             seconds(result.timings.total)
         )?;
         match &result.verdict {
@@ -144,15 +125,15 @@ pub fn junit(suite: &str, results: &[CaseResult], total: Duration, out: &mut imp
             Verdict::Failed(lines) => write!(
                 out,
                 "\n      <failure type=\"expectation\" message=\"{}\">{}</failure>",
-                xml(lines.first().map_or("", String::as_str)),
-                xml(&lines.join("\n"))
+                escape_markup(lines.first().map_or("", String::as_str)),
+                escape_markup(&lines.join("\n"))
             )?,
             Verdict::Error { kind, message } => write!(
                 out,
                 "\n      <error type=\"exit {}\" message=\"{}\">{}</error>",
                 kind.exit_code(),
-                xml(message),
-                xml(message)
+                escape_markup(message),
+                escape_markup(message)
             )?,
         }
         let t = &result.timings;
@@ -174,7 +155,7 @@ pub fn junit(suite: &str, results: &[CaseResult], total: Duration, out: &mut imp
         write!(
             out,
             "\n      <system-out>{}</system-out>\n    </testcase>\n",
-            xml(&system_out)
+            escape_markup(&system_out)
         )?;
     }
     writeln!(out, "  </testsuite>\n</testsuites>")
@@ -233,17 +214,4 @@ pub fn json(suite: &str, results: &[CaseResult], total: Duration, out: &mut impl
     });
     serde_json::to_writer_pretty(&mut *out, &document).map_err(io::Error::other)?;
     writeln!(out)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn xml_text_is_escaped_and_forbidden_characters_dropped() {
-        assert_eq!(
-            xml("a<b & \"c\" 'd'\u{1}>"),
-            "a&lt;b &amp; &quot;c&quot; &apos;d&apos;&gt;"
-        );
-    }
 }
