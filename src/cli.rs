@@ -180,9 +180,12 @@ Suite file (TOML):
   expect_answer = \"(?i)revenue\"    # regular expressions
   expect_sql = \"(?i)orders\"
   min_rows = 12                   # totalRows of the last SQL result
+  max_seconds = 60                # budgets of each turn: wall time, and the
+  max_tokens = 50000              #   totalTokens and llmCalls of its __usage__
+  max_llm_calls = 8
   chat = [\"And by quarter?\", { question = \"Which region led?\", expect_answer = \"EMEA\" }]
 
-Exit codes: 0 every case passed, 9 an expectation failed, otherwise the code of
+Exit codes: 0 every case passed, 9 an expectation or budget failed, otherwise the code of
 the failure (3 bad key, 6 service unreachable, 7 bad stream, 124 a case timed
 out…); 2 for a malformed suite (nothing runs).";
 

@@ -363,3 +363,66 @@ fn the_readme_example_suite_passes_against_the_emulator() {
         .stderr(predicate::str::contains("2 cases: 2 passed, 0 failed, 0 errors"));
     roxmltree::Document::parse(&std::fs::read_to_string(&report).unwrap()).unwrap();
 }
+
+#[test]
+fn budgets_fail_a_case_that_spends_too_much_time_tokens_or_calls() {
+    let emu = Emulator::start();
+    emu.agent(|a| a.delay = Duration::from_millis(20));
+    // The emulated agent reports 1280 tokens and 3 LLM calls a turn.
+    let path = suite(
+        r#"
+[defaults]
+max_llm_calls = 3
+
+[[case]]
+name = "within"
+question = "Q"
+max_tokens = 1280
+max_seconds = 60
+
+[[case]]
+name = "too many tokens"
+question = "Q"
+max_tokens = 1000
+
+[[case]]
+name = "too slow"
+question = "Q"
+max_seconds = 0.05
+
+[[case]]
+name = "too many calls"
+question = "Q"
+max_llm_calls = 2
+"#,
+    );
+    let output = emu.analyst().args(["check", "-o", "json"]).arg(&path).output().unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(9), "{stderr}");
+    assert!(stderr.contains("PASS  within  "), "{stderr}");
+    assert!(
+        stderr.contains("the turn used 1280 totalTokens, over max_tokens 1000"),
+        "{stderr}"
+    );
+    assert!(stderr.contains("over max_seconds 0.05"), "{stderr}");
+    assert!(
+        stderr.contains("the turn used 3 llmCalls, over max_llm_calls 2"),
+        "{stderr}"
+    );
+
+    // No usage line: a budget on tokens cannot be met.
+    emu.script(Reply::stream(
+        &ChatStream::new("c-free", Family::Cube)
+            .user("Q")
+            .final_answer(&["Done"]),
+    ));
+    let path = suite("[[case]]\nname = \"no usage\"\nquestion = \"Q\"\nmax_tokens = 10\n");
+    let output = emu.analyst().args(["check"]).arg(&path).output().unwrap();
+    assert_eq!(output.status.code(), Some(9));
+    assert!(String::from_utf8_lossy(&output.stderr).contains("reported no totalTokens"));
+
+    let bad = suite("[[case]]\nname = \"bad\"\nquestion = \"Q\"\nmax_seconds = 0\n");
+    let output = emu.analyst().args(["check"]).arg(&bad).output().unwrap();
+    assert_eq!(output.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&output.stderr).contains(":4: field max_seconds: max_seconds must be"));
+}

@@ -254,7 +254,8 @@ impl Runner<'_> {
         if let Some(err) = failure {
             return Err(error(&err));
         }
-        let unmet = check.unmet(transcript);
+        let mut unmet = check.unmet(transcript);
+        unmet.extend(case.budgets.exceeded(reading.timings.total, transcript.usage()));
         if unmet.is_empty() {
             return Ok(());
         }

@@ -42,6 +42,9 @@ struct Fields {
     expect_sql: Option<Spanned<String>>,
     expect_tool: Option<Vec<String>>,
     min_rows: Option<u64>,
+    max_seconds: Option<Spanned<f64>>,
+    max_tokens: Option<u64>,
+    max_llm_calls: Option<u64>,
 }
 
 /// A follow-up question: a string, or a table with its own expectations.
@@ -98,6 +101,49 @@ pub struct Case {
     pub timeout: Duration,
     /// The questions, in order.
     pub turns: Vec<Turn>,
+    /// What each turn may spend.
+    pub budgets: Budgets,
+}
+
+/// What a turn may spend: its wall time, and the tokens and LLM calls of
+/// its `__usage__` line. A budget not met fails the case (exit 9).
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct Budgets {
+    /// `max_seconds`.
+    pub seconds: Option<Duration>,
+    /// `max_tokens`: the usage's `totalTokens`.
+    pub tokens: Option<u64>,
+    /// `max_llm_calls`: the usage's `llmCalls`.
+    pub llm_calls: Option<u64>,
+}
+
+impl Budgets {
+    /// Why a turn that took `took` and reported `usage` went over its
+    /// budgets, one line each (none when within them).
+    pub fn exceeded(&self, took: Duration, usage: Option<&Value>) -> Vec<String> {
+        let mut over = Vec::new();
+        if let Some(limit) = self.seconds.filter(|&limit| took > limit) {
+            over.push(format!(
+                "the turn took {:.1}s, over max_seconds {}",
+                took.as_secs_f64(),
+                limit.as_secs_f64()
+            ));
+        }
+        for (limit, key, field) in [
+            (self.tokens, "totalTokens", "max_tokens"),
+            (self.llm_calls, "llmCalls", "max_llm_calls"),
+        ] {
+            let Some(limit) = limit else { continue };
+            match usage.and_then(|usage| usage.get(key)).and_then(Value::as_u64) {
+                Some(spent) if spent > limit => over.push(format!("the turn used {spent} {key}, over {field} {limit}")),
+                Some(_) => {}
+                None => over.push(format!(
+                    "the turn reported no {key} (no __usage__ line), so {field} is not met"
+                )),
+            }
+        }
+        over
+    }
 }
 
 /// Reads and validates the suite at `path`. `base` is the identity from the
@@ -192,6 +238,21 @@ pub fn load(path: &Path, base: &IdentityInput) -> Result<Vec<Case>> {
                 },
             });
         }
+        let seconds = match case.max_seconds.as_ref().or(defaults.max_seconds.as_ref()) {
+            Some(seconds) if !(seconds.get_ref().is_finite() && *seconds.get_ref() > 0.0) => {
+                return Err(usage(format!(
+                    "{}max_seconds must be a number of seconds above 0",
+                    at(seconds.span())
+                )))
+            }
+            Some(seconds) => Some(Duration::from_secs_f64(*seconds.get_ref())),
+            None => None,
+        };
+        let budgets = Budgets {
+            seconds,
+            tokens: case.max_tokens.or(defaults.max_tokens),
+            llm_calls: case.max_llm_calls.or(defaults.max_llm_calls),
+        };
         let identity = identity(base, &defaults, &case, &at)?;
         let settings = identity.validate().map_err(|err| context(format!("{err:#}")))?;
         cases.push(Case {
@@ -205,6 +266,7 @@ pub fn load(path: &Path, base: &IdentityInput) -> Result<Vec<Case>> {
             default_branch: case.default_branch.or(defaults.default_branch).unwrap_or(false),
             timeout,
             turns,
+            budgets,
         });
     }
     Ok(cases)
