@@ -153,11 +153,6 @@ impl LazyFile {
         LazyFile { path, file: None }
     }
 
-    /// Where the file is.
-    pub fn path(&self) -> &Path {
-        &self.path
-    }
-
     fn open(&mut self) -> io::Result<&mut BufWriter<File>> {
         match &mut self.file {
             Some(file) => Ok(file),

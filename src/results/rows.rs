@@ -44,11 +44,6 @@ impl ToolResult {
         ToolResult { text, fields }
     }
 
-    /// The result's JSON text.
-    pub fn text(&self) -> &str {
-        &self.text
-    }
-
     /// True when the result is a JSON object.
     pub fn is_object(&self) -> bool {
         self.fields.is_some()
