@@ -220,6 +220,7 @@ Register-ArgumentCompleter -Native -CommandName 'analyst' -ScriptBlock {
         'analyst;check' {
             [CompletionResult]::new('-j', '-j', [CompletionResultType]::ParameterName, 'How many cases run at once')
             [CompletionResult]::new('--jobs', '--jobs', [CompletionResultType]::ParameterName, 'How many cases run at once')
+            [CompletionResult]::new('--repeat', '--repeat', [CompletionResultType]::ParameterName, 'Ask every case N times (fresh threads), overriding the suite''s repeat; a case passes when pass_rate of its runs pass')
             [CompletionResult]::new('--junit', '--junit', [CompletionResultType]::ParameterName, 'Write a JUnit XML report to FILE (one testcase per case)')
             [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'Print one JSON document of all results on stdout')
             [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'Print one JSON document of all results on stdout')

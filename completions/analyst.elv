@@ -208,6 +208,7 @@ set edit:completion:arg-completer[analyst] = {|@words|
         &'analyst;check'= {
             cand -j 'How many cases run at once'
             cand --jobs 'How many cases run at once'
+            cand --repeat 'Ask every case N times (fresh threads), overriding the suite''s repeat; a case passes when pass_rate of its runs pass'
             cand --junit 'Write a JUnit XML report to FILE (one testcase per case)'
             cand -o 'Print one JSON document of all results on stdout'
             cand --output 'Print one JSON document of all results on stdout'

@@ -183,6 +183,7 @@ complete -c analyst -n "__fish_analyst_using_subcommand rows" -s q -l quiet -d '
 complete -c analyst -n "__fish_analyst_using_subcommand rows" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c analyst -n "__fish_analyst_using_subcommand rows" -s V -l version -d 'Print version'
 complete -c analyst -n "__fish_analyst_using_subcommand check" -s j -l jobs -d 'How many cases run at once' -r
+complete -c analyst -n "__fish_analyst_using_subcommand check" -l repeat -d 'Ask every case N times (fresh threads), overriding the suite\'s repeat; a case passes when pass_rate of its runs pass' -r
 complete -c analyst -n "__fish_analyst_using_subcommand check" -l junit -d 'Write a JUnit XML report to FILE (one testcase per case)' -r -F
 complete -c analyst -n "__fish_analyst_using_subcommand check" -s o -l output -d 'Print one JSON document of all results on stdout' -r -f -a "json\t'One JSON document with every case\'s result and timings'"
 complete -c analyst -n "__fish_analyst_using_subcommand check" -l save -d 'Keep each turn\'s raw stream in DIR (replay it with \'ask --replay\')' -r -F

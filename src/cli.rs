@@ -183,6 +183,8 @@ Suite file (TOML):
   max_seconds = 60                # budgets of each turn: wall time, and the
   max_tokens = 50000              #   totalTokens and llmCalls of its __usage__
   max_llm_calls = 8
+  repeat = 5                      # ask it 5 times (fresh threads; --repeat overrides)
+  pass_rate = 0.8                 #   and pass when 4 of the 5 runs pass
   chat = [\"And by quarter?\", { question = \"Which region led?\", expect_answer = \"EMEA\" }]
 
 Exit codes: 0 every case passed, 9 an expectation or budget failed, otherwise the code of
@@ -206,6 +208,10 @@ pub struct CheckArgs {
     /// How many cases run at once
     #[arg(short, long, value_name = "N", default_value_t = 4, value_parser = clap::value_parser!(u16).range(1..=64))]
     pub jobs: u16,
+
+    /// Ask every case N times (fresh threads), overriding the suite's repeat; a case passes when pass_rate of its runs pass
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u16).range(1..=1000))]
+    pub repeat: Option<u16>,
 
     /// Write a JUnit XML report to FILE (one testcase per case)
     #[arg(long, value_name = "FILE")]

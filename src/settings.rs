@@ -295,6 +295,8 @@ pub struct CheckSettings {
     pub suite: PathBuf,
     /// `--jobs`.
     pub jobs: usize,
+    /// `--repeat`: every case's runs, overriding the suite.
+    pub repeat: Option<usize>,
     /// `--junit FILE`.
     pub junit: Option<PathBuf>,
     /// `--tap`.
@@ -662,6 +664,7 @@ impl Sources<'_> {
         Ok(CheckSettings {
             suite: args.suite,
             jobs: usize::from(args.jobs),
+            repeat: args.repeat.map(usize::from),
             junit: match args.junit {
                 Some(path) => {
                     check_output_file("--junit", &path)?;

@@ -426,3 +426,68 @@ max_llm_calls = 2
     assert_eq!(output.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&output.stderr).contains(":4: field max_seconds: max_seconds must be"));
 }
+
+#[test]
+fn repeated_cases_pass_by_their_pass_rate_and_report_every_run() {
+    // The flaky agent answers nothing useful in 2 of every 5 new chats.
+    let emu = Emulator::start();
+    emu.agent(|a| a.flaky = true);
+    let path = suite(
+        r#"
+[defaults]
+repeat = 5
+
+[[case]]
+name = "three of five will do"
+question = "Q"
+expect_answer = "revenue rose"
+pass_rate = 0.6
+"#,
+    );
+    let output = emu
+        .analyst()
+        .args(["check", "--jobs", "1", "-o", "json"])
+        .arg(&path)
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(0), "{stderr}");
+    assert_eq!(stderr.matches("(run ").count(), 5, "every run is reported: {stderr}");
+    let report: Value = serde_json::from_slice(&output.stdout).unwrap();
+    let case = &report["cases"][0];
+    assert_eq!((&case["status"], &case["passedRuns"]), (&json!("passed"), &json!(3)));
+    let runs = case["runs"].as_array().unwrap();
+    assert_eq!(runs.len(), 5);
+    let chats: std::collections::HashSet<&str> = runs.iter().map(|r| r["chatId"].as_str().unwrap()).collect();
+    assert_eq!(chats.len(), 5, "each run is a fresh thread");
+
+    // The same runs against a stricter rate, and --repeat overriding the suite.
+    let emu = Emulator::start();
+    emu.agent(|a| a.flaky = true);
+    let strict =
+        suite("[[case]]\nname = \"most\"\nquestion = \"Q\"\nexpect_answer = \"revenue rose\"\npass_rate = 0.8\n");
+    let output = emu
+        .analyst()
+        .args(["check", "--jobs", "2", "--repeat", "5"])
+        .arg(&strict)
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(9), "{stderr}");
+    assert!(stderr.contains("3 of 5 runs passed; pass_rate 0.8 needs 4"), "{stderr}");
+    emu.expect(Route::Chat, 5);
+
+    for (field, message) in [
+        ("repeat = 0", "repeat must be from 1 to 1000"),
+        ("pass_rate = 1.5", "pass_rate must be from 0 to 1"),
+    ] {
+        let bad = suite(&format!("[[case]]\nname = \"bad\"\nquestion = \"Q\"\n{field}\n"));
+        let output = emu.analyst().args(["check"]).arg(&bad).output().unwrap();
+        assert_eq!(output.status.code(), Some(2));
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert!(
+            stderr.contains(":4: field") && stderr.contains(message),
+            "{field}: {stderr}"
+        );
+    }
+}

@@ -93,6 +93,9 @@ pub struct Agent {
     pub spec_form: SpecForm,
     /// Columns named `measure(…)` while the spec names short member names.
     pub measure_names: bool,
+    /// Answers that vary from run to run: the 4th and 5th of every five new
+    /// chats get an answer that says nothing (a case passes 3 runs of 5).
+    pub flaky: bool,
 }
 
 impl Default for Agent {
@@ -110,6 +113,7 @@ impl Default for Agent {
             warehouse_sql: None,
             spec_form: SpecForm::Text,
             measure_names: false,
+            flaky: false,
         }
     }
 }

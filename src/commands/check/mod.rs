@@ -104,6 +104,55 @@ fn failure_kind(results: &[CaseResult]) -> Option<Kind> {
     })
 }
 
+/// One run of one case: which case, which run of how many.
+#[derive(Clone, Copy, Debug)]
+struct Slot {
+    case: usize,
+    run: usize,
+    runs: usize,
+}
+
+/// A repeated case's result from its runs: it passes when at least
+/// `pass_rate` of them passed; otherwise it failed with the count and each
+/// run's reasons (or, when no run failed an expectation, it errored as its
+/// first erroring run did).
+fn from_runs(case: &Case, runs: Vec<CaseResult>) -> CaseResult {
+    let total = runs.len();
+    let passed = runs.iter().filter(|run| run.verdict == Verdict::Passed).count();
+    let needed = (case.pass_rate * total as f64).ceil() as usize;
+    let count = format!(
+        "{passed} of {total} runs passed; pass_rate {} needs {needed}",
+        case.pass_rate
+    );
+    let reasons = runs.iter().enumerate().filter_map(|(i, run)| match &run.verdict {
+        Verdict::Passed => None,
+        Verdict::Failed(lines) => Some(format!("run {}: {}", i + 1, lines.join("; "))),
+        Verdict::Error { message, .. } => Some(format!("run {}: {message}", i + 1)),
+    });
+    let first_error = runs.iter().find_map(|run| match &run.verdict {
+        Verdict::Error { kind, .. } => Some(*kind),
+        _ => None,
+    });
+    let any_failed = runs.iter().any(|run| matches!(run.verdict, Verdict::Failed(_)));
+    let verdict = match (passed >= needed, any_failed, first_error) {
+        (true, ..) => Verdict::Passed,
+        (false, false, Some(kind)) => Verdict::Error {
+            kind,
+            message: std::iter::once(count).chain(reasons).collect::<Vec<_>>().join("; "),
+        },
+        _ => Verdict::Failed(std::iter::once(count).chain(reasons).collect()),
+    };
+    CaseResult {
+        name: case.name.clone(),
+        verdict,
+        chat_id: runs[0].chat_id.clone(),
+        timings: runs[0].timings,
+        saved: runs.iter().flat_map(|run| run.saved.clone()).collect(),
+        run: None,
+        runs,
+    }
+}
+
 /// What every case shares.
 struct Runner<'a> {
     client: ChatClient,
@@ -112,15 +161,24 @@ struct Runner<'a> {
 }
 
 impl Runner<'_> {
-    /// Runs `cases` on `jobs` threads; results come back in suite order, and
-    /// each is reported on stderr as it finishes.
+    /// Runs every run of `cases` on `jobs` threads; results come back in
+    /// suite order, one per case (a repeated case's from its runs), and
+    /// each run is reported on stderr as it finishes.
     fn run_all(&self, cases: &[Case], jobs: usize, notes: &Notes) -> Vec<CaseResult> {
+        let slots: Vec<Slot> = cases
+            .iter()
+            .enumerate()
+            .flat_map(|(case, c)| {
+                let runs = self.settings.repeat.unwrap_or(c.repeat);
+                (0..runs).map(move |run| Slot { case, run, runs })
+            })
+            .collect();
         let next = AtomicUsize::new(0);
-        let results: Mutex<Vec<Option<CaseResult>>> = Mutex::new(vec![None; cases.len()]);
+        let results: Mutex<Vec<Option<CaseResult>>> = Mutex::new(vec![None; slots.len()]);
         let work = || loop {
             let index = next.fetch_add(1, Ordering::SeqCst);
-            let Some(case) = cases.get(index) else { break };
-            let result = self.run_case(index, case);
+            let Some(&slot) = slots.get(index) else { break };
+            let result = self.run_case(slot, &cases[slot.case]);
             let line = report::summary(&result);
             match result.verdict {
                 Verdict::Passed => notes.info(&line),
@@ -131,7 +189,7 @@ impl Runner<'_> {
             }
         };
         std::thread::scope(|scope| {
-            let started = (0..jobs.min(cases.len()))
+            let started = (0..jobs.min(slots.len()))
                 .filter(|_| std::thread::Builder::new().spawn_scoped(scope, work).is_ok())
                 .count();
             // Without any thread to be had, the cases run on this one.
@@ -139,12 +197,35 @@ impl Runner<'_> {
                 work();
             }
         });
-        results.into_inner().unwrap_or_default().into_iter().flatten().collect()
+        let mut runs = results
+            .into_inner()
+            .unwrap_or_default()
+            .into_iter()
+            .zip(&slots)
+            .peekable();
+        let mut by_case = Vec::new();
+        for (index, case) in cases.iter().enumerate() {
+            let mut case_runs = Vec::new();
+            while let Some((result, _)) = runs.next_if(|(_, slot)| slot.case == index) {
+                case_runs.extend(result);
+            }
+            if case_runs.len() > 1 {
+                let result = from_runs(case, case_runs);
+                match result.verdict {
+                    Verdict::Passed => notes.info(&report::summary(&result)),
+                    _ => notes.always(&report::summary(&result)),
+                }
+                by_case.push(result);
+            } else {
+                by_case.extend(case_runs);
+            }
+        }
+        by_case
     }
 
     /// Runs one case: its turns in order on one chat, stopping at the first
     /// that fails.
-    fn run_case(&self, index: usize, case: &Case) -> CaseResult {
+    fn run_case(&self, slot: Slot, case: &Case) -> CaseResult {
         let started = Instant::now();
         let mut result = CaseResult {
             name: case.name.clone(),
@@ -152,10 +233,12 @@ impl Runner<'_> {
             chat_id: None,
             timings: Timings::default(),
             saved: Vec::new(),
+            run: (slot.runs > 1).then_some((slot.run + 1, slot.runs)),
+            runs: Vec::new(),
         };
         let client = self.client.as_user(case.settings.clone());
         for turn_index in 0..case.turns.len() {
-            let outcome = self.run_turn(index, case, turn_index, &client, &mut result, started);
+            let outcome = self.run_turn(slot, case, turn_index, &client, &mut result, started);
             if let Err(verdict) = outcome {
                 result.verdict = verdict;
                 break;
@@ -168,7 +251,7 @@ impl Runner<'_> {
     /// One turn; `Err` carries the verdict that ends the case.
     fn run_turn(
         &self,
-        index: usize,
+        slot: Slot,
         case: &Case,
         turn_index: usize,
         client: &ChatClient,
@@ -209,7 +292,7 @@ impl Runner<'_> {
         };
         let mut check = Check::new(turn.expectations.clone());
         let mut reading = Turn::of(&question, turn_started);
-        let mut saved = self.save_file(index, case, turn_index).map_err(|err| error(&err))?;
+        let mut saved = self.save_file(slot, case, turn_index).map_err(|err| error(&err))?;
         if let Some((path, _)) = &saved {
             result.saved.push(path.clone());
         }
@@ -270,12 +353,16 @@ impl Runner<'_> {
     }
 
     /// The file that keeps a turn's raw stream with `--save`:
-    /// `DIR/NN-case-name.ndjson` (`.T.ndjson` per turn in a conversation).
-    fn save_file(&self, index: usize, case: &Case, turn: usize) -> Result<Option<(PathBuf, BufWriter<File>)>> {
+    /// `DIR/NN-case-name.ndjson` (`.rK` per run of a repeated case, `.T`
+    /// per turn in a conversation).
+    fn save_file(&self, slot: Slot, case: &Case, turn: usize) -> Result<Option<(PathBuf, BufWriter<File>)>> {
         let Some(dir) = &self.settings.save else {
             return Ok(None);
         };
-        let mut name = format!("{:02}-{}", index + 1, slug(&case.name));
+        let mut name = format!("{:02}-{}", slot.case + 1, slug(&case.name));
+        if slot.runs > 1 {
+            name.push_str(&format!(".r{}", slot.run + 1));
+        }
         if case.turns.len() > 1 {
             name.push_str(&format!(".{}", turn + 1));
         }

@@ -40,6 +40,11 @@ pub struct CaseResult {
     pub timings: Timings,
     /// The raw streams kept with `--save`.
     pub saved: Vec<PathBuf>,
+    /// Which run of how many this is, when the case repeats.
+    pub run: Option<(usize, usize)>,
+    /// A repeated case's runs, in order (the case's verdict is from their
+    /// pass rate); empty for a case asked once.
+    pub runs: Vec<CaseResult>,
 }
 
 fn seconds(duration: Duration) -> String {
@@ -69,18 +74,18 @@ pub fn summary(result: &CaseResult) -> String {
     } else {
         format!("{} ({})", short_seconds(t.total), parts.join(", "))
     };
+    let name = match result.run {
+        Some((run, runs)) => format!("{} (run {run} of {runs})", result.name),
+        None => result.name.clone(),
+    };
     match &result.verdict {
-        Verdict::Passed => format!("PASS  {}  {timing}", result.name),
+        Verdict::Passed => format!("PASS  {name}  {timing}"),
         Verdict::Failed(lines) => {
             let reasons: Vec<String> = lines.iter().map(|line| format!("      {line}")).collect();
-            format!("FAIL  {}  {timing}\n{}", result.name, reasons.join("\n"))
+            format!("FAIL  {name}  {timing}\n{}", reasons.join("\n"))
         }
         Verdict::Error { kind, message } => {
-            format!(
-                "ERROR {}  {timing}\n      {message} (exit {})",
-                result.name,
-                kind.exit_code()
-            )
+            format!("ERROR {name}  {timing}\n      {message} (exit {})", kind.exit_code())
         }
     }
 }
@@ -184,6 +189,25 @@ pub fn tap(results: &[CaseResult], out: &mut impl Write) -> io::Result<()> {
     Ok(())
 }
 
+/// A case (or one run of it) in the JSON report.
+fn case_json(r: &CaseResult) -> serde_json::Value {
+    let secs = |d: Option<Duration>| d.map(|d| (d.as_secs_f64() * 1000.0).round() / 1000.0);
+    let (status, messages, code) = match &r.verdict {
+        Verdict::Passed => ("passed", vec![], 0),
+        Verdict::Failed(lines) => ("failed", lines.clone(), Kind::Expectation.exit_code()),
+        Verdict::Error { kind, message } => ("error", vec![message.clone()], kind.exit_code()),
+    };
+    json!({
+        "name": r.name, "status": status, "messages": messages, "exitCode": code,
+        "chatId": r.chat_id,
+        "timings": {
+            "firstByte": secs(r.timings.first_byte), "firstSql": secs(r.timings.first_sql),
+            "answer": secs(r.timings.answer), "total": secs(Some(r.timings.total)),
+        },
+        "saved": r.saved.iter().map(|p| p.display().to_string()).collect::<Vec<_>>(),
+    })
+}
+
 /// One JSON document of the run: counts, and per case its status, reasons,
 /// exit code, chat id, timings (seconds) and saved streams.
 pub fn json(suite: &str, results: &[CaseResult], total: Duration, out: &mut impl Write) -> io::Result<()> {
@@ -192,20 +216,13 @@ pub fn json(suite: &str, results: &[CaseResult], total: Duration, out: &mut impl
     let cases: Vec<_> = results
         .iter()
         .map(|r| {
-            let (status, messages, code) = match &r.verdict {
-                Verdict::Passed => ("passed", vec![], 0),
-                Verdict::Failed(lines) => ("failed", lines.clone(), Kind::Expectation.exit_code()),
-                Verdict::Error { kind, message } => ("error", vec![message.clone()], kind.exit_code()),
-            };
-            json!({
-                "name": r.name, "status": status, "messages": messages, "exitCode": code,
-                "chatId": r.chat_id,
-                "timings": {
-                    "firstByte": secs(r.timings.first_byte), "firstSql": secs(r.timings.first_sql),
-                    "answer": secs(r.timings.answer), "total": secs(Some(r.timings.total)),
-                },
-                "saved": r.saved.iter().map(|p| p.display().to_string()).collect::<Vec<_>>(),
-            })
+            let mut case = case_json(r);
+            if !r.runs.is_empty() {
+                let passed = r.runs.iter().filter(|run| run.verdict == Verdict::Passed).count();
+                case["passedRuns"] = json!(passed);
+                case["runs"] = json!(r.runs.iter().map(case_json).collect::<Vec<_>>());
+            }
+            case
         })
         .collect();
     let document = json!({

@@ -17,6 +17,9 @@ use crate::error::usage;
 use crate::results::Pick;
 use crate::settings::{Expectations, IdentityInput, SessionSettings};
 
+/// The most runs a case may ask for (`repeat`).
+pub const MAX_REPEAT: i64 = 1000;
+
 /// A case's timeout when neither it nor `[defaults]` sets one.
 pub const DEFAULT_CASE_TIMEOUT: Duration = Duration::from_secs(5 * 60);
 
@@ -45,6 +48,8 @@ struct Fields {
     max_seconds: Option<Spanned<f64>>,
     max_tokens: Option<u64>,
     max_llm_calls: Option<u64>,
+    repeat: Option<Spanned<i64>>,
+    pass_rate: Option<Spanned<f64>>,
 }
 
 /// A follow-up question: a string, or a table with its own expectations.
@@ -103,6 +108,10 @@ pub struct Case {
     pub turns: Vec<Turn>,
     /// What each turn may spend.
     pub budgets: Budgets,
+    /// How many times the case is asked, each run on a fresh thread.
+    pub repeat: usize,
+    /// The fraction of runs that must pass for the case to pass.
+    pub pass_rate: f64,
 }
 
 /// What a turn may spend: its wall time, and the tokens and LLM calls of
@@ -253,6 +262,23 @@ pub fn load(path: &Path, base: &IdentityInput) -> Result<Vec<Case>> {
             tokens: case.max_tokens.or(defaults.max_tokens),
             llm_calls: case.max_llm_calls.or(defaults.max_llm_calls),
         };
+        let repeat = match case.repeat.as_ref().or(defaults.repeat.as_ref()) {
+            Some(repeat) if !(1..=MAX_REPEAT).contains(repeat.get_ref()) => {
+                return Err(usage(format!(
+                    "{}repeat must be from 1 to {MAX_REPEAT}",
+                    at(repeat.span())
+                )))
+            }
+            Some(repeat) => *repeat.get_ref() as usize,
+            None => 1,
+        };
+        let pass_rate = match case.pass_rate.as_ref().or(defaults.pass_rate.as_ref()) {
+            Some(rate) if !(0.0..=1.0).contains(rate.get_ref()) => {
+                return Err(usage(format!("{}pass_rate must be from 0 to 1", at(rate.span()))))
+            }
+            Some(rate) => *rate.get_ref(),
+            None => 1.0,
+        };
         let identity = identity(base, &defaults, &case, &at)?;
         let settings = identity.validate().map_err(|err| context(format!("{err:#}")))?;
         cases.push(Case {
@@ -267,6 +293,8 @@ pub fn load(path: &Path, base: &IdentityInput) -> Result<Vec<Case>> {
             timeout,
             turns,
             budgets,
+            repeat,
+            pass_rate,
         });
     }
     Ok(cases)
