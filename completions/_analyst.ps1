@@ -221,6 +221,8 @@ Register-ArgumentCompleter -Native -CommandName 'analyst' -ScriptBlock {
             [CompletionResult]::new('-j', '-j', [CompletionResultType]::ParameterName, 'How many cases run at once')
             [CompletionResult]::new('--jobs', '--jobs', [CompletionResultType]::ParameterName, 'How many cases run at once')
             [CompletionResult]::new('--repeat', '--repeat', [CompletionResultType]::ParameterName, 'Ask every case N times (fresh threads), overriding the suite''s repeat; a case passes when pass_rate of its runs pass')
+            [CompletionResult]::new('--filter', '--filter', [CompletionResultType]::ParameterName, 'Run only the cases whose name matches REGEX')
+            [CompletionResult]::new('--shard', '--shard', [CompletionResultType]::ParameterName, 'Run the K-th of N disjoint slices of the cases, chosen by name: the N shards together run every case once (for a CI matrix)')
             [CompletionResult]::new('--junit', '--junit', [CompletionResultType]::ParameterName, 'Write a JUnit XML report to FILE (one testcase per case)')
             [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'Print one JSON document of all results on stdout')
             [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'Print one JSON document of all results on stdout')

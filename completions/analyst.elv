@@ -209,6 +209,8 @@ set edit:completion:arg-completer[analyst] = {|@words|
             cand -j 'How many cases run at once'
             cand --jobs 'How many cases run at once'
             cand --repeat 'Ask every case N times (fresh threads), overriding the suite''s repeat; a case passes when pass_rate of its runs pass'
+            cand --filter 'Run only the cases whose name matches REGEX'
+            cand --shard 'Run the K-th of N disjoint slices of the cases, chosen by name: the N shards together run every case once (for a CI matrix)'
             cand --junit 'Write a JUnit XML report to FILE (one testcase per case)'
             cand -o 'Print one JSON document of all results on stdout'
             cand --output 'Print one JSON document of all results on stdout'

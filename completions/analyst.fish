@@ -184,6 +184,8 @@ complete -c analyst -n "__fish_analyst_using_subcommand rows" -s h -l help -d 'P
 complete -c analyst -n "__fish_analyst_using_subcommand rows" -s V -l version -d 'Print version'
 complete -c analyst -n "__fish_analyst_using_subcommand check" -s j -l jobs -d 'How many cases run at once' -r
 complete -c analyst -n "__fish_analyst_using_subcommand check" -l repeat -d 'Ask every case N times (fresh threads), overriding the suite\'s repeat; a case passes when pass_rate of its runs pass' -r
+complete -c analyst -n "__fish_analyst_using_subcommand check" -l filter -d 'Run only the cases whose name matches REGEX' -r
+complete -c analyst -n "__fish_analyst_using_subcommand check" -l shard -d 'Run the K-th of N disjoint slices of the cases, chosen by name: the N shards together run every case once (for a CI matrix)' -r
 complete -c analyst -n "__fish_analyst_using_subcommand check" -l junit -d 'Write a JUnit XML report to FILE (one testcase per case)' -r -F
 complete -c analyst -n "__fish_analyst_using_subcommand check" -s o -l output -d 'Print one JSON document of all results on stdout' -r -f -a "json\t'One JSON document with every case\'s result and timings'"
 complete -c analyst -n "__fish_analyst_using_subcommand check" -l save -d 'Keep each turn\'s raw stream in DIR (replay it with \'ask --replay\')' -r -F

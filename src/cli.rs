@@ -213,6 +213,14 @@ pub struct CheckArgs {
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u16).range(1..=1000))]
     pub repeat: Option<u16>,
 
+    /// Run only the cases whose name matches REGEX
+    #[arg(long, value_name = "REGEX")]
+    pub filter: Option<String>,
+
+    /// Run the K-th of N disjoint slices of the cases, chosen by name: the N shards together run every case once (for a CI matrix)
+    #[arg(long, value_name = "K/N", value_parser = parse_shard)]
+    pub shard: Option<(u32, u32)>,
+
     /// Write a JUnit XML report to FILE (one testcase per case)
     #[arg(long, value_name = "FILE")]
     pub junit: Option<PathBuf>,
@@ -538,6 +546,17 @@ pub enum QuerySelector {
     Last,
     /// The n-th SQL result of the stream, counting from 1.
     Index(usize),
+}
+
+/// Parses `--shard K/N`: 1 ≤ K ≤ N.
+pub fn parse_shard(text: &str) -> Result<(u32, u32), String> {
+    let shard = text
+        .split_once('/')
+        .and_then(|(k, n)| Some((k.trim().parse::<u32>().ok()?, n.trim().parse::<u32>().ok()?)));
+    match shard {
+        Some((k, n)) if k >= 1 && k <= n => Ok((k, n)),
+        _ => Err(format!("{text:?} is not a shard K/N with 1 ≤ K ≤ N, such as 1/4")),
+    }
 }
 
 /// Parses `--scale`: a number from 1 to 8.

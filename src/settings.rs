@@ -297,6 +297,10 @@ pub struct CheckSettings {
     pub jobs: usize,
     /// `--repeat`: every case's runs, overriding the suite.
     pub repeat: Option<usize>,
+    /// `--filter`: the cases whose name matches run.
+    pub filter: Option<Regex>,
+    /// `--shard K/N`: the K-th of N slices of the cases runs.
+    pub shard: Option<(u32, u32)>,
     /// `--junit FILE`.
     pub junit: Option<PathBuf>,
     /// `--tap`.
@@ -665,6 +669,12 @@ impl Sources<'_> {
             suite: args.suite,
             jobs: usize::from(args.jobs),
             repeat: args.repeat.map(usize::from),
+            filter: args
+                .filter
+                .as_deref()
+                .map(|pattern| Regex::new(pattern).map_err(|err| usage(format!("--filter {pattern:?}: {err}"))))
+                .transpose()?,
+            shard: args.shard,
             junit: match args.junit {
                 Some(path) => {
                     check_output_file("--junit", &path)?;

@@ -491,3 +491,50 @@ pass_rate = 0.6
         );
     }
 }
+
+#[test]
+fn shards_together_run_every_case_once_and_filter_picks_by_name() {
+    let emu = Emulator::start();
+    let text: String = (1..=8)
+        .map(|i| format!("[[case]]\nname = \"case {i}\"\nquestion = \"Q{i}\"\n\n"))
+        .collect();
+    let path = suite(&text);
+    let names_run = |args: &[&str]| -> Vec<String> {
+        let output = emu
+            .analyst()
+            .args(["check", "-o", "json"])
+            .args(args)
+            .arg(&path)
+            .output()
+            .unwrap();
+        assert_eq!(
+            output.status.code(),
+            Some(0),
+            "{}",
+            String::from_utf8_lossy(&output.stderr)
+        );
+        let report: Value = serde_json::from_slice(&output.stdout).unwrap();
+        report["cases"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|c| c["name"].as_str().unwrap().to_string())
+            .collect()
+    };
+    let mut all: Vec<String> = Vec::new();
+    for shard in ["1/3", "2/3", "3/3"] {
+        let names = names_run(&["--shard", shard]);
+        assert!(names.iter().all(|name| !all.contains(name)), "disjoint: {names:?}");
+        all.extend(names);
+    }
+    all.sort();
+    let mut every: Vec<String> = (1..=8).map(|i| format!("case {i}")).collect();
+    every.sort();
+    assert_eq!(all, every, "together, every case once");
+    assert_eq!(names_run(&["--filter", "^case [12]$"]), ["case 1", "case 2"]);
+    for bad in [["--shard", "5/4"], ["--filter", "(unclosed"]] {
+        let output = emu.analyst().args(["check"]).args(bad).arg(&path).output().unwrap();
+        assert_eq!(output.status.code(), Some(2), "{bad:?}");
+    }
+    emu.expect(Route::Chat, 10);
+}

@@ -32,7 +32,19 @@ use suite::Case;
 pub fn run(settings: CheckSettings, notes: &Notes, out: &mut Out) -> Result<()> {
     let started = Instant::now();
     signals::watch();
-    let cases = suite::load(&settings.suite, &settings.identity)?;
+    let cases: Vec<Case> = suite::load(&settings.suite, &settings.identity)?
+        .into_iter()
+        .filter(|case| {
+            settings
+                .filter
+                .as_ref()
+                .is_none_or(|filter| filter.is_match(&case.name))
+        })
+        .filter(|case| settings.shard.is_none_or(|(k, n)| shard_of(&case.name, n) == k))
+        .collect();
+    if cases.is_empty() {
+        notes.warn("no case of the suite is selected (--filter, --shard): nothing runs");
+    }
     if let Some(dir) = &settings.save {
         std::fs::create_dir_all(dir)
             .map_err(|err| usage(format!("cannot create the --save folder {}: {err}", dir.display())))?;
@@ -102,6 +114,15 @@ fn failure_kind(results: &[CaseResult]) -> Option<Kind> {
         Verdict::Error { kind, .. } => Some(kind),
         _ => None,
     })
+}
+
+/// The shard (1 to `shards`) a case belongs to, by its name: FNV-1a, so
+/// every machine and version slices the same way.
+fn shard_of(name: &str, shards: u32) -> u32 {
+    let hash = name.bytes().fold(0xcbf2_9ce4_8422_2325_u64, |hash, byte| {
+        (hash ^ u64::from(byte)).wrapping_mul(0x0100_0000_01b3)
+    });
+    (hash % u64::from(shards)) as u32 + 1
 }
 
 /// One run of one case: which case, which run of how many.
