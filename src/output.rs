@@ -124,7 +124,7 @@ fn cannot_write_stdout(err: io::Error) -> io::Error {
 
 /// Creates (or truncates) `path` for data only its owner may read: a
 /// stream, a report, rows. Mode 0600, also when the file already existed.
-pub fn create_private(path: &Path) -> io::Result<File> {
+fn create_private(path: &Path) -> io::Result<File> {
     let mut options = std::fs::OpenOptions::new();
     options.write(true).create(true).truncate(true);
     #[cfg(unix)]
@@ -151,6 +151,16 @@ impl LazyFile {
     /// The file at `path`, not created yet.
     pub fn new(path: PathBuf) -> Self {
         LazyFile { path, file: None }
+    }
+
+    /// Where the file is.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// True once the file was created (something was written to it).
+    pub fn created(&self) -> bool {
+        self.file.is_some()
     }
 
     fn open(&mut self) -> io::Result<&mut BufWriter<File>> {

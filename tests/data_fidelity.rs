@@ -13,13 +13,11 @@ fn stream_with_result(result: &str) -> Vec<u8> {
     let input = serde_json::json!({"sqlQuery": "SELECT 1"}).to_string();
     let call = serde_json::json!({"id": "t1", "role": "assistant",
         "toolCall": {"name": "cubeSqlApi", "input": input, "result": result}});
-    let mut stream = ChatStream::new("c-data", Family::Cube)
+    ChatStream::new("c-data", Family::Cube)
         .user("Q")
         .raw_line(&call.to_string())
         .final_answer(&["Done"])
-        .bytes();
-    stream.shrink_to_fit();
-    stream
+        .bytes()
 }
 
 /// `analyst ARGS --replay` of `stream`: exit code and stdout.

@@ -200,24 +200,17 @@ fn svg_is_what_vega_draws_byte_for_byte() {
     assert!(drawn >= 5, "only {drawn} charts were drawn");
 }
 
-/// `analyst ask -o png` of the sample stream.
-fn png_of_the_sample() -> assert_cmd::Command {
+/// `analyst ask -o MODE` of the sample stream.
+fn chart_of_the_sample(mode: &str) -> assert_cmd::Command {
     let mut command = analyst();
-    command.args([
-        "ask",
-        "-q",
-        "-o",
-        "png",
-        "--replay",
-        &fixture("revenue-by-month.ndjson"),
-    ]);
+    command.args(["ask", "-q", "-o", mode, "--replay", &fixture("revenue-by-month.ndjson")]);
     command
 }
 
 /// The picture of `-o png` (with `args` added): its width, height and
 /// RGBA pixels.
 fn png_of(args: &[&str]) -> (u32, u32, Vec<u8>) {
-    let output = png_of_the_sample().args(args).output().unwrap();
+    let output = chart_of_the_sample("png").args(args).output().unwrap();
     assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
     decode_png(output.stdout)
 }
@@ -235,17 +228,7 @@ fn decode_png(bytes: Vec<u8>) -> (u32, u32, Vec<u8>) {
 
 #[test]
 fn png_is_the_svg_at_its_scale_and_draws_the_chart() {
-    let svg = analyst()
-        .args([
-            "ask",
-            "-q",
-            "-o",
-            "svg",
-            "--replay",
-            &fixture("revenue-by-month.ndjson"),
-        ])
-        .output()
-        .unwrap();
+    let svg = chart_of_the_sample("svg").output().unwrap();
     let svg = String::from_utf8(svg.stdout).unwrap();
     let attribute = |name: &str| -> u32 {
         let at = svg.find(&format!(" {name}=\"")).unwrap() + name.len() + 3;
@@ -274,7 +257,7 @@ fn png_is_the_svg_at_its_scale_and_draws_the_chart() {
 #[test]
 fn png_needs_no_font_of_the_machine() {
     let empty = Scratch::new();
-    let with_none = png_of_the_sample()
+    let with_none = chart_of_the_sample("png")
         .env("FONTCONFIG_PATH", &*empty)
         .env("XDG_DATA_HOME", &*empty)
         .env("XDG_DATA_DIRS", &*empty)
@@ -360,17 +343,7 @@ fn html_is_one_offline_page_with_the_answer_the_chart_and_the_rows() {
     assert!(external.is_none(), "loads nothing: {external:?}");
     assert!(!page.contains("url(") && !page.contains("@import"));
     // The chart is the one -o svg draws.
-    let svg = analyst()
-        .args([
-            "ask",
-            "-q",
-            "-o",
-            "svg",
-            "--replay",
-            &fixture("revenue-by-month.ndjson"),
-        ])
-        .output()
-        .unwrap();
+    let svg = chart_of_the_sample("svg").output().unwrap();
     assert!(page.contains(String::from_utf8(svg.stdout).unwrap().trim_end()));
 }
 

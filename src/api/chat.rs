@@ -15,7 +15,7 @@ use crate::net::signals;
 use crate::net::source::Source;
 use crate::output::human;
 use crate::settings::{ChatSettings, Network, Question, Secret, SessionSettings};
-use crate::stream::turn::{Sinks, Turn};
+use crate::stream::turn::{Resumable, Sinks, Turn};
 
 /// The time an abort may take when a turn stops early, retries included;
 /// the process moves on soon after, answered or not.
@@ -131,7 +131,7 @@ impl ChatClient {
         loop {
             let mut source = self.start(&question, network, turn.started())?;
             let read = source.wait_open().and_then(|()| turn.read(source, sinks));
-            let Some(why) = turn.resumable(&read) else {
+            let Some(resumable) = turn.resumable(&read) else {
                 return read;
             };
             let attempt = turn.resumes() + 1;
@@ -143,10 +143,11 @@ impl ChatClient {
             if attempt > network.retries || out_of_time {
                 return read;
             }
-            let (chat_id, message_id) = match (turn.transcript.chat_id(), turn.transcript.message_id()) {
-                (Some(chat), Some(message)) => (chat.to_string(), message.to_string()),
-                _ => return read,
-            };
+            let Resumable {
+                why,
+                chat_id,
+                message_id,
+            } = resumable;
             self.http.notes().warn(&format!(
                 "{why}; resuming chat {chat_id} (message {message_id}) in {} ({attempt} of {})",
                 human(pause),

@@ -11,8 +11,7 @@ use anyhow::Result;
 use pulldown_cmark::{Event as Markdown, Options, Parser};
 use serde_json::{Map, Value};
 
-use super::draw;
-use super::vega::chart;
+use super::vega::{complete_picked, configured_chart};
 use crate::output::{escape_markup, Notes};
 use crate::results::{Pick, Picker, SqlResult};
 use crate::stream::lines::Line;
@@ -93,15 +92,12 @@ impl Renderer for Html {
         if ending.failure.is_some() {
             return Ok(());
         }
-        let mut partial = Ok(());
-        if let Ok(result) = self.picker.picked_mut() {
-            if let Some(source) = ending.all_rows.filter(|_| result.is_truncated()) {
-                result.complete(source)?;
-            }
-            if let Some(total) = result.total_rows.filter(|_| result.is_truncated()) {
-                partial = ending.accept_truncated(&self.pick.describe(), result.rows.len(), total);
-            }
-        }
+        // A page needs no SQL result; a picked one is completed and judged
+        // as for `vega`.
+        let partial = match self.picker.picked() {
+            Ok(_) => complete_picked(&mut self.picker, &self.pick.describe(), ending)?.1,
+            Err(_) => Ok(()),
+        };
         let page = self.page(transcript);
         out.write_all(page.as_bytes())?;
         partial
@@ -151,16 +147,8 @@ impl Html {
         if result.vega_spec.is_none() {
             return String::new();
         }
-        let mut notes = Vec::new();
-        let drawn = chart(result, &self.pick.describe(), &mut notes).and_then(|mut spec| {
-            if let Some(config) = &self.config {
-                spec.configure(config);
-            }
-            draw::svg(&serde_json::to_string(&spec)?)
-        });
-        for note in &notes {
-            self.notes.warn(note);
-        }
+        let drawn = configured_chart(result, &self.pick.describe(), self.config.as_ref(), &self.notes)
+            .and_then(|spec| spec.svg());
         match drawn {
             Ok(svg) => format!("<section class=\"chart\">\n{svg}\n</section>\n"),
             Err(err) => {

@@ -76,45 +76,66 @@ impl Renderer for Vega {
         if ending.failure.is_some() {
             return Ok(());
         }
-        let result = self.picker.picked_mut()?;
-        let mut partial = None;
-        if let Some(source) = ending.all_rows.filter(|_| result.is_truncated()) {
-            match result.complete(source) {
-                Err(err) if kind_of(&err) == Kind::Partial => partial = Some(err),
-                other => other?,
-            }
-        }
-        let mut notes = Vec::new();
-        let spec = chart(result, &self.pick.describe(), &mut notes);
-        for note in &notes {
-            self.notes.warn(note);
-        }
-        let mut spec = spec?;
-        if let Some(config) = &self.config {
-            spec.configure(config);
-        }
+        let which = self.pick.describe();
+        let (result, partial) = complete_picked(&mut self.picker, &which, ending)?;
+        let spec = configured_chart(result, &which, self.config.as_ref(), &self.notes)?;
         match self.format {
             ChartFormat::Spec => {
                 serde_json::to_writer_pretty(&mut *out, &spec)?;
                 out.write_all(b"\n")?;
             }
             ChartFormat::Svg => {
-                out.write_all(draw::svg(&serde_json::to_string(&spec)?)?.as_bytes())?;
+                out.write_all(spec.svg()?.as_bytes())?;
                 out.write_all(b"\n")?;
             }
-            ChartFormat::Png(scale) => {
-                let svg = draw::svg(&serde_json::to_string(&spec)?)?;
-                out.write_all(&draw::png(&svg, scale)?)?;
-            }
+            ChartFormat::Png(scale) => out.write_all(&draw::png(&spec.svg()?, scale)?)?,
         }
-        if let Some(err) = partial {
-            return Err(err);
-        }
-        match result.total_rows.filter(|_| result.is_truncated()) {
-            Some(total) => ending.accept_truncated(&self.pick.describe(), result.rows.len(), total),
-            None => Ok(()),
+        partial
+    }
+}
+
+/// The result `picker` selected (`which`, in messages), completed with
+/// every row when `--all-rows` fetched them, and what its truncation still
+/// is: a [`Kind::Partial`] failure, unless accepted, for the caller to
+/// return once its output is written.
+pub fn complete_picked<'a>(
+    picker: &'a mut Picker,
+    which: &str,
+    ending: &Ending<'_>,
+) -> Result<(&'a mut SqlResult, Result<()>)> {
+    let result = picker.picked_mut()?;
+    if let Some(source) = ending.all_rows.filter(|_| result.is_truncated()) {
+        match result.complete(source) {
+            Err(err) if kind_of(&err) == Kind::Partial => return Ok((result, Err(err))),
+            other => other?,
         }
     }
+    let partial = match result.total_rows.filter(|_| result.is_truncated()) {
+        Some(total) => ending.accept_truncated(which, result.rows.len(), total),
+        None => Ok(()),
+    };
+    Ok((result, partial))
+}
+
+/// The chart of `result` (see [`chart`]) with `config` (`--vega-config`)
+/// merged into its own; how its fields were matched is told through
+/// `notes`.
+pub fn configured_chart<'a>(
+    result: &'a SqlResult,
+    which: &str,
+    config: Option<&Map<String, Value>>,
+    notes: &Notes,
+) -> Result<Chart<'a>> {
+    let mut matched = Vec::new();
+    let spec = chart(result, which, &mut matched);
+    for note in &matched {
+        notes.warn(note);
+    }
+    let mut spec = spec?;
+    if let Some(config) = config {
+        spec.configure(config);
+    }
+    Ok(spec)
 }
 
 /// The renderable spec: the agent's spec with its encoding fields matched to
@@ -196,6 +217,11 @@ pub struct Chart<'a> {
 }
 
 impl Chart<'_> {
+    /// The chart drawn by Vega, as SVG (see [`draw::svg`]).
+    pub fn svg(&self) -> Result<String> {
+        draw::svg(&serde_json::to_string(self)?)
+    }
+
     /// Merges `config` into the chart's own `config`; `config`'s values win.
     pub fn configure(&mut self, config: &Map<String, Value>) {
         let own = self.spec.entry("config").or_insert_with(|| Value::Object(Map::new()));

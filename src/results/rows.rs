@@ -26,22 +26,28 @@ pub struct ToolResult {
 }
 
 impl ToolResult {
-    /// The result whose JSON text is `text` (when it is not JSON, `text` is
-    /// the JSON string of what the service sent).
+    /// The result the service sent as `text` (a tool result decoded from
+    /// the JSON string it came in): that JSON, or, when `text` is not JSON,
+    /// the JSON string of it. An object is read once, for where its fields
+    /// are; only other results are checked for being JSON at all.
     pub fn new(text: String) -> ToolResult {
-        // Moved into the `Arc`, not copied: the text may be large.
-        let text = Arc::new(text);
         let fields = serde_json::from_str::<HashMap<String, &RawValue>>(&text)
             .ok()
             .map(|fields| {
-                let mut fields: Vec<(String, Range<usize>)> = fields
+                fields
                     .into_iter()
                     .map(|(name, raw)| (name, span(&text, raw.get())))
-                    .collect();
-                fields.sort_by_key(|(_, range)| range.start);
-                fields
+                    .collect::<Vec<_>>()
             });
-        ToolResult { text, fields }
+        let text = match fields.is_some() || serde_json::from_str::<IgnoredAny>(&text).is_ok() {
+            true => text,
+            false => Value::String(text).to_string(),
+        };
+        // Moved into the `Arc`, not copied: the text may be large.
+        ToolResult {
+            text: Arc::new(text),
+            fields,
+        }
     }
 
     /// True when the result is a JSON object.
@@ -214,13 +220,7 @@ impl<'de, 'b> Visitor<'de> for RowStarts<'de, 'b> {
             if let Ok(shape) = serde_json::from_str::<Shape>(row.get()) {
                 match shape {
                     Shape::Array(width) => self.shapes.widest = self.shapes.widest.max(width),
-                    Shape::Object(keys) => {
-                        for key in keys {
-                            if !self.shapes.keys.contains(&key) {
-                                self.shapes.keys.insert(key);
-                            }
-                        }
-                    }
+                    Shape::Object(keys) => self.shapes.keys.extend(keys),
                     Shape::Other => self.shapes.widest = self.shapes.widest.max(1),
                 }
             }

@@ -6,7 +6,6 @@
 //! needs of it, so memory does not grow with the length of the stream.
 
 use indexmap::{IndexMap, IndexSet};
-use serde::de::IgnoredAny;
 use serde::{Deserialize, Serialize};
 use serde_json::value::RawValue;
 use serde_json::Value;
@@ -33,14 +32,9 @@ pub struct ToolCallRecord {
 }
 
 /// Decodes a tool's result (see [`decode_embedded_json`]) into a
-/// [`ToolResult`]: the text itself when it is JSON, else the JSON string of
-/// it. Its rows are not parsed into values.
+/// [`ToolResult`]; its rows are not parsed into values.
 fn decode_result(raw: &RawValue) -> ToolResult {
-    let text = json_text(raw.get());
-    match serde_json::from_str::<IgnoredAny>(&text) {
-        Ok(_) => ToolResult::new(text.into_owned()),
-        Err(_) => ToolResult::new(Value::String(text.into_owned()).to_string()),
-    }
+    ToolResult::new(json_text(raw.get()).into_owned())
 }
 
 /// A message of the thread, from `__state__` in the no-question mode.

@@ -287,27 +287,32 @@ impl Turn {
         resume_hint(&self.transcript)
     }
 
-    /// Why the turn, as read so far, could be finished by resuming it on
-    /// a new connection: the connection dropped, the service suspended the
-    /// turn, or the stream ended while the agent was still writing. `None`
-    /// when it ended any other way (`read` is how the last read ended),
-    /// or when the turn cannot be named (no chat id or no message id).
-    pub fn resumable(&self, read: &Result<()>) -> Option<String> {
+    /// Whether the turn, as read so far, could be finished by resuming it
+    /// on a new connection, and why: the connection dropped, the service
+    /// suspended the turn, or the stream ended while the agent was still
+    /// writing. `None` when it ended any other way (`read` is how the last
+    /// read ended), or when the turn cannot be named (no chat id or no
+    /// message id).
+    pub fn resumable(&self, read: &Result<()>) -> Option<Resumable> {
         let transcript = &self.transcript;
-        transcript.chat_id()?;
-        transcript.message_id()?;
+        let (chat_id, message_id) = (transcript.chat_id()?, transcript.message_id()?);
         let stopped = read.as_ref().err().is_some_and(|err| kind_of(err).stops_the_chat());
         if stopped || !transcript.errors().is_empty() || transcript.aborted() {
             return None;
         }
-        match (read, transcript.suspended()) {
-            (Err(_), _) if self.dropped => Some("the connection dropped".to_string()),
-            (Ok(()), Some(text)) => Some(format!("the service suspended the turn ({text})")),
+        let why = match (read, transcript.suspended()) {
+            (Err(_), _) if self.dropped => "the connection dropped".to_string(),
+            (Ok(()), Some(text)) => format!("the service suspended the turn ({text})"),
             (Ok(()), None) if transcript.cut_mid_message() => {
-                Some("the stream ended while the agent was still writing".to_string())
+                "the stream ended while the agent was still writing".to_string()
             }
-            _ => None,
-        }
+            _ => return None,
+        };
+        Some(Resumable {
+            why,
+            chat_id: chat_id.to_string(),
+            message_id: message_id.to_string(),
+        })
     }
 
     /// Gets ready to read the turn again on a new connection, which will
@@ -327,6 +332,17 @@ impl Turn {
             n => err.context(format!("resumed {n} times")),
         }
     }
+}
+
+/// A turn that can be resumed: why, and the ids to send again.
+#[derive(Clone, Debug)]
+pub struct Resumable {
+    /// Why the last connection did not finish the turn.
+    pub why: String,
+    /// The chat to send again.
+    pub chat_id: String,
+    /// The message to send again.
+    pub message_id: String,
 }
 
 /// Where a turn's lines go as they are read.

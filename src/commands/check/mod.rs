@@ -4,9 +4,8 @@
 //! (JUnit XML, TAP, JSON). Exit 0 when all pass, 9 when an expectation
 //! failed, otherwise the code of the failure.
 
-use std::fs::File;
-use std::io::{BufWriter, Write};
-use std::path::{Path, PathBuf};
+use std::io::Write;
+use std::path::Path;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
@@ -18,7 +17,7 @@ use crate::error::{fail, kind_of, usage, Kind};
 use crate::expect::Check;
 use crate::net::http::Http;
 use crate::net::signals;
-use crate::output::{create_private, human, LazyFile, Notes, Out};
+use crate::output::{human, LazyFile, Notes, Out};
 use crate::settings::{new_message_id, ChatSettings, CheckSettings, Limits, Network, Question};
 use crate::stream::turn::{chat_failure, Sinks, Timings, Turn};
 
@@ -313,18 +312,18 @@ impl Runner<'_> {
         };
         let mut check = Check::new(turn.expectations.clone());
         let mut reading = Turn::of(&question, turn_started);
-        let mut saved = self.save_file(slot, case, turn_index).map_err(|err| error(&err))?;
-        if let Some((path, _)) = &saved {
-            result.saved.push(path.clone());
-        }
+        let mut saved = self.save_file(slot, case, turn_index);
         let mut sinks = Sinks {
-            tee: saved.as_mut().map(|(_, file)| file as &mut dyn Write),
+            tee: saved.as_mut().map(|file| file as &mut dyn Write),
             renderer: &mut check,
             out: &mut std::io::sink(),
         };
         let read = client.read_turn(&question, network, &mut reading, &mut sinks);
-        if let Some((_, file)) = saved.as_mut() {
+        if let Some(file) = saved.as_mut() {
             let _ = file.flush();
+            if file.created() {
+                result.saved.push(file.path().to_path_buf());
+            }
         }
         merge_timings(
             &mut result.timings,
@@ -375,11 +374,9 @@ impl Runner<'_> {
 
     /// The file that keeps a turn's raw stream with `--save`:
     /// `DIR/NN-case-name.ndjson` (`.rK` per run of a repeated case, `.T`
-    /// per turn in a conversation).
-    fn save_file(&self, slot: Slot, case: &Case, turn: usize) -> Result<Option<(PathBuf, BufWriter<File>)>> {
-        let Some(dir) = &self.settings.save else {
-            return Ok(None);
-        };
+    /// per turn in a conversation), created when the first line arrives.
+    fn save_file(&self, slot: Slot, case: &Case, turn: usize) -> Option<LazyFile> {
+        let dir = self.settings.save.as_ref()?;
         let mut name = format!("{:02}-{}", slot.case + 1, slug(&case.name));
         if slot.runs > 1 {
             name.push_str(&format!(".r{}", slot.run + 1));
@@ -387,10 +384,7 @@ impl Runner<'_> {
         if case.turns.len() > 1 {
             name.push_str(&format!(".{}", turn + 1));
         }
-        let path = Path::new(dir).join(format!("{name}.ndjson"));
-        let file = create_private(&path)
-            .map_err(|err| fail(Kind::CannotWrite, format!("cannot create {}: {err}", path.display())))?;
-        Ok(Some((path, BufWriter::new(file))))
+        Some(LazyFile::new(Path::new(dir).join(format!("{name}.ndjson"))))
     }
 }
 
