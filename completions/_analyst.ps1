@@ -38,7 +38,7 @@ Register-ArgumentCompleter -Native -CommandName 'analyst' -ScriptBlock {
             [CompletionResult]::new('abort', 'abort', [CompletionResultType]::ParameterValue, 'Stop a running chat (as its owner: give the identity that started it)')
             [CompletionResult]::new('session', 'session', [CompletionResultType]::ParameterValue, 'Print a temporary embed sessionId for signed embedding, or revoke sessions')
             [CompletionResult]::new('rows', 'rows', [CompletionResultType]::ParameterValue, 'Fetch every row of a (truncated) SQL result through the data query API')
-            [CompletionResult]::new('check', 'check', [CompletionResultType]::ParameterValue, 'Run a suite of known questions with expectations: a CI smoke check with JUnit output')
+            [CompletionResult]::new('check', 'check', [CompletionResultType]::ParameterValue, 'Run a suite of known questions against the agent: smoke checks and evals, with JUnit, TAP and JSON reports')
             [CompletionResult]::new('completions', 'completions', [CompletionResultType]::ParameterValue, 'Print a shell completion script, or the man page')
             [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
             break
@@ -223,13 +223,15 @@ Register-ArgumentCompleter -Native -CommandName 'analyst' -ScriptBlock {
             [CompletionResult]::new('--repeat', '--repeat', [CompletionResultType]::ParameterName, 'Ask every case N times (fresh threads), overriding the suite''s repeat; a case passes when pass_rate of its runs pass')
             [CompletionResult]::new('--filter', '--filter', [CompletionResultType]::ParameterName, 'Run only the cases whose name matches REGEX')
             [CompletionResult]::new('--shard', '--shard', [CompletionResultType]::ParameterName, 'Run the K-th of N disjoint slices of the cases, chosen by name: the N shards together run every case once (for a CI matrix)')
+            [CompletionResult]::new('--save', '--save', [CompletionResultType]::ParameterName, 'Keep each turn''s raw stream in DIR (replay it with ''ask --replay'')')
             [CompletionResult]::new('--junit', '--junit', [CompletionResultType]::ParameterName, 'Write a JUnit XML report to FILE (one testcase per case)')
             [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'Print one JSON document of all results on stdout')
             [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'Print one JSON document of all results on stdout')
-            [CompletionResult]::new('--save', '--save', [CompletionResultType]::ParameterName, 'Keep each turn''s raw stream in DIR (replay it with ''ask --replay'')')
+            [CompletionResult]::new('--baseline', '--baseline', [CompletionResultType]::ParameterName, 'Compare with an earlier -o json REPORT: list the cases that newly fail, whose pass rate dropped, or whose median duration or tokens grew by more than 20%')
             [CompletionResult]::new('--chat-url', '--chat-url', [CompletionResultType]::ParameterName, 'The full Chat API URL from the agent settings (ends in /chat/stream-chat-state)')
             [CompletionResult]::new('--api-key-file', '--api-key-file', [CompletionResultType]::ParameterName, 'Read the API key from this file (''-'' = stdin) instead of ANALYST_API_KEY')
             [CompletionResult]::new('--cube-token-file', '--cube-token-file', [CompletionResultType]::ParameterName, 'Read a Cube token (JWT, sent as X-Cube-Auth-Token) from this file (''-'' = stdin) instead of ANALYST_CUBE_TOKEN')
+            [CompletionResult]::new('--data-url', '--data-url', [CompletionResultType]::ParameterName, 'The data query API base, e.g. https://<deployment>.cubecloudapp.dev/cubejs-api')
             [CompletionResult]::new('--external-id', '--external-id', [CompletionResultType]::ParameterName, 'Id of an external user (lowercase, no spaces); created on first use')
             [CompletionResult]::new('--internal-id', '--internal-id', [CompletionResultType]::ParameterName, 'Username of an existing internal user (often an email), whose own permissions apply')
             [CompletionResult]::new('--email', '--email', [CompletionResultType]::ParameterName, 'The user''s email address')
@@ -244,6 +246,7 @@ Register-ArgumentCompleter -Native -CommandName 'analyst' -ScriptBlock {
             [CompletionResult]::new('--retries', '--retries', [CompletionResultType]::ParameterName, 'How many times a transient failure is tried again (0 = never): a refused or reset connection, 429, 502, 503, 504; for ask, a dropped or suspended turn is resumed with the same message id')
             [CompletionResult]::new('--profile', '--profile', [CompletionResultType]::ParameterName, 'Use this profile of the config file (~/.config/analyst/config.toml)')
             [CompletionResult]::new('--tap', '--tap', [CompletionResultType]::ParameterName, 'Print TAP (Test Anything Protocol) on stdout')
+            [CompletionResult]::new('--fail-on-regression', '--fail-on-regression', [CompletionResultType]::ParameterName, 'Exit 9 when --baseline finds a regression')
             [CompletionResult]::new('--persistent', '--persistent', [CompletionResultType]::ParameterName, 'Make the external user persistent (isEphemeral: false)')
             [CompletionResult]::new('--no-authoring', '--no-authoring', [CompletionResultType]::ParameterName, 'The agent may not create or change saved reports, workbooks or dashboards')
             [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Log each HTTP request and response status to stderr (the key is always redacted)')
@@ -254,6 +257,41 @@ Register-ArgumentCompleter -Native -CommandName 'analyst' -ScriptBlock {
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
             [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('merge', 'merge', [CompletionResultType]::ParameterValue, 'Merge the -o json reports of shards into one report, as one unsharded run')
+            [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
+            break
+        }
+        'analyst;check;merge' {
+            [CompletionResult]::new('--junit', '--junit', [CompletionResultType]::ParameterName, 'Write a JUnit XML report to FILE (one testcase per case)')
+            [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'Print one JSON document of all results on stdout')
+            [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'Print one JSON document of all results on stdout')
+            [CompletionResult]::new('--baseline', '--baseline', [CompletionResultType]::ParameterName, 'Compare with an earlier -o json REPORT: list the cases that newly fail, whose pass rate dropped, or whose median duration or tokens grew by more than 20%')
+            [CompletionResult]::new('--connect-timeout', '--connect-timeout', [CompletionResultType]::ParameterName, 'How long to wait for a connection to the service')
+            [CompletionResult]::new('--timeout', '--timeout', [CompletionResultType]::ParameterName, 'Wall-clock limit of the whole command (e.g. 90s, 5m); a running chat is aborted, exit 124')
+            [CompletionResult]::new('--idle-timeout', '--idle-timeout', [CompletionResultType]::ParameterName, 'A stream that sends nothing for this long is stalled: the chat is aborted, exit 124')
+            [CompletionResult]::new('--retries', '--retries', [CompletionResultType]::ParameterName, 'How many times a transient failure is tried again (0 = never): a refused or reset connection, 429, 502, 503, 504; for ask, a dropped or suspended turn is resumed with the same message id')
+            [CompletionResult]::new('--profile', '--profile', [CompletionResultType]::ParameterName, 'Use this profile of the config file (~/.config/analyst/config.toml)')
+            [CompletionResult]::new('--tap', '--tap', [CompletionResultType]::ParameterName, 'Print TAP (Test Anything Protocol) on stdout')
+            [CompletionResult]::new('--fail-on-regression', '--fail-on-regression', [CompletionResultType]::ParameterName, 'Exit 9 when --baseline finds a regression')
+            [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Log each HTTP request and response status to stderr (the key is always redacted)')
+            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Log each HTTP request and response status to stderr (the key is always redacted)')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print nothing on stderr but errors')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print nothing on stderr but errors')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
+            break
+        }
+        'analyst;check;help' {
+            [CompletionResult]::new('merge', 'merge', [CompletionResultType]::ParameterValue, 'Merge the -o json reports of shards into one report, as one unsharded run')
+            [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
+            break
+        }
+        'analyst;check;help;merge' {
+            break
+        }
+        'analyst;check;help;help' {
             break
         }
         'analyst;completions' {
@@ -277,7 +315,7 @@ Register-ArgumentCompleter -Native -CommandName 'analyst' -ScriptBlock {
             [CompletionResult]::new('abort', 'abort', [CompletionResultType]::ParameterValue, 'Stop a running chat (as its owner: give the identity that started it)')
             [CompletionResult]::new('session', 'session', [CompletionResultType]::ParameterValue, 'Print a temporary embed sessionId for signed embedding, or revoke sessions')
             [CompletionResult]::new('rows', 'rows', [CompletionResultType]::ParameterValue, 'Fetch every row of a (truncated) SQL result through the data query API')
-            [CompletionResult]::new('check', 'check', [CompletionResultType]::ParameterValue, 'Run a suite of known questions with expectations: a CI smoke check with JUnit output')
+            [CompletionResult]::new('check', 'check', [CompletionResultType]::ParameterValue, 'Run a suite of known questions against the agent: smoke checks and evals, with JUnit, TAP and JSON reports')
             [CompletionResult]::new('completions', 'completions', [CompletionResultType]::ParameterValue, 'Print a shell completion script, or the man page')
             [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
             break
@@ -299,6 +337,10 @@ Register-ArgumentCompleter -Native -CommandName 'analyst' -ScriptBlock {
             break
         }
         'analyst;help;check' {
+            [CompletionResult]::new('merge', 'merge', [CompletionResultType]::ParameterValue, 'Merge the -o json reports of shards into one report, as one unsharded run')
+            break
+        }
+        'analyst;help;check;merge' {
             break
         }
         'analyst;help;completions' {

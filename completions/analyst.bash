@@ -37,6 +37,18 @@ _analyst() {
             analyst,session)
                 cmd="analyst__subcmd__session"
                 ;;
+            analyst__subcmd__check,help)
+                cmd="analyst__subcmd__check__subcmd__help"
+                ;;
+            analyst__subcmd__check,merge)
+                cmd="analyst__subcmd__check__subcmd__merge"
+                ;;
+            analyst__subcmd__check__subcmd__help,help)
+                cmd="analyst__subcmd__check__subcmd__help__subcmd__help"
+                ;;
+            analyst__subcmd__check__subcmd__help,merge)
+                cmd="analyst__subcmd__check__subcmd__help__subcmd__merge"
+                ;;
             analyst__subcmd__help,abort)
                 cmd="analyst__subcmd__help__subcmd__abort"
                 ;;
@@ -57,6 +69,9 @@ _analyst() {
                 ;;
             analyst__subcmd__help,session)
                 cmd="analyst__subcmd__help__subcmd__session"
+                ;;
+            analyst__subcmd__help__subcmd__check,merge)
+                cmd="analyst__subcmd__help__subcmd__check__subcmd__merge"
                 ;;
             analyst__subcmd__help__subcmd__session,revoke)
                 cmd="analyst__subcmd__help__subcmd__session__subcmd__revoke"
@@ -334,7 +349,7 @@ _analyst() {
             return 0
             ;;
         analyst__subcmd__check)
-            opts="-j -o -v -q -h -V --jobs --repeat --filter --shard --junit --tap --output --save --chat-url --api-key-file --cube-token-file --external-id --internal-id --email --attr --group --security-context --persistent --ttl --timezone --no-authoring --verbose --quiet --connect-timeout --timeout --idle-timeout --retries --profile --help --version"
+            opts="-j -o -v -q -h -V --jobs --repeat --filter --shard --save --junit --tap --output --baseline --fail-on-regression --chat-url --api-key-file --cube-token-file --data-url --external-id --internal-id --email --attr --group --security-context --persistent --ttl --timezone --no-authoring --verbose --quiet --connect-timeout --timeout --idle-timeout --retries --profile --help --version merge help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -360,6 +375,10 @@ _analyst() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --save)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 --junit)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
@@ -372,7 +391,7 @@ _analyst() {
                     COMPREPLY=($(compgen -W "json" -- "${cur}"))
                     return 0
                     ;;
-                --save)
+                --baseline)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -385,6 +404,10 @@ _analyst() {
                     return 0
                     ;;
                 --cube-token-file)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --data-url)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -417,6 +440,98 @@ _analyst() {
                     return 0
                     ;;
                 --timezone)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --connect-timeout)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --timeout)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --idle-timeout)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --retries)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --profile)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        analyst__subcmd__check__subcmd__help)
+            opts="merge help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        analyst__subcmd__check__subcmd__help__subcmd__help)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        analyst__subcmd__check__subcmd__help__subcmd__merge)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        analyst__subcmd__check__subcmd__merge)
+            opts="-o -v -q -h -V --junit --tap --output --baseline --fail-on-regression --verbose --quiet --connect-timeout --timeout --idle-timeout --retries --profile --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --junit)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --output)
+                    COMPREPLY=($(compgen -W "json" -- "${cur}"))
+                    return 0
+                    ;;
+                -o)
+                    COMPREPLY=($(compgen -W "json" -- "${cur}"))
+                    return 0
+                    ;;
+                --baseline)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -524,8 +639,22 @@ _analyst() {
             return 0
             ;;
         analyst__subcmd__help__subcmd__check)
-            opts=""
+            opts="merge"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        analyst__subcmd__help__subcmd__check__subcmd__merge)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi

@@ -35,7 +35,7 @@ set edit:completion:arg-completer[analyst] = {|@words|
             cand abort 'Stop a running chat (as its owner: give the identity that started it)'
             cand session 'Print a temporary embed sessionId for signed embedding, or revoke sessions'
             cand rows 'Fetch every row of a (truncated) SQL result through the data query API'
-            cand check 'Run a suite of known questions with expectations: a CI smoke check with JUnit output'
+            cand check 'Run a suite of known questions against the agent: smoke checks and evals, with JUnit, TAP and JSON reports'
             cand completions 'Print a shell completion script, or the man page'
             cand help 'Print this message or the help of the given subcommand(s)'
         }
@@ -211,13 +211,15 @@ set edit:completion:arg-completer[analyst] = {|@words|
             cand --repeat 'Ask every case N times (fresh threads), overriding the suite''s repeat; a case passes when pass_rate of its runs pass'
             cand --filter 'Run only the cases whose name matches REGEX'
             cand --shard 'Run the K-th of N disjoint slices of the cases, chosen by name: the N shards together run every case once (for a CI matrix)'
+            cand --save 'Keep each turn''s raw stream in DIR (replay it with ''ask --replay'')'
             cand --junit 'Write a JUnit XML report to FILE (one testcase per case)'
             cand -o 'Print one JSON document of all results on stdout'
             cand --output 'Print one JSON document of all results on stdout'
-            cand --save 'Keep each turn''s raw stream in DIR (replay it with ''ask --replay'')'
+            cand --baseline 'Compare with an earlier -o json REPORT: list the cases that newly fail, whose pass rate dropped, or whose median duration or tokens grew by more than 20%'
             cand --chat-url 'The full Chat API URL from the agent settings (ends in /chat/stream-chat-state)'
             cand --api-key-file 'Read the API key from this file (''-'' = stdin) instead of ANALYST_API_KEY'
             cand --cube-token-file 'Read a Cube token (JWT, sent as X-Cube-Auth-Token) from this file (''-'' = stdin) instead of ANALYST_CUBE_TOKEN'
+            cand --data-url 'The data query API base, e.g. https://<deployment>.cubecloudapp.dev/cubejs-api'
             cand --external-id 'Id of an external user (lowercase, no spaces); created on first use'
             cand --internal-id 'Username of an existing internal user (often an email), whose own permissions apply'
             cand --email 'The user''s email address'
@@ -232,6 +234,7 @@ set edit:completion:arg-completer[analyst] = {|@words|
             cand --retries 'How many times a transient failure is tried again (0 = never): a refused or reset connection, 429, 502, 503, 504; for ask, a dropped or suspended turn is resumed with the same message id'
             cand --profile 'Use this profile of the config file (~/.config/analyst/config.toml)'
             cand --tap 'Print TAP (Test Anything Protocol) on stdout'
+            cand --fail-on-regression 'Exit 9 when --baseline finds a regression'
             cand --persistent 'Make the external user persistent (isEphemeral: false)'
             cand --no-authoring 'The agent may not create or change saved reports, workbooks or dashboards'
             cand -v 'Log each HTTP request and response status to stderr (the key is always redacted)'
@@ -242,6 +245,37 @@ set edit:completion:arg-completer[analyst] = {|@words|
             cand --help 'Print help (see more with ''--help'')'
             cand -V 'Print version'
             cand --version 'Print version'
+            cand merge 'Merge the -o json reports of shards into one report, as one unsharded run'
+            cand help 'Print this message or the help of the given subcommand(s)'
+        }
+        &'analyst;check;merge'= {
+            cand --junit 'Write a JUnit XML report to FILE (one testcase per case)'
+            cand -o 'Print one JSON document of all results on stdout'
+            cand --output 'Print one JSON document of all results on stdout'
+            cand --baseline 'Compare with an earlier -o json REPORT: list the cases that newly fail, whose pass rate dropped, or whose median duration or tokens grew by more than 20%'
+            cand --connect-timeout 'How long to wait for a connection to the service'
+            cand --timeout 'Wall-clock limit of the whole command (e.g. 90s, 5m); a running chat is aborted, exit 124'
+            cand --idle-timeout 'A stream that sends nothing for this long is stalled: the chat is aborted, exit 124'
+            cand --retries 'How many times a transient failure is tried again (0 = never): a refused or reset connection, 429, 502, 503, 504; for ask, a dropped or suspended turn is resumed with the same message id'
+            cand --profile 'Use this profile of the config file (~/.config/analyst/config.toml)'
+            cand --tap 'Print TAP (Test Anything Protocol) on stdout'
+            cand --fail-on-regression 'Exit 9 when --baseline finds a regression'
+            cand -v 'Log each HTTP request and response status to stderr (the key is always redacted)'
+            cand --verbose 'Log each HTTP request and response status to stderr (the key is always redacted)'
+            cand -q 'Print nothing on stderr but errors'
+            cand --quiet 'Print nothing on stderr but errors'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
+        &'analyst;check;help'= {
+            cand merge 'Merge the -o json reports of shards into one report, as one unsharded run'
+            cand help 'Print this message or the help of the given subcommand(s)'
+        }
+        &'analyst;check;help;merge'= {
+        }
+        &'analyst;check;help;help'= {
         }
         &'analyst;completions'= {
             cand --connect-timeout 'How long to wait for a connection to the service'
@@ -263,7 +297,7 @@ set edit:completion:arg-completer[analyst] = {|@words|
             cand abort 'Stop a running chat (as its owner: give the identity that started it)'
             cand session 'Print a temporary embed sessionId for signed embedding, or revoke sessions'
             cand rows 'Fetch every row of a (truncated) SQL result through the data query API'
-            cand check 'Run a suite of known questions with expectations: a CI smoke check with JUnit output'
+            cand check 'Run a suite of known questions against the agent: smoke checks and evals, with JUnit, TAP and JSON reports'
             cand completions 'Print a shell completion script, or the man page'
             cand help 'Print this message or the help of the given subcommand(s)'
         }
@@ -279,6 +313,9 @@ set edit:completion:arg-completer[analyst] = {|@words|
         &'analyst;help;rows'= {
         }
         &'analyst;help;check'= {
+            cand merge 'Merge the -o json reports of shards into one report, as one unsharded run'
+        }
+        &'analyst;help;check;merge'= {
         }
         &'analyst;help;completions'= {
         }

@@ -37,7 +37,7 @@ complete -c analyst -n "__fish_analyst_needs_command" -f -a "ask" -d 'Ask the ag
 complete -c analyst -n "__fish_analyst_needs_command" -f -a "abort" -d 'Stop a running chat (as its owner: give the identity that started it)'
 complete -c analyst -n "__fish_analyst_needs_command" -f -a "session" -d 'Print a temporary embed sessionId for signed embedding, or revoke sessions'
 complete -c analyst -n "__fish_analyst_needs_command" -f -a "rows" -d 'Fetch every row of a (truncated) SQL result through the data query API'
-complete -c analyst -n "__fish_analyst_needs_command" -f -a "check" -d 'Run a suite of known questions with expectations: a CI smoke check with JUnit output'
+complete -c analyst -n "__fish_analyst_needs_command" -f -a "check" -d 'Run a suite of known questions against the agent: smoke checks and evals, with JUnit, TAP and JSON reports'
 complete -c analyst -n "__fish_analyst_needs_command" -f -a "completions" -d 'Print a shell completion script, or the man page'
 complete -c analyst -n "__fish_analyst_needs_command" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c analyst -n "__fish_analyst_using_subcommand ask" -l chat-id -d 'Continue this thread (the chat id printed on stderr as \'chat: <id>\')' -r
@@ -182,36 +182,57 @@ complete -c analyst -n "__fish_analyst_using_subcommand rows" -s v -l verbose -d
 complete -c analyst -n "__fish_analyst_using_subcommand rows" -s q -l quiet -d 'Print nothing on stderr but errors'
 complete -c analyst -n "__fish_analyst_using_subcommand rows" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c analyst -n "__fish_analyst_using_subcommand rows" -s V -l version -d 'Print version'
-complete -c analyst -n "__fish_analyst_using_subcommand check" -s j -l jobs -d 'How many cases run at once' -r
-complete -c analyst -n "__fish_analyst_using_subcommand check" -l repeat -d 'Ask every case N times (fresh threads), overriding the suite\'s repeat; a case passes when pass_rate of its runs pass' -r
-complete -c analyst -n "__fish_analyst_using_subcommand check" -l filter -d 'Run only the cases whose name matches REGEX' -r
-complete -c analyst -n "__fish_analyst_using_subcommand check" -l shard -d 'Run the K-th of N disjoint slices of the cases, chosen by name: the N shards together run every case once (for a CI matrix)' -r
-complete -c analyst -n "__fish_analyst_using_subcommand check" -l junit -d 'Write a JUnit XML report to FILE (one testcase per case)' -r -F
-complete -c analyst -n "__fish_analyst_using_subcommand check" -s o -l output -d 'Print one JSON document of all results on stdout' -r -f -a "json\t'One JSON document with every case\'s result and timings'"
-complete -c analyst -n "__fish_analyst_using_subcommand check" -l save -d 'Keep each turn\'s raw stream in DIR (replay it with \'ask --replay\')' -r -F
-complete -c analyst -n "__fish_analyst_using_subcommand check" -l chat-url -d 'The full Chat API URL from the agent settings (ends in /chat/stream-chat-state)' -r
-complete -c analyst -n "__fish_analyst_using_subcommand check" -l api-key-file -d 'Read the API key from this file (\'-\' = stdin) instead of ANALYST_API_KEY' -r
-complete -c analyst -n "__fish_analyst_using_subcommand check" -l cube-token-file -d 'Read a Cube token (JWT, sent as X-Cube-Auth-Token) from this file (\'-\' = stdin) instead of ANALYST_CUBE_TOKEN' -r
-complete -c analyst -n "__fish_analyst_using_subcommand check" -l external-id -d 'Id of an external user (lowercase, no spaces); created on first use' -r
-complete -c analyst -n "__fish_analyst_using_subcommand check" -l internal-id -d 'Username of an existing internal user (often an email), whose own permissions apply' -r
-complete -c analyst -n "__fish_analyst_using_subcommand check" -l email -d 'The user\'s email address' -r
-complete -c analyst -n "__fish_analyst_using_subcommand check" -l attr -d 'A user attribute for row-level security (repeatable; external users only)' -r
-complete -c analyst -n "__fish_analyst_using_subcommand check" -l group -d 'A group the user belongs to (repeatable; external users only)' -r
-complete -c analyst -n "__fish_analyst_using_subcommand check" -l security-context -d 'Security context for data queries: a JSON object, or @FILE (external users only)' -r
-complete -c analyst -n "__fish_analyst_using_subcommand check" -l ttl -d 'Lifetime of an ephemeral external user (e.g. 12h, 7d)' -r
-complete -c analyst -n "__fish_analyst_using_subcommand check" -l timezone -d 'The IANA time zone the agent\'s queries run in (timezone), e.g. Europe/Berlin' -r
-complete -c analyst -n "__fish_analyst_using_subcommand check" -l connect-timeout -d 'How long to wait for a connection to the service' -r
-complete -c analyst -n "__fish_analyst_using_subcommand check" -l timeout -d 'Wall-clock limit of the whole command (e.g. 90s, 5m); a running chat is aborted, exit 124' -r
-complete -c analyst -n "__fish_analyst_using_subcommand check" -l idle-timeout -d 'A stream that sends nothing for this long is stalled: the chat is aborted, exit 124' -r
-complete -c analyst -n "__fish_analyst_using_subcommand check" -l retries -d 'How many times a transient failure is tried again (0 = never): a refused or reset connection, 429, 502, 503, 504; for ask, a dropped or suspended turn is resumed with the same message id' -r
-complete -c analyst -n "__fish_analyst_using_subcommand check" -l profile -d 'Use this profile of the config file (~/.config/analyst/config.toml)' -r
-complete -c analyst -n "__fish_analyst_using_subcommand check" -l tap -d 'Print TAP (Test Anything Protocol) on stdout'
-complete -c analyst -n "__fish_analyst_using_subcommand check" -l persistent -d 'Make the external user persistent (isEphemeral: false)'
-complete -c analyst -n "__fish_analyst_using_subcommand check" -l no-authoring -d 'The agent may not create or change saved reports, workbooks or dashboards'
-complete -c analyst -n "__fish_analyst_using_subcommand check" -s v -l verbose -d 'Log each HTTP request and response status to stderr (the key is always redacted)'
-complete -c analyst -n "__fish_analyst_using_subcommand check" -s q -l quiet -d 'Print nothing on stderr but errors'
-complete -c analyst -n "__fish_analyst_using_subcommand check" -s h -l help -d 'Print help (see more with \'--help\')'
-complete -c analyst -n "__fish_analyst_using_subcommand check" -s V -l version -d 'Print version'
+complete -c analyst -n "__fish_analyst_using_subcommand check; and not __fish_seen_subcommand_from merge help" -s j -l jobs -d 'How many cases run at once' -r
+complete -c analyst -n "__fish_analyst_using_subcommand check; and not __fish_seen_subcommand_from merge help" -l repeat -d 'Ask every case N times (fresh threads), overriding the suite\'s repeat; a case passes when pass_rate of its runs pass' -r
+complete -c analyst -n "__fish_analyst_using_subcommand check; and not __fish_seen_subcommand_from merge help" -l filter -d 'Run only the cases whose name matches REGEX' -r
+complete -c analyst -n "__fish_analyst_using_subcommand check; and not __fish_seen_subcommand_from merge help" -l shard -d 'Run the K-th of N disjoint slices of the cases, chosen by name: the N shards together run every case once (for a CI matrix)' -r
+complete -c analyst -n "__fish_analyst_using_subcommand check; and not __fish_seen_subcommand_from merge help" -l save -d 'Keep each turn\'s raw stream in DIR (replay it with \'ask --replay\')' -r -F
+complete -c analyst -n "__fish_analyst_using_subcommand check; and not __fish_seen_subcommand_from merge help" -l junit -d 'Write a JUnit XML report to FILE (one testcase per case)' -r -F
+complete -c analyst -n "__fish_analyst_using_subcommand check; and not __fish_seen_subcommand_from merge help" -s o -l output -d 'Print one JSON document of all results on stdout' -r -f -a "json\t'One JSON document with every case\'s result and timings'"
+complete -c analyst -n "__fish_analyst_using_subcommand check; and not __fish_seen_subcommand_from merge help" -l baseline -d 'Compare with an earlier -o json REPORT: list the cases that newly fail, whose pass rate dropped, or whose median duration or tokens grew by more than 20%' -r -F
+complete -c analyst -n "__fish_analyst_using_subcommand check; and not __fish_seen_subcommand_from merge help" -l chat-url -d 'The full Chat API URL from the agent settings (ends in /chat/stream-chat-state)' -r
+complete -c analyst -n "__fish_analyst_using_subcommand check; and not __fish_seen_subcommand_from merge help" -l api-key-file -d 'Read the API key from this file (\'-\' = stdin) instead of ANALYST_API_KEY' -r
+complete -c analyst -n "__fish_analyst_using_subcommand check; and not __fish_seen_subcommand_from merge help" -l cube-token-file -d 'Read a Cube token (JWT, sent as X-Cube-Auth-Token) from this file (\'-\' = stdin) instead of ANALYST_CUBE_TOKEN' -r
+complete -c analyst -n "__fish_analyst_using_subcommand check; and not __fish_seen_subcommand_from merge help" -l data-url -d 'The data query API base, e.g. https://<deployment>.cubecloudapp.dev/cubejs-api' -r
+complete -c analyst -n "__fish_analyst_using_subcommand check; and not __fish_seen_subcommand_from merge help" -l external-id -d 'Id of an external user (lowercase, no spaces); created on first use' -r
+complete -c analyst -n "__fish_analyst_using_subcommand check; and not __fish_seen_subcommand_from merge help" -l internal-id -d 'Username of an existing internal user (often an email), whose own permissions apply' -r
+complete -c analyst -n "__fish_analyst_using_subcommand check; and not __fish_seen_subcommand_from merge help" -l email -d 'The user\'s email address' -r
+complete -c analyst -n "__fish_analyst_using_subcommand check; and not __fish_seen_subcommand_from merge help" -l attr -d 'A user attribute for row-level security (repeatable; external users only)' -r
+complete -c analyst -n "__fish_analyst_using_subcommand check; and not __fish_seen_subcommand_from merge help" -l group -d 'A group the user belongs to (repeatable; external users only)' -r
+complete -c analyst -n "__fish_analyst_using_subcommand check; and not __fish_seen_subcommand_from merge help" -l security-context -d 'Security context for data queries: a JSON object, or @FILE (external users only)' -r
+complete -c analyst -n "__fish_analyst_using_subcommand check; and not __fish_seen_subcommand_from merge help" -l ttl -d 'Lifetime of an ephemeral external user (e.g. 12h, 7d)' -r
+complete -c analyst -n "__fish_analyst_using_subcommand check; and not __fish_seen_subcommand_from merge help" -l timezone -d 'The IANA time zone the agent\'s queries run in (timezone), e.g. Europe/Berlin' -r
+complete -c analyst -n "__fish_analyst_using_subcommand check; and not __fish_seen_subcommand_from merge help" -l connect-timeout -d 'How long to wait for a connection to the service' -r
+complete -c analyst -n "__fish_analyst_using_subcommand check; and not __fish_seen_subcommand_from merge help" -l timeout -d 'Wall-clock limit of the whole command (e.g. 90s, 5m); a running chat is aborted, exit 124' -r
+complete -c analyst -n "__fish_analyst_using_subcommand check; and not __fish_seen_subcommand_from merge help" -l idle-timeout -d 'A stream that sends nothing for this long is stalled: the chat is aborted, exit 124' -r
+complete -c analyst -n "__fish_analyst_using_subcommand check; and not __fish_seen_subcommand_from merge help" -l retries -d 'How many times a transient failure is tried again (0 = never): a refused or reset connection, 429, 502, 503, 504; for ask, a dropped or suspended turn is resumed with the same message id' -r
+complete -c analyst -n "__fish_analyst_using_subcommand check; and not __fish_seen_subcommand_from merge help" -l profile -d 'Use this profile of the config file (~/.config/analyst/config.toml)' -r
+complete -c analyst -n "__fish_analyst_using_subcommand check; and not __fish_seen_subcommand_from merge help" -l tap -d 'Print TAP (Test Anything Protocol) on stdout'
+complete -c analyst -n "__fish_analyst_using_subcommand check; and not __fish_seen_subcommand_from merge help" -l fail-on-regression -d 'Exit 9 when --baseline finds a regression'
+complete -c analyst -n "__fish_analyst_using_subcommand check; and not __fish_seen_subcommand_from merge help" -l persistent -d 'Make the external user persistent (isEphemeral: false)'
+complete -c analyst -n "__fish_analyst_using_subcommand check; and not __fish_seen_subcommand_from merge help" -l no-authoring -d 'The agent may not create or change saved reports, workbooks or dashboards'
+complete -c analyst -n "__fish_analyst_using_subcommand check; and not __fish_seen_subcommand_from merge help" -s v -l verbose -d 'Log each HTTP request and response status to stderr (the key is always redacted)'
+complete -c analyst -n "__fish_analyst_using_subcommand check; and not __fish_seen_subcommand_from merge help" -s q -l quiet -d 'Print nothing on stderr but errors'
+complete -c analyst -n "__fish_analyst_using_subcommand check; and not __fish_seen_subcommand_from merge help" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c analyst -n "__fish_analyst_using_subcommand check; and not __fish_seen_subcommand_from merge help" -s V -l version -d 'Print version'
+complete -c analyst -n "__fish_analyst_using_subcommand check; and not __fish_seen_subcommand_from merge help" -a "merge" -d 'Merge the -o json reports of shards into one report, as one unsharded run'
+complete -c analyst -n "__fish_analyst_using_subcommand check; and not __fish_seen_subcommand_from merge help" -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c analyst -n "__fish_analyst_using_subcommand check; and __fish_seen_subcommand_from merge" -l junit -d 'Write a JUnit XML report to FILE (one testcase per case)' -r -F
+complete -c analyst -n "__fish_analyst_using_subcommand check; and __fish_seen_subcommand_from merge" -s o -l output -d 'Print one JSON document of all results on stdout' -r -f -a "json\t'One JSON document with every case\'s result and timings'"
+complete -c analyst -n "__fish_analyst_using_subcommand check; and __fish_seen_subcommand_from merge" -l baseline -d 'Compare with an earlier -o json REPORT: list the cases that newly fail, whose pass rate dropped, or whose median duration or tokens grew by more than 20%' -r -F
+complete -c analyst -n "__fish_analyst_using_subcommand check; and __fish_seen_subcommand_from merge" -l connect-timeout -d 'How long to wait for a connection to the service' -r
+complete -c analyst -n "__fish_analyst_using_subcommand check; and __fish_seen_subcommand_from merge" -l timeout -d 'Wall-clock limit of the whole command (e.g. 90s, 5m); a running chat is aborted, exit 124' -r
+complete -c analyst -n "__fish_analyst_using_subcommand check; and __fish_seen_subcommand_from merge" -l idle-timeout -d 'A stream that sends nothing for this long is stalled: the chat is aborted, exit 124' -r
+complete -c analyst -n "__fish_analyst_using_subcommand check; and __fish_seen_subcommand_from merge" -l retries -d 'How many times a transient failure is tried again (0 = never): a refused or reset connection, 429, 502, 503, 504; for ask, a dropped or suspended turn is resumed with the same message id' -r
+complete -c analyst -n "__fish_analyst_using_subcommand check; and __fish_seen_subcommand_from merge" -l profile -d 'Use this profile of the config file (~/.config/analyst/config.toml)' -r
+complete -c analyst -n "__fish_analyst_using_subcommand check; and __fish_seen_subcommand_from merge" -l tap -d 'Print TAP (Test Anything Protocol) on stdout'
+complete -c analyst -n "__fish_analyst_using_subcommand check; and __fish_seen_subcommand_from merge" -l fail-on-regression -d 'Exit 9 when --baseline finds a regression'
+complete -c analyst -n "__fish_analyst_using_subcommand check; and __fish_seen_subcommand_from merge" -s v -l verbose -d 'Log each HTTP request and response status to stderr (the key is always redacted)'
+complete -c analyst -n "__fish_analyst_using_subcommand check; and __fish_seen_subcommand_from merge" -s q -l quiet -d 'Print nothing on stderr but errors'
+complete -c analyst -n "__fish_analyst_using_subcommand check; and __fish_seen_subcommand_from merge" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c analyst -n "__fish_analyst_using_subcommand check; and __fish_seen_subcommand_from merge" -s V -l version -d 'Print version'
+complete -c analyst -n "__fish_analyst_using_subcommand check; and __fish_seen_subcommand_from help" -f -a "merge" -d 'Merge the -o json reports of shards into one report, as one unsharded run'
+complete -c analyst -n "__fish_analyst_using_subcommand check; and __fish_seen_subcommand_from help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c analyst -n "__fish_analyst_using_subcommand completions" -l connect-timeout -d 'How long to wait for a connection to the service' -r
 complete -c analyst -n "__fish_analyst_using_subcommand completions" -l timeout -d 'Wall-clock limit of the whole command (e.g. 90s, 5m); a running chat is aborted, exit 124' -r
 complete -c analyst -n "__fish_analyst_using_subcommand completions" -l idle-timeout -d 'A stream that sends nothing for this long is stalled: the chat is aborted, exit 124' -r
@@ -225,7 +246,8 @@ complete -c analyst -n "__fish_analyst_using_subcommand help; and not __fish_see
 complete -c analyst -n "__fish_analyst_using_subcommand help; and not __fish_seen_subcommand_from ask abort session rows check completions help" -f -a "abort" -d 'Stop a running chat (as its owner: give the identity that started it)'
 complete -c analyst -n "__fish_analyst_using_subcommand help; and not __fish_seen_subcommand_from ask abort session rows check completions help" -f -a "session" -d 'Print a temporary embed sessionId for signed embedding, or revoke sessions'
 complete -c analyst -n "__fish_analyst_using_subcommand help; and not __fish_seen_subcommand_from ask abort session rows check completions help" -f -a "rows" -d 'Fetch every row of a (truncated) SQL result through the data query API'
-complete -c analyst -n "__fish_analyst_using_subcommand help; and not __fish_seen_subcommand_from ask abort session rows check completions help" -f -a "check" -d 'Run a suite of known questions with expectations: a CI smoke check with JUnit output'
+complete -c analyst -n "__fish_analyst_using_subcommand help; and not __fish_seen_subcommand_from ask abort session rows check completions help" -f -a "check" -d 'Run a suite of known questions against the agent: smoke checks and evals, with JUnit, TAP and JSON reports'
 complete -c analyst -n "__fish_analyst_using_subcommand help; and not __fish_seen_subcommand_from ask abort session rows check completions help" -f -a "completions" -d 'Print a shell completion script, or the man page'
 complete -c analyst -n "__fish_analyst_using_subcommand help; and not __fish_seen_subcommand_from ask abort session rows check completions help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c analyst -n "__fish_analyst_using_subcommand help; and __fish_seen_subcommand_from session" -f -a "revoke" -d 'End embed sessions (idempotent)'
+complete -c analyst -n "__fish_analyst_using_subcommand help; and __fish_seen_subcommand_from check" -f -a "merge" -d 'Merge the -o json reports of shards into one report, as one unsharded run'

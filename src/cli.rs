@@ -123,7 +123,7 @@ pub enum Command {
     #[command(after_help = ROWS_AFTER_HELP)]
     Rows(RowsArgs),
 
-    /// Run a suite of known questions with expectations: a CI smoke check with JUnit output
+    /// Run a suite of known questions against the agent: smoke checks and evals, with JUnit, TAP and JSON reports
     #[command(after_help = CHECK_AFTER_HELP)]
     Check(CheckArgs),
 
@@ -185,11 +185,33 @@ Suite file (TOML):
   max_llm_calls = 8
   repeat = 5                      # ask it 5 times (fresh threads; --repeat overrides)
   pass_rate = 0.8                 #   and pass when 4 of the 5 runs pass
+  reference_sql = \"SELECT month, SUM(amount) FROM orders GROUP BY 1\"
+                                  # the last SQL result must hold these rows (via the
+                                  #   data query API, once per case; or expect_rows = [[…], …]):
+  ordered = false                 #   sorted first unless true; column names ignored
+  tolerance = 0.001               #   relative, for numbers (default exact)
   chat = [\"And by quarter?\", { question = \"Which region led?\", expect_answer = \"EMEA\" }]
 
-Exit codes: 0 every case passed, 9 an expectation or budget failed, otherwise the code of
-the failure (3 bad key, 6 service unreachable, 7 bad stream, 124 a case timed
+Reports: -o json has per case its verdict, pass rate, medians and every run (chat
+and message ids, duration, time to first byte, tokens, LLM calls, exit code,
+failed expectations); --junit and --tap carry the same figures. Shards of a CI
+matrix (--shard K/N, each with -o json) become one report with
+'analyst check merge shard-*.json', which exits as one unsharded run would.
+--baseline REPORT.json lists the cases that newly fail, whose pass rate dropped,
+or whose median duration or tokens grew by more than 20%.
+
+Exit codes: 0 every case passed, 9 an expectation, comparison or budget failed
+(or, with --fail-on-regression, a case regressed), otherwise the code of the
+failure (3 bad key, 6 service unreachable, 7 bad stream, 124 a case timed
 out…); 2 for a malformed suite (nothing runs).";
+
+const MERGE_AFTER_HELP: &str = "\
+Example (a CI matrix of 4 shards, then one job):
+  analyst check --shard 2/4 -o json smoke.toml > shard-2.json   # in each shard
+  analyst check merge shard-*.json --junit report.xml -o json > report.json
+
+Every shard of a K/N set must be given once; a case in two reports is refused.
+The exit code is what one unsharded run would have given.";
 
 /// What `check` prints on stdout besides nothing.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
@@ -200,10 +222,15 @@ pub enum CheckOutput {
 
 /// Arguments of `analyst check`.
 #[derive(Debug, Args)]
+#[command(args_conflicts_with_subcommands = true, subcommand_negates_reqs = true)]
 pub struct CheckArgs {
+    /// Merge shards' reports instead of running a suite.
+    #[command(subcommand)]
+    pub action: Option<CheckAction>,
+
     /// The suite file (TOML)
-    #[arg(value_name = "SUITE")]
-    pub suite: PathBuf,
+    #[arg(value_name = "SUITE", required = true)]
+    pub suite: Option<PathBuf>,
 
     /// How many cases run at once
     #[arg(short, long, value_name = "N", default_value_t = 4, value_parser = clap::value_parser!(u16).range(1..=64))]
@@ -221,6 +248,31 @@ pub struct CheckArgs {
     #[arg(long, value_name = "K/N", value_parser = parse_shard)]
     pub shard: Option<(u32, u32)>,
 
+    /// Keep each turn's raw stream in DIR (replay it with 'ask --replay')
+    #[arg(long, value_name = "DIR")]
+    pub save: Option<PathBuf>,
+
+    /// Where the report goes, and what it is compared with.
+    #[command(flatten)]
+    pub report: ReportArgs,
+
+    /// Where the service is and how to authenticate.
+    #[command(flatten)]
+    pub endpoint: ChatEndpointArgs,
+
+    /// Where reference_sql runs.
+    #[command(flatten)]
+    pub data: DataEndpointArgs,
+
+    /// Who asks, unless the suite says otherwise.
+    #[command(flatten)]
+    pub identity: IdentityArgs,
+}
+
+/// Where a `check` report goes (`check` and `check merge`), and what it is
+/// compared with.
+#[derive(Debug, Args)]
+pub struct ReportArgs {
     /// Write a JUnit XML report to FILE (one testcase per case)
     #[arg(long, value_name = "FILE")]
     pub junit: Option<PathBuf>,
@@ -233,17 +285,33 @@ pub struct CheckArgs {
     #[arg(short, long, value_enum, value_name = "MODE")]
     pub output: Option<CheckOutput>,
 
-    /// Keep each turn's raw stream in DIR (replay it with 'ask --replay')
-    #[arg(long, value_name = "DIR")]
-    pub save: Option<PathBuf>,
+    /// Compare with an earlier -o json REPORT: list the cases that newly fail, whose pass rate dropped, or whose median duration or tokens grew by more than 20%
+    #[arg(long, value_name = "REPORT")]
+    pub baseline: Option<PathBuf>,
 
-    /// Where the service is and how to authenticate.
-    #[command(flatten)]
-    pub endpoint: ChatEndpointArgs,
+    /// Exit 9 when --baseline finds a regression
+    #[arg(long, requires = "baseline")]
+    pub fail_on_regression: bool,
+}
 
-    /// Who asks, unless the suite says otherwise.
+/// What `analyst check` does instead of running a suite.
+#[derive(Debug, Subcommand)]
+pub enum CheckAction {
+    /// Merge the -o json reports of shards into one report, as one unsharded run
+    #[command(after_help = MERGE_AFTER_HELP)]
+    Merge(MergeArgs),
+}
+
+/// Arguments of `analyst check merge`.
+#[derive(Debug, Args)]
+pub struct MergeArgs {
+    /// The shards' reports (from 'analyst check --shard K/N -o json')
+    #[arg(value_name = "REPORT", required = true)]
+    pub reports: Vec<PathBuf>,
+
+    /// Where the merged report goes, and what it is compared with.
     #[command(flatten)]
-    pub identity: IdentityArgs,
+    pub report: ReportArgs,
 }
 
 const ROWS_AFTER_HELP: &str = "\

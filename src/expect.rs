@@ -1,10 +1,15 @@
 //! Expectations on a chat, for CI smoke checks (`ask --expect-*`, `check`):
 //! the final answer matches, some SQL query matches, a tool was called, the
-//! selected result has enough rows. Each unmet one is a line saying what was
+//! selected result has enough rows, or the very rows expected
+//! ([`Check::compare_rows`]). Each unmet one is a line saying what was
 //! expected and what came.
 
+use std::cmp::Ordering;
+
+use serde_json::Value;
+
 use crate::output::shorten;
-use crate::results::{same_tool, Picker};
+use crate::results::{same_tool, Pick, Picker, RowSource};
 use crate::settings::Expectations;
 use crate::stream::transcript::{Event, Transcript};
 use crate::stream::turn::Renderer;
@@ -12,8 +17,8 @@ use crate::stream::turn::Renderer;
 /// How much of what came is quoted in a failure line.
 const QUOTE_CHARS: usize = 120;
 
-/// The expectations of a turn, and the SQL result `--min-rows` counts,
-/// kept as the turn goes.
+/// The expectations of a turn, and the SQL result `--min-rows` counts and
+/// rows are compared with, kept as the turn goes.
 pub struct Check {
     expectations: Expectations,
     picker: Option<Picker>,
@@ -28,10 +33,18 @@ impl Renderer for Check {
 }
 
 impl Check {
-    /// A check of `expectations`.
+    /// A check of `expectations`; it keeps a SQL result only when
+    /// `--min-rows` counts one.
     pub fn new(expectations: Expectations) -> Self {
         let picker = expectations.min_rows.map(|(_, pick)| Picker::new(pick));
         Check { expectations, picker }
+    }
+
+    /// The same check, keeping the selected result (`--min-rows`'s pick,
+    /// else the last that succeeded) for [`Check::compare_rows`].
+    pub fn keeping_result(mut self) -> Self {
+        self.picker.get_or_insert_with(|| Picker::new(Pick::Last));
+        self
     }
 
     /// One line per unmet expectation; empty when all are met.
@@ -90,6 +103,171 @@ impl Check {
         }
         unmet
     }
+
+    /// Compares the selected result's rows with `expected` as `how` says;
+    /// `what` names where the expected rows came from (`reference_sql`).
+    /// A result the stream holds only part of is fetched whole from
+    /// `source` first. None when they are equal; else a line that says
+    /// where they first differ.
+    pub fn compare_rows(
+        &mut self,
+        expected: &[Vec<Value>],
+        how: Comparison,
+        what: &str,
+        source: Option<&dyn RowSource>,
+    ) -> Option<String> {
+        let picked = match &mut self.picker {
+            Some(picker) => picker.picked_mut(),
+            None => return Some(format!("expected the rows of {what}; the check kept no SQL result")),
+        };
+        let result = match picked {
+            Ok(result) => result,
+            Err(err) => return Some(format!("expected the rows of {what}; {err}")),
+        };
+        if result.is_truncated() {
+            let got = result.rows.len();
+            let total = result.total_rows.unwrap_or_default();
+            let fetched = match source {
+                Some(source) => result.complete(source).map_err(|err| format!("{err:#}")),
+                None => Err("no data query API to fetch the rest with (set ANALYST_DATA_URL and a credential)".into()),
+            };
+            if let Err(why) = fetched {
+                return Some(format!(
+                    "cannot compare with {what}: the stream holds {got} of the result's {total} rows and {why}"
+                ));
+            }
+        }
+        let got: Vec<Vec<Value>> = result.rows.iter(&result.columns).collect();
+        compare(got, expected, how)
+            .err()
+            .map(|why| format!("rows differ from {what}: {why}"))
+    }
+}
+
+/// How rows are compared: in order or sorted, numbers exactly or within a
+/// relative tolerance.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct Comparison {
+    /// Compare the rows in the order they came (`ordered = true`); else both
+    /// sides are sorted first.
+    pub ordered: bool,
+    /// The relative difference allowed between two numbers (0: exact).
+    pub tolerance: f64,
+}
+
+/// A value as compared: null, a number (also one sent as a string), or
+/// text (a boolean or anything else as its JSON).
+#[derive(Debug)]
+enum Cell {
+    Null,
+    Number { value: f64, integer: Option<i128> },
+    Text(String),
+}
+
+impl Cell {
+    fn of(value: &Value) -> Cell {
+        let text = match value {
+            Value::Null => return Cell::Null,
+            Value::String(text) => text.trim().to_string(),
+            Value::Number(number) => number.to_string(),
+            other => return Cell::Text(other.to_string()),
+        };
+        match text.parse::<f64>() {
+            Ok(number) if number.is_finite() => Cell::Number {
+                value: number,
+                integer: text.parse::<i128>().ok(),
+            },
+            _ => Cell::Text(match value {
+                Value::String(text) => text.clone(),
+                other => other.to_string(),
+            }),
+        }
+    }
+
+    /// The order rows are sorted in: nulls, then numbers, then text.
+    fn order(&self, other: &Cell) -> Ordering {
+        match (self, other) {
+            (Cell::Null, Cell::Null) => Ordering::Equal,
+            (Cell::Null, _) => Ordering::Less,
+            (_, Cell::Null) => Ordering::Greater,
+            (Cell::Number { value: a, .. }, Cell::Number { value: b, .. }) => a.total_cmp(b),
+            (Cell::Number { .. }, Cell::Text(_)) => Ordering::Less,
+            (Cell::Text(_), Cell::Number { .. }) => Ordering::Greater,
+            (Cell::Text(a), Cell::Text(b)) => a.cmp(b),
+        }
+    }
+
+    fn equals(&self, other: &Cell, tolerance: f64) -> bool {
+        match (self, other) {
+            (Cell::Null, Cell::Null) => true,
+            (Cell::Text(a), Cell::Text(b)) => a == b,
+            (Cell::Number { integer: Some(x), .. }, Cell::Number { integer: Some(y), .. }) if tolerance == 0.0 => {
+                x == y
+            }
+            (Cell::Number { value: a, .. }, Cell::Number { value: b, .. }) => {
+                a == b || (a - b).abs() <= tolerance * a.abs().max(b.abs())
+            }
+            _ => false,
+        }
+    }
+}
+
+fn order_rows(a: &[Cell], b: &[Cell]) -> Ordering {
+    a.iter()
+        .zip(b)
+        .map(|(x, y)| x.order(y))
+        .find(|order| order.is_ne())
+        .unwrap_or_else(|| a.len().cmp(&b.len()))
+}
+
+/// Compares `got` with `expected`: the same number of rows, each of the
+/// same width and equal column by column (after sorting both, unless
+/// `how.ordered`). `Err` says where they first differ, with both values.
+pub fn compare(got: Vec<Vec<Value>>, expected: &[Vec<Value>], how: Comparison) -> Result<(), String> {
+    if got.len() != expected.len() {
+        return Err(format!(
+            "the agent's result has {} rows, expected {}",
+            got.len(),
+            expected.len()
+        ));
+    }
+    let cells = |rows: &[Vec<Value>]| -> Vec<(usize, Vec<Cell>)> {
+        let mut cells: Vec<(usize, Vec<Cell>)> = rows
+            .iter()
+            .map(|row| row.iter().map(Cell::of).collect())
+            .enumerate()
+            .collect();
+        if !how.ordered {
+            cells.sort_by(|(_, a), (_, b)| order_rows(a, b));
+        }
+        cells
+    };
+    let (got_cells, expected_cells) = (cells(&got), cells(expected));
+    let sorted = if how.ordered { "" } else { " (both sorted)" };
+    for (place, ((g, got_row), (e, expected_row))) in got_cells.iter().zip(&expected_cells).enumerate() {
+        if got_row.len() != expected_row.len() {
+            return Err(format!(
+                "row {}{sorted} has {} columns, expected {}",
+                place + 1,
+                got_row.len(),
+                expected_row.len()
+            ));
+        }
+        if let Some(column) = got_row
+            .iter()
+            .zip(expected_row)
+            .position(|(a, b)| !a.equals(b, how.tolerance))
+        {
+            return Err(format!(
+                "row {}{sorted}, column {}: the agent's result has {}, expected {}",
+                place + 1,
+                column + 1,
+                quote(&got[*g][column].to_string()),
+                quote(&expected[*e][column].to_string())
+            ));
+        }
+    }
+    Ok(())
 }
 
 fn quote(text: &str) -> String {
@@ -97,5 +275,64 @@ fn quote(text: &str) -> String {
     match one_line.char_indices().nth(QUOTE_CHARS) {
         Some((cut, _)) => format!("{}…", &one_line[..cut]),
         None => shorten(&one_line),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn rows(value: Value) -> Vec<Vec<Value>> {
+        serde_json::from_value(value).unwrap()
+    }
+
+    const EXACT: Comparison = Comparison {
+        ordered: false,
+        tolerance: 0.0,
+    };
+
+    #[test]
+    fn sorted_rows_with_numbers_sent_as_strings_are_equal() {
+        let got = rows(json!([["EMEA", "100.0"], ["AMER", "25"], [null, "7"]]));
+        let expected = rows(json!([[null, 7], ["AMER", 25], ["EMEA", 100]]));
+        assert_eq!(compare(got, &expected, EXACT), Ok(()));
+    }
+
+    #[test]
+    fn the_first_difference_is_named_with_both_values() {
+        let got = rows(json!([["AMER", "25"], ["EMEA", "100.5"]]));
+        let expected = rows(json!([["EMEA", 100], ["AMER", 25]]));
+        assert_eq!(
+            compare(got.clone(), &expected, EXACT),
+            Err("row 2 (both sorted), column 2: the agent's result has \"100.5\", expected 100".into())
+        );
+        let ordered = Comparison { ordered: true, ..EXACT };
+        assert_eq!(
+            compare(got.clone(), &expected, ordered),
+            Err("row 1, column 1: the agent's result has \"AMER\", expected \"EMEA\"".into())
+        );
+        let loose = Comparison {
+            tolerance: 0.01,
+            ..EXACT
+        };
+        assert_eq!(compare(got, &expected, loose), Ok(()));
+    }
+
+    #[test]
+    fn counts_widths_and_big_integers_are_compared_exactly() {
+        let expected = rows(json!([[1, 2]]));
+        assert_eq!(
+            compare(rows(json!([[1, 2], [3, 4]])), &expected, EXACT),
+            Err("the agent's result has 2 rows, expected 1".into())
+        );
+        assert_eq!(
+            compare(rows(json!([[1]])), &expected, EXACT),
+            Err("row 1 (both sorted) has 1 columns, expected 2".into())
+        );
+        let big = rows(json!([["9007199254740993"]]));
+        assert!(compare(big, &rows(json!([[9007199254740992_u64]])), EXACT).is_err());
+        assert!(compare(rows(json!([["x"]])), &rows(json!([[null]])), EXACT).is_err());
+        assert!(compare(rows(json!([[true]])), &rows(json!([["true"]])), EXACT).is_ok());
     }
 }

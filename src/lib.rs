@@ -69,6 +69,7 @@ where
         Command::RevokeSessions(settings) => commands::session::revoke(settings, &notes),
         Command::Rows(settings) => commands::rows::run(settings, &notes, &mut out),
         Command::Check(settings) => commands::check::run(settings, &notes, &mut out),
+        Command::Merge(settings) => commands::check::merge(settings, &notes, &mut out),
         Command::Completions(target) => commands::completions::run(target, &mut out),
     });
     match result {

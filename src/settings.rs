@@ -26,9 +26,9 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
 use crate::cli::{
-    AbortArgs, AskArgs, ChatEndpointArgs, CheckArgs, CheckOutput, Cli, Command as CliCommand, CompletionTarget,
-    GlobalArgs, IdentityArgs, KeyArgs, OutputMode, QuerySelector, RowsArgs, RowsOutput, SessionAction, SessionArgs,
-    SessionOutput, SessionRevokeArgs,
+    AbortArgs, AskArgs, ChatEndpointArgs, CheckAction, CheckArgs, CheckOutput, Cli, Command as CliCommand,
+    CompletionTarget, GlobalArgs, IdentityArgs, KeyArgs, OutputMode, QuerySelector, ReportArgs, RowsArgs, RowsOutput,
+    SessionAction, SessionArgs, SessionOutput, SessionRevokeArgs,
 };
 use crate::error::usage;
 use crate::output::{register_secret, shell_quote, Notes};
@@ -288,6 +288,45 @@ pub struct RowsSettings {
     pub network: Network,
 }
 
+/// The report flags of `check` and `check merge`, the `--junit` file
+/// checked to be writable.
+fn report_settings(args: ReportArgs) -> Result<ReportSettings> {
+    if let Some(path) = &args.junit {
+        check_output_file("--junit", path)?;
+    }
+    Ok(ReportSettings {
+        junit: args.junit,
+        tap: args.tap,
+        json: args.output == Some(CheckOutput::Json),
+        baseline: args.baseline,
+        fail_on_regression: args.fail_on_regression,
+    })
+}
+
+/// Where a `check` report goes, and what it is compared with.
+#[derive(Debug)]
+pub struct ReportSettings {
+    /// `--junit FILE`.
+    pub junit: Option<PathBuf>,
+    /// `--tap`.
+    pub tap: bool,
+    /// `-o json`.
+    pub json: bool,
+    /// `--baseline REPORT`.
+    pub baseline: Option<PathBuf>,
+    /// `--fail-on-regression`.
+    pub fail_on_regression: bool,
+}
+
+/// The settings of `analyst check merge`.
+#[derive(Debug)]
+pub struct MergeSettings {
+    /// The shards' reports.
+    pub reports: Vec<PathBuf>,
+    /// Where the merged report goes.
+    pub report: ReportSettings,
+}
+
 /// The settings of `analyst check`.
 #[derive(Debug)]
 pub struct CheckSettings {
@@ -301,12 +340,8 @@ pub struct CheckSettings {
     pub filter: Option<Regex>,
     /// `--shard K/N`: the K-th of N slices of the cases runs.
     pub shard: Option<(u32, u32)>,
-    /// `--junit FILE`.
-    pub junit: Option<PathBuf>,
-    /// `--tap`.
-    pub tap: bool,
-    /// `-o json`.
-    pub json: bool,
+    /// Where the report goes.
+    pub report: ReportSettings,
     /// `--save DIR`.
     pub save: Option<PathBuf>,
     /// The chat URL.
@@ -317,6 +352,8 @@ pub struct CheckSettings {
     pub cube_token: Option<Secret>,
     /// The identity of the command line, which the suite may override.
     pub identity: IdentityInput,
+    /// The data query API (`reference_sql`).
+    pub data: DataSettings,
     /// Timeouts.
     pub network: Network,
 }
@@ -336,6 +373,8 @@ pub enum Command {
     Rows(RowsSettings),
     /// `analyst check`.
     Check(CheckSettings),
+    /// `analyst check merge`.
+    Merge(MergeSettings),
     /// `analyst completions`.
     Completions(CompletionTarget),
 }
@@ -385,6 +424,13 @@ fn resolve_command(
         }) => Command::RevokeSessions(sources.revoke(args, network)?),
         CliCommand::Session(args) => Command::Session(sources.session(args, network)?),
         CliCommand::Rows(args) => Command::Rows(sources.rows(args, network)?),
+        CliCommand::Check(CheckArgs {
+            action: Some(CheckAction::Merge(args)),
+            ..
+        }) => Command::Merge(MergeSettings {
+            reports: args.reports,
+            report: report_settings(args.report)?,
+        }),
         CliCommand::Check(args) => Command::Check(sources.check(args, network)?),
         CliCommand::Completions(args) => Command::Completions(args.target),
     })
@@ -665,8 +711,13 @@ impl Sources<'_> {
             self.profile.and_then(|p| p.chat_url.clone()),
         ))?;
         let ChatSettings { key, cube_token, .. } = self.chat(url.clone(), &args.endpoint, &identity)?;
+        let data = DataSettings::new(
+            fill(args.data.data_url, self.profile.and_then(|p| p.data_url.clone())),
+            args.identity.security_context.clone(),
+            self.profile,
+        );
         Ok(CheckSettings {
-            suite: args.suite,
+            suite: args.suite.ok_or_else(|| usage("check what? give a SUITE file"))?,
             jobs: usize::from(args.jobs),
             repeat: args.repeat.map(usize::from),
             filter: args
@@ -675,20 +726,13 @@ impl Sources<'_> {
                 .map(|pattern| Regex::new(pattern).map_err(|err| usage(format!("--filter {pattern:?}: {err}"))))
                 .transpose()?,
             shard: args.shard,
-            junit: match args.junit {
-                Some(path) => {
-                    check_output_file("--junit", &path)?;
-                    Some(path)
-                }
-                None => None,
-            },
-            tap: args.tap,
-            json: args.output == Some(CheckOutput::Json),
+            report: report_settings(args.report)?,
             save: args.save,
             url,
             key,
             cube_token,
             identity,
+            data,
             network,
         })
     }
@@ -962,7 +1006,7 @@ pub enum DataCredential {
 /// it. Nothing here is checked until a command needs the API
 /// ([`DataSettings::url`], [`DataSettings::credential`]): `ask --all-rows`
 /// needs no data credentials when no result is truncated.
-#[derive(Debug)]
+#[derive(Debug, Default)]
 pub struct DataSettings {
     url: Option<String>,
     token: Option<String>,

@@ -277,16 +277,19 @@ branch = "broken"
         .unwrap()
         .contains("BadRequestError: Bad branch"));
     assert_eq!(error.attribute("type"), Some("exit 7"));
-    let system_out = cases[0]
-        .children()
-        .find(|c| c.has_tag_name("system-out"))
-        .unwrap()
-        .text()
-        .unwrap();
-    assert!(
-        system_out.contains("time to first byte:") && system_out.contains("chat: chat-"),
-        "{system_out}"
-    );
+    // The figures are testcase properties: the run's ids, timings and usage.
+    let properties: std::collections::HashMap<&str, &str> = cases[0]
+        .descendants()
+        .filter(|n| n.has_tag_name("property"))
+        .map(|n| (n.attribute("name").unwrap(), n.attribute("value").unwrap()))
+        .collect();
+    assert!(properties["run.1.chatId"].starts_with("chat-"), "{properties:?}");
+    assert!(properties["run.1.messageId"].ends_with("-message"), "{properties:?}");
+    assert!(properties["run.1.firstByte"].parse::<f64>().unwrap() >= 0.0);
+    assert_eq!(properties["run.1.totalTokens"], "1280");
+    assert_eq!(properties["run.1.cacheReadTokens"], "150");
+    assert_eq!(properties["median.llmCalls"], "3");
+    assert_eq!(properties["passRate"], "1");
 }
 
 #[test]
@@ -296,10 +299,12 @@ fn tap_and_json_go_to_stdout() {
         suite("[[case]]\nname = \"ok\"\nquestion = \"Q\"\n[[case]]\nname = \"no\"\nquestion = \"Q\"\nmin_rows = 99\n");
     let tap = emu.analyst().args(["check", "--tap"]).arg(&path).output().unwrap();
     let tap = String::from_utf8(tap.stdout).unwrap();
+    assert!(tap.starts_with("TAP version 13\n1..2\nok 1 - ok\n  ---\n"), "{tap}");
     assert!(
-        tap.starts_with("TAP version 13\n1..2\nok 1 - ok\nnot ok 2 - no\n  ---\n"),
+        tap.contains("\nnot ok 2 - no\n  ---\n  message: \"expected at least 99 rows"),
         "{tap}"
     );
+    assert!(tap.contains("  run.1.totalTokens: \"1280\"\n"), "{tap}");
     let output = emu.analyst().args(["check", "-o", "json"]).arg(&path).output().unwrap();
     let doc: Value = serde_json::from_slice(&output.stdout).unwrap();
     assert_eq!(
@@ -308,8 +313,9 @@ fn tap_and_json_go_to_stdout() {
     );
     assert_eq!(doc["cases"][0]["status"], "passed");
     assert_eq!(doc["cases"][1]["exitCode"], 9);
-    assert!(doc["cases"][0]["timings"]["total"].as_f64().unwrap() >= 0.0);
-    assert!(doc["cases"][0]["chatId"].as_str().unwrap().starts_with("chat-"));
+    let run = &doc["cases"][0]["runs"][0];
+    assert!(run["duration"].as_f64().unwrap() >= 0.0);
+    assert!(run["chatId"].as_str().unwrap().starts_with("chat-"));
     emu.analyst()
         .args(["check", "--tap", "-o", "json"])
         .arg(&path)

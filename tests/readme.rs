@@ -46,10 +46,9 @@ fn blocks(text: &str, language: &str) -> Vec<String> {
 fn scratch() -> Scratch {
     let dir = Scratch::new();
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-    dir.write(
-        "examples/smoke.toml",
-        std::fs::read(root.join("examples/smoke.toml")).unwrap(),
-    );
+    for example in ["examples/smoke.toml", "examples/evals.toml"] {
+        dir.write(example, std::fs::read(root.join(example)).unwrap());
+    }
     // mail(1) stands in for the real one: it reads the message and succeeds.
     let mail = dir.write("stubs/mail", "#!/bin/sh\ncat > /dev/null\n");
     #[cfg(unix)]
@@ -60,11 +59,9 @@ fn scratch() -> Scratch {
     dir
 }
 
-#[test]
-fn every_shell_example_runs_against_the_emulator() {
-    let emu = Emulator::start();
-    emu.agent(|a| a.warehouse_sql = Some(AGENT_SQL.into()));
-    let dir = scratch();
+/// Runs `script` with bash (`-e -o pipefail`) in `dir`, `analyst` and the
+/// stubs on the PATH, the service and the data query API the emulator's.
+fn bash(emu: &Emulator, dir: &Path, script: &str) -> std::process::Output {
     let binary = assert_cmd::cargo::cargo_bin("analyst");
     let path = format!(
         "{}:{}:{}",
@@ -72,6 +69,28 @@ fn every_shell_example_runs_against_the_emulator() {
         dir.join("stubs").display(),
         std::env::var("PATH").unwrap_or_default()
     );
+    std::process::Command::new("bash")
+        .args(["--norc", "-e", "-o", "pipefail", "-c", script])
+        .current_dir(dir)
+        .env("PATH", &path)
+        .env("ANALYST_CHAT_URL", emu.chat_url())
+        .env("ANALYST_API_KEY", API_KEY)
+        .env("ANALYST_EXTERNAL_ID", "ci-bot")
+        .env("ANALYST_BASE_URL", emu.base())
+        .env("ANALYST_DEPLOYMENT_ID", "42")
+        .env("ANALYST_DATA_URL", emu.data_url())
+        .env("ANALYST_DATA_SECRET", DATA_SECRET)
+        .env("XDG_CONFIG_HOME", no_config_home())
+        .env("NO_COLOR", "1")
+        .output()
+        .unwrap()
+}
+
+#[test]
+fn every_shell_example_runs_against_the_emulator() {
+    let emu = Emulator::start();
+    emu.agent(|a| a.warehouse_sql = Some(AGENT_SQL.into()));
+    let dir = scratch();
     let examples = blocks(&readme(), "sh");
     assert!(examples.len() >= 12, "found only {} sh examples", examples.len());
     let mut ran = 0;
@@ -84,21 +103,7 @@ fn every_shell_example_runs_against_the_emulator() {
             .filter(|line| !line.trim_start().starts_with("export ANALYST_"))
             .map(|line| format!("{line}\n"))
             .collect();
-        let output = std::process::Command::new("bash")
-            .args(["--norc", "-e", "-o", "pipefail", "-c", &script])
-            .current_dir(&dir)
-            .env("PATH", &path)
-            .env("ANALYST_CHAT_URL", emu.chat_url())
-            .env("ANALYST_API_KEY", API_KEY)
-            .env("ANALYST_EXTERNAL_ID", "ci-bot")
-            .env("ANALYST_BASE_URL", emu.base())
-            .env("ANALYST_DEPLOYMENT_ID", "42")
-            .env("ANALYST_DATA_URL", emu.data_url())
-            .env("ANALYST_DATA_SECRET", DATA_SECRET)
-            .env("XDG_CONFIG_HOME", no_config_home())
-            .env("NO_COLOR", "1")
-            .output()
-            .unwrap();
+        let output = bash(&emu, &dir, &script);
         assert!(
             output.status.success(),
             "this README example failed:\n{example}\nstdout:\n{}\nstderr:\n{}",
@@ -122,6 +127,59 @@ fn every_shell_example_runs_against_the_emulator() {
         .unwrap()
         .contains("\"values\""));
     assert!(dir.join("exports/revenue.csv").exists() && dir.join("smoke.xml").exists());
+}
+
+#[test]
+fn the_ci_matrix_in_the_readme_runs_its_shards_and_merges_them() {
+    let emu = Emulator::start();
+    emu.agent(|a| a.warehouse_sql = Some(AGENT_SQL.into()));
+    let dir = scratch();
+    let workflow = blocks(&readme(), "yaml")
+        .into_iter()
+        .find(|block| block.contains("check merge"))
+        .expect("a workflow with a merge job");
+    let commands: Vec<&str> = workflow
+        .lines()
+        .filter_map(|line| line.trim_start().strip_prefix("run: "))
+        .filter(|command| command.starts_with("analyst check"))
+        .collect();
+    let [shard, merge] = commands[..] else {
+        panic!("a shard command and a merge command: {commands:?}")
+    };
+    let shards = workflow
+        .lines()
+        .find_map(|line| line.trim_start().strip_prefix("shard: ["))
+        .expect("the matrix of shards");
+    let shards: Vec<&str> = shards.trim_end_matches(']').split(", ").collect();
+    assert_eq!(shards, ["1", "2", "3", "4"]);
+    for k in &shards {
+        let output = bash(&emu, &dir, &shard.replace("${{ matrix.shard }}", k));
+        assert!(
+            output.status.success(),
+            "{shard}: {}",
+            String::from_utf8_lossy(&output.stderr)
+        );
+    }
+    let output = bash(&emu, &dir, merge);
+    assert!(
+        output.status.success(),
+        "{merge}: {}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let suite = shard.split_whitespace().nth(2).unwrap();
+    let whole = bash(&emu, &dir, &format!("analyst check {suite} -o json"));
+    let cases = |report: &[u8]| -> Vec<(String, String)> {
+        let report: serde_json::Value = serde_json::from_slice(report).unwrap();
+        report["cases"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|case| (case["name"].to_string(), case["status"].to_string()))
+            .collect()
+    };
+    let merged = std::fs::read(dir.join("evals.json")).unwrap();
+    assert_eq!(cases(&merged), cases(&whole.stdout));
+    assert!(dir.join("evals.xml").exists());
 }
 
 #[test]

@@ -148,3 +148,19 @@ fn a_png_is_never_written_to_a_terminal() {
     assert!(screen.contains("-o png writes a picture, not text"), "{screen}");
     assert!(!screen.contains("PNG"), "no picture bytes: {screen}");
 }
+
+#[test]
+fn check_shows_live_progress_on_a_terminal_and_none_in_a_pipe() {
+    let emu = Emulator::start();
+    emu.agent(|a| a.delay = Duration::from_millis(60));
+    let suite = ScratchFile::new(
+        "progress.toml",
+        "[[case]]\nname = \"first\"\nquestion = \"Q\"\n[[case]]\nname = \"second\"\nquestion = \"Q\"\nrepeat = 2\n",
+    );
+    let screen = on_a_terminal(&emu, &format!("check --jobs 2 {}", suite.display()), &[]);
+    for shown in ["/3 runs", "passing, 0 failing", "slowest running: ", "PASS  first  "] {
+        assert!(screen.contains(shown), "{shown:?} not on the screen:\n{screen}");
+    }
+    let output = emu.analyst().arg("check").arg(&*suite).output().unwrap();
+    assert!(!String::from_utf8_lossy(&output.stderr).contains("runs  "));
+}

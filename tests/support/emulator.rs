@@ -96,6 +96,9 @@ pub struct Agent {
     /// Answers that vary from run to run: the 4th and 5th of every five new
     /// chats get an answer that says nothing (a case passes 3 runs of 5).
     pub flaky: bool,
+    /// The input tokens each turn reports in its `__usage__` line (the
+    /// total is 280 more).
+    pub tokens: u64,
 }
 
 impl Default for Agent {
@@ -114,6 +117,7 @@ impl Default for Agent {
             spec_form: SpecForm::Text,
             measure_names: false,
             flaky: false,
+            tokens: 1000,
         }
     }
 }

@@ -23,7 +23,7 @@ pub use replies::*;
 #[allow(unused_imports)]
 pub use running::*;
 pub(crate) use service::*;
-pub use stream::{ChatStream, Family, Shape, SpecForm, SqlCall};
+pub use stream::{ChatStream, Distortion, Family, Shape, SpecForm, SqlCall};
 
 /// The API key the emulator accepts.
 pub const API_KEY: &str = "sk-test-4f2a9c81d7e6";

@@ -413,7 +413,7 @@ pub(crate) fn chat(body: &Value, caller: Option<String>, state: &Mutex<State>) -
     thread.messages.push(("user".into(), question));
     thread.messages.push(("assistant".into(), text));
     let messages: Vec<(&str, &str)> = thread.messages.iter().map(|(r, c)| (r.as_str(), c.as_str())).collect();
-    let lines = stream.state(&chat_id, &messages).usage().lines();
+    let lines = stream.state(&chat_id, &messages).usage_of(agent.tokens).lines();
     thread.turn = Some(TurnLog {
         message_id,
         // What follows the `__cutoff__`.
@@ -553,6 +553,7 @@ pub(crate) fn agent_answer(
     if agent.measure_names {
         call = call.named_as_measures();
     }
+    call = call.distorted(Distortion::asked_in(question));
     call.shape = agent.shape;
     call.query_key = agent.query_key;
     call.spec_form = agent.spec_form;

@@ -74,6 +74,37 @@ pub struct SqlCall {
     pub shape: Shape,
 }
 
+/// How an agent's SQL result differs from what its query really returns
+/// (the warehouse's answer): chosen by a word of the question.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Distortion {
+    /// Right.
+    None,
+    /// "slightly": the last column's numbers 0.04% too high.
+    Slightly,
+    /// "badly": the last column's numbers 50% too high.
+    Badly,
+    /// "aliased": the columns under other names.
+    Aliased,
+    /// "shuffled": the rows in reverse order.
+    Shuffled,
+}
+
+impl Distortion {
+    /// The distortion a question asks for by its words.
+    pub fn asked_in(question: &str) -> Distortion {
+        [
+            ("slightly", Distortion::Slightly),
+            ("badly", Distortion::Badly),
+            ("aliased", Distortion::Aliased),
+            ("shuffled", Distortion::Shuffled),
+        ]
+        .into_iter()
+        .find(|(word, _)| question.contains(word))
+        .map_or(Distortion::None, |(_, how)| how)
+    }
+}
+
 impl SqlCall {
     /// Revenue by month: `n` months starting January 2024, dotted member
     /// names, a bar chart spec, every row returned.
@@ -132,6 +163,35 @@ impl SqlCall {
             for tip in encoding["tooltip"].as_array_mut().unwrap() {
                 tip["field"] = short(&tip["field"]);
             }
+        }
+        self
+    }
+
+    /// The result as an agent that got the query `how` wrong reports it.
+    pub fn distorted(mut self, how: Distortion) -> SqlCall {
+        let scale = |rows: &mut Vec<Vec<Value>>, factor: f64| {
+            for row in rows {
+                if let Some(last) = row.last_mut() {
+                    let number = last
+                        .as_str()
+                        .and_then(|text| text.parse::<f64>().ok())
+                        .or(last.as_f64());
+                    if let Some(number) = number {
+                        *last = json!(format!("{}", number * factor));
+                    }
+                }
+            }
+        };
+        match how {
+            Distortion::None => {}
+            Distortion::Slightly => scale(&mut self.rows, 1.0004),
+            Distortion::Badly => scale(&mut self.rows, 1.5),
+            Distortion::Aliased => {
+                for (i, (name, _)) in self.columns.iter_mut().enumerate() {
+                    *name = format!("alias_{}", i + 1);
+                }
+            }
+            Distortion::Shuffled => self.rows.reverse(),
         }
         self
     }
@@ -446,8 +506,17 @@ impl ChatStream {
         self
     }
 
-    pub fn usage(mut self) -> Self {
-        self.push(json!({"id": "__usage__", "type": "usage", "usage": {"inputTokens": 1200, "outputTokens": 80, "totalTokens": 1280, "llmCalls": 3, "models": ["m"]}}));
+    pub fn usage(self) -> Self {
+        self.usage_of(1000)
+    }
+
+    /// The `__usage__` line of a turn that read `input` tokens: 80 output,
+    /// 150 read from and 50 written to the cache, 3 LLM calls; the total is
+    /// their sum (1280 for 1000 input tokens).
+    pub fn usage_of(mut self, input: u64) -> Self {
+        self.push(json!({"id": "__usage__", "type": "usage", "usage": {
+            "inputTokens": input, "outputTokens": 80, "cacheReadTokens": 150, "cacheWriteTokens": 50,
+            "totalTokens": input + 280, "llmCalls": 3, "models": ["m"]}}));
         self
     }
 

@@ -1,37 +1,47 @@
 //! `analyst check SUITE.toml`: ask an agent known questions, several at a
 //! time, each case with its own timeout (the chat is aborted when it
-//! expires), check the answers, and report for people (stderr) and CI
-//! (JUnit XML, TAP, JSON). Exit 0 when all pass, 9 when an expectation
+//! expires) and as many runs as it repeats, check the answers (and the
+//! rows, against `reference_sql` or `expect_rows`) and the budgets, and
+//! report for people (stderr, with live progress on a terminal) and CI
+//! (JUnit XML, TAP, JSON). `analyst check merge` makes one report of the
+//! JSON reports of shards. Exit 0 when all pass, 9 when an expectation
 //! failed, otherwise the code of the failure.
 
+use std::collections::HashMap;
 use std::io::Write;
 use std::path::Path;
-use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::Mutex;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::{Mutex, OnceLock};
 use std::time::{Duration, Instant};
 
 use anyhow::Result;
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+use serde_json::Value;
 
 use crate::api::chat::ChatClient;
-use crate::error::{fail, kind_of, usage, Kind};
+use crate::api::data::DataClient;
+use crate::error::{fail, kind_of, Kind};
 use crate::expect::Check;
 use crate::net::http::Http;
 use crate::net::signals;
-use crate::output::{human, LazyFile, Notes, Out};
-use crate::settings::{new_message_id, ChatSettings, CheckSettings, Limits, Network, Question};
+use crate::output::{human, visible, LazyFile, Notes, Out};
+use crate::results::{Collected, RowSource};
+use crate::settings::{
+    new_message_id, ChatSettings, CheckSettings, Limits, MergeSettings, Network, Question, ReportSettings,
+};
 use crate::stream::turn::{chat_failure, Sinks, Timings, Turn};
 
 pub mod report;
 pub mod suite;
 
-use report::{CaseResult, Verdict};
-use suite::Case;
+use report::{seconds, CaseReport, Report, RunReport, Status, Usage};
+use suite::{Case, RowsSource};
 
 /// Runs `analyst check`.
 pub fn run(settings: CheckSettings, notes: &Notes, out: &mut Out) -> Result<()> {
     let started = Instant::now();
     signals::watch();
-    let cases: Vec<Case> = suite::load(&settings.suite, &settings.identity)?
+    let cases: Vec<Case> = suite::load(&settings.suite, &settings.identity, &settings.data)?
         .into_iter()
         .filter(|case| {
             settings
@@ -41,12 +51,13 @@ pub fn run(settings: CheckSettings, notes: &Notes, out: &mut Out) -> Result<()> 
         })
         .filter(|case| settings.shard.is_none_or(|(k, n)| shard_of(&case.name, n) == k))
         .collect();
+    let baseline = read_baseline(&settings.report)?;
     if cases.is_empty() {
         notes.warn("no case of the suite is selected (--filter, --shard): nothing runs");
     }
     if let Some(dir) = &settings.save {
         std::fs::create_dir_all(dir)
-            .map_err(|err| usage(format!("cannot create the --save folder {}: {err}", dir.display())))?;
+            .map_err(|err| crate::error::usage(format!("cannot create the --save folder {}: {err}", dir.display())))?;
     }
     let chat = ChatSettings {
         url: settings.url.clone(),
@@ -54,32 +65,37 @@ pub fn run(settings: CheckSettings, notes: &Notes, out: &mut Out) -> Result<()> 
         cube_token: settings.cube_token.clone(),
         identity: None,
     };
+    // The data query API, for reference_sql (checked when the suite was
+    // read) and for the rest of a truncated result compared with expect_rows.
+    let compares = cases
+        .iter()
+        .any(|case| case.turns.iter().any(|turn| turn.rows.is_some()));
+    let data = match compares && settings.data.check().is_ok() {
+        true => Some(DataClient::new(
+            Http::new(settings.network.connect_timeout, notes)?,
+            &settings.data,
+            settings.network,
+            started,
+            notes,
+        )?),
+        false => None,
+    };
     let runner = Runner {
         client: ChatClient::new(Http::new(settings.network.connect_timeout, notes)?, &chat),
         settings: &settings,
         deadline: settings.network.limits.timeout.map(|limit| started + limit),
+        data,
+        references: cases.iter().map(|_| OnceLock::new()).collect(),
     };
     let results = runner.run_all(&cases, settings.jobs, notes);
-    let total = started.elapsed();
-    let (passed, failed, errors) = report::counts(&results);
-    notes.info(&format!(
-        "{} cases: {passed} passed, {failed} failed, {errors} errors in {}",
-        results.len(),
-        human(Duration::from_millis(total.as_millis() as u64))
-    ));
-    let suite_name = settings.suite.display().to_string();
-    if let Some(path) = &settings.junit {
-        let mut writer = LazyFile::new(path.clone());
-        report::junit(&suite_name, &results, total, &mut writer)
-            .and_then(|()| writer.flush())
-            .map_err(|err| fail(Kind::CannotWrite, format!("cannot write the --junit report: {err}")))?;
-    }
-    if settings.tap {
-        report::tap(&results, out)?;
-    } else if settings.json {
-        report::json(&suite_name, &results, total, out)?;
-    }
-    out.flush()?;
+    let shard = settings.shard.map(|(k, n)| format!("{k}/{n}"));
+    let mut report = Report::new(
+        &settings.suite.display().to_string(),
+        shard,
+        results,
+        seconds(started.elapsed()),
+    );
+    publish(&mut report, &settings.report, baseline, notes, out)?;
     // A run cut short by a signal exits as the signal says, whatever the
     // cases that ran said.
     if let Some(signal) = signals::received() {
@@ -88,31 +104,110 @@ pub fn run(settings: CheckSettings, notes: &Notes, out: &mut Out) -> Result<()> 
             format!(
                 "interrupted by {}: {} of {} cases did not pass",
                 signal.name(),
-                failed + errors,
-                results.len()
+                report.failed + report.errors,
+                report.cases.len()
             ),
         ));
     }
-    match failure_kind(&results) {
-        None => Ok(()),
-        Some(kind) => Err(fail(
-            kind,
-            format!("{} of {} cases did not pass", failed + errors, results.len()),
-        )),
-    }
+    conclude(&report, &settings.report)
 }
 
-/// None when every case passed; an expectation failure when one failed;
-/// otherwise the kind of the first case that errored (the same for all
-/// when, say, the service was down for every case).
-fn failure_kind(results: &[CaseResult]) -> Option<Kind> {
-    if results.iter().any(|r| matches!(r.verdict, Verdict::Failed(_))) {
-        return Some(Kind::Expectation);
+/// Runs `analyst check merge`: one report of the shards' reports, with the
+/// exit code one unsharded run would have given.
+pub fn merge(settings: MergeSettings, notes: &Notes, out: &mut Out) -> Result<()> {
+    let baseline = read_baseline(&settings.report)?;
+    let reports = settings
+        .reports
+        .iter()
+        .map(|path| Ok((path.display().to_string(), Report::read(path, "check merge")?)))
+        .collect::<Result<Vec<_>>>()?;
+    let mut report = Report::merge(reports)?;
+    for case in &report.cases {
+        tell(notes, case.status, &report::case_lines(case));
     }
-    results.iter().find_map(|r| match r.verdict {
-        Verdict::Error { kind, .. } => Some(kind),
-        _ => None,
-    })
+    publish(&mut report, &settings.report, baseline, notes, out)?;
+    conclude(&report, &settings.report)
+}
+
+/// The `--baseline` report, read before anything runs.
+fn read_baseline(settings: &ReportSettings) -> Result<Option<(String, Report)>> {
+    settings
+        .baseline
+        .as_ref()
+        .map(|path| Ok((path.display().to_string(), Report::read(path, "--baseline")?)))
+        .transpose()
+}
+
+/// Compares the report with the baseline (the regressions on stderr),
+/// prints the counts, and writes the reports the settings ask for.
+fn publish(
+    report: &mut Report,
+    settings: &ReportSettings,
+    baseline: Option<(String, Report)>,
+    notes: &Notes,
+    out: &mut Out,
+) -> Result<()> {
+    if let Some((file, baseline)) = baseline {
+        report.compare_with(&file, &baseline);
+        let regressions = report.regressions();
+        if regressions.is_empty() {
+            notes.info(&format!("no regression against {file}"));
+        } else {
+            notes.always(&format!("{} cases regressed against {file}:", regressions.len()));
+            for regression in regressions {
+                notes.always(&format!("  {}: {}", regression.name, regression.reasons.join("; ")));
+            }
+        }
+    }
+    notes.info(&format!(
+        "{} cases: {} passed, {} failed, {} errors in {}",
+        report.cases.len(),
+        report.passed,
+        report.failed,
+        report.errors,
+        human(Duration::from_millis((report.time * 1000.0) as u64))
+    ));
+    if let Some(path) = &settings.junit {
+        let mut writer = LazyFile::new(path.clone());
+        report::junit(report, &mut writer)
+            .and_then(|()| writer.flush())
+            .map_err(|err| fail(Kind::CannotWrite, format!("cannot write the --junit report: {err}")))?;
+    }
+    if settings.tap {
+        report::tap(report, out)?;
+    } else if settings.json {
+        report::json(report, out)?;
+    }
+    out.flush()?;
+    Ok(())
+}
+
+/// The exit of a run: the cases' failure, else a regression when
+/// `--fail-on-regression` asks, else success.
+fn conclude(report: &Report, settings: &ReportSettings) -> Result<()> {
+    let total = report.cases.len();
+    if let Some(kind) = report.failure() {
+        return Err(fail(
+            kind,
+            format!("{} of {total} cases did not pass", report.failed + report.errors),
+        ));
+    }
+    let regressions = report.regressions().len();
+    if settings.fail_on_regression && regressions > 0 {
+        return Err(fail(
+            Kind::Expectation,
+            format!("{regressions} of {total} cases regressed against the baseline (--fail-on-regression)"),
+        ));
+    }
+    Ok(())
+}
+
+/// Prints a verdict's lines: a pass unless `-q`, anything else always.
+fn tell(notes: &Notes, status: Status, lines: &str) {
+    match status {
+        Status::Passed => notes.info(lines),
+        _ => notes.always(lines),
+    }
 }
 
 /// The shard (1 to `shards`) a case belongs to, by its name: FNV-1a, so
@@ -124,7 +219,8 @@ fn shard_of(name: &str, shards: u32) -> u32 {
     (hash % u64::from(shards)) as u32 + 1
 }
 
-/// One run of one case: which case, which run of how many.
+/// One run of one case: which case (its place among the selected ones),
+/// which run of how many.
 #[derive(Clone, Copy, Debug)]
 struct Slot {
     case: usize,
@@ -132,59 +228,39 @@ struct Slot {
     runs: usize,
 }
 
-/// A repeated case's result from its runs: it passes when at least
-/// `pass_rate` of them passed; otherwise it failed with the count and each
-/// run's reasons (or, when no run failed an expectation, it errored as its
-/// first erroring run did).
-fn from_runs(case: &Case, runs: Vec<CaseResult>) -> CaseResult {
-    let total = runs.len();
-    let passed = runs.iter().filter(|run| run.verdict == Verdict::Passed).count();
-    let needed = (case.pass_rate * total as f64).ceil() as usize;
-    let count = format!(
-        "{passed} of {total} runs passed; pass_rate {} needs {needed}",
-        case.pass_rate
-    );
-    let reasons = runs.iter().enumerate().filter_map(|(i, run)| match &run.verdict {
-        Verdict::Passed => None,
-        Verdict::Failed(lines) => Some(format!("run {}: {}", i + 1, lines.join("; "))),
-        Verdict::Error { message, .. } => Some(format!("run {}: {message}", i + 1)),
-    });
-    let first_error = runs.iter().find_map(|run| match &run.verdict {
-        Verdict::Error { kind, .. } => Some(*kind),
-        _ => None,
-    });
-    let any_failed = runs.iter().any(|run| matches!(run.verdict, Verdict::Failed(_)));
-    let verdict = match (passed >= needed, any_failed, first_error) {
-        (true, ..) => Verdict::Passed,
-        (false, false, Some(kind)) => Verdict::Error {
-            kind,
-            message: std::iter::once(count).chain(reasons).collect::<Vec<_>>().join("; "),
-        },
-        _ => Verdict::Failed(std::iter::once(count).chain(reasons).collect()),
-    };
-    CaseResult {
-        name: case.name.clone(),
-        verdict,
-        chat_id: runs[0].chat_id.clone(),
-        timings: runs[0].timings,
-        saved: runs.iter().flat_map(|run| run.saved.clone()).collect(),
-        run: None,
-        runs,
-    }
+/// How a run ended, while it runs.
+#[derive(Debug)]
+enum Verdict {
+    /// The chat worked but expectations were not met: one line each.
+    Failed(Vec<String>),
+    /// The request or the stream failed, or the time ran out.
+    Error {
+        /// The kind of failure (and so its exit code).
+        kind: Kind,
+        /// What went wrong.
+        message: String,
+    },
 }
+
+/// The rows a `reference_sql` returned, or why it failed.
+type Reference = Result<Vec<Vec<Value>>, (Kind, String)>;
 
 /// What every case shares.
 struct Runner<'a> {
     client: ChatClient,
     settings: &'a CheckSettings,
     deadline: Option<Instant>,
+    /// The data query API, when one is set up.
+    data: Option<DataClient>,
+    /// Each case's `reference_sql` rows, fetched by its first run to need them.
+    references: Vec<OnceLock<Reference>>,
 }
 
 impl Runner<'_> {
     /// Runs every run of `cases` on `jobs` threads; results come back in
     /// suite order, one per case (a repeated case's from its runs), and
     /// each run is reported on stderr as it finishes.
-    fn run_all(&self, cases: &[Case], jobs: usize, notes: &Notes) -> Vec<CaseResult> {
+    fn run_all(&self, cases: &[Case], jobs: usize, notes: &Notes) -> Vec<CaseReport> {
         let slots: Vec<Slot> = cases
             .iter()
             .enumerate()
@@ -193,30 +269,44 @@ impl Runner<'_> {
                 (0..runs).map(move |run| Slot { case, run, runs })
             })
             .collect();
+        let progress = Progress::new(slots.len(), notes);
         let next = AtomicUsize::new(0);
-        let results: Mutex<Vec<Option<CaseResult>>> = Mutex::new(vec![None; slots.len()]);
+        let results: Mutex<Vec<Option<RunReport>>> = Mutex::new(vec![None; slots.len()]);
         let work = || loop {
             let index = next.fetch_add(1, Ordering::SeqCst);
             let Some(&slot) = slots.get(index) else { break };
-            let result = self.run_case(slot, &cases[slot.case]);
-            let line = report::summary(&result);
-            match result.verdict {
-                Verdict::Passed => notes.info(&line),
-                _ => notes.always(&line),
-            }
+            let case = &cases[slot.case];
+            progress.started(index, &case.name);
+            let result = self.run_case(slot, case);
+            progress.finished(index, result.status, || {
+                tell(
+                    notes,
+                    result.status,
+                    &report::run_summary(&case.name, &result, slot.runs),
+                );
+            });
             if let Ok(mut results) = results.lock() {
                 results[index] = Some(result);
             }
         };
+        let done = AtomicBool::new(false);
         std::thread::scope(|scope| {
-            let started = (0..jobs.min(slots.len()))
-                .filter(|_| std::thread::Builder::new().spawn_scoped(scope, work).is_ok())
-                .count();
+            if progress.is_shown() {
+                scope.spawn(|| progress.tick_until(&done));
+            }
+            let workers: Vec<_> = (0..jobs.min(slots.len()))
+                .filter_map(|_| std::thread::Builder::new().spawn_scoped(scope, work).ok())
+                .collect();
             // Without any thread to be had, the cases run on this one.
-            if started == 0 {
+            if workers.is_empty() {
                 work();
             }
+            for worker in workers {
+                let _ = worker.join();
+            }
+            done.store(true, Ordering::SeqCst);
         });
+        progress.clear();
         let mut runs = results
             .into_inner()
             .unwrap_or_default()
@@ -224,58 +314,63 @@ impl Runner<'_> {
             .zip(&slots)
             .peekable();
         let mut by_case = Vec::new();
-        for (index, case) in cases.iter().enumerate() {
+        for (position, case) in cases.iter().enumerate() {
             let mut case_runs = Vec::new();
-            while let Some((result, _)) = runs.next_if(|(_, slot)| slot.case == index) {
+            while let Some((result, _)) = runs.next_if(|(_, slot)| slot.case == position) {
                 case_runs.extend(result);
             }
-            if case_runs.len() > 1 {
-                let result = from_runs(case, case_runs);
-                match result.verdict {
-                    Verdict::Passed => notes.info(&report::summary(&result)),
-                    _ => notes.always(&report::summary(&result)),
-                }
-                by_case.push(result);
-            } else {
-                by_case.extend(case_runs);
+            let repeated = case_runs.len() > 1;
+            let result = CaseReport::new(case.index, &case.name, case.pass_rate, case_runs);
+            if repeated {
+                tell(notes, result.status, &report::case_summary(&result));
             }
+            by_case.push(result);
         }
         by_case
     }
 
-    /// Runs one case: its turns in order on one chat, stopping at the first
-    /// that fails.
-    fn run_case(&self, slot: Slot, case: &Case) -> CaseResult {
+    /// Runs one case once: its turns in order on one fresh chat, stopping
+    /// at the first that fails.
+    fn run_case(&self, slot: Slot, case: &Case) -> RunReport {
         let started = Instant::now();
-        let mut result = CaseResult {
-            name: case.name.clone(),
-            verdict: Verdict::Passed,
+        let mut run = RunReport {
+            run: slot.run + 1,
+            status: Status::Passed,
+            messages: Vec::new(),
+            exit_code: 0,
             chat_id: None,
-            timings: Timings::default(),
+            message_id: None,
+            message_ids: Vec::new(),
+            duration: 0.0,
+            first_byte: None,
+            first_sql: None,
+            answer: None,
+            usage: None,
             saved: Vec::new(),
-            run: (slot.runs > 1).then_some((slot.run + 1, slot.runs)),
-            runs: Vec::new(),
         };
         let client = self.client.as_user(case.settings.clone());
         for turn_index in 0..case.turns.len() {
-            let outcome = self.run_turn(slot, case, turn_index, &client, &mut result, started);
+            let outcome = self.run_turn(slot, case, turn_index, &client, &mut run, started);
             if let Err(verdict) = outcome {
-                result.verdict = verdict;
+                (run.status, run.messages, run.exit_code) = match verdict {
+                    Verdict::Failed(lines) => (Status::Failed, lines, Kind::Expectation.exit_code()),
+                    Verdict::Error { kind, message } => (Status::Error, vec![message], kind.exit_code()),
+                };
                 break;
             }
         }
-        result.timings.total = started.elapsed();
-        result
+        run.duration = seconds(started.elapsed());
+        run
     }
 
-    /// One turn; `Err` carries the verdict that ends the case.
+    /// One turn; `Err` carries the verdict that ends the run.
     fn run_turn(
         &self,
         slot: Slot,
         case: &Case,
         turn_index: usize,
         client: &ChatClient,
-        result: &mut CaseResult,
+        run: &mut RunReport,
         case_started: Instant,
     ) -> Result<(), Verdict> {
         let error = |err: &anyhow::Error| Verdict::Error {
@@ -295,10 +390,13 @@ impl Runner<'_> {
             .map(|deadline| deadline.saturating_duration_since(Instant::now()));
         let limited_by_run = run_left.is_some_and(|run_left| run_left < case_left);
         let left = run_left.map_or(case_left, |run_left| run_left.min(case_left));
+        let message_id = new_message_id();
+        run.message_ids.push(message_id.clone());
+        run.message_id = Some(message_id.clone());
         let question = Question {
             input: Some(turn.question.clone()),
-            chat_id: result.chat_id.clone(),
-            message_id: Some(new_message_id()),
+            chat_id: run.chat_id.clone(),
+            message_id: Some(message_id),
             branch: case.branch.clone(),
             default_branch: case.default_branch,
         };
@@ -311,6 +409,9 @@ impl Runner<'_> {
             ..self.settings.network
         };
         let mut check = Check::new(turn.expectations.clone());
+        if turn.rows.is_some() {
+            check = check.keeping_result();
+        }
         let mut reading = Turn::of(&question, turn_started);
         let mut saved = self.save_file(slot, case, turn_index);
         let mut sinks = Sinks {
@@ -322,17 +423,16 @@ impl Runner<'_> {
         if let Some(file) = saved.as_mut() {
             let _ = file.flush();
             if file.created() {
-                result.saved.push(file.path().to_path_buf());
+                run.saved.push(file.path().display().to_string());
             }
         }
-        merge_timings(
-            &mut result.timings,
-            &reading.timings,
-            turn_started.duration_since(case_started),
-        );
+        add_timings(run, &reading.timings, turn_started.duration_since(case_started));
         let transcript = &reading.transcript;
-        if result.chat_id.is_none() {
-            result.chat_id = transcript.chat_id().map(str::to_string);
+        if run.chat_id.is_none() {
+            run.chat_id = transcript.chat_id().map(str::to_string);
+        }
+        if let Some(usage) = transcript.usage() {
+            run.usage.get_or_insert_default().add(Usage::of(usage));
         }
         let failure = match read {
             Err(err) if kind_of(&err).stops_the_chat() => {
@@ -358,6 +458,17 @@ impl Runner<'_> {
             return Err(error(&err));
         }
         let mut unmet = check.unmet(transcript);
+        if let Some(expected) = &turn.rows {
+            let rows = match &expected.source {
+                RowsSource::Inline(rows) => rows,
+                RowsSource::Sql(sql) => match self.reference(slot.case, sql) {
+                    Ok(rows) => rows,
+                    Err((kind, message)) => return Err(Verdict::Error { kind, message }),
+                },
+            };
+            let source = self.data.as_ref().map(|data| data as &dyn RowSource);
+            unmet.extend(check.compare_rows(rows, expected.how, expected.source.field(), source));
+        }
         unmet.extend(case.budgets.exceeded(reading.timings.total, transcript.usage()));
         if unmet.is_empty() {
             return Ok(());
@@ -372,12 +483,27 @@ impl Runner<'_> {
         ))
     }
 
+    /// The rows of case `case`'s `reference_sql`: run through the data
+    /// query API by the first run that needs them, kept for the others.
+    fn reference(&self, case: usize, sql: &str) -> Result<&Vec<Vec<Value>>, (Kind, String)> {
+        let reference = self.references[case].get_or_init(|| {
+            let Some(data) = &self.data else {
+                return Err((Kind::Usage, "reference_sql needs the data query API".to_string()));
+            };
+            let mut collected = Collected::default();
+            data.fetch(sql, &mut collected)
+                .map(|_| collected.rows)
+                .map_err(|err| (kind_of(&err), format!("reference_sql failed: {err:#}")))
+        });
+        reference.as_ref().map_err(Clone::clone)
+    }
+
     /// The file that keeps a turn's raw stream with `--save`:
     /// `DIR/NN-case-name.ndjson` (`.rK` per run of a repeated case, `.T`
     /// per turn in a conversation), created when the first line arrives.
     fn save_file(&self, slot: Slot, case: &Case, turn: usize) -> Option<LazyFile> {
         let dir = self.settings.save.as_ref()?;
-        let mut name = format!("{:02}-{}", slot.case + 1, slug(&case.name));
+        let mut name = format!("{:02}-{}", case.index, slug(&case.name));
         if slot.runs > 1 {
             name.push_str(&format!(".r{}", slot.run + 1));
         }
@@ -389,17 +515,109 @@ impl Runner<'_> {
 }
 
 /// Adds a turn's timings (counted from the turn's start, `offset` after the
-/// case's) to the case's: the first byte and SQL result of the case, the
+/// run's) to the run's: the first byte and SQL result of the run, the
 /// final answer of its last turn.
-fn merge_timings(case: &mut Timings, turn: &Timings, offset: Duration) {
-    if case.first_byte.is_none() {
-        case.first_byte = turn.first_byte.map(|at| offset + at);
+fn add_timings(run: &mut RunReport, turn: &Timings, offset: Duration) {
+    let at = |time: Option<Duration>| time.map(|time| seconds(offset + time));
+    if run.first_byte.is_none() {
+        run.first_byte = at(turn.first_byte);
     }
-    if case.first_sql.is_none() {
-        case.first_sql = turn.first_sql.map(|at| offset + at);
+    if run.first_sql.is_none() {
+        run.first_sql = at(turn.first_sql);
     }
-    if let Some(at) = turn.answer {
-        case.answer = Some(offset + at);
+    if turn.answer.is_some() {
+        run.answer = at(turn.answer);
+    }
+}
+
+/// Live progress on a terminal (stderr): runs done of all, passing,
+/// failing, and the slowest run still going. Lines printed meanwhile go
+/// above it. Nothing is drawn when progress is not shown.
+struct Progress {
+    bar: Option<ProgressBar>,
+    running: Mutex<HashMap<usize, (String, Instant)>>,
+    passing: AtomicUsize,
+    failing: AtomicUsize,
+}
+
+impl Progress {
+    fn new(runs: usize, notes: &Notes) -> Self {
+        let bar = notes.show_progress().then(|| {
+            let bar = ProgressBar::with_draw_target(Some(runs as u64), ProgressDrawTarget::stderr());
+            if let Ok(style) = ProgressStyle::with_template("{bar:24} {pos}/{len} runs  {msg}") {
+                bar.set_style(style);
+            }
+            bar
+        });
+        Progress {
+            bar,
+            running: Mutex::new(HashMap::new()),
+            passing: AtomicUsize::new(0),
+            failing: AtomicUsize::new(0),
+        }
+    }
+
+    fn is_shown(&self) -> bool {
+        self.bar.is_some()
+    }
+
+    /// Run `index` (of case `name`) started.
+    fn started(&self, index: usize, name: &str) {
+        if let Ok(mut running) = self.running.lock() {
+            running.insert(index, (visible(name).into_owned(), Instant::now()));
+        }
+    }
+
+    /// Run `index` ended as `status`; `report` prints its lines above the bar.
+    fn finished(&self, index: usize, status: Status, report: impl FnOnce()) {
+        if let Ok(mut running) = self.running.lock() {
+            running.remove(&index);
+        }
+        let counter = if status == Status::Passed {
+            &self.passing
+        } else {
+            &self.failing
+        };
+        counter.fetch_add(1, Ordering::SeqCst);
+        match &self.bar {
+            Some(bar) => {
+                bar.suspend(report);
+                bar.inc(1);
+                self.redraw();
+            }
+            None => report(),
+        }
+    }
+
+    /// Updates the message: the counts and the slowest run going.
+    fn redraw(&self) {
+        let Some(bar) = &self.bar else { return };
+        let slowest = self.running.lock().ok().and_then(|running| {
+            running
+                .values()
+                .min_by_key(|(_, since)| *since)
+                .map(|(name, since)| format!("; slowest running: {name} ({}s)", since.elapsed().as_secs()))
+        });
+        bar.set_message(format!(
+            "{} passing, {} failing{}",
+            self.passing.load(Ordering::SeqCst),
+            self.failing.load(Ordering::SeqCst),
+            slowest.unwrap_or_default()
+        ));
+    }
+
+    /// Redraws four times a second until `done`.
+    fn tick_until(&self, done: &AtomicBool) {
+        while !done.load(Ordering::SeqCst) {
+            self.redraw();
+            std::thread::sleep(Duration::from_millis(250));
+        }
+    }
+
+    fn clear(&self) {
+        if let Some(bar) = &self.bar {
+            bar.finish_and_clear();
+        }
     }
 }
 

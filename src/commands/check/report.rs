@@ -1,234 +1,667 @@
-//! Reports of a `check` run: a line per case for people (stderr), JUnit XML
-//! for CI systems, TAP, and one JSON document.
+//! Reports of a `check` run. A [`Report`] is the run as data: what the JSON
+//! report holds and what `check merge` and `--baseline` read back. Every
+//! other form comes from it: the lines for people (stderr), JUnit XML, TAP,
+//! the JSON document, and the regressions against a baseline.
 
 use std::io::{self, Write};
-use std::path::PathBuf;
 use std::time::Duration;
 
-use serde_json::json;
+use anyhow::Result;
+use serde::{Deserialize, Serialize};
+use serde_json::{json, Value};
 
-use crate::error::Kind;
+use crate::error::{usage, Kind};
 use crate::output::{escape_markup, visible};
-use crate::stream::turn::Timings;
 
-/// How a case ended.
-#[derive(Clone, Debug, PartialEq)]
-pub enum Verdict {
-    /// Every turn ended well and met its expectations.
+/// How a run, or a case, ended.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Status {
+    /// Every turn ended well and met its expectations (a case: enough runs did).
     Passed,
-    /// The chat worked but expectations were not met: one line each.
-    Failed(Vec<String>),
-    /// The request or the stream failed, or the case timed out.
-    Error {
-        /// The kind of failure (and so its exit code).
-        kind: Kind,
-        /// What went wrong.
-        message: String,
-    },
+    /// The chat worked but an expectation, a comparison or a budget was not met.
+    Failed,
+    /// The request or the stream failed, or the time ran out.
+    Error,
 }
 
-/// The result of one case.
-#[derive(Clone, Debug)]
-pub struct CaseResult {
-    /// The case's name.
-    pub name: String,
+/// What a run's turns spent, from their `__usage__` lines, summed.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Usage {
+    /// `inputTokens`.
+    pub input_tokens: u64,
+    /// `outputTokens`.
+    pub output_tokens: u64,
+    /// `cacheReadTokens`.
+    pub cache_read_tokens: u64,
+    /// `cacheWriteTokens`.
+    pub cache_write_tokens: u64,
+    /// `totalTokens`.
+    pub total_tokens: u64,
+    /// `llmCalls`.
+    pub llm_calls: u64,
+}
+
+impl Usage {
+    /// The counts of a `__usage__` line's `usage` object (a count it lacks is 0).
+    pub fn of(usage: &Value) -> Usage {
+        let count = |key: &str| usage.get(key).and_then(Value::as_u64).unwrap_or(0);
+        Usage {
+            input_tokens: count("inputTokens"),
+            output_tokens: count("outputTokens"),
+            cache_read_tokens: count("cacheReadTokens"),
+            cache_write_tokens: count("cacheWriteTokens"),
+            total_tokens: count("totalTokens"),
+            llm_calls: count("llmCalls"),
+        }
+    }
+
+    /// Adds another turn's counts.
+    pub fn add(&mut self, other: Usage) {
+        self.input_tokens += other.input_tokens;
+        self.output_tokens += other.output_tokens;
+        self.cache_read_tokens += other.cache_read_tokens;
+        self.cache_write_tokens += other.cache_write_tokens;
+        self.total_tokens += other.total_tokens;
+        self.llm_calls += other.llm_calls;
+    }
+}
+
+/// One run of a case: one fresh thread, its turns in order.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct RunReport {
+    /// Which run of the case (from 1).
+    pub run: usize,
     /// How it ended.
-    pub verdict: Verdict,
+    pub status: Status,
+    /// Why it did not pass, one line each.
+    pub messages: Vec<String>,
+    /// The exit code this run alone would have given.
+    pub exit_code: u8,
     /// The chat it used, when the service said.
     pub chat_id: Option<String>,
-    /// When things happened, from the case's start; `total` is its duration.
-    pub timings: Timings,
+    /// The message id of its last turn asked.
+    pub message_id: Option<String>,
+    /// The message id of every turn asked, in order.
+    pub message_ids: Vec<String>,
+    /// Seconds from its start to its end.
+    pub duration: f64,
+    /// Seconds to the first byte of the stream.
+    pub first_byte: Option<f64>,
+    /// Seconds to the first SQL result.
+    pub first_sql: Option<f64>,
+    /// Seconds to the start of the last turn's final answer.
+    pub answer: Option<f64>,
+    /// Tokens and LLM calls, when a turn sent a `__usage__` line.
+    pub usage: Option<Usage>,
     /// The raw streams kept with `--save`.
-    pub saved: Vec<PathBuf>,
-    /// Which run of how many this is, when the case repeats.
-    pub run: Option<(usize, usize)>,
-    /// A repeated case's runs, in order (the case's verdict is from their
-    /// pass rate); empty for a case asked once.
-    pub runs: Vec<CaseResult>,
+    pub saved: Vec<String>,
 }
 
-fn seconds(duration: Duration) -> String {
-    format!("{:.3}", duration.as_secs_f64())
+/// A case's medians over its runs (a figure no run has is null).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Medians {
+    /// Seconds.
+    pub duration: f64,
+    /// Seconds to the first byte.
+    pub first_byte: Option<f64>,
+    /// `totalTokens`.
+    pub total_tokens: Option<f64>,
+    /// `llmCalls`.
+    pub llm_calls: Option<f64>,
 }
 
-fn short_seconds(duration: Duration) -> String {
-    format!("{:.1}s", duration.as_secs_f64())
+/// A case: its runs and what they add up to.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct CaseReport {
+    /// Its place in the suite (from 1): merged shards keep the suite's order.
+    pub index: usize,
+    /// Its name.
+    pub name: String,
+    /// Passed when at least the required share of runs passed.
+    pub status: Status,
+    /// Why it did not pass: the count of runs, then each failing run's reasons.
+    pub messages: Vec<String>,
+    /// The exit code this case alone would have given.
+    pub exit_code: u8,
+    /// How many runs passed.
+    pub passed_runs: usize,
+    /// The share of runs that passed.
+    pub pass_rate: f64,
+    /// The share that must pass (`pass_rate` of the suite).
+    pub required_pass_rate: f64,
+    /// Medians over the runs.
+    pub medians: Medians,
+    /// Every run, in order.
+    pub runs: Vec<RunReport>,
 }
 
-/// The people's line(s) for a finished case: `PASS name 2.1s (first byte …)`,
-/// or `FAIL`/`ERROR` with the reasons on the following lines.
-pub fn summary(result: &CaseResult) -> String {
-    let t = &result.timings;
+/// Cases that got worse than in a baseline report.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Baseline {
+    /// The baseline report's file.
+    pub file: String,
+    /// One per case that regressed.
+    pub regressions: Vec<Regression>,
+}
+
+/// How one case got worse than in the baseline.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Regression {
+    /// The case.
+    pub name: String,
+    /// What got worse, one phrase each.
+    pub reasons: Vec<String>,
+}
+
+/// How much a median may grow before it is a regression (20%).
+pub const GROWTH_ALLOWED: f64 = 0.2;
+
+/// How many seconds a median duration must also grow by to be a
+/// regression: finer changes are the noise of a shared CI machine.
+pub const DURATION_NOISE: f64 = 0.5;
+
+/// A whole `check` run (or the merge of shards' runs).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Report {
+    /// The suite file, as named on the command line.
+    pub suite: String,
+    /// `K/N` when this is one shard's report.
+    pub shard: Option<String>,
+    /// Cases that passed.
+    pub passed: usize,
+    /// Cases that failed an expectation, a comparison or a budget.
+    pub failed: usize,
+    /// Cases that ended in an error.
+    pub errors: usize,
+    /// The exit code of the run (before regressions, which `--fail-on-regression` adds).
+    pub exit_code: u8,
+    /// Seconds the run took (a merge: its longest shard's).
+    pub time: f64,
+    /// Every case, in suite order.
+    pub cases: Vec<CaseReport>,
+    /// The comparison with `--baseline`, when one was given.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub baseline: Option<Baseline>,
+}
+
+/// Seconds, to the millisecond.
+pub fn seconds(duration: Duration) -> f64 {
+    (duration.as_secs_f64() * 1000.0).round() / 1000.0
+}
+
+/// The median of `values` (the mean of the middle two for an even count);
+/// None when there are none.
+fn median(mut values: Vec<f64>) -> Option<f64> {
+    if values.is_empty() {
+        return None;
+    }
+    values.sort_by(f64::total_cmp);
+    let middle = values.len() / 2;
+    Some(if values.len() % 2 == 0 {
+        (values[middle - 1] + values[middle]) / 2.0
+    } else {
+        values[middle]
+    })
+}
+
+impl CaseReport {
+    /// A case from its runs: it passes when at least `required_pass_rate`
+    /// of them passed. Otherwise it failed with the count and each run's
+    /// reasons; or, when no run failed an expectation, it errored as its
+    /// first erroring run did.
+    pub fn new(index: usize, name: &str, required_pass_rate: f64, runs: Vec<RunReport>) -> CaseReport {
+        let total = runs.len();
+        let passed = runs.iter().filter(|run| run.status == Status::Passed).count();
+        let needed = (required_pass_rate * total as f64).ceil() as usize;
+        let first_error = runs.iter().find(|run| run.status == Status::Error);
+        let any_failed = runs.iter().any(|run| run.status == Status::Failed);
+        let (status, exit_code) = match (passed >= needed, any_failed, first_error) {
+            (true, ..) => (Status::Passed, 0),
+            (false, false, Some(run)) => (Status::Error, run.exit_code),
+            _ => (Status::Failed, Kind::Expectation.exit_code()),
+        };
+        let messages = match (status, total) {
+            (Status::Passed, _) => Vec::new(),
+            (_, 1) => runs[0].messages.clone(),
+            _ => std::iter::once(format!(
+                "{passed} of {total} runs passed; pass_rate {required_pass_rate} needs {needed}"
+            ))
+            .chain(
+                runs.iter()
+                    .filter(|run| run.status != Status::Passed)
+                    .map(|run| format!("run {}: {}", run.run, run.messages.join("; "))),
+            )
+            .collect(),
+        };
+        let of_runs = |figure: fn(&RunReport) -> Option<f64>| median(runs.iter().filter_map(figure).collect());
+        let medians = Medians {
+            duration: of_runs(|run| Some(run.duration)).unwrap_or(0.0),
+            first_byte: of_runs(|run| run.first_byte),
+            total_tokens: of_runs(|run| run.usage.map(|usage| usage.total_tokens as f64)),
+            llm_calls: of_runs(|run| run.usage.map(|usage| usage.llm_calls as f64)),
+        };
+        CaseReport {
+            index,
+            name: name.to_string(),
+            status,
+            messages,
+            exit_code,
+            passed_runs: passed,
+            pass_rate: if total == 0 { 0.0 } else { passed as f64 / total as f64 },
+            required_pass_rate,
+            medians,
+            runs,
+        }
+    }
+}
+
+impl Report {
+    /// The report of `cases` (any order: they are put in suite order).
+    pub fn new(suite: &str, shard: Option<String>, mut cases: Vec<CaseReport>, time: f64) -> Report {
+        cases.sort_by_key(|case| case.index);
+        let count = |status: Status| cases.iter().filter(|case| case.status == status).count();
+        let mut report = Report {
+            suite: suite.to_string(),
+            shard,
+            passed: count(Status::Passed),
+            failed: count(Status::Failed),
+            errors: count(Status::Error),
+            exit_code: 0,
+            time,
+            cases,
+            baseline: None,
+        };
+        report.exit_code = report.failure().map_or(0, Kind::exit_code);
+        report
+    }
+
+    /// None when every case passed; an expectation failure when one failed;
+    /// otherwise the kind of the first case that errored (the same for all
+    /// when, say, the service was down for every case).
+    pub fn failure(&self) -> Option<Kind> {
+        if self.failed > 0 {
+            return Some(Kind::Expectation);
+        }
+        self.cases
+            .iter()
+            .find(|case| case.status == Status::Error)
+            .map(|case| Kind::from_exit_code(case.exit_code))
+    }
+
+    /// Reads a JSON report written by `check -o json` (or `check merge`).
+    pub fn read(path: &std::path::Path, flag: &str) -> Result<Report> {
+        let text = std::fs::read_to_string(path)
+            .map_err(|err| usage(format!("{flag} {}: cannot read it: {err}", path.display())))?;
+        serde_json::from_str(&text).map_err(|err| {
+            usage(format!(
+                "{flag} {}: not a report of 'analyst check -o json': {err}",
+                path.display()
+            ))
+        })
+    }
+
+    /// One report of the shards' reports, as one unsharded run would have
+    /// given it. Refused: a case in two reports, a shard given twice, and
+    /// a set of `K/N` shards with one missing.
+    pub fn merge(reports: Vec<(String, Report)>) -> Result<Report> {
+        let mut shards: Vec<(u32, u32, &str)> = Vec::new();
+        for (file, report) in &reports {
+            if let Some(shard) = &report.shard {
+                let (k, n) =
+                    crate::cli::parse_shard(shard).map_err(|err| usage(format!("{file}: shard {shard:?}: {err}")))?;
+                if let Some((_, _, other)) = shards.iter().find(|(other_k, ..)| *other_k == k) {
+                    return Err(usage(format!("{file} and {other} are both shard {shard}")));
+                }
+                if let Some((_, other_n, other)) = shards.iter().find(|(_, other_n, _)| *other_n != n) {
+                    return Err(usage(format!(
+                        "{file} is a shard of {n}, {other} a shard of {other_n}: merge the shards of one run"
+                    )));
+                }
+                shards.push((k, n, file));
+            }
+        }
+        if let Some(&(_, n, _)) = shards.first() {
+            let missing: Vec<String> = (1..=n)
+                .filter(|k| !shards.iter().any(|(other, ..)| other == k))
+                .map(|k| format!("{k}/{n}"))
+                .collect();
+            if !missing.is_empty() {
+                return Err(usage(format!(
+                    "shard {} missing: merge the reports of all {n} shards",
+                    missing.join(", ")
+                )));
+            }
+        }
+        let suite = reports
+            .first()
+            .map(|(_, report)| report.suite.clone())
+            .unwrap_or_default();
+        let time = reports.iter().map(|(_, report)| report.time).fold(0.0, f64::max);
+        let mut cases: Vec<CaseReport> = Vec::new();
+        for (file, report) in reports {
+            for case in report.cases {
+                if cases.iter().any(|other| other.name == case.name) {
+                    return Err(usage(format!(
+                        "{file}: case {:?} is in another report too: merge each shard's report once",
+                        case.name
+                    )));
+                }
+                cases.push(case);
+            }
+        }
+        Ok(Report::new(&suite, None, cases, time))
+    }
+
+    /// Compares with a `baseline` run: cases that newly fail, whose pass
+    /// rate dropped, or whose median duration or tokens grew by more than
+    /// [`GROWTH_ALLOWED`] (a duration also by more than [`DURATION_NOISE`]).
+    /// Cases the baseline lacks are new, not regressed.
+    pub fn compare_with(&mut self, file: &str, baseline: &Report) {
+        let mut regressions = Vec::new();
+        for case in &self.cases {
+            let Some(before) = baseline.cases.iter().find(|before| before.name == case.name) else {
+                continue;
+            };
+            let mut reasons = Vec::new();
+            if before.status == Status::Passed && case.status != Status::Passed {
+                reasons.push(format!("newly {}", status_word(case.status)));
+            }
+            if case.pass_rate < before.pass_rate {
+                reasons.push(format!(
+                    "pass rate dropped from {:.2} to {:.2}",
+                    before.pass_rate, case.pass_rate
+                ));
+            }
+            let grew = |what: &str, was: Option<f64>, now: Option<f64>, unit: &str, noise: f64| match (was, now) {
+                (Some(was), Some(now)) if was > 0.0 && now > was * (1.0 + GROWTH_ALLOWED) && now - was > noise => {
+                    Some(format!(
+                        "median {what} up {:.0}% ({was}{unit} to {now}{unit})",
+                        (now / was - 1.0) * 100.0
+                    ))
+                }
+                _ => None,
+            };
+            reasons.extend(grew(
+                "duration",
+                Some(before.medians.duration),
+                Some(case.medians.duration),
+                "s",
+                DURATION_NOISE,
+            ));
+            reasons.extend(grew(
+                "tokens",
+                before.medians.total_tokens,
+                case.medians.total_tokens,
+                "",
+                0.0,
+            ));
+            if !reasons.is_empty() {
+                regressions.push(Regression {
+                    name: case.name.clone(),
+                    reasons,
+                });
+            }
+        }
+        self.baseline = Some(Baseline {
+            file: file.to_string(),
+            regressions,
+        });
+    }
+
+    /// The regressions found by [`Report::compare_with`] (none without a baseline).
+    pub fn regressions(&self) -> &[Regression] {
+        self.baseline.as_ref().map_or(&[], |baseline| &baseline.regressions)
+    }
+}
+
+fn status_word(status: Status) -> &'static str {
+    match status {
+        Status::Passed => "passing",
+        Status::Failed => "failing",
+        Status::Error => "erroring",
+    }
+}
+
+/// A status as the JSON report spells it.
+fn status_name(status: Status) -> &'static str {
+    match status {
+        Status::Passed => "passed",
+        Status::Failed => "failed",
+        Status::Error => "error",
+    }
+}
+
+fn short_seconds(seconds: f64) -> String {
+    format!("{seconds:.1}s")
+}
+
+/// What a run spent, for people: `1280 tokens, 3 LLM calls`.
+fn spent(usage: Option<Usage>) -> Option<String> {
+    usage.map(|usage| format!("{} tokens, {} LLM calls", usage.total_tokens, usage.llm_calls))
+}
+
+/// The people's line(s) for a finished run: `PASS  name  2.1s (first byte …;
+/// 1280 tokens, 3 LLM calls)`, or `FAIL`/`ERROR` with the reasons on the
+/// following lines. `of` is the number of runs of the case.
+pub fn run_summary(name: &str, run: &RunReport, of: usize) -> String {
     let mut parts = Vec::new();
     for (label, at) in [
-        ("first byte", t.first_byte),
-        ("first SQL", t.first_sql),
-        ("answer", t.answer),
+        ("first byte", run.first_byte),
+        ("first SQL", run.first_sql),
+        ("answer", run.answer),
     ] {
         if let Some(at) = at {
             parts.push(format!("{label} {}", short_seconds(at)));
         }
     }
-    let timing = if parts.is_empty() {
-        short_seconds(t.total)
+    let mut details = parts.join(", ");
+    if let Some(spent) = spent(run.usage) {
+        details = if details.is_empty() {
+            spent
+        } else {
+            format!("{details}; {spent}")
+        };
+    }
+    let timing = if details.is_empty() {
+        short_seconds(run.duration)
     } else {
-        format!("{} ({})", short_seconds(t.total), parts.join(", "))
+        format!("{} ({details})", short_seconds(run.duration))
     };
-    let name = match result.run {
-        Some((run, runs)) => format!("{} (run {run} of {runs})", result.name),
-        None => result.name.clone(),
+    let name = if of > 1 {
+        format!("{name} (run {} of {of})", run.run)
+    } else {
+        name.to_string()
     };
-    match &result.verdict {
-        Verdict::Passed => format!("PASS  {name}  {timing}"),
-        Verdict::Failed(lines) => {
-            let reasons: Vec<String> = lines.iter().map(|line| format!("      {line}")).collect();
-            format!("FAIL  {name}  {timing}\n{}", reasons.join("\n"))
-        }
-        Verdict::Error { kind, message } => {
-            format!("ERROR {name}  {timing}\n      {message} (exit {})", kind.exit_code())
-        }
+    verdict_lines(run.status, &name, &timing, &run.messages, run.exit_code)
+}
+
+/// The people's line(s) for a repeated case once all its runs are in.
+pub fn case_summary(case: &CaseReport) -> String {
+    let mut figures = format!("median {}", short_seconds(case.medians.duration));
+    if let Some(tokens) = case.medians.total_tokens {
+        figures.push_str(&format!(", {tokens} tokens"));
+    }
+    let what = format!("{} of {} runs passed ({figures})", case.passed_runs, case.runs.len());
+    verdict_lines(case.status, &case.name, &what, &case.messages, case.exit_code)
+}
+
+/// A case's lines for people: its run's when it ran once, else the case's
+/// summary.
+pub fn case_lines(case: &CaseReport) -> String {
+    match case.runs.as_slice() {
+        [run] => run_summary(&case.name, run, 1),
+        _ => case_summary(case),
     }
 }
 
-/// Counts of passed, failed and errored cases.
-pub fn counts(results: &[CaseResult]) -> (usize, usize, usize) {
-    results.iter().fold((0, 0, 0), |(p, f, e), r| match r.verdict {
-        Verdict::Passed => (p + 1, f, e),
-        Verdict::Failed(_) => (p, f + 1, e),
-        Verdict::Error { .. } => (p, f, e + 1),
-    })
+fn verdict_lines(status: Status, name: &str, what: &str, messages: &[String], exit_code: u8) -> String {
+    let reasons: Vec<String> = messages.iter().map(|line| format!("      {line}")).collect();
+    match status {
+        Status::Passed => format!("PASS  {name}  {what}"),
+        Status::Failed => format!("FAIL  {name}  {what}\n{}", reasons.join("\n")),
+        Status::Error => format!("ERROR {name}  {what}\n{} (exit {exit_code})", reasons.join("\n")),
+    }
 }
 
-/// JUnit XML: one `testsuite` of one `testcase` per case, `failure` for
-/// unmet expectations, `error` for failed requests and streams, `time` in
-/// seconds, and the chat id and timings in `system-out`.
-pub fn junit(suite: &str, results: &[CaseResult], total: Duration, out: &mut impl Write) -> io::Result<()> {
-    let (_, failed, errors) = counts(results);
-    let tests = results.len();
+/// The figures of a case as `name=value` pairs: its pass rate and
+/// medians, then each run's ids, timings and usage (`run.K.…`).
+fn properties(case: &CaseReport) -> Vec<(String, String)> {
+    let mut properties = vec![
+        ("passRate".to_string(), case.pass_rate.to_string()),
+        ("requiredPassRate".to_string(), case.required_pass_rate.to_string()),
+        ("passedRuns".to_string(), case.passed_runs.to_string()),
+        ("runs".to_string(), case.runs.len().to_string()),
+        ("median.duration".to_string(), case.medians.duration.to_string()),
+    ];
+    let optional = [
+        ("median.firstByte", case.medians.first_byte),
+        ("median.totalTokens", case.medians.total_tokens),
+        ("median.llmCalls", case.medians.llm_calls),
+    ];
+    for (name, value) in optional {
+        if let Some(value) = value {
+            properties.push((name.to_string(), value.to_string()));
+        }
+    }
+    for run in &case.runs {
+        let mut add = |name: &str, value: String| properties.push((format!("run.{}.{name}", run.run), value));
+        add("status", status_name(run.status).to_string());
+        add("exitCode", run.exit_code.to_string());
+        add("duration", run.duration.to_string());
+        for (name, value) in [("chatId", &run.chat_id), ("messageId", &run.message_id)] {
+            if let Some(value) = value {
+                add(name, value.clone());
+            }
+        }
+        for (name, value) in [
+            ("firstByte", run.first_byte),
+            ("firstSql", run.first_sql),
+            ("answer", run.answer),
+        ] {
+            if let Some(value) = value {
+                add(name, value.to_string());
+            }
+        }
+        if let Some(usage) = run.usage {
+            for (name, value) in [
+                ("inputTokens", usage.input_tokens),
+                ("outputTokens", usage.output_tokens),
+                ("cacheReadTokens", usage.cache_read_tokens),
+                ("cacheWriteTokens", usage.cache_write_tokens),
+                ("totalTokens", usage.total_tokens),
+                ("llmCalls", usage.llm_calls),
+            ] {
+                add(name, value.to_string());
+            }
+        }
+    }
+    properties
+}
+
+/// JUnit XML: one `testsuite` of one `testcase` per case (its runs
+/// together; `time` is their sum), `failure` for unmet expectations,
+/// `error` for failed requests and streams, the figures as `properties`,
+/// and the saved streams in `system-out`.
+pub fn junit(report: &Report, out: &mut impl Write) -> io::Result<()> {
+    let Report {
+        passed,
+        failed,
+        errors,
+        time,
+        ..
+    } = report;
+    let tests = passed + failed + errors;
+    let suite = escape_markup(&report.suite);
     writeln!(out, r#"<?xml version="1.0" encoding="UTF-8"?>"#)?;
     writeln!(
         out,
-        r#"<testsuites name="analyst check" tests="{tests}" failures="{failed}" errors="{errors}" time="{}">"#,
-        seconds(total)
+        r#"<testsuites name="analyst check" tests="{tests}" failures="{failed}" errors="{errors}" time="{time:.3}">"#
     )?;
     writeln!(
         out,
-        r#"  <testsuite name="{}" tests="{tests}" failures="{failed}" errors="{errors}" skipped="0" time="{}">"#,
-        escape_markup(suite),
-        seconds(total)
+        r#"  <testsuite name="{suite}" tests="{tests}" failures="{failed}" errors="{errors}" skipped="0" time="{time:.3}">"#
     )?;
-    for result in results {
-        write!(
+    for case in &report.cases {
+        let time: f64 = case.runs.iter().map(|run| run.duration).sum();
+        writeln!(
             out,
-            r#"    <testcase name="{}" classname="{}" time="{}">"#,
-            escape_markup(&result.name),
-            escape_markup(suite),
-            seconds(result.timings.total)
+            r#"    <testcase name="{}" classname="{suite}" time="{time:.3}">"#,
+            escape_markup(&case.name)
         )?;
-        match &result.verdict {
-            Verdict::Passed => {}
-            Verdict::Failed(lines) => write!(
+        writeln!(out, "      <properties>")?;
+        for (name, value) in properties(case) {
+            writeln!(
                 out,
-                "\n      <failure type=\"expectation\" message=\"{}\">{}</failure>",
-                escape_markup(lines.first().map_or("", String::as_str)),
-                escape_markup(&lines.join("\n"))
-            )?,
-            Verdict::Error { kind, message } => write!(
+                r#"        <property name="{}" value="{}"/>"#,
+                escape_markup(&name),
+                escape_markup(&value)
+            )?;
+        }
+        writeln!(out, "      </properties>")?;
+        let first = escape_markup(case.messages.first().map_or("", String::as_str));
+        let all = escape_markup(&case.messages.join("\n"));
+        match case.status {
+            Status::Passed => {}
+            Status::Failed => writeln!(
                 out,
-                "\n      <error type=\"exit {}\" message=\"{}\">{}</error>",
-                kind.exit_code(),
-                escape_markup(message),
-                escape_markup(message)
+                r#"      <failure type="expectation" message="{first}">{all}</failure>"#
+            )?,
+            Status::Error => writeln!(
+                out,
+                r#"      <error type="exit {}" message="{first}">{all}</error>"#,
+                case.exit_code
             )?,
         }
-        let t = &result.timings;
-        let mut system_out = format!("time to first byte: {}", t.first_byte.map_or("-".into(), seconds));
-        system_out.push_str(&format!(
-            "\ntime to first SQL result: {}",
-            t.first_sql.map_or("-".into(), seconds)
-        ));
-        system_out.push_str(&format!(
-            "\ntime to final answer: {}",
-            t.answer.map_or("-".into(), seconds)
-        ));
-        if let Some(chat) = &result.chat_id {
-            system_out.push_str(&format!("\nchat: {chat}"));
+        let saved: Vec<String> = case
+            .runs
+            .iter()
+            .flat_map(|run| run.saved.iter().map(|path| format!("saved: {path}")))
+            .collect();
+        if !saved.is_empty() {
+            writeln!(
+                out,
+                "      <system-out>{}</system-out>",
+                escape_markup(&saved.join("\n"))
+            )?;
         }
-        for path in &result.saved {
-            system_out.push_str(&format!("\nsaved: {}", path.display()));
-        }
-        write!(
-            out,
-            "\n      <system-out>{}</system-out>\n    </testcase>\n",
-            escape_markup(&system_out)
-        )?;
+        writeln!(out, "    </testcase>")?;
     }
     writeln!(out, "  </testsuite>\n</testsuites>")
 }
 
-/// TAP version 13: `ok`/`not ok` per case, with a YAML block of reasons.
-pub fn tap(results: &[CaseResult], out: &mut impl Write) -> io::Result<()> {
-    writeln!(out, "TAP version 13\n1..{}", results.len())?;
-    for (i, result) in results.iter().enumerate() {
+/// TAP version 13: `ok`/`not ok` per case, each with a YAML block of its
+/// figures (and its reasons when it did not pass).
+pub fn tap(report: &Report, out: &mut impl Write) -> io::Result<()> {
+    writeln!(out, "TAP version 13\n1..{}", report.cases.len())?;
+    for (i, case) in report.cases.iter().enumerate() {
         // One line, nothing that acts on a terminal, `#` not a directive.
-        let name = visible(&result.name).replace('#', "\\#").replace('\n', "\\n");
-        let reasons: Vec<String> = match &result.verdict {
-            Verdict::Passed => {
-                writeln!(out, "ok {} - {name}", i + 1)?;
-                continue;
-            }
-            Verdict::Failed(lines) => lines.clone(),
-            Verdict::Error { kind, message } => vec![format!("{message} (exit {})", kind.exit_code())],
-        };
-        writeln!(out, "not ok {} - {name}", i + 1)?;
+        let name = visible(&case.name).replace('#', "\\#").replace('\n', "\\n");
+        let ok = if case.status == Status::Passed { "ok" } else { "not ok" };
+        writeln!(out, "{ok} {} - {name}", i + 1)?;
         writeln!(out, "  ---")?;
-        writeln!(out, "  message: {}", json!(reasons.join("; ")))?;
-        writeln!(out, "  duration_ms: {}", result.timings.total.as_millis())?;
+        if case.status != Status::Passed {
+            writeln!(out, "  message: {}", json!(case.messages.join("; ")))?;
+            writeln!(out, "  exit_code: {}", case.exit_code)?;
+        }
+        writeln!(out, "  duration_ms: {}", (case.medians.duration * 1000.0).round())?;
+        writeln!(out, "  pass_rate: {}", case.pass_rate)?;
+        for (name, value) in properties(case) {
+            writeln!(out, "  {name}: {}", json!(value))?;
+        }
         writeln!(out, "  ...")?;
     }
     Ok(())
 }
 
-/// A case (or one run of it) in the JSON report.
-fn case_json(r: &CaseResult) -> serde_json::Value {
-    let secs = |d: Option<Duration>| d.map(|d| (d.as_secs_f64() * 1000.0).round() / 1000.0);
-    let (status, messages, code) = match &r.verdict {
-        Verdict::Passed => ("passed", vec![], 0),
-        Verdict::Failed(lines) => ("failed", lines.clone(), Kind::Expectation.exit_code()),
-        Verdict::Error { kind, message } => ("error", vec![message.clone()], kind.exit_code()),
-    };
-    json!({
-        "name": r.name, "status": status, "messages": messages, "exitCode": code,
-        "chatId": r.chat_id,
-        "timings": {
-            "firstByte": secs(r.timings.first_byte), "firstSql": secs(r.timings.first_sql),
-            "answer": secs(r.timings.answer), "total": secs(Some(r.timings.total)),
-        },
-        "saved": r.saved.iter().map(|p| p.display().to_string()).collect::<Vec<_>>(),
-    })
-}
-
-/// One JSON document of the run: counts, and per case its status, reasons,
-/// exit code, chat id, timings (seconds) and saved streams.
-pub fn json(suite: &str, results: &[CaseResult], total: Duration, out: &mut impl Write) -> io::Result<()> {
-    let (passed, failed, errors) = counts(results);
-    let secs = |d: Option<Duration>| d.map(|d| (d.as_secs_f64() * 1000.0).round() / 1000.0);
-    let cases: Vec<_> = results
-        .iter()
-        .map(|r| {
-            let mut case = case_json(r);
-            if !r.runs.is_empty() {
-                let passed = r.runs.iter().filter(|run| run.verdict == Verdict::Passed).count();
-                case["passedRuns"] = json!(passed);
-                case["runs"] = json!(r.runs.iter().map(case_json).collect::<Vec<_>>());
-            }
-            case
-        })
-        .collect();
-    let document = json!({
-        "suite": suite, "passed": passed, "failed": failed, "errors": errors,
-        "time": secs(Some(total)), "cases": cases,
-    });
-    serde_json::to_writer_pretty(&mut *out, &document).map_err(io::Error::other)?;
+/// The report as one JSON document.
+pub fn json(report: &Report, out: &mut impl Write) -> io::Result<()> {
+    serde_json::to_writer_pretty(&mut *out, report).map_err(io::Error::other)?;
     writeln!(out)
 }

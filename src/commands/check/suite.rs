@@ -14,8 +14,9 @@ use toml::Spanned;
 
 use crate::cli::parse_duration;
 use crate::error::usage;
+use crate::expect::Comparison;
 use crate::results::Pick;
-use crate::settings::{Expectations, IdentityInput, SessionSettings};
+use crate::settings::{DataSettings, Expectations, IdentityInput, SessionSettings};
 
 /// The most runs a case may ask for (`repeat`).
 pub const MAX_REPEAT: i64 = 1000;
@@ -50,6 +51,10 @@ struct Fields {
     max_llm_calls: Option<u64>,
     repeat: Option<Spanned<i64>>,
     pass_rate: Option<Spanned<f64>>,
+    reference_sql: Option<Spanned<String>>,
+    expect_rows: Option<Spanned<Vec<Vec<toml::Value>>>>,
+    ordered: Option<bool>,
+    tolerance: Option<Spanned<f64>>,
 }
 
 /// A follow-up question: a string, or a table with its own expectations.
@@ -88,12 +93,44 @@ pub struct Turn {
     pub question: String,
     /// What the answer must show.
     pub expectations: Expectations,
+    /// The rows its selected result must hold.
+    pub rows: Option<ExpectedRows>,
+}
+
+/// The rows a turn's selected result must hold, and how they are compared.
+#[derive(Clone, Debug)]
+pub struct ExpectedRows {
+    /// Where they come from.
+    pub source: RowsSource,
+    /// In order or sorted; the tolerance for numbers.
+    pub how: Comparison,
+}
+
+/// Where expected rows come from.
+#[derive(Clone, Debug)]
+pub enum RowsSource {
+    /// `expect_rows`: written in the suite.
+    Inline(Vec<Vec<Value>>),
+    /// `reference_sql`: run through the data query API, once per case.
+    Sql(String),
+}
+
+impl RowsSource {
+    /// The suite field that gave the rows, as failure lines name it.
+    pub fn field(&self) -> &'static str {
+        match self {
+            RowsSource::Inline(_) => "expect_rows",
+            RowsSource::Sql(_) => "reference_sql",
+        }
+    }
 }
 
 /// A validated case: who asks, where, how long it may take, and its turns
 /// (later ones continue the first one's chat).
 #[derive(Clone, Debug)]
 pub struct Case {
+    /// Its place in the suite file (from 1).
+    pub index: usize,
     /// The case's name, unique in the suite.
     pub name: String,
     /// Who asks.
@@ -156,8 +193,9 @@ impl Budgets {
 }
 
 /// Reads and validates the suite at `path`. `base` is the identity from the
-/// command line and environment, which `[defaults]` and cases override.
-pub fn load(path: &Path, base: &IdentityInput) -> Result<Vec<Case>> {
+/// command line and environment, which `[defaults]` and cases override;
+/// `data` is the data query API, which a `reference_sql` needs.
+pub fn load(path: &Path, base: &IdentityInput, data: &DataSettings) -> Result<Vec<Case>> {
     let text = std::fs::read_to_string(path)
         .map_err(|err| usage(format!("cannot read the suite {}: {err}", path.display())))?;
     let file = path.display().to_string();
@@ -190,7 +228,7 @@ pub fn load(path: &Path, base: &IdentityInput) -> Result<Vec<Case>> {
     }
     let defaults = defaults.map(|(_, fields)| fields).unwrap_or_default();
     let mut cases: Vec<Case> = Vec::new();
-    for spanned in suite.cases {
+    for (index, spanned) in suite.cases.into_iter().enumerate() {
         let span = spanned.span();
         let case = spanned.into_inner();
         let place = at(span.clone());
@@ -227,6 +265,7 @@ pub fn load(path: &Path, base: &IdentityInput) -> Result<Vec<Case>> {
                 case.min_rows.or(defaults.min_rows),
                 &first_place,
             )?,
+            rows: expected_rows(&case, &defaults, data, &at)?,
         }];
         let follow_up_place = format!("{place}case \"{name}\", chat: ");
         for follow_up in &case.chat {
@@ -234,6 +273,7 @@ pub fn load(path: &Path, base: &IdentityInput) -> Result<Vec<Case>> {
                 FollowUp::Question(question) => Turn {
                     question: non_empty(question, &follow_up_place)?,
                     expectations: Expectations::default(),
+                    rows: None,
                 },
                 FollowUp::Turn(turn) => Turn {
                     question: non_empty(&turn.question, &follow_up_place)?,
@@ -244,6 +284,7 @@ pub fn load(path: &Path, base: &IdentityInput) -> Result<Vec<Case>> {
                         turn.min_rows,
                         &follow_up_place,
                     )?,
+                    rows: None,
                 },
             });
         }
@@ -282,6 +323,7 @@ pub fn load(path: &Path, base: &IdentityInput) -> Result<Vec<Case>> {
         let identity = identity(base, &defaults, &case, &at)?;
         let settings = identity.validate().map_err(|err| context(format!("{err:#}")))?;
         cases.push(Case {
+            index: index + 1,
             name,
             settings,
             branch: case
@@ -298,6 +340,57 @@ pub fn load(path: &Path, base: &IdentityInput) -> Result<Vec<Case>> {
         });
     }
     Ok(cases)
+}
+
+/// The rows a case's first turn must hold (`reference_sql` or
+/// `expect_rows`, the case's own before `[defaults]`'s), with `ordered`
+/// and `tolerance`; checked: not both, a tolerance of 0 or more, and the
+/// data query API set up for a `reference_sql`.
+fn expected_rows<'a>(
+    case: &Fields,
+    defaults: &Fields,
+    data: &DataSettings,
+    at: &impl Fn(Range<usize>) -> Place<'a>,
+) -> Result<Option<ExpectedRows>> {
+    let tolerance = match case.tolerance.as_ref().or(defaults.tolerance.as_ref()) {
+        Some(tolerance) if !(tolerance.get_ref().is_finite() && *tolerance.get_ref() >= 0.0) => {
+            return Err(usage(format!(
+                "{}tolerance must be a relative difference of 0 or more (0.001 = 0.1%)",
+                at(tolerance.span())
+            )))
+        }
+        Some(tolerance) => *tolerance.get_ref(),
+        None => 0.0,
+    };
+    let how = Comparison {
+        ordered: case.ordered.or(defaults.ordered).unwrap_or(false),
+        tolerance,
+    };
+    let sql = case.reference_sql.as_ref().or(defaults.reference_sql.as_ref());
+    let inline = case.expect_rows.as_ref().or(defaults.expect_rows.as_ref());
+    let source = match (sql, inline) {
+        (Some(sql), Some(_)) => {
+            return Err(usage(format!(
+                "{}give reference_sql or expect_rows, not both",
+                at(sql.span())
+            )))
+        }
+        (Some(sql), None) => {
+            if sql.get_ref().trim().is_empty() {
+                return Err(usage(format!("{}the SQL is empty", at(sql.span()))));
+            }
+            data.check()
+                .map_err(|err| usage(format!("{}it runs through the data query API: {err:#}", at(sql.span()))))?;
+            RowsSource::Sql(sql.get_ref().trim().to_string())
+        }
+        (None, Some(rows)) => RowsSource::Inline(
+            serde_json::to_value(rows.get_ref())
+                .and_then(serde_json::from_value)
+                .map_err(|err| usage(format!("{}{err}", at(rows.span()))))?,
+        ),
+        (None, None) => return Ok(None),
+    };
+    Ok(Some(ExpectedRows { source, how }))
 }
 
 /// Where something is in the suite: `file:line: ` (1-based).
@@ -408,7 +501,7 @@ mod tests {
             external_id: Some("ci-bot".into()),
             ..IdentityInput::default()
         };
-        let cases = load(&path, &base);
+        let cases = load(&path, &base, &DataSettings::default());
         let _ = std::fs::remove_dir_all(&dir);
         cases
     }
