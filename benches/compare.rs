@@ -1,6 +1,6 @@
 //! Speed and memory of `analyst` side by side with `cat`, `jq` and `curl`,
 //! in one run on one machine: `cargo bench --bench compare [-- --size MB
-//! --runs N --only replay|raw|rows|scale|chart|version]`.
+//! --runs N --only replay|raw|rows|scale|chart|check|version]`.
 //!
 //! It generates realistic inputs (a long chat stream with thousands of
 //! deltas, 100-row SQL results and a large `__state__` line; a data query
@@ -14,7 +14,9 @@
 //! that never finish (or 100,000 tool names) read in linear time (no slower
 //! than `jq -c .` over the same stream), and a 48 MB line of tiny rows read
 //! within 3× the line + 16 MiB in every mode but `json`; `-o svg` and
-//! `-o png` of a 100-row chart under 400 ms end to end. Times are the best of the runs;
+//! `-o png` of a 100-row chart under 400 ms end to end; `check` of 500
+//! cases × 3 runs with `--jobs 16` within 5% of the wall time the
+//! service's own pace allows, its memory flat from 100 to 500 cases. Times are the best of the runs;
 //! peak RSS is from GNU time (`%M`, the largest process of a pipeline).
 
 #[path = "../tests/support/mod.rs"]
@@ -31,7 +33,7 @@ use support::{Chunking, Emulator, Ending, Reply, Route, API_KEY, DATA_SECRET};
 struct Options {
     size_mb: usize,
     runs: usize,
-    /// `--only replay|raw|rows|scale|chart|version`: just that part of the table.
+    /// `--only replay|raw|rows|scale|chart|check|version`: just that part of the table.
     only: Option<String>,
 }
 
@@ -60,8 +62,8 @@ fn options() -> Options {
             .cloned(),
     };
     if let Some(only) = &options.only {
-        if !["replay", "raw", "rows", "scale", "chart", "version"].contains(&only.as_str()) {
-            eprintln!("--only takes replay, raw, rows, scale, chart or version, not {only}");
+        if !["replay", "raw", "rows", "scale", "chart", "check", "version"].contains(&only.as_str()) {
+            eprintln!("--only takes replay, raw, rows, scale, chart, check or version, not {only}");
             std::process::exit(2);
         }
     }
@@ -302,6 +304,108 @@ fn percentile(sorted: &[u64], p: f64) -> u64 {
         .get(((sorted.len() as f64 - 1.0) * p).round() as usize)
         .copied()
         .unwrap_or(0)
+}
+
+/// A suite of `cases` cases, each asked 3 times and checked.
+fn eval_suite(dir: &Path, cases: usize) -> PathBuf {
+    let path = dir.join(format!("evals-{cases}.toml"));
+    let mut text = String::from("[defaults]\nrepeat = 3\nexpect_answer = \"revenue\"\nmax_llm_calls = 5\n");
+    for i in 1..=cases {
+        text.push_str(&format!(
+            "\n[[case]]\nname = \"case {i}\"\nquestion = \"Revenue by month, take {i}?\"\n"
+        ));
+    }
+    std::fs::write(&path, text).unwrap();
+    path
+}
+
+/// `check` at scale: 500 cases × 3 runs with `--jobs 16` against an agent
+/// that takes its time, compared with the wall time the service's pace
+/// allows (a turn's time through curl × the rounds of 16), and its peak
+/// RSS compared with 100 cases'.
+fn check_at_scale(
+    emu: &Emulator,
+    dir: &Path,
+    analyst: &str,
+    runs: usize,
+    table: &mut Vec<(String, String, String, f64, String)>,
+    targets: &mut Vec<(String, bool)>,
+) {
+    const JOBS: usize = 16;
+    emu.agent(|a| a.delay = Duration::from_millis(5));
+    let env = format!(
+        "ANALYST_CHAT_URL='{}' ANALYST_API_KEY='{API_KEY}' ANALYST_EXTERNAL_ID=bench",
+        emu.chat_url()
+    );
+    let turn = measure(
+        &format!(
+            "curl -sN -X POST -H 'Authorization: Api-Key {API_KEY}' -H 'Content-Type: application/json' -d '{{\"input\":\"Q\",\"sessionSettings\":{{\"externalId\":\"bench\"}}}}' '{}' > /dev/null",
+            emu.chat_url()
+        ),
+        runs,
+        || {},
+    )
+    .best;
+    let mut peaks = Vec::new();
+    for cases in [100, 500] {
+        let suite = eval_suite(dir, cases);
+        let report = dir.join("check-time");
+        let command = format!(
+            "{env} /usr/bin/time -f '%e %U %S %M' -o {} {analyst} check -q --jobs {JOBS} {} > /dev/null",
+            report.display(),
+            suite.display()
+        );
+        let mut best: Option<(f64, f64, u64)> = None;
+        for _ in 0..runs.min(2) {
+            let status = Command::new("bash").args(["-c", &command]).status().unwrap();
+            assert!(status.success(), "failed: {command}");
+            let text = std::fs::read_to_string(&report).unwrap();
+            let fields: Vec<&str> = text.split_whitespace().rev().take(4).collect();
+            let (rss, sys, user, wall) = (
+                fields[0].parse::<u64>().unwrap(),
+                fields[1].parse::<f64>().unwrap(),
+                fields[2].parse::<f64>().unwrap(),
+                fields[3].parse::<f64>().unwrap(),
+            );
+            if best.is_none_or(|(best_wall, ..)| wall < best_wall) {
+                best = Some((wall, user + sys, rss));
+            }
+        }
+        let (wall, cpu, rss) = best.unwrap();
+        peaks.push(rss);
+        let total_runs = cases * 3;
+        let paced = total_runs.div_ceil(JOBS) as f64 * turn;
+        let overhead = (wall - paced).max(0.0) / wall;
+        table.push((
+            format!("check: {cases} cases × 3 runs, --jobs {JOBS}"),
+            format!("{wall:.2}s {}MiB, CPU {cpu:.2}s", rss / 1024),
+            format!("service pace {paced:.2}s ({turn:.3}s a turn)"),
+            0.0,
+            format!(
+                "overhead {:.1}% of the wall time; CPU {:.1}% of it",
+                overhead * 100.0,
+                cpu / wall * 100.0
+            ),
+        ));
+        if cases == 500 {
+            targets.push((
+                format!(
+                    "check 500×3: overhead under 5% of the wall time ({:.1}%)",
+                    overhead * 100.0
+                ),
+                overhead < 0.05,
+            ));
+        }
+    }
+    let (small, large) = (peaks[0], peaks[1]);
+    targets.push((
+        format!(
+            "check memory flat: 500 cases peak within 10% + 4 MiB of 100 cases' ({} vs {} MiB)",
+            large / 1024,
+            small / 1024
+        ),
+        large as f64 <= small as f64 * 1.1 + 4096.0,
+    ));
 }
 
 fn main() {
@@ -589,6 +693,10 @@ fn main() {
                 ours.best < 0.4,
             ));
         }
+    }
+
+    if options.wants("check") {
+        check_at_scale(&emu, &data, &analyst.to_string(), runs, &mut table, &mut targets);
     }
 
     if options.wants("version") {
