@@ -211,7 +211,7 @@ _analyst() {
             return 0
             ;;
         analyst__subcmd__ask)
-            opts="-o -v -q -h -V --chat-id --resume --branch --default-branch --output --query --tee --vega-config --scale --replay --fail-on-tool-error --all-rows --allow-partial --expect-answer --expect-sql --expect-tool --min-rows --data-url --chat-url --api-key-file --cube-token-file --external-id --internal-id --email --attr --group --security-context --persistent --ttl --timezone --no-authoring --verbose --quiet --connect-timeout --timeout --idle-timeout --retries --profile --help --version"
+            opts="-o -v -q -h -V --chat-id --resume --branch --default-branch --output --jq --output-file --query --tee --vega-config --scale --replay --fail-on-tool-error --all-rows --allow-partial --expect-answer --expect-sql --expect-tool --min-rows --data-url --chat-url --api-key-file --cube-token-file --external-id --internal-id --email --attr --group --security-context --persistent --ttl --timezone --no-authoring --verbose --quiet --connect-timeout --timeout --idle-timeout --retries --profile --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -235,6 +235,14 @@ _analyst() {
                     ;;
                 -o)
                     COMPREPLY=($(compgen -W "answer raw events json csv vega svg png html" -- "${cur}"))
+                    return 0
+                    ;;
+                --jq)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --output-file)
+                    COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
                 --query)
@@ -349,7 +357,7 @@ _analyst() {
             return 0
             ;;
         analyst__subcmd__check)
-            opts="-j -o -v -q -h -V --jobs --repeat --filter --shard --save --junit --tap --output --baseline --fail-on-regression --chat-url --api-key-file --cube-token-file --data-url --external-id --internal-id --email --attr --group --security-context --persistent --ttl --timezone --no-authoring --verbose --quiet --connect-timeout --timeout --idle-timeout --retries --profile --help --version merge help"
+            opts="-j -o -v -q -h -V --jobs --repeat --filter --shard --save --junit --tap --output --jq --output-file --baseline --fail-on-regression --chat-url --api-key-file --cube-token-file --data-url --external-id --internal-id --email --attr --group --security-context --persistent --ttl --timezone --no-authoring --verbose --quiet --connect-timeout --timeout --idle-timeout --retries --profile --help --version merge help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -389,6 +397,14 @@ _analyst() {
                     ;;
                 -o)
                     COMPREPLY=($(compgen -W "json" -- "${cur}"))
+                    return 0
+                    ;;
+                --jq)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --output-file)
+                    COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
                 --baseline)
@@ -513,7 +529,7 @@ _analyst() {
             return 0
             ;;
         analyst__subcmd__check__subcmd__merge)
-            opts="-o -v -q -h -V --junit --tap --output --baseline --fail-on-regression --verbose --quiet --connect-timeout --timeout --idle-timeout --retries --profile --help --version"
+            opts="-o -v -q -h -V --junit --tap --output --jq --output-file --baseline --fail-on-regression --verbose --quiet --connect-timeout --timeout --idle-timeout --retries --profile --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -529,6 +545,14 @@ _analyst() {
                     ;;
                 -o)
                     COMPREPLY=($(compgen -W "json" -- "${cur}"))
+                    return 0
+                    ;;
+                --jq)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --output-file)
+                    COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
                 --baseline)
@@ -737,7 +761,7 @@ _analyst() {
             return 0
             ;;
         analyst__subcmd__rows)
-            opts="-o -v -q -h -V --sql --sql-file --from --query --output --always --allow-partial --security-context --timezone --cache --data-url --verbose --quiet --connect-timeout --timeout --idle-timeout --retries --profile --help --version"
+            opts="-o -v -q -h -V --sql --sql-file --from --query --output --jq --output-file --always --allow-partial --security-context --timezone --cache --data-url --verbose --quiet --connect-timeout --timeout --idle-timeout --retries --profile --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -765,6 +789,14 @@ _analyst() {
                     ;;
                 -o)
                     COMPREPLY=($(compgen -W "csv tsv json ndjson" -- "${cur}"))
+                    return 0
+                    ;;
+                --jq)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --output-file)
+                    COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
                 --security-context)
@@ -811,7 +843,7 @@ _analyst() {
             return 0
             ;;
         analyst__subcmd__session)
-            opts="-o -v -q -h -V --output --base-url --deployment-id --branch --embed-tenant --creator-mode --display-name --picture --setting --api-key-file --external-id --internal-id --email --attr --group --security-context --persistent --ttl --timezone --no-authoring --verbose --quiet --connect-timeout --timeout --idle-timeout --retries --profile --help --version revoke help"
+            opts="-o -v -q -h -V --output --jq --output-file --base-url --deployment-id --branch --embed-tenant --creator-mode --display-name --picture --setting --api-key-file --external-id --internal-id --email --attr --group --security-context --persistent --ttl --timezone --no-authoring --verbose --quiet --connect-timeout --timeout --idle-timeout --retries --profile --help --version revoke help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -823,6 +855,14 @@ _analyst() {
                     ;;
                 -o)
                     COMPREPLY=($(compgen -W "text json" -- "${cur}"))
+                    return 0
+                    ;;
+                --jq)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --output-file)
+                    COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
                 --base-url)

@@ -52,6 +52,8 @@ vega\t'The selected result\'s Vega-Lite v5 spec with the rows merged in as data.
 svg\t'The selected result\'s chart drawn as SVG by Vega itself, in-process and offline'
 png\t'That chart as a PNG picture, text in a font shipped in analyst (at --scale)'
 html\t'One self-contained HTML page: question, answer, the chart inline, each result\'s SQL and rows'"
+complete -c analyst -n "__fish_analyst_using_subcommand ask" -l jq -d 'Filter the JSON output through a jq expression, as gh --jq does: strings print raw, other values as compact JSON, one per line' -r
+complete -c analyst -n "__fish_analyst_using_subcommand ask" -l output-file -d 'Write the output to FILE instead of stdout, atomically: FILE (created 0600) is replaced only when the command succeeds, never left partial' -r -F
 complete -c analyst -n "__fish_analyst_using_subcommand ask" -l query -d 'Which SQL result csv, vega and svg use: \'last\' (the last one that did not fail) or a 1-based index' -r
 complete -c analyst -n "__fish_analyst_using_subcommand ask" -l tee -d 'Also save the raw stream, byte for byte, to FILE' -r -F
 complete -c analyst -n "__fish_analyst_using_subcommand ask" -l vega-config -d 'For vega, svg, png and html: a Vega config merged into the chart\'s (a JSON file, or a theme of vega-themes: dark, excel, fivethirtyeight, ggplot2, googlecharts, latimes, powerbi, quartz, urbaninstitute, vox, carbonwhite, carbong10, carbong90, carbong100)' -r
@@ -113,6 +115,8 @@ complete -c analyst -n "__fish_analyst_using_subcommand abort" -s h -l help -d '
 complete -c analyst -n "__fish_analyst_using_subcommand abort" -s V -l version -d 'Print version'
 complete -c analyst -n "__fish_analyst_using_subcommand session; and not __fish_seen_subcommand_from revoke help" -s o -l output -d 'What to write on stdout' -r -f -a "text\t'The sessionId and a newline'
 json\t'{"sessionId": "…"}'"
+complete -c analyst -n "__fish_analyst_using_subcommand session; and not __fish_seen_subcommand_from revoke help" -l jq -d 'Filter the JSON output through a jq expression, as gh --jq does: strings print raw, other values as compact JSON, one per line' -r
+complete -c analyst -n "__fish_analyst_using_subcommand session; and not __fish_seen_subcommand_from revoke help" -l output-file -d 'Write the output to FILE instead of stdout, atomically: FILE (created 0600) is replaced only when the command succeeds, never left partial' -r -F
 complete -c analyst -n "__fish_analyst_using_subcommand session; and not __fish_seen_subcommand_from revoke help" -l base-url -d 'The account host, e.g. https://acme.cubecloud.dev' -r
 complete -c analyst -n "__fish_analyst_using_subcommand session; and not __fish_seen_subcommand_from revoke help" -l deployment-id -d 'The deployment the session is for (deploymentId; the service requires it)' -r
 complete -c analyst -n "__fish_analyst_using_subcommand session; and not __fish_seen_subcommand_from revoke help" -l branch -d 'The development branch to embed (branchName; production when left out)' -r
@@ -164,6 +168,8 @@ complete -c analyst -n "__fish_analyst_using_subcommand rows" -s o -l output -d 
 tsv\t'Tab-separated with a header row (\\t \\n \\r \\\\ escaped)'
 json\t'One JSON array of objects, numbers and booleans typed'
 ndjson\t'One JSON object per row, numbers and booleans typed'"
+complete -c analyst -n "__fish_analyst_using_subcommand rows" -l jq -d 'Filter the JSON output through a jq expression, as gh --jq does: strings print raw, other values as compact JSON, one per line' -r
+complete -c analyst -n "__fish_analyst_using_subcommand rows" -l output-file -d 'Write the output to FILE instead of stdout, atomically: FILE (created 0600) is replaced only when the command succeeds, never left partial' -r -F
 complete -c analyst -n "__fish_analyst_using_subcommand rows" -l security-context -d 'With ANALYST_DATA_SECRET: the signed token\'s payload, a JSON object or @FILE' -r
 complete -c analyst -n "__fish_analyst_using_subcommand rows" -l timezone -d 'Time zone for the query (passed to the data query API)' -r
 complete -c analyst -n "__fish_analyst_using_subcommand rows" -l cache -d 'Cache mode (passed to the data query API)' -r -f -a "stale-if-slow\t'Serve stale data if the query is slow'
@@ -189,6 +195,8 @@ complete -c analyst -n "__fish_analyst_using_subcommand check; and not __fish_se
 complete -c analyst -n "__fish_analyst_using_subcommand check; and not __fish_seen_subcommand_from merge help" -l save -d 'Keep each turn\'s raw stream in DIR (replay it with \'ask --replay\')' -r -F
 complete -c analyst -n "__fish_analyst_using_subcommand check; and not __fish_seen_subcommand_from merge help" -l junit -d 'Write a JUnit XML report to FILE (one testcase per case)' -r -F
 complete -c analyst -n "__fish_analyst_using_subcommand check; and not __fish_seen_subcommand_from merge help" -s o -l output -d 'Print one JSON document of all results on stdout' -r -f -a "json\t'One JSON document with every case\'s result and timings'"
+complete -c analyst -n "__fish_analyst_using_subcommand check; and not __fish_seen_subcommand_from merge help" -l jq -d 'Filter the JSON output through a jq expression, as gh --jq does: strings print raw, other values as compact JSON, one per line' -r
+complete -c analyst -n "__fish_analyst_using_subcommand check; and not __fish_seen_subcommand_from merge help" -l output-file -d 'Write the output to FILE instead of stdout, atomically: FILE (created 0600) is replaced only when the command succeeds, never left partial' -r -F
 complete -c analyst -n "__fish_analyst_using_subcommand check; and not __fish_seen_subcommand_from merge help" -l baseline -d 'Compare with an earlier -o json REPORT: list the cases that newly fail, whose pass rate dropped, or whose median duration or tokens grew by more than 20%' -r -F
 complete -c analyst -n "__fish_analyst_using_subcommand check; and not __fish_seen_subcommand_from merge help" -l chat-url -d 'The full Chat API URL from the agent settings (ends in /chat/stream-chat-state)' -r
 complete -c analyst -n "__fish_analyst_using_subcommand check; and not __fish_seen_subcommand_from merge help" -l api-key-file -d 'Read the API key from this file (\'-\' = stdin) instead of ANALYST_API_KEY' -r
@@ -219,6 +227,8 @@ complete -c analyst -n "__fish_analyst_using_subcommand check; and not __fish_se
 complete -c analyst -n "__fish_analyst_using_subcommand check; and not __fish_seen_subcommand_from merge help" -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c analyst -n "__fish_analyst_using_subcommand check; and __fish_seen_subcommand_from merge" -l junit -d 'Write a JUnit XML report to FILE (one testcase per case)' -r -F
 complete -c analyst -n "__fish_analyst_using_subcommand check; and __fish_seen_subcommand_from merge" -s o -l output -d 'Print one JSON document of all results on stdout' -r -f -a "json\t'One JSON document with every case\'s result and timings'"
+complete -c analyst -n "__fish_analyst_using_subcommand check; and __fish_seen_subcommand_from merge" -l jq -d 'Filter the JSON output through a jq expression, as gh --jq does: strings print raw, other values as compact JSON, one per line' -r
+complete -c analyst -n "__fish_analyst_using_subcommand check; and __fish_seen_subcommand_from merge" -l output-file -d 'Write the output to FILE instead of stdout, atomically: FILE (created 0600) is replaced only when the command succeeds, never left partial' -r -F
 complete -c analyst -n "__fish_analyst_using_subcommand check; and __fish_seen_subcommand_from merge" -l baseline -d 'Compare with an earlier -o json REPORT: list the cases that newly fail, whose pass rate dropped, or whose median duration or tokens grew by more than 20%' -r -F
 complete -c analyst -n "__fish_analyst_using_subcommand check; and __fish_seen_subcommand_from merge" -l connect-timeout -d 'How long to wait for a connection to the service' -r
 complete -c analyst -n "__fish_analyst_using_subcommand check; and __fish_seen_subcommand_from merge" -l timeout -d 'Wall-clock limit of the whole command (e.g. 90s, 5m); a running chat is aborted, exit 124' -r

@@ -269,6 +269,18 @@ pub struct CheckArgs {
     pub identity: IdentityArgs,
 }
 
+/// Where a command's data goes instead of plain stdout.
+#[derive(Debug, Args)]
+pub struct DestinationArgs {
+    /// Filter the JSON output through a jq expression, as gh --jq does: strings print raw, other values as compact JSON, one per line
+    #[arg(long, value_name = "EXPR")]
+    pub jq: Option<String>,
+
+    /// Write the output to FILE instead of stdout, atomically: FILE (created 0600) is replaced only when the command succeeds, never left partial
+    #[arg(long, value_name = "FILE")]
+    pub output_file: Option<PathBuf>,
+}
+
 /// Where a `check` report goes (`check` and `check merge`), and what it is
 /// compared with.
 #[derive(Debug, Args)]
@@ -284,6 +296,10 @@ pub struct ReportArgs {
     /// Print one JSON document of all results on stdout
     #[arg(short, long, value_enum, value_name = "MODE")]
     pub output: Option<CheckOutput>,
+
+    /// Where the data goes: --jq, --output-file.
+    #[command(flatten)]
+    pub destination: DestinationArgs,
 
     /// Compare with an earlier -o json REPORT: list the cases that newly fail, whose pass rate dropped, or whose median duration or tokens grew by more than 20%
     #[arg(long, value_name = "REPORT")]
@@ -405,6 +421,10 @@ pub struct RowsArgs {
     #[arg(short, long, value_enum, default_value_t = RowsOutput::Csv, value_name = "MODE")]
     pub output: RowsOutput,
 
+    /// Where the data goes: --jq, --output-file.
+    #[command(flatten)]
+    pub destination: DestinationArgs,
+
     /// Run the query even when the saved result is already complete
     #[arg(long)]
     pub always: bool,
@@ -493,6 +513,10 @@ pub struct SessionArgs {
     /// What to write on stdout
     #[arg(short, long, value_enum, default_value_t = SessionOutput::Text, value_name = "MODE")]
     pub output: SessionOutput,
+
+    /// Where the data goes: --jq, --output-file.
+    #[command(flatten)]
+    pub destination: DestinationArgs,
 
     /// The account host, e.g. https://acme.cubecloud.dev
     #[arg(long, env = "ANALYST_BASE_URL", value_name = "URL", help_heading = "Service")]
@@ -743,6 +767,10 @@ pub struct AskArgs {
     /// What to write on stdout
     #[arg(short, long, value_enum, default_value_t = OutputMode::Answer, value_name = "MODE")]
     pub output: OutputMode,
+
+    /// Where the data goes: --jq, --output-file.
+    #[command(flatten)]
+    pub destination: DestinationArgs,
 
     /// Which SQL result csv, vega and svg use: 'last' (the last one that did not fail) or a 1-based index
     #[arg(long, value_name = "WHICH", default_value = "last", value_parser = parse_query_selector)]

@@ -6,6 +6,7 @@
 //! this list (`tests/layout.rs` checks it):
 //! - [`cli`]: the clap definitions (the command-line contract);
 //! - [`error`]: failure kinds and the one map to exit codes;
+//! - [`jq`]: the `--jq` filter of JSON outputs;
 //! - [`output`]: stdout (data) and stderr (notes);
 //! - [`themes`]: Vega configs, named or from a file, and their merge;
 //! - [`results`]: SQL results in one table shape, picked and completed;
@@ -24,6 +25,7 @@ pub mod cli;
 pub mod commands;
 pub mod error;
 pub mod expect;
+pub mod jq;
 pub mod net;
 pub mod output;
 pub mod render;
@@ -61,8 +63,12 @@ where
         }
     };
     let (notes, command) = settings::resolve(&matches);
-    let mut out = Out::stdout();
-    let result = command.and_then(|command| match command {
+    let mut command = match command {
+        Ok(command) => command,
+        Err(err) => return report(&err, &notes),
+    };
+    let mut out = Out::to(command.take_destination());
+    let result = match command {
         Command::Ask(settings) => commands::ask::run(*settings, &notes, &mut out),
         Command::Abort(settings) => commands::abort::run(settings, &notes),
         Command::Session(settings) => commands::session::run(settings, &notes, &mut out),
@@ -71,7 +77,14 @@ where
         Command::Check(settings) => commands::check::run(settings, &notes, &mut out),
         Command::Merge(settings) => commands::check::merge(settings, &notes, &mut out),
         Command::Completions(target) => commands::completions::run(target, &mut out),
-    });
+    };
+    // The output ends as the command did: a --jq filter reads the rest, an
+    // --output-file is kept only on success.
+    let finished = out.finish(result.is_ok());
+    let result = match (result, finished) {
+        (Ok(()), Err(err)) => Err(err.into()),
+        (result, _) => result,
+    };
     match result {
         Ok(()) => error::SUCCESS,
         Err(err) => report(&err, &notes),

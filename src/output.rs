@@ -1,4 +1,5 @@
-//! Where bytes go: [`Out`] is the one buffered writer on stdout (data only),
+//! Where bytes go: [`Out`] is the one buffered writer of data (stdout, or
+//! an atomic `--output-file`, through `--jq` when asked),
 //! [`Notes`] writes the human notes, warnings and errors on stderr, and
 //! [`human`] writes a duration the way people do. Every secret the process
 //! knows is registered here ([`register_secret`]) and [`redact`]ed from
@@ -14,6 +15,7 @@ use std::time::Duration;
 use memchr::memmem::Finder;
 
 use crate::error::{fault_of_io, Fault, Kind};
+use crate::jq::JqFilter;
 
 /// What a secret is replaced with.
 const REDACTED: &str = "***";
@@ -67,44 +69,185 @@ pub fn redact(text: &str) -> Cow<'_, str> {
     }
 }
 
-/// The buffered stdout every renderer writes through. Errors are returned,
-/// never panicked on; a `BrokenPipe` means the reader left (see `exit`).
-/// On a terminal, control characters are made [`visible`]: text from the
-/// service never reaches a terminal with its escape sequences live.
+/// Where a command's data goes besides plain stdout, as the settings say:
+/// `--output-file` and `--jq`.
+#[derive(Debug, Default)]
+pub struct Destination {
+    /// `--output-file FILE`: written atomically instead of stdout.
+    pub file: Option<PathBuf>,
+    /// `--jq EXPR`, and whether each line of the output is a document of
+    /// its own (`events`, `ndjson`) or the whole output is one (`json`).
+    pub jq: Option<(JqFilter, JqInput)>,
+}
+
+/// What a `--jq` filter reads of the output.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum JqInput {
+    /// Each line is a JSON document, filtered as it is written.
+    EachLine,
+    /// The whole output is one JSON document, filtered when it ends.
+    Whole,
+}
+
+/// Where the bytes land: stdout, or the temporary file that becomes
+/// `--output-file` when the command succeeds.
+enum Target {
+    Stdout(BufWriter<Stdout>),
+    File {
+        path: PathBuf,
+        temporary: Option<BufWriter<tempfile::NamedTempFile>>,
+    },
+}
+
+/// The buffered output every renderer writes through: stdout, or an
+/// `--output-file` written atomically (a temporary file in the same
+/// folder, 0600, renamed over FILE when the command succeeds and removed
+/// when it fails, so FILE is never partial), optionally through a `--jq`
+/// filter. Errors are returned, never panicked on; a `BrokenPipe` means the
+/// reader left (see `exit`). On a terminal, control characters are made
+/// [`visible`]: text from the service never reaches a terminal with its
+/// escape sequences live. [`Out::finish`] ends it.
 pub struct Out {
-    writer: BufWriter<Stdout>,
+    target: Target,
     terminal: bool,
+    jq: Option<(JqFilter, JqInput)>,
+    /// What the filter has not read yet: a partial line, or the whole output.
+    pending: Vec<u8>,
 }
 
 impl Out {
     /// A writer on the process's stdout with a buffer sized for bulk output.
     pub fn stdout() -> Self {
+        Out::to(Destination::default())
+    }
+
+    /// A writer to `destination`.
+    pub fn to(destination: Destination) -> Self {
+        let (target, terminal) = match destination.file {
+            Some(path) => (Target::File { path, temporary: None }, false),
+            None => (
+                Target::Stdout(BufWriter::with_capacity(64 * 1024, io::stdout())),
+                io::stdout().is_terminal(),
+            ),
+        };
         Out {
-            writer: BufWriter::with_capacity(64 * 1024, io::stdout()),
-            terminal: io::stdout().is_terminal(),
+            target,
+            terminal,
+            jq: destination.jq,
+            pending: Vec::new(),
+        }
+    }
+
+    /// Ends the output: a `--jq` filter reads what is left; stdout is
+    /// flushed; an `--output-file` replaces FILE when `succeeded`, and is
+    /// dropped (FILE untouched) when not.
+    pub fn finish(mut self, succeeded: bool) -> io::Result<()> {
+        if let Some((filter, _)) = self.jq.take() {
+            let pending = std::mem::take(&mut self.pending);
+            if pending.iter().any(|byte| !byte.is_ascii_whitespace()) {
+                let mut filtered = Vec::new();
+                filter.run(&pending, &mut filtered)?;
+                self.emit(&filtered)?;
+            }
+        }
+        match self.target {
+            Target::Stdout(mut writer) => writer.flush().map_err(cannot_write_stdout),
+            Target::File { path, temporary } if succeeded => {
+                let temporary = match temporary {
+                    Some(temporary) => temporary,
+                    None => BufWriter::new(temporary_beside(&path)?),
+                };
+                let file = temporary.into_inner().map_err(io::IntoInnerError::into_error)?;
+                file.as_file().sync_all()?;
+                file.persist(&path)
+                    .map(drop)
+                    .map_err(|err| cannot_write_file(&path, err.error))
+            }
+            Target::File { .. } => Ok(()),
+        }
+    }
+
+    /// Writes bytes that passed the filter (if any) to the target.
+    fn emit(&mut self, bytes: &[u8]) -> io::Result<()> {
+        let shown = match self.terminal {
+            true => visible_bytes(bytes),
+            false => Cow::Borrowed(bytes),
+        };
+        match &mut self.target {
+            Target::Stdout(writer) => writer.write_all(&shown).map_err(cannot_write_stdout),
+            Target::File { path, temporary } => {
+                let writer = match temporary {
+                    Some(writer) => writer,
+                    None => temporary.insert(BufWriter::new(temporary_beside(path)?)),
+                };
+                writer.write_all(&shown).map_err(|err| cannot_write_file(path, err))
+            }
         }
     }
 }
 
+/// A private temporary file in `path`'s folder, to be renamed over it.
+fn temporary_beside(path: &Path) -> io::Result<tempfile::NamedTempFile> {
+    let folder = match path.parent() {
+        Some(folder) if !folder.as_os_str().is_empty() => folder,
+        _ => Path::new("."),
+    };
+    tempfile::Builder::new()
+        .prefix(".analyst-")
+        .tempfile_in(folder)
+        .map_err(|err| cannot_write_file(path, err))
+}
+
+/// A failure to write `--output-file`, as a [`Kind::CannotWrite`] fault.
+fn cannot_write_file(path: &Path, err: io::Error) -> io::Error {
+    if fault_of_io(&err).is_some() {
+        return err;
+    }
+    io::Error::new(
+        err.kind(),
+        Fault::new(
+            Kind::CannotWrite,
+            format!("cannot write --output-file {}: {err}", path.display()),
+        ),
+    )
+}
+
 impl Write for Out {
     fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
-        if self.terminal {
-            self.write_all(buf)?;
-            return Ok(buf.len());
-        }
-        self.writer.write(buf).map_err(cannot_write_stdout)
+        self.write_all(buf)?;
+        Ok(buf.len())
     }
 
     fn write_all(&mut self, buf: &[u8]) -> io::Result<()> {
-        let shown = match self.terminal {
-            true => visible_bytes(buf),
-            false => Cow::Borrowed(buf),
+        let Some((filter, input)) = &self.jq else {
+            return self.emit(buf);
         };
-        self.writer.write_all(&shown).map_err(cannot_write_stdout)
+        self.pending.extend_from_slice(buf);
+        if *input == JqInput::Whole {
+            return Ok(());
+        }
+        let Some(end) = memchr::memrchr(b'\n', &self.pending) else {
+            return Ok(());
+        };
+        let mut filtered = Vec::new();
+        for line in self.pending[..end].split(|&byte| byte == b'\n') {
+            if line.iter().any(|byte| !byte.is_ascii_whitespace()) {
+                filter.run(line, &mut filtered)?;
+            }
+        }
+        self.pending.drain(..=end);
+        self.emit(&filtered)
     }
 
     fn flush(&mut self) -> io::Result<()> {
-        self.writer.flush().map_err(cannot_write_stdout)
+        match &mut self.target {
+            Target::Stdout(writer) => writer.flush().map_err(cannot_write_stdout),
+            Target::File {
+                path,
+                temporary: Some(writer),
+            } => writer.flush().map_err(|err| cannot_write_file(path, err)),
+            Target::File { .. } => Ok(()),
+        }
     }
 }
 

@@ -19,7 +19,7 @@ use std::time::Duration;
 
 use anyhow::Result;
 use clap::parser::ValueSource;
-use clap::{ArgMatches, FromArgMatches};
+use clap::{ArgMatches, FromArgMatches, ValueEnum};
 use regex::Regex;
 use reqwest::Url;
 use serde::{Deserialize, Serialize};
@@ -27,11 +27,12 @@ use serde_json::{Map, Value};
 
 use crate::cli::{
     AbortArgs, AskArgs, ChatEndpointArgs, CheckAction, CheckArgs, CheckOutput, Cli, Command as CliCommand,
-    CompletionTarget, GlobalArgs, IdentityArgs, KeyArgs, OutputMode, QuerySelector, ReportArgs, RowsArgs, RowsOutput,
-    SessionAction, SessionArgs, SessionOutput, SessionRevokeArgs,
+    CompletionTarget, DestinationArgs, GlobalArgs, IdentityArgs, KeyArgs, OutputMode, QuerySelector, ReportArgs,
+    RowsArgs, RowsOutput, SessionAction, SessionArgs, SessionOutput, SessionRevokeArgs,
 };
 use crate::error::usage;
-use crate::output::{register_secret, shell_quote, Notes};
+use crate::jq::JqFilter;
+use crate::output::{register_secret, shell_quote, Destination, JqInput, Notes};
 use crate::results::Pick;
 use crate::themes;
 
@@ -157,6 +158,8 @@ pub struct AskSettings {
     pub source: AskSource,
     /// `-o`.
     pub output: OutputMode,
+    /// `--jq`, `--output-file`.
+    pub destination: Destination,
     /// `--query`: which SQL result `csv`, `vega` and `--min-rows` use.
     pub pick: Pick,
     /// `--tee FILE`.
@@ -205,6 +208,8 @@ pub struct SessionCommandSettings {
     pub identity: SessionSettings,
     /// `-o`.
     pub output: SessionOutput,
+    /// `--jq`, `--output-file`.
+    pub destination: Destination,
     /// Timeouts.
     pub network: Network,
 }
@@ -278,6 +283,8 @@ pub struct RowsSettings {
     pub pick: Pick,
     /// `-o`.
     pub output: RowsOutput,
+    /// `--jq`, `--output-file`.
+    pub destination: Destination,
     /// `--always`.
     pub always: bool,
     /// `--allow-partial`.
@@ -288,16 +295,49 @@ pub struct RowsSettings {
     pub network: Network,
 }
 
+/// `--jq` and `--output-file` as checked for an output: `jq_input` says
+/// how a filter reads it, or names the output mode it cannot filter.
+fn destination(args: DestinationArgs, jq_input: Result<JqInput, String>) -> Result<Destination> {
+    let jq = match (args.jq, jq_input) {
+        (None, _) => None,
+        (Some(expression), Ok(input)) => Some((JqFilter::compile(&expression)?, input)),
+        (Some(_), Err(mode)) => {
+            return Err(usage(format!(
+                "--jq filters JSON, and {mode} is not JSON: use it with -o json (or -o events, -o ndjson)"
+            )))
+        }
+    };
+    if let Some(path) = &args.output_file {
+        check_output_file("--output-file", path)?;
+        if path.is_dir() {
+            return Err(usage(format!("--output-file {}: that is a folder", path.display())));
+        }
+    }
+    Ok(Destination {
+        file: args.output_file,
+        jq,
+    })
+}
+
 /// The report flags of `check` and `check merge`, the `--junit` file
 /// checked to be writable.
 fn report_settings(args: ReportArgs) -> Result<ReportSettings> {
     if let Some(path) = &args.junit {
         check_output_file("--junit", path)?;
     }
+    let json = args.output == Some(CheckOutput::Json);
     Ok(ReportSettings {
+        destination: destination(
+            args.destination,
+            match (json, args.tap) {
+                (true, _) => Ok(JqInput::Whole),
+                (false, true) => Err("--tap".into()),
+                (false, false) => Err("a report without -o json".into()),
+            },
+        )?,
         junit: args.junit,
         tap: args.tap,
-        json: args.output == Some(CheckOutput::Json),
+        json,
         baseline: args.baseline,
         fail_on_regression: args.fail_on_regression,
     })
@@ -316,6 +356,8 @@ pub struct ReportSettings {
     pub baseline: Option<PathBuf>,
     /// `--fail-on-regression`.
     pub fail_on_regression: bool,
+    /// `--jq`, `--output-file`.
+    pub destination: Destination,
 }
 
 /// The settings of `analyst check merge`.
@@ -377,6 +419,22 @@ pub enum Command {
     Merge(MergeSettings),
     /// `analyst completions`.
     Completions(CompletionTarget),
+}
+
+impl Command {
+    /// Where the command's data goes (`--jq`, `--output-file`), taken out
+    /// of its settings for the one [`crate::output::Out`] of the process.
+    pub fn take_destination(&mut self) -> Destination {
+        let destination = match self {
+            Command::Ask(settings) => &mut settings.destination,
+            Command::Session(settings) => &mut settings.destination,
+            Command::Rows(settings) => &mut settings.destination,
+            Command::Check(settings) => &mut settings.report.destination,
+            Command::Merge(settings) => &mut settings.report.destination,
+            Command::Abort(_) | Command::RevokeSessions(_) | Command::Completions(_) => return Destination::default(),
+        };
+        std::mem::take(destination)
+    }
 }
 
 /// Resolves the parsed command line (with the environment and the profile)
@@ -527,7 +585,22 @@ impl Sources<'_> {
                 }
             }
         };
-        let stdout_is_terminal = std::io::stdout().is_terminal();
+        let destination = destination(
+            args.destination,
+            match args.output {
+                OutputMode::Json => Ok(JqInput::Whole),
+                OutputMode::Events => Ok(JqInput::EachLine),
+                other => Err(format!(
+                    "-o {}",
+                    other
+                        .to_possible_value()
+                        .map_or_else(String::new, |v| v.get_name().to_string())
+                )),
+            },
+        )?;
+        // The data goes to the terminal only when stdout is one and no
+        // --output-file takes it.
+        let stdout_is_terminal = destination.file.is_none() && std::io::stdout().is_terminal();
         if args.output == OutputMode::Png && stdout_is_terminal {
             return Err(usage(
                 "-o png writes a picture, not text: redirect stdout to a file (analyst ask -o png … > chart.png)",
@@ -541,6 +614,7 @@ impl Sources<'_> {
             source,
             display,
             output: args.output,
+            destination,
             pick,
             tee: args.tee,
             scale: args.scale,
@@ -633,6 +707,13 @@ impl Sources<'_> {
             embedding,
             identity,
             output: args.output,
+            destination: destination(
+                args.destination,
+                match args.output {
+                    SessionOutput::Json => Ok(JqInput::Whole),
+                    SessionOutput::Text => Err("-o text".into()),
+                },
+            )?,
             network,
         })
     }
@@ -697,6 +778,15 @@ impl Sources<'_> {
             sql,
             pick: pick(args.query),
             output: args.output,
+            destination: destination(
+                args.destination,
+                match args.output {
+                    RowsOutput::Json => Ok(JqInput::Whole),
+                    RowsOutput::Ndjson => Ok(JqInput::EachLine),
+                    RowsOutput::Csv => Err("-o csv".into()),
+                    RowsOutput::Tsv => Err("-o tsv".into()),
+                },
+            )?,
             always: args.always,
             allow_partial: args.allow_partial,
             data,

@@ -1,0 +1,197 @@
+//! `--jq EXPR` on every JSON output (a jq in the binary, as `gh --jq`) and
+//! `--output-file FILE` on every command that writes data (atomic, 0600,
+//! untouched on failure).
+
+mod support;
+
+use predicates::prelude::*;
+use support::*;
+
+/// The permission bits of the file at `path`.
+fn mode_of(path: &std::path::Path) -> u32 {
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::metadata(path).unwrap().permissions().mode() & 0o777
+}
+
+/// The names in `dir`, sorted.
+fn names_in(dir: &std::path::Path) -> Vec<String> {
+    let mut names: Vec<String> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|entry| entry.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    names
+}
+
+#[test]
+fn jq_filters_ask_json_and_events_strings_raw_and_numbers_exact() {
+    let replay = fixture("revenue-by-month.ndjson");
+    analyst()
+        .args(["ask", "-q", "--replay", &replay, "-o", "json", "--jq"])
+        .arg(".queries[0].rows[0], .queries[0].title, (.queries | length)")
+        .assert()
+        .success()
+        .stdout(
+            "{\"month\":\"2024-01-01T00:00:00.000\",\"orders_view.total_revenue\":1804250.5}\nRevenue by month, 2024\n1\n",
+        );
+    analyst()
+        .args(["ask", "-q", "--replay", &replay, "-o", "events", "--jq"])
+        .arg("select(.toolCall.result.data) | .toolCall.result.data | length")
+        .assert()
+        .success()
+        .stdout("12\n");
+    // Every digit survives the filter.
+    let stream = ChatStream::new("c-digits", Family::Cube)
+        .user("Q")
+        .sql_call(&SqlCall {
+            rows: vec![vec![
+                serde_json::json!("2024"),
+                serde_json::json!("12345678901234.56789"),
+            ]],
+            ..SqlCall::revenue_by_month(1)
+        })
+        .final_answer(&["Done"]);
+    let saved = ScratchFile::new("digits.ndjson", stream.bytes());
+    analyst()
+        .args(["ask", "-q", "--replay"])
+        .arg(&*saved)
+        .args(["-o", "json", "--jq", ".queries[0].rows[0][\"orders_view.revenue\"]"])
+        .assert()
+        .success()
+        .stdout("12345678901234.56789\n");
+}
+
+#[test]
+fn jq_filters_rows_session_and_check_reports() {
+    let replay = fixture("revenue-by-month.ndjson");
+    analyst()
+        .args(["rows", "--from", &replay, "-o", "ndjson", "--jq", ".month"])
+        .assert()
+        .success()
+        .stdout(predicate::str::starts_with(
+            "2024-01-01T00:00:00.000\n2024-02-01T00:00:00.000\n",
+        ));
+    analyst()
+        .args(["rows", "--from", &replay, "-o", "json", "--jq", "length"])
+        .assert()
+        .success()
+        .stdout("12\n");
+    let emu = Emulator::start();
+    emu.analyst()
+        .env("ANALYST_BASE_URL", emu.base())
+        .env("ANALYST_DEPLOYMENT_ID", "42")
+        .args(["session", "-o", "json", "--jq", ".sessionId | length > 0"])
+        .assert()
+        .success()
+        .stdout("true\n");
+    let suite = ScratchFile::new("suite.toml", "[[case]]\nname = \"one\"\nquestion = \"Q\"\n");
+    emu.analyst()
+        .args(["check", "-o", "json", "--jq", ".cases[] | [.name, .status] | @tsv"])
+        .arg(&*suite)
+        .assert()
+        .success()
+        .stdout("one\tpassed\n");
+}
+
+#[test]
+fn a_bad_or_misplaced_jq_expression_is_exit_2_before_anything_is_sent() {
+    let emu = Emulator::start();
+    for (args, message) in [
+        (
+            vec!["ask", "Q", "-o", "json", "--jq", ".["],
+            "--jq \".[\" is not a jq expression",
+        ),
+        (
+            vec!["ask", "Q", "-o", "json", "--jq", "nosuchfilter"],
+            "nosuchfilter is not defined",
+        ),
+        (
+            vec!["ask", "Q", "-o", "csv", "--jq", "."],
+            "--jq filters JSON, and -o csv is not JSON",
+        ),
+    ] {
+        emu.analyst()
+            .args(&args)
+            .assert()
+            .code(2)
+            .stderr(predicate::str::contains(message));
+    }
+    // A filter that fails on the data is a usage error too, said once.
+    let replay = fixture("revenue-by-month.ndjson");
+    analyst()
+        .args(["ask", "-q", "--replay", &replay, "-o", "json", "--jq", ".answer.x"])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::starts_with("analyst: error: --jq: cannot index"));
+    emu.expect(Route::Chat, 0);
+}
+
+#[test]
+fn output_file_is_written_whole_and_private_or_not_at_all() {
+    let replay = fixture("revenue-by-month.ndjson");
+    let dir = Scratch::new();
+    let target = dir.join("revenue.csv");
+    let piped = analyst()
+        .args(["ask", "-q", "--replay", &replay, "-o", "csv"])
+        .output()
+        .unwrap();
+    analyst()
+        .args(["ask", "-q", "--replay", &replay, "-o", "csv", "--output-file"])
+        .arg(&target)
+        .assert()
+        .success()
+        .stdout("");
+    assert_eq!(std::fs::read(&target).unwrap(), piped.stdout);
+    assert_eq!(mode_of(&target), 0o600);
+    assert_eq!(names_in(&dir), ["revenue.csv"], "no temporary file is left");
+
+    // A failure leaves the earlier file as it was, and no temporary file.
+    std::fs::write(&target, "yesterday's rows\n").unwrap();
+    let emu = Emulator::start();
+    emu.script(Reply::status(500, "application/json", r#"{"error":"boom"}"#));
+    emu.analyst()
+        .args(["--retries", "0", "ask", "Q", "-o", "csv", "--output-file"])
+        .arg(&target)
+        .assert()
+        .code(6);
+    assert_eq!(std::fs::read_to_string(&target).unwrap(), "yesterday's rows\n");
+    assert_eq!(names_in(&dir), ["revenue.csv"]);
+    // A truncated result without --allow-partial: exit 10, file untouched.
+    emu.agent(|a| a.returned = 5);
+    emu.analyst()
+        .args(["ask", "Q", "-o", "csv", "--output-file"])
+        .arg(&target)
+        .assert()
+        .code(10);
+    assert_eq!(std::fs::read_to_string(&target).unwrap(), "yesterday's rows\n");
+
+    // rows and check write there too; --jq output as well.
+    let rows = dir.join("rows.ndjson");
+    analyst()
+        .args([
+            "rows",
+            "--from",
+            &replay,
+            "-o",
+            "ndjson",
+            "--jq",
+            ".month",
+            "--output-file",
+        ])
+        .arg(&rows)
+        .assert()
+        .success()
+        .stdout("");
+    assert_eq!(std::fs::read_to_string(&rows).unwrap().lines().count(), 12);
+
+    // A folder that does not exist, or a folder as the file: exit 2, nothing sent.
+    for bad in [dir.join("missing/out.csv"), dir.to_path_buf()] {
+        emu.analyst()
+            .args(["ask", "Q", "-o", "csv", "--output-file"])
+            .arg(&bad)
+            .assert()
+            .code(2)
+            .stderr(predicate::str::contains("--output-file"));
+    }
+    emu.expect(Route::Chat, 2);
+}
