@@ -37,6 +37,9 @@ _analyst() {
             analyst,session)
                 cmd="analyst__subcmd__session"
                 ;;
+            analyst,version)
+                cmd="analyst__subcmd__version"
+                ;;
             analyst__subcmd__check,help)
                 cmd="analyst__subcmd__check__subcmd__help"
                 ;;
@@ -70,6 +73,9 @@ _analyst() {
             analyst__subcmd__help,session)
                 cmd="analyst__subcmd__help__subcmd__session"
                 ;;
+            analyst__subcmd__help,version)
+                cmd="analyst__subcmd__help__subcmd__version"
+                ;;
             analyst__subcmd__help__subcmd__check,merge)
                 cmd="analyst__subcmd__help__subcmd__check__subcmd__merge"
                 ;;
@@ -95,7 +101,7 @@ _analyst() {
 
     case "${cmd}" in
         analyst)
-            opts="-v -q -h -V --verbose --quiet --connect-timeout --timeout --idle-timeout --retries --profile --help --version ask abort session rows check completions help"
+            opts="-v -q -h -V --verbose --quiet --connect-timeout --timeout --idle-timeout --retries --profile --color --help --version ask abort session rows check completions version help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -121,6 +127,10 @@ _analyst() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -129,7 +139,7 @@ _analyst() {
             return 0
             ;;
         analyst__subcmd__abort)
-            opts="-v -q -h -V --chat-id --chat-url --api-key-file --cube-token-file --external-id --internal-id --email --attr --group --security-context --persistent --ttl --timezone --no-authoring --verbose --quiet --connect-timeout --timeout --idle-timeout --retries --profile --help --version"
+            opts="-v -q -h -V --chat-id --chat-url --api-key-file --cube-token-file --external-id --internal-id --email --attr --group --security-context --persistent --ttl --timezone --no-authoring --verbose --quiet --connect-timeout --timeout --idle-timeout --retries --profile --color --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -203,6 +213,10 @@ _analyst() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -211,7 +225,7 @@ _analyst() {
             return 0
             ;;
         analyst__subcmd__ask)
-            opts="-o -v -q -h -V --chat-id --resume --branch --default-branch --output --jq --output-file --query --tee --vega-config --scale --replay --fail-on-tool-error --all-rows --allow-partial --expect-answer --expect-sql --expect-tool --min-rows --data-url --chat-url --api-key-file --cube-token-file --external-id --internal-id --email --attr --group --security-context --persistent --ttl --timezone --no-authoring --verbose --quiet --connect-timeout --timeout --idle-timeout --retries --profile --help --version"
+            opts="-o -v -q -h -V --chat-id --resume --branch --default-branch --output --jq --output-file --query --tee --vega-config --scale --replay --fail-on-tool-error --all-rows --allow-partial --expect-answer --expect-sql --expect-tool --min-rows --data-url --chat-url --api-key-file --cube-token-file --external-id --internal-id --email --attr --group --security-context --persistent --ttl --timezone --no-authoring --verbose --quiet --connect-timeout --timeout --idle-timeout --retries --profile --color --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -349,6 +363,10 @@ _analyst() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -357,7 +375,7 @@ _analyst() {
             return 0
             ;;
         analyst__subcmd__check)
-            opts="-j -o -v -q -h -V --jobs --repeat --filter --shard --save --junit --tap --output --jq --output-file --baseline --fail-on-regression --chat-url --api-key-file --cube-token-file --data-url --external-id --internal-id --email --attr --group --security-context --persistent --ttl --timezone --no-authoring --verbose --quiet --connect-timeout --timeout --idle-timeout --retries --profile --help --version merge help"
+            opts="-j -o -v -q -h -V --jobs --repeat --filter --shard --save --junit --tap --output --jq --output-file --baseline --fail-on-regression --chat-url --api-key-file --cube-token-file --data-url --external-id --internal-id --email --attr --group --security-context --persistent --ttl --timezone --no-authoring --verbose --quiet --connect-timeout --timeout --idle-timeout --retries --profile --color --help --version merge help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -479,6 +497,10 @@ _analyst() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -529,7 +551,7 @@ _analyst() {
             return 0
             ;;
         analyst__subcmd__check__subcmd__merge)
-            opts="-o -v -q -h -V --junit --tap --output --jq --output-file --baseline --fail-on-regression --verbose --quiet --connect-timeout --timeout --idle-timeout --retries --profile --help --version"
+            opts="-o -v -q -h -V --junit --tap --output --jq --output-file --baseline --fail-on-regression --verbose --quiet --connect-timeout --timeout --idle-timeout --retries --profile --color --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -579,6 +601,10 @@ _analyst() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -587,7 +613,7 @@ _analyst() {
             return 0
             ;;
         analyst__subcmd__completions)
-            opts="-v -q -h -V --verbose --quiet --connect-timeout --timeout --idle-timeout --retries --profile --help --version bash zsh fish elvish powershell man"
+            opts="-v -q -h -V --verbose --quiet --connect-timeout --timeout --idle-timeout --retries --profile --color --help --version bash zsh fish elvish powershell man"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -613,6 +639,10 @@ _analyst() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -621,7 +651,7 @@ _analyst() {
             return 0
             ;;
         analyst__subcmd__help)
-            opts="ask abort session rows check completions help"
+            opts="ask abort session rows check completions version help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -760,8 +790,22 @@ _analyst() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        analyst__subcmd__help__subcmd__version)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         analyst__subcmd__rows)
-            opts="-o -v -q -h -V --sql --sql-file --from --query --output --jq --output-file --always --allow-partial --security-context --timezone --cache --data-url --verbose --quiet --connect-timeout --timeout --idle-timeout --retries --profile --help --version"
+            opts="-o -v -q -h -V --sql --sql-file --from --query --output --jq --output-file --always --allow-partial --security-context --timezone --cache --data-url --verbose --quiet --connect-timeout --timeout --idle-timeout --retries --profile --color --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -835,6 +879,10 @@ _analyst() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -843,7 +891,7 @@ _analyst() {
             return 0
             ;;
         analyst__subcmd__session)
-            opts="-o -v -q -h -V --output --jq --output-file --base-url --deployment-id --branch --embed-tenant --creator-mode --display-name --picture --setting --api-key-file --external-id --internal-id --email --attr --group --security-context --persistent --ttl --timezone --no-authoring --verbose --quiet --connect-timeout --timeout --idle-timeout --retries --profile --help --version revoke help"
+            opts="-o -v -q -h -V --output --jq --output-file --base-url --deployment-id --branch --embed-tenant --creator-mode --display-name --picture --setting --api-key-file --external-id --internal-id --email --attr --group --security-context --persistent --ttl --timezone --no-authoring --verbose --quiet --connect-timeout --timeout --idle-timeout --retries --profile --color --help --version revoke help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -949,6 +997,10 @@ _analyst() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -999,7 +1051,7 @@ _analyst() {
             return 0
             ;;
         analyst__subcmd__session__subcmd__revoke)
-            opts="-v -q -h -V --base-url --api-key-file --verbose --quiet --connect-timeout --timeout --idle-timeout --retries --profile --help --version"
+            opts="-v -q -h -V --base-url --api-key-file --verbose --quiet --connect-timeout --timeout --idle-timeout --retries --profile --color --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1031,6 +1083,48 @@ _analyst() {
                     ;;
                 --profile)
                     COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        analyst__subcmd__version)
+            opts="-v -q -h -V --verbose --quiet --connect-timeout --timeout --idle-timeout --retries --profile --color --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --connect-timeout)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --timeout)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --idle-timeout)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --retries)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --profile)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
                     return 0
                     ;;
                 *)

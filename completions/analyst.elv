@@ -23,12 +23,13 @@ set edit:completion:arg-completer[analyst] = {|@words|
             cand --idle-timeout 'A stream that sends nothing for this long is stalled: the chat is aborted, exit 124'
             cand --retries 'How many times a transient failure is tried again (0 = never): a refused or reset connection, 429, 502, 503, 504; for ask, a dropped or suspended turn is resumed with the same message id'
             cand --profile 'Use this profile of the config file (~/.config/analyst/config.toml)'
+            cand --color 'Colour on stderr: auto (on a terminal, unless NO_COLOR is set and not empty), always, never'
             cand -v 'Log each HTTP request and response status to stderr (the key is always redacted)'
             cand --verbose 'Log each HTTP request and response status to stderr (the key is always redacted)'
             cand -q 'Print nothing on stderr but errors'
             cand --quiet 'Print nothing on stderr but errors'
-            cand -h 'Print help'
-            cand --help 'Print help'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
             cand -V 'Print version'
             cand --version 'Print version'
             cand ask 'Ask the agent a question and render its NDJSON answer stream for a pipe'
@@ -37,6 +38,7 @@ set edit:completion:arg-completer[analyst] = {|@words|
             cand rows 'Fetch every row of a (truncated) SQL result through the data query API'
             cand check 'Run a suite of known questions against the agent: smoke checks and evals, with JUnit, TAP and JSON reports'
             cand completions 'Print a shell completion script, or the man page'
+            cand version 'Print the version with the commit, its date and the target it was built for'
             cand help 'Print this message or the help of the given subcommand(s)'
         }
         &'analyst;ask'= {
@@ -73,6 +75,7 @@ set edit:completion:arg-completer[analyst] = {|@words|
             cand --idle-timeout 'A stream that sends nothing for this long is stalled: the chat is aborted, exit 124'
             cand --retries 'How many times a transient failure is tried again (0 = never): a refused or reset connection, 429, 502, 503, 504; for ask, a dropped or suspended turn is resumed with the same message id'
             cand --profile 'Use this profile of the config file (~/.config/analyst/config.toml)'
+            cand --color 'Colour on stderr: auto (on a terminal, unless NO_COLOR is set and not empty), always, never'
             cand --default-branch 'Say that --branch names the default (main/production) branch'
             cand --fail-on-tool-error 'Exit 8 when a tool result carries an error'
             cand --all-rows 'For csv, vega and json: fetch every row of a truncated result through the data query API first'
@@ -106,14 +109,15 @@ set edit:completion:arg-completer[analyst] = {|@words|
             cand --idle-timeout 'A stream that sends nothing for this long is stalled: the chat is aborted, exit 124'
             cand --retries 'How many times a transient failure is tried again (0 = never): a refused or reset connection, 429, 502, 503, 504; for ask, a dropped or suspended turn is resumed with the same message id'
             cand --profile 'Use this profile of the config file (~/.config/analyst/config.toml)'
+            cand --color 'Colour on stderr: auto (on a terminal, unless NO_COLOR is set and not empty), always, never'
             cand --persistent 'Make the external user persistent (isEphemeral: false)'
             cand --no-authoring 'The agent may not create or change saved reports, workbooks or dashboards'
             cand -v 'Log each HTTP request and response status to stderr (the key is always redacted)'
             cand --verbose 'Log each HTTP request and response status to stderr (the key is always redacted)'
             cand -q 'Print nothing on stderr but errors'
             cand --quiet 'Print nothing on stderr but errors'
-            cand -h 'Print help'
-            cand --help 'Print help'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
             cand -V 'Print version'
             cand --version 'Print version'
         }
@@ -143,6 +147,7 @@ set edit:completion:arg-completer[analyst] = {|@words|
             cand --idle-timeout 'A stream that sends nothing for this long is stalled: the chat is aborted, exit 124'
             cand --retries 'How many times a transient failure is tried again (0 = never): a refused or reset connection, 429, 502, 503, 504; for ask, a dropped or suspended turn is resumed with the same message id'
             cand --profile 'Use this profile of the config file (~/.config/analyst/config.toml)'
+            cand --color 'Colour on stderr: auto (on a terminal, unless NO_COLOR is set and not empty), always, never'
             cand --creator-mode 'Let the user create content (creatorMode: true)'
             cand --persistent 'Make the external user persistent (isEphemeral: false)'
             cand --no-authoring 'The agent may not create or change saved reports, workbooks or dashboards'
@@ -165,12 +170,13 @@ set edit:completion:arg-completer[analyst] = {|@words|
             cand --idle-timeout 'A stream that sends nothing for this long is stalled: the chat is aborted, exit 124'
             cand --retries 'How many times a transient failure is tried again (0 = never): a refused or reset connection, 429, 502, 503, 504; for ask, a dropped or suspended turn is resumed with the same message id'
             cand --profile 'Use this profile of the config file (~/.config/analyst/config.toml)'
+            cand --color 'Colour on stderr: auto (on a terminal, unless NO_COLOR is set and not empty), always, never'
             cand -v 'Log each HTTP request and response status to stderr (the key is always redacted)'
             cand --verbose 'Log each HTTP request and response status to stderr (the key is always redacted)'
             cand -q 'Print nothing on stderr but errors'
             cand --quiet 'Print nothing on stderr but errors'
-            cand -h 'Print help'
-            cand --help 'Print help'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
             cand -V 'Print version'
             cand --version 'Print version'
         }
@@ -200,6 +206,7 @@ set edit:completion:arg-completer[analyst] = {|@words|
             cand --idle-timeout 'A stream that sends nothing for this long is stalled: the chat is aborted, exit 124'
             cand --retries 'How many times a transient failure is tried again (0 = never): a refused or reset connection, 429, 502, 503, 504; for ask, a dropped or suspended turn is resumed with the same message id'
             cand --profile 'Use this profile of the config file (~/.config/analyst/config.toml)'
+            cand --color 'Colour on stderr: auto (on a terminal, unless NO_COLOR is set and not empty), always, never'
             cand --always 'Run the query even when the saved result is already complete'
             cand --allow-partial 'Fewer rows than totalRows is a warning, not exit 10'
             cand -v 'Log each HTTP request and response status to stderr (the key is always redacted)'
@@ -241,6 +248,7 @@ set edit:completion:arg-completer[analyst] = {|@words|
             cand --idle-timeout 'A stream that sends nothing for this long is stalled: the chat is aborted, exit 124'
             cand --retries 'How many times a transient failure is tried again (0 = never): a refused or reset connection, 429, 502, 503, 504; for ask, a dropped or suspended turn is resumed with the same message id'
             cand --profile 'Use this profile of the config file (~/.config/analyst/config.toml)'
+            cand --color 'Colour on stderr: auto (on a terminal, unless NO_COLOR is set and not empty), always, never'
             cand --tap 'Print TAP (Test Anything Protocol) on stdout'
             cand --fail-on-regression 'Exit 9 when --baseline finds a regression'
             cand --persistent 'Make the external user persistent (isEphemeral: false)'
@@ -268,6 +276,7 @@ set edit:completion:arg-completer[analyst] = {|@words|
             cand --idle-timeout 'A stream that sends nothing for this long is stalled: the chat is aborted, exit 124'
             cand --retries 'How many times a transient failure is tried again (0 = never): a refused or reset connection, 429, 502, 503, 504; for ask, a dropped or suspended turn is resumed with the same message id'
             cand --profile 'Use this profile of the config file (~/.config/analyst/config.toml)'
+            cand --color 'Colour on stderr: auto (on a terminal, unless NO_COLOR is set and not empty), always, never'
             cand --tap 'Print TAP (Test Anything Protocol) on stdout'
             cand --fail-on-regression 'Exit 9 when --baseline finds a regression'
             cand -v 'Log each HTTP request and response status to stderr (the key is always redacted)'
@@ -293,6 +302,23 @@ set edit:completion:arg-completer[analyst] = {|@words|
             cand --idle-timeout 'A stream that sends nothing for this long is stalled: the chat is aborted, exit 124'
             cand --retries 'How many times a transient failure is tried again (0 = never): a refused or reset connection, 429, 502, 503, 504; for ask, a dropped or suspended turn is resumed with the same message id'
             cand --profile 'Use this profile of the config file (~/.config/analyst/config.toml)'
+            cand --color 'Colour on stderr: auto (on a terminal, unless NO_COLOR is set and not empty), always, never'
+            cand -v 'Log each HTTP request and response status to stderr (the key is always redacted)'
+            cand --verbose 'Log each HTTP request and response status to stderr (the key is always redacted)'
+            cand -q 'Print nothing on stderr but errors'
+            cand --quiet 'Print nothing on stderr but errors'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
+        &'analyst;version'= {
+            cand --connect-timeout 'How long to wait for a connection to the service'
+            cand --timeout 'Wall-clock limit of the whole command (e.g. 90s, 5m); a running chat is aborted, exit 124'
+            cand --idle-timeout 'A stream that sends nothing for this long is stalled: the chat is aborted, exit 124'
+            cand --retries 'How many times a transient failure is tried again (0 = never): a refused or reset connection, 429, 502, 503, 504; for ask, a dropped or suspended turn is resumed with the same message id'
+            cand --profile 'Use this profile of the config file (~/.config/analyst/config.toml)'
+            cand --color 'Colour on stderr: auto (on a terminal, unless NO_COLOR is set and not empty), always, never'
             cand -v 'Log each HTTP request and response status to stderr (the key is always redacted)'
             cand --verbose 'Log each HTTP request and response status to stderr (the key is always redacted)'
             cand -q 'Print nothing on stderr but errors'
@@ -309,6 +335,7 @@ set edit:completion:arg-completer[analyst] = {|@words|
             cand rows 'Fetch every row of a (truncated) SQL result through the data query API'
             cand check 'Run a suite of known questions against the agent: smoke checks and evals, with JUnit, TAP and JSON reports'
             cand completions 'Print a shell completion script, or the man page'
+            cand version 'Print the version with the commit, its date and the target it was built for'
             cand help 'Print this message or the help of the given subcommand(s)'
         }
         &'analyst;help;ask'= {
@@ -328,6 +355,8 @@ set edit:completion:arg-completer[analyst] = {|@words|
         &'analyst;help;check;merge'= {
         }
         &'analyst;help;completions'= {
+        }
+        &'analyst;help;version'= {
         }
         &'analyst;help;help'= {
         }

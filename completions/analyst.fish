@@ -1,6 +1,6 @@
 # Print an optspec for argparse to handle cmd's options that are independent of any subcommand.
 function __fish_analyst_global_optspecs
-    string join \n v/verbose q/quiet connect-timeout= timeout= idle-timeout= retries= profile= h/help V/version
+    string join \n v/verbose q/quiet connect-timeout= timeout= idle-timeout= retries= profile= color= h/help V/version
 end
 
 function __fish_analyst_needs_command
@@ -29,9 +29,12 @@ complete -c analyst -n "__fish_analyst_needs_command" -l timeout -d 'Wall-clock 
 complete -c analyst -n "__fish_analyst_needs_command" -l idle-timeout -d 'A stream that sends nothing for this long is stalled: the chat is aborted, exit 124' -r
 complete -c analyst -n "__fish_analyst_needs_command" -l retries -d 'How many times a transient failure is tried again (0 = never): a refused or reset connection, 429, 502, 503, 504; for ask, a dropped or suspended turn is resumed with the same message id' -r
 complete -c analyst -n "__fish_analyst_needs_command" -l profile -d 'Use this profile of the config file (~/.config/analyst/config.toml)' -r
+complete -c analyst -n "__fish_analyst_needs_command" -l color -d 'Colour on stderr: auto (on a terminal, unless NO_COLOR is set and not empty), always, never' -r -f -a "auto\t'On a terminal, unless NO_COLOR is set to something'
+always\t'Always, also in a pipe'
+never\t'Never'"
 complete -c analyst -n "__fish_analyst_needs_command" -s v -l verbose -d 'Log each HTTP request and response status to stderr (the key is always redacted)'
 complete -c analyst -n "__fish_analyst_needs_command" -s q -l quiet -d 'Print nothing on stderr but errors'
-complete -c analyst -n "__fish_analyst_needs_command" -s h -l help -d 'Print help'
+complete -c analyst -n "__fish_analyst_needs_command" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c analyst -n "__fish_analyst_needs_command" -s V -l version -d 'Print version'
 complete -c analyst -n "__fish_analyst_needs_command" -f -a "ask" -d 'Ask the agent a question and render its NDJSON answer stream for a pipe'
 complete -c analyst -n "__fish_analyst_needs_command" -f -a "abort" -d 'Stop a running chat (as its owner: give the identity that started it)'
@@ -39,6 +42,7 @@ complete -c analyst -n "__fish_analyst_needs_command" -f -a "session" -d 'Print 
 complete -c analyst -n "__fish_analyst_needs_command" -f -a "rows" -d 'Fetch every row of a (truncated) SQL result through the data query API'
 complete -c analyst -n "__fish_analyst_needs_command" -f -a "check" -d 'Run a suite of known questions against the agent: smoke checks and evals, with JUnit, TAP and JSON reports'
 complete -c analyst -n "__fish_analyst_needs_command" -f -a "completions" -d 'Print a shell completion script, or the man page'
+complete -c analyst -n "__fish_analyst_needs_command" -f -a "version" -d 'Print the version with the commit, its date and the target it was built for'
 complete -c analyst -n "__fish_analyst_needs_command" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c analyst -n "__fish_analyst_using_subcommand ask" -l chat-id -d 'Continue this thread (the chat id printed on stderr as \'chat: <id>\')' -r
 complete -c analyst -n "__fish_analyst_using_subcommand ask" -l resume -d 'With --chat-id: resume that suspended turn (sends chatId and messageId; no question needed)' -r
@@ -80,6 +84,9 @@ complete -c analyst -n "__fish_analyst_using_subcommand ask" -l timeout -d 'Wall
 complete -c analyst -n "__fish_analyst_using_subcommand ask" -l idle-timeout -d 'A stream that sends nothing for this long is stalled: the chat is aborted, exit 124' -r
 complete -c analyst -n "__fish_analyst_using_subcommand ask" -l retries -d 'How many times a transient failure is tried again (0 = never): a refused or reset connection, 429, 502, 503, 504; for ask, a dropped or suspended turn is resumed with the same message id' -r
 complete -c analyst -n "__fish_analyst_using_subcommand ask" -l profile -d 'Use this profile of the config file (~/.config/analyst/config.toml)' -r
+complete -c analyst -n "__fish_analyst_using_subcommand ask" -l color -d 'Colour on stderr: auto (on a terminal, unless NO_COLOR is set and not empty), always, never' -r -f -a "auto\t'On a terminal, unless NO_COLOR is set to something'
+always\t'Always, also in a pipe'
+never\t'Never'"
 complete -c analyst -n "__fish_analyst_using_subcommand ask" -l default-branch -d 'Say that --branch names the default (main/production) branch'
 complete -c analyst -n "__fish_analyst_using_subcommand ask" -l fail-on-tool-error -d 'Exit 8 when a tool result carries an error'
 complete -c analyst -n "__fish_analyst_using_subcommand ask" -l all-rows -d 'For csv, vega and json: fetch every row of a truncated result through the data query API first'
@@ -107,11 +114,14 @@ complete -c analyst -n "__fish_analyst_using_subcommand abort" -l timeout -d 'Wa
 complete -c analyst -n "__fish_analyst_using_subcommand abort" -l idle-timeout -d 'A stream that sends nothing for this long is stalled: the chat is aborted, exit 124' -r
 complete -c analyst -n "__fish_analyst_using_subcommand abort" -l retries -d 'How many times a transient failure is tried again (0 = never): a refused or reset connection, 429, 502, 503, 504; for ask, a dropped or suspended turn is resumed with the same message id' -r
 complete -c analyst -n "__fish_analyst_using_subcommand abort" -l profile -d 'Use this profile of the config file (~/.config/analyst/config.toml)' -r
+complete -c analyst -n "__fish_analyst_using_subcommand abort" -l color -d 'Colour on stderr: auto (on a terminal, unless NO_COLOR is set and not empty), always, never' -r -f -a "auto\t'On a terminal, unless NO_COLOR is set to something'
+always\t'Always, also in a pipe'
+never\t'Never'"
 complete -c analyst -n "__fish_analyst_using_subcommand abort" -l persistent -d 'Make the external user persistent (isEphemeral: false)'
 complete -c analyst -n "__fish_analyst_using_subcommand abort" -l no-authoring -d 'The agent may not create or change saved reports, workbooks or dashboards'
 complete -c analyst -n "__fish_analyst_using_subcommand abort" -s v -l verbose -d 'Log each HTTP request and response status to stderr (the key is always redacted)'
 complete -c analyst -n "__fish_analyst_using_subcommand abort" -s q -l quiet -d 'Print nothing on stderr but errors'
-complete -c analyst -n "__fish_analyst_using_subcommand abort" -s h -l help -d 'Print help'
+complete -c analyst -n "__fish_analyst_using_subcommand abort" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c analyst -n "__fish_analyst_using_subcommand abort" -s V -l version -d 'Print version'
 complete -c analyst -n "__fish_analyst_using_subcommand session; and not __fish_seen_subcommand_from revoke help" -s o -l output -d 'What to write on stdout' -r -f -a "text\t'The sessionId and a newline'
 json\t'{"sessionId": "…"}'"
@@ -138,6 +148,9 @@ complete -c analyst -n "__fish_analyst_using_subcommand session; and not __fish_
 complete -c analyst -n "__fish_analyst_using_subcommand session; and not __fish_seen_subcommand_from revoke help" -l idle-timeout -d 'A stream that sends nothing for this long is stalled: the chat is aborted, exit 124' -r
 complete -c analyst -n "__fish_analyst_using_subcommand session; and not __fish_seen_subcommand_from revoke help" -l retries -d 'How many times a transient failure is tried again (0 = never): a refused or reset connection, 429, 502, 503, 504; for ask, a dropped or suspended turn is resumed with the same message id' -r
 complete -c analyst -n "__fish_analyst_using_subcommand session; and not __fish_seen_subcommand_from revoke help" -l profile -d 'Use this profile of the config file (~/.config/analyst/config.toml)' -r
+complete -c analyst -n "__fish_analyst_using_subcommand session; and not __fish_seen_subcommand_from revoke help" -l color -d 'Colour on stderr: auto (on a terminal, unless NO_COLOR is set and not empty), always, never' -r -f -a "auto\t'On a terminal, unless NO_COLOR is set to something'
+always\t'Always, also in a pipe'
+never\t'Never'"
 complete -c analyst -n "__fish_analyst_using_subcommand session; and not __fish_seen_subcommand_from revoke help" -l creator-mode -d 'Let the user create content (creatorMode: true)'
 complete -c analyst -n "__fish_analyst_using_subcommand session; and not __fish_seen_subcommand_from revoke help" -l persistent -d 'Make the external user persistent (isEphemeral: false)'
 complete -c analyst -n "__fish_analyst_using_subcommand session; and not __fish_seen_subcommand_from revoke help" -l no-authoring -d 'The agent may not create or change saved reports, workbooks or dashboards'
@@ -154,9 +167,12 @@ complete -c analyst -n "__fish_analyst_using_subcommand session; and __fish_seen
 complete -c analyst -n "__fish_analyst_using_subcommand session; and __fish_seen_subcommand_from revoke" -l idle-timeout -d 'A stream that sends nothing for this long is stalled: the chat is aborted, exit 124' -r
 complete -c analyst -n "__fish_analyst_using_subcommand session; and __fish_seen_subcommand_from revoke" -l retries -d 'How many times a transient failure is tried again (0 = never): a refused or reset connection, 429, 502, 503, 504; for ask, a dropped or suspended turn is resumed with the same message id' -r
 complete -c analyst -n "__fish_analyst_using_subcommand session; and __fish_seen_subcommand_from revoke" -l profile -d 'Use this profile of the config file (~/.config/analyst/config.toml)' -r
+complete -c analyst -n "__fish_analyst_using_subcommand session; and __fish_seen_subcommand_from revoke" -l color -d 'Colour on stderr: auto (on a terminal, unless NO_COLOR is set and not empty), always, never' -r -f -a "auto\t'On a terminal, unless NO_COLOR is set to something'
+always\t'Always, also in a pipe'
+never\t'Never'"
 complete -c analyst -n "__fish_analyst_using_subcommand session; and __fish_seen_subcommand_from revoke" -s v -l verbose -d 'Log each HTTP request and response status to stderr (the key is always redacted)'
 complete -c analyst -n "__fish_analyst_using_subcommand session; and __fish_seen_subcommand_from revoke" -s q -l quiet -d 'Print nothing on stderr but errors'
-complete -c analyst -n "__fish_analyst_using_subcommand session; and __fish_seen_subcommand_from revoke" -s h -l help -d 'Print help'
+complete -c analyst -n "__fish_analyst_using_subcommand session; and __fish_seen_subcommand_from revoke" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c analyst -n "__fish_analyst_using_subcommand session; and __fish_seen_subcommand_from revoke" -s V -l version -d 'Print version'
 complete -c analyst -n "__fish_analyst_using_subcommand session; and __fish_seen_subcommand_from help" -f -a "revoke" -d 'End embed sessions (idempotent)'
 complete -c analyst -n "__fish_analyst_using_subcommand session; and __fish_seen_subcommand_from help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
@@ -182,6 +198,9 @@ complete -c analyst -n "__fish_analyst_using_subcommand rows" -l timeout -d 'Wal
 complete -c analyst -n "__fish_analyst_using_subcommand rows" -l idle-timeout -d 'A stream that sends nothing for this long is stalled: the chat is aborted, exit 124' -r
 complete -c analyst -n "__fish_analyst_using_subcommand rows" -l retries -d 'How many times a transient failure is tried again (0 = never): a refused or reset connection, 429, 502, 503, 504; for ask, a dropped or suspended turn is resumed with the same message id' -r
 complete -c analyst -n "__fish_analyst_using_subcommand rows" -l profile -d 'Use this profile of the config file (~/.config/analyst/config.toml)' -r
+complete -c analyst -n "__fish_analyst_using_subcommand rows" -l color -d 'Colour on stderr: auto (on a terminal, unless NO_COLOR is set and not empty), always, never' -r -f -a "auto\t'On a terminal, unless NO_COLOR is set to something'
+always\t'Always, also in a pipe'
+never\t'Never'"
 complete -c analyst -n "__fish_analyst_using_subcommand rows" -l always -d 'Run the query even when the saved result is already complete'
 complete -c analyst -n "__fish_analyst_using_subcommand rows" -l allow-partial -d 'Fewer rows than totalRows is a warning, not exit 10'
 complete -c analyst -n "__fish_analyst_using_subcommand rows" -s v -l verbose -d 'Log each HTTP request and response status to stderr (the key is always redacted)'
@@ -215,6 +234,9 @@ complete -c analyst -n "__fish_analyst_using_subcommand check; and not __fish_se
 complete -c analyst -n "__fish_analyst_using_subcommand check; and not __fish_seen_subcommand_from merge help" -l idle-timeout -d 'A stream that sends nothing for this long is stalled: the chat is aborted, exit 124' -r
 complete -c analyst -n "__fish_analyst_using_subcommand check; and not __fish_seen_subcommand_from merge help" -l retries -d 'How many times a transient failure is tried again (0 = never): a refused or reset connection, 429, 502, 503, 504; for ask, a dropped or suspended turn is resumed with the same message id' -r
 complete -c analyst -n "__fish_analyst_using_subcommand check; and not __fish_seen_subcommand_from merge help" -l profile -d 'Use this profile of the config file (~/.config/analyst/config.toml)' -r
+complete -c analyst -n "__fish_analyst_using_subcommand check; and not __fish_seen_subcommand_from merge help" -l color -d 'Colour on stderr: auto (on a terminal, unless NO_COLOR is set and not empty), always, never' -r -f -a "auto\t'On a terminal, unless NO_COLOR is set to something'
+always\t'Always, also in a pipe'
+never\t'Never'"
 complete -c analyst -n "__fish_analyst_using_subcommand check; and not __fish_seen_subcommand_from merge help" -l tap -d 'Print TAP (Test Anything Protocol) on stdout'
 complete -c analyst -n "__fish_analyst_using_subcommand check; and not __fish_seen_subcommand_from merge help" -l fail-on-regression -d 'Exit 9 when --baseline finds a regression'
 complete -c analyst -n "__fish_analyst_using_subcommand check; and not __fish_seen_subcommand_from merge help" -l persistent -d 'Make the external user persistent (isEphemeral: false)'
@@ -235,6 +257,9 @@ complete -c analyst -n "__fish_analyst_using_subcommand check; and __fish_seen_s
 complete -c analyst -n "__fish_analyst_using_subcommand check; and __fish_seen_subcommand_from merge" -l idle-timeout -d 'A stream that sends nothing for this long is stalled: the chat is aborted, exit 124' -r
 complete -c analyst -n "__fish_analyst_using_subcommand check; and __fish_seen_subcommand_from merge" -l retries -d 'How many times a transient failure is tried again (0 = never): a refused or reset connection, 429, 502, 503, 504; for ask, a dropped or suspended turn is resumed with the same message id' -r
 complete -c analyst -n "__fish_analyst_using_subcommand check; and __fish_seen_subcommand_from merge" -l profile -d 'Use this profile of the config file (~/.config/analyst/config.toml)' -r
+complete -c analyst -n "__fish_analyst_using_subcommand check; and __fish_seen_subcommand_from merge" -l color -d 'Colour on stderr: auto (on a terminal, unless NO_COLOR is set and not empty), always, never' -r -f -a "auto\t'On a terminal, unless NO_COLOR is set to something'
+always\t'Always, also in a pipe'
+never\t'Never'"
 complete -c analyst -n "__fish_analyst_using_subcommand check; and __fish_seen_subcommand_from merge" -l tap -d 'Print TAP (Test Anything Protocol) on stdout'
 complete -c analyst -n "__fish_analyst_using_subcommand check; and __fish_seen_subcommand_from merge" -l fail-on-regression -d 'Exit 9 when --baseline finds a regression'
 complete -c analyst -n "__fish_analyst_using_subcommand check; and __fish_seen_subcommand_from merge" -s v -l verbose -d 'Log each HTTP request and response status to stderr (the key is always redacted)'
@@ -248,16 +273,32 @@ complete -c analyst -n "__fish_analyst_using_subcommand completions" -l timeout 
 complete -c analyst -n "__fish_analyst_using_subcommand completions" -l idle-timeout -d 'A stream that sends nothing for this long is stalled: the chat is aborted, exit 124' -r
 complete -c analyst -n "__fish_analyst_using_subcommand completions" -l retries -d 'How many times a transient failure is tried again (0 = never): a refused or reset connection, 429, 502, 503, 504; for ask, a dropped or suspended turn is resumed with the same message id' -r
 complete -c analyst -n "__fish_analyst_using_subcommand completions" -l profile -d 'Use this profile of the config file (~/.config/analyst/config.toml)' -r
+complete -c analyst -n "__fish_analyst_using_subcommand completions" -l color -d 'Colour on stderr: auto (on a terminal, unless NO_COLOR is set and not empty), always, never' -r -f -a "auto\t'On a terminal, unless NO_COLOR is set to something'
+always\t'Always, also in a pipe'
+never\t'Never'"
 complete -c analyst -n "__fish_analyst_using_subcommand completions" -s v -l verbose -d 'Log each HTTP request and response status to stderr (the key is always redacted)'
 complete -c analyst -n "__fish_analyst_using_subcommand completions" -s q -l quiet -d 'Print nothing on stderr but errors'
 complete -c analyst -n "__fish_analyst_using_subcommand completions" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c analyst -n "__fish_analyst_using_subcommand completions" -s V -l version -d 'Print version'
-complete -c analyst -n "__fish_analyst_using_subcommand help; and not __fish_seen_subcommand_from ask abort session rows check completions help" -f -a "ask" -d 'Ask the agent a question and render its NDJSON answer stream for a pipe'
-complete -c analyst -n "__fish_analyst_using_subcommand help; and not __fish_seen_subcommand_from ask abort session rows check completions help" -f -a "abort" -d 'Stop a running chat (as its owner: give the identity that started it)'
-complete -c analyst -n "__fish_analyst_using_subcommand help; and not __fish_seen_subcommand_from ask abort session rows check completions help" -f -a "session" -d 'Print a temporary embed sessionId for signed embedding, or revoke sessions'
-complete -c analyst -n "__fish_analyst_using_subcommand help; and not __fish_seen_subcommand_from ask abort session rows check completions help" -f -a "rows" -d 'Fetch every row of a (truncated) SQL result through the data query API'
-complete -c analyst -n "__fish_analyst_using_subcommand help; and not __fish_seen_subcommand_from ask abort session rows check completions help" -f -a "check" -d 'Run a suite of known questions against the agent: smoke checks and evals, with JUnit, TAP and JSON reports'
-complete -c analyst -n "__fish_analyst_using_subcommand help; and not __fish_seen_subcommand_from ask abort session rows check completions help" -f -a "completions" -d 'Print a shell completion script, or the man page'
-complete -c analyst -n "__fish_analyst_using_subcommand help; and not __fish_seen_subcommand_from ask abort session rows check completions help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c analyst -n "__fish_analyst_using_subcommand version" -l connect-timeout -d 'How long to wait for a connection to the service' -r
+complete -c analyst -n "__fish_analyst_using_subcommand version" -l timeout -d 'Wall-clock limit of the whole command (e.g. 90s, 5m); a running chat is aborted, exit 124' -r
+complete -c analyst -n "__fish_analyst_using_subcommand version" -l idle-timeout -d 'A stream that sends nothing for this long is stalled: the chat is aborted, exit 124' -r
+complete -c analyst -n "__fish_analyst_using_subcommand version" -l retries -d 'How many times a transient failure is tried again (0 = never): a refused or reset connection, 429, 502, 503, 504; for ask, a dropped or suspended turn is resumed with the same message id' -r
+complete -c analyst -n "__fish_analyst_using_subcommand version" -l profile -d 'Use this profile of the config file (~/.config/analyst/config.toml)' -r
+complete -c analyst -n "__fish_analyst_using_subcommand version" -l color -d 'Colour on stderr: auto (on a terminal, unless NO_COLOR is set and not empty), always, never' -r -f -a "auto\t'On a terminal, unless NO_COLOR is set to something'
+always\t'Always, also in a pipe'
+never\t'Never'"
+complete -c analyst -n "__fish_analyst_using_subcommand version" -s v -l verbose -d 'Log each HTTP request and response status to stderr (the key is always redacted)'
+complete -c analyst -n "__fish_analyst_using_subcommand version" -s q -l quiet -d 'Print nothing on stderr but errors'
+complete -c analyst -n "__fish_analyst_using_subcommand version" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c analyst -n "__fish_analyst_using_subcommand version" -s V -l version -d 'Print version'
+complete -c analyst -n "__fish_analyst_using_subcommand help; and not __fish_seen_subcommand_from ask abort session rows check completions version help" -f -a "ask" -d 'Ask the agent a question and render its NDJSON answer stream for a pipe'
+complete -c analyst -n "__fish_analyst_using_subcommand help; and not __fish_seen_subcommand_from ask abort session rows check completions version help" -f -a "abort" -d 'Stop a running chat (as its owner: give the identity that started it)'
+complete -c analyst -n "__fish_analyst_using_subcommand help; and not __fish_seen_subcommand_from ask abort session rows check completions version help" -f -a "session" -d 'Print a temporary embed sessionId for signed embedding, or revoke sessions'
+complete -c analyst -n "__fish_analyst_using_subcommand help; and not __fish_seen_subcommand_from ask abort session rows check completions version help" -f -a "rows" -d 'Fetch every row of a (truncated) SQL result through the data query API'
+complete -c analyst -n "__fish_analyst_using_subcommand help; and not __fish_seen_subcommand_from ask abort session rows check completions version help" -f -a "check" -d 'Run a suite of known questions against the agent: smoke checks and evals, with JUnit, TAP and JSON reports'
+complete -c analyst -n "__fish_analyst_using_subcommand help; and not __fish_seen_subcommand_from ask abort session rows check completions version help" -f -a "completions" -d 'Print a shell completion script, or the man page'
+complete -c analyst -n "__fish_analyst_using_subcommand help; and not __fish_seen_subcommand_from ask abort session rows check completions version help" -f -a "version" -d 'Print the version with the commit, its date and the target it was built for'
+complete -c analyst -n "__fish_analyst_using_subcommand help; and not __fish_seen_subcommand_from ask abort session rows check completions version help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c analyst -n "__fish_analyst_using_subcommand help; and __fish_seen_subcommand_from session" -f -a "revoke" -d 'End embed sessions (idempotent)'
 complete -c analyst -n "__fish_analyst_using_subcommand help; and __fish_seen_subcommand_from check" -f -a "merge" -d 'Merge the -o json reports of shards into one report, as one unsharded run'

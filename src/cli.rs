@@ -98,6 +98,21 @@ pub struct GlobalArgs {
     /// Use this profile of the config file (~/.config/analyst/config.toml)
     #[arg(long, global = true, env = "ANALYST_PROFILE", value_name = "NAME")]
     pub profile: Option<String>,
+
+    /// Colour on stderr: auto (on a terminal, unless NO_COLOR is set and not empty), always, never
+    #[arg(long, global = true, value_enum, value_name = "WHEN", default_value_t = ColorWhen::Auto)]
+    pub color: ColorWhen,
+}
+
+/// When notes on stderr are painted.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum ColorWhen {
+    /// On a terminal, unless NO_COLOR is set to something
+    Auto,
+    /// Always, also in a pipe
+    Always,
+    /// Never
+    Never,
 }
 
 /// The commands of `analyst`.
@@ -130,6 +145,9 @@ pub enum Command {
     /// Print a shell completion script, or the man page
     #[command(after_help = COMPLETIONS_AFTER_HELP)]
     Completions(CompletionsArgs),
+
+    /// Print the version with the commit, its date and the target it was built for
+    Version,
 }
 
 const COMPLETIONS_AFTER_HELP: &str = "\
@@ -140,6 +158,19 @@ Install:
   elvish:      analyst completions elvish >> ~/.config/elvish/rc.elv
   powershell:  analyst completions powershell >> $PROFILE
   man page:    analyst completions man > ~/.local/share/man/man1/analyst.1";
+
+/// `analyst version`: the version, the commit and its date, the target.
+pub const LONG_VERSION: &str = concat!(
+    "analyst ",
+    env!("CARGO_PKG_VERSION"),
+    "\ncommit: ",
+    env!("ANALYST_COMMIT"),
+    "\ncommit date: ",
+    env!("ANALYST_COMMIT_DATE"),
+    "\ntarget: ",
+    env!("ANALYST_TARGET"),
+    "\n"
+);
 
 /// What `completions` prints.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]

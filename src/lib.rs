@@ -49,17 +49,19 @@ where
     T: Into<std::ffi::OsString> + Clone,
 {
     forbid_core_dumps();
-    let matches = match cli::Cli::command().try_get_matches_from(args) {
+    let args: Vec<std::ffi::OsString> = args.into_iter().map(Into::into).collect();
+    let matches = match cli::Cli::command().try_get_matches_from(&args) {
         Ok(matches) => matches,
-        Err(err) => {
-            // clap writes --help and --version to stdout (success) and
-            // errors to stderr (usage); a closed pipe there is not worth
-            // a message.
+        // clap writes --help and --version to stdout (a closed pipe there
+        // is not worth a message); its errors become our one line.
+        Err(err) if !err.use_stderr() => {
             let _ = err.print();
-            return match err.use_stderr() {
-                true => Kind::Usage.exit_code(),
-                false => Kind::ReaderGone.exit_code(),
-            };
+            return Kind::ReaderGone.exit_code();
+        }
+        Err(err) => {
+            let (quiet, verbose, progress, color) = (false, false, false, false);
+            Notes::new(quiet, verbose, progress, color).error(&one_line(&err, &args));
+            return Kind::Usage.exit_code();
         }
     };
     let (notes, command) = settings::resolve(&matches);
@@ -77,6 +79,7 @@ where
         Command::Check(settings) => commands::check::run(settings, &notes, &mut out),
         Command::Merge(settings) => commands::check::merge(settings, &notes, &mut out),
         Command::Completions(target) => commands::completions::run(target, &mut out),
+        Command::Version => commands::version::run(&mut out),
     };
     // The output ends as the command did: a --jq filter reads the rest, an
     // --output-file is kept only on success.
@@ -89,6 +92,39 @@ where
         Ok(()) => error::SUCCESS,
         Err(err) => report(&err, &notes),
     }
+}
+
+/// A clap error as one line: its message, the arguments it lists, its tip,
+/// and the help to read (`see 'analyst ask --help'`, for the command of
+/// `args`); not its usage block.
+fn one_line(err: &clap::Error, args: &[std::ffi::OsString]) -> String {
+    let text = err.render().to_string();
+    let mut parts: Vec<String> = Vec::new();
+    for line in text
+        .lines()
+        .map(str::trim)
+        .take_while(|line| !line.starts_with("Usage:") && !line.starts_with("For more information"))
+    {
+        match (line, parts.last_mut()) {
+            ("", _) => {}
+            (tip, _) if tip.starts_with("tip:") => parts.push(tip.to_string()),
+            (listed, Some(last)) if text.lines().any(|l| l.trim() == listed && l.starts_with("  ")) => {
+                last.push(' ');
+                last.push_str(listed);
+            }
+            (line, _) => parts.push(line.trim_start_matches("error: ").to_string()),
+        }
+    }
+    let cli = cli::Cli::command();
+    let mut command = vec!["analyst".to_string()];
+    let mut level = &cli;
+    for arg in args.iter().skip(1).filter_map(|arg| arg.to_str()) {
+        if let Some(sub) = level.find_subcommand(arg) {
+            command.push(sub.get_name().to_string());
+            level = sub;
+        }
+    }
+    format!("{} (see '{} --help')", parts.join("; "), command.join(" "))
 }
 
 /// Opts the process out of core dumps: a dump would hold the API key and

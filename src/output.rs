@@ -332,24 +332,53 @@ impl Write for LazyFile {
 }
 
 /// Writes to stderr what a person needs and a script can ignore. Honors `-q`
-/// (only errors) and `-v` (debug lines). Failures to write stderr are ignored:
-/// there is nowhere left to report them.
+/// (only errors) and `-v` (debug lines), and paints its prefixes when
+/// colour is on (`--color`, `NO_COLOR`). Failures to write stderr are
+/// ignored: there is nowhere left to report them.
 #[derive(Clone, Debug)]
 pub struct Notes {
     quiet: bool,
     verbose: bool,
     progress: bool,
+    color: bool,
+}
+
+/// What a painted word of a note means.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Tone {
+    /// A pass: green.
+    Good,
+    /// A warning: yellow.
+    Warning,
+    /// A failure or an error: red.
+    Bad,
+    /// A heading or a total: bold.
+    Strong,
+}
+
+impl Tone {
+    fn style(self) -> anstyle::Style {
+        let colored = |color: anstyle::AnsiColor| anstyle::Style::new().fg_color(Some(color.into())).bold();
+        match self {
+            Tone::Good => colored(anstyle::AnsiColor::Green),
+            Tone::Warning => colored(anstyle::AnsiColor::Yellow),
+            Tone::Bad => colored(anstyle::AnsiColor::Red),
+            Tone::Strong => anstyle::Style::new().bold(),
+        }
+    }
 }
 
 impl Notes {
     /// Notes for the given `-q` / `-v` settings (`-q` wins over `-v`);
     /// `progress` says whether a progress display may be drawn on stderr
-    /// (the settings decide: a terminal, neither `-q` nor `NO_COLOR`).
-    pub fn new(quiet: bool, verbose: bool, progress: bool) -> Self {
+    /// (the settings decide: a terminal and no `-q`), `color` whether
+    /// prefixes are painted.
+    pub fn new(quiet: bool, verbose: bool, progress: bool, color: bool) -> Self {
         Notes {
             quiet,
             verbose: verbose && !quiet,
             progress: progress && !quiet,
+            color,
         }
     }
 
@@ -366,45 +395,71 @@ impl Notes {
     /// An informational line such as `chat: <id>`; silenced by `-q`.
     pub fn info(&self, line: &str) {
         if !self.quiet {
-            emit(line);
+            emit("", line);
+        }
+    }
+
+    /// A line that starts with a word painted as `tone` says (`PASS`, a
+    /// total); silenced by `-q` unless `always`.
+    pub fn painted(&self, tone: Tone, word: &str, rest: &str, always: bool) {
+        if always || !self.quiet {
+            emit(&self.paint(tone, &visible(word)), rest);
         }
     }
 
     /// `analyst: warning: …`; silenced by `-q`.
     pub fn warn(&self, message: &str) {
         if !self.quiet {
-            emit(&format!("analyst: warning: {message}"));
+            emit(
+                &format!("analyst: {}", self.paint(Tone::Warning, "warning:")),
+                &format!(" {message}"),
+            );
         }
     }
 
     /// A `-v` debug line (requests, statuses); never carries secrets.
     pub fn debug(&self, line: &str) {
         if self.verbose {
-            emit(line);
+            emit("", line);
         }
     }
 
     /// A line that matters even with `-q` (a failed `check` case), as it is.
     pub fn always(&self, line: &str) {
-        emit(line);
+        emit("", line);
     }
 
     /// `analyst: expectation failed: …`; always printed, even with `-q`.
     pub fn expectation(&self, line: &str) {
-        emit(&format!("analyst: expectation failed: {line}"));
+        emit(
+            &format!("analyst: {}", self.paint(Tone::Bad, "expectation failed:")),
+            &format!(" {line}"),
+        );
     }
 
     /// `analyst: error: …`; always printed, even with `-q`.
     pub fn error(&self, message: &str) {
-        emit(&format!("analyst: error: {message}"));
+        emit(
+            &format!("analyst: {}", self.paint(Tone::Bad, "error:")),
+            &format!(" {message}"),
+        );
+    }
+
+    /// `text` painted as `tone` says when colour is on.
+    fn paint(&self, tone: Tone, text: &str) -> String {
+        match self.color {
+            true => format!("{}{text}{}", tone.style().render(), tone.style().render_reset()),
+            false => text.to_string(),
+        }
     }
 }
 
-/// Writes one line on stderr, every secret redacted and every control
+/// Writes one line on stderr: `painted` (our own words, maybe with colour)
+/// as it is, then `line` with every secret redacted and every control
 /// character made visible.
-fn emit(line: &str) {
+fn emit(painted: &str, line: &str) {
     let mut stderr = io::stderr().lock();
-    let _ = writeln!(stderr, "{}", visible(&redact(line)));
+    let _ = writeln!(stderr, "{painted}{}", visible(&redact(line)));
 }
 
 /// `bytes` with every control character that could act on a terminal

@@ -26,7 +26,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
 use crate::cli::{
-    AbortArgs, AskArgs, ChatEndpointArgs, CheckAction, CheckArgs, CheckOutput, Cli, Command as CliCommand,
+    AbortArgs, AskArgs, ChatEndpointArgs, CheckAction, CheckArgs, CheckOutput, Cli, ColorWhen, Command as CliCommand,
     CompletionTarget, DestinationArgs, GlobalArgs, IdentityArgs, KeyArgs, OutputMode, QuerySelector, ReportArgs,
     RowsArgs, RowsOutput, SessionAction, SessionArgs, SessionOutput, SessionRevokeArgs,
 };
@@ -419,6 +419,8 @@ pub enum Command {
     Merge(MergeSettings),
     /// `analyst completions`.
     Completions(CompletionTarget),
+    /// `analyst version`.
+    Version,
 }
 
 impl Command {
@@ -431,7 +433,9 @@ impl Command {
             Command::Rows(settings) => &mut settings.destination,
             Command::Check(settings) => &mut settings.report.destination,
             Command::Merge(settings) => &mut settings.report.destination,
-            Command::Abort(_) | Command::RevokeSessions(_) | Command::Completions(_) => return Destination::default(),
+            Command::Abort(_) | Command::RevokeSessions(_) | Command::Completions(_) | Command::Version => {
+                return Destination::default()
+            }
         };
         std::mem::take(destination)
     }
@@ -443,11 +447,19 @@ impl Command {
 pub fn resolve(matches: &ArgMatches) -> (Notes, Result<Command>) {
     let parsed = match Cli::from_arg_matches(matches) {
         Ok(parsed) => parsed,
-        Err(err) => return (Notes::new(false, false, false), Err(usage(err.to_string()))),
+        Err(err) => return (Notes::new(false, false, false, false), Err(usage(err.to_string()))),
     };
     let global = &parsed.global;
-    let progress = std::env::var_os("NO_COLOR").is_none() && std::io::stderr().is_terminal();
-    let notes = Notes::new(global.quiet, global.verbose, progress);
+    let stderr_is_terminal = std::io::stderr().is_terminal();
+    // NO_COLOR set to something (not empty) turns colour off, and only
+    // colour: progress follows -q and the terminal.
+    let no_color = std::env::var_os("NO_COLOR").is_some_and(|value| !value.is_empty());
+    let color = match global.color {
+        ColorWhen::Always => true,
+        ColorWhen::Never => false,
+        ColorWhen::Auto => stderr_is_terminal && !no_color,
+    };
+    let notes = Notes::new(global.quiet, global.verbose, stderr_is_terminal, color);
     let sub = matches.subcommand().map(|(_, sub)| sub);
     let command = resolve_command(parsed.command, global, sub, &notes);
     (notes, command)
@@ -459,9 +471,12 @@ fn resolve_command(
     sub: Option<&ArgMatches>,
     notes: &Notes,
 ) -> Result<Command> {
-    if let CliCommand::Completions(args) = command {
-        return Ok(Command::Completions(args.target));
-    }
+    // These read no profile: a broken config file does not stop them.
+    let command = match command {
+        CliCommand::Completions(args) => return Ok(Command::Completions(args.target)),
+        CliCommand::Version => return Ok(Command::Version),
+        other => other,
+    };
     let profile = load_profile(global.profile.as_deref())?;
     let profile = profile.as_ref();
     let network = Network {
@@ -491,6 +506,7 @@ fn resolve_command(
         }),
         CliCommand::Check(args) => Command::Check(sources.check(args, network)?),
         CliCommand::Completions(args) => Command::Completions(args.target),
+        CliCommand::Version => Command::Version,
     })
 }
 
@@ -526,12 +542,12 @@ impl Sources<'_> {
             check_tee(tee, args.replay.as_deref())?;
         }
         let source = match args.replay {
+            Some(path) if path != "-" && Path::new(&path).is_dir() => {
+                return Err(usage(format!("--replay {path}: that is a folder, not a saved stream")))
+            }
             Some(path) => AskSource::Replay(path),
             None => {
-                let url = chat_url(fill(
-                    args.endpoint.chat_url.clone(),
-                    self.profile.and_then(|p| p.chat_url.clone()),
-                ))?;
+                let url = self.chat_url(&args.endpoint)?;
                 let identity = self.identity(&args.identity)?;
                 let secret_on_stdin = args.endpoint.key.api_key_file.as_deref() == Some("-")
                     || args.endpoint.cube_token_file.as_deref() == Some("-");
@@ -629,10 +645,7 @@ impl Sources<'_> {
     }
 
     fn abort(&self, args: AbortArgs, network: Network) -> Result<AbortSettings> {
-        let url = chat_url(fill(
-            args.endpoint.chat_url.clone(),
-            self.profile.and_then(|p| p.chat_url.clone()),
-        ))?;
+        let url = self.chat_url(&args.endpoint)?;
         let identity = self.identity(&args.identity)?;
         let chat_id = args.chat_id.trim().to_string();
         if chat_id.is_empty() {
@@ -796,10 +809,7 @@ impl Sources<'_> {
 
     fn check(&self, args: CheckArgs, network: Network) -> Result<CheckSettings> {
         let identity = self.identity(&args.identity)?;
-        let url = chat_url(fill(
-            args.endpoint.chat_url.clone(),
-            self.profile.and_then(|p| p.chat_url.clone()),
-        ))?;
+        let url = self.chat_url(&args.endpoint)?;
         let ChatSettings { key, cube_token, .. } = self.chat(url.clone(), &args.endpoint, &identity)?;
         let data = DataSettings::new(
             fill(args.data.data_url, self.profile.and_then(|p| p.data_url.clone())),
@@ -813,7 +823,7 @@ impl Sources<'_> {
             filter: args
                 .filter
                 .as_deref()
-                .map(|pattern| Regex::new(pattern).map_err(|err| usage(format!("--filter {pattern:?}: {err}"))))
+                .map(|pattern| regex(pattern, "--filter"))
                 .transpose()?,
             shard: args.shard,
             report: report_settings(args.report)?,
@@ -827,14 +837,29 @@ impl Sources<'_> {
         })
     }
 
-    /// The identity as given: flags and environment, then the profile's
-    /// when neither kind of id was given. When both ids are set and only
-    /// one came from the command line, the flag wins over the environment.
+    /// The chat URL of `--chat-url`, `ANALYST_CHAT_URL` or the profile's
+    /// `chat_url`, checked; an error names the one it came from.
+    fn chat_url(&self, endpoint: &ChatEndpointArgs) -> Result<Url> {
+        let from = match (&endpoint.chat_url, self.profile) {
+            (Some(_), _) if self.is_from_env("chat_url") => "ANALYST_CHAT_URL".to_string(),
+            (Some(_), _) => "--chat-url".to_string(),
+            (None, Some(profile)) => format!("chat_url (profile {})", profile.name),
+            (None, None) => "--chat-url".to_string(),
+        };
+        chat_url(
+            fill(endpoint.chat_url.clone(), self.profile.and_then(|p| p.chat_url.clone())),
+            &from,
+        )
+    }
+
     /// True when the subcommand's argument `id` came from the environment.
     fn is_from_env(&self, id: &str) -> bool {
         self.sub.and_then(|m| m.value_source(id)) == Some(ValueSource::EnvVariable)
     }
 
+    /// The identity as given: flags and environment, then the profile's
+    /// when neither kind of id was given. When both ids are set and only
+    /// one came from the command line, the flag wins over the environment.
     fn identity(&self, args: &IdentityArgs) -> Result<IdentityInput> {
         let from_env = |id: &str| self.is_from_env(id);
         let (mut external_id, mut internal_id) = (args.external_id.clone(), args.internal_id.clone());
@@ -846,10 +871,28 @@ impl Sources<'_> {
             }
         }
         let mut email = args.email.clone();
+        let mut ids_from = IdSources {
+            external: if from_env("external_id") {
+                "ANALYST_EXTERNAL_ID"
+            } else {
+                "--external-id"
+            }
+            .into(),
+            internal: if from_env("internal_id") {
+                "ANALYST_INTERNAL_ID"
+            } else {
+                "--internal-id"
+            }
+            .into(),
+        };
         if let Some(profile) = self.profile {
             if external_id.is_none() && internal_id.is_none() {
                 external_id.clone_from(&profile.external_id);
                 internal_id.clone_from(&profile.internal_id);
+                ids_from = IdSources {
+                    external: format!("external_id (profile {})", profile.name),
+                    internal: format!("internal_id (profile {})", profile.name),
+                };
             }
             if email.is_none() {
                 email.clone_from(&profile.email);
@@ -857,6 +900,7 @@ impl Sources<'_> {
         }
         Ok(IdentityInput {
             external_id,
+            ids_from,
             internal_id,
             email,
             attrs: args.attrs.clone(),
@@ -1032,11 +1076,54 @@ fn pick(selector: QuerySelector) -> Pick {
 }
 
 /// The validated Chat API URL, or a usage error saying where to find it.
-fn chat_url(text: Option<String>) -> Result<Url> {
+/// The path every Chat API URL ends in.
+const CHAT_PATH: &str = "/chat/stream-chat-state";
+
+/// The chat URL `text` (from `from`: the flag, the variable or the
+/// profile), checked: a service URL whose path ends in [`CHAT_PATH`] (a
+/// trailing slash is dropped).
+fn chat_url(text: Option<String>, from: &str) -> Result<Url> {
     let text = text.ok_or_else(|| {
         usage("no chat URL: set ANALYST_CHAT_URL or pass --chat-url (the Chat API URL from the agent settings)")
     })?;
-    service_url(&text, "--chat-url")
+    let mut url = service_url(&text, from)?;
+    // A trailing slash, as a copy from a browser may have, is not part of it.
+    let path = url.path().trim_end_matches('/').to_string();
+    if !path.ends_with(CHAT_PATH) {
+        return Err(usage(format!(
+            "{from} {:?} is not a Chat API URL: it ends in {CHAT_PATH}, as the agent settings show it (…/agents/ID{CHAT_PATH} or …/deployments/ID{CHAT_PATH})",
+            without_credentials(&text)
+        )));
+    }
+    url.set_path(&path);
+    Ok(url)
+}
+
+/// Compiles the regular expression `pattern` that `what` gave; an error
+/// is one line: what is wrong, and where in the pattern.
+pub fn regex(pattern: &str, what: &str) -> Result<Regex> {
+    Regex::new(pattern).map_err(|err| {
+        let why = match &err {
+            regex::Error::Syntax(text) => {
+                let lines: Vec<&str> = text.lines().collect();
+                let column = lines
+                    .iter()
+                    .find_map(|line| line.find('^'))
+                    .map(|at| at.saturating_sub(4) + 1);
+                let reason = lines
+                    .iter()
+                    .rev()
+                    .find_map(|line| line.strip_prefix("error: "))
+                    .unwrap_or(text.as_str());
+                match column {
+                    Some(column) => format!("{reason} at character {column}"),
+                    None => reason.to_string(),
+                }
+            }
+            other => other.to_string(),
+        };
+        usage(format!("{what} {pattern:?} is not a valid regular expression: {why}"))
+    })
 }
 
 /// Parses and checks a service URL given by `flag`: it must be absolute
@@ -1180,12 +1267,35 @@ impl DataSettings {
     }
 }
 
+/// Where the external and internal ids came from, as error messages name
+/// them (empty: the flags).
+#[derive(Clone, Debug, Default)]
+pub struct IdSources {
+    /// `--external-id`, `ANALYST_EXTERNAL_ID`, `external_id (profile P)`.
+    pub external: String,
+    /// `--internal-id`, `ANALYST_INTERNAL_ID`, `internal_id (profile P)`.
+    pub internal: String,
+}
+
+impl IdSources {
+    fn name<'a>(given: &'a str, flag: &'a str) -> &'a str {
+        if given.is_empty() {
+            flag
+        } else {
+            given
+        }
+    }
+}
+
 /// Who the request is made for, as given on the command line, environment
 /// or profile (or a suite), before the rules of the API document are checked.
 #[derive(Clone, Debug, Default)]
 pub struct IdentityInput {
     /// `--external-id` / `ANALYST_EXTERNAL_ID`.
     pub external_id: Option<String>,
+    /// Where the ids came from, as errors name it: `--external-id`,
+    /// `ANALYST_EXTERNAL_ID`, a profile's `external_id` (empty: the flag).
+    pub ids_from: IdSources,
     /// `--internal-id` / `ANALYST_INTERNAL_ID`.
     pub internal_id: Option<String>,
     /// `--email`.
@@ -1273,10 +1383,10 @@ impl IdentityInput {
             _ => {}
         }
         if let Some(id) = external_id {
-            check_external_id(id)?;
+            check_external_id(id, IdSources::name(&self.ids_from.external, "--external-id"))?;
         }
         if let Some(username) = internal_id {
-            check_username(username)?;
+            check_username(username, IdSources::name(&self.ids_from.internal, "--internal-id"))?;
             let mut refused = Vec::new();
             if !self.attrs.is_empty() {
                 refused.push("--attr");
@@ -1333,18 +1443,18 @@ impl IdentityInput {
     }
 }
 
-fn check_external_id(id: &str) -> Result<()> {
+fn check_external_id(id: &str, from: &str) -> Result<()> {
     if id.is_empty() {
-        return Err(usage("--external-id is empty"));
+        return Err(usage(format!("{from} is empty")));
     }
     if id.chars().any(char::is_whitespace) {
         return Err(usage(format!(
-            "--external-id {id:?} contains spaces: an external id is lowercase with no spaces"
+            "{from} {id:?} contains spaces: an external id is lowercase with no spaces"
         )));
     }
     if id.chars().any(char::is_uppercase) {
         return Err(usage(format!(
-            "--external-id {id:?} has uppercase letters: an external id is lowercase with no spaces (try {:?})",
+            "{from} {id:?} has uppercase letters: an external id is lowercase with no spaces (try {:?})",
             id.to_lowercase()
         )));
     }
@@ -1353,13 +1463,13 @@ fn check_external_id(id: &str) -> Result<()> {
 
 /// An internal user's username: any name (often an email), not empty, with
 /// no spaces or control characters (the service trims and lowercases it).
-fn check_username(name: &str) -> Result<()> {
+fn check_username(name: &str, from: &str) -> Result<()> {
     if name.is_empty() {
-        return Err(usage("--internal-id is empty"));
+        return Err(usage(format!("{from} is empty")));
     }
     if name.chars().any(|c| c.is_whitespace() || c.is_control()) {
         return Err(usage(format!(
-            "--internal-id {name:?} is not a username: it has spaces or control characters"
+            "{from} {name:?} is not a username: it has spaces or control characters"
         )));
     }
     Ok(())
@@ -1560,13 +1670,8 @@ impl Expectations {
         pick: Pick,
         what: &str,
     ) -> Result<Self> {
-        let compile = |pattern: Option<&str>, name: &str| {
-            pattern
-                .map(|p| {
-                    Regex::new(p).map_err(|err| usage(format!("{what}{name} is not a valid regular expression: {err}")))
-                })
-                .transpose()
-        };
+        let compile =
+            |pattern: Option<&str>, name: &str| pattern.map(|p| regex(p, &format!("{what}{name}"))).transpose();
         Ok(Expectations {
             answer: compile(answer, "expect-answer")?,
             sql: compile(sql, "expect-sql")?,

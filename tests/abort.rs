@@ -137,7 +137,9 @@ fn usage_errors_send_nothing() {
         ])
         .assert()
         .code(2)
-        .stderr(predicate::str::contains("cannot derive the abort URL"));
+        .stderr(predicate::str::contains(
+            "is not a Chat API URL: it ends in /chat/stream-chat-state",
+        ));
     emu.analyst()
         .args([
             "abort",

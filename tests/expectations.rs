@@ -135,7 +135,7 @@ fn a_bad_regular_expression_is_a_usage_error() {
         .assert()
         .code(2)
         .stderr(predicate::str::contains(
-            "--expect-sql is not a valid regular expression",
+            "--expect-sql \"SELECT (\" is not a valid regular expression: unclosed group at character 8",
         ));
     assert!(emu.requests().is_empty());
 }

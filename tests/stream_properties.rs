@@ -242,6 +242,9 @@ fn mutated_streams_never_reach_a_terminal_with_live_controls() {
             let output = std::process::Command::new("script")
                 .args(["-q", "-c", &command, "/dev/null"])
                 .env("XDG_CONFIG_HOME", no_config_home())
+                // Our own colours are escape sequences too; the service's
+                // text is what must not carry any.
+                .env("NO_COLOR", "1")
                 .output()
                 .expect("script(1) from util-linux runs");
             let live = output

@@ -66,17 +66,48 @@ fn a_terminal_shows_activity_streams_the_answer_and_summarises_results() {
     );
 }
 
+/// True when `screen` holds a colour or text style (an SGR sequence).
+fn has_colour(screen: &str) -> bool {
+    screen.split("\x1b[").skip(1).any(|rest| {
+        let code: String = rest.chars().take_while(|c| c.is_ascii_digit() || *c == ';').collect();
+        rest[code.len()..].starts_with('m')
+    })
+}
+
 #[test]
-fn no_color_and_quiet_keep_the_terminal_plain() {
+fn quiet_keeps_the_terminal_plain_and_no_color_only_drops_colour() {
     let emu = slow_agent();
-    for (args, env) in [("ask Q", vec![("NO_COLOR", "1")]), ("ask -q Q", vec![])] {
-        let screen = on_a_terminal(&emu, args, &env);
-        assert!(screen.contains("Answer 1:"), "{screen}");
+    let screen = on_a_terminal(&emu, "ask -q Q", &[]);
+    assert!(screen.contains("Answer 1:"), "{screen}");
+    assert!(
+        !screen.contains("searching the data model") && !screen.contains("-o csv for CSV"),
+        "{screen}"
+    );
+    // NO_COLOR (not empty) turns colour off, not the activity line.
+    let emu = Emulator::start();
+    emu.agent(|a| a.returned = 5);
+    let (_, screen) = run_on_a_terminal(&emu, "ask -o csv Q", &[("NO_COLOR", "1")]);
+    assert!(screen.contains("analyst: error: "), "{screen}");
+    assert!(!has_colour(&screen), "{screen:?}");
+    for (args, env) in [
+        ("ask -o csv Q", vec![("NO_COLOR", "")]),
+        ("--color always ask -o csv Q", vec![("NO_COLOR", "1")]),
+    ] {
+        let (_, screen) = run_on_a_terminal(&emu, args, &env);
         assert!(
-            !screen.contains("searching the data model") && !screen.contains("-o csv for CSV"),
-            "{args}: {screen}"
+            screen.contains("\x1b[1m\x1b[31merror:\x1b[0m"),
+            "{args} {env:?}: {screen:?}"
         );
     }
+    // In a pipe: no colour unless asked for.
+    let piped = emu.analyst().args(["ask", "-o", "csv", "Q"]).output().unwrap();
+    assert!(!has_colour(&String::from_utf8_lossy(&piped.stderr)));
+    let piped = emu
+        .analyst()
+        .args(["--color", "always", "ask", "-o", "csv", "Q"])
+        .output()
+        .unwrap();
+    assert!(String::from_utf8_lossy(&piped.stderr).contains("\x1b[1m\x1b[31merror:\x1b[0m"));
 }
 
 #[test]
@@ -158,7 +189,9 @@ fn check_shows_live_progress_on_a_terminal_and_none_in_a_pipe() {
         "[[case]]\nname = \"first\"\nquestion = \"Q\"\n[[case]]\nname = \"second\"\nquestion = \"Q\"\nrepeat = 2\n",
     );
     let screen = on_a_terminal(&emu, &format!("check --jobs 2 {}", suite.display()), &[]);
-    for shown in ["/3 runs", "passing, 0 failing", "slowest running: ", "PASS  first  "] {
+    // PASS in green, bold.
+    let pass = "\x1b[1m\x1b[32mPASS\x1b[0m  first  ";
+    for shown in ["/3 runs", "passing, 0 failing", "slowest running: ", pass] {
         assert!(screen.contains(shown), "{shown:?} not on the screen:\n{screen}");
     }
     let output = emu.analyst().arg("check").arg(&*suite).output().unwrap();

@@ -8,3 +8,4 @@ pub mod check;
 pub mod completions;
 pub mod rows;
 pub mod session;
+pub mod version;

@@ -4,7 +4,7 @@
 //! runs through the data query API with rows streamed to stdout.
 
 use std::fs::File;
-use std::io::{self, Read};
+use std::io::{self, BufRead, Read};
 use std::time::Instant;
 
 use anyhow::{Context, Result};
@@ -90,6 +90,21 @@ fn saved_result(path: &str, pick: Pick) -> Result<SqlResult> {
         "-" => Box::new(io::stdin()),
         path => Box::new(File::open(path).map_err(|err| usage(format!("cannot read --from file {path}: {err}")))?),
     };
+    // Nothing at all (`</dev/null` in cron) is not a stream: ask for the SQL.
+    let mut source = io::BufReader::new(source);
+    let empty = source
+        .fill_buf()
+        .map_err(|err| usage(format!("cannot read --from {path}: {err}")))?
+        .is_empty();
+    if empty {
+        let what = match path {
+            "-" => "standard input is empty".to_string(),
+            path => format!("--from {path} is empty"),
+        };
+        return Err(usage(format!(
+            "{what}: where is the SQL? give --sql or --sql-file, or a stream saved by 'analyst ask -o raw' (--from FILE or a pipe)"
+        )));
+    }
     let mut picker = Picker::new(pick);
     let mut sinks = Sinks {
         tee: None,

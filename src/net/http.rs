@@ -321,7 +321,7 @@ impl Http {
             timed_out: false,
             transient: matches!(status.as_u16(), 429 | 502 | 503 | 504),
             server_error: status.is_server_error(),
-            fault: status_fault(response),
+            fault: status_fault(response, auth),
             retry_after,
         })
     }
@@ -406,9 +406,36 @@ fn transport_fault(url: &Url, err: &reqwest::Error) -> Fault {
     Fault::new(Kind::Service, format!("{what} {host}: {causes}"))
 }
 
+/// What to check after a status, for the API the credential is for: the
+/// flags and variables that named the URL and the credential of that API.
+fn hint(status: u16, auth: Credential<'_>) -> &'static str {
+    match (status, auth) {
+        (401, Credential::Chat { .. }) => {
+            "check the API key (ANALYST_API_KEY or --api-key-file) or the Cube token (ANALYST_CUBE_TOKEN or --cube-token-file)"
+        }
+        (401, Credential::ApiKey(_)) => "check the API key (ANALYST_API_KEY or --api-key-file)",
+        (401 | 403, Credential::Token(_)) => {
+            "check the data query API's credential (ANALYST_DATA_TOKEN, or ANALYST_DATA_SECRET with --security-context)"
+        }
+        (403, _) => "this key or user may not do that",
+        (404 | 410, Credential::Chat { .. }) => "check --chat-url (ANALYST_CHAT_URL: account and agent) and --chat-id",
+        (404 | 410, Credential::ApiKey(_)) => {
+            "check --base-url (ANALYST_BASE_URL, the account host) and --deployment-id"
+        }
+        (404 | 410, Credential::Token(_)) => {
+            "check --data-url (ANALYST_DATA_URL, e.g. https://<deployment>.cubecloudapp.dev/cubejs-api)"
+        }
+        (408 | 429, _) => "the service is busy; try again later",
+        (300..=399, _) => "check the URL: the service answered with a redirect",
+        (400..=499, _) => "the service refused the request",
+        _ => "the service failed; try again later",
+    }
+}
+
 /// The fault for an answer with a non-success status: the kind of the
-/// contract's table, the status, a summary of the body, and what to check.
-fn status_fault(mut response: Response) -> Fault {
+/// contract's table, the status, a summary of the body, and what to check
+/// for the API `auth` is the credential of.
+fn status_fault(mut response: Response, auth: Credential<'_>) -> Fault {
     let status = response.status();
     let location = response
         .headers()
@@ -426,15 +453,15 @@ fn status_fault(mut response: Response) -> Fault {
     // Redacted before it is shortened, so no part of a secret survives a cut.
     let body = redact(&String::from_utf8_lossy(&body)).into_owned();
     let summary = summarize_body(&content_type, body.as_bytes());
-    let (code, hint) = match status.as_u16() {
-        401 => (Kind::Auth, "check the API key (ANALYST_API_KEY or --api-key-file)"),
-        403 => (Kind::Forbidden, "this key or user may not do that"),
-        404 | 410 => (Kind::NotFound, "check --chat-url (account and agent) and --chat-id"),
-        408 | 429 => (Kind::Service, "the service is busy; try again later"),
-        300..=399 => (Kind::Service, "check the URL: the service answered with a redirect"),
-        400..=499 => (Kind::Usage, "the service refused the request"),
-        _ => (Kind::Service, "the service failed; try again later"),
+    let code = match status.as_u16() {
+        401 => Kind::Auth,
+        403 => Kind::Forbidden,
+        404 | 410 => Kind::NotFound,
+        408 | 429 | 300..=399 => Kind::Service,
+        400..=499 => Kind::Usage,
+        _ => Kind::Service,
     };
+    let hint = hint(status.as_u16(), auth);
     let mut message = format!("the service answered {}", describe_status(status));
     if !summary.is_empty() {
         message.push_str(&format!(": {summary}"));

@@ -24,7 +24,7 @@ use crate::error::{fail, kind_of, Kind};
 use crate::expect::Check;
 use crate::net::http::Http;
 use crate::net::signals;
-use crate::output::{human, visible, LazyFile, Notes, Out};
+use crate::output::{human, visible, LazyFile, Notes, Out, Tone};
 use crate::results::{Collected, RowSource};
 use crate::settings::{
     new_message_id, ChatSettings, CheckSettings, Limits, MergeSettings, Network, Question, ReportSettings,
@@ -153,7 +153,12 @@ fn publish(
         if regressions.is_empty() {
             notes.info(&format!("no regression against {file}"));
         } else {
-            notes.always(&format!("{} cases regressed against {file}:", regressions.len()));
+            notes.painted(
+                Tone::Warning,
+                &format!("{} cases regressed", regressions.len()),
+                &format!(" against {file}:"),
+                true,
+            );
             for regression in regressions {
                 notes.always(&format!("  {}: {}", regression.name, regression.reasons.join("; ")));
             }
@@ -202,11 +207,13 @@ fn conclude(report: &Report, settings: &ReportSettings) -> Result<()> {
     Ok(())
 }
 
-/// Prints a verdict's lines: a pass unless `-q`, anything else always.
+/// Prints a verdict's lines, its first word (`PASS`, `FAIL`, `ERROR`)
+/// painted: a pass unless `-q`, anything else always.
 fn tell(notes: &Notes, status: Status, lines: &str) {
+    let (word, rest) = lines.split_at(lines.find(' ').unwrap_or(lines.len()));
     match status {
-        Status::Passed => notes.info(lines),
-        _ => notes.always(lines),
+        Status::Passed => notes.painted(Tone::Good, word, rest, false),
+        _ => notes.painted(Tone::Bad, word, rest, true),
     }
 }
 

@@ -460,10 +460,12 @@ fn identity<'a>(
         if let Some(id) = &level.external_id {
             identity.external_id = Some(id.clone());
             identity.internal_id = None;
+            identity.ids_from.external = "external_id".into();
         }
         if let Some(email) = &level.internal_id {
             identity.internal_id = Some(email.clone());
             identity.external_id = None;
+            identity.ids_from.internal = "internal_id".into();
         }
         if let Some(email) = &level.email {
             identity.email = Some(email.clone());
@@ -544,7 +546,7 @@ chat = ["And by region?", { question = "Top one?", expect_answer = "EMEA" }]
             .unwrap_err()
             .to_string();
         assert!(
-            err.contains("smoke.toml:4: field expect_sql: expect-sql is not a valid regular expression"),
+            err.contains("smoke.toml:4: field expect_sql: expect-sql \"(\" is not a valid regular expression"),
             "{err}"
         );
         let err = load_text("[[case]]\nname = \"a\"\nquestoin = \"q\"\n")

@@ -1,0 +1,176 @@
+//! The small habits of a shell: `analyst version`, and error messages that
+//! are one `analyst: error:` line naming the flag, variable, profile key or
+//! API the value really came from.
+
+mod support;
+
+use predicates::prelude::*;
+use support::*;
+
+/// Asserts that `output` failed with `code` and one stderr line holding
+/// every piece of `expected`.
+fn one_error_line(output: std::process::Output, code: i32, expected: &[&str]) {
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(code), "{stderr}");
+    assert_eq!(stderr.lines().count(), 1, "one line: {stderr}");
+    assert!(stderr.starts_with("analyst: error: "), "{stderr}");
+    for piece in expected {
+        assert!(stderr.contains(piece), "{piece:?} not in: {stderr}");
+    }
+}
+
+#[test]
+fn version_is_short_and_the_version_command_says_what_was_built() {
+    analyst()
+        .arg("--version")
+        .assert()
+        .success()
+        .stdout(format!("analyst {}\n", env!("CARGO_PKG_VERSION")));
+    let output = analyst().arg("version").output().unwrap();
+    assert!(output.status.success());
+    let text = String::from_utf8(output.stdout).unwrap();
+    let lines: Vec<&str> = text.lines().collect();
+    assert_eq!(lines[0], format!("analyst {}", env!("CARGO_PKG_VERSION")));
+    assert!(
+        lines[1].starts_with("commit: ") && lines[1].len() > "commit: ".len(),
+        "{text}"
+    );
+    assert!(lines[2].starts_with("commit date: "), "{text}");
+    assert!(lines[3].starts_with("target: ") && lines[3].contains("linux"), "{text}");
+}
+
+#[test]
+fn command_line_mistakes_are_one_prefixed_line_naming_the_help_to_read() {
+    for (args, expected) in [
+        (
+            vec!["ask", "--bogus"],
+            vec!["unexpected argument '--bogus' found", "(see 'analyst ask --help')"],
+        ),
+        (
+            vec!["abort"],
+            vec![
+                "required arguments were not provided: --chat-id <ID>",
+                "(see 'analyst abort --help')",
+            ],
+        ),
+        (
+            vec!["check", "merge"],
+            vec!["<REPORT>", "(see 'analyst check merge --help')"],
+        ),
+        (
+            vec!["ask", "-o", "nope"],
+            vec!["invalid value 'nope' for '--output <MODE>'", "possible values"],
+        ),
+        (
+            vec!["nosuch"],
+            vec!["unrecognized subcommand 'nosuch'", "(see 'analyst --help')"],
+        ),
+    ] {
+        one_error_line(analyst().args(&args).output().unwrap(), 2, &expected);
+    }
+}
+
+#[test]
+fn values_are_blamed_on_where_they_came_from() {
+    let emu = Emulator::start();
+    // The environment's external id, not the flag.
+    one_error_line(
+        emu.analyst()
+            .env("ANALYST_EXTERNAL_ID", "Ana Smith")
+            .args(["ask", "Q"])
+            .output()
+            .unwrap(),
+        2,
+        &["ANALYST_EXTERNAL_ID \"Ana Smith\" contains spaces"],
+    );
+    one_error_line(
+        emu.analyst()
+            .args(["ask", "--external-id", "Ana", "Q"])
+            .output()
+            .unwrap(),
+        2,
+        &["--external-id \"Ana\" has uppercase letters"],
+    );
+    // A chat URL that is not one is refused before sending, naming its source;
+    // a trailing slash is forgiven.
+    let url = emu.chat_url();
+    one_error_line(
+        emu.analyst()
+            .env("ANALYST_CHAT_URL", url.trim_end_matches("/stream-chat-state"))
+            .args(["ask", "Q"])
+            .output()
+            .unwrap(),
+        2,
+        &[
+            "ANALYST_CHAT_URL",
+            "is not a Chat API URL: it ends in /chat/stream-chat-state",
+        ],
+    );
+    emu.analyst()
+        .env("ANALYST_CHAT_URL", format!("{url}/"))
+        .args(["ask", "Q"])
+        .assert()
+        .success();
+    // A bad pattern: one line, with where it went wrong.
+    one_error_line(
+        emu.analyst()
+            .args(["ask", "Q", "--expect-answer", "(oops"])
+            .output()
+            .unwrap(),
+        2,
+        &["--expect-answer \"(oops\" is not a valid regular expression: unclosed group at character 1"],
+    );
+    emu.expect(Route::Chat, 1);
+}
+
+#[test]
+fn files_and_stdin_that_are_not_what_they_should_be_are_usage_errors() {
+    let dir = Scratch::new();
+    one_error_line(
+        analyst().arg("ask").arg("--replay").arg(&*dir).output().unwrap(),
+        2,
+        &["that is a folder, not a saved stream"],
+    );
+    one_error_line(
+        analyst_process()
+            .args(["rows"])
+            .stdin(std::process::Stdio::null())
+            .output()
+            .unwrap(),
+        2,
+        &["standard input is empty: where is the SQL?", "--sql"],
+    );
+}
+
+#[test]
+fn a_404_names_the_flags_of_the_api_that_answered() {
+    let emu = Emulator::start();
+    emu.script_on(
+        Route::Session,
+        Reply::status(404, "application/json", r#"{"error":"Not found"}"#),
+    );
+    emu.analyst()
+        .env("ANALYST_BASE_URL", emu.base())
+        .env("ANALYST_DEPLOYMENT_ID", "42")
+        .arg("session")
+        .assert()
+        .code(5)
+        .stderr(
+            predicate::str::contains("check --base-url (ANALYST_BASE_URL")
+                .and(predicate::str::contains("--chat-id").not()),
+        );
+    emu.script_on(
+        Route::Data,
+        Reply::status(404, "application/json", r#"{"error":"Not found"}"#),
+    );
+    emu.analyst()
+        .env("ANALYST_DATA_URL", emu.data_url())
+        .env("ANALYST_DATA_SECRET", DATA_SECRET)
+        .args(["rows", "--sql", "SELECT 1"])
+        .assert()
+        .code(5)
+        .stderr(
+            predicate::str::contains("check --data-url (ANALYST_DATA_URL")
+                .and(predicate::str::contains("--chat-url").not()),
+        );
+}
