@@ -244,11 +244,11 @@ _analyst() {
                     return 0
                     ;;
                 --output)
-                    COMPREPLY=($(compgen -W "answer raw events json csv vega svg png html" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "answer raw events json csv table vega svg png html" -- "${cur}"))
                     return 0
                     ;;
                 -o)
-                    COMPREPLY=($(compgen -W "answer raw events json csv vega svg png html" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "answer raw events json csv table vega svg png html" -- "${cur}"))
                     return 0
                     ;;
                 --jq)
@@ -828,11 +828,11 @@ _analyst() {
                     return 0
                     ;;
                 --output)
-                    COMPREPLY=($(compgen -W "csv tsv json ndjson" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "csv tsv json ndjson table" -- "${cur}"))
                     return 0
                     ;;
                 -o)
-                    COMPREPLY=($(compgen -W "csv tsv json ndjson" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "csv tsv json ndjson table" -- "${cur}"))
                     return 0
                     ;;
                 --jq)

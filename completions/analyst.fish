@@ -52,6 +52,7 @@ raw\t'The stream\'s bytes as received, each line flushed as it completes'
 events\t'One JSON object per stream line, with toolCall input and result parsed'
 json\t'One JSON document: chat id, status, answer, queries with typed rows, tool calls, errors'
 csv\t'The selected SQL result as RFC 4180 CSV with a header row'
+table\t'The selected SQL result as an aligned table for a person (numbers right-aligned; cut to a terminal\'s width)'
 vega\t'The selected result\'s Vega-Lite v5 spec with the rows merged in as data.values'
 svg\t'The selected result\'s chart drawn as SVG by Vega itself, in-process and offline'
 png\t'That chart as a PNG picture, text in a font shipped in analyst (at --scale)'
@@ -183,7 +184,8 @@ complete -c analyst -n "__fish_analyst_using_subcommand rows" -l query -d 'Which
 complete -c analyst -n "__fish_analyst_using_subcommand rows" -s o -l output -d 'What to write on stdout' -r -f -a "csv\t'RFC 4180 CSV with a header row'
 tsv\t'Tab-separated with a header row (\\t \\n \\r \\\\ escaped)'
 json\t'One JSON array of objects, numbers and booleans typed'
-ndjson\t'One JSON object per row, numbers and booleans typed'"
+ndjson\t'One JSON object per row, numbers and booleans typed'
+table\t'An aligned table for a person (numbers right-aligned; cut to a terminal\'s width; holds every row to align them)'"
 complete -c analyst -n "__fish_analyst_using_subcommand rows" -l jq -d 'Filter the JSON output through a jq expression, as gh --jq does: strings print raw, other values as compact JSON, one per line' -r
 complete -c analyst -n "__fish_analyst_using_subcommand rows" -l output-file -d 'Write the output to FILE instead of stdout, atomically: FILE (created 0600) is replaced only when the command succeeds, never left partial' -r -F
 complete -c analyst -n "__fish_analyst_using_subcommand rows" -l security-context -d 'With ANALYST_DATA_SECRET: the signed token\'s payload, a JSON object or @FILE' -r

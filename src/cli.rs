@@ -392,6 +392,8 @@ pub enum RowsOutput {
     Json,
     /// One JSON object per row, numbers and booleans typed
     Ndjson,
+    /// An aligned table for a person (numbers right-aligned; cut to a terminal's width; holds every row to align them)
+    Table,
 }
 
 /// The `cache` modes of the data query API.
@@ -652,6 +654,8 @@ pub enum OutputMode {
     Json,
     /// The selected SQL result as RFC 4180 CSV with a header row
     Csv,
+    /// The selected SQL result as an aligned table for a person (numbers right-aligned; cut to a terminal's width)
+    Table,
     /// The selected result's Vega-Lite v5 spec with the rows merged in as data.values
     Vega,
     /// The selected result's chart drawn as SVG by Vega itself, in-process and offline

@@ -149,6 +149,16 @@ pub struct Display {
     pub spinner: bool,
     /// The answer streamed to stdout as it arrives (`-o answer` to a terminal).
     pub stream_answer: bool,
+    /// The terminal's width in columns, when stdout is a terminal (`-o table`).
+    pub width: Option<u16>,
+}
+
+/// The width of the terminal stdout is, when `stdout_is_terminal`.
+fn terminal_width(stdout_is_terminal: bool) -> Option<u16> {
+    stdout_is_terminal
+        .then(|| terminal_size::terminal_size_of(std::io::stdout()))
+        .flatten()
+        .map(|(width, _)| width.0)
 }
 
 /// The settings of `analyst ask`.
@@ -283,6 +293,8 @@ pub struct RowsSettings {
     pub pick: Pick,
     /// `-o`.
     pub output: RowsOutput,
+    /// The terminal's width for `-o table`, when stdout is a terminal.
+    pub width: Option<u16>,
     /// `--jq`, `--output-file`.
     pub destination: Destination,
     /// `--always`.
@@ -625,6 +637,7 @@ impl Sources<'_> {
         let display = Display {
             spinner: self.notes.show_progress() && (args.output == OutputMode::Answer || !stdout_is_terminal),
             stream_answer: args.output == OutputMode::Answer && stdout_is_terminal,
+            width: terminal_width(stdout_is_terminal),
         };
         Ok(AskSettings {
             source,
@@ -787,19 +800,23 @@ impl Sources<'_> {
         );
         data.timezone = args.timezone;
         data.cache = args.cache.map(|mode| mode.as_str().to_string());
+        let destination = destination(
+            args.destination,
+            match args.output {
+                RowsOutput::Json => Ok(JqInput::Whole),
+                RowsOutput::Ndjson => Ok(JqInput::EachLine),
+                RowsOutput::Csv => Err("-o csv".into()),
+                RowsOutput::Tsv => Err("-o tsv".into()),
+                RowsOutput::Table => Err("-o table".into()),
+            },
+        )?;
+        let width = terminal_width(destination.file.is_none() && std::io::stdout().is_terminal());
         Ok(RowsSettings {
             sql,
             pick: pick(args.query),
             output: args.output,
-            destination: destination(
-                args.destination,
-                match args.output {
-                    RowsOutput::Json => Ok(JqInput::Whole),
-                    RowsOutput::Ndjson => Ok(JqInput::EachLine),
-                    RowsOutput::Csv => Err("-o csv".into()),
-                    RowsOutput::Tsv => Err("-o tsv".into()),
-                },
-            )?,
+            width,
+            destination,
             always: args.always,
             allow_partial: args.allow_partial,
             data,

@@ -78,7 +78,7 @@ fn bash_completes_commands_flags_and_values() {
     let modes = bash_complete(&["analyst", "ask", "-o", ""]);
     assert_eq!(
         modes,
-        ["answer", "raw", "events", "json", "csv", "vega", "svg", "png", "html"]
+        ["answer", "raw", "events", "json", "csv", "table", "vega", "svg", "png", "html"]
     );
     assert_eq!(bash_complete(&["analyst", "completions", "po"]), ["powershell"]);
 }

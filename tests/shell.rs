@@ -174,3 +174,56 @@ fn a_404_names_the_flags_of_the_api_that_answered() {
                 .and(predicate::str::contains("--chat-url").not()),
         );
 }
+
+#[test]
+fn table_aligns_the_rows_right_aligns_numbers_and_fits_a_terminal() {
+    let replay = fixture("revenue-by-month.ndjson");
+    let output = analyst()
+        .args(["ask", "-q", "--replay", &replay, "-o", "table"])
+        .output()
+        .unwrap();
+    assert!(output.status.success());
+    let table = String::from_utf8(output.stdout).unwrap();
+    let lines: Vec<&str> = table.lines().collect();
+    assert_eq!(
+        lines.len(),
+        12 + 4,
+        "a header, its rule, 12 rows, two borders:\n{table}"
+    );
+    assert!(lines[1].contains("month") && lines[1].contains("orders_view.total_revenue"));
+    assert!(
+        lines[3].contains("│ 2024-01-01T00:00:00.000 ┆                 1804250.5 │"),
+        "{table}"
+    );
+    let widths: Vec<usize> = lines.iter().map(|line| line.chars().count()).collect();
+    assert!(widths.iter().all(|&w| w == widths[0]), "aligned: {table}");
+    // rows -o table is the same table.
+    let rows = analyst()
+        .args(["rows", "--from", &replay, "-o", "table"])
+        .output()
+        .unwrap();
+    assert_eq!(String::from_utf8(rows.stdout).unwrap(), table);
+
+    // On a 40-column terminal, every line fits and long cells are cut.
+    let binary = assert_cmd::cargo::cargo_bin("analyst");
+    let output = std::process::Command::new("script")
+        .args([
+            "-q",
+            "-e",
+            "-c",
+            &format!(
+                "stty rows 24 cols 40; {} ask -q --replay {replay} -o table",
+                binary.display()
+            ),
+            "/dev/null",
+        ])
+        .env("XDG_CONFIG_HOME", no_config_home())
+        .output()
+        .unwrap();
+    let screen = String::from_utf8_lossy(&output.stdout);
+    assert!(screen.contains("2024-01-01T00:00…"), "{screen}");
+    assert!(
+        screen.lines().all(|line| line.trim_end().chars().count() <= 40),
+        "{screen}"
+    );
+}

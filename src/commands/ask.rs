@@ -21,6 +21,7 @@ use crate::net::signals;
 use crate::net::source::Source;
 use crate::output::{LazyFile, Notes, Out};
 use crate::render::live::Watched;
+use crate::render::table::TableFormat;
 use crate::render::vega::ChartFormat;
 use crate::render::{answer, csv, events, html, json, raw, vega};
 use crate::results::{RowSink, RowSource};
@@ -156,7 +157,8 @@ fn renderer(settings: &AskSettings, notes: &Notes) -> Box<dyn Renderer> {
         OutputMode::Raw => Box::new(raw::Raw),
         OutputMode::Events => Box::new(events::Events),
         OutputMode::Json => Box::new(json::Json::default()),
-        OutputMode::Csv => Box::new(csv::Csv::new(pick)),
+        OutputMode::Csv => Box::new(csv::Csv::new(pick, TableFormat::Csv)),
+        OutputMode::Table => Box::new(csv::Csv::new(pick, TableFormat::Aligned(settings.display.width))),
         OutputMode::Vega => Box::new(vega::Vega::new(pick, notes, ChartFormat::Spec, config)),
         OutputMode::Svg => Box::new(vega::Vega::new(pick, notes, ChartFormat::Svg, config)),
         OutputMode::Png => Box::new(vega::Vega::new(pick, notes, ChartFormat::Png(scale), config)),

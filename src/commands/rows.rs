@@ -32,6 +32,7 @@ pub fn run(settings: RowsSettings, notes: &Notes, out: &mut Out) -> Result<()> {
         RowsOutput::Tsv => TableFormat::Tsv,
         RowsOutput::Json => TableFormat::Json,
         RowsOutput::Ndjson => TableFormat::Ndjson,
+        RowsOutput::Table => TableFormat::Aligned(settings.width),
     };
     if let Some(result) = saved
         .as_ref()

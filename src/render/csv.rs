@@ -1,6 +1,6 @@
-//! `-o csv`: the picked SQL result as RFC 4180 CSV with a header row; with
-//! `--all-rows`, a truncated result's every row streamed from the data
-//! query API.
+//! `-o csv` and `-o table`: the picked SQL result as RFC 4180 CSV with a
+//! header row, or as an aligned table; with `--all-rows`, a truncated
+//! result's every row from the data query API.
 
 use std::io::Write;
 
@@ -12,18 +12,20 @@ use crate::results::{shortfall, Pick, Picker};
 use crate::stream::transcript::{Event, Transcript};
 use crate::stream::turn::{Ending, Renderer};
 
-/// The `csv` output.
+/// The `csv` and `table` outputs.
 pub struct Csv {
     pick: Pick,
     picker: Picker,
+    format: TableFormat,
 }
 
 impl Csv {
-    /// CSV of the result `pick` selects.
-    pub fn new(pick: Pick) -> Self {
+    /// The result `pick` selects, in `format`.
+    pub fn new(pick: Pick, format: TableFormat) -> Self {
         Csv {
             pick,
             picker: Picker::new(pick),
+            format,
         }
     }
 }
@@ -39,13 +41,13 @@ impl Renderer for Csv {
         }
         let result = self.picker.picked()?;
         let Some(source) = ending.all_rows.filter(|_| result.is_truncated()) else {
-            write_result(result, TableFormat::Csv, out)?;
+            write_result(result, self.format, out)?;
             return match result.total_rows.filter(|_| result.is_truncated()) {
                 Some(total) => ending.accept_truncated(&self.pick.describe(), result.rows.len(), total),
                 None => Ok(()),
             };
         };
-        let mut writer = TableWriter::new(TableFormat::Csv, &mut *out);
+        let mut writer = TableWriter::new(self.format, &mut *out);
         let got = source.fetch(result.sql_to_fetch()?, &mut writer)?;
         writer.finish()?;
         match shortfall(result.total_rows, got) {

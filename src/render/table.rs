@@ -1,5 +1,6 @@
-//! Rows as CSV, TSV, a JSON array or NDJSON, written as they arrive: one
-//! writer for `ask -o csv` and for `rows`, whatever the number of rows.
+//! Rows as CSV, TSV, a JSON array or NDJSON, written as they arrive, or as
+//! an aligned table for a person (which needs them all first): one writer
+//! for `ask -o csv|table` and for `rows`, whatever the number of rows.
 
 use std::io::Write;
 
@@ -9,6 +10,7 @@ use std::borrow::Cow;
 use serde_json::value::RawValue;
 use serde_json::Value;
 
+use crate::output::visible;
 use crate::results::{Column, RowSink, SqlResult};
 
 /// The formats rows can be written in.
@@ -22,11 +24,19 @@ pub enum TableFormat {
     Json,
     /// One JSON object per line, values typed by column.
     Ndjson,
+    /// An aligned table for a person, numbers right-aligned; with a width
+    /// (a terminal's), cells are cut to fit with `…`, one line each.
+    Aligned(Option<u16>),
 }
 
 enum Sink<W: Write> {
     Csv(Box<csv::Writer<W>>),
     Plain(W),
+    /// Every row's cells as text, kept to align them when the rows end.
+    Aligned {
+        out: W,
+        rows: Vec<Vec<String>>,
+    },
 }
 
 /// Writes rows in one [`TableFormat`] as they arrive; [`TableWriter::finish`]
@@ -49,6 +59,7 @@ impl<W: Write> TableWriter<W> {
                     .terminator(csv::Terminator::CRLF)
                     .from_writer(out),
             )),
+            TableFormat::Aligned(_) => Sink::Aligned { out, rows: Vec::new() },
             _ => Sink::Plain(out),
         };
         TableWriter {
@@ -70,6 +81,14 @@ impl<W: Write> TableWriter<W> {
         let mut out = match self.sink {
             Sink::Csv(writer) => writer.into_inner().map_err(|err| err.into_error())?,
             Sink::Plain(out) => out,
+            Sink::Aligned { mut out, rows } => {
+                let width = match self.format {
+                    TableFormat::Aligned(width) => width,
+                    _ => None,
+                };
+                writeln!(out, "{}", aligned(&self.columns, rows, width))?;
+                out
+            }
         };
         out.flush()?;
         Ok(out)
@@ -86,6 +105,16 @@ impl<W: Write> TableWriter<W> {
     fn write_row<C: Cell>(&mut self, row: &[C]) -> Result<()> {
         let width = self.columns.len().max(row.len());
         match &mut self.sink {
+            Sink::Aligned { rows, .. } => {
+                rows.push(
+                    (0..width)
+                        .map(|i| {
+                            row.get(i)
+                                .map_or(String::new(), |cell| visible(&cell.text()).into_owned())
+                        })
+                        .collect(),
+                );
+            }
             Sink::Csv(writer) => {
                 for i in 0..width {
                     writer.write_field(row.get(i).map_or(Cow::Borrowed(""), Cell::text).as_bytes())?;
@@ -217,7 +246,7 @@ impl<W: Write> RowSink for TableWriter<W> {
                 }
                 out.write_all(b"\n")?;
             }
-            Sink::Plain(_) => {}
+            Sink::Plain(_) | Sink::Aligned { .. } => {}
         }
         Ok(())
     }
@@ -225,6 +254,37 @@ impl<W: Write> RowSink for TableWriter<W> {
     fn rows(&mut self, rows: &[Vec<&RawValue>]) -> Result<()> {
         rows.iter().try_for_each(|row| self.write_row(row))
     }
+}
+
+/// The rows as a table: a header of the column names, numeric columns
+/// right-aligned; with a `width`, fitted to it, each cell on one line and
+/// cut with `…`.
+fn aligned(columns: &[Column], rows: Vec<Vec<String>>, width: Option<u16>) -> comfy_table::Table {
+    use comfy_table::{CellAlignment, ContentArrangement, Row, Table};
+    let mut table = Table::new();
+    table.load_preset(comfy_table::presets::UTF8_FULL_CONDENSED);
+    table.set_header(columns.iter().map(|column| visible(&column.name).into_owned()));
+    for cells in rows {
+        let mut row = Row::from(cells);
+        if width.is_some() {
+            row.max_height(1);
+        }
+        table.add_row(row);
+    }
+    if let Some(width) = width {
+        table
+            .set_width(width)
+            .set_content_arrangement(ContentArrangement::Dynamic)
+            .set_truncation_indicator("…");
+    }
+    for (index, column) in columns.iter().enumerate() {
+        if column.is_numeric() {
+            if let Some(shown) = table.column_mut(index) {
+                shown.set_cell_alignment(CellAlignment::Right);
+            }
+        }
+    }
+    table
 }
 
 /// Writes a whole SQL result in `format`.
