@@ -40,6 +40,8 @@ Register-ArgumentCompleter -Native -CommandName 'analyst' -ScriptBlock {
             [CompletionResult]::new('session', 'session', [CompletionResultType]::ParameterValue, 'Print a temporary embed sessionId for signed embedding, or revoke sessions')
             [CompletionResult]::new('rows', 'rows', [CompletionResultType]::ParameterValue, 'Fetch every row of a (truncated) SQL result through the data query API')
             [CompletionResult]::new('check', 'check', [CompletionResultType]::ParameterValue, 'Run a suite of known questions against the agent: smoke checks and evals, with JUnit, TAP and JSON reports')
+            [CompletionResult]::new('doctor', 'doctor', [CompletionResultType]::ParameterValue, 'Check the setup without asking the agent anything: what is configured, from where, and whether each endpoint answers')
+            [CompletionResult]::new('config', 'config', [CompletionResultType]::ParameterValue, 'Show the resolved settings (secrets as set or unset) or the config file''s path')
             [CompletionResult]::new('completions', 'completions', [CompletionResultType]::ParameterValue, 'Print a shell completion script, or the man page')
             [CompletionResult]::new('version', 'version', [CompletionResultType]::ParameterValue, 'Print the version with the commit, its date and the target it was built for')
             [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
@@ -313,6 +315,108 @@ Register-ArgumentCompleter -Native -CommandName 'analyst' -ScriptBlock {
         'analyst;check;help;help' {
             break
         }
+        'analyst;doctor' {
+            [CompletionResult]::new('--chat-url', '--chat-url', [CompletionResultType]::ParameterName, 'The full Chat API URL from the agent settings (ends in /chat/stream-chat-state)')
+            [CompletionResult]::new('--api-key-file', '--api-key-file', [CompletionResultType]::ParameterName, 'Read the API key from this file (''-'' = stdin) instead of ANALYST_API_KEY')
+            [CompletionResult]::new('--cube-token-file', '--cube-token-file', [CompletionResultType]::ParameterName, 'Read a Cube token (JWT, sent as X-Cube-Auth-Token) from this file (''-'' = stdin) instead of ANALYST_CUBE_TOKEN')
+            [CompletionResult]::new('--data-url', '--data-url', [CompletionResultType]::ParameterName, 'The data query API base, e.g. https://<deployment>.cubecloudapp.dev/cubejs-api')
+            [CompletionResult]::new('--base-url', '--base-url', [CompletionResultType]::ParameterName, 'The account host, for session (e.g. https://acme.cubecloud.dev)')
+            [CompletionResult]::new('--external-id', '--external-id', [CompletionResultType]::ParameterName, 'Id of an external user (lowercase, no spaces); created on first use')
+            [CompletionResult]::new('--internal-id', '--internal-id', [CompletionResultType]::ParameterName, 'Username of an existing internal user (often an email), whose own permissions apply')
+            [CompletionResult]::new('--email', '--email', [CompletionResultType]::ParameterName, 'The user''s email address')
+            [CompletionResult]::new('--attr', '--attr', [CompletionResultType]::ParameterName, 'A user attribute for row-level security (repeatable; external users only)')
+            [CompletionResult]::new('--group', '--group', [CompletionResultType]::ParameterName, 'A group the user belongs to (repeatable; external users only)')
+            [CompletionResult]::new('--security-context', '--security-context', [CompletionResultType]::ParameterName, 'Security context for data queries: a JSON object, or @FILE (external users only)')
+            [CompletionResult]::new('--ttl', '--ttl', [CompletionResultType]::ParameterName, 'Lifetime of an ephemeral external user (e.g. 12h, 7d)')
+            [CompletionResult]::new('--timezone', '--timezone', [CompletionResultType]::ParameterName, 'The IANA time zone the agent''s queries run in (timezone), e.g. Europe/Berlin')
+            [CompletionResult]::new('--connect-timeout', '--connect-timeout', [CompletionResultType]::ParameterName, 'How long to wait for a connection to the service')
+            [CompletionResult]::new('--timeout', '--timeout', [CompletionResultType]::ParameterName, 'Wall-clock limit of the whole command (e.g. 90s, 5m); a running chat is aborted, exit 124')
+            [CompletionResult]::new('--idle-timeout', '--idle-timeout', [CompletionResultType]::ParameterName, 'A stream that sends nothing for this long is stalled: the chat is aborted, exit 124')
+            [CompletionResult]::new('--retries', '--retries', [CompletionResultType]::ParameterName, 'How many times a transient failure is tried again (0 = never): a refused or reset connection, 429, 502, 503, 504; for ask, a dropped or suspended turn is resumed with the same message id')
+            [CompletionResult]::new('--profile', '--profile', [CompletionResultType]::ParameterName, 'Use this profile of the config file (~/.config/analyst/config.toml)')
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'Colour on stderr: auto (on a terminal, unless NO_COLOR is set and not empty), always, never')
+            [CompletionResult]::new('--offline', '--offline', [CompletionResultType]::ParameterName, 'Check the settings only: call no endpoint')
+            [CompletionResult]::new('--persistent', '--persistent', [CompletionResultType]::ParameterName, 'Make the external user persistent (isEphemeral: false)')
+            [CompletionResult]::new('--no-authoring', '--no-authoring', [CompletionResultType]::ParameterName, 'The agent may not create or change saved reports, workbooks or dashboards')
+            [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Log each HTTP request and response status to stderr (the key is always redacted)')
+            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Log each HTTP request and response status to stderr (the key is always redacted)')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print nothing on stderr but errors')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print nothing on stderr but errors')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
+            break
+        }
+        'analyst;config' {
+            [CompletionResult]::new('--connect-timeout', '--connect-timeout', [CompletionResultType]::ParameterName, 'How long to wait for a connection to the service')
+            [CompletionResult]::new('--timeout', '--timeout', [CompletionResultType]::ParameterName, 'Wall-clock limit of the whole command (e.g. 90s, 5m); a running chat is aborted, exit 124')
+            [CompletionResult]::new('--idle-timeout', '--idle-timeout', [CompletionResultType]::ParameterName, 'A stream that sends nothing for this long is stalled: the chat is aborted, exit 124')
+            [CompletionResult]::new('--retries', '--retries', [CompletionResultType]::ParameterName, 'How many times a transient failure is tried again (0 = never): a refused or reset connection, 429, 502, 503, 504; for ask, a dropped or suspended turn is resumed with the same message id')
+            [CompletionResult]::new('--profile', '--profile', [CompletionResultType]::ParameterName, 'Use this profile of the config file (~/.config/analyst/config.toml)')
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'Colour on stderr: auto (on a terminal, unless NO_COLOR is set and not empty), always, never')
+            [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Log each HTTP request and response status to stderr (the key is always redacted)')
+            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Log each HTTP request and response status to stderr (the key is always redacted)')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print nothing on stderr but errors')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print nothing on stderr but errors')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('list', 'list', [CompletionResultType]::ParameterValue, 'Print the resolved settings of the chosen profile, each with where it came from (secrets as set or unset)')
+            [CompletionResult]::new('path', 'path', [CompletionResultType]::ParameterValue, 'Print the config file''s path (whether or not it exists)')
+            [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
+            break
+        }
+        'analyst;config;list' {
+            [CompletionResult]::new('--connect-timeout', '--connect-timeout', [CompletionResultType]::ParameterName, 'How long to wait for a connection to the service')
+            [CompletionResult]::new('--timeout', '--timeout', [CompletionResultType]::ParameterName, 'Wall-clock limit of the whole command (e.g. 90s, 5m); a running chat is aborted, exit 124')
+            [CompletionResult]::new('--idle-timeout', '--idle-timeout', [CompletionResultType]::ParameterName, 'A stream that sends nothing for this long is stalled: the chat is aborted, exit 124')
+            [CompletionResult]::new('--retries', '--retries', [CompletionResultType]::ParameterName, 'How many times a transient failure is tried again (0 = never): a refused or reset connection, 429, 502, 503, 504; for ask, a dropped or suspended turn is resumed with the same message id')
+            [CompletionResult]::new('--profile', '--profile', [CompletionResultType]::ParameterName, 'Use this profile of the config file (~/.config/analyst/config.toml)')
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'Colour on stderr: auto (on a terminal, unless NO_COLOR is set and not empty), always, never')
+            [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Log each HTTP request and response status to stderr (the key is always redacted)')
+            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Log each HTTP request and response status to stderr (the key is always redacted)')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print nothing on stderr but errors')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print nothing on stderr but errors')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
+            break
+        }
+        'analyst;config;path' {
+            [CompletionResult]::new('--connect-timeout', '--connect-timeout', [CompletionResultType]::ParameterName, 'How long to wait for a connection to the service')
+            [CompletionResult]::new('--timeout', '--timeout', [CompletionResultType]::ParameterName, 'Wall-clock limit of the whole command (e.g. 90s, 5m); a running chat is aborted, exit 124')
+            [CompletionResult]::new('--idle-timeout', '--idle-timeout', [CompletionResultType]::ParameterName, 'A stream that sends nothing for this long is stalled: the chat is aborted, exit 124')
+            [CompletionResult]::new('--retries', '--retries', [CompletionResultType]::ParameterName, 'How many times a transient failure is tried again (0 = never): a refused or reset connection, 429, 502, 503, 504; for ask, a dropped or suspended turn is resumed with the same message id')
+            [CompletionResult]::new('--profile', '--profile', [CompletionResultType]::ParameterName, 'Use this profile of the config file (~/.config/analyst/config.toml)')
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'Colour on stderr: auto (on a terminal, unless NO_COLOR is set and not empty), always, never')
+            [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Log each HTTP request and response status to stderr (the key is always redacted)')
+            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Log each HTTP request and response status to stderr (the key is always redacted)')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print nothing on stderr but errors')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print nothing on stderr but errors')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
+            break
+        }
+        'analyst;config;help' {
+            [CompletionResult]::new('list', 'list', [CompletionResultType]::ParameterValue, 'Print the resolved settings of the chosen profile, each with where it came from (secrets as set or unset)')
+            [CompletionResult]::new('path', 'path', [CompletionResultType]::ParameterValue, 'Print the config file''s path (whether or not it exists)')
+            [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
+            break
+        }
+        'analyst;config;help;list' {
+            break
+        }
+        'analyst;config;help;path' {
+            break
+        }
+        'analyst;config;help;help' {
+            break
+        }
         'analyst;completions' {
             [CompletionResult]::new('--connect-timeout', '--connect-timeout', [CompletionResultType]::ParameterName, 'How long to wait for a connection to the service')
             [CompletionResult]::new('--timeout', '--timeout', [CompletionResultType]::ParameterName, 'Wall-clock limit of the whole command (e.g. 90s, 5m); a running chat is aborted, exit 124')
@@ -353,6 +457,8 @@ Register-ArgumentCompleter -Native -CommandName 'analyst' -ScriptBlock {
             [CompletionResult]::new('session', 'session', [CompletionResultType]::ParameterValue, 'Print a temporary embed sessionId for signed embedding, or revoke sessions')
             [CompletionResult]::new('rows', 'rows', [CompletionResultType]::ParameterValue, 'Fetch every row of a (truncated) SQL result through the data query API')
             [CompletionResult]::new('check', 'check', [CompletionResultType]::ParameterValue, 'Run a suite of known questions against the agent: smoke checks and evals, with JUnit, TAP and JSON reports')
+            [CompletionResult]::new('doctor', 'doctor', [CompletionResultType]::ParameterValue, 'Check the setup without asking the agent anything: what is configured, from where, and whether each endpoint answers')
+            [CompletionResult]::new('config', 'config', [CompletionResultType]::ParameterValue, 'Show the resolved settings (secrets as set or unset) or the config file''s path')
             [CompletionResult]::new('completions', 'completions', [CompletionResultType]::ParameterValue, 'Print a shell completion script, or the man page')
             [CompletionResult]::new('version', 'version', [CompletionResultType]::ParameterValue, 'Print the version with the commit, its date and the target it was built for')
             [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
@@ -379,6 +485,20 @@ Register-ArgumentCompleter -Native -CommandName 'analyst' -ScriptBlock {
             break
         }
         'analyst;help;check;merge' {
+            break
+        }
+        'analyst;help;doctor' {
+            break
+        }
+        'analyst;help;config' {
+            [CompletionResult]::new('list', 'list', [CompletionResultType]::ParameterValue, 'Print the resolved settings of the chosen profile, each with where it came from (secrets as set or unset)')
+            [CompletionResult]::new('path', 'path', [CompletionResultType]::ParameterValue, 'Print the config file''s path (whether or not it exists)')
+            break
+        }
+        'analyst;help;config;list' {
+            break
+        }
+        'analyst;help;config;path' {
             break
         }
         'analyst;help;completions' {

@@ -37,6 +37,8 @@ set edit:completion:arg-completer[analyst] = {|@words|
             cand session 'Print a temporary embed sessionId for signed embedding, or revoke sessions'
             cand rows 'Fetch every row of a (truncated) SQL result through the data query API'
             cand check 'Run a suite of known questions against the agent: smoke checks and evals, with JUnit, TAP and JSON reports'
+            cand doctor 'Check the setup without asking the agent anything: what is configured, from where, and whether each endpoint answers'
+            cand config 'Show the resolved settings (secrets as set or unset) or the config file''s path'
             cand completions 'Print a shell completion script, or the man page'
             cand version 'Print the version with the commit, its date and the target it was built for'
             cand help 'Print this message or the help of the given subcommand(s)'
@@ -296,6 +298,100 @@ set edit:completion:arg-completer[analyst] = {|@words|
         }
         &'analyst;check;help;help'= {
         }
+        &'analyst;doctor'= {
+            cand --chat-url 'The full Chat API URL from the agent settings (ends in /chat/stream-chat-state)'
+            cand --api-key-file 'Read the API key from this file (''-'' = stdin) instead of ANALYST_API_KEY'
+            cand --cube-token-file 'Read a Cube token (JWT, sent as X-Cube-Auth-Token) from this file (''-'' = stdin) instead of ANALYST_CUBE_TOKEN'
+            cand --data-url 'The data query API base, e.g. https://<deployment>.cubecloudapp.dev/cubejs-api'
+            cand --base-url 'The account host, for session (e.g. https://acme.cubecloud.dev)'
+            cand --external-id 'Id of an external user (lowercase, no spaces); created on first use'
+            cand --internal-id 'Username of an existing internal user (often an email), whose own permissions apply'
+            cand --email 'The user''s email address'
+            cand --attr 'A user attribute for row-level security (repeatable; external users only)'
+            cand --group 'A group the user belongs to (repeatable; external users only)'
+            cand --security-context 'Security context for data queries: a JSON object, or @FILE (external users only)'
+            cand --ttl 'Lifetime of an ephemeral external user (e.g. 12h, 7d)'
+            cand --timezone 'The IANA time zone the agent''s queries run in (timezone), e.g. Europe/Berlin'
+            cand --connect-timeout 'How long to wait for a connection to the service'
+            cand --timeout 'Wall-clock limit of the whole command (e.g. 90s, 5m); a running chat is aborted, exit 124'
+            cand --idle-timeout 'A stream that sends nothing for this long is stalled: the chat is aborted, exit 124'
+            cand --retries 'How many times a transient failure is tried again (0 = never): a refused or reset connection, 429, 502, 503, 504; for ask, a dropped or suspended turn is resumed with the same message id'
+            cand --profile 'Use this profile of the config file (~/.config/analyst/config.toml)'
+            cand --color 'Colour on stderr: auto (on a terminal, unless NO_COLOR is set and not empty), always, never'
+            cand --offline 'Check the settings only: call no endpoint'
+            cand --persistent 'Make the external user persistent (isEphemeral: false)'
+            cand --no-authoring 'The agent may not create or change saved reports, workbooks or dashboards'
+            cand -v 'Log each HTTP request and response status to stderr (the key is always redacted)'
+            cand --verbose 'Log each HTTP request and response status to stderr (the key is always redacted)'
+            cand -q 'Print nothing on stderr but errors'
+            cand --quiet 'Print nothing on stderr but errors'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
+        &'analyst;config'= {
+            cand --connect-timeout 'How long to wait for a connection to the service'
+            cand --timeout 'Wall-clock limit of the whole command (e.g. 90s, 5m); a running chat is aborted, exit 124'
+            cand --idle-timeout 'A stream that sends nothing for this long is stalled: the chat is aborted, exit 124'
+            cand --retries 'How many times a transient failure is tried again (0 = never): a refused or reset connection, 429, 502, 503, 504; for ask, a dropped or suspended turn is resumed with the same message id'
+            cand --profile 'Use this profile of the config file (~/.config/analyst/config.toml)'
+            cand --color 'Colour on stderr: auto (on a terminal, unless NO_COLOR is set and not empty), always, never'
+            cand -v 'Log each HTTP request and response status to stderr (the key is always redacted)'
+            cand --verbose 'Log each HTTP request and response status to stderr (the key is always redacted)'
+            cand -q 'Print nothing on stderr but errors'
+            cand --quiet 'Print nothing on stderr but errors'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+            cand -V 'Print version'
+            cand --version 'Print version'
+            cand list 'Print the resolved settings of the chosen profile, each with where it came from (secrets as set or unset)'
+            cand path 'Print the config file''s path (whether or not it exists)'
+            cand help 'Print this message or the help of the given subcommand(s)'
+        }
+        &'analyst;config;list'= {
+            cand --connect-timeout 'How long to wait for a connection to the service'
+            cand --timeout 'Wall-clock limit of the whole command (e.g. 90s, 5m); a running chat is aborted, exit 124'
+            cand --idle-timeout 'A stream that sends nothing for this long is stalled: the chat is aborted, exit 124'
+            cand --retries 'How many times a transient failure is tried again (0 = never): a refused or reset connection, 429, 502, 503, 504; for ask, a dropped or suspended turn is resumed with the same message id'
+            cand --profile 'Use this profile of the config file (~/.config/analyst/config.toml)'
+            cand --color 'Colour on stderr: auto (on a terminal, unless NO_COLOR is set and not empty), always, never'
+            cand -v 'Log each HTTP request and response status to stderr (the key is always redacted)'
+            cand --verbose 'Log each HTTP request and response status to stderr (the key is always redacted)'
+            cand -q 'Print nothing on stderr but errors'
+            cand --quiet 'Print nothing on stderr but errors'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
+        &'analyst;config;path'= {
+            cand --connect-timeout 'How long to wait for a connection to the service'
+            cand --timeout 'Wall-clock limit of the whole command (e.g. 90s, 5m); a running chat is aborted, exit 124'
+            cand --idle-timeout 'A stream that sends nothing for this long is stalled: the chat is aborted, exit 124'
+            cand --retries 'How many times a transient failure is tried again (0 = never): a refused or reset connection, 429, 502, 503, 504; for ask, a dropped or suspended turn is resumed with the same message id'
+            cand --profile 'Use this profile of the config file (~/.config/analyst/config.toml)'
+            cand --color 'Colour on stderr: auto (on a terminal, unless NO_COLOR is set and not empty), always, never'
+            cand -v 'Log each HTTP request and response status to stderr (the key is always redacted)'
+            cand --verbose 'Log each HTTP request and response status to stderr (the key is always redacted)'
+            cand -q 'Print nothing on stderr but errors'
+            cand --quiet 'Print nothing on stderr but errors'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
+        &'analyst;config;help'= {
+            cand list 'Print the resolved settings of the chosen profile, each with where it came from (secrets as set or unset)'
+            cand path 'Print the config file''s path (whether or not it exists)'
+            cand help 'Print this message or the help of the given subcommand(s)'
+        }
+        &'analyst;config;help;list'= {
+        }
+        &'analyst;config;help;path'= {
+        }
+        &'analyst;config;help;help'= {
+        }
         &'analyst;completions'= {
             cand --connect-timeout 'How long to wait for a connection to the service'
             cand --timeout 'Wall-clock limit of the whole command (e.g. 90s, 5m); a running chat is aborted, exit 124'
@@ -334,6 +430,8 @@ set edit:completion:arg-completer[analyst] = {|@words|
             cand session 'Print a temporary embed sessionId for signed embedding, or revoke sessions'
             cand rows 'Fetch every row of a (truncated) SQL result through the data query API'
             cand check 'Run a suite of known questions against the agent: smoke checks and evals, with JUnit, TAP and JSON reports'
+            cand doctor 'Check the setup without asking the agent anything: what is configured, from where, and whether each endpoint answers'
+            cand config 'Show the resolved settings (secrets as set or unset) or the config file''s path'
             cand completions 'Print a shell completion script, or the man page'
             cand version 'Print the version with the commit, its date and the target it was built for'
             cand help 'Print this message or the help of the given subcommand(s)'
@@ -353,6 +451,16 @@ set edit:completion:arg-completer[analyst] = {|@words|
             cand merge 'Merge the -o json reports of shards into one report, as one unsharded run'
         }
         &'analyst;help;check;merge'= {
+        }
+        &'analyst;help;doctor'= {
+        }
+        &'analyst;help;config'= {
+            cand list 'Print the resolved settings of the chosen profile, each with where it came from (secrets as set or unset)'
+            cand path 'Print the config file''s path (whether or not it exists)'
+        }
+        &'analyst;help;config;list'= {
+        }
+        &'analyst;help;config;path'= {
         }
         &'analyst;help;completions'= {
         }

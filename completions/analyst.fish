@@ -41,6 +41,8 @@ complete -c analyst -n "__fish_analyst_needs_command" -f -a "abort" -d 'Stop a r
 complete -c analyst -n "__fish_analyst_needs_command" -f -a "session" -d 'Print a temporary embed sessionId for signed embedding, or revoke sessions'
 complete -c analyst -n "__fish_analyst_needs_command" -f -a "rows" -d 'Fetch every row of a (truncated) SQL result through the data query API'
 complete -c analyst -n "__fish_analyst_needs_command" -f -a "check" -d 'Run a suite of known questions against the agent: smoke checks and evals, with JUnit, TAP and JSON reports'
+complete -c analyst -n "__fish_analyst_needs_command" -f -a "doctor" -d 'Check the setup without asking the agent anything: what is configured, from where, and whether each endpoint answers'
+complete -c analyst -n "__fish_analyst_needs_command" -f -a "config" -d 'Show the resolved settings (secrets as set or unset) or the config file\'s path'
 complete -c analyst -n "__fish_analyst_needs_command" -f -a "completions" -d 'Print a shell completion script, or the man page'
 complete -c analyst -n "__fish_analyst_needs_command" -f -a "version" -d 'Print the version with the commit, its date and the target it was built for'
 complete -c analyst -n "__fish_analyst_needs_command" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
@@ -270,6 +272,76 @@ complete -c analyst -n "__fish_analyst_using_subcommand check; and __fish_seen_s
 complete -c analyst -n "__fish_analyst_using_subcommand check; and __fish_seen_subcommand_from merge" -s V -l version -d 'Print version'
 complete -c analyst -n "__fish_analyst_using_subcommand check; and __fish_seen_subcommand_from help" -f -a "merge" -d 'Merge the -o json reports of shards into one report, as one unsharded run'
 complete -c analyst -n "__fish_analyst_using_subcommand check; and __fish_seen_subcommand_from help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c analyst -n "__fish_analyst_using_subcommand doctor" -l chat-url -d 'The full Chat API URL from the agent settings (ends in /chat/stream-chat-state)' -r
+complete -c analyst -n "__fish_analyst_using_subcommand doctor" -l api-key-file -d 'Read the API key from this file (\'-\' = stdin) instead of ANALYST_API_KEY' -r
+complete -c analyst -n "__fish_analyst_using_subcommand doctor" -l cube-token-file -d 'Read a Cube token (JWT, sent as X-Cube-Auth-Token) from this file (\'-\' = stdin) instead of ANALYST_CUBE_TOKEN' -r
+complete -c analyst -n "__fish_analyst_using_subcommand doctor" -l data-url -d 'The data query API base, e.g. https://<deployment>.cubecloudapp.dev/cubejs-api' -r
+complete -c analyst -n "__fish_analyst_using_subcommand doctor" -l base-url -d 'The account host, for session (e.g. https://acme.cubecloud.dev)' -r
+complete -c analyst -n "__fish_analyst_using_subcommand doctor" -l external-id -d 'Id of an external user (lowercase, no spaces); created on first use' -r
+complete -c analyst -n "__fish_analyst_using_subcommand doctor" -l internal-id -d 'Username of an existing internal user (often an email), whose own permissions apply' -r
+complete -c analyst -n "__fish_analyst_using_subcommand doctor" -l email -d 'The user\'s email address' -r
+complete -c analyst -n "__fish_analyst_using_subcommand doctor" -l attr -d 'A user attribute for row-level security (repeatable; external users only)' -r
+complete -c analyst -n "__fish_analyst_using_subcommand doctor" -l group -d 'A group the user belongs to (repeatable; external users only)' -r
+complete -c analyst -n "__fish_analyst_using_subcommand doctor" -l security-context -d 'Security context for data queries: a JSON object, or @FILE (external users only)' -r
+complete -c analyst -n "__fish_analyst_using_subcommand doctor" -l ttl -d 'Lifetime of an ephemeral external user (e.g. 12h, 7d)' -r
+complete -c analyst -n "__fish_analyst_using_subcommand doctor" -l timezone -d 'The IANA time zone the agent\'s queries run in (timezone), e.g. Europe/Berlin' -r
+complete -c analyst -n "__fish_analyst_using_subcommand doctor" -l connect-timeout -d 'How long to wait for a connection to the service' -r
+complete -c analyst -n "__fish_analyst_using_subcommand doctor" -l timeout -d 'Wall-clock limit of the whole command (e.g. 90s, 5m); a running chat is aborted, exit 124' -r
+complete -c analyst -n "__fish_analyst_using_subcommand doctor" -l idle-timeout -d 'A stream that sends nothing for this long is stalled: the chat is aborted, exit 124' -r
+complete -c analyst -n "__fish_analyst_using_subcommand doctor" -l retries -d 'How many times a transient failure is tried again (0 = never): a refused or reset connection, 429, 502, 503, 504; for ask, a dropped or suspended turn is resumed with the same message id' -r
+complete -c analyst -n "__fish_analyst_using_subcommand doctor" -l profile -d 'Use this profile of the config file (~/.config/analyst/config.toml)' -r
+complete -c analyst -n "__fish_analyst_using_subcommand doctor" -l color -d 'Colour on stderr: auto (on a terminal, unless NO_COLOR is set and not empty), always, never' -r -f -a "auto\t'On a terminal, unless NO_COLOR is set to something'
+always\t'Always, also in a pipe'
+never\t'Never'"
+complete -c analyst -n "__fish_analyst_using_subcommand doctor" -l offline -d 'Check the settings only: call no endpoint'
+complete -c analyst -n "__fish_analyst_using_subcommand doctor" -l persistent -d 'Make the external user persistent (isEphemeral: false)'
+complete -c analyst -n "__fish_analyst_using_subcommand doctor" -l no-authoring -d 'The agent may not create or change saved reports, workbooks or dashboards'
+complete -c analyst -n "__fish_analyst_using_subcommand doctor" -s v -l verbose -d 'Log each HTTP request and response status to stderr (the key is always redacted)'
+complete -c analyst -n "__fish_analyst_using_subcommand doctor" -s q -l quiet -d 'Print nothing on stderr but errors'
+complete -c analyst -n "__fish_analyst_using_subcommand doctor" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c analyst -n "__fish_analyst_using_subcommand doctor" -s V -l version -d 'Print version'
+complete -c analyst -n "__fish_analyst_using_subcommand config; and not __fish_seen_subcommand_from list path help" -l connect-timeout -d 'How long to wait for a connection to the service' -r
+complete -c analyst -n "__fish_analyst_using_subcommand config; and not __fish_seen_subcommand_from list path help" -l timeout -d 'Wall-clock limit of the whole command (e.g. 90s, 5m); a running chat is aborted, exit 124' -r
+complete -c analyst -n "__fish_analyst_using_subcommand config; and not __fish_seen_subcommand_from list path help" -l idle-timeout -d 'A stream that sends nothing for this long is stalled: the chat is aborted, exit 124' -r
+complete -c analyst -n "__fish_analyst_using_subcommand config; and not __fish_seen_subcommand_from list path help" -l retries -d 'How many times a transient failure is tried again (0 = never): a refused or reset connection, 429, 502, 503, 504; for ask, a dropped or suspended turn is resumed with the same message id' -r
+complete -c analyst -n "__fish_analyst_using_subcommand config; and not __fish_seen_subcommand_from list path help" -l profile -d 'Use this profile of the config file (~/.config/analyst/config.toml)' -r
+complete -c analyst -n "__fish_analyst_using_subcommand config; and not __fish_seen_subcommand_from list path help" -l color -d 'Colour on stderr: auto (on a terminal, unless NO_COLOR is set and not empty), always, never' -r -f -a "auto\t'On a terminal, unless NO_COLOR is set to something'
+always\t'Always, also in a pipe'
+never\t'Never'"
+complete -c analyst -n "__fish_analyst_using_subcommand config; and not __fish_seen_subcommand_from list path help" -s v -l verbose -d 'Log each HTTP request and response status to stderr (the key is always redacted)'
+complete -c analyst -n "__fish_analyst_using_subcommand config; and not __fish_seen_subcommand_from list path help" -s q -l quiet -d 'Print nothing on stderr but errors'
+complete -c analyst -n "__fish_analyst_using_subcommand config; and not __fish_seen_subcommand_from list path help" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c analyst -n "__fish_analyst_using_subcommand config; and not __fish_seen_subcommand_from list path help" -s V -l version -d 'Print version'
+complete -c analyst -n "__fish_analyst_using_subcommand config; and not __fish_seen_subcommand_from list path help" -f -a "list" -d 'Print the resolved settings of the chosen profile, each with where it came from (secrets as set or unset)'
+complete -c analyst -n "__fish_analyst_using_subcommand config; and not __fish_seen_subcommand_from list path help" -f -a "path" -d 'Print the config file\'s path (whether or not it exists)'
+complete -c analyst -n "__fish_analyst_using_subcommand config; and not __fish_seen_subcommand_from list path help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c analyst -n "__fish_analyst_using_subcommand config; and __fish_seen_subcommand_from list" -l connect-timeout -d 'How long to wait for a connection to the service' -r
+complete -c analyst -n "__fish_analyst_using_subcommand config; and __fish_seen_subcommand_from list" -l timeout -d 'Wall-clock limit of the whole command (e.g. 90s, 5m); a running chat is aborted, exit 124' -r
+complete -c analyst -n "__fish_analyst_using_subcommand config; and __fish_seen_subcommand_from list" -l idle-timeout -d 'A stream that sends nothing for this long is stalled: the chat is aborted, exit 124' -r
+complete -c analyst -n "__fish_analyst_using_subcommand config; and __fish_seen_subcommand_from list" -l retries -d 'How many times a transient failure is tried again (0 = never): a refused or reset connection, 429, 502, 503, 504; for ask, a dropped or suspended turn is resumed with the same message id' -r
+complete -c analyst -n "__fish_analyst_using_subcommand config; and __fish_seen_subcommand_from list" -l profile -d 'Use this profile of the config file (~/.config/analyst/config.toml)' -r
+complete -c analyst -n "__fish_analyst_using_subcommand config; and __fish_seen_subcommand_from list" -l color -d 'Colour on stderr: auto (on a terminal, unless NO_COLOR is set and not empty), always, never' -r -f -a "auto\t'On a terminal, unless NO_COLOR is set to something'
+always\t'Always, also in a pipe'
+never\t'Never'"
+complete -c analyst -n "__fish_analyst_using_subcommand config; and __fish_seen_subcommand_from list" -s v -l verbose -d 'Log each HTTP request and response status to stderr (the key is always redacted)'
+complete -c analyst -n "__fish_analyst_using_subcommand config; and __fish_seen_subcommand_from list" -s q -l quiet -d 'Print nothing on stderr but errors'
+complete -c analyst -n "__fish_analyst_using_subcommand config; and __fish_seen_subcommand_from list" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c analyst -n "__fish_analyst_using_subcommand config; and __fish_seen_subcommand_from list" -s V -l version -d 'Print version'
+complete -c analyst -n "__fish_analyst_using_subcommand config; and __fish_seen_subcommand_from path" -l connect-timeout -d 'How long to wait for a connection to the service' -r
+complete -c analyst -n "__fish_analyst_using_subcommand config; and __fish_seen_subcommand_from path" -l timeout -d 'Wall-clock limit of the whole command (e.g. 90s, 5m); a running chat is aborted, exit 124' -r
+complete -c analyst -n "__fish_analyst_using_subcommand config; and __fish_seen_subcommand_from path" -l idle-timeout -d 'A stream that sends nothing for this long is stalled: the chat is aborted, exit 124' -r
+complete -c analyst -n "__fish_analyst_using_subcommand config; and __fish_seen_subcommand_from path" -l retries -d 'How many times a transient failure is tried again (0 = never): a refused or reset connection, 429, 502, 503, 504; for ask, a dropped or suspended turn is resumed with the same message id' -r
+complete -c analyst -n "__fish_analyst_using_subcommand config; and __fish_seen_subcommand_from path" -l profile -d 'Use this profile of the config file (~/.config/analyst/config.toml)' -r
+complete -c analyst -n "__fish_analyst_using_subcommand config; and __fish_seen_subcommand_from path" -l color -d 'Colour on stderr: auto (on a terminal, unless NO_COLOR is set and not empty), always, never' -r -f -a "auto\t'On a terminal, unless NO_COLOR is set to something'
+always\t'Always, also in a pipe'
+never\t'Never'"
+complete -c analyst -n "__fish_analyst_using_subcommand config; and __fish_seen_subcommand_from path" -s v -l verbose -d 'Log each HTTP request and response status to stderr (the key is always redacted)'
+complete -c analyst -n "__fish_analyst_using_subcommand config; and __fish_seen_subcommand_from path" -s q -l quiet -d 'Print nothing on stderr but errors'
+complete -c analyst -n "__fish_analyst_using_subcommand config; and __fish_seen_subcommand_from path" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c analyst -n "__fish_analyst_using_subcommand config; and __fish_seen_subcommand_from path" -s V -l version -d 'Print version'
+complete -c analyst -n "__fish_analyst_using_subcommand config; and __fish_seen_subcommand_from help" -f -a "list" -d 'Print the resolved settings of the chosen profile, each with where it came from (secrets as set or unset)'
+complete -c analyst -n "__fish_analyst_using_subcommand config; and __fish_seen_subcommand_from help" -f -a "path" -d 'Print the config file\'s path (whether or not it exists)'
+complete -c analyst -n "__fish_analyst_using_subcommand config; and __fish_seen_subcommand_from help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c analyst -n "__fish_analyst_using_subcommand completions" -l connect-timeout -d 'How long to wait for a connection to the service' -r
 complete -c analyst -n "__fish_analyst_using_subcommand completions" -l timeout -d 'Wall-clock limit of the whole command (e.g. 90s, 5m); a running chat is aborted, exit 124' -r
 complete -c analyst -n "__fish_analyst_using_subcommand completions" -l idle-timeout -d 'A stream that sends nothing for this long is stalled: the chat is aborted, exit 124' -r
@@ -294,13 +366,17 @@ complete -c analyst -n "__fish_analyst_using_subcommand version" -s v -l verbose
 complete -c analyst -n "__fish_analyst_using_subcommand version" -s q -l quiet -d 'Print nothing on stderr but errors'
 complete -c analyst -n "__fish_analyst_using_subcommand version" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c analyst -n "__fish_analyst_using_subcommand version" -s V -l version -d 'Print version'
-complete -c analyst -n "__fish_analyst_using_subcommand help; and not __fish_seen_subcommand_from ask abort session rows check completions version help" -f -a "ask" -d 'Ask the agent a question and render its NDJSON answer stream for a pipe'
-complete -c analyst -n "__fish_analyst_using_subcommand help; and not __fish_seen_subcommand_from ask abort session rows check completions version help" -f -a "abort" -d 'Stop a running chat (as its owner: give the identity that started it)'
-complete -c analyst -n "__fish_analyst_using_subcommand help; and not __fish_seen_subcommand_from ask abort session rows check completions version help" -f -a "session" -d 'Print a temporary embed sessionId for signed embedding, or revoke sessions'
-complete -c analyst -n "__fish_analyst_using_subcommand help; and not __fish_seen_subcommand_from ask abort session rows check completions version help" -f -a "rows" -d 'Fetch every row of a (truncated) SQL result through the data query API'
-complete -c analyst -n "__fish_analyst_using_subcommand help; and not __fish_seen_subcommand_from ask abort session rows check completions version help" -f -a "check" -d 'Run a suite of known questions against the agent: smoke checks and evals, with JUnit, TAP and JSON reports'
-complete -c analyst -n "__fish_analyst_using_subcommand help; and not __fish_seen_subcommand_from ask abort session rows check completions version help" -f -a "completions" -d 'Print a shell completion script, or the man page'
-complete -c analyst -n "__fish_analyst_using_subcommand help; and not __fish_seen_subcommand_from ask abort session rows check completions version help" -f -a "version" -d 'Print the version with the commit, its date and the target it was built for'
-complete -c analyst -n "__fish_analyst_using_subcommand help; and not __fish_seen_subcommand_from ask abort session rows check completions version help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c analyst -n "__fish_analyst_using_subcommand help; and not __fish_seen_subcommand_from ask abort session rows check doctor config completions version help" -f -a "ask" -d 'Ask the agent a question and render its NDJSON answer stream for a pipe'
+complete -c analyst -n "__fish_analyst_using_subcommand help; and not __fish_seen_subcommand_from ask abort session rows check doctor config completions version help" -f -a "abort" -d 'Stop a running chat (as its owner: give the identity that started it)'
+complete -c analyst -n "__fish_analyst_using_subcommand help; and not __fish_seen_subcommand_from ask abort session rows check doctor config completions version help" -f -a "session" -d 'Print a temporary embed sessionId for signed embedding, or revoke sessions'
+complete -c analyst -n "__fish_analyst_using_subcommand help; and not __fish_seen_subcommand_from ask abort session rows check doctor config completions version help" -f -a "rows" -d 'Fetch every row of a (truncated) SQL result through the data query API'
+complete -c analyst -n "__fish_analyst_using_subcommand help; and not __fish_seen_subcommand_from ask abort session rows check doctor config completions version help" -f -a "check" -d 'Run a suite of known questions against the agent: smoke checks and evals, with JUnit, TAP and JSON reports'
+complete -c analyst -n "__fish_analyst_using_subcommand help; and not __fish_seen_subcommand_from ask abort session rows check doctor config completions version help" -f -a "doctor" -d 'Check the setup without asking the agent anything: what is configured, from where, and whether each endpoint answers'
+complete -c analyst -n "__fish_analyst_using_subcommand help; and not __fish_seen_subcommand_from ask abort session rows check doctor config completions version help" -f -a "config" -d 'Show the resolved settings (secrets as set or unset) or the config file\'s path'
+complete -c analyst -n "__fish_analyst_using_subcommand help; and not __fish_seen_subcommand_from ask abort session rows check doctor config completions version help" -f -a "completions" -d 'Print a shell completion script, or the man page'
+complete -c analyst -n "__fish_analyst_using_subcommand help; and not __fish_seen_subcommand_from ask abort session rows check doctor config completions version help" -f -a "version" -d 'Print the version with the commit, its date and the target it was built for'
+complete -c analyst -n "__fish_analyst_using_subcommand help; and not __fish_seen_subcommand_from ask abort session rows check doctor config completions version help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c analyst -n "__fish_analyst_using_subcommand help; and __fish_seen_subcommand_from session" -f -a "revoke" -d 'End embed sessions (idempotent)'
 complete -c analyst -n "__fish_analyst_using_subcommand help; and __fish_seen_subcommand_from check" -f -a "merge" -d 'Merge the -o json reports of shards into one report, as one unsharded run'
+complete -c analyst -n "__fish_analyst_using_subcommand help; and __fish_seen_subcommand_from config" -f -a "list" -d 'Print the resolved settings of the chosen profile, each with where it came from (secrets as set or unset)'
+complete -c analyst -n "__fish_analyst_using_subcommand help; and __fish_seen_subcommand_from config" -f -a "path" -d 'Print the config file\'s path (whether or not it exists)'

@@ -142,6 +142,13 @@ pub enum Command {
     #[command(after_help = CHECK_AFTER_HELP)]
     Check(CheckArgs),
 
+    /// Check the setup without asking the agent anything: what is configured, from where, and whether each endpoint answers
+    #[command(after_help = DOCTOR_AFTER_HELP)]
+    Doctor(DoctorArgs),
+
+    /// Show the resolved settings (secrets as set or unset) or the config file's path
+    Config(ConfigArgs),
+
     /// Print a shell completion script, or the man page
     #[command(after_help = COMPLETIONS_AFTER_HELP)]
     Completions(CompletionsArgs),
@@ -171,6 +178,57 @@ pub const LONG_VERSION: &str = concat!(
     env!("ANALYST_TARGET"),
     "\n"
 );
+
+const DOCTOR_AFTER_HELP: &str = "\
+Each check is a row: what was found and where it came from (flag, environment,
+profile). Unless --offline, the endpoints are called harmlessly: an abort of a
+made-up chat (404 proves the key and the agent), SELECT 1 on the data query
+API, and a revoke of a made-up embed session (nothing is minted). Secrets are
+shown as set or unset, never their value.
+
+Exit 0 when all is well, else the code of the first failing check (2 a setting,
+3 a rejected credential, 4 forbidden, 5 not found, 6 unreachable).";
+
+/// Arguments of `analyst doctor`.
+#[derive(Debug, Args)]
+pub struct DoctorArgs {
+    /// Check the settings only: call no endpoint
+    #[arg(long)]
+    pub offline: bool,
+
+    /// The chat API and its credentials.
+    #[command(flatten)]
+    pub endpoint: ChatEndpointArgs,
+
+    /// The data query API.
+    #[command(flatten)]
+    pub data: DataEndpointArgs,
+
+    /// The account host, for session (e.g. https://acme.cubecloud.dev)
+    #[arg(long, env = "ANALYST_BASE_URL", value_name = "URL", help_heading = "Service")]
+    pub base_url: Option<String>,
+
+    /// Who asks.
+    #[command(flatten)]
+    pub identity: IdentityArgs,
+}
+
+/// Arguments of `analyst config`.
+#[derive(Debug, Args)]
+pub struct ConfigArgs {
+    /// What to show.
+    #[command(subcommand)]
+    pub action: ConfigAction,
+}
+
+/// What `analyst config` shows.
+#[derive(Clone, Copy, Debug, Subcommand)]
+pub enum ConfigAction {
+    /// Print the resolved settings of the chosen profile, each with where it came from (secrets as set or unset)
+    List,
+    /// Print the config file's path (whether or not it exists)
+    Path,
+}
 
 /// What `completions` prints.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]

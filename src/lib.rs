@@ -80,6 +80,9 @@ where
         Command::Merge(settings) => commands::check::merge(settings, &notes, &mut out),
         Command::Completions(target) => commands::completions::run(target, &mut out),
         Command::Version => commands::version::run(&mut out),
+        Command::Doctor(settings) => commands::doctor::run(*settings, &notes, &mut out),
+        Command::ConfigList(findings) => commands::config::list(&findings, &mut out),
+        Command::ConfigPath(path) => commands::config::path(path.as_deref(), &mut out),
     };
     // The output ends as the command did: a --jq filter reads the rest, an
     // --output-file is kept only on success.

@@ -27,10 +27,11 @@ use serde_json::{Map, Value};
 
 use crate::cli::{
     AbortArgs, AskArgs, ChatEndpointArgs, CheckAction, CheckArgs, CheckOutput, Cli, ColorWhen, Command as CliCommand,
-    CompletionTarget, DestinationArgs, GlobalArgs, IdentityArgs, KeyArgs, OutputMode, QuerySelector, ReportArgs,
-    RowsArgs, RowsOutput, SessionAction, SessionArgs, SessionOutput, SessionRevokeArgs,
+    CompletionTarget, ConfigAction, ConfigArgs, DestinationArgs, DoctorArgs, GlobalArgs, IdentityArgs, KeyArgs,
+    OutputMode, QuerySelector, ReportArgs, RowsArgs, RowsOutput, SessionAction, SessionArgs, SessionOutput,
+    SessionRevokeArgs,
 };
-use crate::error::usage;
+use crate::error::{kind_of, usage, Fault, Kind};
 use crate::jq::JqFilter;
 use crate::output::{register_secret, shell_quote, Destination, JqInput, Notes};
 use crate::results::Pick;
@@ -433,6 +434,12 @@ pub enum Command {
     Completions(CompletionTarget),
     /// `analyst version`.
     Version,
+    /// `analyst doctor`.
+    Doctor(Box<DoctorSettings>),
+    /// `analyst config list`: the settings, each with where it came from.
+    ConfigList(Vec<Finding>),
+    /// `analyst config path`.
+    ConfigPath(Option<PathBuf>),
 }
 
 impl Command {
@@ -445,12 +452,78 @@ impl Command {
             Command::Rows(settings) => &mut settings.destination,
             Command::Check(settings) => &mut settings.report.destination,
             Command::Merge(settings) => &mut settings.report.destination,
-            Command::Abort(_) | Command::RevokeSessions(_) | Command::Completions(_) | Command::Version => {
-                return Destination::default()
-            }
+            Command::Abort(_)
+            | Command::RevokeSessions(_)
+            | Command::Completions(_)
+            | Command::Version
+            | Command::Doctor(_)
+            | Command::ConfigList(_)
+            | Command::ConfigPath(_) => return Destination::default(),
         };
         std::mem::take(destination)
     }
+}
+
+/// How a check of `doctor` (or a setting of `config list`) came out.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Verdict {
+    /// Set and right (or, for `config list`, set).
+    Ok,
+    /// Not set, and not needed by every command.
+    Unset,
+    /// Wrong, with the kind (and exit code) of the failure.
+    Failed(Kind),
+}
+
+/// One row of `doctor` or `config list`: what was checked, how it came
+/// out, what was found (never a secret's value) and where it came from.
+#[derive(Clone, Debug)]
+pub struct Finding {
+    /// What was checked: `chat URL`, `API key`, …
+    pub what: String,
+    /// How it came out.
+    pub verdict: Verdict,
+    /// What was found, or what is wrong.
+    pub found: String,
+    /// Where it came from: a flag, a variable, a profile key and its file.
+    pub from: String,
+}
+
+impl Finding {
+    fn new(what: &str, verdict: Verdict, found: impl Into<String>, from: impl Into<String>) -> Finding {
+        Finding {
+            what: what.to_string(),
+            verdict,
+            found: found.into(),
+            from: from.into(),
+        }
+    }
+
+    /// A check that came out as `result` says: its value, or its error.
+    fn of<T>(what: &str, result: &Result<T>, shown: impl FnOnce(&T) -> String, from: &str) -> Finding {
+        match result {
+            Ok(value) => Finding::new(what, Verdict::Ok, shown(value), from),
+            Err(err) => Finding::new(what, Verdict::Failed(kind_of(err)), format!("{err:#}"), from),
+        }
+    }
+}
+
+/// The settings of `analyst doctor`: what the settings' checks found, and
+/// what to call to check the endpoints.
+#[derive(Debug)]
+pub struct DoctorSettings {
+    /// The checks of the settings, in order.
+    pub findings: Vec<Finding>,
+    /// The chat API as configured (with the identity), when it is.
+    pub chat: Option<ChatSettings>,
+    /// The data query API, when its URL and a credential are set.
+    pub data: Option<DataSettings>,
+    /// The account host and the API key, for the embed endpoints.
+    pub account: Option<(Url, Secret)>,
+    /// `--offline`: call nothing.
+    pub offline: bool,
+    /// Timeouts and retries.
+    pub network: Network,
 }
 
 /// Resolves the parsed command line (with the environment and the profile)
@@ -487,10 +560,26 @@ fn resolve_command(
     let command = match command {
         CliCommand::Completions(args) => return Ok(Command::Completions(args.target)),
         CliCommand::Version => return Ok(Command::Version),
+        CliCommand::Config(ConfigArgs {
+            action: ConfigAction::Path,
+        }) => return Ok(Command::ConfigPath(config_path())),
         other => other,
     };
-    let profile = load_profile(global.profile.as_deref())?;
+    // doctor reports a broken config file as a failed check, and goes on.
+    let loaded = load_profile(global.profile.as_deref());
+    let (profile, config_problem) = match (&command, loaded) {
+        (CliCommand::Doctor(_), Err(err)) => (None, Some(err)),
+        (_, loaded) => (loaded?, None),
+    };
     let profile = profile.as_ref();
+    if let Some(profile) = profile {
+        notes.debug(&format!(
+            "profile {} of {} (chosen by {})",
+            profile.name,
+            profile.file.display(),
+            profile.chosen_by
+        ));
+    }
     let network = Network {
         connect_timeout: global.connect_timeout,
         limits: Limits {
@@ -517,6 +606,8 @@ fn resolve_command(
             report: report_settings(args.report)?,
         }),
         CliCommand::Check(args) => Command::Check(sources.check(args, network)?),
+        CliCommand::Doctor(args) => Command::Doctor(Box::new(sources.doctor(args, config_problem, network))),
+        CliCommand::Config(_) => Command::ConfigList(sources.config_list()),
         CliCommand::Completions(args) => Command::Completions(args.target),
         CliCommand::Version => Command::Version,
     })
@@ -869,9 +960,282 @@ impl Sources<'_> {
         )
     }
 
+    /// Where the value of the argument `id` came from: its flag, its
+    /// variable `env`, else the profile's `key` when `in_profile`; `unset`
+    /// when none has it.
+    fn origin(&self, id: &str, flag: &str, env: &str, key: &str, in_profile: bool) -> String {
+        let env_set = !env.is_empty() && std::env::var_os(env).is_some_and(|value| !value.is_empty());
+        match self.value_source(id) {
+            Some(ValueSource::CommandLine) => flag.to_string(),
+            _ if env_set => env.to_string(),
+            _ => match self.profile.filter(|_| in_profile) {
+                Some(profile) => profile_origin(profile, key),
+                None => "unset".to_string(),
+            },
+        }
+    }
+
+    /// `analyst config list`: each setting the chosen profile and the
+    /// environment give, with where it came from; secrets as set or unset.
+    fn config_list(&self) -> Vec<Finding> {
+        let profile = self.profile;
+        let mut rows = vec![config_file_finding(profile)];
+        let settings: [(&str, &str, &str, Option<String>); 9] = [
+            (
+                "chat URL",
+                "ANALYST_CHAT_URL",
+                "chat_url",
+                profile.and_then(|p| p.chat_url.clone()),
+            ),
+            (
+                "account URL",
+                "ANALYST_BASE_URL",
+                "base_url",
+                profile.and_then(|p| p.base_url.clone()),
+            ),
+            (
+                "deployment id",
+                "ANALYST_DEPLOYMENT_ID",
+                "deployment_id",
+                profile.and_then(|p| p.deployment_id.map(|id| id.to_string())),
+            ),
+            (
+                "data URL",
+                "ANALYST_DATA_URL",
+                "data_url",
+                profile.and_then(|p| p.data_url.clone()),
+            ),
+            (
+                "external id",
+                "ANALYST_EXTERNAL_ID",
+                "external_id",
+                profile.and_then(|p| p.external_id.clone()),
+            ),
+            (
+                "internal id",
+                "ANALYST_INTERNAL_ID",
+                "internal_id",
+                profile.and_then(|p| p.internal_id.clone()),
+            ),
+            ("email", "", "email", profile.and_then(|p| p.email.clone())),
+            ("time zone", "ANALYST_TIMEZONE", "", None),
+            ("timeout", "ANALYST_TIMEOUT", "", None),
+        ];
+        for (what, env, key, in_profile) in settings {
+            let from = self.origin("", "", env, key, in_profile.is_some());
+            let value = match from.as_str() {
+                "unset" => None,
+                from if from == env => std::env::var(env).ok(),
+                _ => in_profile,
+            };
+            rows.push(match value {
+                Some(value) => Finding::new(what, Verdict::Ok, value, from),
+                None => Finding::new(what, Verdict::Unset, "unset", ""),
+            });
+        }
+        rows.extend(self.secret_findings());
+        rows
+    }
+
+    /// The secrets as set or unset, each with the source that wins (never
+    /// run, never read).
+    fn secret_findings(&self) -> Vec<Finding> {
+        let env = |name: &'static str| {
+            std::env::var_os(name)
+                .filter(|value| !value.is_empty())
+                .map(|_| name.to_string())
+        };
+        let profile =
+            |key: &str, set: fn(&Profile) -> bool| self.profile.filter(|p| set(p)).map(|p| profile_origin(p, key));
+        let flag_or_env = |id: &str, flag: &str, var: &'static str| match self.value_source(id) {
+            Some(ValueSource::CommandLine) => Some(flag.to_string()),
+            _ => env(var),
+        };
+        let secrets = [
+            (
+                "API key",
+                flag_or_env("api_key_file", "--api-key-file", "ANALYST_API_KEY_FILE")
+                    .or_else(|| env("ANALYST_API_KEY"))
+                    .or_else(|| profile("api_key_command", |p| p.api_key_command.is_some()))
+                    .or_else(|| profile("api_key_file", |p| p.api_key_file.is_some())),
+            ),
+            (
+                "Cube token",
+                flag_or_env("cube_token_file", "--cube-token-file", "ANALYST_CUBE_TOKEN_FILE")
+                    .or_else(|| env("ANALYST_CUBE_TOKEN"))
+                    .or_else(|| profile("cube_token_command", |p| p.cube_token_command.is_some())),
+            ),
+            (
+                "data token",
+                env("ANALYST_DATA_TOKEN").or_else(|| profile("data_token_command", |p| p.data_token_command.is_some())),
+            ),
+            ("data secret", env("ANALYST_DATA_SECRET")),
+        ];
+        secrets
+            .into_iter()
+            .map(|(what, from)| match from {
+                Some(from) => Finding::new(what, Verdict::Ok, "set", from),
+                None => Finding::new(what, Verdict::Unset, "unset", ""),
+            })
+            .collect()
+    }
+
+    /// `analyst doctor`: every setting checked as the commands would check
+    /// it, each failure a finding rather than the end (a broken config file
+    /// is `config_problem`); what the endpoints need, to call them.
+    fn doctor(&self, args: DoctorArgs, config_problem: Option<anyhow::Error>, network: Network) -> DoctorSettings {
+        let mut findings = vec![match config_problem {
+            Some(err) => Finding::new("config file", Verdict::Failed(kind_of(&err)), format!("{err:#}"), ""),
+            None => config_file_finding(self.profile),
+        }];
+        let in_profile = |value: bool| self.profile.is_some() && value;
+        // The chat API: its URL, its credential, who asks.
+        let url_from = self.origin(
+            "chat_url",
+            "--chat-url",
+            "ANALYST_CHAT_URL",
+            "chat_url",
+            in_profile(self.profile.is_some_and(|p| p.chat_url.is_some())),
+        );
+        let url = self.chat_url(&args.endpoint);
+        findings.push(Finding::of(
+            "chat URL",
+            &url,
+            |url| {
+                let kind = if url.path().contains("/deployments/") {
+                    "deployment"
+                } else {
+                    "agent"
+                };
+                format!("{url} (an {kind} URL)")
+            },
+            &url_from,
+        ));
+        let identity = self.identity(&args.identity);
+        let ids_from = identity.as_ref().map_or(String::new(), |identity| {
+            match (&identity.external_id, &identity.internal_id) {
+                (Some(_), _) => IdSources::name(&identity.ids_from.external, "--external-id").to_string(),
+                (None, Some(_)) => IdSources::name(&identity.ids_from.internal, "--internal-id").to_string(),
+                (None, None) => String::new(),
+            }
+        });
+        let chat = match (&url, &identity) {
+            (Ok(url), Ok(identity)) => Some(self.chat(url.clone(), &args.endpoint, identity)),
+            _ => None,
+        };
+        let credential_from: Vec<String> = self
+            .secret_findings()
+            .into_iter()
+            .filter(|finding| {
+                matches!(finding.what.as_str(), "API key" | "Cube token") && finding.verdict == Verdict::Ok
+            })
+            .map(|finding| finding.from)
+            .collect();
+        if let Some(chat) = &chat {
+            let credential = chat.as_ref().map(|chat| match (&chat.key, &chat.cube_token) {
+                (Some(_), Some(_)) => "an API key and a Cube token (the key is used): set",
+                (Some(_), None) => "an API key: set",
+                _ => "a Cube token: set",
+            });
+            let credential = credential.map_err(|err| Fault::new(kind_of(err), format!("{err:#}")).into());
+            findings.push(Finding::of(
+                "chat credential",
+                &credential,
+                |what| what.to_string(),
+                &credential_from.join(", "),
+            ));
+        }
+        let who: Result<String> = match (&chat, &identity) {
+            (Some(Ok(chat)), _) => Ok(chat
+                .identity
+                .as_ref()
+                .map_or_else(|| "the Cube token's user".to_string(), identity_summary)),
+            (_, Ok(identity)) => identity.validate().map(|settings| identity_summary(&settings)),
+            (_, Err(err)) => Err(usage(format!("{err:#}"))),
+        };
+        findings.push(Finding::of("identity", &who, String::clone, &ids_from));
+        let chat = chat.and_then(Result::ok);
+        // The data query API.
+        let data = DataSettings::new(
+            fill(
+                args.data.data_url.clone(),
+                self.profile.and_then(|p| p.data_url.clone()),
+            ),
+            args.identity.security_context.clone(),
+            self.profile,
+        );
+        let data_from = self.origin(
+            "data_url",
+            "--data-url",
+            "ANALYST_DATA_URL",
+            "data_url",
+            in_profile(self.profile.is_some_and(|p| p.data_url.is_some())),
+        );
+        let data_ready = match data.url {
+            None => {
+                findings.push(Finding::new(
+                    "data query API",
+                    Verdict::Unset,
+                    "not set (rows, --all-rows and reference_sql need it)",
+                    "",
+                ));
+                false
+            }
+            Some(_) => {
+                let checked = data.check().map(|()| data.url().map(|url| url.to_string()));
+                let checked = checked.and_then(|url| url);
+                findings.push(Finding::of("data query API", &checked, String::clone, &data_from));
+                checked.is_ok()
+            }
+        };
+        // The account host, for the embed endpoints.
+        let base_from = self.origin(
+            "base_url",
+            "--base-url",
+            "ANALYST_BASE_URL",
+            "base_url",
+            in_profile(self.profile.is_some_and(|p| p.base_url.is_some())),
+        );
+        let account = match fill(args.base_url.clone(), self.profile.and_then(|p| p.base_url.clone())) {
+            None => {
+                findings.push(Finding::new(
+                    "account host",
+                    Verdict::Unset,
+                    "not set (session needs it)",
+                    "",
+                ));
+                None
+            }
+            Some(_) => {
+                let base = self.base_url(args.base_url.clone());
+                findings.push(Finding::of("account host", &base, Url::to_string, &base_from));
+                match (base, self.has_api_key(&args.endpoint.key)) {
+                    (Ok(base), true) => self.api_key(&args.endpoint.key).ok().map(|key| (base, key)),
+                    _ => None,
+                }
+            }
+        };
+        DoctorSettings {
+            findings,
+            chat,
+            data: data_ready.then_some(data),
+            account,
+            offline: args.offline,
+            network,
+        }
+    }
+
+    /// Where the subcommand's argument `id` got its value, when it has
+    /// that argument and a value.
+    fn value_source(&self, id: &str) -> Option<ValueSource> {
+        self.sub
+            .filter(|matches| matches.try_contains_id(id).is_ok())
+            .and_then(|matches| matches.value_source(id))
+    }
+
     /// True when the subcommand's argument `id` came from the environment.
     fn is_from_env(&self, id: &str) -> bool {
-        self.sub.and_then(|m| m.value_source(id)) == Some(ValueSource::EnvVariable)
+        self.value_source(id) == Some(ValueSource::EnvVariable)
     }
 
     /// The identity as given: flags and environment, then the profile's
@@ -1705,6 +2069,12 @@ struct Profile {
     /// The profile's name (set when loaded).
     #[serde(skip)]
     name: String,
+    /// How it was chosen: `--profile`, `ANALYST_PROFILE`, the file's `default`.
+    #[serde(skip)]
+    chosen_by: String,
+    /// The config file it is in.
+    #[serde(skip)]
+    file: PathBuf,
     chat_url: Option<String>,
     base_url: Option<String>,
     /// The deployment, for `session`.
@@ -1729,6 +2099,56 @@ struct ConfigFile {
     default: Option<String>,
     #[serde(default)]
     profiles: BTreeMap<String, Profile>,
+}
+
+/// `key of profile NAME (FILE)`.
+fn profile_origin(profile: &Profile, key: &str) -> String {
+    format!("{key} of profile {} ({})", profile.name, profile.file.display())
+}
+
+/// The config file's row: its path, whether it exists, and the profile
+/// chosen and how.
+fn config_file_finding(profile: Option<&Profile>) -> Finding {
+    let from = match std::env::var_os("ANALYST_CONFIG").filter(|p| !p.is_empty()) {
+        Some(_) => "ANALYST_CONFIG",
+        None if std::env::var_os("XDG_CONFIG_HOME").is_some_and(|p| !p.is_empty()) => "XDG_CONFIG_HOME",
+        None => "HOME",
+    };
+    match (config_path(), profile) {
+        (None, _) => Finding::new("config file", Verdict::Unset, "none (HOME is not set)", ""),
+        (Some(path), Some(profile)) => Finding::new(
+            "config file",
+            Verdict::Ok,
+            format!(
+                "{}, profile {} (chosen by {})",
+                path.display(),
+                profile.name,
+                profile.chosen_by
+            ),
+            from,
+        ),
+        (Some(path), None) if path.exists() => Finding::new(
+            "config file",
+            Verdict::Ok,
+            format!("{} (no profile chosen)", path.display()),
+            from,
+        ),
+        (Some(path), None) => Finding::new(
+            "config file",
+            Verdict::Unset,
+            format!("{} (not there)", path.display()),
+            from,
+        ),
+    }
+}
+
+/// Who asks, in a few words: `external user ci-bot`.
+fn identity_summary(identity: &SessionSettings) -> String {
+    match (&identity.external_id, &identity.internal_id) {
+        (Some(id), _) => format!("external user {id}"),
+        (None, Some(name)) => format!("internal user {name}"),
+        (None, None) => "nobody".to_string(),
+    }
 }
 
 /// Where the config file is: `ANALYST_CONFIG`, else
@@ -1781,6 +2201,13 @@ fn load_profile(selected: Option<&str>) -> Result<Option<Profile>> {
         ))
     })?;
     profile.name = name;
+    profile.file = path.clone();
+    profile.chosen_by = match (selected, std::env::var("ANALYST_PROFILE").ok()) {
+        (Some(selected), Some(env)) if selected == env => "ANALYST_PROFILE".into(),
+        (Some(_), _) => "--profile".into(),
+        (None, _) if config.default.is_some() => format!("default in {}", path.display()),
+        (None, _) => "the profile named default".into(),
+    };
     let commands = [
         &profile.api_key_command,
         &profile.cube_token_command,

@@ -227,3 +227,150 @@ fn table_aligns_the_rows_right_aligns_numbers_and_fits_a_terminal() {
         "{screen}"
     );
 }
+
+/// `analyst` against the emulator with its data query API and account host.
+fn analyst_everywhere(emu: &Emulator) -> assert_cmd::Command {
+    let mut command = emu.analyst();
+    command
+        .env("ANALYST_DATA_URL", emu.data_url())
+        .env("ANALYST_DATA_SECRET", DATA_SECRET)
+        .env("ANALYST_BASE_URL", emu.base())
+        .env("ANALYST_DEPLOYMENT_ID", "42");
+    command
+}
+
+/// The row of `check` in a doctor or config table.
+fn row<'a>(table: &'a str, check: &str) -> &'a str {
+    table
+        .lines()
+        .find(|line| line.starts_with(&format!("│ {check} ")))
+        .unwrap_or_else(|| panic!("no row {check}:\n{table}"))
+}
+
+#[test]
+fn doctor_checks_every_setting_and_calls_each_endpoint_harmlessly() {
+    let emu = Emulator::start();
+    let output = analyst_everywhere(&emu).arg("doctor").output().unwrap();
+    let table = String::from_utf8(output.stdout).unwrap();
+    assert_eq!(
+        output.status.code(),
+        Some(0),
+        "{table}{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    for (check, shown) in [
+        ("chat URL", "(an agent URL)"),
+        ("chat URL", "ANALYST_CHAT_URL"),
+        ("chat credential", "an API key: set"),
+        ("chat credential", "ANALYST_API_KEY"),
+        ("identity", "external user ci-bot"),
+        ("identity", "ANALYST_EXTERNAL_ID"),
+        ("data query API", "ANALYST_DATA_URL"),
+        ("chat API answers", "404 for a made-up chat"),
+        ("data query API answers", "SELECT 1 answered"),
+        ("account host answers", "nothing minted"),
+    ] {
+        assert!(row(&table, check).contains(shown), "{check}: {shown}:\n{table}");
+    }
+    assert!(!table.contains(API_KEY) && !table.contains(DATA_SECRET), "{table}");
+    // Nothing was asked or minted.
+    emu.expect(Route::Chat, 0);
+    emu.expect(Route::Session, 0);
+    emu.expect(Route::Abort, 1);
+    emu.expect(Route::Revoke, 1);
+    emu.expect(Route::Data, 1);
+
+    // A rejected key: the chat check fails with exit 3.
+    let emu = Emulator::start();
+    let output = emu
+        .analyst()
+        .env("ANALYST_API_KEY", "sk-wrong-key")
+        .arg("doctor")
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(3));
+    let table = String::from_utf8(output.stdout).unwrap();
+    assert!(row(&table, "chat API answers").contains("FAIL (exit 3)"), "{table}");
+    assert!(row(&table, "data query API").contains("not set"), "{table}");
+
+    // --offline calls nothing; a bad setting is its exit code.
+    let emu = Emulator::start();
+    let output = emu
+        .analyst()
+        .env("ANALYST_EXTERNAL_ID", "Not Valid")
+        .args(["doctor", "--offline"])
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(2));
+    let table = String::from_utf8(output.stdout).unwrap();
+    assert!(row(&table, "identity").contains("FAIL (exit 2)"), "{table}");
+    assert!(row(&table, "identity").contains("ANALYST_EXTERNAL_ID"), "{table}");
+    assert!(!table.contains("answers"), "{table}");
+    assert!(emu.requests().is_empty());
+}
+
+#[test]
+fn config_shows_its_path_and_every_setting_with_its_source() {
+    let dir = Scratch::new();
+    let path = dir.write(
+        "analyst/config.toml",
+        "default = \"prod\"\n[profiles.prod]\nchat_url = \"https://ai.example.dev/api/v1/public/acme/agents/7/chat/stream-chat-state\"\nexternal_id = \"ci-bot\"\napi_key_command = \"echo sk-secret-from-command\"\n",
+    );
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o600)).unwrap();
+    }
+    analyst()
+        .env("XDG_CONFIG_HOME", &*dir)
+        .args(["config", "path"])
+        .assert()
+        .success()
+        .stdout(format!("{}\n", path.display()));
+    let output = analyst()
+        .env("XDG_CONFIG_HOME", &*dir)
+        .env("ANALYST_DATA_TOKEN", "data-token-abcdef")
+        .env("ANALYST_TIMEZONE", "Europe/Berlin")
+        .args(["config", "list"])
+        .output()
+        .unwrap();
+    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+    let table = String::from_utf8(output.stdout).unwrap();
+    let in_profile = format!("of profile prod ({})", path.display());
+    assert!(row(&table, "config file").contains("profile prod"), "{table}");
+    assert!(
+        row(&table, "chat URL").contains(&format!("chat_url {in_profile}")),
+        "{table}"
+    );
+    assert!(row(&table, "external id").contains("ci-bot"), "{table}");
+    assert!(
+        row(&table, "API key").contains("set") && row(&table, "API key").contains("api_key_command"),
+        "{table}"
+    );
+    assert!(row(&table, "data token").contains("ANALYST_DATA_TOKEN"), "{table}");
+    assert!(row(&table, "time zone").contains("Europe/Berlin"), "{table}");
+    assert!(row(&table, "data secret").contains("unset"), "{table}");
+    assert!(
+        !table.contains("sk-secret") && !table.contains("data-token-abcdef"),
+        "the command is not run, no secret shown: {table}"
+    );
+    // The environment wins over the profile, and says so.
+    let output = analyst()
+        .env("XDG_CONFIG_HOME", &*dir)
+        .env("ANALYST_CHAT_URL", "https://other.example.dev/x/chat/stream-chat-state")
+        .args(["config", "list"])
+        .output()
+        .unwrap();
+    let table = String::from_utf8(output.stdout).unwrap();
+    assert!(row(&table, "chat URL").contains("ANALYST_CHAT_URL"), "{table}");
+    // -v names the profile and its file.
+    analyst()
+        .env("XDG_CONFIG_HOME", &*dir)
+        .args(["-v", "config", "list"])
+        .assert()
+        .success()
+        .stderr(predicate::str::contains(format!(
+            "profile prod of {} (chosen by default in",
+            path.display()
+        )));
+}

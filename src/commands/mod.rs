@@ -6,6 +6,8 @@ pub mod abort;
 pub mod ask;
 pub mod check;
 pub mod completions;
+pub mod config;
+pub mod doctor;
 pub mod rows;
 pub mod session;
 pub mod version;

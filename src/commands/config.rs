@@ -1,0 +1,33 @@
+//! `analyst config list|path`: the settings the chosen profile and the
+//! environment give, each with where it came from (secrets as set or
+//! unset), or where the config file is.
+
+use std::io::Write;
+
+use anyhow::Result;
+
+use crate::output::Out;
+use crate::settings::Finding;
+
+/// Runs `analyst config list`: a table of setting, value, and where it
+/// came from.
+pub fn list(findings: &[Finding], out: &mut Out) -> Result<()> {
+    let rows = findings
+        .iter()
+        .map(|finding| vec![finding.what.clone(), finding.found.clone(), finding.from.clone()]);
+    super::doctor::write_table(&["setting", "value", "from"], rows, out)
+}
+
+/// Runs `analyst config path`: the path, whether or not the file exists.
+pub fn path(path: Option<&std::path::Path>, out: &mut Out) -> Result<()> {
+    match path {
+        Some(path) => writeln!(out, "{}", path.display())?,
+        None => {
+            return Err(crate::error::usage(
+                "no config file path: set ANALYST_CONFIG, XDG_CONFIG_HOME or HOME",
+            ))
+        }
+    }
+    out.flush()?;
+    Ok(())
+}
