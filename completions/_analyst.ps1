@@ -365,6 +365,7 @@ Register-ArgumentCompleter -Native -CommandName 'analyst' -ScriptBlock {
             [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
             [CompletionResult]::new('list', 'list', [CompletionResultType]::ParameterValue, 'Print the resolved settings of the chosen profile, each with where it came from (secrets as set or unset)')
             [CompletionResult]::new('path', 'path', [CompletionResultType]::ParameterValue, 'Print the config file''s path (whether or not it exists)')
+            [CompletionResult]::new('profiles', 'profiles', [CompletionResultType]::ParameterValue, 'Print the names of the config file''s profiles, one per line (what shell completion of --profile offers)')
             [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
             break
         }
@@ -402,9 +403,27 @@ Register-ArgumentCompleter -Native -CommandName 'analyst' -ScriptBlock {
             [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
             break
         }
+        'analyst;config;profiles' {
+            [CompletionResult]::new('--connect-timeout', '--connect-timeout', [CompletionResultType]::ParameterName, 'How long to wait for a connection to the service')
+            [CompletionResult]::new('--timeout', '--timeout', [CompletionResultType]::ParameterName, 'Wall-clock limit of the whole command (e.g. 90s, 5m); a running chat is aborted, exit 124')
+            [CompletionResult]::new('--idle-timeout', '--idle-timeout', [CompletionResultType]::ParameterName, 'A stream that sends nothing for this long is stalled: the chat is aborted, exit 124')
+            [CompletionResult]::new('--retries', '--retries', [CompletionResultType]::ParameterName, 'How many times a transient failure is tried again (0 = never): a refused or reset connection, 429, 502, 503, 504; for ask, a dropped or suspended turn is resumed with the same message id')
+            [CompletionResult]::new('--profile', '--profile', [CompletionResultType]::ParameterName, 'Use this profile of the config file (~/.config/analyst/config.toml)')
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'Colour on stderr: auto (on a terminal, unless NO_COLOR is set and not empty), always, never')
+            [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Log each HTTP request and response status to stderr (the key is always redacted)')
+            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Log each HTTP request and response status to stderr (the key is always redacted)')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print nothing on stderr but errors')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print nothing on stderr but errors')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
+            break
+        }
         'analyst;config;help' {
             [CompletionResult]::new('list', 'list', [CompletionResultType]::ParameterValue, 'Print the resolved settings of the chosen profile, each with where it came from (secrets as set or unset)')
             [CompletionResult]::new('path', 'path', [CompletionResultType]::ParameterValue, 'Print the config file''s path (whether or not it exists)')
+            [CompletionResult]::new('profiles', 'profiles', [CompletionResultType]::ParameterValue, 'Print the names of the config file''s profiles, one per line (what shell completion of --profile offers)')
             [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
             break
         }
@@ -414,10 +433,14 @@ Register-ArgumentCompleter -Native -CommandName 'analyst' -ScriptBlock {
         'analyst;config;help;path' {
             break
         }
+        'analyst;config;help;profiles' {
+            break
+        }
         'analyst;config;help;help' {
             break
         }
         'analyst;completions' {
+            [CompletionResult]::new('--dir', '--dir', [CompletionResultType]::ParameterName, 'With man: write every page (analyst.1, analyst-ask.1, …) into DIR instead of printing analyst(1)')
             [CompletionResult]::new('--connect-timeout', '--connect-timeout', [CompletionResultType]::ParameterName, 'How long to wait for a connection to the service')
             [CompletionResult]::new('--timeout', '--timeout', [CompletionResultType]::ParameterName, 'Wall-clock limit of the whole command (e.g. 90s, 5m); a running chat is aborted, exit 124')
             [CompletionResult]::new('--idle-timeout', '--idle-timeout', [CompletionResultType]::ParameterName, 'A stream that sends nothing for this long is stalled: the chat is aborted, exit 124')
@@ -493,12 +516,16 @@ Register-ArgumentCompleter -Native -CommandName 'analyst' -ScriptBlock {
         'analyst;help;config' {
             [CompletionResult]::new('list', 'list', [CompletionResultType]::ParameterValue, 'Print the resolved settings of the chosen profile, each with where it came from (secrets as set or unset)')
             [CompletionResult]::new('path', 'path', [CompletionResultType]::ParameterValue, 'Print the config file''s path (whether or not it exists)')
+            [CompletionResult]::new('profiles', 'profiles', [CompletionResultType]::ParameterValue, 'Print the names of the config file''s profiles, one per line (what shell completion of --profile offers)')
             break
         }
         'analyst;help;config;list' {
             break
         }
         'analyst;help;config;path' {
+            break
+        }
+        'analyst;help;config;profiles' {
             break
         }
         'analyst;help;completions' {

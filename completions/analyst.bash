@@ -67,6 +67,9 @@ _analyst() {
             analyst__subcmd__config,path)
                 cmd="analyst__subcmd__config__subcmd__path"
                 ;;
+            analyst__subcmd__config,profiles)
+                cmd="analyst__subcmd__config__subcmd__profiles"
+                ;;
             analyst__subcmd__config__subcmd__help,help)
                 cmd="analyst__subcmd__config__subcmd__help__subcmd__help"
                 ;;
@@ -75,6 +78,9 @@ _analyst() {
                 ;;
             analyst__subcmd__config__subcmd__help,path)
                 cmd="analyst__subcmd__config__subcmd__help__subcmd__path"
+                ;;
+            analyst__subcmd__config__subcmd__help,profiles)
+                cmd="analyst__subcmd__config__subcmd__help__subcmd__profiles"
                 ;;
             analyst__subcmd__help,abort)
                 cmd="analyst__subcmd__help__subcmd__abort"
@@ -114,6 +120,9 @@ _analyst() {
                 ;;
             analyst__subcmd__help__subcmd__config,path)
                 cmd="analyst__subcmd__help__subcmd__config__subcmd__path"
+                ;;
+            analyst__subcmd__help__subcmd__config,profiles)
+                cmd="analyst__subcmd__help__subcmd__config__subcmd__profiles"
                 ;;
             analyst__subcmd__help__subcmd__session,revoke)
                 cmd="analyst__subcmd__help__subcmd__session__subcmd__revoke"
@@ -160,7 +169,7 @@ _analyst() {
                     return 0
                     ;;
                 --profile)
-                    COMPREPLY=($(compgen -f "${cur}"))
+                    COMPREPLY=($(compgen -W "$(analyst config profiles 2>/dev/null)" -- "${cur}"))
                     return 0
                     ;;
                 --color)
@@ -246,7 +255,7 @@ _analyst() {
                     return 0
                     ;;
                 --profile)
-                    COMPREPLY=($(compgen -f "${cur}"))
+                    COMPREPLY=($(compgen -W "$(analyst config profiles 2>/dev/null)" -- "${cur}"))
                     return 0
                     ;;
                 --color)
@@ -396,7 +405,7 @@ _analyst() {
                     return 0
                     ;;
                 --profile)
-                    COMPREPLY=($(compgen -f "${cur}"))
+                    COMPREPLY=($(compgen -W "$(analyst config profiles 2>/dev/null)" -- "${cur}"))
                     return 0
                     ;;
                 --color)
@@ -530,7 +539,7 @@ _analyst() {
                     return 0
                     ;;
                 --profile)
-                    COMPREPLY=($(compgen -f "${cur}"))
+                    COMPREPLY=($(compgen -W "$(analyst config profiles 2>/dev/null)" -- "${cur}"))
                     return 0
                     ;;
                 --color)
@@ -634,7 +643,7 @@ _analyst() {
                     return 0
                     ;;
                 --profile)
-                    COMPREPLY=($(compgen -f "${cur}"))
+                    COMPREPLY=($(compgen -W "$(analyst config profiles 2>/dev/null)" -- "${cur}"))
                     return 0
                     ;;
                 --color)
@@ -649,12 +658,16 @@ _analyst() {
             return 0
             ;;
         analyst__subcmd__completions)
-            opts="-v -q -h -V --verbose --quiet --connect-timeout --timeout --idle-timeout --retries --profile --color --help --version bash zsh fish elvish powershell man"
+            opts="-v -q -h -V --dir --verbose --quiet --connect-timeout --timeout --idle-timeout --retries --profile --color --help --version bash zsh fish elvish powershell man"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
+                --dir)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 --connect-timeout)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
@@ -672,7 +685,7 @@ _analyst() {
                     return 0
                     ;;
                 --profile)
-                    COMPREPLY=($(compgen -f "${cur}"))
+                    COMPREPLY=($(compgen -W "$(analyst config profiles 2>/dev/null)" -- "${cur}"))
                     return 0
                     ;;
                 --color)
@@ -687,7 +700,7 @@ _analyst() {
             return 0
             ;;
         analyst__subcmd__config)
-            opts="-v -q -h -V --verbose --quiet --connect-timeout --timeout --idle-timeout --retries --profile --color --help --version list path help"
+            opts="-v -q -h -V --verbose --quiet --connect-timeout --timeout --idle-timeout --retries --profile --color --help --version list path profiles help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -710,7 +723,7 @@ _analyst() {
                     return 0
                     ;;
                 --profile)
-                    COMPREPLY=($(compgen -f "${cur}"))
+                    COMPREPLY=($(compgen -W "$(analyst config profiles 2>/dev/null)" -- "${cur}"))
                     return 0
                     ;;
                 --color)
@@ -725,7 +738,7 @@ _analyst() {
             return 0
             ;;
         analyst__subcmd__config__subcmd__help)
-            opts="list path help"
+            opts="list path profiles help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -780,6 +793,20 @@ _analyst() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        analyst__subcmd__config__subcmd__help__subcmd__profiles)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         analyst__subcmd__config__subcmd__list)
             opts="-v -q -h -V --verbose --quiet --connect-timeout --timeout --idle-timeout --retries --profile --color --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
@@ -804,7 +831,7 @@ _analyst() {
                     return 0
                     ;;
                 --profile)
-                    COMPREPLY=($(compgen -f "${cur}"))
+                    COMPREPLY=($(compgen -W "$(analyst config profiles 2>/dev/null)" -- "${cur}"))
                     return 0
                     ;;
                 --color)
@@ -842,7 +869,45 @@ _analyst() {
                     return 0
                     ;;
                 --profile)
+                    COMPREPLY=($(compgen -W "$(analyst config profiles 2>/dev/null)" -- "${cur}"))
+                    return 0
+                    ;;
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        analyst__subcmd__config__subcmd__profiles)
+            opts="-v -q -h -V --verbose --quiet --connect-timeout --timeout --idle-timeout --retries --profile --color --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --connect-timeout)
                     COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --timeout)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --idle-timeout)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --retries)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --profile)
+                    COMPREPLY=($(compgen -W "$(analyst config profiles 2>/dev/null)" -- "${cur}"))
                     return 0
                     ;;
                 --color)
@@ -932,7 +997,7 @@ _analyst() {
                     return 0
                     ;;
                 --profile)
-                    COMPREPLY=($(compgen -f "${cur}"))
+                    COMPREPLY=($(compgen -W "$(analyst config profiles 2>/dev/null)" -- "${cur}"))
                     return 0
                     ;;
                 --color)
@@ -1031,7 +1096,7 @@ _analyst() {
             return 0
             ;;
         analyst__subcmd__help__subcmd__config)
-            opts="list path"
+            opts="list path profiles"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1059,6 +1124,20 @@ _analyst() {
             return 0
             ;;
         analyst__subcmd__help__subcmd__config__subcmd__path)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        analyst__subcmd__help__subcmd__config__subcmd__profiles)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -1228,7 +1307,7 @@ _analyst() {
                     return 0
                     ;;
                 --profile)
-                    COMPREPLY=($(compgen -f "${cur}"))
+                    COMPREPLY=($(compgen -W "$(analyst config profiles 2>/dev/null)" -- "${cur}"))
                     return 0
                     ;;
                 --color)
@@ -1346,7 +1425,7 @@ _analyst() {
                     return 0
                     ;;
                 --profile)
-                    COMPREPLY=($(compgen -f "${cur}"))
+                    COMPREPLY=($(compgen -W "$(analyst config profiles 2>/dev/null)" -- "${cur}"))
                     return 0
                     ;;
                 --color)
@@ -1434,7 +1513,7 @@ _analyst() {
                     return 0
                     ;;
                 --profile)
-                    COMPREPLY=($(compgen -f "${cur}"))
+                    COMPREPLY=($(compgen -W "$(analyst config profiles 2>/dev/null)" -- "${cur}"))
                     return 0
                     ;;
                 --color)
@@ -1472,7 +1551,7 @@ _analyst() {
                     return 0
                     ;;
                 --profile)
-                    COMPREPLY=($(compgen -f "${cur}"))
+                    COMPREPLY=($(compgen -W "$(analyst config profiles 2>/dev/null)" -- "${cur}"))
                     return 0
                     ;;
                 --color)

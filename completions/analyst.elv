@@ -347,6 +347,7 @@ set edit:completion:arg-completer[analyst] = {|@words|
             cand --version 'Print version'
             cand list 'Print the resolved settings of the chosen profile, each with where it came from (secrets as set or unset)'
             cand path 'Print the config file''s path (whether or not it exists)'
+            cand profiles 'Print the names of the config file''s profiles, one per line (what shell completion of --profile offers)'
             cand help 'Print this message or the help of the given subcommand(s)'
         }
         &'analyst;config;list'= {
@@ -381,18 +382,38 @@ set edit:completion:arg-completer[analyst] = {|@words|
             cand -V 'Print version'
             cand --version 'Print version'
         }
+        &'analyst;config;profiles'= {
+            cand --connect-timeout 'How long to wait for a connection to the service'
+            cand --timeout 'Wall-clock limit of the whole command (e.g. 90s, 5m); a running chat is aborted, exit 124'
+            cand --idle-timeout 'A stream that sends nothing for this long is stalled: the chat is aborted, exit 124'
+            cand --retries 'How many times a transient failure is tried again (0 = never): a refused or reset connection, 429, 502, 503, 504; for ask, a dropped or suspended turn is resumed with the same message id'
+            cand --profile 'Use this profile of the config file (~/.config/analyst/config.toml)'
+            cand --color 'Colour on stderr: auto (on a terminal, unless NO_COLOR is set and not empty), always, never'
+            cand -v 'Log each HTTP request and response status to stderr (the key is always redacted)'
+            cand --verbose 'Log each HTTP request and response status to stderr (the key is always redacted)'
+            cand -q 'Print nothing on stderr but errors'
+            cand --quiet 'Print nothing on stderr but errors'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
         &'analyst;config;help'= {
             cand list 'Print the resolved settings of the chosen profile, each with where it came from (secrets as set or unset)'
             cand path 'Print the config file''s path (whether or not it exists)'
+            cand profiles 'Print the names of the config file''s profiles, one per line (what shell completion of --profile offers)'
             cand help 'Print this message or the help of the given subcommand(s)'
         }
         &'analyst;config;help;list'= {
         }
         &'analyst;config;help;path'= {
         }
+        &'analyst;config;help;profiles'= {
+        }
         &'analyst;config;help;help'= {
         }
         &'analyst;completions'= {
+            cand --dir 'With man: write every page (analyst.1, analyst-ask.1, …) into DIR instead of printing analyst(1)'
             cand --connect-timeout 'How long to wait for a connection to the service'
             cand --timeout 'Wall-clock limit of the whole command (e.g. 90s, 5m); a running chat is aborted, exit 124'
             cand --idle-timeout 'A stream that sends nothing for this long is stalled: the chat is aborted, exit 124'
@@ -457,10 +478,13 @@ set edit:completion:arg-completer[analyst] = {|@words|
         &'analyst;help;config'= {
             cand list 'Print the resolved settings of the chosen profile, each with where it came from (secrets as set or unset)'
             cand path 'Print the config file''s path (whether or not it exists)'
+            cand profiles 'Print the names of the config file''s profiles, one per line (what shell completion of --profile offers)'
         }
         &'analyst;help;config;list'= {
         }
         &'analyst;help;config;path'= {
+        }
+        &'analyst;help;config;profiles'= {
         }
         &'analyst;help;completions'= {
         }

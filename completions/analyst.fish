@@ -28,7 +28,7 @@ complete -c analyst -n "__fish_analyst_needs_command" -l connect-timeout -d 'How
 complete -c analyst -n "__fish_analyst_needs_command" -l timeout -d 'Wall-clock limit of the whole command (e.g. 90s, 5m); a running chat is aborted, exit 124' -r
 complete -c analyst -n "__fish_analyst_needs_command" -l idle-timeout -d 'A stream that sends nothing for this long is stalled: the chat is aborted, exit 124' -r
 complete -c analyst -n "__fish_analyst_needs_command" -l retries -d 'How many times a transient failure is tried again (0 = never): a refused or reset connection, 429, 502, 503, 504; for ask, a dropped or suspended turn is resumed with the same message id' -r
-complete -c analyst -n "__fish_analyst_needs_command" -l profile -d 'Use this profile of the config file (~/.config/analyst/config.toml)' -r
+complete -c analyst -n "__fish_analyst_needs_command" -l profile -d 'Use this profile of the config file (~/.config/analyst/config.toml)' -r -f -a '(analyst config profiles 2>/dev/null)'
 complete -c analyst -n "__fish_analyst_needs_command" -l color -d 'Colour on stderr: auto (on a terminal, unless NO_COLOR is set and not empty), always, never' -r -f -a "auto\t'On a terminal, unless NO_COLOR is set to something'
 always\t'Always, also in a pipe'
 never\t'Never'"
@@ -86,7 +86,7 @@ complete -c analyst -n "__fish_analyst_using_subcommand ask" -l connect-timeout 
 complete -c analyst -n "__fish_analyst_using_subcommand ask" -l timeout -d 'Wall-clock limit of the whole command (e.g. 90s, 5m); a running chat is aborted, exit 124' -r
 complete -c analyst -n "__fish_analyst_using_subcommand ask" -l idle-timeout -d 'A stream that sends nothing for this long is stalled: the chat is aborted, exit 124' -r
 complete -c analyst -n "__fish_analyst_using_subcommand ask" -l retries -d 'How many times a transient failure is tried again (0 = never): a refused or reset connection, 429, 502, 503, 504; for ask, a dropped or suspended turn is resumed with the same message id' -r
-complete -c analyst -n "__fish_analyst_using_subcommand ask" -l profile -d 'Use this profile of the config file (~/.config/analyst/config.toml)' -r
+complete -c analyst -n "__fish_analyst_using_subcommand ask" -l profile -d 'Use this profile of the config file (~/.config/analyst/config.toml)' -r -f -a '(analyst config profiles 2>/dev/null)'
 complete -c analyst -n "__fish_analyst_using_subcommand ask" -l color -d 'Colour on stderr: auto (on a terminal, unless NO_COLOR is set and not empty), always, never' -r -f -a "auto\t'On a terminal, unless NO_COLOR is set to something'
 always\t'Always, also in a pipe'
 never\t'Never'"
@@ -116,7 +116,7 @@ complete -c analyst -n "__fish_analyst_using_subcommand abort" -l connect-timeou
 complete -c analyst -n "__fish_analyst_using_subcommand abort" -l timeout -d 'Wall-clock limit of the whole command (e.g. 90s, 5m); a running chat is aborted, exit 124' -r
 complete -c analyst -n "__fish_analyst_using_subcommand abort" -l idle-timeout -d 'A stream that sends nothing for this long is stalled: the chat is aborted, exit 124' -r
 complete -c analyst -n "__fish_analyst_using_subcommand abort" -l retries -d 'How many times a transient failure is tried again (0 = never): a refused or reset connection, 429, 502, 503, 504; for ask, a dropped or suspended turn is resumed with the same message id' -r
-complete -c analyst -n "__fish_analyst_using_subcommand abort" -l profile -d 'Use this profile of the config file (~/.config/analyst/config.toml)' -r
+complete -c analyst -n "__fish_analyst_using_subcommand abort" -l profile -d 'Use this profile of the config file (~/.config/analyst/config.toml)' -r -f -a '(analyst config profiles 2>/dev/null)'
 complete -c analyst -n "__fish_analyst_using_subcommand abort" -l color -d 'Colour on stderr: auto (on a terminal, unless NO_COLOR is set and not empty), always, never' -r -f -a "auto\t'On a terminal, unless NO_COLOR is set to something'
 always\t'Always, also in a pipe'
 never\t'Never'"
@@ -150,7 +150,7 @@ complete -c analyst -n "__fish_analyst_using_subcommand session; and not __fish_
 complete -c analyst -n "__fish_analyst_using_subcommand session; and not __fish_seen_subcommand_from revoke help" -l timeout -d 'Wall-clock limit of the whole command (e.g. 90s, 5m); a running chat is aborted, exit 124' -r
 complete -c analyst -n "__fish_analyst_using_subcommand session; and not __fish_seen_subcommand_from revoke help" -l idle-timeout -d 'A stream that sends nothing for this long is stalled: the chat is aborted, exit 124' -r
 complete -c analyst -n "__fish_analyst_using_subcommand session; and not __fish_seen_subcommand_from revoke help" -l retries -d 'How many times a transient failure is tried again (0 = never): a refused or reset connection, 429, 502, 503, 504; for ask, a dropped or suspended turn is resumed with the same message id' -r
-complete -c analyst -n "__fish_analyst_using_subcommand session; and not __fish_seen_subcommand_from revoke help" -l profile -d 'Use this profile of the config file (~/.config/analyst/config.toml)' -r
+complete -c analyst -n "__fish_analyst_using_subcommand session; and not __fish_seen_subcommand_from revoke help" -l profile -d 'Use this profile of the config file (~/.config/analyst/config.toml)' -r -f -a '(analyst config profiles 2>/dev/null)'
 complete -c analyst -n "__fish_analyst_using_subcommand session; and not __fish_seen_subcommand_from revoke help" -l color -d 'Colour on stderr: auto (on a terminal, unless NO_COLOR is set and not empty), always, never' -r -f -a "auto\t'On a terminal, unless NO_COLOR is set to something'
 always\t'Always, also in a pipe'
 never\t'Never'"
@@ -169,7 +169,7 @@ complete -c analyst -n "__fish_analyst_using_subcommand session; and __fish_seen
 complete -c analyst -n "__fish_analyst_using_subcommand session; and __fish_seen_subcommand_from revoke" -l timeout -d 'Wall-clock limit of the whole command (e.g. 90s, 5m); a running chat is aborted, exit 124' -r
 complete -c analyst -n "__fish_analyst_using_subcommand session; and __fish_seen_subcommand_from revoke" -l idle-timeout -d 'A stream that sends nothing for this long is stalled: the chat is aborted, exit 124' -r
 complete -c analyst -n "__fish_analyst_using_subcommand session; and __fish_seen_subcommand_from revoke" -l retries -d 'How many times a transient failure is tried again (0 = never): a refused or reset connection, 429, 502, 503, 504; for ask, a dropped or suspended turn is resumed with the same message id' -r
-complete -c analyst -n "__fish_analyst_using_subcommand session; and __fish_seen_subcommand_from revoke" -l profile -d 'Use this profile of the config file (~/.config/analyst/config.toml)' -r
+complete -c analyst -n "__fish_analyst_using_subcommand session; and __fish_seen_subcommand_from revoke" -l profile -d 'Use this profile of the config file (~/.config/analyst/config.toml)' -r -f -a '(analyst config profiles 2>/dev/null)'
 complete -c analyst -n "__fish_analyst_using_subcommand session; and __fish_seen_subcommand_from revoke" -l color -d 'Colour on stderr: auto (on a terminal, unless NO_COLOR is set and not empty), always, never' -r -f -a "auto\t'On a terminal, unless NO_COLOR is set to something'
 always\t'Always, also in a pipe'
 never\t'Never'"
@@ -201,7 +201,7 @@ complete -c analyst -n "__fish_analyst_using_subcommand rows" -l connect-timeout
 complete -c analyst -n "__fish_analyst_using_subcommand rows" -l timeout -d 'Wall-clock limit of the whole command (e.g. 90s, 5m); a running chat is aborted, exit 124' -r
 complete -c analyst -n "__fish_analyst_using_subcommand rows" -l idle-timeout -d 'A stream that sends nothing for this long is stalled: the chat is aborted, exit 124' -r
 complete -c analyst -n "__fish_analyst_using_subcommand rows" -l retries -d 'How many times a transient failure is tried again (0 = never): a refused or reset connection, 429, 502, 503, 504; for ask, a dropped or suspended turn is resumed with the same message id' -r
-complete -c analyst -n "__fish_analyst_using_subcommand rows" -l profile -d 'Use this profile of the config file (~/.config/analyst/config.toml)' -r
+complete -c analyst -n "__fish_analyst_using_subcommand rows" -l profile -d 'Use this profile of the config file (~/.config/analyst/config.toml)' -r -f -a '(analyst config profiles 2>/dev/null)'
 complete -c analyst -n "__fish_analyst_using_subcommand rows" -l color -d 'Colour on stderr: auto (on a terminal, unless NO_COLOR is set and not empty), always, never' -r -f -a "auto\t'On a terminal, unless NO_COLOR is set to something'
 always\t'Always, also in a pipe'
 never\t'Never'"
@@ -237,7 +237,7 @@ complete -c analyst -n "__fish_analyst_using_subcommand check; and not __fish_se
 complete -c analyst -n "__fish_analyst_using_subcommand check; and not __fish_seen_subcommand_from merge help" -l timeout -d 'Wall-clock limit of the whole command (e.g. 90s, 5m); a running chat is aborted, exit 124' -r
 complete -c analyst -n "__fish_analyst_using_subcommand check; and not __fish_seen_subcommand_from merge help" -l idle-timeout -d 'A stream that sends nothing for this long is stalled: the chat is aborted, exit 124' -r
 complete -c analyst -n "__fish_analyst_using_subcommand check; and not __fish_seen_subcommand_from merge help" -l retries -d 'How many times a transient failure is tried again (0 = never): a refused or reset connection, 429, 502, 503, 504; for ask, a dropped or suspended turn is resumed with the same message id' -r
-complete -c analyst -n "__fish_analyst_using_subcommand check; and not __fish_seen_subcommand_from merge help" -l profile -d 'Use this profile of the config file (~/.config/analyst/config.toml)' -r
+complete -c analyst -n "__fish_analyst_using_subcommand check; and not __fish_seen_subcommand_from merge help" -l profile -d 'Use this profile of the config file (~/.config/analyst/config.toml)' -r -f -a '(analyst config profiles 2>/dev/null)'
 complete -c analyst -n "__fish_analyst_using_subcommand check; and not __fish_seen_subcommand_from merge help" -l color -d 'Colour on stderr: auto (on a terminal, unless NO_COLOR is set and not empty), always, never' -r -f -a "auto\t'On a terminal, unless NO_COLOR is set to something'
 always\t'Always, also in a pipe'
 never\t'Never'"
@@ -260,7 +260,7 @@ complete -c analyst -n "__fish_analyst_using_subcommand check; and __fish_seen_s
 complete -c analyst -n "__fish_analyst_using_subcommand check; and __fish_seen_subcommand_from merge" -l timeout -d 'Wall-clock limit of the whole command (e.g. 90s, 5m); a running chat is aborted, exit 124' -r
 complete -c analyst -n "__fish_analyst_using_subcommand check; and __fish_seen_subcommand_from merge" -l idle-timeout -d 'A stream that sends nothing for this long is stalled: the chat is aborted, exit 124' -r
 complete -c analyst -n "__fish_analyst_using_subcommand check; and __fish_seen_subcommand_from merge" -l retries -d 'How many times a transient failure is tried again (0 = never): a refused or reset connection, 429, 502, 503, 504; for ask, a dropped or suspended turn is resumed with the same message id' -r
-complete -c analyst -n "__fish_analyst_using_subcommand check; and __fish_seen_subcommand_from merge" -l profile -d 'Use this profile of the config file (~/.config/analyst/config.toml)' -r
+complete -c analyst -n "__fish_analyst_using_subcommand check; and __fish_seen_subcommand_from merge" -l profile -d 'Use this profile of the config file (~/.config/analyst/config.toml)' -r -f -a '(analyst config profiles 2>/dev/null)'
 complete -c analyst -n "__fish_analyst_using_subcommand check; and __fish_seen_subcommand_from merge" -l color -d 'Colour on stderr: auto (on a terminal, unless NO_COLOR is set and not empty), always, never' -r -f -a "auto\t'On a terminal, unless NO_COLOR is set to something'
 always\t'Always, also in a pipe'
 never\t'Never'"
@@ -289,7 +289,7 @@ complete -c analyst -n "__fish_analyst_using_subcommand doctor" -l connect-timeo
 complete -c analyst -n "__fish_analyst_using_subcommand doctor" -l timeout -d 'Wall-clock limit of the whole command (e.g. 90s, 5m); a running chat is aborted, exit 124' -r
 complete -c analyst -n "__fish_analyst_using_subcommand doctor" -l idle-timeout -d 'A stream that sends nothing for this long is stalled: the chat is aborted, exit 124' -r
 complete -c analyst -n "__fish_analyst_using_subcommand doctor" -l retries -d 'How many times a transient failure is tried again (0 = never): a refused or reset connection, 429, 502, 503, 504; for ask, a dropped or suspended turn is resumed with the same message id' -r
-complete -c analyst -n "__fish_analyst_using_subcommand doctor" -l profile -d 'Use this profile of the config file (~/.config/analyst/config.toml)' -r
+complete -c analyst -n "__fish_analyst_using_subcommand doctor" -l profile -d 'Use this profile of the config file (~/.config/analyst/config.toml)' -r -f -a '(analyst config profiles 2>/dev/null)'
 complete -c analyst -n "__fish_analyst_using_subcommand doctor" -l color -d 'Colour on stderr: auto (on a terminal, unless NO_COLOR is set and not empty), always, never' -r -f -a "auto\t'On a terminal, unless NO_COLOR is set to something'
 always\t'Always, also in a pipe'
 never\t'Never'"
@@ -300,26 +300,27 @@ complete -c analyst -n "__fish_analyst_using_subcommand doctor" -s v -l verbose 
 complete -c analyst -n "__fish_analyst_using_subcommand doctor" -s q -l quiet -d 'Print nothing on stderr but errors'
 complete -c analyst -n "__fish_analyst_using_subcommand doctor" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c analyst -n "__fish_analyst_using_subcommand doctor" -s V -l version -d 'Print version'
-complete -c analyst -n "__fish_analyst_using_subcommand config; and not __fish_seen_subcommand_from list path help" -l connect-timeout -d 'How long to wait for a connection to the service' -r
-complete -c analyst -n "__fish_analyst_using_subcommand config; and not __fish_seen_subcommand_from list path help" -l timeout -d 'Wall-clock limit of the whole command (e.g. 90s, 5m); a running chat is aborted, exit 124' -r
-complete -c analyst -n "__fish_analyst_using_subcommand config; and not __fish_seen_subcommand_from list path help" -l idle-timeout -d 'A stream that sends nothing for this long is stalled: the chat is aborted, exit 124' -r
-complete -c analyst -n "__fish_analyst_using_subcommand config; and not __fish_seen_subcommand_from list path help" -l retries -d 'How many times a transient failure is tried again (0 = never): a refused or reset connection, 429, 502, 503, 504; for ask, a dropped or suspended turn is resumed with the same message id' -r
-complete -c analyst -n "__fish_analyst_using_subcommand config; and not __fish_seen_subcommand_from list path help" -l profile -d 'Use this profile of the config file (~/.config/analyst/config.toml)' -r
-complete -c analyst -n "__fish_analyst_using_subcommand config; and not __fish_seen_subcommand_from list path help" -l color -d 'Colour on stderr: auto (on a terminal, unless NO_COLOR is set and not empty), always, never' -r -f -a "auto\t'On a terminal, unless NO_COLOR is set to something'
+complete -c analyst -n "__fish_analyst_using_subcommand config; and not __fish_seen_subcommand_from list path profiles help" -l connect-timeout -d 'How long to wait for a connection to the service' -r
+complete -c analyst -n "__fish_analyst_using_subcommand config; and not __fish_seen_subcommand_from list path profiles help" -l timeout -d 'Wall-clock limit of the whole command (e.g. 90s, 5m); a running chat is aborted, exit 124' -r
+complete -c analyst -n "__fish_analyst_using_subcommand config; and not __fish_seen_subcommand_from list path profiles help" -l idle-timeout -d 'A stream that sends nothing for this long is stalled: the chat is aborted, exit 124' -r
+complete -c analyst -n "__fish_analyst_using_subcommand config; and not __fish_seen_subcommand_from list path profiles help" -l retries -d 'How many times a transient failure is tried again (0 = never): a refused or reset connection, 429, 502, 503, 504; for ask, a dropped or suspended turn is resumed with the same message id' -r
+complete -c analyst -n "__fish_analyst_using_subcommand config; and not __fish_seen_subcommand_from list path profiles help" -l profile -d 'Use this profile of the config file (~/.config/analyst/config.toml)' -r -f -a '(analyst config profiles 2>/dev/null)'
+complete -c analyst -n "__fish_analyst_using_subcommand config; and not __fish_seen_subcommand_from list path profiles help" -l color -d 'Colour on stderr: auto (on a terminal, unless NO_COLOR is set and not empty), always, never' -r -f -a "auto\t'On a terminal, unless NO_COLOR is set to something'
 always\t'Always, also in a pipe'
 never\t'Never'"
-complete -c analyst -n "__fish_analyst_using_subcommand config; and not __fish_seen_subcommand_from list path help" -s v -l verbose -d 'Log each HTTP request and response status to stderr (the key is always redacted)'
-complete -c analyst -n "__fish_analyst_using_subcommand config; and not __fish_seen_subcommand_from list path help" -s q -l quiet -d 'Print nothing on stderr but errors'
-complete -c analyst -n "__fish_analyst_using_subcommand config; and not __fish_seen_subcommand_from list path help" -s h -l help -d 'Print help (see more with \'--help\')'
-complete -c analyst -n "__fish_analyst_using_subcommand config; and not __fish_seen_subcommand_from list path help" -s V -l version -d 'Print version'
-complete -c analyst -n "__fish_analyst_using_subcommand config; and not __fish_seen_subcommand_from list path help" -f -a "list" -d 'Print the resolved settings of the chosen profile, each with where it came from (secrets as set or unset)'
-complete -c analyst -n "__fish_analyst_using_subcommand config; and not __fish_seen_subcommand_from list path help" -f -a "path" -d 'Print the config file\'s path (whether or not it exists)'
-complete -c analyst -n "__fish_analyst_using_subcommand config; and not __fish_seen_subcommand_from list path help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c analyst -n "__fish_analyst_using_subcommand config; and not __fish_seen_subcommand_from list path profiles help" -s v -l verbose -d 'Log each HTTP request and response status to stderr (the key is always redacted)'
+complete -c analyst -n "__fish_analyst_using_subcommand config; and not __fish_seen_subcommand_from list path profiles help" -s q -l quiet -d 'Print nothing on stderr but errors'
+complete -c analyst -n "__fish_analyst_using_subcommand config; and not __fish_seen_subcommand_from list path profiles help" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c analyst -n "__fish_analyst_using_subcommand config; and not __fish_seen_subcommand_from list path profiles help" -s V -l version -d 'Print version'
+complete -c analyst -n "__fish_analyst_using_subcommand config; and not __fish_seen_subcommand_from list path profiles help" -f -a "list" -d 'Print the resolved settings of the chosen profile, each with where it came from (secrets as set or unset)'
+complete -c analyst -n "__fish_analyst_using_subcommand config; and not __fish_seen_subcommand_from list path profiles help" -f -a "path" -d 'Print the config file\'s path (whether or not it exists)'
+complete -c analyst -n "__fish_analyst_using_subcommand config; and not __fish_seen_subcommand_from list path profiles help" -f -a "profiles" -d 'Print the names of the config file\'s profiles, one per line (what shell completion of --profile offers)'
+complete -c analyst -n "__fish_analyst_using_subcommand config; and not __fish_seen_subcommand_from list path profiles help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c analyst -n "__fish_analyst_using_subcommand config; and __fish_seen_subcommand_from list" -l connect-timeout -d 'How long to wait for a connection to the service' -r
 complete -c analyst -n "__fish_analyst_using_subcommand config; and __fish_seen_subcommand_from list" -l timeout -d 'Wall-clock limit of the whole command (e.g. 90s, 5m); a running chat is aborted, exit 124' -r
 complete -c analyst -n "__fish_analyst_using_subcommand config; and __fish_seen_subcommand_from list" -l idle-timeout -d 'A stream that sends nothing for this long is stalled: the chat is aborted, exit 124' -r
 complete -c analyst -n "__fish_analyst_using_subcommand config; and __fish_seen_subcommand_from list" -l retries -d 'How many times a transient failure is tried again (0 = never): a refused or reset connection, 429, 502, 503, 504; for ask, a dropped or suspended turn is resumed with the same message id' -r
-complete -c analyst -n "__fish_analyst_using_subcommand config; and __fish_seen_subcommand_from list" -l profile -d 'Use this profile of the config file (~/.config/analyst/config.toml)' -r
+complete -c analyst -n "__fish_analyst_using_subcommand config; and __fish_seen_subcommand_from list" -l profile -d 'Use this profile of the config file (~/.config/analyst/config.toml)' -r -f -a '(analyst config profiles 2>/dev/null)'
 complete -c analyst -n "__fish_analyst_using_subcommand config; and __fish_seen_subcommand_from list" -l color -d 'Colour on stderr: auto (on a terminal, unless NO_COLOR is set and not empty), always, never' -r -f -a "auto\t'On a terminal, unless NO_COLOR is set to something'
 always\t'Always, also in a pipe'
 never\t'Never'"
@@ -331,7 +332,7 @@ complete -c analyst -n "__fish_analyst_using_subcommand config; and __fish_seen_
 complete -c analyst -n "__fish_analyst_using_subcommand config; and __fish_seen_subcommand_from path" -l timeout -d 'Wall-clock limit of the whole command (e.g. 90s, 5m); a running chat is aborted, exit 124' -r
 complete -c analyst -n "__fish_analyst_using_subcommand config; and __fish_seen_subcommand_from path" -l idle-timeout -d 'A stream that sends nothing for this long is stalled: the chat is aborted, exit 124' -r
 complete -c analyst -n "__fish_analyst_using_subcommand config; and __fish_seen_subcommand_from path" -l retries -d 'How many times a transient failure is tried again (0 = never): a refused or reset connection, 429, 502, 503, 504; for ask, a dropped or suspended turn is resumed with the same message id' -r
-complete -c analyst -n "__fish_analyst_using_subcommand config; and __fish_seen_subcommand_from path" -l profile -d 'Use this profile of the config file (~/.config/analyst/config.toml)' -r
+complete -c analyst -n "__fish_analyst_using_subcommand config; and __fish_seen_subcommand_from path" -l profile -d 'Use this profile of the config file (~/.config/analyst/config.toml)' -r -f -a '(analyst config profiles 2>/dev/null)'
 complete -c analyst -n "__fish_analyst_using_subcommand config; and __fish_seen_subcommand_from path" -l color -d 'Colour on stderr: auto (on a terminal, unless NO_COLOR is set and not empty), always, never' -r -f -a "auto\t'On a terminal, unless NO_COLOR is set to something'
 always\t'Always, also in a pipe'
 never\t'Never'"
@@ -339,14 +340,28 @@ complete -c analyst -n "__fish_analyst_using_subcommand config; and __fish_seen_
 complete -c analyst -n "__fish_analyst_using_subcommand config; and __fish_seen_subcommand_from path" -s q -l quiet -d 'Print nothing on stderr but errors'
 complete -c analyst -n "__fish_analyst_using_subcommand config; and __fish_seen_subcommand_from path" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c analyst -n "__fish_analyst_using_subcommand config; and __fish_seen_subcommand_from path" -s V -l version -d 'Print version'
+complete -c analyst -n "__fish_analyst_using_subcommand config; and __fish_seen_subcommand_from profiles" -l connect-timeout -d 'How long to wait for a connection to the service' -r
+complete -c analyst -n "__fish_analyst_using_subcommand config; and __fish_seen_subcommand_from profiles" -l timeout -d 'Wall-clock limit of the whole command (e.g. 90s, 5m); a running chat is aborted, exit 124' -r
+complete -c analyst -n "__fish_analyst_using_subcommand config; and __fish_seen_subcommand_from profiles" -l idle-timeout -d 'A stream that sends nothing for this long is stalled: the chat is aborted, exit 124' -r
+complete -c analyst -n "__fish_analyst_using_subcommand config; and __fish_seen_subcommand_from profiles" -l retries -d 'How many times a transient failure is tried again (0 = never): a refused or reset connection, 429, 502, 503, 504; for ask, a dropped or suspended turn is resumed with the same message id' -r
+complete -c analyst -n "__fish_analyst_using_subcommand config; and __fish_seen_subcommand_from profiles" -l profile -d 'Use this profile of the config file (~/.config/analyst/config.toml)' -r -f -a '(analyst config profiles 2>/dev/null)'
+complete -c analyst -n "__fish_analyst_using_subcommand config; and __fish_seen_subcommand_from profiles" -l color -d 'Colour on stderr: auto (on a terminal, unless NO_COLOR is set and not empty), always, never' -r -f -a "auto\t'On a terminal, unless NO_COLOR is set to something'
+always\t'Always, also in a pipe'
+never\t'Never'"
+complete -c analyst -n "__fish_analyst_using_subcommand config; and __fish_seen_subcommand_from profiles" -s v -l verbose -d 'Log each HTTP request and response status to stderr (the key is always redacted)'
+complete -c analyst -n "__fish_analyst_using_subcommand config; and __fish_seen_subcommand_from profiles" -s q -l quiet -d 'Print nothing on stderr but errors'
+complete -c analyst -n "__fish_analyst_using_subcommand config; and __fish_seen_subcommand_from profiles" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c analyst -n "__fish_analyst_using_subcommand config; and __fish_seen_subcommand_from profiles" -s V -l version -d 'Print version'
 complete -c analyst -n "__fish_analyst_using_subcommand config; and __fish_seen_subcommand_from help" -f -a "list" -d 'Print the resolved settings of the chosen profile, each with where it came from (secrets as set or unset)'
 complete -c analyst -n "__fish_analyst_using_subcommand config; and __fish_seen_subcommand_from help" -f -a "path" -d 'Print the config file\'s path (whether or not it exists)'
+complete -c analyst -n "__fish_analyst_using_subcommand config; and __fish_seen_subcommand_from help" -f -a "profiles" -d 'Print the names of the config file\'s profiles, one per line (what shell completion of --profile offers)'
 complete -c analyst -n "__fish_analyst_using_subcommand config; and __fish_seen_subcommand_from help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c analyst -n "__fish_analyst_using_subcommand completions" -l dir -d 'With man: write every page (analyst.1, analyst-ask.1, …) into DIR instead of printing analyst(1)' -r -F
 complete -c analyst -n "__fish_analyst_using_subcommand completions" -l connect-timeout -d 'How long to wait for a connection to the service' -r
 complete -c analyst -n "__fish_analyst_using_subcommand completions" -l timeout -d 'Wall-clock limit of the whole command (e.g. 90s, 5m); a running chat is aborted, exit 124' -r
 complete -c analyst -n "__fish_analyst_using_subcommand completions" -l idle-timeout -d 'A stream that sends nothing for this long is stalled: the chat is aborted, exit 124' -r
 complete -c analyst -n "__fish_analyst_using_subcommand completions" -l retries -d 'How many times a transient failure is tried again (0 = never): a refused or reset connection, 429, 502, 503, 504; for ask, a dropped or suspended turn is resumed with the same message id' -r
-complete -c analyst -n "__fish_analyst_using_subcommand completions" -l profile -d 'Use this profile of the config file (~/.config/analyst/config.toml)' -r
+complete -c analyst -n "__fish_analyst_using_subcommand completions" -l profile -d 'Use this profile of the config file (~/.config/analyst/config.toml)' -r -f -a '(analyst config profiles 2>/dev/null)'
 complete -c analyst -n "__fish_analyst_using_subcommand completions" -l color -d 'Colour on stderr: auto (on a terminal, unless NO_COLOR is set and not empty), always, never' -r -f -a "auto\t'On a terminal, unless NO_COLOR is set to something'
 always\t'Always, also in a pipe'
 never\t'Never'"
@@ -358,7 +373,7 @@ complete -c analyst -n "__fish_analyst_using_subcommand version" -l connect-time
 complete -c analyst -n "__fish_analyst_using_subcommand version" -l timeout -d 'Wall-clock limit of the whole command (e.g. 90s, 5m); a running chat is aborted, exit 124' -r
 complete -c analyst -n "__fish_analyst_using_subcommand version" -l idle-timeout -d 'A stream that sends nothing for this long is stalled: the chat is aborted, exit 124' -r
 complete -c analyst -n "__fish_analyst_using_subcommand version" -l retries -d 'How many times a transient failure is tried again (0 = never): a refused or reset connection, 429, 502, 503, 504; for ask, a dropped or suspended turn is resumed with the same message id' -r
-complete -c analyst -n "__fish_analyst_using_subcommand version" -l profile -d 'Use this profile of the config file (~/.config/analyst/config.toml)' -r
+complete -c analyst -n "__fish_analyst_using_subcommand version" -l profile -d 'Use this profile of the config file (~/.config/analyst/config.toml)' -r -f -a '(analyst config profiles 2>/dev/null)'
 complete -c analyst -n "__fish_analyst_using_subcommand version" -l color -d 'Colour on stderr: auto (on a terminal, unless NO_COLOR is set and not empty), always, never' -r -f -a "auto\t'On a terminal, unless NO_COLOR is set to something'
 always\t'Always, also in a pipe'
 never\t'Never'"
@@ -380,3 +395,4 @@ complete -c analyst -n "__fish_analyst_using_subcommand help; and __fish_seen_su
 complete -c analyst -n "__fish_analyst_using_subcommand help; and __fish_seen_subcommand_from check" -f -a "merge" -d 'Merge the -o json reports of shards into one report, as one unsharded run'
 complete -c analyst -n "__fish_analyst_using_subcommand help; and __fish_seen_subcommand_from config" -f -a "list" -d 'Print the resolved settings of the chosen profile, each with where it came from (secrets as set or unset)'
 complete -c analyst -n "__fish_analyst_using_subcommand help; and __fish_seen_subcommand_from config" -f -a "path" -d 'Print the config file\'s path (whether or not it exists)'
+complete -c analyst -n "__fish_analyst_using_subcommand help; and __fish_seen_subcommand_from config" -f -a "profiles" -d 'Print the names of the config file\'s profiles, one per line (what shell completion of --profile offers)'

@@ -6,57 +6,125 @@ use std::time::Duration;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
 
-const AFTER_HELP: &str = "\
-Environment:
-  ANALYST_API_KEY        the API key (sent as 'Authorization: Api-Key …'; never printed)
-  ANALYST_API_KEY_FILE   read the key from this file instead ('-' = stdin)
-  ANALYST_CUBE_TOKEN     a Cube token for the chat (X-Cube-Auth-Token; never printed): the
-                         only credential a deployment chat URL (…/deployments/ID/chat/…) takes
-  ANALYST_CUBE_TOKEN_FILE  read the Cube token from this file ('-' = stdin)
-  ANALYST_CHAT_URL       the Chat API URL from the agent settings
-  ANALYST_BASE_URL       the account host, for 'session'
-  ANALYST_DEPLOYMENT_ID  the deployment, for 'session'
-  ANALYST_TIMEOUT        default --timeout
-  ANALYST_PROFILE        default --profile
-  ANALYST_CONFIG         the config file (default ~/.config/analyst/config.toml)
-  NO_COLOR               no spinner or progress bar
-  ANALYST_DATA_URL       the data query API base, for 'rows' and --all-rows
-  ANALYST_DATA_TOKEN     a JWT for the data query API (never printed)
-  ANALYST_DATA_SECRET    or the deployment's API secret, to sign one (never printed)
-  ANALYST_EXTERNAL_ID    default --external-id
-  ANALYST_INTERNAL_ID    default --internal-id
-  ANALYST_TIMEZONE       default --timezone
+/// The environment variables `analyst` reads, and what for (`--help` and
+/// the man pages' ENVIRONMENT).
+pub const ENVIRONMENT: [(&str, &str); 19] = [
+    ("ANALYST_CHAT_URL", "the Chat API URL from the agent settings (--chat-url)"),
+    ("ANALYST_API_KEY", "the API key (sent as 'Authorization: Api-Key …'; never printed)"),
+    ("ANALYST_API_KEY_FILE", "read the key from this file instead ('-' = stdin)"),
+    (
+        "ANALYST_CUBE_TOKEN",
+        "a Cube token for the chat (X-Cube-Auth-Token; never printed): the only credential a deployment chat URL (…/deployments/ID/chat/…) takes",
+    ),
+    ("ANALYST_CUBE_TOKEN_FILE", "read the Cube token from this file ('-' = stdin)"),
+    ("ANALYST_EXTERNAL_ID", "default --external-id"),
+    ("ANALYST_INTERNAL_ID", "default --internal-id"),
+    ("ANALYST_TIMEZONE", "default --timezone (chats and rows)"),
+    ("ANALYST_BASE_URL", "the account host, for session (--base-url)"),
+    ("ANALYST_DEPLOYMENT_ID", "the deployment, for session (--deployment-id)"),
+    ("ANALYST_DATA_URL", "the data query API base, for rows, --all-rows and reference_sql (--data-url)"),
+    ("ANALYST_DATA_TOKEN", "a JWT for the data query API (never printed)"),
+    ("ANALYST_DATA_SECRET", "or the deployment's API secret, to sign one (never printed)"),
+    ("ANALYST_TIMEOUT", "default --timeout"),
+    ("ANALYST_PROFILE", "default --profile"),
+    ("ANALYST_CONFIG", "the config file (default $XDG_CONFIG_HOME/analyst/config.toml, else ~/.config/analyst/config.toml)"),
+    ("NO_COLOR", "set to something: no colour (as --color never); progress stays"),
+    ("HTTPS_PROXY, HTTP_PROXY, ALL_PROXY", "proxies for every host but loopback"),
+    ("NO_PROXY", "hosts reached without the proxy"),
+];
 
-Exit codes:
-  0  success
-  1  unexpected failure
-  2  usage: bad flags, invalid identity, unreadable input, 400 from the service
-  3  authentication: 401, or an in-stream error saying the credentials were refused
-  4  forbidden: 403
-  5  not found: 404 (agent, account or chat)
-  6  the service failed or could not be reached: 5xx, connection, TLS, DNS
-  7  bad stream: malformed line, in-stream error, suspended, cut, no answer
-  8  a tool error, with --fail-on-tool-error
-  9  an --expect-* / --min-rows check (or a check case) failed
-  10 fewer rows than totalRows: rows, or a truncated result in ask -o csv|vega|svg|png|html|json
-     (unless --all-rows fetched every row, or --allow-partial)
-  11 nothing to render: no SQL result (csv) or no chart that draws (vega, svg, png)
-  74 an output could not be written: stdout, --tee, --junit (a full disk)
-  124  --timeout expired or the stream stalled (the chat was aborted)
-  129 / 130 / 143  SIGHUP / Ctrl-C (SIGINT) / SIGTERM (the chat was aborted)
+/// The exit codes and what each means (`--help` and EXIT STATUS).
+pub const EXIT_STATUS: [(&str, &str); 16] = [
+    ("0", "success (also when the reader of stdout goes away, as with | head)"),
+    ("1", "an unexpected failure (a bug: the message says so)"),
+    ("2", "usage: bad flags, invalid identity, unreadable input, 400 from the service"),
+    ("3", "authentication: 401, the data API rejected the token, or an in-stream error saying the credentials were refused"),
+    ("4", "forbidden: 403"),
+    ("5", "not found: 404 (agent, account, chat)"),
+    ("6", "the service failed or could not be reached: 5xx, connection, TLS, DNS, proxy"),
+    ("7", "a bad stream: malformed line, in-stream error, suspended or cut, no answer; for rows, an error line"),
+    ("8", "a tool error, with --fail-on-tool-error"),
+    ("9", "an --expect-* / --min-rows check, a check comparison or budget failed (or a regression with --fail-on-regression)"),
+    ("10", "fewer rows than totalRows: rows, or a truncated result in ask (unless --all-rows or --allow-partial)"),
+    ("11", "nothing to render: no SQL result (csv, table) or no chart that draws (vega, svg, png)"),
+    ("74", "an output could not be written: stdout, --output-file, --tee, --junit (a full disk)"),
+    ("124", "--timeout expired or the stream stalled (the chat was aborted)"),
+    ("129, 130, 143", "SIGHUP, Ctrl-C (SIGINT), SIGTERM (the chat was aborted)"),
+    ("", "doctor: the code of its first failing check"),
+];
 
+/// The keys of a profile in the config file (FILES of the man pages).
+pub const CONFIG_KEYS: [(&str, &str); 12] = [
+    ("chat_url", "the Chat API URL"),
+    ("base_url", "the account host, for session"),
+    ("deployment_id", "the deployment, for session (a number)"),
+    ("data_url", "the data query API base"),
+    ("external_id", "who asks: an external user (or internal_id)"),
+    ("internal_id", "who asks: an existing internal user"),
+    ("email", "the user's email"),
+    (
+        "api_key_command",
+        "a command whose output is the API key (run with sh -c; refused when others can write the file)",
+    ),
+    ("api_key_file", "a file holding the API key (~ expanded)"),
+    (
+        "cube_token_command",
+        "a command whose output is a Cube token for the chat",
+    ),
+    ("data_token_command", "a command whose output is a data query API token"),
+    ("(top level) default", "the profile used without --profile"),
+];
+
+/// The top-level `--help` epilogue: the environment, the exit codes, and
+/// what stopping and secrets do.
+fn after_help() -> String {
+    let mut text = String::from("Environment:\n");
+    for (name, meaning) in ENVIRONMENT {
+        text.push_str(&term(name, meaning, 26));
+    }
+    text.push_str("\nExit codes:\n");
+    for (code, meaning) in EXIT_STATUS {
+        text.push_str(&term(code, meaning, 16));
+    }
+    text.push_str(AFTER_HELP_TAIL);
+    text
+}
+
+/// `  NAME  meaning…` with the meaning in a column from `column`, wrapped
+/// under itself within 80 characters (so no terminal rewraps it).
+fn term(name: &str, meaning: &str, column: usize) -> String {
+    let mut lines = vec![format!("  {name}")];
+    if lines[0].chars().count() + 1 > column {
+        lines.push(String::new());
+    }
+    for word in meaning.split(' ') {
+        let last = lines.last_mut().expect("one line at least");
+        let length = last.chars().count();
+        if length < column {
+            last.push_str(&" ".repeat(column - length));
+        } else if length + 1 + word.chars().count() > 80 {
+            lines.push(" ".repeat(column));
+        } else {
+            last.push(' ');
+        }
+        lines.last_mut().expect("one line at least").push_str(word);
+    }
+    lines.join("\n") + "\n"
+}
+
+const AFTER_HELP_TAIL: &str = "
 Ctrl-C, SIGTERM, SIGHUP, --timeout and a stalled stream abort the running chat
 on the service before exiting; a second Ctrl-C exits at once. A closed stdout
 ('| head') aborts the chat too, and exits 0. So do a malformed line, an output
 that cannot be written and an in-stream error (with their own exit codes).
 Secrets (API key, tokens, data secret) are redacted from everything shown or
-saved; --tee, --save and --junit files are created 0600, and only once there is
-something to write.";
+saved; --tee, --save, --junit and --output-file files are created 0600, and
+only once there is something to write.";
 
 /// A scriptable client for the conversational-analytics Chat API: ask the AI
 /// data analyst a question and get the answer, CSV, a chart or JSON for jq.
 #[derive(Debug, Parser)]
-#[command(name = "analyst", version, propagate_version = true, after_help = AFTER_HELP)]
+#[command(name = "analyst", version, propagate_version = true, after_help = after_help())]
 pub struct Cli {
     /// Options every command takes.
     #[command(flatten)]
@@ -164,7 +232,7 @@ Install:
   fish:        analyst completions fish > ~/.config/fish/completions/analyst.fish
   elvish:      analyst completions elvish >> ~/.config/elvish/rc.elv
   powershell:  analyst completions powershell >> $PROFILE
-  man page:    analyst completions man > ~/.local/share/man/man1/analyst.1";
+  man pages:   analyst completions man --dir ~/.local/share/man/man1   (analyst(1), analyst-ask(1), …)";
 
 /// `analyst version`: the version, the commit and its date, the target.
 pub const LONG_VERSION: &str = concat!(
@@ -228,6 +296,8 @@ pub enum ConfigAction {
     List,
     /// Print the config file's path (whether or not it exists)
     Path,
+    /// Print the names of the config file's profiles, one per line (what shell completion of --profile offers)
+    Profiles,
 }
 
 /// What `completions` prints.
@@ -253,6 +323,10 @@ pub struct CompletionsArgs {
     /// The shell, or 'man'
     #[arg(value_enum, value_name = "SHELL")]
     pub target: CompletionTarget,
+
+    /// With man: write every page (analyst.1, analyst-ask.1, …) into DIR instead of printing analyst(1)
+    #[arg(long, value_name = "DIR")]
+    pub dir: Option<PathBuf>,
 }
 
 const CHECK_AFTER_HELP: &str = "\

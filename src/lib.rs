@@ -78,11 +78,12 @@ where
         Command::Rows(settings) => commands::rows::run(settings, &notes, &mut out),
         Command::Check(settings) => commands::check::run(settings, &notes, &mut out),
         Command::Merge(settings) => commands::check::merge(settings, &notes, &mut out),
-        Command::Completions(target) => commands::completions::run(target, &mut out),
+        Command::Completions(target, dir) => commands::completions::run(target, dir.as_deref(), &mut out),
         Command::Version => commands::version::run(&mut out),
         Command::Doctor(settings) => commands::doctor::run(*settings, &notes, &mut out),
         Command::ConfigList(findings) => commands::config::list(&findings, &mut out),
         Command::ConfigPath(path) => commands::config::path(path.as_deref(), &mut out),
+        Command::ConfigProfiles(names) => commands::config::profiles(&names, &mut out),
     };
     // The output ends as the command did: a --jq filter reads the rest, an
     // --output-file is kept only on success.

@@ -431,7 +431,7 @@ pub enum Command {
     /// `analyst check merge`.
     Merge(MergeSettings),
     /// `analyst completions`.
-    Completions(CompletionTarget),
+    Completions(CompletionTarget, Option<PathBuf>),
     /// `analyst version`.
     Version,
     /// `analyst doctor`.
@@ -440,6 +440,8 @@ pub enum Command {
     ConfigList(Vec<Finding>),
     /// `analyst config path`.
     ConfigPath(Option<PathBuf>),
+    /// `analyst config profiles`: the config file's profile names.
+    ConfigProfiles(Vec<String>),
 }
 
 impl Command {
@@ -454,11 +456,12 @@ impl Command {
             Command::Merge(settings) => &mut settings.report.destination,
             Command::Abort(_)
             | Command::RevokeSessions(_)
-            | Command::Completions(_)
+            | Command::Completions(..)
             | Command::Version
             | Command::Doctor(_)
             | Command::ConfigList(_)
-            | Command::ConfigPath(_) => return Destination::default(),
+            | Command::ConfigPath(_)
+            | Command::ConfigProfiles(_) => return Destination::default(),
         };
         std::mem::take(destination)
     }
@@ -558,11 +561,14 @@ fn resolve_command(
 ) -> Result<Command> {
     // These read no profile: a broken config file does not stop them.
     let command = match command {
-        CliCommand::Completions(args) => return Ok(Command::Completions(args.target)),
+        CliCommand::Completions(args) => return Ok(Command::Completions(args.target, args.dir)),
         CliCommand::Version => return Ok(Command::Version),
         CliCommand::Config(ConfigArgs {
             action: ConfigAction::Path,
         }) => return Ok(Command::ConfigPath(config_path())),
+        CliCommand::Config(ConfigArgs {
+            action: ConfigAction::Profiles,
+        }) => return Ok(Command::ConfigProfiles(profile_names()?)),
         other => other,
     };
     // doctor reports a broken config file as a failed check, and goes on.
@@ -608,7 +614,7 @@ fn resolve_command(
         CliCommand::Check(args) => Command::Check(sources.check(args, network)?),
         CliCommand::Doctor(args) => Command::Doctor(Box::new(sources.doctor(args, config_problem, network))),
         CliCommand::Config(_) => Command::ConfigList(sources.config_list()),
-        CliCommand::Completions(args) => Command::Completions(args.target),
+        CliCommand::Completions(args) => Command::Completions(args.target, args.dir),
         CliCommand::Version => Command::Version,
     })
 }
@@ -2162,6 +2168,21 @@ fn config_path() -> Option<PathBuf> {
         .map(PathBuf::from)
         .or_else(|| std::env::var_os("HOME").map(|home| Path::new(&home).join(".config")))?;
     Some(base.join("analyst").join("config.toml"))
+}
+
+/// The names of the config file's profiles (none without a file).
+fn profile_names() -> Result<Vec<String>> {
+    let Some(path) = config_path() else {
+        return Ok(Vec::new());
+    };
+    let text = match std::fs::read_to_string(&path) {
+        Ok(text) => text,
+        Err(err) if err.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
+        Err(err) => return Err(usage(format!("cannot read the config file {}: {err}", path.display()))),
+    };
+    let config: ConfigFile =
+        toml::from_str(&text).map_err(|err| usage(format!("{}: {}", path.display(), err.message())))?;
+    Ok(config.profiles.into_keys().collect())
 }
 
 /// The profile to use: `selected` (`--profile` / `ANALYST_PROFILE`), else

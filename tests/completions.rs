@@ -1,6 +1,6 @@
-//! The completion scripts and man page committed in `completions/` are what
-//! `analyst completions …` prints now, and the bash script completes in a
-//! real bash.
+//! The completion scripts and man pages committed in `completions/` are
+//! what `analyst completions …` makes now, the bash script completes in a
+//! real bash, and every man page renders with `man -l` with its sections.
 
 mod support;
 
@@ -15,7 +15,7 @@ const FILES: [(&str, &str); 6] = [
     ("fish", "analyst.fish"),
     ("elvish", "analyst.elv"),
     ("powershell", "_analyst.ps1"),
-    ("man", "analyst.1"),
+    ("man", "man/analyst.1"),
 ];
 
 const REGENERATE: &str = "ANALYST_REGENERATE=1 cargo test --test completions";
@@ -42,11 +42,166 @@ fn committed_completions_and_man_page_are_fresh() {
             "completions/{file} is stale: regenerate them all with `{REGENERATE}`"
         );
     }
+    // Every man page, as `completions man --dir` writes them.
+    let made = Scratch::new();
+    analyst()
+        .args(["completions", "man", "--dir"])
+        .arg(&*made)
+        .assert()
+        .success();
+    let committed_dir = committed("man");
+    if regenerate {
+        let _ = std::fs::remove_dir_all(&committed_dir);
+        std::fs::create_dir_all(&committed_dir).unwrap();
+    }
+    let names = |dir: &std::path::Path| {
+        let mut names: Vec<String> = std::fs::read_dir(dir)
+            .map(|entries| {
+                entries
+                    .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+                    .collect()
+            })
+            .unwrap_or_default();
+        names.sort();
+        names
+    };
+    for name in names(&made) {
+        let page = std::fs::read(made.join(&name)).unwrap();
+        if regenerate {
+            std::fs::write(committed_dir.join(&name), &page).unwrap();
+        } else {
+            assert!(
+                std::fs::read(committed_dir.join(&name)).unwrap_or_default() == page,
+                "completions/man/{name} is stale: regenerate them all with `{REGENERATE}`"
+            );
+        }
+    }
+    assert_eq!(
+        names(&committed_dir),
+        names(&made),
+        "completions/man has exactly the pages: `{REGENERATE}`"
+    );
+}
+
+/// What man(1) printed, without the overstrikes of bold and underline
+/// (`X\bX`, `_\bX`).
+fn plain(rendered: &[u8]) -> String {
+    let text = String::from_utf8_lossy(rendered);
+    let mut out: Vec<char> = Vec::new();
+    for c in text.chars() {
+        if c == '\u{8}' {
+            out.pop();
+        } else {
+            out.push(c);
+        }
+    }
+    out.into_iter().collect()
+}
+
+#[test]
+fn every_man_page_renders_with_its_sections_and_names_pages_that_exist() {
+    let dir = Scratch::new();
+    analyst()
+        .args(["completions", "man", "--dir"])
+        .arg(&*dir)
+        .assert()
+        .success();
+    let mut pages: Vec<String> = std::fs::read_dir(&*dir)
+        .unwrap()
+        .map(|entry| entry.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    pages.sort();
+    for command in [
+        "ask",
+        "abort",
+        "session",
+        "session-revoke",
+        "rows",
+        "check",
+        "check-merge",
+        "doctor",
+        "config",
+        "completions",
+    ] {
+        assert!(
+            pages.contains(&format!("analyst-{command}.1")),
+            "analyst-{command}.1 in {pages:?}"
+        );
+    }
+    for page in &pages {
+        let output = std::process::Command::new("man")
+            .arg("-l")
+            .arg(dir.join(page))
+            .env("MANWIDTH", "100")
+            .env("PAGER", "cat")
+            .output()
+            .expect("man(1) runs");
+        assert!(output.status.success(), "{page}");
+        let text = plain(&output.stdout);
+        for section in [
+            "NAME",
+            "SYNOPSIS",
+            "DESCRIPTION",
+            "ENVIRONMENT",
+            "EXIT STATUS",
+            "FILES",
+            "SEE ALSO",
+        ] {
+            assert!(
+                text.lines().any(|line| line == section),
+                "{page} has no {section}:\n{text}"
+            );
+        }
+        // Every page it names exists.
+        for named in text.split("analyst-").skip(1) {
+            let name: String = named
+                .chars()
+                .take_while(|c| c.is_ascii_lowercase() || *c == '-')
+                .collect();
+            if named[name.len()..].starts_with("(1)") {
+                assert!(
+                    pages.contains(&format!("analyst-{name}.1")),
+                    "{page} names analyst-{name}(1)"
+                );
+            }
+        }
+        assert!(
+            text.contains("ANALYST_CHAT_URL") && text.contains("api_key_command"),
+            "{page}"
+        );
+    }
+    // Literal blocks stay as written: the suite example keeps its columns.
+    let check = std::process::Command::new("man")
+        .arg("-l")
+        .arg(dir.join("analyst-check.1"))
+        .env("MANWIDTH", "100")
+        .env("PAGER", "cat")
+        .output()
+        .unwrap();
+    let text = plain(&check.stdout);
+    assert!(text.contains("EXAMPLES"), "{text}");
+    assert!(
+        text.contains("  timeout = \"2m\"                  # per case (default 5m)"),
+        "the suite example is not reflowed:\n{text}"
+    );
+    let top = std::process::Command::new("man")
+        .arg("-l")
+        .arg(dir.join("analyst.1"))
+        .env("PAGER", "cat")
+        .output()
+        .unwrap();
+    let text = plain(&top.stdout);
+    assert!(text.contains("EXAMPLES") && text.contains("analyst-ask(1)"), "{text}");
 }
 
 /// Completes `words` (the last one being completed) in bash with what
 /// `analyst completions bash` prints; returns the candidates.
 fn bash_complete(words: &[&str]) -> Vec<String> {
+    bash_complete_with(words, &[])
+}
+
+/// [`bash_complete`] with `env` set for bash (and what the script runs).
+fn bash_complete_with(words: &[&str], env: &[(&str, &std::ffi::OsStr)]) -> Vec<String> {
     let generated = analyst().args(["completions", "bash"]).output().unwrap().stdout;
     let path = ScratchFile::new("analyst.bash", generated);
     let script = format!(
@@ -57,6 +212,7 @@ fn bash_complete(words: &[&str]) -> Vec<String> {
     );
     let output = std::process::Command::new("bash")
         .args(["--norc", "-c", &script])
+        .envs(env.iter().copied())
         .output()
         .expect("bash runs");
     assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
@@ -81,4 +237,37 @@ fn bash_completes_commands_flags_and_values() {
         ["answer", "raw", "events", "json", "csv", "table", "vega", "svg", "png", "html"]
     );
     assert_eq!(bash_complete(&["analyst", "completions", "po"]), ["powershell"]);
+}
+
+#[test]
+fn profile_completes_to_the_profiles_of_the_config_file() {
+    let dir = Scratch::new();
+    dir.write(
+        "analyst/config.toml",
+        "[profiles.prod]\nexternal_id = \"a\"\n[profiles.staging]\nexternal_id = \"b\"\n",
+    );
+    analyst()
+        .env("XDG_CONFIG_HOME", &*dir)
+        .args(["config", "profiles"])
+        .assert()
+        .success()
+        .stdout("prod\nstaging\n");
+    let binary = assert_cmd::cargo::cargo_bin("analyst");
+    let path = format!(
+        "{}:{}",
+        binary.parent().unwrap().display(),
+        std::env::var("PATH").unwrap_or_default()
+    );
+    let env = [
+        ("XDG_CONFIG_HOME", dir.as_os_str()),
+        ("PATH", std::ffi::OsStr::new(&path)),
+    ];
+    assert_eq!(
+        bash_complete_with(&["analyst", "--profile", ""], &env),
+        ["prod", "staging"]
+    );
+    assert_eq!(
+        bash_complete_with(&["analyst", "ask", "--profile", "st"], &env),
+        ["staging"]
+    );
 }

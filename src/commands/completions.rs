@@ -1,5 +1,6 @@
-//! `analyst completions SHELL|man`: completion scripts and the man page,
-//! generated from the clap definitions so they never disagree with `--help`.
+//! `analyst completions SHELL|man`: completion scripts and the man pages
+//! (see `man`), generated from the clap definitions so they never disagree
+//! with `--help`.
 
 use std::io::Write;
 
@@ -7,35 +8,31 @@ use anyhow::Result;
 use clap::CommandFactory;
 use clap_complete::Shell;
 
+use std::path::Path;
+
 use crate::cli::{Cli, CompletionTarget};
+use crate::error::{fail, usage, Kind};
 use crate::output::Out;
 
-/// Runs `analyst completions`.
-pub fn run(target: CompletionTarget, out: &mut Out) -> Result<()> {
-    write(target, out)?;
-    out.flush()?;
-    Ok(())
-}
+use super::man;
 
-/// One man page: the top-level page, then each command's (and each of its
-/// subcommands') synopsis, description and options under its own heading.
-fn man_page(command: clap::Command, out: &mut impl Write) -> Result<()> {
-    clap_mangen::Man::new(command.clone()).render(out)?;
-    man_sections(&command, "analyst", out)
-}
-
-/// The sections of `command`'s subcommands, named under `prefix`.
-fn man_sections(command: &clap::Command, prefix: &str, out: &mut impl Write) -> Result<()> {
-    for sub in command.get_subcommands().filter(|sub| sub.get_name() != "help") {
-        let name = format!("{prefix} {}", sub.get_name());
-        writeln!(out, ".SH \"{}\"", name.to_uppercase())?;
-        let page = clap_mangen::Man::new(sub.clone().bin_name(&name));
-        page.render_synopsis_section(out)?;
-        page.render_description_section(out)?;
-        page.render_options_section(out)?;
-        page.render_extra_section(out)?;
-        man_sections(sub, &name, out)?;
+/// Runs `analyst completions`: a completion script on stdout; or the man
+/// page `analyst(1)`, or with `dir` every page written there.
+pub fn run(target: CompletionTarget, dir: Option<&Path>, out: &mut Out) -> Result<()> {
+    match (target, dir) {
+        (CompletionTarget::Man, Some(dir)) => {
+            std::fs::create_dir_all(dir)
+                .map_err(|err| fail(Kind::CannotWrite, format!("cannot create {}: {err}", dir.display())))?;
+            for page in man::pages()? {
+                let path = dir.join(format!("{}.1", page.name));
+                std::fs::write(&path, &page.roff)
+                    .map_err(|err| fail(Kind::CannotWrite, format!("cannot write {}: {err}", path.display())))?;
+            }
+        }
+        (_, Some(_)) => return Err(usage("--dir is for the man pages: analyst completions man --dir DIR")),
+        (target, None) => write(target, out)?,
     }
+    out.flush()?;
     Ok(())
 }
 
@@ -48,8 +45,36 @@ fn write(target: CompletionTarget, out: &mut impl Write) -> Result<()> {
         CompletionTarget::Fish => Shell::Fish,
         CompletionTarget::Elvish => Shell::Elvish,
         CompletionTarget::Powershell => Shell::PowerShell,
-        CompletionTarget::Man => return man_page(command, out),
+        CompletionTarget::Man => {
+            let pages = man::pages()?;
+            out.write_all(&pages[0].roff)?;
+            return Ok(());
+        }
     };
-    clap_complete::generate(shell, &mut command, "analyst", out);
+    let mut script = Vec::new();
+    clap_complete::generate(shell, &mut command, "analyst", &mut script);
+    out.write_all(with_profile_names(shell, &String::from_utf8_lossy(&script)).as_bytes())?;
     Ok(())
+}
+
+/// The script with `--profile` completing the config file's profile names
+/// (`analyst config profiles`, run when completing) instead of file names,
+/// where the shell's script makes that a one-place change.
+fn with_profile_names(shell: Shell, script: &str) -> String {
+    const NAMES: &str = "analyst config profiles 2>/dev/null";
+    match shell {
+        Shell::Bash => script.replace(
+            "--profile)\n                    COMPREPLY=($(compgen -f \"${cur}\"))",
+            &format!("--profile)\n                    COMPREPLY=($(compgen -W \"$({NAMES})\" -- \"${{cur}}\"))"),
+        ),
+        Shell::Zsh => script.replace(
+            "(~/.config/analyst/config.toml)]:NAME:_default'",
+            &format!("(~/.config/analyst/config.toml)]:NAME:{{compadd -- $({NAMES})}}'"),
+        ),
+        Shell::Fish => script.replace(
+            "-l profile -d 'Use this profile of the config file (~/.config/analyst/config.toml)' -r",
+            &format!("-l profile -d 'Use this profile of the config file (~/.config/analyst/config.toml)' -r -f -a '({NAMES})'"),
+        ),
+        _ => script.to_string(),
+    }
 }

@@ -1,6 +1,6 @@
-//! `analyst config list|path`: the settings the chosen profile and the
-//! environment give, each with where it came from (secrets as set or
-//! unset), or where the config file is.
+//! `analyst config list|path|profiles`: the settings the chosen profile
+//! and the environment give, each with where it came from (secrets as set
+//! or unset), where the config file is, or its profiles' names.
 
 use std::io::Write;
 
@@ -27,6 +27,15 @@ pub fn path(path: Option<&std::path::Path>, out: &mut Out) -> Result<()> {
                 "no config file path: set ANALYST_CONFIG, XDG_CONFIG_HOME or HOME",
             ))
         }
+    }
+    out.flush()?;
+    Ok(())
+}
+
+/// Runs `analyst config profiles`: one name per line.
+pub fn profiles(names: &[String], out: &mut Out) -> Result<()> {
+    for name in names {
+        writeln!(out, "{name}")?;
     }
     out.flush()?;
     Ok(())

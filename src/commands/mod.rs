@@ -8,6 +8,7 @@ pub mod check;
 pub mod completions;
 pub mod config;
 pub mod doctor;
+pub mod man;
 pub mod rows;
 pub mod session;
 pub mod version;
