@@ -9,6 +9,7 @@ use std::borrow::Cow;
 use std::fs::File;
 use std::io::{self, BufWriter, IsTerminal, Stdout, Write};
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::RwLock;
 use std::time::Duration;
 
@@ -87,6 +88,21 @@ pub enum JqInput {
     EachLine,
     /// The whole output is one JSON document, filtered when it ends.
     Whole,
+}
+
+/// Set while [`write_styled`] writes: text analyst composed itself, with
+/// the service's parts already made [`visible`], so its own escape
+/// sequences (styles) may reach the terminal.
+static STYLED: AtomicBool = AtomicBool::new(false);
+
+/// Writes `text` whose every piece from the service was made [`visible`]
+/// and whose escape sequences are analyst's own styles: on a terminal,
+/// [`Out`] passes it as it is.
+pub fn write_styled(out: &mut dyn Write, text: &str) -> io::Result<()> {
+    STYLED.store(true, Ordering::SeqCst);
+    let written = out.write_all(text.as_bytes()).and_then(|()| out.flush());
+    STYLED.store(false, Ordering::SeqCst);
+    written
 }
 
 /// Where the bytes land: stdout, or the temporary file that becomes
@@ -169,7 +185,7 @@ impl Out {
 
     /// Writes bytes that passed the filter (if any) to the target.
     fn emit(&mut self, bytes: &[u8]) -> io::Result<()> {
-        let shown = match self.terminal {
+        let shown = match self.terminal && !STYLED.load(Ordering::SeqCst) {
             true => visible_bytes(bytes),
             false => Cow::Borrowed(bytes),
         };

@@ -146,12 +146,15 @@ pub enum AskSource {
 /// What the terminal shows while `ask` runs.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Display {
-    /// A spinner on stderr (a terminal, neither `-q` nor `NO_COLOR`).
+    /// A spinner on stderr (a terminal, and no `-q`).
     pub spinner: bool,
     /// The answer streamed to stdout as it arrives (`-o answer` to a terminal).
     pub stream_answer: bool,
     /// The terminal's width in columns, when stdout is a terminal (`-o table`).
     pub width: Option<u16>,
+    /// The streamed answer's Markdown rendered with styles (bold, colour),
+    /// not only laid out.
+    pub styled: bool,
 }
 
 /// The width of the terminal stdout is, when `stdout_is_terminal`.
@@ -594,7 +597,18 @@ fn resolve_command(
         },
         retries: global.retries,
     };
-    let sources = Sources { sub, profile, notes };
+    let no_color = std::env::var_os("NO_COLOR").is_some_and(|value| !value.is_empty());
+    let styles = match global.color {
+        ColorWhen::Always => true,
+        ColorWhen::Never => false,
+        ColorWhen::Auto => !no_color,
+    };
+    let sources = Sources {
+        sub,
+        profile,
+        notes,
+        styles,
+    };
     Ok(match command {
         CliCommand::Ask(args) => Command::Ask(Box::new(sources.ask(args, network)?)),
         CliCommand::Abort(args) => Command::Abort(sources.abort(args, network)?),
@@ -626,6 +640,9 @@ struct Sources<'a> {
     sub: Option<&'a ArgMatches>,
     profile: Option<&'a Profile>,
     notes: &'a Notes,
+    /// Styles may be written to stdout when it is a terminal (`--color`,
+    /// `NO_COLOR`).
+    styles: bool,
 }
 
 impl Sources<'_> {
@@ -735,6 +752,7 @@ impl Sources<'_> {
             spinner: self.notes.show_progress() && (args.output == OutputMode::Answer || !stdout_is_terminal),
             stream_answer: args.output == OutputMode::Answer && stdout_is_terminal,
             width: terminal_width(stdout_is_terminal),
+            styled: stdout_is_terminal && self.styles,
         };
         Ok(AskSettings {
             source,

@@ -197,3 +197,41 @@ fn check_shows_live_progress_on_a_terminal_and_none_in_a_pipe() {
     let output = emu.analyst().arg("check").arg(&*suite).output().unwrap();
     assert!(!String::from_utf8_lossy(&output.stderr).contains("runs  "));
 }
+
+#[test]
+fn the_answer_is_rendered_markdown_on_a_terminal_shown_once_and_raw_in_a_pipe() {
+    let markdown =
+        "# Revenue\n\n**Up** 5% in May.\n\n- EMEA\n- AMER\n\n| region | revenue |\n|---|--:|\n| EMEA | 10 |\n";
+    let stream = || {
+        ChatStream::new("c-md", Family::Cube).user("Q").final_answer_then_whole(
+            &[
+                "# Revenue\n\n**Up** 5%",
+                " in May.\n\n- EMEA\n- AMER\n\n",
+                "| region | revenue |\n|---|--:|\n| EMEA | 10 |\n",
+            ],
+            // The complete message differs from the deltas by its end.
+            markdown.trim_end(),
+        )
+    };
+    let emu = Emulator::start();
+    emu.agent(|a| a.delay = Duration::from_millis(20));
+    emu.script(Reply::stream(&stream()));
+    let screen = on_a_terminal(&emu, "ask Q", &[("NO_COLOR", "1")]);
+    assert_eq!(screen.matches("Revenue").count(), 1, "shown once:\n{screen}");
+    for shown in ["Up 5% in May.", "• EMEA", "• AMER", "│ EMEA   ┆      10 │"] {
+        assert!(screen.contains(shown), "{shown:?} not on the screen:\n{screen}");
+    }
+    assert!(!screen.contains("**Up**") && !screen.contains("|---|"), "{screen}");
+    // With colour, the heading is bold; the text from the service is not
+    // a live escape sequence.
+    emu.script(Reply::stream(&stream()));
+    let screen = on_a_terminal(&emu, "ask Q", &[]);
+    assert!(screen.contains("\x1b[1m\x1b[4mRevenue\x1b[0m"), "{screen:?}");
+    // A pipe gets the service's text exactly.
+    emu.script(Reply::stream(&stream()));
+    emu.analyst()
+        .args(["ask", "-q", "Q"])
+        .assert()
+        .success()
+        .stdout(format!("{}\n", markdown.trim_end()));
+}

@@ -2,9 +2,9 @@
 //! notes about events (the chat id, a tool's failure, a truncated result),
 //! and, on a terminal only, a spinner saying what the agent is doing
 //! (thinking, searching the data model, running "<query title>"), the answer
-//! streamed to stdout as it arrives, and afterwards a short summary of the
-//! SQL results. Never in pipes, never with `-q` or `NO_COLOR` (the settings
-//! decide).
+//! streamed to stdout as it arrives (its Markdown rendered, a block at a
+//! time), and afterwards a short summary of the SQL results. Never in
+//! pipes, never with `-q` (the settings decide).
 
 use std::io::{self, Write};
 use std::time::Duration;
@@ -12,7 +12,8 @@ use std::time::Duration;
 use anyhow::Result;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
-use crate::output::{shorten, visible, Notes};
+use crate::output::{shorten, visible, write_styled, Notes};
+use crate::render::markdown::{complete_blocks, Markdown};
 use crate::results::same_tool;
 use crate::settings::Display;
 use crate::stream::lines::Line;
@@ -35,7 +36,7 @@ impl<'n> Watched<'n> {
         Watched {
             inner,
             notes: EventNotes::new(notes, all_rows),
-            live: display.spinner.then(|| Live::start(display.stream_answer)),
+            live: (display.spinner || display.stream_answer).then(|| Live::start(display)),
         }
     }
 }
@@ -79,7 +80,7 @@ impl Renderer for Watched<'_> {
                 .warn("no final answer in the stream: using the last complete assistant message");
         }
         let streamed = match &mut self.live {
-            Some(live) => live.finish_answer(transcript, out)?,
+            Some(live) => live.finish_answer(transcript, self.notes.notes, out)?,
             None => false,
         };
         let rendered = match streamed {
@@ -87,7 +88,7 @@ impl Renderer for Watched<'_> {
             false => self.inner.end(transcript, ending, out),
         };
         let rendered = rendered.and_then(|()| Ok(out.flush()?));
-        if let Some(live) = &self.live {
+        if let Some(live) = self.live.as_ref().filter(|live| live.on_stderr) {
             live.summary(self.notes.notes);
         }
         rendered
@@ -106,24 +107,36 @@ struct SqlSummary {
 /// The live display of one `ask`.
 struct Live {
     spinner: ProgressBar,
+    /// The spinner and the summary are shown (stderr is a terminal, no `-q`).
+    on_stderr: bool,
     stream_answer: bool,
+    /// The answer's Markdown for the terminal.
+    markdown: Markdown,
+    /// The prefix of the answer shown so far (whole blocks).
     printed: String,
     results: Vec<SqlSummary>,
 }
 
 impl Live {
-    /// Starts the spinner; with `stream_answer` the final answer is also
-    /// written to stdout as it arrives.
-    fn start(stream_answer: bool) -> Live {
-        let spinner = ProgressBar::with_draw_target(None, ProgressDrawTarget::stderr());
+    /// Starts the spinner; with `display.stream_answer` the final answer is
+    /// also written to stdout as it arrives, rendered.
+    fn start(display: Display) -> Live {
+        let spinner = match display.spinner {
+            true => ProgressBar::with_draw_target(None, ProgressDrawTarget::stderr()),
+            false => ProgressBar::hidden(),
+        };
         if let Ok(style) = ProgressStyle::with_template("{spinner} {msg}  {elapsed}") {
             spinner.set_style(style);
         }
         spinner.set_message("waiting for the agent");
-        spinner.enable_steady_tick(Duration::from_millis(100));
+        if display.spinner {
+            spinner.enable_steady_tick(Duration::from_millis(100));
+        }
         Live {
             spinner,
-            stream_answer,
+            on_stderr: display.spinner,
+            stream_answer: display.stream_answer,
+            markdown: Markdown::new(display.styled),
             printed: String::new(),
             results: Vec::new(),
         }
@@ -178,19 +191,30 @@ impl Live {
         Ok(())
     }
 
-    /// Writes what the final answer gained since the last call.
+    /// Writes the blocks the final answer completed since the last call,
+    /// rendered; the block still being written waits.
     fn stream(&mut self, transcript: &Transcript, out: &mut dyn Write) -> io::Result<()> {
         let Some((text, AnswerSource::Final)) = transcript.answer() else {
             return Ok(());
         };
-        let Some(new) = text.strip_prefix(self.printed.as_str()).filter(|new| !new.is_empty()) else {
+        let complete = complete_blocks(text);
+        if complete <= self.printed.len() || !text.starts_with(self.printed.as_str()) {
             return Ok(());
-        };
+        }
         self.spinner.finish_and_clear();
-        out.write_all(new.as_bytes())?;
-        out.flush()?;
-        self.printed.push_str(new);
+        self.show(&text[self.printed.len()..complete], out)?;
+        self.printed = text[..complete].to_string();
         Ok(())
+    }
+
+    /// Writes `blocks` of the answer, rendered, after a blank line when
+    /// blocks came before.
+    fn show(&self, blocks: &str, out: &mut dyn Write) -> io::Result<()> {
+        if blocks.trim().is_empty() {
+            return Ok(());
+        }
+        let separator = if self.printed.is_empty() { "" } else { "\n" };
+        write_styled(out, &format!("{separator}{}", self.markdown.render(blocks)))
     }
 
     /// Clears the spinner (before the final output and any message).
@@ -198,19 +222,31 @@ impl Live {
         self.spinner.finish_and_clear();
     }
 
-    /// Finishes the streamed answer: the rest of it and a newline. Returns
-    /// false when nothing was streamed, so the caller prints it as usual.
-    fn finish_answer(&mut self, transcript: &Transcript, out: &mut dyn Write) -> io::Result<bool> {
+    /// Shows the rest of the answer, rendered, once: when the service
+    /// revised the text already shown, only what follows the last block it
+    /// still shares is shown, with a warning. Returns false when the answer
+    /// is not streamed here (a pipe, or a thread's messages).
+    fn finish_answer(&mut self, transcript: &Transcript, notes: &Notes, out: &mut dyn Write) -> io::Result<bool> {
         self.stop();
-        if self.printed.is_empty() {
+        if !self.stream_answer || transcript.is_thread_state() {
             return Ok(false);
         }
-        let answer = transcript.answer().map_or("", |(text, _)| text);
-        match answer.strip_prefix(self.printed.as_str()) {
-            Some(rest) => out.write_all(rest.trim_end_matches('\n').as_bytes())?,
-            None => write!(out, "\n{}", answer.trim_end_matches('\n'))?,
-        }
-        out.write_all(b"\n")?;
+        let Some((answer, _)) = transcript.answer() else {
+            return Ok(false);
+        };
+        let rest = match answer.strip_prefix(self.printed.as_str()) {
+            Some(rest) => rest,
+            None => {
+                notes.warn("the service revised the answer after part of it was shown; what follows is the final text from where they differ");
+                let shared = answer
+                    .char_indices()
+                    .zip(self.printed.chars())
+                    .find(|((_, a), b)| a != b)
+                    .map_or(answer.len().min(self.printed.len()), |((at, _), _)| at);
+                &answer[complete_blocks(&answer[..shared])..]
+            }
+        };
+        self.show(rest, out)?;
         Ok(true)
     }
 

@@ -3,8 +3,9 @@
 //! mode): the streaming modes
 //! ([`raw`], [`events`]) write each line as it arrives, the others keep
 //! what they need of the turn's events and write when it ends. [`live`]
-//! adds what a person sees on stderr beside any of them; [`table`] writes
-//! rows for `csv` and for `rows`.
+//! adds what a person sees on stderr beside any of them (and streams the
+//! answer to a terminal, its Markdown rendered by [`markdown`]); [`table`]
+//! writes rows for `csv`, `table` and for `rows`.
 
 pub mod answer;
 pub mod csv;
@@ -13,6 +14,7 @@ pub mod events;
 pub mod html;
 pub mod json;
 pub mod live;
+pub mod markdown;
 pub mod raw;
 pub mod table;
 pub mod vega;

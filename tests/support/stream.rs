@@ -472,6 +472,26 @@ impl ChatStream {
         self
     }
 
+    /// The final answer as deltas, then the same message complete
+    /// (`isDelta: false`) as `whole`, which may differ from the joined
+    /// deltas (a trailing newline, a revision).
+    pub fn final_answer_then_whole(mut self, pieces: &[&str], whole: &str) -> Self {
+        let id = self.id("final");
+        for piece in pieces {
+            let sort = self.sort();
+            self.push(
+                json!({"id": id, "role": "assistant", "content": piece, "graphPath": ["final"],
+                             "isDelta": true, "isInProcess": true, "isStructuredResponse": true, "sort": sort}),
+            );
+        }
+        let sort = self.sort();
+        self.push(
+            json!({"id": id, "role": "assistant", "content": whole, "graphPath": ["final"],
+                         "isDelta": false, "isInProcess": false, "isStructuredResponse": true, "sort": sort}),
+        );
+        self
+    }
+
     pub fn error_line(mut self, message: &str) -> Self {
         self.push(json!({"error": message}));
         self
