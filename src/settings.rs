@@ -1306,6 +1306,7 @@ impl Sources<'_> {
         Ok(IdentityInput {
             external_id,
             ids_from,
+            in_suite: false,
             internal_id,
             email,
             attrs: args.attrs.clone(),
@@ -1701,6 +1702,8 @@ pub struct IdentityInput {
     /// Where the ids came from, as errors name it: `--external-id`,
     /// `ANALYST_EXTERNAL_ID`, a profile's `external_id` (empty: the flag).
     pub ids_from: IdSources,
+    /// Read from a `check` suite: errors name its fields, not flags.
+    pub in_suite: bool,
     /// `--internal-id` / `ANALYST_INTERNAL_ID`.
     pub internal_id: Option<String>,
     /// `--email`.
@@ -1769,6 +1772,21 @@ pub struct SessionSettings {
 }
 
 impl IdentityInput {
+    /// What errors call the value of `flag`: the flag, or in a suite its
+    /// field (`--group` is `groups` there).
+    fn name(&self, flag: &'static str) -> &'static str {
+        if !self.in_suite {
+            return flag;
+        }
+        match flag {
+            "--attr" => "attributes",
+            "--group" => "groups",
+            "--security-context" => "security_context",
+            "--email" => "email",
+            other => other,
+        }
+    }
+
     /// Applies the rules of the API document and `cli.md`; every violation is
     /// a usage error that names the rule, raised before anything is sent.
     pub fn validate(&self) -> Result<SessionSettings> {
@@ -1794,23 +1812,24 @@ impl IdentityInput {
             check_username(username, IdSources::name(&self.ids_from.internal, "--internal-id"))?;
             let mut refused = Vec::new();
             if !self.attrs.is_empty() {
-                refused.push("--attr");
+                refused.push(self.name("--attr"));
             }
             if !self.groups.is_empty() {
-                refused.push("--group");
+                refused.push(self.name("--group"));
             }
             if self.security_context.is_some() {
-                refused.push("--security-context");
+                refused.push(self.name("--security-context"));
             }
             if !refused.is_empty() {
                 return Err(usage(format!(
-                    "{} cannot be used with --internal-id: an internal user keeps their own permissions (userAttributes, groups and securityContext are for external users only)",
-                    refused.join(", ")
+                    "{} cannot be used with {}: an internal user keeps their own permissions (userAttributes, groups and securityContext are for external users only)",
+                    refused.join(", "),
+                    IdSources::name(&self.ids_from.internal, "--internal-id")
                 )));
             }
         }
         if let Some(email) = &self.email {
-            check_email(email, "--email")?;
+            check_email(email, self.name("--email"))?;
         }
         if self.persistent && self.ttl.is_some() {
             return Err(usage(

@@ -374,3 +374,29 @@ fn config_shows_its_path_and_every_setting_with_its_source() {
             path.display()
         )));
 }
+
+#[test]
+fn suite_mistakes_are_one_line_naming_the_suite_field() {
+    let emu = Emulator::start();
+    for (field, expected) in [
+        ("expect_answer = \"(oops\"", ":4: field expect_answer: expect-answer \"(oops\" is not a valid regular expression: unclosed group at character 1"),
+        ("internal_id = \"ana@acme.example\"\ngroups = [\"g\"]", "groups cannot be used with internal_id"),
+        ("external_id = \"Ana Smith\"", "external_id \"Ana Smith\" contains spaces"),
+    ] {
+        let suite = ScratchFile::new("suite.toml", format!("[[case]]\nname = \"a\"\nquestion = \"Q\"\n{field}\n"));
+        one_error_line(emu.analyst().arg("check").arg(&*suite).output().unwrap(), 2, &[expected]);
+    }
+    // The report of a check goes to --output-file too, whole.
+    let suite = ScratchFile::new("suite.toml", "[[case]]\nname = \"a\"\nquestion = \"Q\"\n");
+    let report = suite.with_file_name("report.json");
+    emu.analyst()
+        .args(["check", "-o", "json", "--output-file"])
+        .arg(&report)
+        .arg(&*suite)
+        .assert()
+        .success()
+        .stdout("");
+    let document: serde_json::Value = serde_json::from_slice(&std::fs::read(&report).unwrap()).unwrap();
+    assert_eq!(document["passed"], 1);
+    emu.expect(Route::Chat, 1);
+}

@@ -456,6 +456,7 @@ fn identity<'a>(
     at: &impl Fn(Range<usize>) -> Place<'a>,
 ) -> Result<IdentityInput> {
     let mut identity = base.clone();
+    identity.in_suite = true;
     for level in [defaults, case] {
         if let Some(id) = &level.external_id {
             identity.external_id = Some(id.clone());
@@ -566,7 +567,7 @@ chat = ["And by region?", { question = "Top one?", expect_answer = "EMEA" }]
         .unwrap_err()
         .to_string();
         assert!(
-            err.contains("case \"a\": --group cannot be used with --internal-id"),
+            err.contains("case \"a\": groups cannot be used with internal_id"),
             "{err}"
         );
         assert!(load_text("[defaults]\ntimeout = \"1m\"\n")
