@@ -540,12 +540,22 @@ pub fn human(duration: Duration) -> String {
 /// in characters.
 pub const SUMMARY_CHARS: usize = 200;
 
+/// How long a message the service wrote for people (a SQL error that
+/// lists the valid members) may be before it is cut, in characters.
+pub const SERVICE_MESSAGE_CHARS: usize = 8 * 1024;
+
 /// `text`, every secret redacted first, trimmed and cut to
 /// [`SUMMARY_CHARS`] characters with `…` when longer.
 pub fn shorten(text: &str) -> String {
+    shorten_to(text, SUMMARY_CHARS)
+}
+
+/// `text`, every secret redacted first, trimmed and cut to `limit`
+/// characters with `…` when longer.
+pub fn shorten_to(text: &str, limit: usize) -> String {
     let text = redact(text);
     let text = text.trim();
-    match text.char_indices().nth(SUMMARY_CHARS) {
+    match text.char_indices().nth(limit) {
         Some((cut, _)) => format!("{}…", &text[..cut]),
         None => text.to_string(),
     }

@@ -913,6 +913,11 @@ impl Sources<'_> {
             args.security_context,
             self.profile,
         );
+        if data.security_context.is_some() && data.token.is_some() && data.secret.is_none() {
+            return Err(usage(
+                "--security-context cannot apply to ANALYST_DATA_TOKEN: the token's payload is the security context; use ANALYST_DATA_SECRET to sign one with it",
+            ));
+        }
         data.timezone = args.timezone;
         data.cache = args.cache.map(|mode| mode.as_str().to_string());
         let destination = destination(
@@ -1644,7 +1649,10 @@ impl DataSettings {
     /// `data_token_command`; a usage error naming both variables when there
     /// is none.
     pub fn credential(&self) -> Result<DataCredential> {
-        if let Some(token) = &self.token {
+        // With a security context to sign, the secret signs (cli.md); a
+        // ready token's payload already is its security context.
+        let sign = self.security_context.is_some() && self.secret.is_some();
+        if let Some(token) = self.token.as_ref().filter(|_| !sign) {
             let token = token.strip_prefix("Bearer ").unwrap_or(token).to_string();
             return Ok(DataCredential::Token(Secret::new(token)));
         }

@@ -5,12 +5,15 @@
 //! `tests/fixtures/real-streams/golden/NAME.txt`. A change of output shows
 //! as a diff of that file; when it is meant, bless the new outputs with
 //! `ANALYST_BLESS=1 cargo test --test real_streams` and review the diff.
+//! The real Cube server's data query answers (`real-streams/data-api`) are
+//! served by the emulator as recorded (status and body) to `rows`, pinned
+//! the same way in `golden/data-api/NAME.txt`.
 
 mod support;
 
 use std::path::{Path, PathBuf};
 
-use support::analyst;
+use support::{analyst, Emulator, Reply, Route, DATA_SECRET};
 
 /// The invocations each stream is replayed through.
 const RUNS: [&[&str]; 8] = [
@@ -56,34 +59,96 @@ fn outputs(stream: &Path) -> String {
     text
 }
 
+/// Compares (or with `ANALYST_BLESS`, writes) `got` with the golden file
+/// `golden`; a difference is a line of `differing`.
+fn compare_with_golden(golden: &Path, got: &str, differing: &mut Vec<String>) {
+    if std::env::var_os("ANALYST_BLESS").is_some() {
+        std::fs::create_dir_all(golden.parent().unwrap()).unwrap();
+        std::fs::write(golden, got).unwrap();
+        return;
+    }
+    let want = std::fs::read_to_string(golden).unwrap_or_default();
+    if got != want {
+        let first = got
+            .lines()
+            .zip(want.lines())
+            .position(|(a, b)| a != b)
+            .unwrap_or(got.lines().count().min(want.lines().count()));
+        differing.push(format!(
+            "{}: first difference at line {}:\n  got:  {:?}\n  want: {:?}",
+            golden.display(),
+            first + 1,
+            got.lines().nth(first).unwrap_or("<end>"),
+            want.lines().nth(first).unwrap_or("<end>")
+        ));
+    }
+}
+
 #[test]
 fn every_real_stream_gives_its_pinned_outputs_in_every_mode() {
     let golden_dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/real-streams/golden");
-    let bless = std::env::var_os("ANALYST_BLESS").is_some();
     let mut differing = Vec::new();
     for stream in streams() {
         let name = stream.file_stem().unwrap().to_string_lossy().to_string();
-        let golden = golden_dir.join(format!("{name}.txt"));
-        let got = outputs(&stream);
-        if bless {
-            std::fs::create_dir_all(&golden_dir).unwrap();
-            std::fs::write(&golden, &got).unwrap();
-            continue;
-        }
-        let want = std::fs::read_to_string(&golden).unwrap_or_default();
-        if got != want {
-            let first = got
-                .lines()
-                .zip(want.lines())
-                .position(|(a, b)| a != b)
-                .unwrap_or(got.lines().count().min(want.lines().count()));
-            differing.push(format!(
-                "{name}: first difference at line {}:\n  got:  {:?}\n  want: {:?}",
-                first + 1,
-                got.lines().nth(first).unwrap_or("<end>"),
-                want.lines().nth(first).unwrap_or("<end>")
+        compare_with_golden(
+            &golden_dir.join(format!("{name}.txt")),
+            &outputs(&stream),
+            &mut differing,
+        );
+    }
+    assert!(differing.is_empty(), "outputs changed:\n{}", differing.join("\n"));
+}
+
+#[test]
+fn every_real_data_api_answer_gives_its_pinned_rows() {
+    let fixtures = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/real-streams");
+    let dir = fixtures.join("data-api");
+    let mut answers: Vec<PathBuf> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|entry| entry.unwrap().path())
+        .filter(|path| path.extension().is_some_and(|ext| ext == "ndjson"))
+        .collect();
+    answers.sort();
+    assert!(
+        answers.len() >= 15,
+        "the data API answers are missing from {}",
+        dir.display()
+    );
+    let mut differing = Vec::new();
+    for answer in answers {
+        let name = answer.file_stem().unwrap().to_string_lossy().to_string();
+        // The recorded status (200 when only the body was kept).
+        let status = std::fs::read_to_string(answer.with_extension("http"))
+            .ok()
+            .and_then(|head| head.split_whitespace().nth(1)?.parse::<u16>().ok())
+            .unwrap_or(200);
+        let body = std::fs::read_to_string(&answer).unwrap();
+        let mut text = String::new();
+        for mode in ["csv", "json"] {
+            let emu = Emulator::start();
+            emu.script_on(Route::Data, Reply::status(status, "application/json", &body));
+            let output = emu
+                .analyst()
+                .env("ANALYST_DATA_URL", emu.data_url())
+                .env("ANALYST_DATA_SECRET", DATA_SECRET)
+                .args(["--retries", "0", "rows", "--sql", "SELECT 1", "-o", mode])
+                .output()
+                .unwrap();
+            text.push_str(&format!(
+                "=== analyst rows -o {mode} ({name}, status {status}): exit {}\n--- stdout\n{}\n--- stderr\n{}\n",
+                output
+                    .status
+                    .code()
+                    .map_or("signal".to_string(), |code| code.to_string()),
+                String::from_utf8_lossy(&output.stdout),
+                String::from_utf8_lossy(&output.stderr),
             ));
         }
+        compare_with_golden(
+            &fixtures.join(format!("golden/data-api/{name}.txt")),
+            &text,
+            &mut differing,
+        );
     }
     assert!(differing.is_empty(), "outputs changed:\n{}", differing.join("\n"));
 }

@@ -52,8 +52,8 @@ fn ask_raw_piped_into_rows_gives_every_row_of_the_query() {
     assert_eq!(String::from_utf8(output.stdout).unwrap(), warehouse::csv(ORDERS_250));
     assert_eq!(
         data_bodies(&emu),
-        [json!({"query": ORDERS_250})],
-        "nothing but the query is sent"
+        [json!({"query": ORDERS_250, "throwContinueWait": true})],
+        "nothing but the query (and the ask to poll) is sent"
     );
     let token = emu.requests_on(Route::Data)[0]
         .header("authorization")
@@ -171,14 +171,17 @@ fn sql_comes_from_flags_files_and_stdin_with_options_passed_through() {
         .success();
     assert_eq!(
         data_bodies(&emu)[2],
-        json!({"query": sql, "timezone": "Europe/Berlin", "cache": "stale-if-slow"})
+        json!({"query": sql, "throwContinueWait": true, "timezone": "Europe/Berlin", "cache": "stale-if-slow"})
     );
     analyst_data(&emu)
         .env("ANALYST_TIMEZONE", "Asia/Tokyo")
         .args(["rows", "--sql", sql])
         .assert()
         .success();
-    assert_eq!(data_bodies(&emu)[3], json!({"query": sql, "timezone": "Asia/Tokyo"}));
+    assert_eq!(
+        data_bodies(&emu)[3],
+        json!({"query": sql, "throwContinueWait": true, "timezone": "Asia/Tokyo"})
+    );
 }
 
 #[test]
@@ -248,7 +251,17 @@ fn continue_wait_is_polled_until_data_comes() {
         .assert()
         .success()
         .stdout("seven\r\n7\r\n");
-    assert_eq!(emu.requests_on(Route::Data).len(), 3);
+    let queries = emu.requests_on(Route::Data);
+    assert_eq!(queries.len(), 3);
+    // It asks for "Continue wait": without, a real server stays silent
+    // until the result is ready, and a short idle timeout would cut it.
+    assert!(queries.iter().all(|query| query.json()["throwContinueWait"] == true));
+    emu.continue_waits(4);
+    analyst_data(&emu)
+        .args(["--idle-timeout", "1s", "rows", "--sql", "SELECT 7 AS seven"])
+        .assert()
+        .success()
+        .stdout("seven\r\n7\r\n");
     emu.continue_waits(100);
     analyst_data(&emu)
         .args(["rows", "--sql", "SELECT 7", "--timeout", "2s"])
@@ -257,6 +270,62 @@ fn continue_wait_is_polled_until_data_comes() {
         .stderr(predicate::str::contains(
             "--timeout 2s expired while the query was still running",
         ));
+}
+
+#[test]
+fn a_security_context_cannot_apply_to_a_ready_token_and_the_secret_signs_it() {
+    let emu = Emulator::start();
+    emu.analyst()
+        .env("ANALYST_DATA_URL", emu.data_url())
+        .env("ANALYST_DATA_TOKEN", "eyJ.ready.token")
+        .args([
+            "rows",
+            "--sql",
+            "SELECT 1",
+            "--security-context",
+            r#"{"region": "EMEA"}"#,
+        ])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains(
+            "the token's payload is the security context; use ANALYST_DATA_SECRET",
+        ));
+    emu.expect(Route::Data, 0);
+    // Both set: with a security context, the secret signs a token carrying it.
+    let emu = Emulator::start();
+    analyst_data(&emu)
+        .env("ANALYST_DATA_TOKEN", "eyJ.ready.token")
+        .args([
+            "rows",
+            "--sql",
+            "SELECT 1 AS one",
+            "--security-context",
+            r#"{"region": "EMEA"}"#,
+        ])
+        .assert()
+        .success();
+    let query = &emu.requests_on(Route::Data)[0];
+    let claims = jwt_claims(query.header("authorization")).unwrap();
+    assert_eq!(claims["region"], "EMEA");
+}
+
+#[test]
+fn a_date_or_array_column_from_a_real_server_is_typed_or_kept_as_text() {
+    // What a real Cube server sends for a DATE and an array column.
+    let emu = Emulator::start();
+    emu.script_on(
+        Route::Data,
+        Reply::status(
+            200,
+            "application/json",
+            "{\"schema\":[{\"name\":\"month\",\"column_type\":{\"Date\":false}},{\"name\":\"orders\",\"column_type\":\"Int64\"},{\"name\":\"tags\",\"column_type\":{\"List\":{\"name\":\"item\",\"data_type\":\"Int64\"}}}]}\n{\"data\":[[\"2024-01-01\",\"17059\",\"{1,2}\"]]}\n",
+        ),
+    );
+    analyst_data(&emu)
+        .args(["rows", "--sql", "SELECT 1", "-o", "ndjson"])
+        .assert()
+        .success()
+        .stdout("{\"month\":\"2024-01-01\",\"orders\":17059,\"tags\":\"{1,2}\"}\n");
 }
 
 #[test]
@@ -442,4 +511,36 @@ fn every_row_of_a_large_answer_comes_out_once_in_order() {
     let printed = analyst_data(&emu).args(["rows", "-q", "--sql", "x"]).output().unwrap();
     assert!(printed.status.success(), "{}", String::from_utf8_lossy(&printed.stderr));
     assert_eq!(String::from_utf8(printed.stdout).unwrap(), expected);
+}
+
+#[test]
+fn a_query_index_past_the_streams_results_is_a_usage_error() {
+    analyst()
+        .args(["rows", "--from", &fixture("revenue-by-month.ndjson"), "--query", "3"])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains(
+            "--query 3: the stream has only 1 SQL result(s)",
+        ));
+}
+
+#[test]
+fn ask_keeps_a_column_type_sent_as_an_object_and_types_by_its_name() {
+    let head = ChatStream::new("c-date", Family::Cube).user("Q").bytes();
+    let call = r#"{"id":"t","role":"assistant","toolCall":{"name":"cubeSqlApi","input":"{\"sqlQuery\":\"SELECT month, orders\"}","result":"{\"schema\":[{\"name\":\"month\",\"column_type\":{\"Date\":false}},{\"name\":\"orders\",\"column_type\":\"Int64\"}],\"data\":[[\"2024-01-01\",\"17059\"]]}"}}"#;
+    let mut stream = head;
+    stream.extend_from_slice(call.as_bytes());
+    stream.push(b'\n');
+    stream.extend(ChatStream::empty().final_answer(&["Done"]).bytes());
+    let saved = ScratchFile::new("date.ndjson", stream);
+    let output = analyst()
+        .args(["ask", "-q", "-o", "json", "--replay"])
+        .arg(&*saved)
+        .output()
+        .unwrap();
+    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+    let document: Value = serde_json::from_slice(&output.stdout).unwrap();
+    let query = &document["queries"][0];
+    assert_eq!(query["columns"][0], json!({"name": "month", "type": {"Date": false}}));
+    assert_eq!(query["rows"][0], json!({"month": "2024-01-01", "orders": 17059}));
 }

@@ -19,7 +19,7 @@ use crate::error::{bad_stream, kind_of, usage, Fault, Kind};
 use crate::net::http::{Credential, Http, Retry};
 use crate::net::signals;
 use crate::net::source::{timeout, Source};
-use crate::output::{human, shorten, Notes};
+use crate::output::{human, shorten_to, Notes, SERVICE_MESSAGE_CHARS};
 use crate::results::{unique_names, Column, RowSink, RowSource};
 use crate::settings::{DataCredential, DataSettings, Network, Secret};
 use crate::stream::lines::Line;
@@ -80,8 +80,9 @@ pub struct DataClient {
 #[derive(Deserialize)]
 struct SchemaColumn {
     name: String,
+    /// A string, or an object (`{"Date": false}`, `{"List": {…}}`): any value.
     #[serde(default)]
-    column_type: Option<String>,
+    column_type: Option<Value>,
 }
 
 #[derive(Deserialize)]
@@ -125,7 +126,10 @@ impl DataClient {
     /// Runs `sql` and streams its answer into `sink`, polling while the
     /// service says "Continue wait". Returns the number of rows.
     pub fn run(&self, sql: &str, sink: &mut dyn RowSink) -> Result<u64> {
-        let mut body = json!({ "query": sql });
+        // Without it a real server holds the request silently until the
+        // result is ready (and an idle timeout or a proxy cuts it); with
+        // it, it answers "Continue wait" and the query is polled.
+        let mut body = json!({ "query": sql, "throwContinueWait": true });
         if let Some(timezone) = &self.timezone {
             body["timezone"] = json!(timezone);
         }
@@ -205,15 +209,11 @@ impl RowSource for DataClient {
 }
 
 /// The data query API's statuses in its own terms: 403 means the token was
-/// rejected (an authentication failure), 404 a wrong `--data-url`.
+/// rejected, an authentication failure (the status's message already names
+/// the data API's credential, or for a 404 `--data-url`).
 fn explain_status(err: anyhow::Error) -> anyhow::Error {
     match kind_of(&err) {
-        Kind::Forbidden | Kind::Auth => Fault::new(
-            Kind::Auth,
-            format!("{err:#}; the data query API rejected the token: check ANALYST_DATA_TOKEN or ANALYST_DATA_SECRET"),
-        )
-        .into(),
-        Kind::NotFound => Fault::new(Kind::NotFound, format!("{err:#}; check --data-url")).into(),
+        Kind::Forbidden => Fault::new(Kind::Auth, format!("{err:#}")).into(),
         _ => err,
     }
 }
@@ -249,18 +249,16 @@ impl LineFold for AnswerFold<'_> {
                 .request_id
                 .map(|id| format!(" (request {id})"))
                 .unwrap_or_default();
+            // Whole: the message lists the valid members, the fix.
             return Err(bad_stream(format!(
                 "the data query failed: {}{request}",
-                shorten(&text)
+                shorten_to(&text, SERVICE_MESSAGE_CHARS)
             )));
         }
         if let Some(schema) = parsed.schema {
             let mut columns: Vec<Column> = schema
                 .into_iter()
-                .map(|c| Column {
-                    name: c.name,
-                    column_type: c.column_type.unwrap_or_else(|| "String".into()),
-                })
+                .map(|c| Column::from_sent(c.name, c.column_type.as_ref()))
                 .collect();
             unique_names(&mut columns);
             match &self.columns {

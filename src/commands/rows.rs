@@ -13,7 +13,7 @@ use serde_json::value::RawValue;
 
 use crate::api::data::DataClient;
 use crate::cli::RowsOutput;
-use crate::error::{fail, usage, Kind};
+use crate::error::{fail, usage, Fault, Kind};
 use crate::net::http::Http;
 use crate::net::signals;
 use crate::output::{Notes, Out};
@@ -115,7 +115,13 @@ fn saved_result(path: &str, pick: Pick) -> Result<SqlResult> {
     Turn::new(Instant::now())
         .read(source, &mut sinks)
         .context("the saved stream is not NDJSON from 'ask -o raw' or '-o events'")?;
-    Ok(picker.picked()?.clone())
+    // A --query past the stream's results is a mistake on the command
+    // line (cli.md: exit 2), not a stream with nothing to render.
+    let picked = picker.picked().map_err(|fault| match (pick, fault.kind) {
+        (Pick::Index(_), Kind::NothingToRender) => Fault::new(Kind::Usage, fault.to_string()),
+        _ => fault,
+    })?;
+    Ok(picked.clone())
 }
 
 /// Counts rows on their way to `inner` and shows them on a terminal: rows

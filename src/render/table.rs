@@ -304,16 +304,7 @@ mod tests {
     fn render(format: TableFormat, rows: &[Vec<Value>]) -> String {
         let mut writer = TableWriter::new(format, Vec::new());
         writer
-            .columns(&[
-                Column {
-                    name: "a.name".into(),
-                    column_type: "String".into(),
-                },
-                Column {
-                    name: "n".into(),
-                    column_type: "Int64".into(),
-                },
-            ])
+            .columns(&[Column::new("a.name", "String"), Column::new("n", "Int64")])
             .unwrap();
         for row in rows {
             writer.write_row(row).unwrap();

@@ -482,14 +482,8 @@ mod tests {
             description: None,
             sql: None,
             columns: vec![
-                Column {
-                    name: "orders.month".into(),
-                    column_type: "String".into(),
-                },
-                Column {
-                    name: "orders.revenue".into(),
-                    column_type: "Double".into(),
-                },
+                Column::new("orders.month", "String"),
+                Column::new("orders.revenue", "Double"),
             ],
             rows: Rows::Values(vec![vec![json!("2024-01"), json!("10.5")]]),
             total_rows: Some(1),

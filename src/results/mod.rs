@@ -17,17 +17,62 @@ use serde_json::{Number, Value};
 
 use crate::error::{Fault, Kind};
 
-/// A column of a SQL result (serialized as `{"name", "type"}`).
-#[derive(Clone, Debug, PartialEq, Serialize)]
+/// A column of a SQL result (serialized as `{"name", "type"}`, the type as
+/// the service sent it).
+#[derive(Clone, Debug, PartialEq)]
 pub struct Column {
     /// The member name, e.g. `orders_view.revenue`.
     pub name: String,
-    /// The type as the service named it (`String`, `Double`, `Int64`, `number`, …).
-    #[serde(rename = "type")]
+    /// The type's name, which types the values: as the service named it
+    /// (`String`, `Double`, `Int64`, `number`, …), or the key of a type it
+    /// sent as an object (`{"Date": false}` is `Date`; `List` and unknown
+    /// types keep their values as text).
     pub column_type: String,
+    /// The type as sent when it was not a plain string (`{"Date": false}`,
+    /// `{"List": {…}}`): what `-o json` shows.
+    pub sent_type: Option<Value>,
+}
+
+impl Serialize for Column {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let mut map = serializer.serialize_map(Some(2))?;
+        map.serialize_entry("name", &self.name)?;
+        match &self.sent_type {
+            Some(sent) => map.serialize_entry("type", sent)?,
+            None => map.serialize_entry("type", &self.column_type)?,
+        }
+        map.end()
+    }
 }
 
 impl Column {
+    /// A column named `name` of the type `type_name`.
+    pub fn new(name: impl Into<String>, type_name: impl Into<String>) -> Column {
+        Column {
+            name: name.into(),
+            column_type: type_name.into(),
+            sent_type: None,
+        }
+    }
+
+    /// A column named `name` whose type the service sent as `sent`: a
+    /// string, an object (`{"Date": false}`, `{"List": {…}}`: its key names
+    /// the type), or nothing (`String`). Any JSON value is accepted.
+    pub fn from_sent(name: impl Into<String>, sent: Option<&Value>) -> Column {
+        match sent {
+            None | Some(Value::Null) => Column::new(name, "String"),
+            Some(Value::String(type_name)) => Column::new(name, type_name.as_str()),
+            Some(other) => Column {
+                name: name.into(),
+                column_type: other
+                    .as_object()
+                    .and_then(|object| object.keys().next().cloned())
+                    .unwrap_or_else(|| "unknown".to_string()),
+                sent_type: Some(other.clone()),
+            },
+        }
+    }
+
     /// True for numeric column types, whose values become JSON numbers.
     /// (Called for every cell: compares without allocating.)
     pub fn is_numeric(&self) -> bool {
@@ -279,16 +324,13 @@ fn columns(result: &ToolResult, shapes: &rows::Shapes) -> Vec<Column> {
             schema
                 .iter()
                 .filter_map(|column| {
-                    Some(Column {
-                        name: column.get("name")?.as_str()?.to_string(),
-                        column_type: column
+                    Some(Column::from_sent(
+                        column.get("name")?.as_str()?,
+                        column
                             .get("column_type")
                             .or_else(|| column.get("columnType"))
-                            .or_else(|| column.get("type"))
-                            .and_then(Value::as_str)
-                            .unwrap_or("String")
-                            .to_string(),
-                    })
+                            .or_else(|| column.get("type")),
+                    ))
                 })
                 .collect()
         })
@@ -297,10 +339,7 @@ fn columns(result: &ToolResult, shapes: &rows::Shapes) -> Vec<Column> {
         columns = columns_from_objects(&shapes.keys, result.field("annotation").as_ref());
     }
     for i in columns.len()..shapes.widest {
-        columns.push(Column {
-            name: format!("column{}", i + 1),
-            column_type: "String".into(),
-        });
+        columns.push(Column::new(format!("column{}", i + 1), "String"));
     }
     unique_names(&mut columns);
     columns
@@ -354,7 +393,7 @@ fn columns_from_objects(keys: &IndexSet<String>, annotation: Option<&Value>) -> 
         .into_iter()
         .map(|name| {
             let column_type = annotated(&name).unwrap_or_else(|| "string".into());
-            Column { name, column_type }
+            Column::new(name, column_type)
         })
         .collect()
 }
@@ -621,18 +660,12 @@ mod tests {
 
     #[test]
     fn values_that_are_not_numbers_stay_as_sent() {
-        let column = Column {
-            name: "n".into(),
-            column_type: "Int64".into(),
-        };
+        let column = Column::new("n", "Int64");
         let typed = |column: &Column, value: Value| serde_json::to_value(column.typed(&value)).unwrap();
         assert_eq!(typed(&column, json!("245")), json!(245));
         assert_eq!(typed(&column, json!("n/a")), json!("n/a"));
         assert_eq!(typed(&column, Value::Null), Value::Null);
-        let flag = Column {
-            name: "b".into(),
-            column_type: "boolean".into(),
-        };
+        let flag = Column::new("b", "boolean");
         assert_eq!(typed(&flag, json!("true")), json!(true));
     }
 

@@ -66,8 +66,10 @@ pub enum Reply {
     /// carrying the time it was sent (nanoseconds since the epoch) as its
     /// content: for measuring how fast a client forwards lines.
     Timestamped { lines: usize, interval: Duration },
-    /// The data query API's answer to `sql`, run on the warehouse.
-    Query { sql: String },
+    /// The data query API's answer to `sql`, run on the warehouse, after
+    /// holding the request silent for `hold` (a slow query, asked without
+    /// `throwContinueWait`).
+    Query { sql: String, hold: Duration },
     /// A 200 stream, one chunk per line, that stops after `after_lines`
     /// lines until the test opens `gate`, then ends cleanly.
     Held {
@@ -160,7 +162,10 @@ pub(crate) fn write_reply(connection: &mut TcpStream, reply: Reply, state: &Mute
             }
             sent
         }
-        Reply::Query { sql } => stream_query(connection, &sql),
+        Reply::Query { sql, hold } => {
+            thread::sleep(hold);
+            stream_query(connection, &sql)
+        }
         Reply::Timestamped { lines, interval } => {
             connection.write_all(STREAM_HEAD)?;
             write_chunk(connection, b"{\"id\":\"__cutoff__\",\"state\":{\"chatId\":\"ticks\"}}\n")?;

@@ -6,6 +6,7 @@ use std::collections::VecDeque;
 use std::io::Write;
 use std::net::TcpStream;
 use std::sync::Mutex;
+use std::time::Duration;
 
 use serde_json::{json, Value};
 
@@ -161,6 +162,10 @@ pub(crate) fn check_data_token(header: Option<&str>) -> Result<(), Reply> {
         .map_err(|message| json_status(403, message))
 }
 
+/// How long a real server stays silent, per "Continue wait" it would have
+/// sent, for a client that did not ask for them.
+const SILENT_HOLD: Duration = Duration::from_millis(400);
+
 /// `/v1/cubesql`: the body as the service accepts it, then the query.
 pub(crate) fn data_query(body: &Value, state: &Mutex<State>) -> Reply {
     let Some(fields) = body.as_object() else {
@@ -176,14 +181,24 @@ pub(crate) fn data_query(body: &Value, state: &Mutex<State>) -> Reply {
         return json_status(400, "query is required");
     };
     let mut state = state.lock().unwrap();
+    // A slow query: "Continue wait" when the body asks for it, else (as a
+    // real server does) silence until the result is ready.
+    let mut hold = Duration::ZERO;
     if state.continue_waits > 0 {
-        state.continue_waits -= 1;
-        return Reply::status(200, "application/json", r#"{"error":"Continue wait"}"#);
+        if fields.get("throwContinueWait") == Some(&Value::Bool(true)) {
+            state.continue_waits -= 1;
+            return Reply::status(200, "application/json", r#"{"error":"Continue wait"}"#);
+        }
+        hold = SILENT_HOLD * state.continue_waits as u32;
+        state.continue_waits = 0;
     }
     if let Err(err) = warehouse::open().prepare(sql) {
         return json_status(400, &err.to_string());
     }
-    Reply::Query { sql: sql.to_string() }
+    Reply::Query {
+        sql: sql.to_string(),
+        hold,
+    }
 }
 
 /// Streams the answer to `sql` like the service: a schema line, data lines
