@@ -27,15 +27,23 @@ const RUNS: [&[&str]; 8] = [
     &["rows", "-o", "json", "--from"],
 ];
 
-fn streams() -> Vec<PathBuf> {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/real-streams");
+/// The `.ndjson` files of `tests/fixtures/real-streams/FOLDER`, sorted: at
+/// least `expected` of them.
+fn ndjson_files(folder: &str, expected: usize) -> Vec<PathBuf> {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures/real-streams")
+        .join(folder);
     let mut found: Vec<PathBuf> = std::fs::read_dir(&dir)
         .unwrap()
         .map(|entry| entry.unwrap().path())
         .filter(|path| path.extension().is_some_and(|ext| ext == "ndjson"))
         .collect();
     found.sort();
-    assert!(found.len() >= 20, "the real streams are missing from {}", dir.display());
+    assert!(
+        found.len() >= expected,
+        "the real streams are missing from {}",
+        dir.display()
+    );
     found
 }
 
@@ -88,7 +96,7 @@ fn compare_with_golden(golden: &Path, got: &str, differing: &mut Vec<String>) {
 fn every_real_stream_gives_its_pinned_outputs_in_every_mode() {
     let golden_dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/real-streams/golden");
     let mut differing = Vec::new();
-    for stream in streams() {
+    for stream in ndjson_files("", 20) {
         let name = stream.file_stem().unwrap().to_string_lossy().to_string();
         compare_with_golden(
             &golden_dir.join(format!("{name}.txt")),
@@ -102,18 +110,7 @@ fn every_real_stream_gives_its_pinned_outputs_in_every_mode() {
 #[test]
 fn every_real_data_api_answer_gives_its_pinned_rows() {
     let fixtures = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/real-streams");
-    let dir = fixtures.join("data-api");
-    let mut answers: Vec<PathBuf> = std::fs::read_dir(&dir)
-        .unwrap()
-        .map(|entry| entry.unwrap().path())
-        .filter(|path| path.extension().is_some_and(|ext| ext == "ndjson"))
-        .collect();
-    answers.sort();
-    assert!(
-        answers.len() >= 15,
-        "the data API answers are missing from {}",
-        dir.display()
-    );
+    let answers = ndjson_files("data-api", 15);
     let mut differing = Vec::new();
     for answer in answers {
         let name = answer.file_stem().unwrap().to_string_lossy().to_string();
