@@ -1236,7 +1236,7 @@ _analyst() {
             return 0
             ;;
         analyst__subcmd__rows)
-            opts="-o -v -q -h -V --sql --sql-file --from --query --output --jq --output-file --always --allow-partial --security-context --timezone --cache --data-url --verbose --quiet --connect-timeout --timeout --idle-timeout --retries --profile --color --help --version"
+            opts="-o -v -q -h -V --sql --sql-file --from --query --output --jq --output-file --always --page-size --no-paging --order-by --allow-partial --security-context --timezone --cache --data-url --verbose --quiet --connect-timeout --timeout --idle-timeout --retries --profile --color --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1271,6 +1271,14 @@ _analyst() {
                     return 0
                     ;;
                 --output-file)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --page-size)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --order-by)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

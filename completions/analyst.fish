@@ -190,6 +190,8 @@ ndjson\t'One JSON object per row, numbers and booleans typed'
 table\t'An aligned table for a person (numbers right-aligned; cut to a terminal\'s width; holds every row to align them)'"
 complete -c analyst -n "__fish_analyst_using_subcommand rows" -l jq -d 'Filter the JSON output through a jq expression, as gh --jq does: strings print raw, other values as compact JSON, one per line' -r
 complete -c analyst -n "__fish_analyst_using_subcommand rows" -l output-file -d 'Write the output to FILE instead of stdout, atomically: FILE (created 0600) is replaced only when the command succeeds, never left partial' -r -F
+complete -c analyst -n "__fish_analyst_using_subcommand rows" -l page-size -d 'Page through the result N rows at a time with LIMIT/OFFSET until a short page (the server\'s cap is 50,000; SQL with its own larger LIMIT is paged up to it)' -r
+complete -c analyst -n "__fish_analyst_using_subcommand rows" -l order-by -d 'Add ORDER BY COL before paging (pages of an unordered query can overlap or skip rows)' -r
 complete -c analyst -n "__fish_analyst_using_subcommand rows" -l security-context -d 'With ANALYST_DATA_SECRET: the signed token\'s payload, a JSON object or @FILE' -r
 complete -c analyst -n "__fish_analyst_using_subcommand rows" -l timezone -d 'Time zone for the query (passed to the data query API)' -r
 complete -c analyst -n "__fish_analyst_using_subcommand rows" -l cache -d 'Cache mode (passed to the data query API)' -r -f -a "stale-if-slow\t'Serve stale data if the query is slow'
@@ -206,6 +208,7 @@ complete -c analyst -n "__fish_analyst_using_subcommand rows" -l color -d 'Colou
 always\t'Always, also in a pipe'
 never\t'Never'"
 complete -c analyst -n "__fish_analyst_using_subcommand rows" -l always -d 'Run the query even when the saved result is already complete'
+complete -c analyst -n "__fish_analyst_using_subcommand rows" -l no-paging -d 'Send the SQL as it is, in one request (an answer of exactly 50,000 rows is then exit 10)'
 complete -c analyst -n "__fish_analyst_using_subcommand rows" -l allow-partial -d 'Fewer rows than totalRows is a warning, not exit 10'
 complete -c analyst -n "__fish_analyst_using_subcommand rows" -s v -l verbose -d 'Log each HTTP request and response status to stderr (the key is always redacted)'
 complete -c analyst -n "__fish_analyst_using_subcommand rows" -s q -l quiet -d 'Print nothing on stderr but errors'

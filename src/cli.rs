@@ -500,9 +500,12 @@ Examples:
   analyst rows --sql 'SELECT status, COUNT(*) FROM orders GROUP BY 1' -o json
 
 A result that is complete in the saved stream is printed without a query
-(--always runs it anyway). Without LIMIT the service returns at most 10,000
-rows by default (50,000 at most): fewer rows than totalRows is exit 10 unless
---allow-partial.
+(--always runs it anyway). The data query API answers at most 50,000 rows at a
+time, with or without LIMIT, and says nothing when it cuts: rows pages through
+the result with LIMIT/OFFSET (--page-size, default 50,000; SQL with its own
+larger LIMIT is paged up to it; --order-by COL orders an unordered query).
+With --no-paging, an answer of exactly 50,000 rows is exit 10; fewer rows than
+totalRows is exit 10 too, unless --allow-partial.
 
 Environment: ANALYST_DATA_URL, and ANALYST_DATA_TOKEN (a JWT) or
 ANALYST_DATA_SECRET (signs a short-lived HS256 token whose payload is
@@ -593,6 +596,18 @@ pub struct RowsArgs {
     /// Run the query even when the saved result is already complete
     #[arg(long)]
     pub always: bool,
+
+    /// Page through the result N rows at a time with LIMIT/OFFSET until a short page (the server's cap is 50,000; SQL with its own larger LIMIT is paged up to it)
+    #[arg(long, value_name = "N", default_value_t = 50_000, value_parser = clap::value_parser!(u64).range(1..))]
+    pub page_size: u64,
+
+    /// Send the SQL as it is, in one request (an answer of exactly 50,000 rows is then exit 10)
+    #[arg(long, conflicts_with_all = ["page_size", "order_by"])]
+    pub no_paging: bool,
+
+    /// Add ORDER BY COL before paging (pages of an unordered query can overlap or skip rows)
+    #[arg(long, value_name = "COL")]
+    pub order_by: Option<String>,
 
     /// Fewer rows than totalRows is a warning, not exit 10
     #[arg(long)]

@@ -299,6 +299,10 @@ pub struct RowsSettings {
     pub output: RowsOutput,
     /// The terminal's width for `-o table`, when stdout is a terminal.
     pub width: Option<u16>,
+    /// `--page-size` (None: `--no-paging`).
+    pub page_size: Option<u64>,
+    /// `--order-by COL`.
+    pub order_by: Option<String>,
     /// `--jq`, `--output-file`.
     pub destination: Destination,
     /// `--always`.
@@ -936,6 +940,8 @@ impl Sources<'_> {
             pick: pick(args.query),
             output: args.output,
             width,
+            page_size: (!args.no_paging).then_some(args.page_size),
+            order_by: args.order_by,
             destination,
             always: args.always,
             allow_partial: args.allow_partial,

@@ -171,7 +171,7 @@ fn sql_comes_from_flags_files_and_stdin_with_options_passed_through() {
         .success();
     assert_eq!(
         data_bodies(&emu)[2],
-        json!({"query": sql, "throwContinueWait": true, "timezone": "Europe/Berlin", "cache": "stale-if-slow"})
+        json!({"query": format!("{sql} LIMIT 50000 OFFSET 0"), "throwContinueWait": true, "timezone": "Europe/Berlin", "cache": "stale-if-slow"})
     );
     analyst_data(&emu)
         .env("ANALYST_TIMEZONE", "Asia/Tokyo")
@@ -180,7 +180,7 @@ fn sql_comes_from_flags_files_and_stdin_with_options_passed_through() {
         .success();
     assert_eq!(
         data_bodies(&emu)[3],
-        json!({"query": sql, "throwContinueWait": true, "timezone": "Asia/Tokyo"})
+        json!({"query": format!("{sql} LIMIT 50000 OFFSET 0"), "throwContinueWait": true, "timezone": "Asia/Tokyo"})
     );
 }
 
@@ -362,22 +362,25 @@ fn query_errors_map_to_exit_codes() {
 fn fewer_rows_than_total_rows_is_exit_10_unless_allowed() {
     let emu = Emulator::start();
     let sql = "SELECT id, amount FROM orders ORDER BY id";
-    let saved = saved_chat(&emu, sql, 100, "raw");
+    // The saved result says there were more rows than the query gives now.
+    let saved = String::from_utf8(saved_chat(&emu, sql, 100, "raw"))
+        .unwrap()
+        .replace("totalRows\\\": 30000", "totalRows\\\": 40000");
+    assert!(saved.contains("40000"), "the saved stream carries totalRows");
     let output = analyst_data(&emu)
         .arg("rows")
         .write_stdin(saved.clone())
         .output()
         .unwrap();
-    assert_eq!(output.status.code(), Some(10));
     let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(10), "{stderr}");
     assert!(
-        stderr.contains(&format!("got {DEFAULT_ROW_CAP} of {} rows", warehouse::ORDERS)),
+        stderr.contains(&format!("got {} of 40000 rows", warehouse::ORDERS)),
         "{stderr}"
     );
-    assert!(stderr.contains("without LIMIT"), "{stderr}");
     assert_eq!(
         String::from_utf8_lossy(&output.stdout).matches("\r\n").count(),
-        DEFAULT_ROW_CAP + 1,
+        warehouse::ORDERS + 1,
         "the rows that came are written"
     );
     analyst_data(&emu)
@@ -385,7 +388,91 @@ fn fewer_rows_than_total_rows_is_exit_10_unless_allowed() {
         .write_stdin(saved)
         .assert()
         .success()
-        .stderr(predicate::str::contains("warning: got 10000 of 30000 rows"));
+        .stderr(predicate::str::contains("warning: got 30000 of 40000 rows"));
+}
+
+/// A query of `count` generated rows, `n` from 1.
+fn generated(count: usize) -> String {
+    format!("WITH RECURSIVE g(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM g WHERE n < {count}) SELECT n FROM g")
+}
+
+#[test]
+fn paging_returns_every_row_past_the_servers_cap_and_no_paging_says_it_was_cut() {
+    let emu = Emulator::start();
+    // 60,000 rows: two pages of the default 50,000, in order, each row once.
+    let output = analyst_data(&emu)
+        .args(["rows", "--sql", &generated(60_000), "--order-by", "n"])
+        .output()
+        .unwrap();
+    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+    let text = String::from_utf8(output.stdout).unwrap();
+    let numbers: Vec<usize> = text.lines().skip(1).map(|line| line.trim().parse().unwrap()).collect();
+    assert_eq!(numbers, (1..=60_000).collect::<Vec<_>>());
+    let sent: Vec<String> = data_bodies(&emu)
+        .iter()
+        .map(|body| body["query"].as_str().unwrap().to_string())
+        .collect();
+    assert_eq!(sent.len(), 2);
+    assert!(
+        sent[0].ends_with("SELECT n FROM g ORDER BY n LIMIT 50000 OFFSET 0"),
+        "{sent:?}"
+    );
+    assert!(sent[1].ends_with("LIMIT 50000 OFFSET 50000"), "{sent:?}");
+
+    // Its own LIMIT above a page is paged up to it; an unordered query gets a note.
+    let emu = Emulator::start();
+    let output = analyst_data(&emu)
+        .args([
+            "rows",
+            "--page-size",
+            "1000",
+            "--sql",
+            &format!("{} LIMIT 2500", generated(5000)),
+        ])
+        .output()
+        .unwrap();
+    assert!(output.status.success());
+    assert_eq!(String::from_utf8(output.stdout).unwrap().lines().count(), 2501);
+    assert_eq!(data_bodies(&emu).len(), 3, "1000 + 1000 + 500");
+    assert!(String::from_utf8_lossy(&output.stderr)
+        .contains("no ORDER BY: the pages of an unordered query can overlap or skip rows"));
+
+    // --no-paging: one answer of exactly the cap is exit 10, or a warning.
+    let emu = Emulator::start();
+    let output = analyst_data(&emu)
+        .args(["rows", "--no-paging", "--sql", &generated(60_000)])
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(10));
+    assert_eq!(
+        String::from_utf8_lossy(&output.stdout).lines().count(),
+        SERVER_ROW_CAP + 1
+    );
+    assert!(String::from_utf8_lossy(&output.stderr)
+        .contains("got exactly 50000 rows, the most the data query API returns in one answer"));
+    analyst_data(&emu)
+        .args(["rows", "--no-paging", "--allow-partial", "--sql", &generated(60_000)])
+        .assert()
+        .success();
+    // A page above the server's cap is cut by it: said, not a silent end.
+    analyst_data(&emu)
+        .args([
+            "rows",
+            "--page-size",
+            "60000",
+            "--sql",
+            &generated(70_000),
+            "--order-by",
+            "n",
+        ])
+        .assert()
+        .code(10)
+        .stderr(predicate::str::contains("use --page-size 50000 or less"));
+    // --order-by on SQL that orders itself is refused before sending.
+    analyst_data(&emu)
+        .args(["rows", "--sql", "SELECT id FROM orders ORDER BY id", "--order-by", "id"])
+        .assert()
+        .code(2);
 }
 
 #[test]
@@ -508,7 +595,10 @@ fn every_row_of_a_large_answer_comes_out_once_in_order() {
             ending: Ending::Clean,
         },
     );
-    let printed = analyst_data(&emu).args(["rows", "-q", "--sql", "x"]).output().unwrap();
+    let printed = analyst_data(&emu)
+        .args(["rows", "-q", "--no-paging", "--sql", "x"])
+        .output()
+        .unwrap();
     assert!(printed.status.success(), "{}", String::from_utf8_lossy(&printed.stderr));
     assert_eq!(String::from_utf8(printed.stdout).unwrap(), expected);
 }

@@ -35,6 +35,86 @@ const MAX_POLL: Duration = Duration::from_secs(5);
 /// The answer the service gives while a query is still running.
 const CONTINUE_WAIT: &str = "Continue wait";
 
+/// The most rows a real Cube server returns in one answer, without `LIMIT`
+/// or with a larger one (its default; nothing in the answer says it cut).
+pub const SERVER_ROW_CAP: u64 = 50_000;
+
+/// How a query is sent: as it is, or a page at a time.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Plan {
+    /// In one request, as written.
+    AsIs(String),
+    /// `base LIMIT page OFFSET k·page`, until a short page or `limit` rows.
+    Pages {
+        /// The SQL without its own `LIMIT` (and with `--order-by`'s `ORDER BY`).
+        base: String,
+        /// Rows a page.
+        page: u64,
+        /// The SQL's own `LIMIT`, when it had one above `page`.
+        limit: Option<u64>,
+        /// The SQL orders its rows (else pages may overlap or skip).
+        ordered: bool,
+    },
+}
+
+/// The SQL's own `LIMIT` (at its end), when it has one.
+pub fn limit_of(sql: &str) -> Option<u64> {
+    let trimmed = sql.trim().trim_end_matches(';').trim_end();
+    let tail = regex::Regex::new(r"(?is)\sLIMIT\s+(\d+)\s*(?:OFFSET\s+\d+)?$").expect("a valid pattern");
+    tail.captures(trimmed).and_then(|found| found[1].parse().ok())
+}
+
+impl Plan {
+    /// The plan for `sql` with pages of `page` rows (`None`: `--no-paging`)
+    /// and `--order-by COL`. SQL with its own `OFFSET`, or a `LIMIT` of at
+    /// most a page, is sent as it is; a larger `LIMIT` is paged up to it.
+    pub fn of(sql: &str, page: Option<u64>, order_by: Option<&str>) -> Result<Plan> {
+        let trimmed = sql.trim().trim_end_matches(';').trim_end();
+        let tail = regex::Regex::new(r"(?is)^(.*?)\s+LIMIT\s+(\d+)\s*(?:OFFSET\s+(\d+))?$").expect("a valid pattern");
+        let (base, limit, offset) = match tail.captures(trimmed) {
+            Some(found) => (
+                found[1].to_string(),
+                found[2].parse::<u64>().ok(),
+                found.get(3).is_some(),
+            ),
+            None => (
+                trimmed.to_string(),
+                None,
+                regex::Regex::new(r"(?is)\sOFFSET\s+\d+$")
+                    .expect("a valid pattern")
+                    .is_match(trimmed),
+            ),
+        };
+        let ordered = regex::Regex::new(r"(?i)\bORDER\s+BY\b")
+            .expect("a valid pattern")
+            .is_match(&base);
+        if let Some(column) = order_by {
+            if ordered {
+                return Err(usage("--order-by: the SQL has an ORDER BY of its own"));
+            }
+            if column.trim().is_empty() {
+                return Err(usage("--order-by is empty"));
+            }
+        }
+        let Some(page) = page else {
+            return Ok(Plan::AsIs(sql.to_string()));
+        };
+        if offset || limit.is_some_and(|limit| limit <= page) {
+            return Ok(Plan::AsIs(sql.to_string()));
+        }
+        let base = match order_by {
+            Some(column) => format!("{base} ORDER BY {}", column.trim()),
+            None => base,
+        };
+        Ok(Plan::Pages {
+            base,
+            page,
+            limit,
+            ordered: ordered || order_by.is_some(),
+        })
+    }
+}
+
 /// The token a request carries: the ready one, or one signed now.
 fn token(credential: &DataCredential) -> Secret {
     match credential {
@@ -156,6 +236,51 @@ impl DataClient {
         }
     }
 
+    /// Runs `plan` into `sink`: one request, or page after page (the
+    /// columns given once) until a page comes short or the SQL's own
+    /// `LIMIT` is reached. A page of exactly [`SERVER_ROW_CAP`] rows when
+    /// more were asked means the server cut it: an error, not a silent end.
+    /// Returns the rows and the requests made.
+    pub fn run_plan(&self, plan: &Plan, sink: &mut dyn RowSink) -> Result<(u64, u64)> {
+        let (base, page, limit, ordered) = match plan {
+            Plan::AsIs(sql) => return Ok((self.run(sql, sink)?, 1)),
+            Plan::Pages {
+                base,
+                page,
+                limit,
+                ordered,
+            } => (base, *page, *limit, *ordered),
+        };
+        let mut pages = Pages {
+            sink,
+            columns_given: false,
+        };
+        let (mut total, mut requests) = (0, 0);
+        loop {
+            let want = limit.map_or(page, |limit| page.min(limit - total));
+            if requests == 1 && !ordered {
+                self.notes.warn(
+                    "the SQL has no ORDER BY: the pages of an unordered query can overlap or skip rows; order it, or pass --order-by COL",
+                );
+            }
+            let sql = format!("{base} LIMIT {want} OFFSET {total}");
+            self.notes.debug(&format!("page {}: {sql}", requests + 1));
+            let got = self.run(&sql, &mut pages)?;
+            requests += 1;
+            total += got;
+            if got == SERVER_ROW_CAP && want > SERVER_ROW_CAP {
+                return Err(Fault::new(
+                    Kind::Partial,
+                    format!("a page came back with {SERVER_ROW_CAP} of the {want} rows asked: the server cuts answers at {SERVER_ROW_CAP} rows; use --page-size {SERVER_ROW_CAP} or less"),
+                )
+                .into());
+            }
+            if got < want || limit.is_some_and(|limit| total >= limit) {
+                return Ok((total, requests));
+            }
+        }
+    }
+
     /// One request: the number of rows, or `None` for "Continue wait".
     fn run_once(&self, body: &Value, sink: &mut dyn RowSink) -> Result<Option<u64>> {
         let retry = Retry::query(
@@ -203,8 +328,31 @@ impl DataClient {
 }
 
 impl RowSource for DataClient {
+    /// Every row of `sql`, a page of [`SERVER_ROW_CAP`] rows at a time.
     fn fetch(&self, sql: &str, sink: &mut dyn RowSink) -> Result<u64> {
-        self.run(sql, sink)
+        let plan = Plan::of(sql, Some(SERVER_ROW_CAP), None)?;
+        Ok(self.run_plan(&plan, sink)?.0)
+    }
+}
+
+/// The sink of a paged query: the columns of the first page only, every
+/// page's rows.
+struct Pages<'a> {
+    sink: &'a mut dyn RowSink,
+    columns_given: bool,
+}
+
+impl RowSink for Pages<'_> {
+    fn columns(&mut self, columns: &[Column]) -> Result<()> {
+        if !self.columns_given {
+            self.columns_given = true;
+            self.sink.columns(columns)?;
+        }
+        Ok(())
+    }
+
+    fn rows(&mut self, rows: &[Vec<&RawValue>]) -> Result<()> {
+        self.sink.rows(rows)
     }
 }
 
@@ -318,5 +466,49 @@ mod tests {
             payload,
             json!({"tenant": "t1", "iat": 1_700_000_000u64, "exp": 1_700_000_600u64})
         );
+    }
+}
+
+#[cfg(test)]
+mod plan_tests {
+    use super::*;
+
+    fn pages(base: &str, page: u64, limit: Option<u64>, ordered: bool) -> Plan {
+        Plan::Pages {
+            base: base.to_string(),
+            page,
+            limit,
+            ordered,
+        }
+    }
+
+    #[test]
+    fn sql_is_paged_unless_it_limits_itself_to_a_page() {
+        let plan = |sql: &str| Plan::of(sql, Some(1000), None).unwrap();
+        assert_eq!(
+            plan("SELECT a FROM t ORDER BY a;"),
+            pages("SELECT a FROM t ORDER BY a", 1000, None, true)
+        );
+        assert_eq!(
+            plan("SELECT a FROM t limit 5000"),
+            pages("SELECT a FROM t", 1000, Some(5000), false)
+        );
+        assert_eq!(
+            plan("SELECT a FROM t LIMIT 10"),
+            Plan::AsIs("SELECT a FROM t LIMIT 10".into())
+        );
+        assert_eq!(
+            plan("SELECT a FROM t LIMIT 5000 OFFSET 10"),
+            Plan::AsIs("SELECT a FROM t LIMIT 5000 OFFSET 10".into())
+        );
+        assert_eq!(
+            Plan::of("SELECT a FROM t", None, None).unwrap(),
+            Plan::AsIs("SELECT a FROM t".into())
+        );
+        assert_eq!(
+            Plan::of("SELECT a FROM t", Some(10), Some("a")).unwrap(),
+            pages("SELECT a FROM t ORDER BY a", 10, None, true)
+        );
+        assert!(Plan::of("SELECT a FROM t ORDER BY a", Some(10), Some("a")).is_err());
     }
 }

@@ -11,7 +11,7 @@ use anyhow::{Context, Result};
 use indicatif::{HumanCount, ProgressBar, ProgressDrawTarget, ProgressState, ProgressStyle};
 use serde_json::value::RawValue;
 
-use crate::api::data::DataClient;
+use crate::api::data::{limit_of, DataClient, Plan, SERVER_ROW_CAP};
 use crate::cli::RowsOutput;
 use crate::error::{fail, usage, Fault, Kind};
 use crate::net::http::Http;
@@ -48,14 +48,26 @@ pub fn run(settings: RowsSettings, notes: &Notes, out: &mut Out) -> Result<()> {
     let http = Http::new(settings.network.connect_timeout, notes)?;
     let client = DataClient::new(http, &settings.data, settings.network, started, notes)?;
     let expected = saved.as_ref().and_then(|result| result.total_rows);
+    let plan = Plan::of(&sql, settings.page_size, settings.order_by.as_deref())?;
     let mut progress = Progress::new(writer, expected, notes);
-    let fetched = client.run(&sql, &mut progress);
+    let fetched = client.run_plan(&plan, &mut progress);
     // The document is closed also when the query failed on the way (a
     // `-o json` array stays valid JSON); the failure is the exit code.
     let finished = progress.finish().finish();
-    let count = fetched?;
+    let (count, requests) = fetched?;
     finished?;
-    match shortfall(expected, count) {
+    notes.debug(&format!("{count} rows in {requests} request(s)"));
+    let cut = match &plan {
+        // One answer of exactly the server's cap, when the SQL asked for
+        // more, was cut there: nothing in it says so.
+        Plan::AsIs(sql) if count == SERVER_ROW_CAP && limit_of(sql).is_none_or(|limit| limit > SERVER_ROW_CAP) => {
+            Some(format!(
+                "got exactly {SERVER_ROW_CAP} rows, the most the data query API returns in one answer: there may be more (drop --no-paging to page through them)"
+            ))
+        }
+        _ => None,
+    };
+    match cut.or_else(|| shortfall(expected, count)) {
         Some(why) if settings.allow_partial => notes.warn(&why),
         Some(why) => return Err(fail(Kind::Partial, format!("{why}, or pass --allow-partial"))),
         None => {}

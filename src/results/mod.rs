@@ -574,7 +574,7 @@ impl SqlResult {
 pub fn shortfall(expected: Option<u64>, got: u64) -> Option<String> {
     let total = expected.filter(|&total| got < total)?;
     Some(format!(
-        "got {got} of {total} rows: the data query API returns at most 10,000 rows for a query without LIMIT by default (50,000 at most, a server setting); page through the rest with LIMIT and OFFSET"
+        "got {got} of {total} rows: the data query API answers at most 50,000 rows at a time (a server setting), and the rest did not come"
     ))
 }
 

@@ -36,8 +36,9 @@ pub const DEPLOYMENT: &str = "42";
 pub const CUBE_TOKEN_SECRET: &str = "cube-token-secret-5b1c";
 /// The deployment's API secret, which signs data query API tokens.
 pub const DATA_SECRET: &str = "data-secret-7f3e19a2";
-/// Rows the data query API returns for a query without LIMIT (the default cap).
-pub const DEFAULT_ROW_CAP: usize = 10_000;
+/// The most rows the data query API returns in one answer, with or without
+/// LIMIT (a real Cube server's default; nothing in the answer says so).
+pub const SERVER_ROW_CAP: usize = 50_000;
 /// Rows per `data` line of the data query API's answer.
 pub(crate) const DATA_CHUNK_ROWS: usize = 1_000;
 /// Internal users that exist on the emulated account.

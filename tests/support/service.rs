@@ -202,17 +202,14 @@ pub(crate) fn data_query(body: &Value, state: &Mutex<State>) -> Reply {
 }
 
 /// Streams the answer to `sql` like the service: a schema line, data lines
-/// of [`DATA_CHUNK_ROWS`] rows, at most [`DEFAULT_ROW_CAP`] rows without
-/// LIMIT, and an error line if the query fails on the way.
+/// of [`DATA_CHUNK_ROWS`] rows, at most [`SERVER_ROW_CAP`] rows (also under
+/// a larger LIMIT, silently), and an error line if the query fails on the
+/// way. LIMIT and OFFSET are the warehouse's.
 pub(crate) fn stream_query(connection: &mut TcpStream, sql: &str) -> std::io::Result<()> {
     let db = warehouse::open();
     let mut statement = db.prepare(sql).unwrap();
     let declared = warehouse::declared(&statement);
-    let cap = if sql.to_ascii_uppercase().contains("LIMIT") {
-        usize::MAX
-    } else {
-        DEFAULT_ROW_CAP
-    };
+    let cap = SERVER_ROW_CAP;
     connection.write_all(STREAM_HEAD)?;
     let mut cursor = statement.raw_query();
     let mut batch: Vec<Vec<Value>> = Vec::new();
