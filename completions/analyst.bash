@@ -1259,11 +1259,11 @@ _analyst() {
                     return 0
                     ;;
                 --output)
-                    COMPREPLY=($(compgen -W "csv tsv json ndjson table" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "csv tsv json ndjson table parquet" -- "${cur}"))
                     return 0
                     ;;
                 -o)
-                    COMPREPLY=($(compgen -W "csv tsv json ndjson table" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "csv tsv json ndjson table parquet" -- "${cur}"))
                     return 0
                     ;;
                 --jq)

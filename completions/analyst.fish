@@ -187,7 +187,8 @@ complete -c analyst -n "__fish_analyst_using_subcommand rows" -s o -l output -d 
 tsv\t'Tab-separated with a header row (\\t \\n \\r \\\\ escaped)'
 json\t'One JSON array of objects, numbers and booleans typed'
 ndjson\t'One JSON object per row, numbers and booleans typed'
-table\t'An aligned table for a person (numbers right-aligned; cut to a terminal\'s width; holds every row to align them)'"
+table\t'An aligned table for a person (numbers right-aligned; cut to a terminal\'s width; holds every row to align them)'
+parquet\t'A Parquet file of typed columns (to --output-file, or to stdout that is not a terminal)'"
 complete -c analyst -n "__fish_analyst_using_subcommand rows" -l jq -d 'Filter the JSON output through a jq expression, as gh --jq does: strings print raw, other values as compact JSON, one per line' -r
 complete -c analyst -n "__fish_analyst_using_subcommand rows" -l output-file -d 'Write the output to FILE instead of stdout, atomically: FILE (created 0600) is replaced only when the command succeeds, never left partial' -r -F
 complete -c analyst -n "__fish_analyst_using_subcommand rows" -l page-size -d 'Page through the result N rows at a time with LIMIT/OFFSET until a short page (the server\'s cap is 50,000; SQL with its own larger LIMIT is paged up to it)' -r

@@ -529,6 +529,8 @@ pub enum RowsOutput {
     Ndjson,
     /// An aligned table for a person (numbers right-aligned; cut to a terminal's width; holds every row to align them)
     Table,
+    /// A Parquet file of typed columns (to --output-file, or to stdout that is not a terminal)
+    Parquet,
 }
 
 /// The `cache` modes of the data query API.

@@ -932,8 +932,14 @@ impl Sources<'_> {
                 RowsOutput::Csv => Err("-o csv".into()),
                 RowsOutput::Tsv => Err("-o tsv".into()),
                 RowsOutput::Table => Err("-o table".into()),
+                RowsOutput::Parquet => Err("-o parquet".into()),
             },
         )?;
+        if args.output == RowsOutput::Parquet && destination.file.is_none() && std::io::stdout().is_terminal() {
+            return Err(usage(
+                "-o parquet writes a binary file, not text: give --output-file FILE or redirect stdout (analyst rows -o parquet … > rows.parquet)",
+            ));
+        }
         let width = terminal_width(destination.file.is_none() && std::io::stdout().is_terminal());
         Ok(RowsSettings {
             sql,

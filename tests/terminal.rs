@@ -235,3 +235,15 @@ fn the_answer_is_rendered_markdown_on_a_terminal_shown_once_and_raw_in_a_pipe() 
         .success()
         .stdout(format!("{}\n", markdown.trim_end()));
 }
+
+#[test]
+fn parquet_is_never_written_to_a_terminal() {
+    let emu = Emulator::start();
+    let (success, screen) = run_on_a_terminal(
+        &emu,
+        &format!("rows --from {} -o parquet", fixture("revenue-by-month.ndjson")),
+        &[],
+    );
+    assert!(!success, "{screen}");
+    assert!(screen.contains("-o parquet writes a binary file, not text"), "{screen}");
+}

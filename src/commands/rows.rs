@@ -17,6 +17,7 @@ use crate::error::{fail, usage, Fault, Kind};
 use crate::net::http::Http;
 use crate::net::signals;
 use crate::output::{Notes, Out};
+use crate::render::parquet::ParquetWriter;
 use crate::render::table::{write_result, TableFormat, TableWriter};
 use crate::results::{shortfall, Column, Pick, Picker, RowSink, SqlResult};
 use crate::settings::{read_stdin, RowsSettings, SqlSource};
@@ -28,11 +29,12 @@ pub fn run(settings: RowsSettings, notes: &Notes, out: &mut Out) -> Result<()> {
     signals::watch();
     let (sql, saved) = sql_to_run(&settings.sql, settings.pick)?;
     let format = match settings.output {
-        RowsOutput::Csv => TableFormat::Csv,
-        RowsOutput::Tsv => TableFormat::Tsv,
-        RowsOutput::Json => TableFormat::Json,
-        RowsOutput::Ndjson => TableFormat::Ndjson,
-        RowsOutput::Table => TableFormat::Aligned(settings.width),
+        RowsOutput::Csv => Some(TableFormat::Csv),
+        RowsOutput::Tsv => Some(TableFormat::Tsv),
+        RowsOutput::Json => Some(TableFormat::Json),
+        RowsOutput::Ndjson => Some(TableFormat::Ndjson),
+        RowsOutput::Table => Some(TableFormat::Aligned(settings.width)),
+        RowsOutput::Parquet => None,
     };
     if let Some(result) = saved
         .as_ref()
@@ -42,9 +44,22 @@ pub fn run(settings: RowsSettings, notes: &Notes, out: &mut Out) -> Result<()> {
             "the result is complete in the stream ({} rows): printed without a query (--always runs it)",
             result.rows.len()
         ));
-        return write_result(result, format, out);
+        return match format {
+            Some(format) => write_result(result, format, out),
+            None => {
+                let mut writer = ParquetWriter::new(out)?;
+                writer.columns(&result.columns)?;
+                for row in result.rows.iter(&result.columns) {
+                    writer.row(&row)?;
+                }
+                writer.finish().map(drop)
+            }
+        };
     }
-    let writer = TableWriter::new(format, out);
+    let writer = match format {
+        Some(format) => Writer::Table(TableWriter::new(format, out)),
+        None => Writer::Parquet(ParquetWriter::new(out)?),
+    };
     let http = Http::new(settings.network.connect_timeout, notes)?;
     let client = DataClient::new(http, &settings.data, settings.network, started, notes)?;
     let expected = saved.as_ref().and_then(|result| result.total_rows);
@@ -134,6 +149,38 @@ fn saved_result(path: &str, pick: Pick) -> Result<SqlResult> {
         _ => fault,
     })?;
     Ok(picked.clone())
+}
+
+/// Where the rows go: a text format, or Parquet.
+enum Writer<'a> {
+    Table(TableWriter<&'a mut Out>),
+    Parquet(ParquetWriter<&'a mut Out>),
+}
+
+impl Writer<'_> {
+    /// Ends the output (the JSON array closed, the Parquet file written).
+    fn finish(self) -> Result<()> {
+        match self {
+            Writer::Table(writer) => writer.finish().map(drop),
+            Writer::Parquet(writer) => writer.finish().map(drop),
+        }
+    }
+}
+
+impl RowSink for Writer<'_> {
+    fn columns(&mut self, columns: &[Column]) -> Result<()> {
+        match self {
+            Writer::Table(writer) => writer.columns(columns),
+            Writer::Parquet(writer) => writer.columns(columns),
+        }
+    }
+
+    fn rows(&mut self, rows: &[Vec<&RawValue>]) -> Result<()> {
+        match self {
+            Writer::Table(writer) => writer.rows(rows),
+            Writer::Parquet(writer) => writer.rows(rows),
+        }
+    }
 }
 
 /// Counts rows on their way to `inner` and shows them on a terminal: rows

@@ -15,6 +15,7 @@ pub mod html;
 pub mod json;
 pub mod live;
 pub mod markdown;
+pub mod parquet;
 pub mod raw;
 pub mod table;
 pub mod vega;

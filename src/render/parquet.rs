@@ -1,0 +1,357 @@
+//! `rows -o parquet`: the rows as a Parquet file with typed columns.
+//!
+//! A column's Parquet type is its service type when every value of it
+//! parses as that type (`Int64` → INT64, a number that is not an integer →
+//! DOUBLE, `Double`/`Decimal` → DOUBLE, `Boolean` → BOOLEAN, `Date` → DATE,
+//! `Timestamp` → TIMESTAMP in milliseconds), else UTF8 with the values as
+//! sent: nothing is lost or guessed. Knowing that needs every value first,
+//! so rows are spooled to a private temporary file as they come (memory
+//! stays flat), then written in row groups of [`ROW_GROUP`] rows.
+
+use std::borrow::Cow;
+use std::fs::File;
+use std::io::{BufRead, BufReader, BufWriter, Seek, Write};
+use std::sync::Arc;
+
+use anyhow::{Context, Result};
+use chrono::{NaiveDate, NaiveDateTime};
+use parquet::basic::{Compression, LogicalType, Repetition, TimeUnit, Type as PhysicalType};
+use parquet::column::writer::ColumnWriter;
+use parquet::data_type::ByteArray;
+use parquet::file::properties::WriterProperties;
+use parquet::file::writer::SerializedFileWriter;
+use parquet::schema::types::Type;
+use serde_json::value::RawValue;
+use serde_json::Value;
+
+use crate::results::{Column, RowSink};
+
+/// Rows a row group holds (and the writer keeps in memory at once).
+pub const ROW_GROUP: usize = 65_536;
+
+/// What separates the values of a spooled row (ASCII unit separator).
+const UNIT: u8 = 0x1f;
+/// What ends a spooled row (ASCII record separator).
+const RECORD: u8 = 0x1e;
+
+/// What a column's values are written as.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Kind {
+    Int64,
+    Double,
+    Boolean,
+    Date,
+    Timestamp,
+    Text,
+}
+
+/// One value as sent, read from its JSON text without building a value:
+/// null, a boolean, a number's text, or a string's contents.
+enum Cell<'a> {
+    Null,
+    Bool(bool),
+    Number(&'a str),
+    Text(Cow<'a, str>),
+}
+
+impl<'a> Cell<'a> {
+    fn of(raw: &'a str) -> Cell<'a> {
+        match raw.as_bytes().first() {
+            // Without escapes a string's contents are its text within the quotes.
+            Some(b'"') if raw.len() >= 2 && !raw.contains('\\') => Cell::Text(Cow::Borrowed(&raw[1..raw.len() - 1])),
+            Some(b'"') => Cell::Text(
+                serde_json::from_str::<String>(raw)
+                    .map(Cow::Owned)
+                    .unwrap_or(Cow::Borrowed(raw)),
+            ),
+            _ => match raw {
+                "null" => Cell::Null,
+                "true" => Cell::Bool(true),
+                "false" => Cell::Bool(false),
+                number => Cell::Number(number),
+            },
+        }
+    }
+
+    /// The text of a non-null value: a string's contents, anything else
+    /// as its JSON.
+    fn text(&self) -> &str {
+        match self {
+            Cell::Null => "",
+            Cell::Bool(true) => "true",
+            Cell::Bool(false) => "false",
+            Cell::Number(text) => text,
+            Cell::Text(text) => text,
+        }
+    }
+}
+
+/// What a column's values, seen so far, allow: the kind its service type
+/// asks for, kept only while every value parses as it.
+#[derive(Clone, Copy, Debug)]
+struct Seen {
+    wanted: Kind,
+    int: bool,
+    double: bool,
+    parses: bool,
+}
+
+impl Seen {
+    /// The kind `column`'s service type asks for.
+    fn of(column: &Column) -> Seen {
+        let named = column.column_type.to_ascii_lowercase();
+        let fractional = ["double", "float", "real", "decimal", "numeric", "number"];
+        let wanted = if column.is_boolean() {
+            Kind::Boolean
+        } else if named.starts_with("date") && !named.starts_with("datetime") {
+            Kind::Date
+        } else if named.starts_with("timestamp") || named.starts_with("datetime") || named == "time" {
+            Kind::Timestamp
+        } else if fractional.iter().any(|prefix| named.starts_with(prefix)) {
+            Kind::Double
+        } else if column.is_numeric() {
+            Kind::Int64
+        } else {
+            Kind::Text
+        };
+        Seen {
+            wanted,
+            int: wanted == Kind::Int64,
+            double: matches!(wanted, Kind::Int64 | Kind::Double),
+            parses: true,
+        }
+    }
+
+    /// Narrows what the column allows by one value; only the wanted kind
+    /// is tried.
+    fn check(&mut self, cell: &Cell<'_>) {
+        if matches!(cell, Cell::Null) {
+            return;
+        }
+        let text = cell.text();
+        match self.wanted {
+            Kind::Int64 | Kind::Double => {
+                let number = matches!(cell, Cell::Number(_) | Cell::Text(_));
+                // An integer is a number too: the second parse only when needed.
+                let int = number && self.int && text.parse::<i64>().is_ok();
+                self.int = int;
+                if !int {
+                    self.double &= number && text.parse::<f64>().is_ok_and(f64::is_finite);
+                }
+            }
+            Kind::Boolean => self.parses &= matches!(text, "true" | "false"),
+            Kind::Date => self.parses &= matches!(cell, Cell::Text(_)) && date(text).is_some(),
+            Kind::Timestamp => self.parses &= matches!(cell, Cell::Text(_)) && timestamp(text).is_some(),
+            Kind::Text => {}
+        }
+    }
+
+    /// The kind the column is written as: the wanted one when every value
+    /// parsed as it (an integer column of fractions is DOUBLE), else text.
+    fn kind(&self) -> Kind {
+        match self.wanted {
+            Kind::Int64 if self.int => Kind::Int64,
+            Kind::Int64 | Kind::Double if self.double => Kind::Double,
+            Kind::Boolean | Kind::Date | Kind::Timestamp if self.parses => self.wanted,
+            _ => Kind::Text,
+        }
+    }
+}
+
+fn date(text: &str) -> Option<NaiveDate> {
+    NaiveDate::parse_from_str(text, "%Y-%m-%d").ok()
+}
+
+fn timestamp(text: &str) -> Option<NaiveDateTime> {
+    ["%Y-%m-%dT%H:%M:%S%.f", "%Y-%m-%d %H:%M:%S%.f", "%Y-%m-%dT%H:%M:%S%.fZ"]
+        .iter()
+        .find_map(|format| NaiveDateTime::parse_from_str(text, format).ok())
+}
+
+/// Writes rows as Parquet to `out` when they end ([`ParquetWriter::finish`]).
+pub struct ParquetWriter<W: Write> {
+    out: W,
+    columns: Vec<Column>,
+    seen: Vec<Seen>,
+    spool: BufWriter<File>,
+}
+
+impl<W: Write> ParquetWriter<W> {
+    /// A writer to `out`, spooling in a private temporary file.
+    pub fn new(out: W) -> Result<Self> {
+        let spool = tempfile::tempfile().context("cannot create a temporary file for -o parquet")?;
+        Ok(ParquetWriter {
+            out,
+            columns: Vec::new(),
+            seen: Vec::new(),
+            spool: BufWriter::new(spool),
+        })
+    }
+
+    /// Spools one row: each value's JSON text, then [`UNIT`] between
+    /// values and [`RECORD`] after the row (bytes no JSON text holds, so
+    /// reading it back needs no JSON parser).
+    fn spool_row<'a>(&mut self, row: impl Iterator<Item = &'a str>) -> Result<()> {
+        for (index, raw) in row.enumerate() {
+            if index > 0 {
+                self.spool.write_all(&[UNIT])?;
+            }
+            if let Some(seen) = self.seen.get_mut(index) {
+                seen.check(&Cell::of(raw));
+            }
+            self.spool.write_all(raw.as_bytes())?;
+        }
+        self.spool.write_all(&[RECORD])?;
+        Ok(())
+    }
+
+    /// Spools one row of values (as the service sent them).
+    pub fn row(&mut self, row: &[Value]) -> Result<()> {
+        let texts: Vec<String> = row.iter().map(Value::to_string).collect();
+        self.spool_row(texts.iter().map(String::as_str))
+    }
+
+    /// Writes the Parquet file: the schema from the columns and their
+    /// values, then the spooled rows a row group at a time. Returns `out`.
+    pub fn finish(self) -> Result<W> {
+        let ParquetWriter {
+            mut out,
+            columns,
+            seen,
+            spool,
+        } = self;
+        let kinds: Vec<Kind> = seen.iter().map(Seen::kind).collect();
+        let mut spool = spool.into_inner().map_err(|err| err.into_error())?;
+        spool.rewind()?;
+        let mut file = tempfile::tempfile().context("cannot create a temporary file for -o parquet")?;
+        {
+            let properties = WriterProperties::builder()
+                .set_compression(Compression::SNAPPY)
+                .set_dictionary_enabled(false)
+                .build();
+            let mut writer = SerializedFileWriter::new(&mut file, schema(&columns, &kinds)?, Arc::new(properties))?;
+            let mut spooled = BufReader::with_capacity(1 << 20, spool);
+            let mut group: Vec<u8> = Vec::new();
+            loop {
+                group.clear();
+                let mut records = 0;
+                while records < ROW_GROUP && spooled.read_until(RECORD, &mut group)? > 0 {
+                    records += 1;
+                }
+                if records == 0 {
+                    break;
+                }
+                // Column by column: each column's values of the group.
+                let text = std::str::from_utf8(&group)?;
+                let mut values: Vec<Vec<&str>> = vec![Vec::with_capacity(records); kinds.len()];
+                for record in text.split_terminator(RECORD as char) {
+                    let mut cells = record.split(UNIT as char);
+                    for column in values.iter_mut() {
+                        column.push(cells.next().unwrap_or("null"));
+                    }
+                }
+                write_group(&mut writer, &kinds, &values)?;
+            }
+            writer.close()?;
+        }
+        file.rewind()?;
+        std::io::copy(&mut file, &mut out)?;
+        out.flush()?;
+        Ok(out)
+    }
+}
+
+/// The Parquet schema: one optional column per column, typed by its kind.
+fn schema(columns: &[Column], kinds: &[Kind]) -> Result<Arc<Type>> {
+    let fields = columns
+        .iter()
+        .zip(kinds)
+        .map(|(column, kind)| {
+            let (physical, logical) = match kind {
+                Kind::Int64 => (PhysicalType::INT64, None),
+                Kind::Double => (PhysicalType::DOUBLE, None),
+                Kind::Boolean => (PhysicalType::BOOLEAN, None),
+                Kind::Date => (PhysicalType::INT32, Some(LogicalType::Date)),
+                Kind::Timestamp => (
+                    PhysicalType::INT64,
+                    Some(LogicalType::timestamp(false, TimeUnit::MILLIS)),
+                ),
+                Kind::Text => (PhysicalType::BYTE_ARRAY, Some(LogicalType::String)),
+            };
+            Type::primitive_type_builder(&column.name, physical)
+                .with_repetition(Repetition::OPTIONAL)
+                .with_logical_type(logical)
+                .build()
+                .map(Arc::new)
+        })
+        .collect::<Result<Vec<_>, _>>()?;
+    Ok(Arc::new(Type::group_type_builder("rows").with_fields(fields).build()?))
+}
+
+/// Writes one row group from each column's values (their JSON texts): the
+/// non-null values, and definition levels (1 a value, 0 a null). Every
+/// value parses as its column's kind (the first pass saw them all), so the
+/// fallbacks below are never taken.
+fn write_group(writer: &mut SerializedFileWriter<&mut File>, kinds: &[Kind], values: &[Vec<&str>]) -> Result<()> {
+    let mut group = writer.next_row_group()?;
+    let mut index = 0;
+    while let Some(mut column) = group.next_column()? {
+        let cells: Vec<Cell<'_>> = values[index].iter().map(|raw| Cell::of(raw)).collect();
+        let levels: Vec<i16> = cells
+            .iter()
+            .map(|cell| i16::from(!matches!(cell, Cell::Null)))
+            .collect();
+        let present = cells.iter().filter(|cell| !matches!(cell, Cell::Null)).map(Cell::text);
+        match (column.untyped(), kinds[index]) {
+            (ColumnWriter::Int64ColumnWriter(writer), Kind::Timestamp) => {
+                let millis: Vec<i64> = present
+                    .map(|text| timestamp(text).map_or(0, |at| at.and_utc().timestamp_millis()))
+                    .collect();
+                writer.write_batch(&millis, Some(&levels), None)?;
+            }
+            (ColumnWriter::Int64ColumnWriter(writer), _) => {
+                let numbers: Vec<i64> = present.map(|text| text.parse().unwrap_or(0)).collect();
+                writer.write_batch(&numbers, Some(&levels), None)?;
+            }
+            (ColumnWriter::DoubleColumnWriter(writer), _) => {
+                let numbers: Vec<f64> = present.map(|text| text.parse().unwrap_or(0.0)).collect();
+                writer.write_batch(&numbers, Some(&levels), None)?;
+            }
+            (ColumnWriter::BoolColumnWriter(writer), _) => {
+                let flags: Vec<bool> = present.map(|text| text == "true").collect();
+                writer.write_batch(&flags, Some(&levels), None)?;
+            }
+            (ColumnWriter::Int32ColumnWriter(writer), _) => {
+                let epoch = NaiveDate::from_ymd_opt(1970, 1, 1).expect("a date");
+                let days: Vec<i32> = present
+                    .map(|text| date(text).map_or(0, |day| (day - epoch).num_days() as i32))
+                    .collect();
+                writer.write_batch(&days, Some(&levels), None)?;
+            }
+            (ColumnWriter::ByteArrayColumnWriter(writer), _) => {
+                let texts: Vec<ByteArray> = present.map(|text| ByteArray::from(text.as_bytes().to_vec())).collect();
+                writer.write_batch(&texts, Some(&levels), None)?;
+            }
+            _ => anyhow::bail!("a Parquet column of an unexpected type"),
+        }
+        column.close()?;
+        index += 1;
+    }
+    group.close()?;
+    Ok(())
+}
+
+impl<W: Write> RowSink for ParquetWriter<W> {
+    fn columns(&mut self, columns: &[Column]) -> Result<()> {
+        self.columns = columns.to_vec();
+        self.seen = columns.iter().map(Seen::of).collect();
+        Ok(())
+    }
+
+    fn rows(&mut self, rows: &[Vec<&RawValue>]) -> Result<()> {
+        for row in rows {
+            self.spool_row(row.iter().map(|raw| raw.get()))?;
+        }
+        Ok(())
+    }
+}
