@@ -331,11 +331,23 @@ fn a_date_or_array_column_from_a_real_server_is_typed_or_kept_as_text() {
 #[test]
 fn query_errors_map_to_exit_codes() {
     let emu = Emulator::start();
+    // Bad SQL: a real server answers 200 with an error line.
     analyst_data(&emu)
         .args(["rows", "--sql", "SELECT nope FROM nowhere"])
         .assert()
+        .code(7)
+        .stderr(predicate::str::contains(
+            "the data query failed: SQLCompilationError: no such table: nowhere",
+        ));
+    emu.script_on(
+        Route::Data,
+        Reply::status(400, "application/json", r#"{"error":"Bad request"}"#),
+    );
+    analyst_data(&emu)
+        .args(["rows", "--sql", "SELECT 1"])
+        .assert()
         .code(2)
-        .stderr(predicate::str::contains("400 Bad Request: no such table: nowhere"));
+        .stderr(predicate::str::contains("400 Bad Request: Bad request"));
     analyst_data(&emu)
         .args(["rows", "--sql", "SELECT abs(-9223372036854775807 - 1) AS boom"])
         .assert()

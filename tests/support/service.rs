@@ -168,17 +168,22 @@ const SILENT_HOLD: Duration = Duration::from_millis(400);
 
 /// `/v1/cubesql`: the body as the service accepts it, then the query.
 pub(crate) fn data_query(body: &Value, state: &Mutex<State>) -> Reply {
-    let Some(fields) = body.as_object() else {
-        return json_status(400, "body must be an object");
+    // As a real Cube server: unknown fields are ignored; a body without a
+    // query is a 500 with a stack trace; bad SQL is 200 with an error line.
+    let crash = || {
+        Reply::status(
+            500,
+            "application/json",
+            &json!({"error": "TypeError: failed to downcast any to string",
+                    "stack": "TypeError: failed to downcast any to string\n    at execSql (/srv/cube/node_modules/@cubejs-backend/native/js/index.ts:342:16)\n    at SQLServer.execSql (/srv/cube/node_modules/@cubejs-backend/api-gateway/src/sql-server.ts:62:18)"})
+            .to_string(),
+        )
     };
-    if let Some(unknown) = fields
-        .keys()
-        .find(|k| !["query", "timezone", "cache", "throwContinueWait"].contains(&k.as_str()))
-    {
-        return json_status(400, &format!("Unknown field {unknown}"));
-    }
+    let Some(fields) = body.as_object() else {
+        return crash();
+    };
     let Some(sql) = fields.get("query").and_then(Value::as_str) else {
-        return json_status(400, "query is required");
+        return crash();
     };
     let mut state = state.lock().unwrap();
     // A slow query: "Continue wait" when the body asks for it, else (as a
@@ -193,7 +198,8 @@ pub(crate) fn data_query(body: &Value, state: &Mutex<State>) -> Reply {
         state.continue_waits = 0;
     }
     if let Err(err) = warehouse::open().prepare(sql) {
-        return json_status(400, &err.to_string());
+        let line = json!({ "error": format!("SQLCompilationError: {err}") });
+        return Reply::status(200, "application/json", &format!("{line}\n"));
     }
     Reply::Query {
         sql: sql.to_string(),
