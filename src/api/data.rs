@@ -265,6 +265,7 @@ impl DataClient {
             }
             let sql = format!("{base} LIMIT {want} OFFSET {total}");
             self.notes.debug(&format!("page {}: {sql}", requests + 1));
+            pages.sink.page(requests + 1);
             let got = self.run(&sql, &mut pages)?;
             requests += 1;
             total += got;

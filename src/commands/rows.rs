@@ -184,7 +184,7 @@ impl RowSink for Writer<'_> {
 }
 
 /// Counts rows on their way to `inner` and shows them on a terminal: rows
-/// so far, of `totalRows` when known, and the rate.
+/// so far, of `totalRows` when known, the rate, and the page.
 struct Progress<S> {
     inner: S,
     bar: Option<ProgressBar>,
@@ -196,11 +196,11 @@ impl<S: RowSink> Progress<S> {
             let (bar, template) = match total {
                 Some(total) => (
                     ProgressBar::new(total),
-                    "{bar:30} {human_pos}/{human_len} rows  {rate}  {elapsed}",
+                    "{bar:30} {human_pos}/{human_len} rows  {rate}  {elapsed}  {msg}",
                 ),
                 None => (
                     ProgressBar::new_spinner(),
-                    "{spinner} {human_pos} rows  {rate}  {elapsed}",
+                    "{spinner} {human_pos} rows  {rate}  {elapsed}  {msg}",
                 ),
             };
             bar.set_draw_target(ProgressDrawTarget::stderr());
@@ -235,5 +235,11 @@ impl<S: RowSink> RowSink for Progress<S> {
             bar.inc(rows.len() as u64);
         }
         Ok(())
+    }
+
+    fn page(&mut self, number: u64) {
+        if let Some(bar) = &self.bar {
+            bar.set_message(format!("page {number}"));
+        }
     }
 }

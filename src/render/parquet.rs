@@ -184,7 +184,7 @@ impl<W: Write> ParquetWriter<W> {
             out,
             columns: Vec::new(),
             seen: Vec::new(),
-            spool: BufWriter::new(spool),
+            spool: BufWriter::with_capacity(1 << 20, spool),
         })
     }
 
@@ -241,8 +241,10 @@ impl<W: Write> ParquetWriter<W> {
                 if records == 0 {
                     break;
                 }
-                // Column by column: each column's values of the group.
-                let text = std::str::from_utf8(&group)?;
+                // Column by column: each column's values of the group. The
+                // strings are handed to Parquet as slices of one buffer.
+                let shared = bytes::Bytes::copy_from_slice(&group);
+                let text = std::str::from_utf8(&shared)?;
                 let mut values: Vec<Vec<&str>> = vec![Vec::with_capacity(records); kinds.len()];
                 for record in text.split_terminator(RECORD as char) {
                     let mut cells = record.split(UNIT as char);
@@ -250,7 +252,7 @@ impl<W: Write> ParquetWriter<W> {
                         column.push(cells.next().unwrap_or("null"));
                     }
                 }
-                write_group(&mut writer, &kinds, &values)?;
+                write_group(&mut writer, &kinds, &values, &shared)?;
             }
             writer.close()?;
         }
@@ -292,7 +294,12 @@ fn schema(columns: &[Column], kinds: &[Kind]) -> Result<Arc<Type>> {
 /// non-null values, and definition levels (1 a value, 0 a null). Every
 /// value parses as its column's kind (the first pass saw them all), so the
 /// fallbacks below are never taken.
-fn write_group(writer: &mut SerializedFileWriter<&mut File>, kinds: &[Kind], values: &[Vec<&str>]) -> Result<()> {
+fn write_group(
+    writer: &mut SerializedFileWriter<&mut File>,
+    kinds: &[Kind],
+    values: &[Vec<&str>],
+    shared: &bytes::Bytes,
+) -> Result<()> {
     let mut group = writer.next_row_group()?;
     let mut index = 0;
     while let Some(mut column) = group.next_column()? {
@@ -329,7 +336,14 @@ fn write_group(writer: &mut SerializedFileWriter<&mut File>, kinds: &[Kind], val
                 writer.write_batch(&days, Some(&levels), None)?;
             }
             (ColumnWriter::ByteArrayColumnWriter(writer), _) => {
-                let texts: Vec<ByteArray> = present.map(|text| ByteArray::from(text.as_bytes().to_vec())).collect();
+                // A text that lies in the group's buffer is a slice of it;
+                // one that was unescaped is copied.
+                let texts: Vec<ByteArray> = present
+                    .map(|text| match shared.as_ptr_range().contains(&text.as_ptr()) {
+                        true => ByteArray::from(shared.slice_ref(text.as_bytes())),
+                        false => ByteArray::from(text.as_bytes().to_vec()),
+                    })
+                    .collect();
                 writer.write_batch(&texts, Some(&levels), None)?;
             }
             _ => anyhow::bail!("a Parquet column of an unexpected type"),

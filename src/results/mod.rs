@@ -506,6 +506,9 @@ pub trait RowSink {
     /// A batch of rows, values in column order as the service sent them,
     /// borrowed from the answer line.
     fn rows(&mut self, rows: &[Vec<&RawValue>]) -> Result<()>;
+    /// Page `number` (from 1) of a paged query starts; progress displays
+    /// show it, writers ignore it.
+    fn page(&mut self, _number: u64) {}
 }
 
 /// Runs a SQL query and streams every row of its answer into a sink;
