@@ -80,6 +80,14 @@ fn csv_and_parquet_agree(emu: &Emulator, serve: impl Fn(), args: &[&str]) -> (us
     assert!(csv.status.success(), "{}", String::from_utf8_lossy(&csv.stderr));
     let parquet = run(&["-o", "parquet", "--output-file", file.to_str().unwrap()]);
     assert!(parquet.status.success(), "{}", String::from_utf8_lossy(&parquet.stderr));
+    // The same file on a stdout that is not a terminal.
+    let piped = run(&["-o", "parquet"]);
+    assert!(piped.status.success());
+    assert_eq!(
+        piped.stdout,
+        std::fs::read(&file).unwrap(),
+        "stdout and --output-file hold the same file"
+    );
     let (groups, types, rows) = read_back(&file);
     let mut reader = csv::Reader::from_reader(csv.stdout.as_slice());
     let records: Vec<csv::StringRecord> = reader.records().map(Result::unwrap).collect();

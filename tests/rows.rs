@@ -646,3 +646,34 @@ fn ask_keeps_a_column_type_sent_as_an_object_and_types_by_its_name() {
     assert_eq!(query["columns"][0], json!({"name": "month", "type": {"Date": false}}));
     assert_eq!(query["rows"][0], json!({"month": "2024-01-01", "orders": 17059}));
 }
+
+#[test]
+fn without_throw_continue_wait_the_emulator_holds_a_slow_query_silently() {
+    // What a client that does not ask for "Continue wait" meets: nothing
+    // at all until the result is ready (so analyst always asks).
+    use std::io::{Read, Write};
+    let emu = Emulator::start();
+    emu.continue_waits(3);
+    let url = url::Url::parse(&emu.data_url()).unwrap();
+    let claims = serde_json::Map::new();
+    let token = analyst::api::data::sign_hs256(DATA_SECRET.as_bytes(), &claims, std::time::SystemTime::now());
+    let body = r#"{"query":"SELECT 1 AS one"}"#;
+    let mut connection = std::net::TcpStream::connect((url.host_str().unwrap(), url.port().unwrap())).unwrap();
+    write!(
+        connection,
+        "POST {}/v1/cubesql HTTP/1.1\r\nHost: x\r\nAuthorization: {token}\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
+        url.path(),
+        body.len()
+    )
+    .unwrap();
+    let started = std::time::Instant::now();
+    let mut first = [0u8; 1];
+    connection.read_exact(&mut first).unwrap();
+    assert!(
+        started.elapsed() >= std::time::Duration::from_millis(1000),
+        "held silent, not polled"
+    );
+    let mut rest = String::new();
+    connection.read_to_string(&mut rest).unwrap();
+    assert!(rest.contains(r#"{"data":[["1"]]}"#), "{rest}");
+}
