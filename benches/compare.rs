@@ -306,6 +306,22 @@ fn percentile(sorted: &[u64], p: f64) -> u64 {
         .unwrap_or(0)
 }
 
+/// A row of the table for `rows` of `count` rows: ours against `curl | jq`.
+fn rows_row(name: String, ours: Timing, jq: Timing, count: usize) -> (String, String, String, f64, String) {
+    (
+        name,
+        format!(
+            "{:.2}s {:.2}M rows/s {}MiB",
+            ours.best,
+            count as f64 / ours.best / 1e6,
+            ours.rss / 1024
+        ),
+        format!("curl \\| jq {:.2}s {}MiB", jq.best, jq.rss / 1024),
+        jq.best / ours.best,
+        String::new(),
+    )
+}
+
 /// A suite of `cases` cases, each asked 3 times and checked.
 fn eval_suite(dir: &Path, cases: usize) -> PathBuf {
     let path = dir.join(format!("evals-{cases}.toml"));
@@ -605,18 +621,7 @@ fn main() {
             2,
             || serve(&answer),
         );
-        table.push((
-            "rows, 1M rows in one answer to CSV".into(),
-            format!(
-                "{:.2}s {:.2}M rows/s {}MiB",
-                one.best,
-                rows as f64 / one.best / 1e6,
-                one.rss / 1024
-            ),
-            format!("curl \\| jq {:.2}s {}MiB", jq.best, jq.rss / 1024),
-            jq.best / one.best,
-            String::new(),
-        ));
+        table.push(rows_row("rows, 1M rows in one answer to CSV".into(), one, jq, rows));
         // The same million rows as a real server gives them: 20 pages of
         // 50,000 (and an empty one that ends them), every page fetched.
         let page_answer = data_answer(page);
@@ -634,17 +639,11 @@ fn main() {
             2,
             serve_pages,
         );
-        table.push((
+        table.push(rows_row(
             format!("rows, 1M rows paged ({pages} pages of {page}) to CSV"),
-            format!(
-                "{:.2}s {:.2}M rows/s {}MiB",
-                paged.best,
-                rows as f64 / paged.best / 1e6,
-                paged.rss / 1024
-            ),
-            format!("curl \\| jq {:.2}s {}MiB", jq.best, jq.rss / 1024),
-            jq.best / paged.best,
-            String::new(),
+            paged,
+            jq,
+            rows,
         ));
         targets.push((
             format!(

@@ -50,7 +50,8 @@ where
 {
     forbid_core_dumps();
     let args: Vec<std::ffi::OsString> = args.into_iter().map(Into::into).collect();
-    let matches = match cli::Cli::command().try_get_matches_from(&args) {
+    let mut cli = cli::Cli::command();
+    let matches = match cli.try_get_matches_from_mut(&args) {
         Ok(matches) => matches,
         // clap writes --help and --version to stdout (a closed pipe there
         // is not worth a message); its errors become our one line.
@@ -60,7 +61,7 @@ where
         }
         Err(err) => {
             let (quiet, verbose, progress, color) = (false, false, false, false);
-            Notes::new(quiet, verbose, progress, color).error(&one_line(&err, &args));
+            Notes::new(quiet, verbose, progress, color).error(&one_line(&err, &cli, &args));
             return Kind::Usage.exit_code();
         }
     };
@@ -101,27 +102,27 @@ where
 /// A clap error as one line: its message, the arguments it lists, its tip,
 /// and the help to read (`see 'analyst ask --help'`, for the command of
 /// `args`); not its usage block.
-fn one_line(err: &clap::Error, args: &[std::ffi::OsString]) -> String {
+fn one_line(err: &clap::Error, cli: &clap::Command, args: &[std::ffi::OsString]) -> String {
     let text = err.render().to_string();
     let mut parts: Vec<String> = Vec::new();
     for line in text
         .lines()
-        .map(str::trim)
         .take_while(|line| !line.starts_with("Usage:") && !line.starts_with("For more information"))
     {
-        match (line, parts.last_mut()) {
-            ("", _) => {}
-            (tip, _) if tip.starts_with("tip:") => parts.push(tip.to_string()),
-            (listed, Some(last)) if text.lines().any(|l| l.trim() == listed && l.starts_with("  ")) => {
+        let trimmed = line.trim();
+        match parts.last_mut() {
+            _ if trimmed.is_empty() => {}
+            _ if trimmed.starts_with("tip:") => parts.push(trimmed.to_string()),
+            // An indented line lists what the line before it names.
+            Some(last) if line.starts_with("  ") => {
                 last.push(' ');
-                last.push_str(listed);
+                last.push_str(trimmed);
             }
-            (line, _) => parts.push(line.trim_start_matches("error: ").to_string()),
+            _ => parts.push(trimmed.trim_start_matches("error: ").to_string()),
         }
     }
-    let cli = cli::Cli::command();
     let mut command = vec!["analyst".to_string()];
-    let mut level = &cli;
+    let mut level = cli;
     for arg in args.iter().skip(1).filter_map(|arg| arg.to_str()) {
         if let Some(sub) = level.find_subcommand(arg) {
             command.push(sub.get_name().to_string());

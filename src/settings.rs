@@ -510,7 +510,7 @@ impl Finding {
     }
 
     /// A check that came out as `result` says: its value, or its error.
-    fn of<T>(what: &str, result: &Result<T>, shown: impl FnOnce(&T) -> String, from: &str) -> Finding {
+    pub fn of<T>(what: &str, result: &Result<T>, shown: impl FnOnce(&T) -> String, from: &str) -> Finding {
         match result {
             Ok(value) => Finding::new(what, Verdict::Ok, shown(value), from),
             Err(err) => Finding::new(what, Verdict::Failed(kind_of(err)), format!("{err:#}"), from),
@@ -989,16 +989,16 @@ impl Sources<'_> {
     /// The chat URL of `--chat-url`, `ANALYST_CHAT_URL` or the profile's
     /// `chat_url`, checked; an error names the one it came from.
     fn chat_url(&self, endpoint: &ChatEndpointArgs) -> Result<Url> {
-        let from = match (&endpoint.chat_url, self.profile) {
-            (Some(_), _) if self.is_from_env("chat_url") => "ANALYST_CHAT_URL".to_string(),
-            (Some(_), _) => "--chat-url".to_string(),
-            (None, Some(profile)) => format!("chat_url (profile {})", profile.name),
-            (None, None) => "--chat-url".to_string(),
-        };
         chat_url(
             fill(endpoint.chat_url.clone(), self.profile.and_then(|p| p.chat_url.clone())),
-            &from,
+            &self.chat_url_origin(),
         )
+    }
+
+    /// Where the chat URL comes from, as [`Sources::origin`] names it.
+    fn chat_url_origin(&self) -> String {
+        let in_profile = self.profile.is_some_and(|p| p.chat_url.is_some());
+        self.origin("chat_url", "--chat-url", "ANALYST_CHAT_URL", "chat_url", in_profile)
     }
 
     /// Where the value of the argument `id` came from: its flag, its
@@ -1129,15 +1129,8 @@ impl Sources<'_> {
             Some(err) => Finding::new("config file", Verdict::Failed(kind_of(&err)), format!("{err:#}"), ""),
             None => config_file_finding(self.profile),
         }];
-        let in_profile = |value: bool| self.profile.is_some() && value;
         // The chat API: its URL, its credential, who asks.
-        let url_from = self.origin(
-            "chat_url",
-            "--chat-url",
-            "ANALYST_CHAT_URL",
-            "chat_url",
-            in_profile(self.profile.is_some_and(|p| p.chat_url.is_some())),
-        );
+        let url_from = self.chat_url_origin();
         let url = self.chat_url(&args.endpoint);
         findings.push(Finding::of(
             "chat URL",
@@ -1155,8 +1148,8 @@ impl Sources<'_> {
         let identity = self.identity(&args.identity);
         let ids_from = identity.as_ref().map_or(String::new(), |identity| {
             match (&identity.external_id, &identity.internal_id) {
-                (Some(_), _) => IdSources::name(&identity.ids_from.external, "--external-id").to_string(),
-                (None, Some(_)) => IdSources::name(&identity.ids_from.internal, "--internal-id").to_string(),
+                (Some(_), _) => identity.ids_from.external.clone(),
+                (None, Some(_)) => identity.ids_from.internal.clone(),
                 (None, None) => String::new(),
             }
         });
@@ -1210,7 +1203,7 @@ impl Sources<'_> {
             "--data-url",
             "ANALYST_DATA_URL",
             "data_url",
-            in_profile(self.profile.is_some_and(|p| p.data_url.is_some())),
+            self.profile.is_some_and(|p| p.data_url.is_some()),
         );
         let data_ready = match data.url {
             None => {
@@ -1235,7 +1228,7 @@ impl Sources<'_> {
             "--base-url",
             "ANALYST_BASE_URL",
             "base_url",
-            in_profile(self.profile.is_some_and(|p| p.base_url.is_some())),
+            self.profile.is_some_and(|p| p.base_url.is_some()),
         );
         let account = match fill(args.base_url.clone(), self.profile.and_then(|p| p.base_url.clone())) {
             None => {
@@ -1312,8 +1305,8 @@ impl Sources<'_> {
                 external_id.clone_from(&profile.external_id);
                 internal_id.clone_from(&profile.internal_id);
                 ids_from = IdSources {
-                    external: format!("external_id (profile {})", profile.name),
-                    internal: format!("internal_id (profile {})", profile.name),
+                    external: profile_origin(profile, "external_id"),
+                    internal: profile_origin(profile, "internal_id"),
                 };
             }
             if email.is_none() {
@@ -1694,21 +1687,20 @@ impl DataSettings {
 }
 
 /// Where the external and internal ids came from, as error messages name
-/// them (empty: the flags).
-#[derive(Clone, Debug, Default)]
+/// them (by default the flags).
+#[derive(Clone, Debug)]
 pub struct IdSources {
-    /// `--external-id`, `ANALYST_EXTERNAL_ID`, `external_id (profile P)`.
+    /// `--external-id`, `ANALYST_EXTERNAL_ID`, `external_id of profile P (FILE)`.
     pub external: String,
-    /// `--internal-id`, `ANALYST_INTERNAL_ID`, `internal_id (profile P)`.
+    /// `--internal-id`, `ANALYST_INTERNAL_ID`, `internal_id of profile P (FILE)`.
     pub internal: String,
 }
 
-impl IdSources {
-    fn name<'a>(given: &'a str, flag: &'a str) -> &'a str {
-        if given.is_empty() {
-            flag
-        } else {
-            given
+impl Default for IdSources {
+    fn default() -> Self {
+        IdSources {
+            external: "--external-id".into(),
+            internal: "--internal-id".into(),
         }
     }
 }
@@ -1826,10 +1818,10 @@ impl IdentityInput {
             _ => {}
         }
         if let Some(id) = external_id {
-            check_external_id(id, IdSources::name(&self.ids_from.external, "--external-id"))?;
+            check_external_id(id, &self.ids_from.external)?;
         }
         if let Some(username) = internal_id {
-            check_username(username, IdSources::name(&self.ids_from.internal, "--internal-id"))?;
+            check_username(username, &self.ids_from.internal)?;
             let mut refused = Vec::new();
             if !self.attrs.is_empty() {
                 refused.push(self.name("--attr"));
@@ -1844,7 +1836,7 @@ impl IdentityInput {
                 return Err(usage(format!(
                     "{} cannot be used with {}: an internal user keeps their own permissions (userAttributes, groups and securityContext are for external users only)",
                     refused.join(", "),
-                    IdSources::name(&self.ids_from.internal, "--internal-id")
+                    &self.ids_from.internal
                 )));
             }
         }

@@ -270,4 +270,13 @@ fn profile_completes_to_the_profiles_of_the_config_file() {
         bash_complete_with(&["analyst", "ask", "--profile", "st"], &env),
         ["staging"]
     );
+    // zsh and fish get the same completion (their scripts are edited as
+    // text: a change of clap_complete's output must not silently undo it).
+    for shell in ["zsh", "fish"] {
+        let script = analyst().args(["completions", shell]).output().unwrap().stdout;
+        assert!(
+            String::from_utf8_lossy(&script).contains("analyst config profiles 2>/dev/null"),
+            "{shell}"
+        );
+    }
 }

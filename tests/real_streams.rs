@@ -47,22 +47,27 @@ fn ndjson_files(folder: &str, expected: usize) -> Vec<PathBuf> {
     found
 }
 
+/// One run as a golden file holds it: `title`, the exit code, stdout and
+/// stderr.
+fn run_text(title: &str, output: &std::process::Output) -> String {
+    format!(
+        "=== {title}: exit {}\n--- stdout\n{}\n--- stderr\n{}\n",
+        output
+            .status
+            .code()
+            .map_or("signal".to_string(), |code| code.to_string()),
+        String::from_utf8_lossy(&output.stdout),
+        String::from_utf8_lossy(&output.stderr),
+    )
+}
+
 /// Every run of one stream, as the golden file holds it.
 fn outputs(stream: &Path) -> String {
     let mut text = String::new();
     for args in RUNS {
         let output = analyst().args(args).arg(stream).output().unwrap();
         let file = stream.file_name().unwrap().to_string_lossy();
-        text.push_str(&format!(
-            "=== analyst {} {file}: exit {}\n--- stdout\n{}\n--- stderr\n{}\n",
-            args.join(" "),
-            output
-                .status
-                .code()
-                .map_or("signal".to_string(), |code| code.to_string()),
-            String::from_utf8_lossy(&output.stdout),
-            String::from_utf8_lossy(&output.stderr),
-        ));
+        text.push_str(&run_text(&format!("analyst {} {file}", args.join(" ")), &output));
     }
     text
 }
@@ -131,14 +136,9 @@ fn every_real_data_api_answer_gives_its_pinned_rows() {
                 .args(["--retries", "0", "rows", "--sql", "SELECT 1", "-o", mode])
                 .output()
                 .unwrap();
-            text.push_str(&format!(
-                "=== analyst rows -o {mode} ({name}, status {status}): exit {}\n--- stdout\n{}\n--- stderr\n{}\n",
-                output
-                    .status
-                    .code()
-                    .map_or("signal".to_string(), |code| code.to_string()),
-                String::from_utf8_lossy(&output.stdout),
-                String::from_utf8_lossy(&output.stderr),
+            text.push_str(&run_text(
+                &format!("analyst rows -o {mode} ({name}, status {status})"),
+                &output,
             ));
         }
         compare_with_golden(

@@ -57,11 +57,39 @@ pub enum Plan {
     },
 }
 
+/// The SQL's end: what comes before a trailing `LIMIT` (the whole SQL
+/// without one, a final `;` dropped), that `LIMIT`, and whether it ends
+/// with an `OFFSET`.
+struct Tail {
+    base: String,
+    limit: Option<u64>,
+    offset: bool,
+}
+
+impl Tail {
+    fn of(sql: &str) -> Tail {
+        let trimmed = sql.trim().trim_end_matches(';').trim_end();
+        let limit = regex::Regex::new(r"(?is)^(.*?)\s+LIMIT\s+(\d+)\s*(?:OFFSET\s+(\d+))?$").expect("a valid pattern");
+        match limit.captures(trimmed) {
+            Some(found) => Tail {
+                base: found[1].to_string(),
+                limit: found[2].parse().ok(),
+                offset: found.get(3).is_some(),
+            },
+            None => Tail {
+                base: trimmed.to_string(),
+                limit: None,
+                offset: regex::Regex::new(r"(?is)\sOFFSET\s+\d+$")
+                    .expect("a valid pattern")
+                    .is_match(trimmed),
+            },
+        }
+    }
+}
+
 /// The SQL's own `LIMIT` (at its end), when it has one.
 pub fn limit_of(sql: &str) -> Option<u64> {
-    let trimmed = sql.trim().trim_end_matches(';').trim_end();
-    let tail = regex::Regex::new(r"(?is)\sLIMIT\s+(\d+)\s*(?:OFFSET\s+\d+)?$").expect("a valid pattern");
-    tail.captures(trimmed).and_then(|found| found[1].parse().ok())
+    Tail::of(sql).limit
 }
 
 impl Plan {
@@ -69,22 +97,7 @@ impl Plan {
     /// and `--order-by COL`. SQL with its own `OFFSET`, or a `LIMIT` of at
     /// most a page, is sent as it is; a larger `LIMIT` is paged up to it.
     pub fn of(sql: &str, page: Option<u64>, order_by: Option<&str>) -> Result<Plan> {
-        let trimmed = sql.trim().trim_end_matches(';').trim_end();
-        let tail = regex::Regex::new(r"(?is)^(.*?)\s+LIMIT\s+(\d+)\s*(?:OFFSET\s+(\d+))?$").expect("a valid pattern");
-        let (base, limit, offset) = match tail.captures(trimmed) {
-            Some(found) => (
-                found[1].to_string(),
-                found[2].parse::<u64>().ok(),
-                found.get(3).is_some(),
-            ),
-            None => (
-                trimmed.to_string(),
-                None,
-                regex::Regex::new(r"(?is)\sOFFSET\s+\d+$")
-                    .expect("a valid pattern")
-                    .is_match(trimmed),
-            ),
-        };
+        let Tail { base, limit, offset } = Tail::of(sql);
         let ordered = regex::Regex::new(r"(?i)\bORDER\s+BY\b")
             .expect("a valid pattern")
             .is_match(&base);

@@ -90,20 +90,6 @@ fn call_endpoints(settings: &DoctorSettings, notes: &Notes) -> Result<Vec<Findin
     let network = settings.network;
     let retry = Retry::short_call(network.attempts(), network.limits.timeout);
     let mut findings = Vec::new();
-    let answered = |what: &str, result: Result<String>, from: &str| match result {
-        Ok(found) => Finding {
-            what: what.to_string(),
-            verdict: Verdict::Ok,
-            found,
-            from: from.to_string(),
-        },
-        Err(err) => Finding {
-            what: what.to_string(),
-            verdict: Verdict::Failed(kind_of(&err)),
-            found: format!("{err:#}"),
-            from: from.to_string(),
-        },
-    };
     if let Some(chat) = &settings.chat {
         let client = ChatClient::new(Http::new(network.connect_timeout, notes)?, chat);
         let result = match client.abort(MADE_UP_CHAT, retry) {
@@ -113,7 +99,12 @@ fn call_endpoints(settings: &DoctorSettings, notes: &Notes) -> Result<Vec<Findin
             }
             Err(err) => Err(err),
         };
-        findings.push(answered("chat API answers", result, "an abort of a made-up chat"));
+        findings.push(Finding::of(
+            "chat API answers",
+            &result,
+            String::clone,
+            "an abort of a made-up chat",
+        ));
     }
     if let Some(data) = &settings.data {
         let result = DataClient::new(
@@ -125,15 +116,21 @@ fn call_endpoints(settings: &DoctorSettings, notes: &Notes) -> Result<Vec<Findin
         )
         .and_then(|client| client.run("SELECT 1", &mut Collected::default()))
         .map(|_| "SELECT 1 answered".to_string());
-        findings.push(answered("data query API answers", result, "SELECT 1"));
+        findings.push(Finding::of(
+            "data query API answers",
+            &result,
+            String::clone,
+            "SELECT 1",
+        ));
     }
     if let Some((base, key)) = &settings.account {
         let http = Http::new(network.connect_timeout, notes)?;
         let result = session::revoke(&http, base, key, MADE_UP_SESSION, retry)
             .map(|()| "answered a revoke of a made-up session (nothing minted)".to_string());
-        findings.push(answered(
+        findings.push(Finding::of(
             "account host answers",
-            result,
+            &result,
+            String::clone,
             "a revoke of a made-up session",
         ));
     }
