@@ -70,21 +70,24 @@ fn options() -> Options {
     options
 }
 
-/// One run of a shell command line: wall time (seconds) and peak RSS (KiB).
+/// One run of a shell command line: wall time (seconds, to the
+/// microsecond: GNU time's `%e` has only 10 ms, too coarse for a 0.13 s
+/// run) and peak RSS (KiB, from GNU time).
 fn run_once(command: &str) -> (f64, u64) {
     let report = std::env::temp_dir().join(format!("analyst-bench-time-{}", std::process::id()));
+    let started = Instant::now();
     let status = Command::new("/usr/bin/time")
-        .args(["-f", "%e %M", "-o"])
+        .args(["-f", "%M", "-o"])
         .arg(&report)
         .args(["bash", "-c", command])
         .status()
         .expect("GNU time (/usr/bin/time) runs");
+    let seconds = started.elapsed().as_secs_f64();
     assert!(status.success(), "failed: {command}");
     let text = std::fs::read_to_string(&report).unwrap();
     let _ = std::fs::remove_file(&report);
-    let mut fields = text.split_whitespace().rev().take(2).collect::<Vec<_>>();
-    fields.reverse();
-    (fields[0].parse::<f64>().unwrap().max(0.005), fields[1].parse().unwrap())
+    let rss = text.split_whitespace().last().unwrap().parse().unwrap();
+    (seconds, rss)
 }
 
 /// A command's best wall time (seconds) and largest peak RSS (KiB) over
@@ -468,8 +471,8 @@ fn main() {
             let (ours, rss) = (ours.best, ours.rss);
             table.push((
                 format!("replay -o {mode} ({mb:.0} MB)"),
-                format!("{ours:.2}s {}MiB", rss / 1024),
-                format!("jq {:.2}s {}MiB", jq.best, jq.rss / 1024),
+                format!("{ours:.3}s {}MiB", rss / 1024),
+                format!("jq {:.3}s {}MiB", jq.best, jq.rss / 1024),
                 jq.best / ours,
                 format!("cat {cat:.2}s, ×{:.1} of cat", ours / cat),
             ));

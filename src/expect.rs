@@ -91,7 +91,7 @@ impl Check {
             let which = pick.describe();
             match picker.picked() {
                 Ok(result) => {
-                    let rows = result.total_rows.unwrap_or(result.rows.len() as u64);
+                    let rows = result.total_rows.unwrap_or(result.rows().len() as u64);
                     if rows < min {
                         unmet.push(format!(
                             "expected at least {min} rows in {which}; it has {rows} (totalRows)"
@@ -125,7 +125,7 @@ impl Check {
             Err(err) => return Some(format!("expected the rows of {what}; {err}")),
         };
         if result.is_truncated() {
-            let got = result.rows.len();
+            let got = result.rows().len();
             let total = result.total_rows.unwrap_or_default();
             let fetched = match source {
                 Some(source) => result.complete(source).map_err(|err| format!("{err:#}")),
@@ -137,7 +137,7 @@ impl Check {
                 ));
             }
         }
-        let got: Vec<Vec<Value>> = result.rows.iter(&result.columns).collect();
+        let got: Vec<Vec<Value>> = result.row_values().collect();
         compare(got, expected, how)
             .err()
             .map(|why| format!("rows differ from {what}: {why}"))

@@ -28,6 +28,10 @@ const MIN_SECRET: usize = 4;
 /// secret), as ready-made searchers.
 static SECRETS: RwLock<Vec<Finder<'static>>> = RwLock::new(Vec::new());
 
+/// Set once a secret is registered: until then (a `--replay`, which reads
+/// none) redacting a line costs one load, not a lock.
+static ANY_SECRET: AtomicBool = AtomicBool::new(false);
+
 /// Makes `secret` one of those [`redact`] removes.
 pub fn register_secret(secret: &str) {
     if secret.len() < MIN_SECRET {
@@ -37,11 +41,15 @@ pub fn register_secret(secret: &str) {
     if !secrets.iter().any(|known| known.needle() == secret.as_bytes()) {
         secrets.push(Finder::new(secret.as_bytes()).into_owned());
     }
+    ANY_SECRET.store(true, Ordering::Release);
 }
 
 /// `bytes` with every known secret replaced by `***` (borrowed as they are
 /// when none occurs, the common case: one fast scan per secret).
 pub fn redact_bytes(bytes: &[u8]) -> Cow<'_, [u8]> {
+    if !ANY_SECRET.load(Ordering::Acquire) {
+        return Cow::Borrowed(bytes);
+    }
     let secrets = SECRETS.read().unwrap_or_else(|poisoned| poisoned.into_inner());
     let mut text = Cow::Borrowed(bytes);
     for secret in secrets.iter() {

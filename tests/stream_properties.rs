@@ -12,6 +12,7 @@ use std::time::Instant;
 use analyst::error::Kind;
 use analyst::render::json::Json;
 use analyst::results::{Pick, Picker};
+use analyst::stream::lines::Reads;
 use analyst::stream::message::{Message, ParseError};
 use analyst::stream::turn::{Ending, Failure, Renderer, Sinks, Status, Turn};
 use serde_json::value::RawValue;
@@ -61,7 +62,7 @@ fn fold(source: impl Read) -> String {
         renderer: &mut renderer,
         out: &mut io::sink(),
     };
-    let failure = turn.read(source, &mut sinks).err().map(|err| format!("{err:#}"));
+    let failure = turn.read(Reads(source), &mut sinks).err().map(|err| format!("{err:#}"));
     let transcript = &turn.transcript;
     let _ = (renderer.1 .0.picked(), renderer.1 .1.picked());
     let _ = (

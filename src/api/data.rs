@@ -5,11 +5,13 @@
 //! line, `data` chunks, or an `error` line) streamed into a [`RowSink`].
 
 use std::io::{self, Read};
+use std::sync::LazyLock;
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use anyhow::Result;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use base64::Engine;
+use regex::Regex;
 use reqwest::Url;
 use serde::Deserialize;
 use serde_json::value::RawValue;
@@ -66,11 +68,19 @@ struct Tail {
     offset: bool,
 }
 
+/// A trailing `LIMIT n` (with its `OFFSET k`) and what comes before it.
+static TRAILING_LIMIT: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(r"(?is)^(.*?)\s+LIMIT\s+(\d+)\s*(?:OFFSET\s+(\d+))?$").expect("a valid pattern"));
+/// A trailing `OFFSET k` without a `LIMIT`.
+static TRAILING_OFFSET: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(r"(?is)\sOFFSET\s+\d+$").expect("a valid pattern"));
+/// An `ORDER BY` anywhere in the SQL.
+static ORDER_BY: LazyLock<Regex> = LazyLock::new(|| Regex::new(r"(?i)\bORDER\s+BY\b").expect("a valid pattern"));
+
 impl Tail {
     fn of(sql: &str) -> Tail {
         let trimmed = sql.trim().trim_end_matches(';').trim_end();
-        let limit = regex::Regex::new(r"(?is)^(.*?)\s+LIMIT\s+(\d+)\s*(?:OFFSET\s+(\d+))?$").expect("a valid pattern");
-        match limit.captures(trimmed) {
+        match TRAILING_LIMIT.captures(trimmed) {
             Some(found) => Tail {
                 base: found[1].to_string(),
                 limit: found[2].parse().ok(),
@@ -79,9 +89,7 @@ impl Tail {
             None => Tail {
                 base: trimmed.to_string(),
                 limit: None,
-                offset: regex::Regex::new(r"(?is)\sOFFSET\s+\d+$")
-                    .expect("a valid pattern")
-                    .is_match(trimmed),
+                offset: TRAILING_OFFSET.is_match(trimmed),
             },
         }
     }
@@ -98,9 +106,7 @@ impl Plan {
     /// most a page, is sent as it is; a larger `LIMIT` is paged up to it.
     pub fn of(sql: &str, page: Option<u64>, order_by: Option<&str>) -> Result<Plan> {
         let Tail { base, limit, offset } = Tail::of(sql);
-        let ordered = regex::Regex::new(r"(?i)\bORDER\s+BY\b")
-            .expect("a valid pattern")
-            .is_match(&base);
+        let ordered = ORDER_BY.is_match(&base);
         if let Some(column) = order_by {
             if ordered {
                 return Err(usage("--order-by: the SQL has an ORDER BY of its own"));

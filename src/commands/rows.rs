@@ -21,6 +21,7 @@ use crate::render::parquet::ParquetWriter;
 use crate::render::table::{write_result, TableFormat, TableWriter};
 use crate::results::{shortfall, Column, Pick, Picker, RowSink, SqlResult};
 use crate::settings::{read_stdin, RowsSettings, SqlSource};
+use crate::stream::lines::Reads;
 use crate::stream::turn::{Sinks, Turn};
 
 /// Runs `analyst rows`.
@@ -42,14 +43,14 @@ pub fn run(settings: RowsSettings, notes: &Notes, out: &mut Out) -> Result<()> {
     {
         notes.info(&format!(
             "the result is complete in the stream ({} rows): printed without a query (--always runs it)",
-            result.rows.len()
+            result.rows().len()
         ));
         return match format {
             Some(format) => write_result(result, format, out),
             None => {
                 let mut writer = ParquetWriter::new(out)?;
-                writer.columns(&result.columns)?;
-                for row in result.rows.iter(&result.columns) {
+                writer.columns(result.columns())?;
+                for row in result.row_values() {
                     writer.row(&row)?;
                 }
                 writer.finish().map(drop)
@@ -140,7 +141,7 @@ fn saved_result(path: &str, pick: Pick) -> Result<SqlResult> {
         out: &mut io::sink(),
     };
     Turn::new(Instant::now())
-        .read(source, &mut sinks)
+        .read(Reads(source), &mut sinks)
         .context("the saved stream is not NDJSON from 'ask -o raw' or '-o events'")?;
     // A --query past the stream's results is a mistake on the command
     // line (cli.md: exit 2), not a stream with nothing to render.

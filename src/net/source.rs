@@ -3,7 +3,8 @@
 //! bounded channel. The main thread thus never blocks on the network:
 //! between chunks it notices a signal, the `--timeout` deadline or a
 //! stalled stream (`--idle-timeout`), and stops with a [`Fault`] of kind
-//! `Interrupted`, `Terminated` or `Timeout`.
+//! `Interrupted`, `Terminated` or `Timeout`. Chunks are handed over, not
+//! copied ([`Chunks`]), and their buffers go back to the worker for reuse.
 
 use std::io::{self, Read};
 use std::sync::mpsc::{self, Receiver, RecvTimeoutError, SyncSender};
@@ -15,6 +16,7 @@ use super::signals;
 use crate::error::{Fault, Kind};
 use crate::output::human;
 use crate::settings::Limits;
+use crate::stream::lines::Chunks;
 
 /// How long the main thread waits for a chunk before it looks at signals again.
 const POLL: Duration = Duration::from_millis(50);
@@ -34,16 +36,16 @@ enum Chunk {
     Failed(io::Error),
 }
 
-/// The source as seen by the main thread: a `Read` that may stop. A stop
-/// comes out of [`Read::read`] as an `io::Error` carrying its [`Fault`]
-/// (see [`crate::error::fault_of_io`]).
+/// The source as seen by the main thread: [`Chunks`] that may stop. A stop
+/// comes out of [`Chunks::next_chunk`] as an `io::Error` carrying its
+/// [`Fault`] (see [`crate::error::fault_of_io`]).
 pub struct Source {
     chunks: Receiver<Chunk>,
+    /// Buffers the main thread is done with, back to the worker.
+    spare: SyncSender<Vec<u8>>,
     limits: Limits,
     started: Instant,
     last_arrival: Instant,
-    current: Vec<u8>,
-    position: usize,
     finished: bool,
 }
 
@@ -56,9 +58,10 @@ impl Source {
         F: FnOnce() -> Result<Box<dyn Read + Send>> + Send + 'static,
     {
         let (sender, chunks) = mpsc::sync_channel(IN_FLIGHT);
+        let (spare, spares) = mpsc::sync_channel(IN_FLIGHT + 1);
         let worker = std::thread::Builder::new().spawn({
             let sender = sender.clone();
-            move || pump(open, &sender)
+            move || pump(open, &sender, &spares)
         });
         // Without a worker (the system has no thread to give), opening
         // fails with why, the way a refused connection does.
@@ -69,11 +72,10 @@ impl Source {
         }
         Source {
             chunks,
+            spare,
             limits,
             started,
             last_arrival: Instant::now(),
-            current: Vec::new(),
-            position: 0,
             finished: false,
         }
     }
@@ -82,15 +84,15 @@ impl Source {
     /// arrived and was a success). The error is why it did not open, or
     /// the stop that came first.
     pub fn wait_open(&mut self) -> Result<()> {
-        match self.next_chunk()? {
+        match self.receive()? {
             Chunk::Opened => Ok(()),
             Chunk::OpenFailed(err) => Err(err),
             _ => Err(anyhow::anyhow!("the source sent data before it was open")),
         }
     }
 
-    /// The next chunk, or the stop that came first.
-    fn next_chunk(&mut self) -> Result<Chunk, Fault> {
+    /// The next chunk from the worker, or the stop that came first.
+    fn receive(&mut self) -> Result<Chunk, Fault> {
         loop {
             if let Some(signal) = signals::received() {
                 return Err(Fault::new(signal.kind(), format!("interrupted by {}", signal.name())));
@@ -134,33 +136,36 @@ pub fn timeout(limit: Duration) -> Fault {
     Fault::new(Kind::Timeout, format!("--timeout {} expired", human(limit)))
 }
 
-impl Read for Source {
-    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
-        while self.position == self.current.len() {
-            if self.finished {
-                return Ok(0);
-            }
-            match self.next_chunk() {
-                Ok(Chunk::Data(data)) => (self.current, self.position) = (data, 0),
-                Ok(Chunk::End | Chunk::Opened) => self.finished = true,
-                Ok(Chunk::OpenFailed(err)) => return Err(io::Error::other(err.to_string())),
-                Ok(Chunk::Failed(err)) => {
-                    self.finished = true;
-                    return Err(err);
-                }
-                Err(stop) => return Err(io::Error::other(stop)),
-            }
+impl Chunks for Source {
+    fn next_chunk(&mut self, buffer: &mut Vec<u8>) -> io::Result<usize> {
+        if self.finished {
+            return Ok(0);
         }
-        let n = buf.len().min(self.current.len() - self.position);
-        buf[..n].copy_from_slice(&self.current[self.position..self.position + n]);
-        self.position += n;
-        Ok(n)
+        match self.receive() {
+            Ok(Chunk::Data(data)) => {
+                let done = std::mem::replace(buffer, data);
+                // Back to the worker; when it has enough (or is gone), dropped.
+                let _ = self.spare.try_send(done);
+                Ok(buffer.len())
+            }
+            Ok(Chunk::End | Chunk::Opened) => {
+                self.finished = true;
+                Ok(0)
+            }
+            Ok(Chunk::OpenFailed(err)) => Err(io::Error::other(err.to_string())),
+            Ok(Chunk::Failed(err)) => {
+                self.finished = true;
+                Err(err)
+            }
+            Err(stop) => Err(io::Error::other(stop)),
+        }
     }
 }
 
 /// The worker: open, then read chunks until the end, an error, or the main
-/// thread going away (its receiver dropped).
-fn pump<F>(open: F, sender: &SyncSender<Chunk>)
+/// thread going away (its receiver dropped). Each chunk goes out in a
+/// buffer the main thread gave back (`spares`) when there is one.
+fn pump<F>(open: F, sender: &SyncSender<Chunk>, spares: &Receiver<Vec<u8>>)
 where
     F: FnOnce() -> Result<Box<dyn Read + Send>>,
 {
@@ -180,7 +185,12 @@ where
     loop {
         let chunk = match source.read(&mut buffer) {
             Ok(0) => Chunk::End,
-            Ok(n) => Chunk::Data(buffer[..n].to_vec()),
+            Ok(n) => {
+                let mut data = spares.try_recv().unwrap_or_default();
+                data.clear();
+                data.extend_from_slice(&buffer[..n]);
+                Chunk::Data(data)
+            }
             Err(err) if err.kind() == io::ErrorKind::Interrupted => continue,
             Err(err) => Chunk::Failed(err),
         };

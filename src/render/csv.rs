@@ -43,7 +43,7 @@ impl Renderer for Csv {
         let Some(source) = ending.all_rows.filter(|_| result.is_truncated()) else {
             write_result(result, self.format, out)?;
             return match result.total_rows.filter(|_| result.is_truncated()) {
-                Some(total) => ending.accept_truncated(&self.pick.describe(), result.rows.len(), total),
+                Some(total) => ending.accept_truncated(&self.pick.describe(), result.rows().len(), total),
                 None => Ok(()),
             };
         };

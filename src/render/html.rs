@@ -171,13 +171,13 @@ impl Html {
             return html;
         }
         html.push_str("<table>\n<thead><tr>");
-        for column in &result.columns {
+        for column in result.columns() {
             let _ = write!(html, "<th>{}</th>", escape_markup(&column.name));
         }
         html.push_str("</tr></thead>\n<tbody>\n");
-        for row in result.rows.iter(&result.columns).take(ROWS_SHOWN) {
+        for row in result.row_values().take(ROWS_SHOWN) {
             html.push_str("<tr>");
-            for (column, value) in result.columns.iter().zip(&row) {
+            for (column, value) in result.columns().iter().zip(&row) {
                 let text = match value {
                     Value::String(text) => text.clone(),
                     Value::Null => String::new(),
@@ -189,11 +189,11 @@ impl Html {
             html.push_str("</tr>\n");
         }
         html.push_str("</tbody>\n</table>\n");
-        let shown = result.rows.len().min(ROWS_SHOWN);
+        let shown = result.rows().len().min(ROWS_SHOWN);
         let total = result
             .total_rows
-            .unwrap_or(result.rows.len() as u64)
-            .max(result.rows.len() as u64);
+            .unwrap_or(result.rows().len() as u64)
+            .max(result.rows().len() as u64);
         if total > shown as u64 {
             let _ = writeln!(
                 html,

@@ -40,7 +40,7 @@ impl Renderer for Json {
                 let position = self.tool_calls.len();
                 self.sql_calls.push(position);
                 if let Some(total) = sql.total_rows.filter(|_| sql.is_truncated() && sql.error.is_none()) {
-                    self.truncated.push((position, *number, sql.rows.len(), total));
+                    self.truncated.push((position, *number, sql.rows().len(), total));
                 }
             }
             self.tool_calls.push(finished.call.clone());
@@ -219,9 +219,9 @@ impl<'a> Query<'a> {
             title: result.title.as_deref(),
             description: result.description.as_deref(),
             sql: result.sql.as_deref(),
-            columns: &result.columns,
+            columns: result.columns(),
             rows: result.typed_rows(),
-            row_count: result.rows.len(),
+            row_count: result.rows().len(),
             total_rows: result.total_rows,
             truncated: result.is_truncated(),
             uuid: result.uuid.as_deref(),

@@ -152,7 +152,7 @@ impl Live {
                 self.results.push(SqlSummary {
                     number: *number,
                     title: sql.title.clone(),
-                    rows: sql.rows.len(),
+                    rows: sql.rows().len(),
                     total_rows: sql.total_rows,
                 });
             }
@@ -335,11 +335,11 @@ impl<'a> EventNotes<'a> {
             .as_ref()
             .filter(|_| tool.call.error.is_none() && !self.all_rows)
         {
-            if let Some(total) = sql.total_rows.filter(|&total| total > sql.rows.len() as u64) {
+            if let Some(total) = sql.total_rows.filter(|&total| total > sql.rows().len() as u64) {
                 let title = sql.title.as_deref().map(|t| format!(" \"{t}\"")).unwrap_or_default();
                 let text = format!(
                     "SQL result {number}{title} is truncated: {} of {total} rows in the stream; --all-rows fetches every row (or pipe -o raw into 'analyst rows --query {number}')",
-                    sql.rows.len()
+                    sql.rows().len()
                 );
                 let more = "further truncated SQL results are not listed; -o json marks each one";
                 limited(self.notes, &mut self.truncated, &text, more);

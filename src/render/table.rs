@@ -96,10 +96,7 @@ impl<W: Write> TableWriter<W> {
 
     /// Writes the rows of a SQL result of the stream, one at a time.
     pub fn rows_of(&mut self, result: &SqlResult) -> Result<()> {
-        result
-            .rows
-            .iter(&result.columns)
-            .try_for_each(|row| self.write_row(&row))
+        result.row_values().try_for_each(|row| self.write_row(&row))
     }
 
     fn write_row<C: Cell>(&mut self, row: &[C]) -> Result<()> {
@@ -290,7 +287,7 @@ fn aligned(columns: &[Column], rows: Vec<Vec<String>>, width: Option<u16>) -> co
 /// Writes a whole SQL result in `format`.
 pub fn write_result(result: &SqlResult, format: TableFormat, out: &mut dyn Write) -> Result<()> {
     let mut writer = TableWriter::new(format, out);
-    writer.columns(&result.columns)?;
+    writer.columns(result.columns())?;
     writer.rows_of(result)?;
     writer.finish()?;
     Ok(())

@@ -111,7 +111,7 @@ pub fn complete_picked<'a>(
         }
     }
     let partial = match result.total_rows.filter(|_| result.is_truncated()) {
-        Some(total) => ending.accept_truncated(which, result.rows.len(), total),
+        Some(total) => ending.accept_truncated(which, result.rows().len(), total),
         None => Ok(()),
     };
     Ok((result, partial))
@@ -155,10 +155,10 @@ pub fn chart<'a>(result: &'a SqlResult, which: &str, notes: &mut Vec<String>) ->
             )))
         }
     };
-    if result.rows.is_empty() {
+    if result.rows().is_empty() {
         return Err(nothing(format!("{which} has no rows: its chart would draw nothing")));
     }
-    let columns: Vec<&str> = result.columns.iter().map(|c| c.name.as_str()).collect();
+    let columns: Vec<&str> = result.columns().iter().map(|c| c.name.as_str()).collect();
     let Matched {
         renames,
         unmatched,
@@ -471,26 +471,21 @@ fn escape_expression(text: &mut String, columns: &[&str]) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::results::{Column, Rows};
+    use crate::results::{Column, Rows, Table};
     use serde_json::json;
 
     fn result(spec: Value) -> SqlResult {
-        SqlResult {
-            id: "t".into(),
-            tool: "semanticSqlApi".into(),
-            title: None,
-            description: None,
-            sql: None,
+        let table = Table {
             columns: vec![
                 Column::new("orders.month", "String"),
                 Column::new("orders.revenue", "Double"),
             ],
             rows: Rows::Values(vec![vec![json!("2024-01"), json!("10.5")]]),
-            total_rows: Some(1),
-            uuid: None,
-            vega_spec: Some(spec),
-            error: None,
-        }
+        };
+        let mut result = SqlResult::new("t", "semanticSqlApi", table);
+        result.total_rows = Some(1);
+        result.vega_spec = Some(spec);
+        result
     }
 
     #[test]
@@ -532,8 +527,8 @@ mod tests {
     #[test]
     fn fields_that_name_no_column_are_matched_by_member_name_then_position() {
         let mut r = result(json!({}));
-        r.columns[0].name = "tracked_time_month".into();
-        r.columns[1].name = "measure(sales_view.total_revenue)".into();
+        r.table_mut().columns[0].name = "tracked_time_month".into();
+        r.table_mut().columns[1].name = "measure(sales_view.total_revenue)".into();
         let spec = |x: &str, y: &str| {
             json!({"mark": "line", "data": {"name": "table"}, "encoding": {
                 "x": {"field": x, "type": "temporal"},
@@ -577,7 +572,7 @@ mod tests {
         assert!(notes.is_empty(), "{notes:?}");
         r.vega_spec = Some(json!({"mark": "bar", "encoding": {
             "x": {"field": "a"}, "y": {"field": "b"}, "color": {"field": "c"}}}));
-        r.columns.clear();
+        r.table_mut().columns.clear();
         let err = chart(&r, "the last SQL result", &mut Vec::new()).unwrap_err();
         assert_eq!(kind_of(&err), Kind::NothingToRender);
         assert!(

@@ -8,6 +8,8 @@ mod rows;
 
 pub use rows::{Rows, ToolResult};
 
+use std::sync::OnceLock;
+
 use anyhow::Result;
 use indexmap::IndexSet;
 use serde::ser::{SerializeMap, Serializer};
@@ -149,8 +151,32 @@ fn parse_number(text: &str) -> Option<Number> {
     text.parse::<f64>().ok().and_then(Number::from_f64)
 }
 
-/// One SQL tool call's result.
-#[derive(Clone, Debug, PartialEq)]
+/// The columns and rows of a SQL result.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Table {
+    /// The columns, in order.
+    pub columns: Vec<Column>,
+    /// The rows, as the service sent them (read them in column order with
+    /// [`Rows::iter`]).
+    pub rows: Rows,
+}
+
+impl Table {
+    /// The table of a tool result: its rows where they are in its text,
+    /// and the columns of its schema (or of its rows' shapes).
+    fn read(result: &ToolResult) -> Table {
+        let (rows, shapes) = Rows::of(result);
+        Table {
+            columns: columns(result, &shapes),
+            rows,
+        }
+    }
+}
+
+/// One SQL tool call's result. Its table is read from the result's text
+/// when an output first asks for it ([`SqlResult::table`]): most results
+/// of a stream are never read row by row.
+#[derive(Clone, Debug)]
 pub struct SqlResult {
     /// The tool call's message id.
     pub id: String,
@@ -162,11 +188,6 @@ pub struct SqlResult {
     pub description: Option<String>,
     /// The SQL (`sqlQuery` or `query`).
     pub sql: Option<String>,
-    /// The columns, in order.
-    pub columns: Vec<Column>,
-    /// The rows returned, as the service sent them (read them in column
-    /// order with [`Rows::iter`]).
-    pub rows: Rows,
     /// `totalRows`: how many rows the whole result has.
     pub total_rows: Option<u64>,
     /// `uuid` of the result.
@@ -175,6 +196,20 @@ pub struct SqlResult {
     pub vega_spec: Option<Value>,
     /// The tool's `error`, when the query failed.
     pub error: Option<String>,
+    /// The tool result the table is read from, until it is given whole.
+    text: Option<ToolResult>,
+    /// The table, once read (or given).
+    table: OnceLock<Table>,
+}
+
+impl PartialEq for SqlResult {
+    fn eq(&self, other: &SqlResult) -> bool {
+        (&self.id, &self.tool, &self.title, &self.description, &self.sql)
+            == (&other.id, &other.tool, &other.title, &other.description, &other.sql)
+            && (self.total_rows, &self.uuid, &self.vega_spec, &self.error)
+                == (other.total_rows, &other.uuid, &other.vega_spec, &other.error)
+            && self.table() == other.table()
+    }
 }
 
 /// The tool names of the SQL tool in both spellings, and the one that also
@@ -230,7 +265,6 @@ impl SqlResult {
     pub fn from_tool_call(id: &str, tool: &str, input: &Value, result: &ToolResult) -> SqlResult {
         let text = |value: Option<Value>| value.and_then(|value| value.as_str().map(str::to_string));
         let from_input = |key: &str| text(input.get(key).cloned());
-        let (rows, shapes) = Rows::of(result);
         let vega_spec = result
             .field("vegaSpec")
             .or_else(|| input.get("vegaSpec").cloned())
@@ -249,8 +283,6 @@ impl SqlResult {
                 .iter()
                 .find_map(|key| from_input(key))
                 .or_else(|| ["sqlQuery", "query"].iter().find_map(|key| text(result.field(key)))),
-            columns: columns(result, &shapes),
-            rows,
             total_rows: result
                 .field("totalRows")
                 .and_then(|n| n.as_u64().or_else(|| n.as_str().and_then(|s| s.trim().parse().ok()))),
@@ -265,12 +297,60 @@ impl SqlResult {
                     other => format!("the result is not a table: {other}"),
                 }),
             }),
+            text: Some(result.clone()),
+            table: OnceLock::new(),
         }
+    }
+
+    /// A result of `tool` (call `id`) whose table is `table`, with nothing
+    /// else known of it yet.
+    pub fn new(id: &str, tool: &str, table: Table) -> SqlResult {
+        SqlResult {
+            id: id.to_string(),
+            tool: tool.to_string(),
+            title: None,
+            description: None,
+            sql: None,
+            total_rows: None,
+            uuid: None,
+            vega_spec: None,
+            error: None,
+            text: None,
+            table: OnceLock::from(table),
+        }
+    }
+
+    /// The columns and rows, read from the result's text the first time.
+    pub fn table(&self) -> &Table {
+        self.table
+            .get_or_init(|| self.text.as_ref().map(Table::read).unwrap_or_default())
+    }
+
+    /// The table, to change it.
+    pub fn table_mut(&mut self) -> &mut Table {
+        self.table();
+        self.table.get_mut().expect("the table was read just now")
+    }
+
+    /// The columns, in order.
+    pub fn columns(&self) -> &[Column] {
+        &self.table().columns
+    }
+
+    /// The rows returned.
+    pub fn rows(&self) -> &Rows {
+        &self.table().rows
+    }
+
+    /// Each row's values, in column order.
+    pub fn row_values(&self) -> impl Iterator<Item = Vec<Value>> + '_ {
+        let table = self.table();
+        table.rows.iter(&table.columns)
     }
 
     /// True when `totalRows` says there are more rows than were returned.
     pub fn is_truncated(&self) -> bool {
-        self.total_rows.is_some_and(|total| total > self.rows.len() as u64)
+        self.total_rows.is_some_and(|total| total > self.rows().len() as u64)
     }
 
     /// The rows as objects keyed by column name (names are unique: see
@@ -290,8 +370,8 @@ pub struct TypedRows<'a> {
 
 impl Serialize for TypedRows<'_> {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let columns = &self.result.columns;
-        serializer.collect_seq(self.result.rows.iter(columns).map(|row| TypedRow { columns, row }))
+        let columns = self.result.columns();
+        serializer.collect_seq(self.result.row_values().map(|row| TypedRow { columns, row }))
     }
 }
 
@@ -552,8 +632,10 @@ impl SqlResult {
     pub fn complete(&mut self, source: &dyn RowSource) -> Result<()> {
         let mut collected = Collected::default();
         let got = source.fetch(self.sql_to_fetch()?, &mut collected)?;
-        self.columns = collected.columns;
-        self.rows = Rows::Values(collected.rows);
+        *self.table_mut() = Table {
+            columns: collected.columns,
+            rows: Rows::Values(collected.rows),
+        };
         match shortfall(self.total_rows, got) {
             Some(why) => Err(Fault::new(Kind::Partial, why).into()),
             None => Ok(()),
@@ -593,7 +675,7 @@ mod tests {
 
     /// Every row of `result`, in column order.
     fn rows(result: &SqlResult) -> Vec<Vec<Value>> {
-        result.rows.iter(&result.columns).collect()
+        result.row_values().collect()
     }
 
     #[test]
@@ -630,7 +712,7 @@ mod tests {
         let a = SqlResult::from_tool_call("t1", "semanticSqlApi", &json!({"sqlQuery": "SELECT 1"}), &sent(arrays));
         let b = SqlResult::from_tool_call("t1", "cubeSqlApi", &json!({"query": "SELECT 1"}), &sent(objects));
         assert_eq!(rows(&a), rows(&b));
-        assert_eq!(a.rows.len(), 2);
+        assert_eq!(a.rows().len(), 2);
         assert_eq!(a.sql.as_deref(), Some("SELECT 1"));
         assert_eq!(b.sql.as_deref(), Some("SELECT 1"));
         let typed_a = serde_json::to_value(a.typed_rows()).unwrap();
@@ -646,7 +728,7 @@ mod tests {
         let result = sent(json!({"schema": [{"name": "k", "column_type": "String"}],
             "data": [["a"], [1e2], {"k": "c"}, "lone", null, []]}));
         let sql = SqlResult::from_tool_call("t", "cubeSqlApi", &json!({}), &result);
-        assert!(matches!(sql.rows, Rows::InText { .. }));
+        assert!(matches!(sql.rows(), Rows::InText { .. }));
         assert_eq!(
             rows(&sql),
             [

@@ -5,7 +5,6 @@
 //! time, so a result of millions of rows costs its text and four bytes a
 //! row, never a tree of values.
 
-use std::collections::HashMap;
 use std::ops::Range;
 use std::sync::Arc;
 
@@ -22,8 +21,11 @@ use super::Column;
 #[derive(Clone, Debug)]
 pub struct ToolResult {
     text: Arc<String>,
-    fields: Option<Vec<(String, Range<usize>)>>,
+    fields: Option<Spans>,
 }
+
+/// Each field's name and where its value is in the text, in order.
+type Spans = Arc<[(String, Range<usize>)]>;
 
 impl ToolResult {
     /// The result the service sent as `text` (a tool result decoded from
@@ -31,14 +33,12 @@ impl ToolResult {
     /// the JSON string of it. An object is read once, for where its fields
     /// are; only other results are checked for being JSON at all.
     pub fn new(text: String) -> ToolResult {
-        let fields = serde_json::from_str::<HashMap<String, &RawValue>>(&text)
-            .ok()
-            .map(|fields| {
-                fields
-                    .into_iter()
-                    .map(|(name, raw)| (name, span(&text, raw.get())))
-                    .collect::<Vec<_>>()
-            });
+        let fields = serde_json::from_str::<Fields<'_>>(&text).ok().map(|Fields(fields)| {
+            fields
+                .into_iter()
+                .map(|(name, raw)| (name, span(&text, raw.get())))
+                .collect()
+        });
         let text = match fields.is_some() || serde_json::from_str::<IgnoredAny>(&text).is_ok() {
             true => text,
             false => Value::String(text).to_string(),
@@ -55,9 +55,10 @@ impl ToolResult {
         self.fields.is_some()
     }
 
-    /// The JSON text of the field `name`, when the result has it.
+    /// The JSON text of the field `name`, when the result has it (the
+    /// last of a repeated name, as jq reads it).
     pub fn raw(&self, name: &str) -> Option<&str> {
-        let (_, range) = self.fields.as_ref()?.iter().find(|(field, _)| field == name)?;
+        let (_, range) = self.fields.as_ref()?.iter().rev().find(|(field, _)| field == name)?;
         Some(&self.text[range.clone()])
     }
 
@@ -82,6 +83,33 @@ impl ToolResult {
 impl Serialize for ToolResult {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         self.value().serialize(serializer)
+    }
+}
+
+/// An object's fields in order, each value as its raw JSON.
+struct Fields<'a>(Vec<(String, &'a RawValue)>);
+
+impl<'de> Deserialize<'de> for Fields<'de> {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Fields<'de>, D::Error> {
+        struct FieldsVisitor;
+
+        impl<'de> Visitor<'de> for FieldsVisitor {
+            type Value = Fields<'de>;
+
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("an object")
+            }
+
+            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Fields<'de>, A::Error> {
+                let mut fields = Vec::new();
+                while let Some(field) = map.next_entry::<String, &'de RawValue>()? {
+                    fields.push(field);
+                }
+                Ok(Fields(fields))
+            }
+        }
+
+        deserializer.deserialize_map(FieldsVisitor)
     }
 }
 
@@ -113,6 +141,12 @@ pub enum Rows {
     },
     /// Held as values: rows fetched through the data query API.
     Values(Vec<Vec<Value>>),
+}
+
+impl Default for Rows {
+    fn default() -> Rows {
+        Rows::Values(Vec::new())
+    }
 }
 
 impl Rows {
@@ -217,21 +251,15 @@ impl<'de, 'b> Visitor<'de> for RowStarts<'de, 'b> {
             let start = span(self.text, row.get()).start + self.base;
             // A line is at most 1 GiB (the line reader's limit).
             self.starts.push(u32::try_from(start).unwrap_or(u32::MAX));
-            if let Ok(shape) = serde_json::from_str::<Shape>(row.get()) {
-                match shape {
-                    Shape::Array(width) => self.shapes.widest = self.shapes.widest.max(width),
-                    Shape::Object(keys) => self.shapes.keys.extend(keys),
-                    Shape::Other => self.shapes.widest = self.shapes.widest.max(1),
-                }
+            match Shape::of(row) {
+                Shape::Array(width) => self.shapes.widest = self.shapes.widest.max(width),
+                Shape::Object(keys) => self.shapes.keys.extend(keys),
+                Shape::Other => self.shapes.widest = self.shapes.widest.max(1),
             }
         }
         Ok(())
     }
 }
-
-/// The key under which serde_json (with `arbitrary_precision`) hands a
-/// number over to a visitor.
-const NUMBER_TOKEN: &str = "$serde_json::private::Number";
 
 /// The shape of one row: an array of so many values, an object with these
 /// keys, or anything else.
@@ -241,64 +269,71 @@ enum Shape {
     Other,
 }
 
-impl<'de> Deserialize<'de> for Shape {
-    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Shape, D::Error> {
-        deserializer.deserialize_any(ShapeVisitor)
+impl Shape {
+    /// The shape of the row `raw`, told by its first character (an array
+    /// or an object is then read as one; any other value is a lone cell).
+    fn of(raw: &RawValue) -> Shape {
+        let text = raw.get();
+        let read = match text.as_bytes().first() {
+            Some(b'[') => serde_json::from_str::<Width>(text).map(|Width(width)| Shape::Array(width)),
+            Some(b'{') => serde_json::from_str::<Keys>(text).map(|Keys(keys)| Shape::Object(keys)),
+            _ => return Shape::Other,
+        };
+        read.unwrap_or(Shape::Other)
     }
 }
 
-struct ShapeVisitor;
+/// How many values an array holds.
+struct Width(usize);
 
-impl<'de> Visitor<'de> for ShapeVisitor {
-    type Value = Shape;
+impl<'de> Deserialize<'de> for Width {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Width, D::Error> {
+        struct WidthVisitor;
 
-    fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
-        f.write_str("a row")
-    }
+        impl<'de> Visitor<'de> for WidthVisitor {
+            type Value = Width;
 
-    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Shape, A::Error> {
-        let mut width = 0;
-        while seq.next_element::<IgnoredAny>()?.is_some() {
-            width += 1;
-        }
-        Ok(Shape::Array(width))
-    }
-
-    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Shape, A::Error> {
-        let mut keys = Vec::new();
-        while let Some(key) = map.next_key::<String>()? {
-            map.next_value::<IgnoredAny>()?;
-            // serde_json hands a number kept with all its digits over as a
-            // map of one private key.
-            if key == NUMBER_TOKEN {
-                return Ok(Shape::Other);
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("an array")
             }
-            keys.push(key);
+
+            fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Width, A::Error> {
+                let mut width = 0;
+                while seq.next_element::<IgnoredAny>()?.is_some() {
+                    width += 1;
+                }
+                Ok(Width(width))
+            }
         }
-        Ok(Shape::Object(keys))
-    }
 
-    fn visit_bool<E>(self, _: bool) -> Result<Shape, E> {
-        Ok(Shape::Other)
+        deserializer.deserialize_seq(WidthVisitor)
     }
+}
 
-    fn visit_i64<E>(self, _: i64) -> Result<Shape, E> {
-        Ok(Shape::Other)
-    }
+/// The keys of an object, in order.
+struct Keys(Vec<String>);
 
-    fn visit_u64<E>(self, _: u64) -> Result<Shape, E> {
-        Ok(Shape::Other)
-    }
+impl<'de> Deserialize<'de> for Keys {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Keys, D::Error> {
+        struct KeysVisitor;
 
-    fn visit_f64<E>(self, _: f64) -> Result<Shape, E> {
-        Ok(Shape::Other)
-    }
+        impl<'de> Visitor<'de> for KeysVisitor {
+            type Value = Keys;
 
-    fn visit_str<E>(self, _: &str) -> Result<Shape, E> {
-        Ok(Shape::Other)
-    }
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("an object")
+            }
 
-    fn visit_unit<E>(self) -> Result<Shape, E> {
-        Ok(Shape::Other)
+            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Keys, A::Error> {
+                let mut keys = Vec::new();
+                while let Some(key) = map.next_key::<String>()? {
+                    map.next_value::<IgnoredAny>()?;
+                    keys.push(key);
+                }
+                Ok(Keys(keys))
+            }
+        }
+
+        deserializer.deserialize_map(KeysVisitor)
     }
 }

@@ -1,6 +1,8 @@
-//! Splits a byte stream into lines as the bytes arrive. Chunks may end
-//! anywhere (inside a UTF-8 character too); memory is one reused buffer that
-//! grows to the largest line and no further.
+//! Splits a byte stream into lines as the bytes arrive. The bytes come a
+//! chunk at a time ([`Chunks`]) and chunks may end anywhere (inside a UTF-8
+//! character too). A line inside one chunk is lent straight from it; only
+//! a line that spans chunks is copied, into one reused buffer that grows to
+//! the largest such line and no further.
 
 use std::io::{self, Read};
 
@@ -9,17 +11,44 @@ use std::io::{self, Read};
 /// the machine's memory.
 pub const MAX_LINE: usize = 1 << 30;
 
-/// The buffer's first size: a network read or two fits whole.
-const INITIAL_BUFFER: usize = 512 * 1024;
+/// How much a plain reader ([`Reads`]) is asked for at once.
+const READ_SIZE: usize = 512 * 1024;
 
-/// Past this size the buffer grows by a fixed step instead of doubling, so
-/// a long line costs its length plus at most one step, not twice its length
-/// (large buffers are reallocated in place by the allocator, so small steps
-/// cost little).
+/// Past this size the buffer of a line that spans chunks grows by a fixed
+/// step instead of doubling, so a long line costs its length plus at most
+/// one step, not twice its length (large buffers are reallocated in place
+/// by the allocator, so small steps cost little).
 const LINEAR_GROWTH_FROM: usize = 16 << 20;
 
 /// The fixed step of growth past [`LINEAR_GROWTH_FROM`].
 const LINEAR_STEP: usize = 4 << 20;
+
+/// Where a [`LineReader`] gets its bytes: a chunk at a time, handed over
+/// rather than copied.
+pub trait Chunks {
+    /// Puts the next chunk in `buffer` (filling it, or replacing it with a
+    /// buffer of its own) and returns its length: the chunk is
+    /// `buffer[..n]`; 0 at the end of the stream.
+    fn next_chunk(&mut self, buffer: &mut Vec<u8>) -> io::Result<usize>;
+}
+
+/// Any reader (a file, stdin, a test's bytes) as [`Chunks`]: each read
+/// fills one reused buffer.
+pub struct Reads<R>(pub R);
+
+impl<R: Read> Chunks for Reads<R> {
+    fn next_chunk(&mut self, buffer: &mut Vec<u8>) -> io::Result<usize> {
+        if buffer.len() < READ_SIZE {
+            buffer.resize(READ_SIZE, 0);
+        }
+        loop {
+            match self.0.read(buffer) {
+                Err(err) if err.kind() == io::ErrorKind::Interrupted => {}
+                read => return read,
+            }
+        }
+    }
+}
 
 /// A line of the stream.
 #[derive(Debug)]
@@ -50,38 +79,48 @@ impl<'a> Line<'a> {
     }
 }
 
-/// Reads lines from any `Read` (an HTTP body, a file, stdin) with one buffer.
-pub struct LineReader<R> {
-    inner: R,
-    buffer: Vec<u8>,
+/// Reads lines from [`Chunks`] (the stream source, or a plain reader
+/// through [`Reads`]).
+pub struct LineReader<C> {
+    source: C,
+    /// The chunk being read, `chunk[..filled]`.
+    chunk: Vec<u8>,
+    filled: usize,
+    /// Where the next line starts in the chunk.
     start: usize,
-    end: usize,
+    /// The beginning of a line that spans chunks.
+    carry: Vec<u8>,
+    /// The last line returned was `carry`: it starts afresh next time.
+    carried: bool,
+    /// Where the next line's `\n` is in the chunk, when the last call
+    /// already found it.
+    next_newline: Option<usize>,
     line_number: u64,
     max_line: usize,
     eof: bool,
     failure: Option<io::Error>,
-    /// Where the next line's `\n` is, when the last call already found it.
-    next_newline: Option<usize>,
 }
 
-impl<R: Read> LineReader<R> {
+impl<C: Chunks> LineReader<C> {
     /// A reader with the default line limit [`MAX_LINE`].
-    pub fn new(inner: R) -> Self {
-        Self::with_max_line(inner, MAX_LINE)
+    pub fn new(source: C) -> Self {
+        Self::with_max_line(source, MAX_LINE)
     }
 
     /// A reader that refuses lines longer than `max_line` bytes.
-    pub fn with_max_line(inner: R, max_line: usize) -> Self {
+    pub fn with_max_line(source: C, max_line: usize) -> Self {
         LineReader {
-            inner,
-            buffer: vec![0; INITIAL_BUFFER.min(max_line.max(1))],
+            source,
+            chunk: Vec::new(),
+            filled: 0,
             start: 0,
-            end: 0,
+            carry: Vec::new(),
+            carried: false,
+            next_newline: None,
             line_number: 0,
             max_line,
             eof: false,
             failure: None,
-            next_newline: None,
         }
     }
 
@@ -91,95 +130,106 @@ impl<R: Read> LineReader<R> {
     /// first as an unterminated line; a line over the limit is an
     /// `InvalidData` error.
     pub fn next_line(&mut self) -> io::Result<Option<Line<'_>>> {
-        match self.next_line_end()? {
-            Some(line_end) => Ok(Some(self.take(line_end))),
-            None => Ok(None),
+        if std::mem::take(&mut self.carried) {
+            self.carry.clear();
         }
-    }
-
-    /// Where the next line ends, reading until it is complete (or the
-    /// source ends or fails after some bytes of it).
-    fn next_line_end(&mut self) -> io::Result<Option<usize>> {
-        if let Some(err) = self.failure.take() {
-            return Err(err);
-        }
-        if let Some(newline) = self.next_newline.take() {
-            return Ok(Some(newline + 1));
-        }
-        let mut searched = self.start;
         loop {
-            if let Some(offset) = memchr::memchr(b'\n', &self.buffer[searched..self.end]) {
-                return Ok(Some(searched + offset + 1));
+            let newline = self
+                .next_newline
+                .take()
+                .or_else(|| memchr::memchr(b'\n', &self.chunk[self.start..self.filled]).map(|at| self.start + at));
+            if let Some(newline) = newline {
+                let (start, end) = (self.start, newline + 1);
+                self.check_length(self.carry.len() + newline - start)?;
+                self.start = end;
+                self.line_number += 1;
+                self.next_newline = memchr::memchr(b'\n', &self.chunk[end..self.filled]).map(|at| end + at);
+                let bytes = match self.carry.is_empty() {
+                    true => &self.chunk[start..end],
+                    false => {
+                        append(&mut self.carry, &self.chunk[start..end]);
+                        self.carried = true;
+                        &self.carry[..]
+                    }
+                };
+                return Ok(Some(Line {
+                    bytes,
+                    number: self.line_number,
+                    followed_by: None,
+                    more_buffered: self.next_newline.is_some(),
+                }));
             }
-            searched = self.end;
+            // The rest of the chunk begins a line that goes on in the next.
+            if self.start < self.filled {
+                self.check_length(self.carry.len() + self.filled - self.start)?;
+                append(&mut self.carry, &self.chunk[self.start..self.filled]);
+                self.start = self.filled;
+            }
+            if let Some(err) = self.failure.take() {
+                return Err(err);
+            }
             if self.eof {
-                return Ok((self.start < self.end).then_some(self.end));
+                return Ok(self.last_line());
             }
-            self.make_room()?;
-            searched -= self.compact();
-            match self.inner.read(&mut self.buffer[self.end..]) {
+            match self.source.next_chunk(&mut self.chunk) {
                 Ok(0) => self.eof = true,
-                Ok(n) => self.end += n,
-                Err(err) if err.kind() == io::ErrorKind::Interrupted => {}
-                Err(err) if self.start == self.end => return Err(err),
+                Ok(n) => (self.filled, self.start) = (n, 0),
+                Err(err) if self.carry.is_empty() => return Err(err),
                 Err(err) => {
                     self.failure = Some(err);
-                    return Ok(Some(self.end));
+                    return Ok(self.last_line());
                 }
             }
         }
     }
 
-    fn take(&mut self, line_end: usize) -> Line<'_> {
-        let start = self.start;
-        self.start = line_end;
+    /// The line begun in `carry` that no `\n` ended, if any (the stream's
+    /// last line), followed by the source's failure when it broke off.
+    fn last_line(&mut self) -> Option<Line<'_>> {
+        if self.carry.is_empty() {
+            return None;
+        }
         self.line_number += 1;
-        self.next_newline = memchr::memchr(b'\n', &self.buffer[line_end..self.end]).map(|at| line_end + at);
-        let more_buffered = self.next_newline.is_some();
-        Line {
-            bytes: &self.buffer[start..line_end],
+        self.carried = true;
+        Some(Line {
+            bytes: &self.carry,
             number: self.line_number,
             followed_by: self.failure.as_ref(),
-            more_buffered,
-        }
+            more_buffered: false,
+        })
     }
 
-    /// Ensures there is free space after the data, growing the buffer only
-    /// when the pending (incomplete) line fills it.
-    fn make_room(&mut self) -> io::Result<()> {
-        let pending = self.end - self.start;
-        if pending >= self.max_line {
-            return Err(io::Error::new(
-                io::ErrorKind::InvalidData,
-                format!(
-                    "line {} is longer than {} MiB",
-                    self.line_number + 1,
-                    self.max_line >> 20
-                ),
-            ));
+    /// Refuses the line being read once it is `length` bytes long (its
+    /// `\n` aside) and that is over the limit.
+    fn check_length(&self, length: usize) -> io::Result<()> {
+        if length < self.max_line {
+            return Ok(());
         }
-        if pending == self.buffer.len() {
-            let len = self.buffer.len();
-            let step = if len < LINEAR_GROWTH_FROM { len } else { LINEAR_STEP };
-            let grown = (len + step).min(self.max_line.max(1)).max(pending + 1);
-            self.buffer.resize(grown, 0);
-        }
-        Ok(())
+        Err(io::Error::new(
+            io::ErrorKind::InvalidData,
+            format!(
+                "line {} is longer than {} MiB",
+                self.line_number + 1,
+                self.max_line >> 20
+            ),
+        ))
     }
+}
 
-    /// Moves the pending bytes (the start of a line) to the front of the
-    /// buffer when less than half of it is free at its end, so reads stay
-    /// large; returns how far they moved. A line moves at most once.
-    fn compact(&mut self) -> usize {
-        if self.start == 0 || self.buffer.len() - self.end >= self.buffer.len() / 2 {
-            return 0;
-        }
-        let shift = self.start;
-        self.buffer.copy_within(self.start..self.end, 0);
-        self.end -= shift;
-        self.start = 0;
-        shift
+/// Appends `bytes` to a line that spans chunks, growing its buffer by
+/// doubling and, past [`LINEAR_GROWTH_FROM`], by [`LINEAR_STEP`].
+fn append(carry: &mut Vec<u8>, bytes: &[u8]) {
+    let needed = carry.len() + bytes.len();
+    if needed > carry.capacity() {
+        let capacity = carry.capacity();
+        let step = if capacity < LINEAR_GROWTH_FROM {
+            capacity
+        } else {
+            LINEAR_STEP
+        };
+        carry.reserve_exact((capacity + step).max(needed) - carry.len());
     }
+    carry.extend_from_slice(bytes);
 }
 
 #[cfg(test)]
@@ -206,7 +256,7 @@ mod tests {
     }
 
     fn collect(data: &[u8], sizes: Vec<usize>, max_line: usize) -> io::Result<Vec<Vec<u8>>> {
-        let mut reader = LineReader::with_max_line(Chunked { data, sizes, next: 0 }, max_line);
+        let mut reader = LineReader::with_max_line(Reads(Chunked { data, sizes, next: 0 }), max_line);
         let mut lines = Vec::new();
         while let Some(line) = reader.next_line()? {
             lines.push(line.bytes.to_vec());
@@ -236,7 +286,7 @@ mod tests {
 
     #[test]
     fn lines_longer_than_the_first_buffer_grow_it() {
-        let long = vec![b'x'; INITIAL_BUFFER * 3 + 17];
+        let long = vec![b'x'; READ_SIZE * 3 + 17];
         let mut data = long.clone();
         data.push(b'\n');
         data.extend_from_slice(b"next\n");
@@ -269,7 +319,7 @@ mod tests {
 
     #[test]
     fn bytes_that_arrived_before_a_failure_come_first() {
-        let mut reader = LineReader::new(Dropping(b"one\ntw"));
+        let mut reader = LineReader::new(Reads(Dropping(b"one\ntw")));
         assert_eq!(reader.next_line().unwrap().unwrap().bytes, b"one\n");
         let partial = reader.next_line().unwrap().unwrap();
         assert_eq!((partial.bytes, partial.is_terminated()), (&b"tw"[..], false));

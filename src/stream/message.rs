@@ -6,8 +6,9 @@
 
 use std::borrow::Cow;
 use std::fmt;
+use std::marker::PhantomData;
 
-use serde::de::{self, Deserializer, IgnoredAny, SeqAccess, Visitor};
+use serde::de::{self, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
 use serde::Deserialize;
 use serde_json::value::RawValue;
 use serde_json::Value;
@@ -40,62 +41,186 @@ impl std::ops::Deref for Text<'_> {
 
 /// A line of the chat stream (API document 2.3, plus the service's extra
 /// special ids and `{"error": …}` lines). A field that is `null` on the
-/// wire is `None`.
-#[derive(Debug, Default, Deserialize)]
-#[serde(rename_all = "camelCase")]
+/// wire is `None`; a key that comes twice takes its last value, as jq and
+/// JSON.parse read it.
+#[derive(Debug, Default)]
 pub struct Message<'a> {
     /// Message id; tool-call start and result share one.
-    #[serde(borrow, default)]
     pub id: Option<Text<'a>>,
     /// `user` or `assistant`.
-    #[serde(borrow, default)]
     pub role: Option<Text<'a>>,
     /// Text: a chunk when `isDelta` is true, the whole text otherwise.
-    #[serde(borrow, default)]
     pub content: Option<Text<'a>>,
     /// Whether the line carries the agent's reasoning (its text is not kept).
-    #[serde(default, deserialize_with = "not_null")]
     pub thinking: bool,
     /// A tool call (start or result).
-    #[serde(borrow, default)]
     pub tool_call: Option<ToolCall<'a>>,
     /// Whether `graphPath` marks the final consolidated answer: an array
     /// whose first element is `final`, of length at most 2.
-    #[serde(default, rename = "graphPath", deserialize_with = "final_node")]
     pub final_node: bool,
     /// Whether `content` is an increment.
-    #[serde(default)]
     pub is_delta: Option<bool>,
     /// Whether the message is still being generated.
-    #[serde(default)]
     pub is_in_process: Option<bool>,
     /// State object of `__cutoff__` / `__state__`, parsed only when needed.
-    #[serde(borrow, default)]
     pub state: Option<&'a RawValue>,
     /// An in-stream error (`{"error": …}`), or the text of `__suspended__`.
-    #[serde(borrow, default)]
     pub error: Option<&'a RawValue>,
     /// Token usage of `__usage__`.
-    #[serde(borrow, default)]
     pub usage: Option<&'a RawValue>,
     /// For `__suspended__`: the message to resend.
-    #[serde(borrow, default)]
     pub message_id: Option<Text<'a>>,
 }
 
 /// The `toolCall` object (API document 2.4). `input` and `result` are
 /// JSON-encoded strings on the wire; both are kept raw until needed.
-#[derive(Debug, Default, Deserialize)]
+#[derive(Debug, Default)]
 pub struct ToolCall<'a> {
     /// Tool name, e.g. `semanticSqlApi` or `cubeSqlApi`.
-    #[serde(borrow, default)]
     pub name: Option<Text<'a>>,
     /// Tool input (a JSON string, or JSON directly).
-    #[serde(borrow, default)]
     pub input: Option<&'a RawValue>,
     /// Tool result, present when the call is complete.
-    #[serde(borrow, default)]
     pub result: Option<&'a RawValue>,
+}
+
+/// The keys of a message that outputs read; any other is skipped.
+enum Key {
+    Id,
+    Role,
+    Content,
+    Thinking,
+    ToolCall,
+    GraphPath,
+    IsDelta,
+    IsInProcess,
+    State,
+    Error,
+    Usage,
+    MessageId,
+    Name,
+    Input,
+    Result,
+    Other,
+}
+
+impl<'de> Deserialize<'de> for Key {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Key, D::Error> {
+        struct KeyVisitor;
+
+        impl Visitor<'_> for KeyVisitor {
+            type Value = Key;
+
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("a key")
+            }
+
+            /// Matched by length first: most keys of a line are told apart
+            /// without comparing a byte.
+            fn visit_str<E: de::Error>(self, key: &str) -> Result<Key, E> {
+                let key = key.as_bytes();
+                Ok(match (key.len(), key) {
+                    (2, b"id") => Key::Id,
+                    (4, b"role") => Key::Role,
+                    (4, b"name") => Key::Name,
+                    (5, b"state") => Key::State,
+                    (5, b"error") => Key::Error,
+                    (5, b"usage") => Key::Usage,
+                    (5, b"input") => Key::Input,
+                    (6, b"result") => Key::Result,
+                    (7, b"content") => Key::Content,
+                    (7, b"isDelta") => Key::IsDelta,
+                    (8, b"thinking") => Key::Thinking,
+                    (8, b"toolCall") => Key::ToolCall,
+                    (9, b"graphPath") => Key::GraphPath,
+                    (9, b"messageId") => Key::MessageId,
+                    (11, b"isInProcess") => Key::IsInProcess,
+                    _ => Key::Other,
+                })
+            }
+        }
+
+        deserializer.deserialize_identifier(KeyVisitor)
+    }
+}
+
+/// Reads a message's fields as they come, by hand rather than derived, so
+/// that a repeated key is taken (the last wins) instead of refused, and each
+/// key is matched once.
+impl<'de: 'a, 'a> Deserialize<'de> for Message<'a> {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Message<'a>, D::Error> {
+        struct MessageVisitor<'a>(PhantomData<&'a ()>);
+
+        impl<'de: 'a, 'a> Visitor<'de> for MessageVisitor<'a> {
+            type Value = Message<'a>;
+
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("a message object")
+            }
+
+            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Message<'a>, A::Error> {
+                let mut message = Message::default();
+                while let Some(key) = map.next_key::<Key>()? {
+                    match key {
+                        Key::Id => message.id = map.next_value()?,
+                        Key::Role => message.role = map.next_value()?,
+                        Key::Content => message.content = map.next_value()?,
+                        // The field's presence is what counts.
+                        Key::Thinking => message.thinking = map.next_value::<Option<IgnoredAny>>()?.is_some(),
+                        Key::ToolCall => message.tool_call = map.next_value()?,
+                        Key::GraphPath => {
+                            message.final_node = map.next_value::<Option<FinalNode>>()?.is_some_and(|node| node.0)
+                        }
+                        Key::IsDelta => message.is_delta = map.next_value()?,
+                        Key::IsInProcess => message.is_in_process = map.next_value()?,
+                        Key::State => message.state = map.next_value()?,
+                        Key::Error => message.error = map.next_value()?,
+                        Key::Usage => message.usage = map.next_value()?,
+                        Key::MessageId => message.message_id = map.next_value()?,
+                        Key::Name | Key::Input | Key::Result | Key::Other => {
+                            map.next_value::<IgnoredAny>()?;
+                        }
+                    }
+                }
+                Ok(message)
+            }
+        }
+
+        deserializer.deserialize_map(MessageVisitor(PhantomData))
+    }
+}
+
+/// A `toolCall` object, read as a [`Message`] is (a repeated key's last
+/// value wins).
+impl<'de: 'a, 'a> Deserialize<'de> for ToolCall<'a> {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<ToolCall<'a>, D::Error> {
+        struct ToolCallVisitor<'a>(PhantomData<&'a ()>);
+
+        impl<'de: 'a, 'a> Visitor<'de> for ToolCallVisitor<'a> {
+            type Value = ToolCall<'a>;
+
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("a toolCall object")
+            }
+
+            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<ToolCall<'a>, A::Error> {
+                let mut call = ToolCall::default();
+                while let Some(key) = map.next_key::<Key>()? {
+                    match key {
+                        Key::Name => call.name = map.next_value()?,
+                        Key::Input => call.input = map.next_value()?,
+                        Key::Result => call.result = map.next_value()?,
+                        _ => {
+                            map.next_value::<IgnoredAny>()?;
+                        }
+                    }
+                }
+                Ok(call)
+            }
+        }
+
+        deserializer.deserialize_map(ToolCallVisitor(PhantomData))
+    }
 }
 
 /// Why a line could not be read as a message.
@@ -122,9 +247,11 @@ impl<'a> Message<'a> {
     pub fn parse(content: &'a [u8]) -> Result<Option<Message<'a>>, ParseError> {
         let content = content.strip_prefix("\u{feff}".as_bytes()).unwrap_or(content);
         // One check of the whole line: serde does not check the UTF-8 of
-        // the strings it skips.
-        let text = simdutf8::compat::from_utf8(content)
-            .map_err(|err| ParseError::Invalid(format!("invalid UTF-8 at column {}", err.valid_up_to() + 1)))?;
+        // the strings it skips. (Where it fails is looked for only then.)
+        let text = simdutf8::basic::from_utf8(content).map_err(|_| {
+            let valid_up_to = simdutf8::compat::from_utf8(content).map_or_else(|err| err.valid_up_to(), str::len);
+            ParseError::Invalid(format!("invalid UTF-8 at column {}", valid_up_to + 1))
+        })?;
         let start = text.trim_start_matches([' ', '\t', '\n', '\r']);
         if start.is_empty() {
             return Ok(None);
@@ -192,41 +319,36 @@ fn invalid(err: &serde_json::Error) -> ParseError {
     ParseError::Invalid(format!("{what} at column {}", err.column()))
 }
 
-/// True for any value but `null` (the field's presence is what counts).
-fn not_null<'de, D: Deserializer<'de>>(deserializer: D) -> Result<bool, D::Error> {
-    Ok(Option::<IgnoredAny>::deserialize(deserializer)?.is_some())
-}
+/// Whether `graphPath` (an array of node names, or null) marks the final
+/// answer: first element `final`, at most 2 elements.
+struct FinalNode(bool);
 
-/// Reads `graphPath` (an array of node names, or null) into whether it marks
-/// the final answer: first element `final`, at most 2 elements.
-fn final_node<'de, D: Deserializer<'de>>(deserializer: D) -> Result<bool, D::Error> {
-    struct FinalNode;
+impl<'de> Deserialize<'de> for FinalNode {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<FinalNode, D::Error> {
+        struct FinalNodeVisitor;
 
-    impl<'de> Visitor<'de> for FinalNode {
-        type Value = bool;
+        impl<'de> Visitor<'de> for FinalNodeVisitor {
+            type Value = FinalNode;
 
-        fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-            f.write_str("an array of node names or null")
-        }
-
-        fn visit_unit<E: de::Error>(self) -> Result<bool, E> {
-            Ok(false)
-        }
-
-        fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<bool, A::Error> {
-            let first_is_final = match seq.next_element::<Text<'de>>()? {
-                Some(first) => &*first == "final",
-                None => return Ok(false),
-            };
-            let mut length = 1;
-            while seq.next_element::<IgnoredAny>()?.is_some() {
-                length += 1;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("an array of node names or null")
             }
-            Ok(first_is_final && length <= 2)
-        }
-    }
 
-    deserializer.deserialize_any(FinalNode)
+            fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<FinalNode, A::Error> {
+                let first_is_final = match seq.next_element::<Text<'de>>()? {
+                    Some(first) => &*first == "final",
+                    None => return Ok(FinalNode(false)),
+                };
+                let mut length = 1;
+                while seq.next_element::<IgnoredAny>()?.is_some() {
+                    length += 1;
+                }
+                Ok(FinalNode(first_is_final && length <= 2))
+            }
+        }
+
+        deserializer.deserialize_seq(FinalNodeVisitor)
+    }
 }
 
 /// The text a JSON value stands for: a string's contents, or the JSON

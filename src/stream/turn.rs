@@ -6,12 +6,12 @@
 //! not the other way round.
 
 use std::borrow::Cow;
-use std::io::{self, Read, Write};
+use std::io::{self, Write};
 use std::time::{Duration, Instant};
 
 use anyhow::Result;
 
-use super::lines::{Line, LineReader};
+use super::lines::{Chunks, Line, LineReader};
 use super::message::{Message, ParseError};
 use super::resume::{Resumed, TurnLines};
 use super::transcript::{Event, Transcript};
@@ -169,7 +169,7 @@ pub trait LineFold {
 /// Reads `source` line by line into `fold` until the end, the first error,
 /// or a stop (a signal, the deadline, a stall: its fault is the error).
 /// Every known secret is redacted from each line before `fold` sees it.
-pub fn read_lines(source: impl Read, fold: &mut dyn LineFold) -> Result<()> {
+pub fn read_lines(source: impl Chunks, fold: &mut dyn LineFold) -> Result<()> {
     let mut reader = LineReader::new(source);
     loop {
         let line = match reader.next_line() {
@@ -275,7 +275,7 @@ impl Turn {
     /// says how the stream broke off: cut or malformed
     /// ([`Kind::BadStream`]), stopped (a signal, the deadline, a stall), the
     /// reader of `out` gone ([`Kind::ReaderGone`]), or the tee failing.
-    pub fn read(&mut self, source: impl Read, sinks: &mut Sinks<'_>) -> Result<()> {
+    pub fn read(&mut self, source: impl Chunks, sinks: &mut Sinks<'_>) -> Result<()> {
         let mut fold = ChatFold { turn: self, sinks };
         let read = read_lines(source, &mut fold);
         self.timings.total = self.started.elapsed();
