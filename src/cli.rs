@@ -2,35 +2,79 @@
 //! contract of `shared/docs/cli.md`. Every `///` comment is `--help` text.
 
 use std::path::PathBuf;
-use std::time::Duration;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
 
+/// The names of the environment variables `analyst` reads: one place for
+/// clap's `env =`, the help's ENVIRONMENT and the settings. A variable set
+/// to the empty string counts as unset.
+pub mod var {
+    /// The Chat API URL (`--chat-url`).
+    pub const CHAT_URL: &str = "ANALYST_CHAT_URL";
+    /// The API key.
+    pub const API_KEY: &str = "ANALYST_API_KEY";
+    /// A file holding the API key (`--api-key-file`).
+    pub const API_KEY_FILE: &str = "ANALYST_API_KEY_FILE";
+    /// A Cube token for the chat.
+    pub const CUBE_TOKEN: &str = "ANALYST_CUBE_TOKEN";
+    /// A file holding the Cube token (`--cube-token-file`).
+    pub const CUBE_TOKEN_FILE: &str = "ANALYST_CUBE_TOKEN_FILE";
+    /// `--external-id`.
+    pub const EXTERNAL_ID: &str = "ANALYST_EXTERNAL_ID";
+    /// `--internal-id`.
+    pub const INTERNAL_ID: &str = "ANALYST_INTERNAL_ID";
+    /// `--timezone`.
+    pub const TIMEZONE: &str = "ANALYST_TIMEZONE";
+    /// The account host (`--base-url`).
+    pub const BASE_URL: &str = "ANALYST_BASE_URL";
+    /// `--deployment-id`.
+    pub const DEPLOYMENT_ID: &str = "ANALYST_DEPLOYMENT_ID";
+    /// The data query API base (`--data-url`).
+    pub const DATA_URL: &str = "ANALYST_DATA_URL";
+    /// A JWT for the data query API.
+    pub const DATA_TOKEN: &str = "ANALYST_DATA_TOKEN";
+    /// The deployment's API secret, to sign data query API tokens.
+    pub const DATA_SECRET: &str = "ANALYST_DATA_SECRET";
+    /// `--timeout`.
+    pub const TIMEOUT: &str = "ANALYST_TIMEOUT";
+    /// `--profile`.
+    pub const PROFILE: &str = "ANALYST_PROFILE";
+    /// The config file.
+    pub const CONFIG: &str = "ANALYST_CONFIG";
+    /// Set to something: no colour.
+    pub const NO_COLOR: &str = "NO_COLOR";
+    /// Where the config file is by default.
+    pub const XDG_CONFIG_HOME: &str = "XDG_CONFIG_HOME";
+    /// The home folder.
+    pub const HOME: &str = "HOME";
+}
+
 /// The environment variables `analyst` reads, and what for (`--help` and
 /// the man pages' ENVIRONMENT).
-pub const ENVIRONMENT: [(&str, &str); 19] = [
-    ("ANALYST_CHAT_URL", "the Chat API URL from the agent settings (--chat-url)"),
-    ("ANALYST_API_KEY", "the API key (sent as 'Authorization: Api-Key …'; never printed)"),
-    ("ANALYST_API_KEY_FILE", "read the key from this file instead ('-' = stdin)"),
+pub const ENVIRONMENT: [(&str, &str); 20] = [
+    (var::CHAT_URL, "the Chat API URL from the agent settings (--chat-url)"),
+    (var::API_KEY, "the API key (sent as 'Authorization: Api-Key …'; never printed)"),
+    (var::API_KEY_FILE, "read the key from this file instead ('-' = stdin)"),
     (
-        "ANALYST_CUBE_TOKEN",
+        var::CUBE_TOKEN,
         "a Cube token for the chat (X-Cube-Auth-Token; never printed): the only credential a deployment chat URL (…/deployments/ID/chat/…) takes",
     ),
-    ("ANALYST_CUBE_TOKEN_FILE", "read the Cube token from this file ('-' = stdin)"),
-    ("ANALYST_EXTERNAL_ID", "default --external-id"),
-    ("ANALYST_INTERNAL_ID", "default --internal-id"),
-    ("ANALYST_TIMEZONE", "default --timezone (chats and rows)"),
-    ("ANALYST_BASE_URL", "the account host, for session (--base-url)"),
-    ("ANALYST_DEPLOYMENT_ID", "the deployment, for session (--deployment-id)"),
-    ("ANALYST_DATA_URL", "the data query API base, for rows, --all-rows and reference_sql (--data-url)"),
-    ("ANALYST_DATA_TOKEN", "a JWT for the data query API (never printed)"),
-    ("ANALYST_DATA_SECRET", "or the deployment's API secret, to sign one (never printed)"),
-    ("ANALYST_TIMEOUT", "default --timeout"),
-    ("ANALYST_PROFILE", "default --profile"),
-    ("ANALYST_CONFIG", "the config file (default $XDG_CONFIG_HOME/analyst/config.toml, else ~/.config/analyst/config.toml)"),
-    ("NO_COLOR", "set to something: no colour (as --color never); progress stays"),
+    (var::CUBE_TOKEN_FILE, "read the Cube token from this file ('-' = stdin)"),
+    (var::EXTERNAL_ID, "default --external-id"),
+    (var::INTERNAL_ID, "default --internal-id"),
+    (var::TIMEZONE, "default --timezone (chats and rows)"),
+    (var::BASE_URL, "the account host, for session (--base-url)"),
+    (var::DEPLOYMENT_ID, "the deployment, for session (--deployment-id)"),
+    (var::DATA_URL, "the data query API base, for rows, --all-rows and reference_sql (--data-url)"),
+    (var::DATA_TOKEN, "a JWT for the data query API (never printed)"),
+    (var::DATA_SECRET, "or the deployment's API secret, to sign one (never printed)"),
+    (var::TIMEOUT, "default --timeout"),
+    (var::PROFILE, "default --profile"),
+    (var::CONFIG, "the config file (default $XDG_CONFIG_HOME/analyst/config.toml, else ~/.config/analyst/config.toml)"),
+    (var::NO_COLOR, "set to something: no colour (as --color never); progress stays"),
     ("HTTPS_PROXY, HTTP_PROXY, ALL_PROXY", "proxies for every host but loopback"),
     ("NO_PROXY", "hosts reached without the proxy"),
+    ("", "a variable set to the empty string counts as unset"),
 ];
 
 /// The exit codes and what each means (`--help` and EXIT STATUS).
@@ -148,23 +192,23 @@ pub struct GlobalArgs {
     pub quiet: bool,
 
     /// How long to wait for a connection to the service
-    #[arg(long, global = true, value_name = "DURATION", default_value = "10s", value_parser = parse_duration)]
-    pub connect_timeout: Duration,
+    #[arg(long, global = true, value_name = "DURATION", default_value = "10s")]
+    pub connect_timeout: String,
 
     /// Wall-clock limit of the whole command (e.g. 90s, 5m); a running chat is aborted, exit 124
-    #[arg(long, global = true, env = "ANALYST_TIMEOUT", value_name = "DURATION", value_parser = parse_duration)]
-    pub timeout: Option<Duration>,
+    #[arg(long, global = true, env = var::TIMEOUT, value_name = "DURATION")]
+    pub timeout: Option<String>,
 
     /// A stream that sends nothing for this long is stalled: the chat is aborted, exit 124
-    #[arg(long, global = true, value_name = "DURATION", default_value = "5m", value_parser = parse_duration)]
-    pub idle_timeout: Duration,
+    #[arg(long, global = true, value_name = "DURATION", default_value = "5m")]
+    pub idle_timeout: String,
 
     /// How many times a transient failure is tried again (0 = never): a refused or reset connection, 429, 502, 503, 504; for ask, a dropped or suspended turn is resumed with the same message id
     #[arg(long, global = true, value_name = "N", default_value_t = 3)]
     pub retries: u32,
 
     /// Use this profile of the config file (~/.config/analyst/config.toml)
-    #[arg(long, global = true, env = "ANALYST_PROFILE", value_name = "NAME")]
+    #[arg(long, global = true, env = var::PROFILE, value_name = "NAME")]
     pub profile: Option<String>,
 
     /// Colour on stderr: auto (on a terminal, unless NO_COLOR is set and not empty), always, never
@@ -273,7 +317,7 @@ pub struct DoctorArgs {
     pub data: DataEndpointArgs,
 
     /// The account host, for session (e.g. https://acme.cubecloud.dev)
-    #[arg(long, env = "ANALYST_BASE_URL", value_name = "URL", help_heading = "Service")]
+    #[arg(long, env = var::BASE_URL, value_name = "URL", help_heading = "Service")]
     pub base_url: Option<String>,
 
     /// Who asks.
@@ -408,8 +452,8 @@ pub struct CheckArgs {
     pub filter: Option<String>,
 
     /// Run the K-th of N disjoint slices of the cases, chosen by name: the N shards together run every case once (for a CI matrix)
-    #[arg(long, value_name = "K/N", value_parser = parse_shard)]
-    pub shard: Option<(u32, u32)>,
+    #[arg(long, value_name = "K/N")]
+    pub shard: Option<String>,
 
     /// Keep each turn's raw stream in DIR (replay it with 'ask --replay')
     #[arg(long, value_name = "DIR")]
@@ -563,7 +607,7 @@ impl CacheMode {
 #[command(next_help_heading = "Service")]
 pub struct DataEndpointArgs {
     /// The data query API base, e.g. https://<deployment>.cubecloudapp.dev/cubejs-api
-    #[arg(long, env = "ANALYST_DATA_URL", value_name = "URL")]
+    #[arg(long, env = var::DATA_URL, value_name = "URL")]
     pub data_url: Option<String>,
 }
 
@@ -620,7 +664,7 @@ pub struct RowsArgs {
     pub security_context: Option<String>,
 
     /// Time zone for the query (passed to the data query API)
-    #[arg(long, env = "ANALYST_TIMEZONE", value_name = "TZ")]
+    #[arg(long, env = var::TIMEZONE, value_name = "TZ")]
     pub timezone: Option<String>,
 
     /// Cache mode (passed to the data query API)
@@ -701,11 +745,11 @@ pub struct SessionArgs {
     pub destination: DestinationArgs,
 
     /// The account host, e.g. https://acme.cubecloud.dev
-    #[arg(long, env = "ANALYST_BASE_URL", value_name = "URL", help_heading = "Service")]
+    #[arg(long, env = var::BASE_URL, value_name = "URL", help_heading = "Service")]
     pub base_url: Option<String>,
 
     /// The deployment the session is for (deploymentId; the service requires it)
-    #[arg(long, env = "ANALYST_DEPLOYMENT_ID", value_name = "N", help_heading = "Service")]
+    #[arg(long, env = var::DEPLOYMENT_ID, value_name = "N", help_heading = "Service")]
     pub deployment_id: Option<u64>,
 
     /// The development branch to embed (branchName; production when left out)
@@ -757,7 +801,7 @@ pub struct SessionRevokeArgs {
     pub session_id: String,
 
     /// The account host, e.g. https://acme.cubecloud.dev
-    #[arg(long, env = "ANALYST_BASE_URL", value_name = "URL", help_heading = "Service")]
+    #[arg(long, env = var::BASE_URL, value_name = "URL", help_heading = "Service")]
     pub base_url: Option<String>,
 
     /// How to authenticate.
@@ -824,17 +868,6 @@ pub enum QuerySelector {
     Index(usize),
 }
 
-/// Parses `--shard K/N`: 1 ≤ K ≤ N.
-pub fn parse_shard(text: &str) -> Result<(u32, u32), String> {
-    let shard = text
-        .split_once('/')
-        .and_then(|(k, n)| Some((k.trim().parse::<u32>().ok()?, n.trim().parse::<u32>().ok()?)));
-    match shard {
-        Some((k, n)) if k >= 1 && k <= n => Ok((k, n)),
-        _ => Err(format!("{text:?} is not a shard K/N with 1 ≤ K ≤ N, such as 1/4")),
-    }
-}
-
 /// Parses `--scale`: a number from 1 to 8.
 pub fn parse_scale(text: &str) -> Result<f32, String> {
     match text.trim().parse::<f32>() {
@@ -859,7 +892,7 @@ pub fn parse_query_selector(text: &str) -> Result<QuerySelector, String> {
 #[command(next_help_heading = "Service")]
 pub struct ChatEndpointArgs {
     /// The full Chat API URL from the agent settings (ends in /chat/stream-chat-state)
-    #[arg(long, env = "ANALYST_CHAT_URL", value_name = "URL", hide_env_values = true)]
+    #[arg(long, env = var::CHAT_URL, value_name = "URL", hide_env_values = true)]
     pub chat_url: Option<String>,
 
     /// How to authenticate.
@@ -867,7 +900,7 @@ pub struct ChatEndpointArgs {
     pub key: KeyArgs,
 
     /// Read a Cube token (JWT, sent as X-Cube-Auth-Token) from this file ('-' = stdin) instead of ANALYST_CUBE_TOKEN
-    #[arg(long, env = "ANALYST_CUBE_TOKEN_FILE", value_name = "PATH")]
+    #[arg(long, env = var::CUBE_TOKEN_FILE, value_name = "PATH")]
     pub cube_token_file: Option<String>,
 }
 
@@ -876,7 +909,7 @@ pub struct ChatEndpointArgs {
 #[command(next_help_heading = "Service")]
 pub struct KeyArgs {
     /// Read the API key from this file ('-' = stdin) instead of ANALYST_API_KEY
-    #[arg(long, env = "ANALYST_API_KEY_FILE", value_name = "PATH")]
+    #[arg(long, env = var::API_KEY_FILE, value_name = "PATH")]
     pub api_key_file: Option<String>,
 }
 
@@ -885,11 +918,11 @@ pub struct KeyArgs {
 #[command(next_help_heading = "Identity (sessionSettings)")]
 pub struct IdentityArgs {
     /// Id of an external user (lowercase, no spaces); created on first use
-    #[arg(long, env = "ANALYST_EXTERNAL_ID", value_name = "ID")]
+    #[arg(long, env = var::EXTERNAL_ID, value_name = "ID")]
     pub external_id: Option<String>,
 
     /// Username of an existing internal user (often an email), whose own permissions apply
-    #[arg(long, env = "ANALYST_INTERNAL_ID", value_name = "NAME")]
+    #[arg(long, env = var::INTERNAL_ID, value_name = "NAME")]
     pub internal_id: Option<String>,
 
     /// The user's email address
@@ -913,11 +946,11 @@ pub struct IdentityArgs {
     pub persistent: bool,
 
     /// Lifetime of an ephemeral external user (e.g. 12h, 7d)
-    #[arg(long, value_name = "DURATION", value_parser = parse_duration)]
-    pub ttl: Option<Duration>,
+    #[arg(long, value_name = "DURATION")]
+    pub ttl: Option<String>,
 
     /// The IANA time zone the agent's queries run in (timezone), e.g. Europe/Berlin
-    #[arg(long, env = "ANALYST_TIMEZONE", value_name = "TZ")]
+    #[arg(long, env = var::TIMEZONE, value_name = "TZ")]
     pub timezone: Option<String>,
 
     /// The agent may not create or change saved reports, workbooks or dashboards
@@ -1015,56 +1048,4 @@ pub struct AskArgs {
     /// Who is asking.
     #[command(flatten)]
     pub identity: IdentityArgs,
-}
-
-/// Parses a duration such as `90s`, `5m`, `1h30m`, `250ms` or `2d`; a bare
-/// number is seconds. Used as a clap value parser (and for suite files).
-pub fn parse_duration(text: &str) -> Result<Duration, String> {
-    let text = text.trim();
-    let err = || format!("invalid duration {text:?}: use forms like 90s, 5m, 1h30m, 250ms (a bare number is seconds)");
-    if text.is_empty() {
-        return Err(err());
-    }
-    if let Ok(seconds) = text.parse::<f64>() {
-        return Duration::try_from_secs_f64(seconds).map_err(|_| err());
-    }
-    let mut total = Duration::ZERO;
-    let mut rest = text;
-    while !rest.is_empty() {
-        let digits = rest.find(|c: char| !(c.is_ascii_digit() || c == '.')).ok_or_else(err)?;
-        let (number, tail) = rest.split_at(digits);
-        let unit_len = tail.find(|c: char| c.is_ascii_digit()).unwrap_or(tail.len());
-        let (unit, tail) = tail.split_at(unit_len);
-        let value: f64 = number.parse().map_err(|_| err())?;
-        let seconds = match unit {
-            "ms" => value / 1000.0,
-            "s" | "sec" | "secs" => value,
-            "m" | "min" | "mins" => value * 60.0,
-            "h" | "hr" | "hrs" => value * 3600.0,
-            "d" | "day" | "days" => value * 86400.0,
-            _ => return Err(err()),
-        };
-        total += Duration::try_from_secs_f64(seconds).map_err(|_| err())?;
-        rest = tail;
-    }
-    Ok(total)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn durations_accept_units_sequences_and_bare_seconds() {
-        assert_eq!(parse_duration("90s"), Ok(Duration::from_secs(90)));
-        assert_eq!(parse_duration("5m"), Ok(Duration::from_secs(300)));
-        assert_eq!(parse_duration("1h30m"), Ok(Duration::from_secs(5400)));
-        assert_eq!(parse_duration("250ms"), Ok(Duration::from_millis(250)));
-        assert_eq!(parse_duration("7d"), Ok(Duration::from_secs(604800)));
-        assert_eq!(parse_duration("12"), Ok(Duration::from_secs(12)));
-        assert_eq!(parse_duration("1.5s"), Ok(Duration::from_millis(1500)));
-        for bad in ["", "s", "5x", "-1s", "1h3", "abc"] {
-            assert!(parse_duration(bad).is_err(), "{bad:?} should be refused");
-        }
-    }
 }

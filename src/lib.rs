@@ -49,6 +49,7 @@ where
     T: Into<std::ffi::OsString> + Clone,
 {
     forbid_core_dumps();
+    settings::forget_empty_variables();
     let args: Vec<std::ffi::OsString> = args.into_iter().map(Into::into).collect();
     let mut cli = cli::Cli::command();
     let matches = match cli.try_get_matches_from_mut(&args) {
@@ -77,7 +78,7 @@ where
         Command::Session(settings) => commands::session::run(settings, &notes, &mut out),
         Command::RevokeSessions(settings) => commands::session::revoke(settings, &notes),
         Command::Rows(settings) => commands::rows::run(settings, &notes, &mut out),
-        Command::Check(settings) => commands::check::run(settings, &notes, &mut out),
+        Command::Check(settings) => commands::check::run(*settings, &notes, &mut out),
         Command::Merge(settings) => commands::check::merge(settings, &notes, &mut out),
         Command::Completions(target, dir) => commands::completions::run(target, dir.as_deref(), &mut out),
         Command::Version => commands::version::run(&mut out),

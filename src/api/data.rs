@@ -203,7 +203,7 @@ impl DataClient {
     /// request (`--retries`; a query is safe to repeat).
     pub fn new(http: Http, settings: &DataSettings, network: Network, started: Instant, notes: &Notes) -> Result<Self> {
         let mut base = settings.url()?;
-        let credential = settings.credential()?;
+        let credential = settings.credential(notes)?;
         if !base.path().ends_with('/') {
             base.set_path(&format!("{}/", base.path()));
         }

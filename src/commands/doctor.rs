@@ -17,7 +17,7 @@ use crate::error::{fail, kind_of, Kind};
 use crate::net::http::{Http, Retry};
 use crate::output::{visible, Notes, Out};
 use crate::results::Collected;
-use crate::settings::{DoctorSettings, Finding, Verdict};
+use crate::settings::{DoctorSettings, Finding, FindingState};
 
 /// A chat id no chat has: aborting it proves the key and the agent (404).
 const MADE_UP_CHAT: &str = "analyst-doctor-no-such-chat";
@@ -33,12 +33,12 @@ pub fn run(settings: DoctorSettings, notes: &Notes, out: &mut Out) -> Result<()>
     print(&findings, out)?;
     let failed: Vec<&Finding> = findings
         .iter()
-        .filter(|finding| matches!(finding.verdict, Verdict::Failed(_)))
+        .filter(|finding| matches!(finding.state, FindingState::Failed(_)))
         .collect();
     match failed.first() {
         None => Ok(()),
         Some(first) => {
-            let Verdict::Failed(kind) = first.verdict else {
+            let FindingState::Failed(kind) = first.state else {
                 return Ok(());
             };
             Err(fail(
@@ -57,10 +57,10 @@ pub fn run(settings: DoctorSettings, notes: &Notes, out: &mut Out) -> Result<()>
 /// Prints the findings as a table on stdout.
 fn print(findings: &[Finding], out: &mut Out) -> Result<()> {
     let rows = findings.iter().map(|finding| {
-        let result = match finding.verdict {
-            Verdict::Ok => "ok".to_string(),
-            Verdict::Unset => "not set".to_string(),
-            Verdict::Failed(kind) => format!("FAIL (exit {})", kind.exit_code()),
+        let result = match finding.state {
+            FindingState::Ok => "ok".to_string(),
+            FindingState::Unset => "not set".to_string(),
+            FindingState::Failed(kind) => format!("FAIL (exit {})", kind.exit_code()),
         };
         vec![
             finding.what.clone(),

@@ -98,7 +98,14 @@ fn render(command: &clap::Command, name: &str, names: &[String], out: &mut impl 
     }
     writeln!(out, ".SH ENVIRONMENT")?;
     for (variable, meaning) in ENVIRONMENT {
-        tagged(variable, meaning, out)?;
+        match variable {
+            "" => writeln!(
+                out,
+                ".PP\n{}",
+                escape(&format!("{}{}.", &meaning[..1].to_uppercase(), &meaning[1..]))
+            )?,
+            variable => tagged(variable, meaning, out)?,
+        }
     }
     writeln!(out, ".SH \"EXIT STATUS\"")?;
     for (code, meaning) in EXIT_STATUS.iter().filter(|(code, _)| !code.is_empty()) {

@@ -14,7 +14,8 @@ use serde::Serialize;
 use super::signals;
 use crate::error::{root_causes, Fault, Kind};
 use crate::output::{human, redact, shorten, Notes};
-use crate::settings::{is_loopback, Secret};
+use crate::settings::checks::is_loopback;
+use crate::settings::Secret;
 
 /// How much of an error body is read to summarise it.
 const ERROR_BODY_LIMIT: u64 = 64 * 1024;

@@ -26,9 +26,8 @@ use crate::net::http::Http;
 use crate::net::signals;
 use crate::output::{human, visible, LazyFile, Notes, Out, Tone};
 use crate::results::{Collected, RowSource};
-use crate::settings::{
-    new_message_id, ChatSettings, CheckSettings, Limits, MergeSettings, Network, Question, ReportSettings,
-};
+use crate::settings::checks::new_message_id;
+use crate::settings::{ChatSettings, CheckSettings, Limits, MergeSettings, Network, Question, ReportSettings};
 use crate::stream::turn::{chat_failure, Sinks, Timings, Turn};
 
 pub mod report;

@@ -12,6 +12,7 @@ use serde_json::{json, Value};
 
 use crate::error::{usage, Kind};
 use crate::output::{escape_markup, visible};
+use crate::settings::checks::parse_shard;
 
 /// How a run, or a case, ended.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -314,8 +315,7 @@ impl Report {
         let mut shards: Vec<(u32, u32, &str)> = Vec::new();
         for (file, report) in &reports {
             if let Some(shard) = &report.shard {
-                let (k, n) =
-                    crate::cli::parse_shard(shard).map_err(|err| usage(format!("{file}: shard {shard:?}: {err}")))?;
+                let (k, n) = parse_shard(shard).map_err(|err| usage(format!("{file}: shard {shard:?}: {err}")))?;
                 if let Some((_, _, other)) = shards.iter().find(|(other_k, ..)| *other_k == k) {
                     return Err(usage(format!("{file} and {other} are both shard {shard}")));
                 }

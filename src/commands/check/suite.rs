@@ -9,13 +9,13 @@ use std::time::Duration;
 
 use anyhow::Result;
 use serde::Deserialize;
-use serde_json::Value;
+use serde_json::{Map, Value};
 use toml::Spanned;
 
-use crate::cli::parse_duration;
 use crate::error::usage;
 use crate::expect::Comparison;
 use crate::results::Pick;
+use crate::settings::checks::parse_duration;
 use crate::settings::{DataSettings, Expectations, IdentityInput, SessionSettings};
 
 /// The most runs a case may ask for (`repeat`).
@@ -39,7 +39,7 @@ struct Fields {
     email: Option<String>,
     attributes: Option<BTreeMap<String, String>>,
     groups: Option<Vec<String>>,
-    security_context: Option<Spanned<toml::Table>>,
+    security_context: Option<Map<String, Value>>,
     branch: Option<String>,
     default_branch: Option<bool>,
     expect_answer: Option<Spanned<String>>,
@@ -320,7 +320,7 @@ pub fn load(path: &Path, base: &IdentityInput, data: &DataSettings) -> Result<Ve
             Some(rate) => *rate.get_ref(),
             None => 1.0,
         };
-        let identity = identity(base, &defaults, &case, &at)?;
+        let identity = identity(base, &defaults, &case);
         let settings = identity.validate().map_err(|err| context(format!("{err:#}")))?;
         cases.push(Case {
             index: index + 1,
@@ -448,45 +448,36 @@ fn first_set(pair: [&Option<Spanned<String>>; 2]) -> Option<&Spanned<String>> {
 }
 
 /// The case's identity: the command line's, then `[defaults]`, then the
-/// case's own; naming one kind of id drops the other.
-fn identity<'a>(
-    base: &IdentityInput,
-    defaults: &Fields,
-    case: &Fields,
-    at: &impl Fn(Range<usize>) -> Place<'a>,
-) -> Result<IdentityInput> {
+/// case's own; naming one kind of id drops the other. The suite's fields
+/// are typed as the flags' are, and errors name them.
+fn identity(base: &IdentityInput, defaults: &Fields, case: &Fields) -> IdentityInput {
     let mut identity = base.clone();
-    identity.in_suite = true;
+    identity.names = identity.names.in_suite();
     for level in [defaults, case] {
         if let Some(id) = &level.external_id {
             identity.external_id = Some(id.clone());
             identity.internal_id = None;
-            identity.ids_from.external = "external_id".into();
+            identity.names.external_id = "external_id".into();
         }
-        if let Some(email) = &level.internal_id {
-            identity.internal_id = Some(email.clone());
+        if let Some(name) = &level.internal_id {
+            identity.internal_id = Some(name.clone());
             identity.external_id = None;
-            identity.ids_from.internal = "internal_id".into();
+            identity.names.internal_id = "internal_id".into();
         }
         if let Some(email) = &level.email {
             identity.email = Some(email.clone());
         }
         if let Some(attributes) = &level.attributes {
-            identity.attrs = attributes
-                .iter()
-                .map(|(name, value)| format!("{name}={value}"))
-                .collect();
+            identity.attributes = attributes.clone().into_iter().collect();
         }
         if let Some(groups) = &level.groups {
             identity.groups = groups.clone();
         }
         if let Some(context) = &level.security_context {
-            let json: Value =
-                serde_json::to_value(context.get_ref()).map_err(|err| usage(format!("{}{err}", at(context.span()))))?;
-            identity.security_context = Some(json.to_string());
+            identity.security_context = Some(context.clone());
         }
     }
-    Ok(identity)
+    identity
 }
 
 #[cfg(test)]

@@ -1,0 +1,316 @@
+//! Validators of what the command line, the environment, a profile or a
+//! suite give: URLs (the plain-http rule), durations, shards, regular
+//! expressions, output files, message ids and the embed fields. Each
+//! failure is a usage error that names where the value came from.
+
+use std::net::IpAddr;
+use std::path::Path;
+use std::time::Duration;
+
+use anyhow::Result;
+use regex::Regex;
+use reqwest::Url;
+use serde_json::{Map, Value};
+
+use crate::error::usage;
+use crate::themes;
+
+/// The path every Chat API URL ends in.
+const CHAT_PATH: &str = "/chat/stream-chat-state";
+
+/// Parses a duration such as `90s`, `5m`, `1h30m`, `250ms` or `2d`; a bare
+/// number is seconds. The one reader of durations: flags, the environment
+/// and suite files.
+pub fn parse_duration(text: &str) -> Result<Duration, String> {
+    let text = text.trim();
+    let err = || format!("invalid duration {text:?}: use forms like 90s, 5m, 1h30m, 250ms (a bare number is seconds)");
+    if text.is_empty() {
+        return Err(err());
+    }
+    if let Ok(seconds) = text.parse::<f64>() {
+        return Duration::try_from_secs_f64(seconds).map_err(|_| err());
+    }
+    let mut total = Duration::ZERO;
+    let mut rest = text;
+    while !rest.is_empty() {
+        let digits = rest.find(|c: char| !(c.is_ascii_digit() || c == '.')).ok_or_else(err)?;
+        let (number, tail) = rest.split_at(digits);
+        let unit_len = tail.find(|c: char| c.is_ascii_digit()).unwrap_or(tail.len());
+        let (unit, tail) = tail.split_at(unit_len);
+        let value: f64 = number.parse().map_err(|_| err())?;
+        let seconds = match unit {
+            "ms" => value / 1000.0,
+            "s" | "sec" | "secs" => value,
+            "m" | "min" | "mins" => value * 60.0,
+            "h" | "hr" | "hrs" => value * 3600.0,
+            "d" | "day" | "days" => value * 86400.0,
+            _ => return Err(err()),
+        };
+        total += Duration::try_from_secs_f64(seconds).map_err(|_| err())?;
+        rest = tail;
+    }
+    Ok(total)
+}
+
+/// The duration `flag` (or the variable it came from, `from`) gives.
+pub fn duration(text: &str, from: &str) -> Result<Duration> {
+    parse_duration(text).map_err(|err| usage(format!("{from}: {err}")))
+}
+
+/// Parses a shard `K/N`: 1 ≤ K ≤ N.
+pub fn parse_shard(text: &str) -> Result<(u32, u32), String> {
+    let shard = text
+        .split_once('/')
+        .and_then(|(k, n)| Some((k.trim().parse::<u32>().ok()?, n.trim().parse::<u32>().ok()?)));
+    match shard {
+        Some((k, n)) if k >= 1 && k <= n => Ok((k, n)),
+        _ => Err(format!("{text:?} is not a shard K/N with 1 ≤ K ≤ N, such as 1/4")),
+    }
+}
+
+/// A new `messageId`: the time now in Unix milliseconds, then `-message`.
+pub fn new_message_id() -> String {
+    let millis = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |elapsed| elapsed.as_millis());
+    format!("{millis}-message")
+}
+
+/// True for a `messageId` of the service's form: 13 or more digits, then
+/// `-message`.
+pub fn is_message_id(id: &str) -> bool {
+    id.strip_suffix("-message")
+        .is_some_and(|digits| digits.len() >= 13 && digits.bytes().all(|b| b.is_ascii_digit()))
+}
+
+/// The chat URL `text` (from `from`: the flag, the variable or the
+/// profile), checked: a service URL whose path ends in [`CHAT_PATH`] (a
+/// trailing slash is dropped).
+pub fn chat_url(text: Option<String>, from: &str) -> Result<Url> {
+    let text = text.ok_or_else(|| {
+        usage("no chat URL: set ANALYST_CHAT_URL or pass --chat-url (the Chat API URL from the agent settings)")
+    })?;
+    let mut url = service_url(&text, from)?;
+    // A trailing slash, as a copy from a browser may have, is not part of it.
+    let path = url.path().trim_end_matches('/').to_string();
+    if !path.ends_with(CHAT_PATH) {
+        return Err(usage(format!(
+            "{from} {:?} is not a Chat API URL: it ends in {CHAT_PATH}, as the agent settings show it (…/agents/ID{CHAT_PATH} or …/deployments/ID{CHAT_PATH})",
+            without_credentials(&text)
+        )));
+    }
+    url.set_path(&path);
+    Ok(url)
+}
+
+/// Compiles the regular expression `pattern` that `what` gave; an error
+/// is one line: what is wrong, and where in the pattern.
+pub fn regex(pattern: &str, what: &str) -> Result<Regex> {
+    Regex::new(pattern).map_err(|err| {
+        let why = match &err {
+            regex::Error::Syntax(text) => {
+                let lines: Vec<&str> = text.lines().collect();
+                let column = lines
+                    .iter()
+                    .find_map(|line| line.find('^'))
+                    .map(|at| at.saturating_sub(4) + 1);
+                let reason = lines
+                    .iter()
+                    .rev()
+                    .find_map(|line| line.strip_prefix("error: "))
+                    .unwrap_or(text.as_str());
+                match column {
+                    Some(column) => format!("{reason} at character {column}"),
+                    None => reason.to_string(),
+                }
+            }
+            other => other.to_string(),
+        };
+        usage(format!("{what} {pattern:?} is not a valid regular expression: {why}"))
+    })
+}
+
+/// Parses and checks a service URL given by `flag`: it must be absolute
+/// `https://`, or `http://` to a loopback host (the key must not cross a
+/// network in clear text).
+pub fn service_url(text: &str, flag: &str) -> Result<Url> {
+    let url = Url::parse(text.trim()).map_err(|err| {
+        let shown = without_credentials(text);
+        usage(format!("{flag} {shown:?} is not a valid URL: {err}"))
+    })?;
+    match url.scheme() {
+        "https" => {}
+        "http" if is_loopback(&url) => {}
+        "http" => {
+            return Err(usage(format!(
+                "refusing to send the API key over plain http:// to {}: use https:// ({flag}); plain http is allowed only for localhost and loopback addresses",
+                url.host_str().unwrap_or("?")
+            )))
+        }
+        other => return Err(usage(format!("{flag} must be an https:// URL, not {other}://"))),
+    }
+    if !url.username().is_empty() || url.password().is_some() {
+        return Err(usage(format!(
+            "{flag} must not carry credentials (user:password@); the API key comes from ANALYST_API_KEY"
+        )));
+    }
+    Ok(url)
+}
+
+/// True for a URL whose host is this machine: `localhost` or a loopback
+/// address.
+pub fn is_loopback(url: &Url) -> bool {
+    match url.host() {
+        Some(url::Host::Domain(name)) => name.eq_ignore_ascii_case("localhost"),
+        Some(url::Host::Ipv4(ip)) => IpAddr::V4(ip).is_loopback(),
+        Some(url::Host::Ipv6(ip)) => IpAddr::V6(ip).is_loopback(),
+        None => false,
+    }
+}
+
+/// A URL as text without the `user:password@` of its authority, to show it
+/// in a message (the text may not even parse).
+fn without_credentials(text: &str) -> String {
+    let Some(scheme_end) = text.find("://").map(|at| at + 3) else {
+        return text.to_string();
+    };
+    let authority_end = text[scheme_end..]
+        .find(['/', '?', '#'])
+        .map_or(text.len(), |at| scheme_end + at);
+    match text[scheme_end..authority_end].rfind('@') {
+        Some(at) => format!("{}***@{}", &text[..scheme_end], &text[scheme_end + at + 1..]),
+        None => text.to_string(),
+    }
+}
+
+/// An output file given by `flag` can be created: its folder exists. (The
+/// file itself is created only when there is something to write.)
+pub fn check_output_file(flag: &str, path: &Path) -> Result<()> {
+    let folder = match path.parent() {
+        Some(folder) if !folder.as_os_str().is_empty() => folder,
+        _ => Path::new("."),
+    };
+    match folder.is_dir() {
+        true => Ok(()),
+        false => Err(usage(format!(
+            "{flag} {}: the folder {} does not exist",
+            path.display(),
+            folder.display()
+        ))),
+    }
+}
+
+/// `--tee FILE` can be created and is not the `--replay` file, which it
+/// would empty before it is read.
+pub fn check_tee(tee: &Path, replay: Option<&str>) -> Result<()> {
+    check_output_file("--tee", tee)?;
+    if let (Some(replay), Ok(tee_file)) = (replay, std::fs::canonicalize(tee)) {
+        if std::fs::canonicalize(replay).is_ok_and(|replay_file| replay_file == tee_file) {
+            return Err(usage(format!(
+                "--tee {} is the --replay file: it would be emptied before it is read",
+                tee.display()
+            )));
+        }
+    }
+    Ok(())
+}
+
+/// `--vega-config FILE|THEME`: a theme of `vega-themes`, else a file
+/// holding a JSON object.
+pub fn vega_config(text: &str) -> Result<Map<String, Value>> {
+    if let Some(config) = themes::theme(text) {
+        return Ok(config);
+    }
+    let refuse = |why: String| {
+        usage(format!(
+            "--vega-config {text}: {why} (or name a theme: {})",
+            themes::names().join(", ")
+        ))
+    };
+    let file = std::fs::read_to_string(text).map_err(|err| refuse(format!("cannot read it: {err}")))?;
+    match serde_json::from_str::<Value>(&file) {
+        Ok(Value::Object(config)) => Ok(config),
+        Ok(_) => Err(refuse("not a JSON object".into())),
+        Err(err) => Err(refuse(format!("not JSON: {err}"))),
+    }
+}
+
+/// `--picture`: an absolute http(s) URL.
+pub fn check_picture(text: &str) -> Result<()> {
+    match Url::parse(text) {
+        Ok(url) if matches!(url.scheme(), "http" | "https") && url.has_host() => Ok(()),
+        _ => Err(usage(format!("--picture {text:?} must be an absolute http(s) URL"))),
+    }
+}
+
+/// `--embed-tenant`: lowercase, 5–36 characters of `a-z0-9-`, starting
+/// with a letter.
+pub fn check_embed_tenant(name: &str) -> Result<()> {
+    let valid = (5..=36).contains(&name.len())
+        && name.starts_with(|c: char| c.is_ascii_lowercase())
+        && name
+            .chars()
+            .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-');
+    if valid {
+        Ok(())
+    } else {
+        Err(usage(format!(
+            "--embed-tenant {name:?} must be 5-36 characters of a-z, 0-9 and -, starting with a letter"
+        )))
+    }
+}
+
+/// `--setting KEY=VALUE`: `true`, `false` and numbers become JSON values,
+/// anything else a string.
+pub fn parse_setting(text: &str) -> Result<(String, Value)> {
+    let (key, value) = text
+        .split_once('=')
+        .filter(|(key, _)| !key.trim().is_empty())
+        .ok_or_else(|| usage(format!("--setting {text:?} must be KEY=VALUE")))?;
+    let typed = match serde_json::from_str::<Value>(value) {
+        Ok(value @ (Value::Bool(_) | Value::Number(_))) => value,
+        _ => Value::String(value.to_string()),
+    };
+    Ok((key.trim().to_string(), typed))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn durations_accept_units_sequences_and_bare_seconds() {
+        assert_eq!(parse_duration("90s"), Ok(Duration::from_secs(90)));
+        assert_eq!(parse_duration("5m"), Ok(Duration::from_secs(300)));
+        assert_eq!(parse_duration("1h30m"), Ok(Duration::from_secs(5400)));
+        assert_eq!(parse_duration("250ms"), Ok(Duration::from_millis(250)));
+        assert_eq!(parse_duration("7d"), Ok(Duration::from_secs(604800)));
+        assert_eq!(parse_duration("12"), Ok(Duration::from_secs(12)));
+        assert_eq!(parse_duration("1.5s"), Ok(Duration::from_millis(1500)));
+        for bad in ["", "s", "5x", "-1s", "1h3", "abc"] {
+            assert!(parse_duration(bad).is_err(), "{bad:?} should be refused");
+        }
+    }
+
+    #[test]
+    fn plain_http_only_to_loopback() {
+        assert!(service_url("http://127.0.0.1:8080/x", "--chat-url").is_ok());
+        assert!(service_url("http://localhost/x", "--chat-url").is_ok());
+        assert!(service_url("http://[::1]:9/x", "--chat-url").is_ok());
+        assert!(service_url("https://ai.us.example.dev/x", "--chat-url").is_ok());
+        assert!(service_url("http://ai.us.example.dev/x", "--chat-url").is_err());
+        assert!(service_url("http://10.0.0.1/x", "--chat-url").is_err());
+        assert!(service_url("ftp://localhost/x", "--chat-url").is_err());
+        assert!(service_url("https://u:p@host/x", "--chat-url").is_err());
+    }
+
+    #[test]
+    fn a_url_that_does_not_parse_is_shown_without_its_credentials() {
+        let err = service_url("https://user:hunter2@exa mple.com/x", "--chat-url").unwrap_err();
+        let message = format!("{err:#}");
+        assert!(!message.contains("hunter2") && !message.contains("user:"), "{message}");
+        assert!(message.contains("https://***@exa mple.com/x"), "{message}");
+        assert_eq!(without_credentials("no url here"), "no url here");
+        assert_eq!(without_credentials("https://h/p@q"), "https://h/p@q");
+    }
+}

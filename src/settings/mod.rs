@@ -1,0 +1,1025 @@
+//! Settings: the command line, the environment and the profile of the config
+//! file, resolved once into typed settings per command (a flag wins over
+//! the environment, which wins over the profile). This is the only reader of
+//! the environment, of clap's `ArgMatches` and of the config file; commands
+//! receive what it resolves ([`types`]) and never look further.
+//!
+//! Everything that must be right before anything is sent is checked here:
+//! endpoints (the plain-http rule), the credentials ([`secrets`]: never on
+//! argv, never printed), the identity ([`identity`]: `sessionSettings` and
+//! its rules), the patterns of the expectations ([`checks`]). The config
+//! file is [`profile`].
+
+pub mod checks;
+pub mod identity;
+pub mod profile;
+pub mod secrets;
+pub mod types;
+
+pub use identity::{IdentityInput, SessionSettings, UserAttribute};
+pub use secrets::Secret;
+pub use types::*;
+
+use std::io::{IsTerminal, Read};
+use std::path::{Path, PathBuf};
+
+use anyhow::Result;
+use clap::parser::ValueSource;
+use clap::{ArgMatches, FromArgMatches, ValueEnum};
+use reqwest::Url;
+use serde_json::{Map, Value};
+
+use crate::cli::{
+    var, AbortArgs, AskArgs, ChatEndpointArgs, CheckAction, CheckArgs, CheckOutput, Cli, ColorWhen,
+    Command as CliCommand, CompletionTarget, ConfigAction, ConfigArgs, DataEndpointArgs, DestinationArgs, DoctorArgs,
+    GlobalArgs, IdentityArgs, OutputMode, QuerySelector, ReportArgs, RowsArgs, RowsOutput, SessionAction, SessionArgs,
+    SessionOutput, SessionRevokeArgs, ENVIRONMENT,
+};
+use crate::error::{kind_of, usage, Fault};
+use crate::jq::JqFilter;
+use crate::output::{Destination, JqInput, Notes};
+use crate::results::Pick;
+use checks::{
+    check_embed_tenant, check_output_file, check_picture, check_tee, duration, is_message_id, new_message_id,
+    parse_setting, parse_shard, regex, service_url, vega_config,
+};
+use identity::{parse_attribute, parse_security_context, FieldNames};
+use profile::{Config, Profile};
+use secrets::{no_cube_token, no_key, Secrets};
+
+/// A command with its resolved settings.
+#[derive(Debug)]
+pub enum Command {
+    /// `analyst ask`.
+    Ask(Box<AskSettings>),
+    /// `analyst abort`.
+    Abort(AbortSettings),
+    /// `analyst session`.
+    Session(SessionCommandSettings),
+    /// `analyst session revoke`.
+    RevokeSessions(RevokeSettings),
+    /// `analyst rows`.
+    Rows(RowsSettings),
+    /// `analyst check`.
+    Check(Box<CheckSettings>),
+    /// `analyst check merge`.
+    Merge(MergeSettings),
+    /// `analyst completions`.
+    Completions(CompletionTarget, Option<PathBuf>),
+    /// `analyst version`.
+    Version,
+    /// `analyst doctor`.
+    Doctor(Box<DoctorSettings>),
+    /// `analyst config list`: the settings, each with where it came from.
+    ConfigList(Vec<Finding>),
+    /// `analyst config path`.
+    ConfigPath(Option<PathBuf>),
+    /// `analyst config profiles`: the config file's profile names.
+    ConfigProfiles(Vec<String>),
+}
+
+impl Command {
+    /// Where the command's data goes (`--jq`, `--output-file`), taken out
+    /// of its settings for the one [`crate::output::Out`] of the process.
+    pub fn take_destination(&mut self) -> Destination {
+        let destination = match self {
+            Command::Ask(settings) => &mut settings.destination,
+            Command::Session(settings) => &mut settings.destination,
+            Command::Rows(settings) => &mut settings.destination,
+            Command::Check(settings) => &mut settings.report.destination,
+            Command::Merge(settings) => &mut settings.report.destination,
+            Command::Abort(_)
+            | Command::RevokeSessions(_)
+            | Command::Completions(..)
+            | Command::Version
+            | Command::Doctor(_)
+            | Command::ConfigList(_)
+            | Command::ConfigPath(_)
+            | Command::ConfigProfiles(_) => return Destination::default(),
+        };
+        std::mem::take(destination)
+    }
+}
+
+/// Makes the rule of the environment true before anything reads it: a
+/// variable `analyst` reads that is set to the empty string counts as
+/// unset (for clap's `env =` as for the settings).
+pub fn forget_empty_variables() {
+    let ours = ENVIRONMENT
+        .iter()
+        .map(|(name, _)| *name)
+        .filter(|name| name.starts_with("ANALYST_") || *name == var::NO_COLOR);
+    for name in ours {
+        if std::env::var_os(name).is_some_and(|value| value.is_empty()) {
+            std::env::remove_var(name);
+        }
+    }
+}
+
+/// The value of the environment variable `name`, when it is set (to
+/// something: see [`forget_empty_variables`]).
+fn variable(name: &str) -> Option<String> {
+    std::env::var(name).ok().filter(|value| !value.is_empty())
+}
+
+/// Which of the standard streams are terminals, asked once.
+#[derive(Clone, Copy, Debug)]
+struct Terminals {
+    stdin: bool,
+    stdout: bool,
+    stderr: bool,
+}
+
+/// Resolves the parsed command line (with the environment and the profile)
+/// into the notes for stderr and the command to run. The notes come back
+/// even when resolving fails, so the error can be reported as `-q` says.
+pub fn resolve(matches: &ArgMatches) -> (Notes, Result<Command>) {
+    let parsed = match Cli::from_arg_matches(matches) {
+        Ok(parsed) => parsed,
+        Err(err) => return (Notes::new(false, false, false, false), Err(usage(err.to_string()))),
+    };
+    let terminals = Terminals {
+        stdin: std::io::stdin().is_terminal(),
+        stdout: std::io::stdout().is_terminal(),
+        stderr: std::io::stderr().is_terminal(),
+    };
+    // NO_COLOR set to something turns colour off, and only colour:
+    // progress follows -q and the terminal.
+    let styles = match parsed.global.color {
+        ColorWhen::Always => true,
+        ColorWhen::Never => false,
+        ColorWhen::Auto => variable(var::NO_COLOR).is_none(),
+    };
+    let global = &parsed.global;
+    let color = styles && (global.color == ColorWhen::Always || terminals.stderr);
+    let notes = Notes::new(global.quiet, global.verbose, terminals.stderr, color);
+    let sub = matches.subcommand().map(|(_, sub)| sub);
+    let command = resolve_command(parsed.command, global, matches, sub, terminals, styles, &notes);
+    (notes, command)
+}
+
+fn resolve_command(
+    command: CliCommand,
+    global: &GlobalArgs,
+    matches: &ArgMatches,
+    sub: Option<&ArgMatches>,
+    terminals: Terminals,
+    styles: bool,
+    notes: &Notes,
+) -> Result<Command> {
+    // These read no profile: a broken config file does not stop them.
+    let command = match command {
+        CliCommand::Completions(args) => return Ok(Command::Completions(args.target, args.dir)),
+        CliCommand::Version => return Ok(Command::Version),
+        CliCommand::Config(ConfigArgs {
+            action: ConfigAction::Path,
+        }) => return Ok(Command::ConfigPath(profile::path().map(|(path, _)| path))),
+        CliCommand::Config(ConfigArgs {
+            action: ConfigAction::Profiles,
+        }) => {
+            let names = Config::load()?.map(|config| config.profile_names()).unwrap_or_default();
+            return Ok(Command::ConfigProfiles(names));
+        }
+        other => other,
+    };
+    let chosen_by = match matches.value_source("profile") {
+        Some(ValueSource::EnvVariable) => var::PROFILE,
+        _ => "--profile",
+    };
+    let loaded = Config::load().and_then(|config| {
+        let profile = match &config {
+            Some(config) => config.profile(global.profile.as_deref(), chosen_by)?,
+            None => None,
+        };
+        Ok((config, profile))
+    });
+    // doctor reports a broken config file as a failed check, and goes on.
+    let (config, profile, config_problem) = match (&command, loaded) {
+        (CliCommand::Doctor(_), Err(err)) => (None, None, Some(err)),
+        (_, loaded) => {
+            let (config, profile) = loaded?;
+            (config, profile, None)
+        }
+    };
+    if let Some(profile) = &profile {
+        notes.debug(&format!(
+            "profile {} of {} (chosen by {})",
+            profile.name,
+            profile.file.display(),
+            profile.chosen_by
+        ));
+    }
+    let limit = |text: &str, from: &str| duration(text, from).map(|limit| Some(limit).filter(|limit| !limit.is_zero()));
+    let timeout_from = match matches.value_source("timeout") {
+        Some(ValueSource::EnvVariable) => var::TIMEOUT,
+        _ => "--timeout",
+    };
+    let network = Network {
+        connect_timeout: duration(&global.connect_timeout, "--connect-timeout")?,
+        limits: Limits {
+            timeout: global
+                .timeout
+                .as_deref()
+                .map(|text| limit(text, timeout_from))
+                .transpose()?
+                .flatten(),
+            idle: limit(&global.idle_timeout, "--idle-timeout")?,
+        },
+        retries: global.retries,
+    };
+    let sources = Sources {
+        sub,
+        profile: profile.as_ref(),
+        config: config.as_ref(),
+        notes,
+        terminals,
+        styles,
+    };
+    Ok(match command {
+        CliCommand::Ask(args) => Command::Ask(Box::new(sources.ask(args, network)?)),
+        CliCommand::Abort(args) => Command::Abort(sources.abort(args, network)?),
+        CliCommand::Session(SessionArgs {
+            action: Some(SessionAction::Revoke(args)),
+            ..
+        }) => Command::RevokeSessions(sources.revoke(args, network)?),
+        CliCommand::Session(args) => Command::Session(sources.session(args, network)?),
+        CliCommand::Rows(args) => Command::Rows(sources.rows(args, network)?),
+        CliCommand::Check(CheckArgs {
+            action: Some(CheckAction::Merge(args)),
+            ..
+        }) => Command::Merge(MergeSettings {
+            reports: args.reports,
+            report: report_settings(args.report)?,
+        }),
+        CliCommand::Check(args) => Command::Check(Box::new(sources.check(args, network)?)),
+        CliCommand::Doctor(args) => Command::Doctor(Box::new(sources.doctor(args, config_problem, network))),
+        CliCommand::Config(_) => Command::ConfigList(sources.config_list()),
+        CliCommand::Completions(args) => Command::Completions(args.target, args.dir),
+        CliCommand::Version => Command::Version,
+    })
+}
+
+/// `--jq` and `--output-file` as checked for an output: `jq_input` says
+/// how a filter reads it, or names the output mode it cannot filter.
+fn destination(args: DestinationArgs, jq_input: Result<JqInput, String>) -> Result<Destination> {
+    let jq = match (args.jq, jq_input) {
+        (None, _) => None,
+        (Some(expression), Ok(input)) => Some((JqFilter::compile(&expression)?, input)),
+        (Some(_), Err(mode)) => {
+            return Err(usage(format!(
+                "--jq filters JSON, and {mode} is not JSON: use it with -o json (or -o events, -o ndjson)"
+            )))
+        }
+    };
+    if let Some(path) = &args.output_file {
+        check_output_file("--output-file", path)?;
+        if path.is_dir() {
+            return Err(usage(format!("--output-file {}: that is a folder", path.display())));
+        }
+    }
+    Ok(Destination {
+        file: args.output_file,
+        jq,
+    })
+}
+
+/// The name of an output mode as the command line spells it: `-o csv`.
+fn mode_name(mode: impl ValueEnum) -> String {
+    let name = mode.to_possible_value().map(|value| value.get_name().to_string());
+    format!("-o {}", name.unwrap_or_default())
+}
+
+/// The report flags of `check` and `check merge`, the `--junit` file
+/// checked to be writable.
+fn report_settings(args: ReportArgs) -> Result<ReportSettings> {
+    if let Some(path) = &args.junit {
+        check_output_file("--junit", path)?;
+    }
+    let json = args.output == Some(CheckOutput::Json);
+    Ok(ReportSettings {
+        destination: destination(
+            args.destination,
+            match (json, args.tap) {
+                (true, _) => Ok(JqInput::Whole),
+                (false, true) => Err("--tap".into()),
+                (false, false) => Err("a report without -o json".into()),
+            },
+        )?,
+        junit: args.junit,
+        tap: args.tap,
+        json,
+        baseline: args.baseline,
+        fail_on_regression: args.fail_on_regression,
+    })
+}
+
+/// Reads all of standard input as text (`what` names it in the error, a
+/// usage error: the input could not be read).
+pub fn read_stdin(what: &str) -> Result<String> {
+    let mut text = String::new();
+    std::io::stdin()
+        .read_to_string(&mut text)
+        .map_err(|err| usage(format!("cannot read {what} from standard input: {err}")))?;
+    Ok(text)
+}
+
+/// The width of the terminal stdout is, when `stdout_is_terminal`.
+fn terminal_width(stdout_is_terminal: bool) -> Option<u16> {
+    stdout_is_terminal
+        .then(|| terminal_size::terminal_size_of(std::io::stdout()))
+        .flatten()
+        .map(|(width, _)| width.0)
+}
+
+fn pick(selector: QuerySelector) -> Pick {
+    match selector {
+        QuerySelector::Last => Pick::Last,
+        QuerySelector::Index(n) => Pick::Index(n),
+    }
+}
+
+/// Where a command's values come from besides its flags: the
+/// subcommand's matches (to tell a flag from the environment), the
+/// profile, and the notes (for warnings such as a readable key file).
+struct Sources<'a> {
+    sub: Option<&'a ArgMatches>,
+    profile: Option<&'a Profile>,
+    config: Option<&'a Config>,
+    notes: &'a Notes,
+    terminals: Terminals,
+    /// Styles may be written to stdout when it is a terminal (`--color`,
+    /// `NO_COLOR`).
+    styles: bool,
+}
+
+impl Sources<'_> {
+    fn ask(&self, args: AskArgs, network: Network) -> Result<AskSettings> {
+        let pick = pick(args.query);
+        let expectations = Expectations::new(
+            args.expect_answer.as_deref(),
+            args.expect_sql.as_deref(),
+            &args.expect_tool,
+            args.min_rows,
+            pick,
+            "--",
+        )?;
+        let data = self.data(&args.data, security_context(args.identity.security_context.as_deref())?);
+        if args.all_rows {
+            data.check()?;
+        }
+        if let Some(tee) = &args.tee {
+            check_tee(tee, args.replay.as_deref())?;
+        }
+        let source = match args.replay {
+            Some(path) if path != "-" && Path::new(&path).is_dir() => {
+                return Err(usage(format!("--replay {path}: that is a folder, not a saved stream")))
+            }
+            Some(path) => AskSource::Replay(path),
+            None => {
+                let identity = self.identity(&args.identity)?;
+                let chat = self.chat(&args.endpoint, &identity)?;
+                let secret_on_stdin = args.endpoint.key.api_key_file.as_deref() == Some("-")
+                    || args.endpoint.cube_token_file.as_deref() == Some("-");
+                if args.question.as_deref() == Some("-") && secret_on_stdin {
+                    return Err(usage(
+                        "standard input cannot hold both the question ('-') and the API key or Cube token ('-')",
+                    ));
+                }
+                AskSource::Chat {
+                    chat: Box::new(chat),
+                    question: question(&args)?,
+                }
+            }
+        };
+        let destination = destination(
+            args.destination,
+            match args.output {
+                OutputMode::Json => Ok(JqInput::Whole),
+                OutputMode::Events => Ok(JqInput::EachLine),
+                other => Err(mode_name(other)),
+            },
+        )?;
+        // The data goes to the terminal only when stdout is one and no
+        // --output-file takes it.
+        let stdout_is_terminal = destination.file.is_none() && self.terminals.stdout;
+        if args.output == OutputMode::Png && stdout_is_terminal {
+            return Err(usage(
+                "-o png writes a picture, not text: redirect stdout to a file (analyst ask -o png … > chart.png)",
+            ));
+        }
+        let display = Display {
+            spinner: self.notes.show_progress() && (args.output == OutputMode::Answer || !stdout_is_terminal),
+            stream_answer: args.output == OutputMode::Answer && stdout_is_terminal,
+            width: terminal_width(stdout_is_terminal),
+            styled: stdout_is_terminal && self.styles,
+        };
+        Ok(AskSettings {
+            source,
+            display,
+            output: args.output,
+            destination,
+            pick,
+            tee: args.tee,
+            scale: args.scale,
+            vega_config: args.vega_config.as_deref().map(vega_config).transpose()?,
+            fail_on_tool_error: args.fail_on_tool_error,
+            all_rows: args.all_rows,
+            allow_partial: args.allow_partial,
+            expectations,
+            data,
+            network,
+        })
+    }
+
+    fn abort(&self, args: AbortArgs, network: Network) -> Result<AbortSettings> {
+        let identity = self.identity(&args.identity)?;
+        let chat = self.chat(&args.endpoint, &identity)?;
+        let chat_id = args.chat_id.trim().to_string();
+        if chat_id.is_empty() {
+            return Err(usage("--chat-id is empty"));
+        }
+        Ok(AbortSettings { chat, chat_id, network })
+    }
+
+    fn session(&self, args: SessionArgs, network: Network) -> Result<SessionCommandSettings> {
+        let base_url = self.base_url(args.base_url)?;
+        if args.identity.persistent || args.identity.ttl.is_some() {
+            return Err(usage(
+                "--persistent and --ttl describe users created by the chat; generate-session does not take them",
+            ));
+        }
+        let mut input = self.identity(&args.identity)?;
+        // The chat's own settings: an embedded app's time zone is a
+        // --setting; ANALYST_TIMEZONE, meant for chats, is left out here.
+        let timezone_flag = self.value_source("timezone") == Some(ValueSource::CommandLine);
+        if input.no_authoring || (input.timezone.is_some() && timezone_flag) {
+            return Err(usage(
+                "--timezone and --no-authoring are chat settings; for an embedded app use --setting timezone=TZ (and the app's own switches)",
+            ));
+        }
+        input.timezone = None;
+        let mut identity = input.validate()?;
+        // generate-session takes attribute values as JSON when they are JSON.
+        for attribute in &mut identity.user_attributes {
+            if let Value::String(text) = &attribute.value {
+                if let Ok(value) = serde_json::from_str::<Value>(text) {
+                    attribute.value = value;
+                }
+            }
+        }
+        if let Some(tenant) = &args.embed_tenant {
+            check_embed_tenant(tenant)?;
+        }
+        let user_profile = match (args.display_name, args.picture) {
+            (None, None) => None,
+            (display_name, picture) => {
+                if identity.internal_id.is_some() {
+                    return Err(usage(
+                        "--display-name and --picture are for external users; an internal user keeps their own profile",
+                    ));
+                }
+                if let Some(picture) = &picture {
+                    check_picture(picture)?;
+                }
+                Some(UserProfile { display_name, picture })
+            }
+        };
+        let settings = args
+            .settings
+            .iter()
+            .map(|setting| parse_setting(setting))
+            .collect::<Result<Map<String, Value>>>()?;
+        let embedding = Embedding {
+            deployment_id: args.deployment_id.or(self.profile.and_then(|p| p.deployment_id)),
+            branch_name: args.branch.map(|b| b.trim().to_string()).filter(|b| !b.is_empty()),
+            embed_tenant_name: args.embed_tenant,
+            creator_mode: args.creator_mode.then_some(true),
+            user_profile,
+            settings: (!settings.is_empty()).then_some(settings),
+        };
+        let key = self.api_key(self.secrets(&args.key.api_key_file, &None))?;
+        Ok(SessionCommandSettings {
+            base_url,
+            key,
+            embedding,
+            identity,
+            output: args.output,
+            destination: destination(
+                args.destination,
+                match args.output {
+                    SessionOutput::Json => Ok(JqInput::Whole),
+                    SessionOutput::Text => Err(mode_name(SessionOutput::Text)),
+                },
+            )?,
+            network,
+        })
+    }
+
+    fn revoke(&self, args: SessionRevokeArgs, network: Network) -> Result<RevokeSettings> {
+        let base_url = self.base_url(args.base_url)?;
+        let session_ids: Vec<String> = match args.session_id.trim() {
+            "-" => {
+                if args.key.api_key_file.as_deref() == Some("-") {
+                    return Err(usage(
+                        "standard input cannot hold both the session ids ('-') and the API key (--api-key-file -)",
+                    ));
+                }
+                read_stdin("the session ids")?
+                    .lines()
+                    .map(str::trim)
+                    .filter(|line| !line.is_empty())
+                    .map(str::to_string)
+                    .collect()
+            }
+            id => vec![id.to_string()],
+        };
+        if session_ids.is_empty() || session_ids.iter().any(String::is_empty) {
+            return Err(usage("no session id to revoke"));
+        }
+        let key = self.api_key(self.secrets(&args.key.api_key_file, &None))?;
+        Ok(RevokeSettings {
+            base_url,
+            key,
+            session_ids,
+            network,
+        })
+    }
+
+    fn rows(&self, args: RowsArgs, network: Network) -> Result<RowsSettings> {
+        let sql = match (args.sql, args.sql_file, args.from) {
+            (Some(sql), _, _) => SqlSource::Text(sql),
+            (None, Some(path), _) => SqlSource::File(path),
+            (None, None, Some(path)) => SqlSource::Saved(path),
+            (None, None, None) if !self.terminals.stdin => SqlSource::Saved("-".into()),
+            (None, None, None) => return Err(usage(
+                "where is the SQL? give --sql, --sql-file or --from FILE, or pipe a stream saved by 'analyst ask -o raw'",
+            )),
+        };
+        let mut data = self.data(&args.data, security_context(args.security_context.as_deref())?);
+        if let (Some(_), Some(token), None) = (&data.security_context, &data.token, &data.secret) {
+            return Err(usage(format!(
+                "--security-context cannot apply to {}: the token's payload is the security context; use ANALYST_DATA_SECRET to sign one with it",
+                token.origin()
+            )));
+        }
+        data.timezone = args.timezone;
+        data.cache = args.cache.map(|mode| mode.as_str().to_string());
+        let destination = destination(
+            args.destination,
+            match args.output {
+                RowsOutput::Json => Ok(JqInput::Whole),
+                RowsOutput::Ndjson => Ok(JqInput::EachLine),
+                other => Err(mode_name(other)),
+            },
+        )?;
+        let stdout_is_terminal = destination.file.is_none() && self.terminals.stdout;
+        if args.output == RowsOutput::Parquet && stdout_is_terminal {
+            return Err(usage(
+                "-o parquet writes a binary file, not text: give --output-file FILE or redirect stdout (analyst rows -o parquet … > rows.parquet)",
+            ));
+        }
+        Ok(RowsSettings {
+            sql,
+            pick: pick(args.query),
+            output: args.output,
+            width: terminal_width(stdout_is_terminal),
+            page_size: (!args.no_paging).then_some(args.page_size),
+            order_by: args.order_by,
+            destination,
+            always: args.always,
+            allow_partial: args.allow_partial,
+            data,
+            network,
+        })
+    }
+
+    fn check(&self, args: CheckArgs, network: Network) -> Result<CheckSettings> {
+        let identity = self.identity(&args.identity)?;
+        let url = self.chat_url(&args.endpoint)?;
+        let (key, cube_token) = self.chat_credentials(&url, &args.endpoint)?;
+        let data = self.data(&args.data, identity.security_context.clone());
+        let shard = args
+            .shard
+            .as_deref()
+            .map(|text| parse_shard(text).map_err(|err| usage(format!("--shard: {err}"))))
+            .transpose()?;
+        Ok(CheckSettings {
+            suite: args.suite.ok_or_else(|| usage("check what? give a SUITE file"))?,
+            jobs: usize::from(args.jobs),
+            repeat: args.repeat.map(usize::from),
+            filter: args
+                .filter
+                .as_deref()
+                .map(|pattern| regex(pattern, "--filter"))
+                .transpose()?,
+            shard,
+            report: report_settings(args.report)?,
+            save: args.save,
+            url,
+            key,
+            cube_token,
+            identity,
+            data,
+            network,
+        })
+    }
+
+    /// `analyst config list`: each setting the chosen profile and the
+    /// environment give, with where it came from; secrets as set or unset.
+    fn config_list(&self) -> Vec<Finding> {
+        let mut rows = vec![Config::finding(self.config, self.profile)];
+        let deployment = self.profile.and_then(|p| p.deployment_id.map(|id| id.to_string()));
+        let settings: [(&str, &str, &str, Option<String>); 9] = [
+            ("chat URL", var::CHAT_URL, "chat_url", None),
+            ("account URL", var::BASE_URL, "base_url", None),
+            ("deployment id", var::DEPLOYMENT_ID, "deployment_id", deployment),
+            ("data URL", var::DATA_URL, "data_url", None),
+            ("external id", var::EXTERNAL_ID, "external_id", None),
+            ("internal id", var::INTERNAL_ID, "internal_id", None),
+            ("email", "", "email", None),
+            ("time zone", var::TIMEZONE, "", None),
+            ("timeout", var::TIMEOUT, "", None),
+        ];
+        for (what, name, key, profile_value) in settings {
+            let from_profile = self
+                .profile
+                .and_then(|p| Some((profile_value.or_else(|| p.key(key).cloned())?, p.origin(key))));
+            let found = variable(name).map(|value| (value, name.to_string())).or(from_profile);
+            rows.push(match found {
+                Some((value, from)) => Finding::new(what, FindingState::Ok, value, from),
+                None => Finding::new(what, FindingState::Unset, "unset", ""),
+            });
+        }
+        rows.extend(
+            Secrets::find(
+                self.file_flag("api_key_file", None),
+                self.file_flag("cube_token_file", None),
+                self.profile,
+            )
+            .findings(),
+        );
+        rows
+    }
+
+    /// `analyst doctor`: every setting checked as the commands would check
+    /// it, each failure a finding rather than the end (a broken config file
+    /// is `config_problem`); what the endpoints need, to call them.
+    fn doctor(&self, args: DoctorArgs, config_problem: Option<anyhow::Error>, network: Network) -> DoctorSettings {
+        let mut findings = vec![match config_problem {
+            Some(err) => Finding::new(
+                "config file",
+                FindingState::Failed(kind_of(&err)),
+                format!("{err:#}"),
+                "",
+            ),
+            None => Config::finding(self.config, self.profile),
+        }];
+        // The chat API: its URL, its credential, who asks.
+        let url = self.chat_url(&args.endpoint);
+        findings.push(Finding::of(
+            "chat URL",
+            &url,
+            |url| {
+                let kind = if url.path().contains("/deployments/") {
+                    "deployment"
+                } else {
+                    "agent"
+                };
+                format!("{url} (an {kind} URL)")
+            },
+            &self.origin("chat_url", "--chat-url", var::CHAT_URL, "chat_url"),
+        ));
+        let identity = self.identity(&args.identity);
+        let ids_from = identity.as_ref().map_or(String::new(), |identity| {
+            match (&identity.external_id, &identity.internal_id) {
+                (Some(_), _) => identity.names.external_id.clone(),
+                (None, Some(_)) => identity.names.internal_id.clone(),
+                (None, None) => String::new(),
+            }
+        });
+        let secrets = self.secrets(&args.endpoint.key.api_key_file, &args.endpoint.cube_token_file);
+        let credential_from: Vec<String> = [&secrets.api_key, &secrets.cube_token]
+            .into_iter()
+            .flatten()
+            .map(|source| source.origin())
+            .collect();
+        let chat = match (&url, &identity) {
+            (Ok(_), Ok(identity)) => Some(self.chat(&args.endpoint, identity)),
+            _ => None,
+        };
+        if let Some(chat) = &chat {
+            let credential = chat.as_ref().map(|chat| match (&chat.key, &chat.cube_token) {
+                (Some(_), Some(_)) => "an API key and a Cube token (the key is used): set",
+                (Some(_), None) => "an API key: set",
+                _ => "a Cube token: set",
+            });
+            let credential = credential.map_err(|err| Fault::new(kind_of(err), format!("{err:#}")).into());
+            findings.push(Finding::of(
+                "chat credential",
+                &credential,
+                |what| what.to_string(),
+                &credential_from.join(", "),
+            ));
+        }
+        let who: Result<String> = match (&chat, &identity) {
+            (Some(Ok(chat)), _) => Ok(chat
+                .identity
+                .as_ref()
+                .map_or_else(|| "the Cube token's user".to_string(), SessionSettings::summary)),
+            (_, Ok(identity)) => identity.validate().map(|settings| settings.summary()),
+            (_, Err(err)) => Err(usage(format!("{err:#}"))),
+        };
+        findings.push(Finding::of("identity", &who, String::clone, &ids_from));
+        let chat = chat.and_then(Result::ok);
+        // The data query API.
+        let data = match security_context(args.identity.security_context.as_deref()) {
+            Ok(context) => self.data(&args.data, context),
+            Err(_) => self.data(&args.data, None),
+        };
+        let data_ready = match data.url {
+            None => {
+                findings.push(Finding::new(
+                    "data query API",
+                    FindingState::Unset,
+                    "not set (rows, --all-rows and reference_sql need it)",
+                    "",
+                ));
+                false
+            }
+            Some(_) => {
+                let checked = data.check().and_then(|()| data.url().map(|url| url.to_string()));
+                findings.push(Finding::of(
+                    "data query API",
+                    &checked,
+                    String::clone,
+                    &self.origin("data_url", "--data-url", var::DATA_URL, "data_url"),
+                ));
+                checked.is_ok()
+            }
+        };
+        // The account host, for the embed endpoints.
+        let account = match self.setting(args.base_url.clone(), "base_url") {
+            None => {
+                findings.push(Finding::new(
+                    "account host",
+                    FindingState::Unset,
+                    "not set (session needs it)",
+                    "",
+                ));
+                None
+            }
+            Some(_) => {
+                let base = self.base_url(args.base_url.clone());
+                let from = self.origin("base_url", "--base-url", var::BASE_URL, "base_url");
+                findings.push(Finding::of("account host", &base, Url::to_string, &from));
+                match (base, &secrets.api_key) {
+                    (Ok(base), Some(key)) => key.read(self.notes).ok().map(|key| (base, key)),
+                    _ => None,
+                }
+            }
+        };
+        DoctorSettings {
+            findings,
+            chat,
+            data: data_ready.then_some(data),
+            account,
+            offline: args.offline,
+            network,
+        }
+    }
+
+    /// Where the subcommand's argument `id` got its value, when it has
+    /// that argument and a value.
+    fn value_source(&self, id: &str) -> Option<ValueSource> {
+        self.sub
+            .filter(|matches| matches.try_contains_id(id).is_ok())
+            .and_then(|matches| matches.value_source(id))
+    }
+
+    /// Where the value of the argument `id` came from: its `flag`, its
+    /// variable `name`, else the profile's `key`; `unset` when none has it.
+    fn origin(&self, id: &str, flag: &'static str, name: &'static str, key: &str) -> String {
+        match (self.value_source(id), self.profile.filter(|p| p.key(key).is_some())) {
+            (Some(_), _) => self.flag_or_variable(id, flag, name).to_string(),
+            (None, Some(profile)) => profile.origin(key),
+            (None, None) => "unset".to_string(),
+        }
+    }
+
+    /// How messages name the argument `id`'s value: its variable `name`
+    /// when it came from the environment, else its `flag`.
+    fn flag_or_variable(&self, id: &str, flag: &'static str, name: &'static str) -> &'static str {
+        match self.value_source(id) {
+            Some(ValueSource::EnvVariable) => name,
+            _ => flag,
+        }
+    }
+
+    /// A setting: the flag's or the variable's value (clap's), else the
+    /// profile's `key`.
+    fn setting(&self, value: Option<String>, key: &str) -> Option<String> {
+        value.or_else(|| self.profile.and_then(|p| p.key(key).cloned()))
+    }
+
+    /// A file flag's value, with what named it (the flag, or its variable).
+    fn file_flag(&self, id: &str, value: Option<&String>) -> Option<(String, &'static str)> {
+        let (flag, name) = match id {
+            "api_key_file" => ("--api-key-file", var::API_KEY_FILE),
+            _ => ("--cube-token-file", var::CUBE_TOKEN_FILE),
+        };
+        match value {
+            Some(value) => Some((value.clone(), self.flag_or_variable(id, flag, name))),
+            None => variable(name).map(|value| (value, name)),
+        }
+    }
+
+    /// Every secret's source for a command with these file flags.
+    fn secrets(&self, api_key_file: &Option<String>, cube_token_file: &Option<String>) -> Secrets {
+        Secrets::find(
+            self.file_flag("api_key_file", api_key_file.as_ref()),
+            self.file_flag("cube_token_file", cube_token_file.as_ref()),
+            self.profile,
+        )
+    }
+
+    /// The API key, read now; a usage error when none is set.
+    fn api_key(&self, secrets: Secrets) -> Result<Secret> {
+        secrets.api_key.ok_or_else(no_key)?.read(self.notes)
+    }
+
+    /// The validated account host: `--base-url` / `ANALYST_BASE_URL`, else
+    /// the profile's.
+    fn base_url(&self, flag: Option<String>) -> Result<Url> {
+        let base = self.setting(flag, "base_url").ok_or_else(|| {
+            usage("no account URL: set ANALYST_BASE_URL or pass --base-url (e.g. https://<account>.cubecloud.dev)")
+        })?;
+        service_url(&base, "--base-url")
+    }
+
+    /// The data query API: `--data-url`, `ANALYST_DATA_URL` or the
+    /// profile's, its credentials, and the security context a secret signs.
+    fn data(&self, args: &DataEndpointArgs, security_context: Option<Map<String, Value>>) -> DataSettings {
+        let secrets = Secrets::find(None, None, self.profile);
+        DataSettings {
+            url: self.setting(args.data_url.clone(), "data_url"),
+            token: secrets.data_token,
+            secret: secrets.data_secret,
+            security_context,
+            timezone: None,
+            cache: None,
+        }
+    }
+
+    /// The chat URL of `--chat-url`, `ANALYST_CHAT_URL` or the profile's
+    /// `chat_url`, checked; an error names the one it came from.
+    fn chat_url(&self, endpoint: &ChatEndpointArgs) -> Result<Url> {
+        checks::chat_url(
+            self.setting(endpoint.chat_url.clone(), "chat_url"),
+            &self.origin("chat_url", "--chat-url", var::CHAT_URL, "chat_url"),
+        )
+    }
+
+    /// The identity as given: flags and environment, then the profile's
+    /// when neither kind of id was given. When both ids are set and only
+    /// one came from the command line, the flag wins over the environment.
+    fn identity(&self, args: &IdentityArgs) -> Result<IdentityInput> {
+        let from_env = |id: &str| self.value_source(id) == Some(ValueSource::EnvVariable);
+        let (mut external_id, mut internal_id) = (args.external_id.clone(), args.internal_id.clone());
+        if external_id.is_some() && internal_id.is_some() {
+            match (from_env("external_id"), from_env("internal_id")) {
+                (true, false) => external_id = None,
+                (false, true) => internal_id = None,
+                _ => {}
+            }
+        }
+        let mut names = FieldNames {
+            external_id: self
+                .flag_or_variable("external_id", "--external-id", var::EXTERNAL_ID)
+                .into(),
+            internal_id: self
+                .flag_or_variable("internal_id", "--internal-id", var::INTERNAL_ID)
+                .into(),
+            ..FieldNames::default()
+        };
+        let mut email = args.email.clone();
+        if let Some(profile) = self.profile {
+            if external_id.is_none() && internal_id.is_none() {
+                external_id.clone_from(&profile.external_id);
+                internal_id.clone_from(&profile.internal_id);
+                names.external_id = profile.origin("external_id");
+                names.internal_id = profile.origin("internal_id");
+            }
+            if email.is_none() {
+                email.clone_from(&profile.email);
+            }
+        }
+        Ok(IdentityInput {
+            external_id,
+            internal_id,
+            email,
+            attributes: args
+                .attrs
+                .iter()
+                .map(|text| parse_attribute(text))
+                .collect::<Result<_>>()?,
+            groups: args.groups.clone(),
+            security_context: security_context(args.security_context.as_deref())?,
+            persistent: args.persistent,
+            ttl: args.ttl.as_deref().map(|text| duration(text, "--ttl")).transpose()?,
+            timezone: args.timezone.clone(),
+            no_authoring: args.no_authoring,
+            names,
+        })
+    }
+
+    /// The chat's credentials for `url`: an agent URL takes an API key or
+    /// a Cube token (both are sent when both are set); a deployment URL
+    /// (`…/deployments/{id}/chat/…`) only a Cube token.
+    fn chat_credentials(&self, url: &Url, endpoint: &ChatEndpointArgs) -> Result<(Option<Secret>, Option<Secret>)> {
+        let secrets = self.secrets(&endpoint.key.api_key_file, &endpoint.cube_token_file);
+        let deployment = url.path().contains("/deployments/");
+        let cube_token = secrets
+            .cube_token
+            .as_ref()
+            .map(|source| source.read(self.notes))
+            .transpose()?;
+        let key = match (&cube_token, &secrets.api_key) {
+            (_, Some(source)) => Some(source.read(self.notes)?),
+            (Some(_), None) => None,
+            (None, None) if deployment => return Err(no_cube_token()),
+            (None, None) => return Err(no_key()),
+        };
+        if deployment && cube_token.is_none() {
+            return Err(no_cube_token());
+        }
+        Ok((key, cube_token))
+    }
+
+    /// The chat service, its credentials and who asks. With a Cube token
+    /// and no identity flag, the token names the user.
+    fn chat(&self, endpoint: &ChatEndpointArgs, identity: &IdentityInput) -> Result<ChatSettings> {
+        let url = self.chat_url(endpoint)?;
+        let (key, cube_token) = self.chat_credentials(&url, endpoint)?;
+        let identity = match (&cube_token, identity.is_anonymous()) {
+            (Some(_), true) => None,
+            _ => Some(identity.validate()?),
+        };
+        Ok(ChatSettings {
+            url,
+            key,
+            cube_token,
+            identity,
+        })
+    }
+}
+
+/// `--security-context`, parsed when given.
+fn security_context(text: Option<&str>) -> Result<Option<Map<String, Value>>> {
+    text.map(parse_security_context).transpose()
+}
+
+/// The question of `ask`: what is asked (`-` reads it from stdin), in which
+/// thread, with which message id (new, or the suspended one `--resume`
+/// names), on which branch.
+fn question(args: &AskArgs) -> Result<Question> {
+    let input = match args.question.as_deref() {
+        Some("-") => Some(read_stdin("the question")?),
+        Some(text) => Some(text.to_string()),
+        None => None,
+    };
+    let input = input.map(|q| q.trim().to_string());
+    if input.as_deref() == Some("") {
+        return Err(usage("the question is empty"));
+    }
+    let chat_id = args.chat_id.as_deref().map(str::trim);
+    if chat_id == Some("") {
+        return Err(usage("--chat-id is empty"));
+    }
+    let resume = args.resume.as_deref().map(str::trim);
+    if let Some(id) = resume.filter(|id| !is_message_id(id)) {
+        return Err(usage(format!(
+            "--resume {id:?} is not a message id (<unix milliseconds>-message, as 'message:' printed it)"
+        )));
+    }
+    let message_id = match (resume, &input) {
+        (Some(id), _) => Some(id.to_string()),
+        (None, Some(_)) => Some(new_message_id()),
+        (None, None) => None,
+    };
+    if input.is_none() && chat_id.is_none() {
+        return Err(usage(
+            "ask what? give a QUESTION ('-' reads it from stdin), or --chat-id ID alone to print that thread",
+        ));
+    }
+    let branch = args.branch.as_deref().map(str::trim);
+    if branch == Some("") {
+        return Err(usage("--branch is empty"));
+    }
+    Ok(Question {
+        input,
+        chat_id: chat_id.map(str::to_string),
+        message_id,
+        branch: branch.map(str::to_string),
+        default_branch: args.default_branch,
+    })
+}

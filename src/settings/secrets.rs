@@ -1,0 +1,341 @@
+//! Where each secret comes from: one [`SecretSource`] per secret, found in
+//! one precedence (flag > environment > the profile's file or command),
+//! with the origin messages name, and read only when a command needs it.
+//! The commands, `doctor` and `config list` all ask it.
+
+use std::fmt;
+use std::io::Read;
+use std::path::PathBuf;
+use std::process::{Command as Process, Stdio};
+
+use anyhow::Result;
+
+use super::profile::{expand_home, Profile};
+use super::types::{Finding, FindingState};
+use super::variable;
+use crate::cli::var;
+use crate::error::usage;
+use crate::output::{register_secret, Notes};
+
+/// A secret (API key, token or data secret). Its `Debug` and `Display`
+/// print `***`, so it cannot leak through a log line, an error message or a
+/// panic.
+#[derive(Clone)]
+pub struct Secret(String);
+
+impl Secret {
+    /// Wraps a secret value, and registers it to be redacted from
+    /// everything shown or saved.
+    pub fn new(value: String) -> Self {
+        register_secret(&value);
+        Secret(value)
+    }
+
+    /// The secret itself, for the one place that puts it in a header or
+    /// signs with it.
+    pub fn expose(&self) -> &str {
+        &self.0
+    }
+}
+
+impl fmt::Debug for Secret {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("***")
+    }
+}
+
+impl fmt::Display for Secret {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("***")
+    }
+}
+
+/// The environment variables that hold secrets: a profile's commands run
+/// without them.
+const SECRET_VARIABLES: [&str; 4] = [var::API_KEY, var::CUBE_TOKEN, var::DATA_TOKEN, var::DATA_SECRET];
+
+/// Which secret a source gives.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SecretKind {
+    /// The chat's API key.
+    ApiKey,
+    /// A Cube token for the chat.
+    CubeToken,
+    /// A JWT for the data query API.
+    DataToken,
+    /// The deployment's API secret, which signs data query API tokens.
+    DataSecret,
+}
+
+impl SecretKind {
+    /// How messages name it.
+    pub fn name(self) -> &'static str {
+        match self {
+            SecretKind::ApiKey => "API key",
+            SecretKind::CubeToken => "Cube token",
+            SecretKind::DataToken => "data token",
+            SecretKind::DataSecret => "data secret",
+        }
+    }
+}
+
+/// Where a secret is read from.
+#[derive(Clone, Debug)]
+enum Place {
+    /// Standard input (a file flag given `-`).
+    Stdin,
+    /// A file, named by a flag, a variable or a profile key (`named_by`).
+    File { path: PathBuf, named_by: String },
+    /// The environment variable itself.
+    Variable(&'static str),
+    /// A profile's command (`key` of the profile named `profile`), run
+    /// with `sh -c`; `origin` is how messages name it.
+    Command {
+        command: String,
+        key: &'static str,
+        profile: String,
+        origin: String,
+    },
+}
+
+/// Where one secret comes from, not yet read.
+#[derive(Clone, Debug)]
+pub struct SecretSource {
+    kind: SecretKind,
+    place: Place,
+}
+
+impl SecretSource {
+    /// The secret `kind` from the first of: its file flag (`file`, with
+    /// what named it: the flag or its variable; `-` is standard input),
+    /// its variable, then the profile's command and file keys.
+    fn find(
+        kind: SecretKind,
+        file: Option<(String, &str)>,
+        variable_name: &'static str,
+        profile: Option<&Profile>,
+        profile_keys: &[(&'static str, Option<&String>, bool)],
+    ) -> Option<SecretSource> {
+        let place = match (file, variable(variable_name).map(|_| variable_name)) {
+            (Some((path, _)), _) if path == "-" => Place::Stdin,
+            (Some((path, named_by)), _) => Place::File {
+                path: PathBuf::from(path),
+                named_by: named_by.to_string(),
+            },
+            (None, Some(name)) => Place::Variable(name),
+            (None, None) => {
+                let profile = profile?;
+                let &(key, value, is_command) = profile_keys.iter().find(|(_, value, _)| value.is_some())?;
+                let value = value?.clone();
+                match is_command {
+                    true => Place::Command {
+                        command: value,
+                        key,
+                        profile: profile.name.clone(),
+                        origin: profile.origin(key),
+                    },
+                    false => Place::File {
+                        path: expand_home(&value),
+                        named_by: profile.origin(key),
+                    },
+                }
+            }
+        };
+        Some(SecretSource { kind, place })
+    }
+
+    /// Which secret it gives.
+    pub fn kind(&self) -> SecretKind {
+        self.kind
+    }
+
+    /// Where it comes from, as messages, `doctor` and `config list` name it.
+    pub fn origin(&self) -> String {
+        match &self.place {
+            Place::Stdin => "standard input".to_string(),
+            Place::File { named_by, .. } => named_by.clone(),
+            Place::Variable(name) => name.to_string(),
+            Place::Command { origin, .. } => origin.clone(),
+        }
+    }
+
+    /// Reads the secret: standard input, the file (with a warning when
+    /// others may read it), the variable, or the profile's command, run now.
+    /// It must be one line, not empty.
+    pub fn read(&self, notes: &Notes) -> Result<Secret> {
+        let what = self.kind.name();
+        let (raw, origin) = match &self.place {
+            Place::Stdin => {
+                let mut text = String::new();
+                std::io::stdin()
+                    .read_to_string(&mut text)
+                    .map_err(|err| usage(format!("cannot read the {what} from standard input: {err}")))?;
+                (text, "standard input".to_string())
+            }
+            Place::File { path, .. } => (
+                self.read_file(path, notes)?,
+                format!("the {what} file {}", path.display()),
+            ),
+            Place::Variable(name) => (variable(name).unwrap_or_default(), name.to_string()),
+            Place::Command {
+                command,
+                key,
+                profile,
+                origin,
+            } => (run_command(command, key, profile)?, origin.clone()),
+        };
+        let secret = raw.trim();
+        if secret.is_empty() {
+            return Err(usage(format!("the {what} is empty: check {origin}")));
+        }
+        if secret.chars().any(|c| c.is_control()) {
+            return Err(usage(format!(
+                "the {what} contains control characters or several lines; it must be one line"
+            )));
+        }
+        Ok(Secret::new(secret.to_string()))
+    }
+
+    /// Reads a secret's file, warning when users other than its owner may
+    /// read it.
+    fn read_file(&self, path: &std::path::Path, notes: &Notes) -> Result<String> {
+        let what = self.kind.name();
+        let shown = path.display();
+        let text = std::fs::read_to_string(path)
+            .map_err(|err| usage(format!("cannot read the {what} file {shown}: {err}")))?;
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::PermissionsExt;
+            if let Ok(meta) = std::fs::metadata(path) {
+                let mode = meta.permissions().mode() & 0o777;
+                if mode & 0o077 != 0 {
+                    notes.warn(&format!(
+                        "the {what} file {shown} can be read by other users (mode {mode:03o}): chmod 600 {shown}"
+                    ));
+                }
+            }
+        }
+        Ok(text)
+    }
+}
+
+/// Runs a profile's secret command (`key` names it in errors) with `sh -c`
+/// and returns its output. Its stdin and stderr are the user's, so a
+/// password manager can ask for a passphrase; it gets the environment
+/// without the other secrets.
+fn run_command(command: &str, key: &str, profile: &str) -> Result<String> {
+    let mut process = Process::new("sh");
+    process.args(["-c", command]);
+    for name in SECRET_VARIABLES {
+        process.env_remove(name);
+    }
+    let output = process
+        .stdin(Stdio::inherit())
+        .stderr(Stdio::inherit())
+        .output()
+        .map_err(|err| usage(format!("profile {profile}: cannot run {key}: {err}")))?;
+    if !output.status.success() {
+        let code = output
+            .status
+            .code()
+            .map_or("a signal".to_string(), |c| format!("exit {c}"));
+        return Err(usage(format!("profile {profile}: {key} failed ({code})")));
+    }
+    let text = String::from_utf8(output.stdout)
+        .map_err(|_| usage(format!("profile {profile}: {key} printed something that is not text")))?;
+    if text.trim().is_empty() {
+        return Err(usage(format!("profile {profile}: {key} printed nothing")));
+    }
+    Ok(text)
+}
+
+/// Every secret's source, as a command's flags, the environment and the
+/// profile give them.
+#[derive(Clone, Debug, Default)]
+pub struct Secrets {
+    /// The chat's API key.
+    pub api_key: Option<SecretSource>,
+    /// A Cube token for the chat.
+    pub cube_token: Option<SecretSource>,
+    /// A JWT for the data query API.
+    pub data_token: Option<SecretSource>,
+    /// The deployment's API secret.
+    pub data_secret: Option<SecretSource>,
+}
+
+impl Secrets {
+    /// Finds each secret: the files named by `--api-key-file` and
+    /// `--cube-token-file` (or their variables: each with what named it),
+    /// the variables, the profile.
+    pub fn find(
+        api_key_file: Option<(String, &str)>,
+        cube_token_file: Option<(String, &str)>,
+        profile: Option<&Profile>,
+    ) -> Secrets {
+        let key = |name: &str| profile.and_then(|p| p.key(name));
+        Secrets {
+            api_key: SecretSource::find(
+                SecretKind::ApiKey,
+                api_key_file,
+                var::API_KEY,
+                profile,
+                &[
+                    ("api_key_command", key("api_key_command"), true),
+                    ("api_key_file", key("api_key_file"), false),
+                ],
+            ),
+            cube_token: SecretSource::find(
+                SecretKind::CubeToken,
+                cube_token_file,
+                var::CUBE_TOKEN,
+                profile,
+                &[("cube_token_command", key("cube_token_command"), true)],
+            ),
+            data_token: SecretSource::find(
+                SecretKind::DataToken,
+                None,
+                var::DATA_TOKEN,
+                profile,
+                &[("data_token_command", key("data_token_command"), true)],
+            ),
+            data_secret: SecretSource::find(SecretKind::DataSecret, None, var::DATA_SECRET, None, &[]),
+        }
+    }
+
+    /// Each secret as set (and from where) or unset: nothing is read or run.
+    pub fn findings(&self) -> Vec<Finding> {
+        [
+            (SecretKind::ApiKey, &self.api_key),
+            (SecretKind::CubeToken, &self.cube_token),
+            (SecretKind::DataToken, &self.data_token),
+            (SecretKind::DataSecret, &self.data_secret),
+        ]
+        .into_iter()
+        .map(|(kind, source)| match source {
+            Some(source) => Finding::new(kind.name(), FindingState::Ok, "set", source.origin()),
+            None => Finding::new(kind.name(), FindingState::Unset, "unset", ""),
+        })
+        .collect()
+    }
+}
+
+/// The usage error of a chat with no credential.
+pub fn no_key() -> anyhow::Error {
+    usage("no API key: set ANALYST_API_KEY (or pass --api-key-file PATH, or use a profile with api_key_command; the key is never taken from the command line), or a Cube token in ANALYST_CUBE_TOKEN")
+}
+
+/// The usage error of a deployment chat URL without a Cube token.
+pub fn no_cube_token() -> anyhow::Error {
+    usage("a deployment chat URL (…/deployments/ID/chat/…) takes only a Cube token: set ANALYST_CUBE_TOKEN (or pass --cube-token-file PATH); an API key is not accepted there")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn secrets_never_print() {
+        let key = Secret::new("sk-very-secret".into());
+        assert_eq!(format!("{key} {key:?}"), "*** ***");
+    }
+}

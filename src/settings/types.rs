@@ -1,0 +1,495 @@
+//! What the commands receive: one settings type per command, resolved and
+//! checked, with nothing left to read from the command line, the
+//! environment or the config file.
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+use anyhow::Result;
+use regex::Regex;
+use reqwest::Url;
+use serde::Serialize;
+use serde_json::{Map, Value};
+
+use super::checks::{regex, service_url};
+use super::identity::{IdentityInput, SessionSettings};
+use super::secrets::{Secret, SecretSource};
+use crate::cli::{OutputMode, RowsOutput, SessionOutput};
+use crate::error::{kind_of, usage, Kind};
+use crate::output::{Destination, Notes};
+use crate::results::Pick;
+
+/// When to give up on a stream: the whole command's `--timeout` and the
+/// longest silence accepted (`--idle-timeout`).
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Limits {
+    /// `--timeout`: the whole command's wall-clock limit.
+    pub timeout: Option<Duration>,
+    /// `--idle-timeout`: the longest silence accepted from a source.
+    pub idle: Option<Duration>,
+}
+
+/// How to reach the network: what every command that sends a request needs.
+#[derive(Clone, Copy, Debug)]
+pub struct Network {
+    /// `--connect-timeout`.
+    pub connect_timeout: Duration,
+    /// `--timeout` and `--idle-timeout`.
+    pub limits: Limits,
+    /// `--retries`: how many times a transient failure is tried again.
+    pub retries: u32,
+}
+
+impl Network {
+    /// Tries in all for a request that is safe to repeat: the first and
+    /// `--retries` more.
+    pub fn attempts(&self) -> u32 {
+        self.retries.saturating_add(1)
+    }
+}
+
+/// The Chat API, and who talks to it.
+#[derive(Clone, Debug)]
+pub struct ChatSettings {
+    /// The validated chat URL (`…/chat/stream-chat-state`).
+    pub url: Url,
+    /// The API key (`Authorization`), when there is one.
+    pub key: Option<Secret>,
+    /// The Cube token (`X-Cube-Auth-Token`), when there is one.
+    pub cube_token: Option<Secret>,
+    /// Who asks: the `sessionSettings` object; with a Cube token and no
+    /// identity flag, none (the token names the user).
+    pub identity: Option<SessionSettings>,
+}
+
+/// The question of `ask` and the thread it belongs to.
+#[derive(Clone, Debug)]
+pub struct Question {
+    /// The question (`None` prints the thread so far).
+    pub input: Option<String>,
+    /// The thread to continue.
+    pub chat_id: Option<String>,
+    /// The question's `messageId` (`<unix ms>-message`, new for each
+    /// question), or the suspended one `--resume` names; none for a read of
+    /// the thread.
+    pub message_id: Option<String>,
+    /// `activeBranchName`.
+    pub branch: Option<String>,
+    /// `isDefaultBranch` (sent only with a branch).
+    pub default_branch: bool,
+}
+
+/// Where the stream of `ask` comes from.
+#[derive(Debug)]
+pub enum AskSource {
+    /// A saved stream (`--replay FILE`, `-` = stdin).
+    Replay(String),
+    /// The service: a question sent as the user of `chat`.
+    Chat {
+        /// The service and the identity.
+        chat: Box<ChatSettings>,
+        /// What is asked.
+        question: Question,
+    },
+}
+
+/// What the terminal shows while `ask` runs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Display {
+    /// A spinner on stderr (a terminal, and no `-q`).
+    pub spinner: bool,
+    /// The answer streamed to stdout as it arrives (`-o answer` to a terminal).
+    pub stream_answer: bool,
+    /// The terminal's width in columns, when stdout is a terminal (`-o table`).
+    pub width: Option<u16>,
+    /// The streamed answer's Markdown rendered with styles (bold, colour),
+    /// not only laid out.
+    pub styled: bool,
+}
+
+/// The settings of `analyst ask`.
+#[derive(Debug)]
+pub struct AskSettings {
+    /// Where the stream comes from.
+    pub source: AskSource,
+    /// `-o`.
+    pub output: OutputMode,
+    /// `--jq`, `--output-file`.
+    pub destination: Destination,
+    /// `--query`: which SQL result `csv`, `vega` and `--min-rows` use.
+    pub pick: Pick,
+    /// `--tee FILE`.
+    pub tee: Option<PathBuf>,
+    /// `--scale`: pixels per SVG pixel of `-o png`.
+    pub scale: f32,
+    /// `--vega-config`: the config merged into a chart's.
+    pub vega_config: Option<Map<String, Value>>,
+    /// `--fail-on-tool-error`.
+    pub fail_on_tool_error: bool,
+    /// `--all-rows`.
+    pub all_rows: bool,
+    /// `--allow-partial`.
+    pub allow_partial: bool,
+    /// `--expect-*` and `--min-rows`.
+    pub expectations: Expectations,
+    /// The data query API, for `--all-rows` (resolved only when used).
+    pub data: DataSettings,
+    /// What the terminal shows.
+    pub display: Display,
+    /// Timeouts.
+    pub network: Network,
+}
+
+/// The settings of `analyst abort`.
+#[derive(Debug)]
+pub struct AbortSettings {
+    /// The chat service and the owner of the chat.
+    pub chat: ChatSettings,
+    /// The chat to stop.
+    pub chat_id: String,
+    /// Timeouts.
+    pub network: Network,
+}
+
+/// The settings of `analyst session`.
+#[derive(Debug)]
+pub struct SessionCommandSettings {
+    /// The validated account host.
+    pub base_url: Url,
+    /// The API key.
+    pub key: Secret,
+    /// What the generate-session body carries besides who.
+    pub embedding: Embedding,
+    /// The user the session is for.
+    pub identity: SessionSettings,
+    /// `-o`.
+    pub output: SessionOutput,
+    /// `--jq`, `--output-file`.
+    pub destination: Destination,
+    /// Timeouts.
+    pub network: Network,
+}
+
+/// The generate-session fields that are not the user's identity.
+#[derive(Clone, Debug, Default, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Embedding {
+    /// `--deployment-id`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub deployment_id: Option<u64>,
+    /// `--branch`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub branch_name: Option<String>,
+    /// `--embed-tenant`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub embed_tenant_name: Option<String>,
+    /// `--creator-mode`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub creator_mode: Option<bool>,
+    /// `--display-name` and `--picture`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub user_profile: Option<UserProfile>,
+    /// `--setting KEY=VALUE`, in order.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub settings: Option<Map<String, Value>>,
+}
+
+/// The `userProfile` of a generate-session body.
+#[derive(Clone, Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct UserProfile {
+    /// `--display-name`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub display_name: Option<String>,
+    /// `--picture`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub picture: Option<String>,
+}
+
+/// The settings of `analyst session revoke`.
+#[derive(Debug)]
+pub struct RevokeSettings {
+    /// The validated account host.
+    pub base_url: Url,
+    /// The API key.
+    pub key: Secret,
+    /// The sessions to end, in order.
+    pub session_ids: Vec<String>,
+    /// Timeouts.
+    pub network: Network,
+}
+
+/// Where the SQL of `rows` comes from.
+#[derive(Debug)]
+pub enum SqlSource {
+    /// `--sql`.
+    Text(String),
+    /// `--sql-file` (`-` = stdin).
+    File(String),
+    /// `--from FILE` (`-` = stdin), or stdin when it is a pipe.
+    Saved(String),
+}
+
+/// The settings of `analyst rows`.
+#[derive(Debug)]
+pub struct RowsSettings {
+    /// Where the SQL comes from.
+    pub sql: SqlSource,
+    /// `--query` for a saved stream.
+    pub pick: Pick,
+    /// `-o`.
+    pub output: RowsOutput,
+    /// The terminal's width for `-o table`, when stdout is a terminal.
+    pub width: Option<u16>,
+    /// `--page-size` (None: `--no-paging`).
+    pub page_size: Option<u64>,
+    /// `--order-by COL`.
+    pub order_by: Option<String>,
+    /// `--jq`, `--output-file`.
+    pub destination: Destination,
+    /// `--always`.
+    pub always: bool,
+    /// `--allow-partial`.
+    pub allow_partial: bool,
+    /// The data query API.
+    pub data: DataSettings,
+    /// Timeouts.
+    pub network: Network,
+}
+
+/// Where a `check` report goes, and what it is compared with.
+#[derive(Debug)]
+pub struct ReportSettings {
+    /// `--junit FILE`.
+    pub junit: Option<PathBuf>,
+    /// `--tap`.
+    pub tap: bool,
+    /// `-o json`.
+    pub json: bool,
+    /// `--baseline REPORT`.
+    pub baseline: Option<PathBuf>,
+    /// `--fail-on-regression`.
+    pub fail_on_regression: bool,
+    /// `--jq`, `--output-file`.
+    pub destination: Destination,
+}
+
+/// The settings of `analyst check merge`.
+#[derive(Debug)]
+pub struct MergeSettings {
+    /// The shards' reports.
+    pub reports: Vec<PathBuf>,
+    /// Where the merged report goes.
+    pub report: ReportSettings,
+}
+
+/// The settings of `analyst check`.
+#[derive(Debug)]
+pub struct CheckSettings {
+    /// The suite file.
+    pub suite: PathBuf,
+    /// `--jobs`.
+    pub jobs: usize,
+    /// `--repeat`: every case's runs, overriding the suite.
+    pub repeat: Option<usize>,
+    /// `--filter`: the cases whose name matches run.
+    pub filter: Option<Regex>,
+    /// `--shard K/N`: the K-th of N slices of the cases runs.
+    pub shard: Option<(u32, u32)>,
+    /// Where the report goes.
+    pub report: ReportSettings,
+    /// `--save DIR`.
+    pub save: Option<PathBuf>,
+    /// The chat URL.
+    pub url: Url,
+    /// The API key, when there is one.
+    pub key: Option<Secret>,
+    /// The Cube token, when there is one.
+    pub cube_token: Option<Secret>,
+    /// The identity of the command line, which the suite may override.
+    pub identity: IdentityInput,
+    /// The data query API (`reference_sql`).
+    pub data: DataSettings,
+    /// Timeouts.
+    pub network: Network,
+}
+
+/// How a check of `doctor` (or a setting of `config list`) came out.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum FindingState {
+    /// Set and right (or, for `config list`, set).
+    Ok,
+    /// Not set, and not needed by every command.
+    Unset,
+    /// Wrong, with the kind (and exit code) of the failure.
+    Failed(Kind),
+}
+
+/// One row of `doctor` or `config list`: what was checked, how it came
+/// out, what was found (never a secret's value) and where it came from.
+#[derive(Clone, Debug)]
+pub struct Finding {
+    /// What was checked: `chat URL`, `API key`, …
+    pub what: String,
+    /// How it came out.
+    pub state: FindingState,
+    /// What was found, or what is wrong.
+    pub found: String,
+    /// Where it came from: a flag, a variable, a profile key and its file.
+    pub from: String,
+}
+
+impl Finding {
+    /// A finding of `what`.
+    pub fn new(what: &str, state: FindingState, found: impl Into<String>, from: impl Into<String>) -> Finding {
+        Finding {
+            what: what.to_string(),
+            state,
+            found: found.into(),
+            from: from.into(),
+        }
+    }
+
+    /// A check that came out as `result` says: its value, or its error.
+    pub fn of<T>(what: &str, result: &Result<T>, shown: impl FnOnce(&T) -> String, from: &str) -> Finding {
+        match result {
+            Ok(value) => Finding::new(what, FindingState::Ok, shown(value), from),
+            Err(err) => Finding::new(what, FindingState::Failed(kind_of(err)), format!("{err:#}"), from),
+        }
+    }
+}
+
+/// The settings of `analyst doctor`: what the settings' checks found, and
+/// what to call to check the endpoints.
+#[derive(Debug)]
+pub struct DoctorSettings {
+    /// The checks of the settings, in order.
+    pub findings: Vec<Finding>,
+    /// The chat API as configured (with the identity), when it is.
+    pub chat: Option<ChatSettings>,
+    /// The data query API, when its URL and a credential are set.
+    pub data: Option<DataSettings>,
+    /// The account host and the API key, for the embed endpoints.
+    pub account: Option<(Url, Secret)>,
+    /// `--offline`: call nothing.
+    pub offline: bool,
+    /// Timeouts and retries.
+    pub network: Network,
+}
+
+/// What a chat must show to pass (`ask --expect-*`, a `check` turn): the
+/// patterns compiled, the tools and the row count.
+#[derive(Clone, Debug, Default)]
+pub struct Expectations {
+    /// `--expect-answer`.
+    pub answer: Option<Regex>,
+    /// `--expect-sql`.
+    pub sql: Option<Regex>,
+    /// `--expect-tool`, in order.
+    pub tools: Vec<String>,
+    /// `--min-rows`, and the SQL result it counts.
+    pub min_rows: Option<(u64, Pick)>,
+}
+
+impl Expectations {
+    /// Compiles the expectations; a bad regular expression is a usage error
+    /// naming `what` gave it (a flag prefix, or a suite field's place).
+    pub fn new(
+        answer: Option<&str>,
+        sql: Option<&str>,
+        tools: &[String],
+        min_rows: Option<u64>,
+        pick: Pick,
+        what: &str,
+    ) -> Result<Self> {
+        let compile =
+            |pattern: Option<&str>, name: &str| pattern.map(|p| regex(p, &format!("{what}{name}"))).transpose();
+        Ok(Expectations {
+            answer: compile(answer, "expect-answer")?,
+            sql: compile(sql, "expect-sql")?,
+            tools: tools.to_vec(),
+            min_rows: min_rows.map(|min| (min, pick)),
+        })
+    }
+}
+
+/// The credential of the data query API.
+#[derive(Clone, Debug)]
+pub enum DataCredential {
+    /// A ready JWT (`ANALYST_DATA_TOKEN`, or the profile's `data_token_command`).
+    Token(Secret),
+    /// The deployment's API secret (`ANALYST_DATA_SECRET`): a fresh token is
+    /// signed per request, whose payload is the security context.
+    Signed {
+        /// The secret.
+        secret: Secret,
+        /// The token's payload (before `iat` and `exp`).
+        security_context: Map<String, Value>,
+    },
+}
+
+/// The data query API as the environment, the flags and the profile give
+/// it. Nothing here is checked until a command needs the API
+/// ([`DataSettings::url`], [`DataSettings::credential`]): `ask --all-rows`
+/// needs no data credentials when no result is truncated.
+#[derive(Debug, Default)]
+pub struct DataSettings {
+    /// `--data-url`, `ANALYST_DATA_URL` or the profile's `data_url`.
+    pub url: Option<String>,
+    /// A ready token: `ANALYST_DATA_TOKEN` or the profile's `data_token_command`.
+    pub token: Option<SecretSource>,
+    /// `ANALYST_DATA_SECRET`.
+    pub secret: Option<SecretSource>,
+    /// `--security-context`: the payload a secret signs.
+    pub security_context: Option<Map<String, Value>>,
+    /// `--timezone`.
+    pub timezone: Option<String>,
+    /// `--cache`, as the API spells it.
+    pub cache: Option<String>,
+}
+
+impl DataSettings {
+    /// The validated data query API base (`--data-url`).
+    pub fn url(&self) -> Result<Url> {
+        let text = self.url.as_deref().ok_or_else(|| {
+            usage("no data query URL: set ANALYST_DATA_URL or pass --data-url (e.g. https://<deployment>.cubecloudapp.dev/cubejs-api)")
+        })?;
+        service_url(text, "--data-url")
+    }
+
+    /// Checks, before anything is sent, that the API is named and a
+    /// credential is given (a command that prints one runs only when used).
+    pub fn check(&self) -> Result<()> {
+        self.url()?;
+        match (&self.token, &self.secret) {
+            (None, None) => Err(no_data_credential()),
+            _ => Ok(()),
+        }
+    }
+
+    /// The credential, read now: a ready token (wins), else the secret
+    /// (signing `--security-context`); with a security context and a
+    /// secret, the secret signs (a ready token's payload already is its
+    /// security context). A usage error naming both variables when there
+    /// is none.
+    pub fn credential(&self, notes: &Notes) -> Result<DataCredential> {
+        let sign = self.security_context.is_some() && self.secret.is_some();
+        if let Some(token) = self.token.as_ref().filter(|_| !sign) {
+            let token = token.read(notes)?;
+            let bare = token.expose().strip_prefix("Bearer ").unwrap_or(token.expose());
+            return Ok(DataCredential::Token(Secret::new(bare.to_string())));
+        }
+        match &self.secret {
+            Some(secret) => Ok(DataCredential::Signed {
+                secret: secret.read(notes)?,
+                security_context: self.security_context.clone().unwrap_or_default(),
+            }),
+            None => Err(no_data_credential()),
+        }
+    }
+}
+
+/// The usage error of the data query API without a credential.
+fn no_data_credential() -> anyhow::Error {
+    usage("no credential for the data query API: set ANALYST_DATA_TOKEN (a JWT) or ANALYST_DATA_SECRET (the deployment's API secret); the chat API key does not work there")
+}
