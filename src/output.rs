@@ -98,20 +98,23 @@ pub enum JqInput {
     Whole,
 }
 
-/// Set while [`write_styled`] writes: text analyst composed itself, with
-/// the service's parts already made [`visible`], so its own escape
-/// sequences (styles) may reach the terminal.
-static STYLED: AtomicBool = AtomicBool::new(false);
-
-/// Writes `text` whose every piece from the service was made [`visible`]
-/// and whose escape sequences are analyst's own styles: on a terminal,
-/// [`Out`] passes it as it is.
-pub fn write_styled(out: &mut dyn Write, text: &str) -> io::Result<()> {
-    STYLED.store(true, Ordering::SeqCst);
-    let written = out.write_all(text.as_bytes()).and_then(|()| out.flush());
-    STYLED.store(false, Ordering::SeqCst);
-    written
+/// Where outputs write: bytes (made [`visible`] on a terminal), and text
+/// with analyst's own styles.
+pub trait Output: Write {
+    /// Writes `text` whose every piece from the service was already made
+    /// [`visible`] and whose escape sequences are analyst's own styles, and
+    /// flushes: on a terminal, [`Out`] passes it as it is.
+    fn write_styled(&mut self, text: &str) -> io::Result<()> {
+        self.write_all(text.as_bytes())?;
+        self.flush()
+    }
 }
+
+/// Nothing is written (a `check` turn's outputs).
+impl Output for io::Sink {}
+
+/// Kept in memory (a document rendered whole).
+impl Output for Vec<u8> {}
 
 /// Where the bytes land: stdout, or the temporary file that becomes
 /// `--output-file` when the command succeeds.
@@ -171,7 +174,7 @@ impl Out {
             if pending.iter().any(|byte| !byte.is_ascii_whitespace()) {
                 let mut filtered = Vec::new();
                 filter.run(&pending, &mut filtered)?;
-                self.emit(&filtered)?;
+                self.emit(&filtered, false)?;
             }
         }
         match self.target {
@@ -191,9 +194,10 @@ impl Out {
         }
     }
 
-    /// Writes bytes that passed the filter (if any) to the target.
-    fn emit(&mut self, bytes: &[u8]) -> io::Result<()> {
-        let shown = match self.terminal && !STYLED.load(Ordering::SeqCst) {
+    /// Writes bytes that passed the filter (if any) to the target; on a
+    /// terminal, made visible unless they are our own `styled` text.
+    fn emit(&mut self, bytes: &[u8], styled: bool) -> io::Result<()> {
+        let shown = match self.terminal && !styled {
             true => visible_bytes(bytes),
             false => Cow::Borrowed(bytes),
         };
@@ -236,6 +240,16 @@ fn cannot_write_file(path: &Path, err: io::Error) -> io::Error {
     )
 }
 
+impl Output for Out {
+    fn write_styled(&mut self, text: &str) -> io::Result<()> {
+        match self.jq {
+            Some(_) => self.write_all(text.as_bytes())?,
+            None => self.emit(text.as_bytes(), true)?,
+        }
+        self.flush()
+    }
+}
+
 impl Write for Out {
     fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
         self.write_all(buf)?;
@@ -244,7 +258,7 @@ impl Write for Out {
 
     fn write_all(&mut self, buf: &[u8]) -> io::Result<()> {
         let Some((filter, input)) = &self.jq else {
-            return self.emit(buf);
+            return self.emit(buf, false);
         };
         self.pending.extend_from_slice(buf);
         if *input == JqInput::Whole {
@@ -260,7 +274,7 @@ impl Write for Out {
             }
         }
         self.pending.drain(..=end);
-        self.emit(&filtered)
+        self.emit(&filtered, false)
     }
 
     fn flush(&mut self) -> io::Result<()> {

@@ -300,3 +300,104 @@ fn a_signal_while_the_output_is_written_is_not_ignored() {
     child.stdout.take().unwrap().read_to_end(&mut csv).unwrap();
     assert_eq!(child.wait().unwrap().code(), Some(130));
 }
+
+/// One way a running turn ends early, the same for `ask` and `check`.
+struct Fault {
+    name: &'static str,
+    /// What the emulator answers the question with (`None`: its own slow chat).
+    reply: Option<Reply>,
+    /// Extra arguments of both commands.
+    args: &'static [&'static str],
+}
+
+/// Runs `fault` through `ask` and through a one-case `check` against fresh
+/// emulators, and returns, for each, the exit code and the chats aborted.
+fn through_ask_and_check(fault: &Fault) -> [(Option<i32>, Vec<Value>); 2] {
+    let suite = ScratchFile::new("endings.toml", "[[case]]\nname = \"q\"\nquestion = \"Revenue?\"\n");
+    let run = |check: bool| {
+        let emu = slow_chat();
+        if let Some(reply) = &fault.reply {
+            emu.script(reply.clone());
+        }
+        let mut command = emu.analyst();
+        match check {
+            false => command.args(["ask", "-q", "Revenue?"]),
+            true => command.args(["check", "-q"]).arg(&*suite),
+        };
+        let output = command.args(fault.args).output().unwrap();
+        (output.status.code(), aborts(&emu))
+    };
+    [run(false), run(true)]
+}
+
+#[test]
+fn every_early_end_of_a_turn_aborts_the_chat_in_ask_and_in_check_alike() {
+    let stream = |tail: ChatStream| Reply::stream(&tail);
+    let faults = [
+        Fault {
+            name: "a malformed line",
+            reply: Some(stream(
+                ChatStream::new("chat-m", Family::Semantic)
+                    .user("Revenue?")
+                    .raw_line("{not json")
+                    .assistant(&["More."]),
+            )),
+            args: &[],
+        },
+        Fault {
+            name: "an in-stream error",
+            reply: Some(stream(
+                ChatStream::new("chat-e", Family::Semantic)
+                    .user("Revenue?")
+                    .error_line("BadRequestError: Bad branch"),
+            )),
+            args: &[],
+        },
+        Fault {
+            name: "the deadline",
+            reply: None,
+            args: &["--timeout", "1s"],
+        },
+        Fault {
+            name: "a stall",
+            reply: Some(Reply::Held {
+                body: ChatStream::new("chat-s", Family::Semantic)
+                    .user("Revenue?")
+                    .assistant(&["Thinking"])
+                    .bytes(),
+                after_lines: 2,
+                gate: Gate::default(),
+            }),
+            args: &["--idle-timeout", "1s"],
+        },
+    ];
+    for fault in &faults {
+        let [(ask_code, ask_aborts), (check_code, check_aborts)] = through_ask_and_check(fault);
+        assert_ne!(ask_code, Some(0), "{}: ask", fault.name);
+        assert_ne!(check_code, Some(0), "{}: check", fault.name);
+        assert_eq!(
+            ask_aborts.len(),
+            1,
+            "{}: ask aborts its chat once: {ask_aborts:?}",
+            fault.name
+        );
+        assert_eq!(ask_aborts, check_aborts, "{}: check aborts as ask does", fault.name);
+    }
+    // A stream that ended by itself (cut, with no retry left) is left as it
+    // is by both: the hint resumes it.
+    let cut = Fault {
+        name: "a cut stream",
+        reply: Some(Reply::Stream {
+            body: ChatStream::new("chat-c", Family::Semantic).user("Revenue?").bytes(),
+            chunking: Chunking::Lines,
+            delay: Duration::ZERO,
+            ending: Ending::DropAfter(60),
+        }),
+        args: &["--retries", "0"],
+    };
+    let [(_, ask_aborts), (_, check_aborts)] = through_ask_and_check(&cut);
+    assert!(
+        ask_aborts.is_empty() && check_aborts.is_empty(),
+        "{ask_aborts:?} {check_aborts:?}"
+    );
+}

@@ -9,13 +9,13 @@ use reqwest::Url;
 use serde::Serialize;
 use serde_json::json;
 
-use crate::error::{kind_of, usage, Kind};
+use crate::error::{fail, kind_of, usage, Kind};
 use crate::net::http::{backoff, Credential, Http, Retry};
 use crate::net::signals;
 use crate::net::source::Source;
 use crate::output::human;
 use crate::settings::{ChatSettings, Network, Question, Secret, SessionSettings};
-use crate::stream::turn::{Resumable, Sinks, Turn};
+use crate::stream::turn::{Conclusion, Resumable, Sinks, Turn};
 
 /// The time an abort may take when a turn stops early, retries included;
 /// the process moves on soon after, answered or not.
@@ -187,17 +187,23 @@ impl ChatClient {
         }
     }
 
-    /// Aborts a turn that stopped early, within [`ABORT_BUDGET`], and says
-    /// what happened as a clause to append to the reason of the stop:
-    /// `"; chat X aborted"`.
-    pub fn abort_after_stop(&self, chat_id: Option<&str>) -> String {
-        match chat_id {
+    /// Ends a turn as its conclusion says: when the chat may still be
+    /// running, it is aborted first (within [`ABORT_BUDGET`]) and the
+    /// failure's message says how that went (`…; chat X aborted`). Returns
+    /// the failure, if the turn failed.
+    pub fn settle(&self, conclusion: Conclusion, chat_id: Option<&str>) -> Option<anyhow::Error> {
+        let err = conclusion.failure?;
+        if !conclusion.abort {
+            return Some(err);
+        }
+        let aborted = match chat_id {
             Some(chat_id) => match self.abort(chat_id, Retry::short_call(3, Some(ABORT_BUDGET))) {
                 Ok(()) => format!("; chat {chat_id} aborted"),
                 Err(err) => format!("; aborting chat {chat_id} failed: {err:#}"),
             },
             None => " before the chat started; nothing to abort".to_string(),
-        }
+        };
+        Some(fail(kind_of(&err), format!("{err:#}{aborted}")))
     }
 }
 

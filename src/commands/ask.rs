@@ -26,8 +26,8 @@ use crate::render::vega::ChartFormat;
 use crate::render::{answer, csv, events, html, json, raw, vega};
 use crate::results::{RowSink, RowSource};
 use crate::settings::{AskSettings, AskSource, DataSettings, Network};
-use crate::stream::transcript::{AnswerSource, Transcript};
-use crate::stream::turn::{chat_failure, Ending, Failure, Renderer, Sinks, Status, Turn};
+use crate::stream::transcript::Transcript;
+use crate::stream::turn::{Ending, Failure, Renderer, Sinks, Status, Turn};
 
 /// Runs `analyst ask`.
 pub fn run(settings: AskSettings, notes: &Notes, out: &mut Out) -> Result<()> {
@@ -67,39 +67,19 @@ pub fn run(settings: AskSettings, notes: &Notes, out: &mut Out) -> Result<()> {
         _ => Ok(()),
     };
     let transcript = &turn.transcript;
-    // The turn ended early on our side (a stop, a malformed line, an output
-    // that cannot be written) or the service reported an error: the chat
-    // may still be running, and is aborted. A stream that ended by itself
-    // (cut, suspended: the hint resumes it) is left as it is.
-    let ended_early = (read.is_err() && !turn.was_cut()) || !transcript.errors().is_empty();
-    let stopped = read.as_ref().err().is_some_and(|err| kind_of(err).stops_the_chat());
-    let failure = match (read, tee_flushed) {
-        (Err(err), _) => Some(turn.after_resumes(err)),
-        (Ok(()), Err(err)) => Some(err),
-        (Ok(()), Ok(())) => chat_failure(transcript).map(|err| turn.after_resumes(err)),
-    };
-    let status = match (&failure, transcript.answer()) {
-        _ if transcript.aborted() || stopped => Status::Aborted,
-        (Some(_), _) if transcript.suspended().is_some() => Status::Suspended,
-        (Some(_), _) if turn.was_cut() || transcript.cut_mid_message() => Status::Cut,
-        (Some(_), _) => Status::Error,
-        (None, Some((_, AnswerSource::Final))) => Status::Completed,
-        (None, _) if transcript.is_thread_state() => Status::Completed,
-        (None, _) => Status::Incomplete,
+    let conclusion = turn.conclude(read, tee_flushed);
+    let status = conclusion.status;
+    let failure = match &client {
+        Some(client) => client.settle(conclusion, transcript.chat_id()),
+        None => conclusion.failure,
     };
     if let Some(err) = failure {
-        let aborted = match (&client, ended_early) {
-            (Some(client), true) if stopped || transcript.chat_id().is_some() => {
-                client.abort_after_stop(transcript.chat_id())
-            }
-            _ => String::new(),
-        };
         let kind = kind_of(&err);
         if kind == Kind::ReaderGone {
-            notes.debug(&format!("stdout was closed{aborted}"));
+            notes.debug(&format!("stdout was closed: {err:#}"));
             return Ok(());
         }
-        let message = format!("{err:#}{aborted}");
+        let message = format!("{err:#}");
         write_failure(&mut renderer, transcript, status, kind, &message, out);
         return Err(fail(kind, message));
     }
@@ -120,7 +100,7 @@ pub fn run(settings: AskSettings, notes: &Notes, out: &mut Out) -> Result<()> {
     // A signal that came while the output was written (fetching every
     // row, a slow reader) is not ignored.
     if let Some(signal) = signals::received() {
-        return Err(fail(signal.kind(), format!("interrupted by {}", signal.name())));
+        return Err(signal.fault().into());
     }
     if let Err(err) = &rendered {
         if kind_of(err) != Kind::ReaderGone {

@@ -7,7 +7,7 @@ use std::fs::File;
 use std::io::{self, BufRead, Read};
 use std::time::Instant;
 
-use anyhow::{Context, Result};
+use anyhow::Result;
 use indicatif::{HumanCount, ProgressBar, ProgressDrawTarget, ProgressState, ProgressStyle};
 use serde_json::value::RawValue;
 
@@ -140,9 +140,15 @@ fn saved_result(path: &str, pick: Pick) -> Result<SqlResult> {
         renderer: &mut picker,
         out: &mut io::sink(),
     };
-    Turn::new(Instant::now())
-        .read(Reads(source), &mut sinks)
-        .context("the saved stream is not NDJSON from 'ask -o raw' or '-o events'")?;
+    let mut turn = Turn::new(Instant::now());
+    let read = turn.read(Reads(source), &mut sinks);
+    // A stream that cannot be read to its end is not what ask saves; one
+    // whose chat failed (no answer, an in-stream error) still holds its
+    // SQL results.
+    let conclusion = turn.conclude(read, Ok(()));
+    if let (true, Some(err)) = (conclusion.read_failed, conclusion.failure) {
+        return Err(err.context("the saved stream is not NDJSON from 'ask -o raw' or '-o events'"));
+    }
     // A --query past the stream's results is a mistake on the command
     // line (cli.md: exit 2), not a stream with nothing to render.
     let picked = picker.picked().map_err(|fault| match (pick, fault.kind) {

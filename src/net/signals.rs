@@ -52,6 +52,11 @@ impl Signal {
             Signal::HangUp => Kind::HungUp,
         }
     }
+
+    /// The failure it makes: `interrupted by SIGINT`.
+    pub fn fault(self) -> Fault {
+        Fault::new(self.kind(), format!("interrupted by {}", self.name()))
+    }
 }
 
 /// Starts watching SIGINT, SIGTERM and SIGHUP (once per process). If the handlers
@@ -88,7 +93,7 @@ pub fn pause(pause: Duration) -> Result<(), Fault> {
     let until = Instant::now() + pause;
     loop {
         if let Some(signal) = received() {
-            return Err(Fault::new(signal.kind(), format!("interrupted by {}", signal.name())));
+            return Err(signal.fault());
         }
         let left = until.saturating_duration_since(Instant::now());
         if left.is_zero() {

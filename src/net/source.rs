@@ -95,7 +95,7 @@ impl Source {
     fn receive(&mut self) -> Result<Chunk, Fault> {
         loop {
             if let Some(signal) = signals::received() {
-                return Err(Fault::new(signal.kind(), format!("interrupted by {}", signal.name())));
+                return Err(signal.fault());
             }
             let now = Instant::now();
             let mut wait = POLL;

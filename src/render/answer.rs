@@ -1,10 +1,9 @@
 //! `-o answer`: the final answer's text and a newline; in the no-question
 //! mode, the thread's messages as `role: content` paragraphs.
 
-use std::io::Write;
-
 use anyhow::Result;
 
+use crate::output::Output;
 use crate::stream::transcript::Transcript;
 use crate::stream::turn::{Ending, Renderer};
 
@@ -12,7 +11,7 @@ use crate::stream::turn::{Ending, Renderer};
 pub struct Answer;
 
 impl Renderer for Answer {
-    fn end(&mut self, transcript: &Transcript, ending: &Ending<'_>, out: &mut dyn Write) -> Result<()> {
+    fn end(&mut self, transcript: &Transcript, ending: &Ending<'_>, out: &mut dyn Output) -> Result<()> {
         if ending.failure.is_some() {
             return Ok(());
         }

@@ -2,12 +2,11 @@
 //! header row, or as an aligned table; with `--all-rows`, a truncated
 //! result's every row from the data query API.
 
-use std::io::Write;
-
 use anyhow::Result;
 
 use super::table::{write_result, TableFormat, TableWriter};
 use crate::error::{Fault, Kind};
+use crate::output::Output;
 use crate::results::{shortfall, Pick, Picker};
 use crate::stream::transcript::{Event, Transcript};
 use crate::stream::turn::{Ending, Renderer};
@@ -35,7 +34,7 @@ impl Renderer for Csv {
         self.picker.event(event);
     }
 
-    fn end(&mut self, _transcript: &Transcript, ending: &Ending<'_>, out: &mut dyn Write) -> Result<()> {
+    fn end(&mut self, _transcript: &Transcript, ending: &Ending<'_>, out: &mut dyn Output) -> Result<()> {
         if ending.failure.is_some() {
             return Ok(());
         }

@@ -10,6 +10,7 @@ use std::io::{self, Write};
 use serde::de::IgnoredAny;
 use serde_json::value::RawValue;
 
+use crate::output::Output;
 use crate::stream::lines::Line;
 use crate::stream::message::{json_text, Message};
 use crate::stream::transcript::Transcript;
@@ -24,7 +25,7 @@ impl Renderer for Events {
         line: &Line<'_>,
         message: Option<&Message<'_>>,
         _transcript: &Transcript,
-        out: &mut dyn Write,
+        out: &mut dyn Output,
     ) -> io::Result<()> {
         let Some(message) = message else { return Ok(()) };
         write_event(line.content(), message, out)?;

@@ -5,14 +5,13 @@
 //! network.
 
 use std::fmt::Write as _;
-use std::io::Write;
 
 use anyhow::Result;
 use pulldown_cmark::{Event as Markdown, Options, Parser};
 use serde_json::{Map, Value};
 
 use super::vega::{complete_picked, configured_chart};
-use crate::output::{escape_markup, Notes};
+use crate::output::{escape_markup, Notes, Output};
 use crate::results::{Pick, Picker, SqlResult};
 use crate::stream::lines::Line;
 use crate::stream::message::Message;
@@ -61,7 +60,7 @@ impl Renderer for Html {
         _line: &Line<'_>,
         message: Option<&Message<'_>>,
         _transcript: &Transcript,
-        _out: &mut dyn Write,
+        _out: &mut dyn Output,
     ) -> std::io::Result<()> {
         if let Some(question) = message.filter(|m| m.is_user()).and_then(Message::content) {
             self.question = Some(question.to_string());
@@ -88,7 +87,7 @@ impl Renderer for Html {
     /// Writes the page (with `--all-rows`, the chart's result complete);
     /// a truncated chart result is [`Kind::Partial`](crate::error::Kind::Partial)
     /// unless accepted, as in `vega`.
-    fn end(&mut self, transcript: &Transcript, ending: &Ending<'_>, out: &mut dyn Write) -> Result<()> {
+    fn end(&mut self, transcript: &Transcript, ending: &Ending<'_>, out: &mut dyn Output) -> Result<()> {
         if ending.failure.is_some() {
             return Ok(());
         }

@@ -11,6 +11,7 @@ use serde::Serialize;
 use serde_json::Value;
 
 use crate::error::{kind_of, Kind};
+use crate::output::Output;
 use crate::results::{Column, SqlResult, ToolResult, TypedRows};
 use crate::stream::transcript::{Event, ToolCallRecord, Transcript};
 use crate::stream::turn::{Ending, Renderer};
@@ -52,7 +53,7 @@ impl Renderer for Json {
     /// fails with [`Kind::Partial`]). `errors` holds the service's
     /// in-stream errors only; `failure` is analyst's reason for a non-zero
     /// exit (its code and message), null on success.
-    fn end(&mut self, transcript: &Transcript, ending: &Ending<'_>, out: &mut dyn Write) -> Result<()> {
+    fn end(&mut self, transcript: &Transcript, ending: &Ending<'_>, out: &mut dyn Output) -> Result<()> {
         let mut partial = None;
         if let (Some(source), true) = (ending.all_rows, ending.failure.is_none()) {
             for &(position, ..) in &self.truncated {

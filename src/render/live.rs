@@ -6,13 +6,13 @@
 //! time), and afterwards a short summary of the SQL results. Never in
 //! pipes, never with `-q` (the settings decide).
 
-use std::io::{self, Write};
+use std::io;
 use std::time::Duration;
 
 use anyhow::Result;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
-use crate::output::{shorten, visible, write_styled, Notes};
+use crate::output::{shorten, visible, Notes, Output};
 use crate::render::markdown::{complete_blocks, Markdown};
 use crate::results::same_tool;
 use crate::settings::Display;
@@ -47,7 +47,7 @@ impl Renderer for Watched<'_> {
         line: &Line<'_>,
         message: Option<&Message<'_>>,
         transcript: &Transcript,
-        out: &mut dyn Write,
+        out: &mut dyn Output,
     ) -> io::Result<()> {
         self.inner.line(line, message, transcript, out)?;
         match &mut self.live {
@@ -67,7 +67,7 @@ impl Renderer for Watched<'_> {
         }
     }
 
-    fn end(&mut self, transcript: &Transcript, ending: &Ending<'_>, out: &mut dyn Write) -> Result<()> {
+    fn end(&mut self, transcript: &Transcript, ending: &Ending<'_>, out: &mut dyn Output) -> Result<()> {
         if let Some(live) = &self.live {
             live.stop();
         }
@@ -160,7 +160,7 @@ impl Live {
     }
 
     /// Updates the spinner from a message, and streams the final answer.
-    fn line(&mut self, message: Option<&Message<'_>>, transcript: &Transcript, out: &mut dyn Write) -> io::Result<()> {
+    fn line(&mut self, message: Option<&Message<'_>>, transcript: &Transcript, out: &mut dyn Output) -> io::Result<()> {
         let Some(message) = message else { return Ok(()) };
         if let Some(call) = message.tool_call.as_ref().filter(|call| call.result.is_none()) {
             let name: &str = call.name.as_deref().unwrap_or("a tool");
@@ -193,7 +193,7 @@ impl Live {
 
     /// Writes the blocks the final answer completed since the last call,
     /// rendered; the block still being written waits.
-    fn stream(&mut self, transcript: &Transcript, out: &mut dyn Write) -> io::Result<()> {
+    fn stream(&mut self, transcript: &Transcript, out: &mut dyn Output) -> io::Result<()> {
         let Some((text, AnswerSource::Final)) = transcript.answer() else {
             return Ok(());
         };
@@ -209,12 +209,12 @@ impl Live {
 
     /// Writes `blocks` of the answer, rendered, after a blank line when
     /// blocks came before.
-    fn show(&self, blocks: &str, out: &mut dyn Write) -> io::Result<()> {
+    fn show(&self, blocks: &str, out: &mut dyn Output) -> io::Result<()> {
         if blocks.trim().is_empty() {
             return Ok(());
         }
         let separator = if self.printed.is_empty() { "" } else { "\n" };
-        write_styled(out, &format!("{separator}{}", self.markdown.render(blocks)))
+        out.write_styled(&format!("{separator}{}", self.markdown.render(blocks)))
     }
 
     /// Clears the spinner (before the final output and any message).
@@ -226,7 +226,7 @@ impl Live {
     /// revised the text already shown, only what follows the last block it
     /// still shares is shown, with a warning. Returns false when the answer
     /// is not streamed here (a pipe, or a thread's messages).
-    fn finish_answer(&mut self, transcript: &Transcript, notes: &Notes, out: &mut dyn Write) -> io::Result<bool> {
+    fn finish_answer(&mut self, transcript: &Transcript, notes: &Notes, out: &mut dyn Output) -> io::Result<bool> {
         self.stop();
         if !self.stream_answer || transcript.is_thread_state() {
             return Ok(false);

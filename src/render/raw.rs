@@ -1,8 +1,9 @@
 //! `-o raw`: the stream's bytes as received, each line flushed as soon as
 //! no further line is already waiting.
 
-use std::io::{self, Write};
+use std::io;
 
+use crate::output::Output;
 use crate::stream::lines::Line;
 use crate::stream::message::Message;
 use crate::stream::transcript::Transcript;
@@ -17,7 +18,7 @@ impl Renderer for Raw {
         line: &Line<'_>,
         _message: Option<&Message<'_>>,
         _transcript: &Transcript,
-        out: &mut dyn Write,
+        out: &mut dyn Output,
     ) -> io::Result<()> {
         out.write_all(line.bytes)?;
         // Flushed before the reader would wait for more: each line leaves

@@ -7,8 +7,6 @@
 //! (`orders_view\.revenue`) and expressions use `datum['orders_view.revenue']`,
 //! so the chart draws the flat rows the service returned.
 
-use std::io::Write;
-
 use anyhow::Result;
 use serde::ser::SerializeMap;
 use serde::{Serialize, Serializer};
@@ -16,7 +14,7 @@ use serde_json::{Map, Value};
 
 use super::draw;
 use crate::error::{fail, kind_of, Kind};
-use crate::output::Notes;
+use crate::output::{Notes, Output};
 use crate::results::{Pick, Picker, SqlResult, TypedRows};
 use crate::stream::transcript::{Event, Transcript};
 use crate::stream::turn::{Ending, Renderer};
@@ -72,7 +70,7 @@ impl Renderer for Vega {
     /// Writes the chart spec of the picked result with its data (with
     /// `--all-rows`, every row of a truncated one), or fails with
     /// [`Kind::NothingToRender`] when there is no chart that draws.
-    fn end(&mut self, _transcript: &Transcript, ending: &Ending<'_>, out: &mut dyn Write) -> Result<()> {
+    fn end(&mut self, _transcript: &Transcript, ending: &Ending<'_>, out: &mut dyn Output) -> Result<()> {
         if ending.failure.is_some() {
             return Ok(());
         }

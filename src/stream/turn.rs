@@ -14,9 +14,9 @@ use anyhow::Result;
 use super::lines::{Chunks, Line, LineReader};
 use super::message::{Message, ParseError};
 use super::resume::{Resumed, TurnLines};
-use super::transcript::{Event, Transcript};
+use super::transcript::{AnswerSource, Event, Transcript};
 use crate::error::{bad_stream, fail, fault_of_io, kind_of, root_causes, Kind};
-use crate::output::{redact_bytes, shell_quote, shorten};
+use crate::output::{redact_bytes, shell_quote, shorten, Output};
 use crate::results::{Picker, RowSource};
 use crate::settings::Question;
 
@@ -100,7 +100,7 @@ pub trait Renderer {
         _line: &Line<'_>,
         _message: Option<&Message<'_>>,
         _transcript: &Transcript,
-        _out: &mut dyn Write,
+        _out: &mut dyn Output,
     ) -> io::Result<()> {
         Ok(())
     }
@@ -111,7 +111,7 @@ pub trait Renderer {
 
     /// The turn is over: write the output (on failure, only what is still
     /// written then).
-    fn end(&mut self, _transcript: &Transcript, _ending: &Ending<'_>, _out: &mut dyn Write) -> Result<()> {
+    fn end(&mut self, _transcript: &Transcript, _ending: &Ending<'_>, _out: &mut dyn Output) -> Result<()> {
         Ok(())
     }
 }
@@ -123,7 +123,7 @@ impl<A: Renderer, B: Renderer> Renderer for (A, B) {
         line: &Line<'_>,
         message: Option<&Message<'_>>,
         transcript: &Transcript,
-        out: &mut dyn Write,
+        out: &mut dyn Output,
     ) -> io::Result<()> {
         self.0.line(line, message, transcript, out)?;
         self.1.line(line, message, transcript, out)
@@ -134,7 +134,7 @@ impl<A: Renderer, B: Renderer> Renderer for (A, B) {
         self.1.event(event);
     }
 
-    fn end(&mut self, transcript: &Transcript, ending: &Ending<'_>, out: &mut dyn Write) -> Result<()> {
+    fn end(&mut self, transcript: &Transcript, ending: &Ending<'_>, out: &mut dyn Output) -> Result<()> {
         self.0.end(transcript, ending, out)?;
         self.1.end(transcript, ending, out)
     }
@@ -259,11 +259,6 @@ impl Turn {
         self.started
     }
 
-    /// True when the last connection broke off: the stream was cut.
-    pub fn was_cut(&self) -> bool {
-        self.dropped
-    }
-
     /// How many times the turn was resumed on a new connection.
     pub fn resumes(&self) -> u32 {
         self.resumes
@@ -280,11 +275,6 @@ impl Turn {
         let read = read_lines(source, &mut fold);
         self.timings.total = self.started.elapsed();
         read
-    }
-
-    /// The hint that ends a message about a broken stream.
-    fn resume_hint(&self) -> String {
-        resume_hint(&self.transcript)
     }
 
     /// Whether the turn, as read so far, could be finished by resuming it
@@ -325,13 +315,61 @@ impl Turn {
     }
 
     /// A failure of the turn, saying how many times it was resumed first.
-    pub fn after_resumes(&self, err: anyhow::Error) -> anyhow::Error {
+    fn after_resumes(&self, err: anyhow::Error) -> anyhow::Error {
         match self.resumes {
             0 => err,
             1 => err.context("resumed once"),
             n => err.context(format!("resumed {n} times")),
         }
     }
+
+    /// How the turn ended, all told, from how its read ended (`read`) and
+    /// what failed after it (`afterwards`: the saved stream's last flush).
+    /// The one rule of `cli.md`: every early end of a running turn on our
+    /// side (a signal, the deadline, a stall, a closed or full stdout, an
+    /// unwritable `--tee`, a malformed line) and every in-stream error
+    /// leave a chat that may still be running, which is aborted; a stream
+    /// that ended by itself (cut, suspended: the hint resumes it) is not.
+    pub fn conclude(&self, read: Result<()>, afterwards: Result<()>) -> Conclusion {
+        let transcript = &self.transcript;
+        let stopped = read.as_ref().err().is_some_and(|err| kind_of(err).stops_the_chat());
+        let ended_early = (read.is_err() && !self.dropped) || !transcript.errors().is_empty();
+        let read_failed = read.is_err();
+        let failure = match (read, afterwards) {
+            (Err(err), _) => Some(self.after_resumes(err)),
+            (Ok(()), Err(err)) => Some(err),
+            (Ok(()), Ok(())) => chat_failure(transcript).map(|err| self.after_resumes(err)),
+        };
+        let status = match (&failure, transcript.answer()) {
+            _ if transcript.aborted() || stopped => Status::Aborted,
+            (Some(_), _) if transcript.suspended().is_some() => Status::Suspended,
+            (Some(_), _) if self.dropped || transcript.cut_mid_message() => Status::Cut,
+            (Some(_), _) => Status::Error,
+            (None, Some((_, AnswerSource::Final))) => Status::Completed,
+            (None, _) if transcript.is_thread_state() => Status::Completed,
+            (None, _) => Status::Incomplete,
+        };
+        Conclusion {
+            status,
+            failure,
+            abort: ended_early && (stopped || transcript.chat_id().is_some()),
+            read_failed,
+        }
+    }
+}
+
+/// How a turn ended: see [`Turn::conclude`].
+#[derive(Debug)]
+pub struct Conclusion {
+    /// `-o json`'s `status`.
+    pub status: Status,
+    /// Why it failed, when it did.
+    pub failure: Option<anyhow::Error>,
+    /// The chat may still be running on the service: abort it first.
+    pub abort: bool,
+    /// The stream could not be read to its end: a malformed or cut line,
+    /// a dropped connection, a stop.
+    pub read_failed: bool,
 }
 
 /// A turn that can be resumed: why, and the ids to send again.
@@ -352,7 +390,7 @@ pub struct Sinks<'a> {
     /// The output (and the checks) hearing of lines and events.
     pub renderer: &'a mut dyn Renderer,
     /// Where the renderer writes.
-    pub out: &'a mut dyn Write,
+    pub out: &'a mut dyn Output,
 }
 
 /// The chat stream's [`LineFold`].
@@ -403,7 +441,7 @@ impl LineFold for ChatFold<'_, '_> {
             Ok(_) => Ok(()),
             Err(err) => {
                 turn.dropped = !line.is_terminated();
-                Err(not_a_message(&err, line, &turn.resume_hint()))
+                Err(not_a_message(&err, line, &resume_hint(&turn.transcript)))
             }
         }
     }
@@ -418,26 +456,32 @@ impl LineFold for ChatFold<'_, '_> {
             .map_or_else(|| err.to_string(), |inner| root_causes(inner));
         bad_stream(format!(
             "the stream was cut before it ended ({cause}){}",
-            self.turn.resume_hint()
+            resume_hint(&self.turn.transcript)
         ))
     }
 }
 
-/// The hint that ends a message about a broken stream: the command that
-/// resumes the turn (or, for a read of the thread, reads it again).
+/// The hint that ends a message about a broken turn: how to resume it
+/// (or, for a read of the thread, to read it again).
 fn resume_hint(transcript: &Transcript) -> String {
-    match (transcript.chat_id(), transcript.message_id()) {
-        (Some(chat), Some(message)) => format!(
-            "; resume it with: analyst ask --chat-id {} --resume {}",
-            shell_quote(chat),
-            shell_quote(message)
-        ),
+    match (transcript.chat_id(), resume_command(transcript)) {
+        (Some(_), Some(command)) => format!("; resume it with: {command}"),
         (Some(chat), None) => format!(
             "; see where the thread stands with: analyst ask --chat-id {}",
             shell_quote(chat)
         ),
         (None, _) => String::new(),
     }
+}
+
+/// The command that resumes the turn by hand, when its chat and message
+/// are known (their ids quoted for the shell).
+fn resume_command(transcript: &Transcript) -> Option<String> {
+    Some(format!(
+        "analyst ask --chat-id {} --resume {}",
+        shell_quote(transcript.chat_id()?),
+        shell_quote(transcript.message_id()?)
+    ))
 }
 
 /// The failure for a line that is not a message: a cut when it is the
@@ -473,16 +517,12 @@ fn refuses_credentials(error: &str) -> bool {
 
 /// The failure the chat itself reported, in order of gravity: suspended,
 /// in-stream error, aborted, no answer at all.
-pub fn chat_failure(transcript: &Transcript) -> Option<anyhow::Error> {
+fn chat_failure(transcript: &Transcript) -> Option<anyhow::Error> {
     if let Some(text) = transcript.suspended() {
-        let resume = match (transcript.chat_id(), transcript.message_id()) {
-            (Some(chat), Some(message)) => format!(
-                "; the turn can be resumed for 24 hours: analyst ask --chat-id {} --resume {}",
-                shell_quote(chat),
-                shell_quote(message)
-            ),
+        let resume = match (resume_command(transcript), transcript.message_id()) {
+            (Some(command), _) => format!("; the turn can be resumed for 24 hours: {command}"),
             (None, Some(message)) => format!(" (message {message})"),
-            (_, None) => String::new(),
+            (None, None) => String::new(),
         };
         return Some(bad_stream(format!(
             "the chat was suspended by the service: {text}{resume}"

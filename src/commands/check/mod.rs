@@ -28,7 +28,7 @@ use crate::output::{human, visible, LazyFile, Notes, Out, Tone};
 use crate::results::{Collected, RowSource};
 use crate::settings::checks::new_message_id;
 use crate::settings::{ChatSettings, CheckSettings, Limits, MergeSettings, Network, Question, ReportSettings};
-use crate::stream::turn::{chat_failure, Sinks, Timings, Turn};
+use crate::stream::turn::{Sinks, Timings, Turn};
 
 pub mod report;
 pub mod suite;
@@ -101,8 +101,8 @@ pub fn run(settings: CheckSettings, notes: &Notes, out: &mut Out) -> Result<()> 
         return Err(fail(
             signal.kind(),
             format!(
-                "interrupted by {}: {} of {} cases did not pass",
-                signal.name(),
+                "{}: {} of {} cases did not pass",
+                signal.fault(),
                 report.failed + report.errors,
                 report.cases.len()
             ),
@@ -234,9 +234,9 @@ struct Slot {
     runs: usize,
 }
 
-/// How a run ended, while it runs.
+/// How a run ended early: why it did not pass.
 #[derive(Debug)]
-enum Verdict {
+enum RunEnd {
     /// The chat worked but expectations were not met: one line each.
     Failed(Vec<String>),
     /// The request or the stream failed, or the time ran out.
@@ -359,8 +359,8 @@ impl Runner<'_> {
             let outcome = self.run_turn(slot, case, turn_index, &client, &mut run, started);
             if let Err(verdict) = outcome {
                 (run.status, run.messages, run.exit_code) = match verdict {
-                    Verdict::Failed(lines) => (Status::Failed, lines, Kind::Expectation.exit_code()),
-                    Verdict::Error { kind, message } => (Status::Error, vec![message], kind.exit_code()),
+                    RunEnd::Failed(lines) => (Status::Failed, lines, Kind::Expectation.exit_code()),
+                    RunEnd::Error { kind, message } => (Status::Error, vec![message], kind.exit_code()),
                 };
                 break;
             }
@@ -378,16 +378,12 @@ impl Runner<'_> {
         client: &ChatClient,
         run: &mut RunReport,
         case_started: Instant,
-    ) -> Result<(), Verdict> {
-        let error = |err: &anyhow::Error| Verdict::Error {
-            kind: kind_of(err),
-            message: format!("{err:#}"),
-        };
+    ) -> Result<(), RunEnd> {
         let turn = &case.turns[turn_index];
         if let Some(signal) = signals::received() {
-            return Err(Verdict::Error {
+            return Err(RunEnd::Error {
                 kind: signal.kind(),
-                message: format!("not run: interrupted by {}", signal.name()),
+                message: format!("not run: {}", signal.fault()),
             });
         }
         let case_left = case.timeout.saturating_sub(case_started.elapsed());
@@ -440,28 +436,25 @@ impl Runner<'_> {
         if let Some(usage) = transcript.usage() {
             run.usage.get_or_insert_default().add(Usage::of(usage));
         }
-        let failure = match read {
-            Err(err) if kind_of(&err).stops_the_chat() => {
-                // A timeout at the turn's deadline is the case's (or the
-                // run's); one before it is a stall.
-                let deadline = turn_started.elapsed() >= left;
-                let reason = match kind_of(&err) {
-                    Kind::Timeout if deadline && limited_by_run => "the --timeout of the whole run expired".to_string(),
-                    Kind::Timeout if deadline => {
-                        format!("timed out after {} (the case's timeout)", human(case.timeout))
-                    }
-                    _ => format!("{err:#}"),
-                };
-                return Err(Verdict::Error {
-                    kind: kind_of(&err),
-                    message: format!("{reason}{}", client.abort_after_stop(transcript.chat_id())),
-                });
+        let mut conclusion = reading.conclude(read, Ok(()));
+        // A timeout at the turn's deadline is the case's (or the run's);
+        // one before it is a stall.
+        let deadline = turn_started.elapsed() >= left;
+        conclusion.failure = conclusion.failure.map(|err| match kind_of(&err) {
+            Kind::Timeout if deadline && limited_by_run => {
+                fail(Kind::Timeout, "the --timeout of the whole run expired")
             }
-            Err(err) => Some(reading.after_resumes(err)),
-            Ok(()) => chat_failure(transcript).map(|err| reading.after_resumes(err)),
-        };
-        if let Some(err) = failure {
-            return Err(error(&err));
+            Kind::Timeout if deadline => fail(
+                Kind::Timeout,
+                format!("timed out after {} (the case's timeout)", human(case.timeout)),
+            ),
+            _ => err,
+        });
+        if let Some(err) = client.settle(conclusion, transcript.chat_id()) {
+            return Err(RunEnd::Error {
+                kind: kind_of(&err),
+                message: format!("{err:#}"),
+            });
         }
         let mut unmet = check.unmet(transcript);
         if let Some(expected) = &turn.rows {
@@ -469,7 +462,7 @@ impl Runner<'_> {
                 RowsSource::Inline(rows) => rows,
                 RowsSource::Sql(sql) => match self.reference(slot.case, sql) {
                     Ok(rows) => rows,
-                    Err((kind, message)) => return Err(Verdict::Error { kind, message }),
+                    Err((kind, message)) => return Err(RunEnd::Error { kind, message }),
                 },
             };
             let source = self.data.as_ref().map(|data| data as &dyn RowSource);
@@ -484,7 +477,7 @@ impl Runner<'_> {
         } else {
             String::new()
         };
-        Err(Verdict::Failed(
+        Err(RunEnd::Failed(
             unmet.into_iter().map(|line| format!("{prefix}{line}")).collect(),
         ))
     }
