@@ -74,29 +74,32 @@ impl Kind {
         }
     }
 
+    /// Every kind.
+    pub const ALL: [Kind; 17] = [
+        Kind::Usage,
+        Kind::Auth,
+        Kind::Forbidden,
+        Kind::NotFound,
+        Kind::Service,
+        Kind::BadStream,
+        Kind::ToolError,
+        Kind::Expectation,
+        Kind::Partial,
+        Kind::NothingToRender,
+        Kind::CannotWrite,
+        Kind::Timeout,
+        Kind::HungUp,
+        Kind::Interrupted,
+        Kind::Terminated,
+        Kind::ReaderGone,
+        Kind::Unexpected,
+    ];
+
     /// The kind whose exit code is `code` (a report read back names only
     /// the code); [`Kind::Unexpected`] for a code no kind has.
     pub fn from_exit_code(code: u8) -> Kind {
-        const ALL: [Kind; 17] = [
-            Kind::Usage,
-            Kind::Auth,
-            Kind::Forbidden,
-            Kind::NotFound,
-            Kind::Service,
-            Kind::BadStream,
-            Kind::ToolError,
-            Kind::Expectation,
-            Kind::Partial,
-            Kind::NothingToRender,
-            Kind::CannotWrite,
-            Kind::Timeout,
-            Kind::HungUp,
-            Kind::Interrupted,
-            Kind::Terminated,
-            Kind::ReaderGone,
-            Kind::Unexpected,
-        ];
-        ALL.into_iter()
+        Kind::ALL
+            .into_iter()
             .find(|kind| kind.exit_code() == code)
             .unwrap_or(Kind::Unexpected)
     }

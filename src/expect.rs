@@ -158,26 +158,26 @@ pub struct Comparison {
 /// A value as compared: null, a number (also one sent as a string), or
 /// text (a boolean or anything else as its JSON).
 #[derive(Debug)]
-enum Cell {
+enum Compared {
     Null,
     Number { value: f64, integer: Option<i128> },
     Text(String),
 }
 
-impl Cell {
-    fn of(value: &Value) -> Cell {
+impl Compared {
+    fn of(value: &Value) -> Compared {
         let text = match value {
-            Value::Null => return Cell::Null,
+            Value::Null => return Compared::Null,
             Value::String(text) => text.trim().to_string(),
             Value::Number(number) => number.to_string(),
-            other => return Cell::Text(other.to_string()),
+            other => return Compared::Text(other.to_string()),
         };
         match text.parse::<f64>() {
-            Ok(number) if number.is_finite() => Cell::Number {
+            Ok(number) if number.is_finite() => Compared::Number {
                 value: number,
                 integer: text.parse::<i128>().ok(),
             },
-            _ => Cell::Text(match value {
+            _ => Compared::Text(match value {
                 Value::String(text) => text.clone(),
                 other => other.to_string(),
             }),
@@ -185,26 +185,28 @@ impl Cell {
     }
 
     /// The order rows are sorted in: nulls, then numbers, then text.
-    fn order(&self, other: &Cell) -> Ordering {
+    fn order(&self, other: &Compared) -> Ordering {
         match (self, other) {
-            (Cell::Null, Cell::Null) => Ordering::Equal,
-            (Cell::Null, _) => Ordering::Less,
-            (_, Cell::Null) => Ordering::Greater,
-            (Cell::Number { value: a, .. }, Cell::Number { value: b, .. }) => a.total_cmp(b),
-            (Cell::Number { .. }, Cell::Text(_)) => Ordering::Less,
-            (Cell::Text(_), Cell::Number { .. }) => Ordering::Greater,
-            (Cell::Text(a), Cell::Text(b)) => a.cmp(b),
+            (Compared::Null, Compared::Null) => Ordering::Equal,
+            (Compared::Null, _) => Ordering::Less,
+            (_, Compared::Null) => Ordering::Greater,
+            (Compared::Number { value: a, .. }, Compared::Number { value: b, .. }) => a.total_cmp(b),
+            (Compared::Number { .. }, Compared::Text(_)) => Ordering::Less,
+            (Compared::Text(_), Compared::Number { .. }) => Ordering::Greater,
+            (Compared::Text(a), Compared::Text(b)) => a.cmp(b),
         }
     }
 
-    fn equals(&self, other: &Cell, tolerance: f64) -> bool {
+    fn equals(&self, other: &Compared, tolerance: f64) -> bool {
         match (self, other) {
-            (Cell::Null, Cell::Null) => true,
-            (Cell::Text(a), Cell::Text(b)) => a == b,
-            (Cell::Number { integer: Some(x), .. }, Cell::Number { integer: Some(y), .. }) if tolerance == 0.0 => {
+            (Compared::Null, Compared::Null) => true,
+            (Compared::Text(a), Compared::Text(b)) => a == b,
+            (Compared::Number { integer: Some(x), .. }, Compared::Number { integer: Some(y), .. })
+                if tolerance == 0.0 =>
+            {
                 x == y
             }
-            (Cell::Number { value: a, .. }, Cell::Number { value: b, .. }) => {
+            (Compared::Number { value: a, .. }, Compared::Number { value: b, .. }) => {
                 a == b || (a - b).abs() <= tolerance * a.abs().max(b.abs())
             }
             _ => false,
@@ -212,7 +214,7 @@ impl Cell {
     }
 }
 
-fn order_rows(a: &[Cell], b: &[Cell]) -> Ordering {
+fn order_rows(a: &[Compared], b: &[Compared]) -> Ordering {
     a.iter()
         .zip(b)
         .map(|(x, y)| x.order(y))
@@ -231,10 +233,10 @@ pub fn compare(got: Vec<Vec<Value>>, expected: &[Vec<Value>], how: Comparison) -
             expected.len()
         ));
     }
-    let cells = |rows: &[Vec<Value>]| -> Vec<(usize, Vec<Cell>)> {
-        let mut cells: Vec<(usize, Vec<Cell>)> = rows
+    let cells = |rows: &[Vec<Value>]| -> Vec<(usize, Vec<Compared>)> {
+        let mut cells: Vec<(usize, Vec<Compared>)> = rows
             .iter()
-            .map(|row| row.iter().map(Cell::of).collect())
+            .map(|row| row.iter().map(Compared::of).collect())
             .enumerate()
             .collect();
         if !how.ordered {

@@ -1,8 +1,9 @@
 //! The layout holds: each module imports only modules listed before it in
 //! the layer list of `src/lib.rs`'s documentation (dependencies point one
 //! way, no cycle), every module is in that list, the environment and
-//! clap's matches are read only in `settings.rs`, and exit numbers appear
-//! only in `error.rs`.
+//! clap's matches are read only in `settings/` (whose files also import
+//! one way, in the order `settings/mod.rs` lists them), and exit numbers
+//! appear only in `error.rs`.
 
 use std::path::{Path, PathBuf};
 
@@ -95,7 +96,7 @@ fn only_commands_lib_and_settings_use_the_cli_or_the_commands() {
         for name in named_modules(&text) {
             assert!(
                 name != "cli" && name != "commands",
-                "{} uses {name}: only commands/, lib.rs and settings.rs may",
+                "{} uses {name}: only commands/, lib.rs and settings/ may",
                 path.display()
             );
         }
@@ -130,4 +131,54 @@ fn exit_numbers_appear_only_in_error_rs() {
             assert!(!number, "{} names an exit number: {line}", path.display());
         }
     }
+}
+
+#[test]
+fn each_settings_file_imports_only_the_settings_files_above_it() {
+    let folder = src().join("settings");
+    let mod_rs = std::fs::read_to_string(folder.join("mod.rs")).unwrap();
+    let order: Vec<String> = mod_rs
+        .lines()
+        .filter_map(|line| line.strip_prefix("//! - [`"))
+        .filter_map(|rest| rest.split_once('`').map(|(name, _)| name.to_string()))
+        .collect();
+    let mut files: Vec<String> = std::fs::read_dir(&folder)
+        .unwrap()
+        .map(|entry| entry.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|name| name != "mod.rs")
+        .collect();
+    files.sort();
+    let mut listed = order.iter().map(|name| format!("{name}.rs")).collect::<Vec<_>>();
+    listed.sort();
+    assert_eq!(files, listed, "settings/mod.rs lists every file of settings/");
+    let mut upward = Vec::new();
+    for (level, name) in order.iter().enumerate() {
+        let text = std::fs::read_to_string(folder.join(format!("{name}.rs"))).unwrap();
+        for higher in &order[level + 1..] {
+            if text.contains(&format!("super::{higher}")) {
+                upward.push(format!("settings/{name}.rs imports settings/{higher}.rs"));
+            }
+        }
+    }
+    assert!(
+        upward.is_empty(),
+        "imports pointing up settings/:\n{}",
+        upward.join("\n")
+    );
+}
+
+#[test]
+fn the_help_lists_exactly_the_exit_codes_of_the_failure_kinds() {
+    use analyst::error::Kind;
+    let mut listed: Vec<u8> = analyst::cli::EXIT_STATUS
+        .iter()
+        .flat_map(|(codes, _)| codes.split(", "))
+        .filter(|code| !code.is_empty())
+        .map(|code| code.parse().expect("a number"))
+        .collect();
+    let mut kinds: Vec<u8> = Kind::ALL.iter().map(|kind| kind.exit_code()).collect();
+    listed.sort_unstable();
+    kinds.sort_unstable();
+    kinds.dedup();
+    assert_eq!(listed, kinds, "cli::EXIT_STATUS and Kind::exit_code agree");
 }

@@ -65,7 +65,7 @@ pub fn run(settings: RowsSettings, notes: &Notes, out: &mut Out) -> Result<()> {
     let client = DataClient::new(http, &settings.data, settings.network, started, notes)?;
     let expected = saved.as_ref().and_then(|result| result.total_rows);
     let plan = Plan::of(&sql, settings.page_size, settings.order_by.as_deref())?;
-    let mut progress = Progress::new(writer, expected, notes);
+    let mut progress = RowsProgress::new(writer, expected, notes);
     let fetched = client.run_plan(&plan, &mut progress);
     // The document is closed also when the query failed on the way (a
     // `-o json` array stays valid JSON); the failure is the exit code.
@@ -192,12 +192,12 @@ impl RowSink for Writer<'_> {
 
 /// Counts rows on their way to `inner` and shows them on a terminal: rows
 /// so far, of `totalRows` when known, the rate, and the page.
-struct Progress<S> {
+struct RowsProgress<S> {
     inner: S,
     bar: Option<ProgressBar>,
 }
 
-impl<S: RowSink> Progress<S> {
+impl<S: RowSink> RowsProgress<S> {
     fn new(inner: S, total: Option<u64>, notes: &Notes) -> Self {
         let bar = notes.show_progress().then(|| {
             let (bar, template) = match total {
@@ -220,7 +220,7 @@ impl<S: RowSink> Progress<S> {
             }
             bar
         });
-        Progress { inner, bar }
+        RowsProgress { inner, bar }
     }
 
     fn finish(self) -> S {
@@ -231,7 +231,7 @@ impl<S: RowSink> Progress<S> {
     }
 }
 
-impl<S: RowSink> RowSink for Progress<S> {
+impl<S: RowSink> RowSink for RowsProgress<S> {
     fn columns(&mut self, columns: &[Column]) -> Result<()> {
         self.inner.columns(columns)
     }

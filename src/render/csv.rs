@@ -5,9 +5,9 @@
 use anyhow::Result;
 
 use super::table::{write_result, TableFormat, TableWriter};
-use crate::error::{Fault, Kind};
+use crate::error::{kind_of, Kind};
 use crate::output::Output;
-use crate::results::{shortfall, Pick, Picker};
+use crate::results::{Pick, Picker};
 use crate::stream::transcript::{Event, Transcript};
 use crate::stream::turn::{Ending, Renderer};
 
@@ -46,12 +46,14 @@ impl Renderer for Csv {
                 None => Ok(()),
             };
         };
+        // Rows go straight to the output; fewer than totalRows still end
+        // the table before the failure is told.
         let mut writer = TableWriter::new(self.format, &mut *out);
-        let got = source.fetch(result.sql_to_fetch()?, &mut writer)?;
-        writer.finish()?;
-        match shortfall(result.total_rows, got) {
-            Some(why) => Err(Fault::new(Kind::Partial, why).into()),
-            None => Ok(()),
+        let fetched = result.fetch_all(source, &mut writer);
+        if fetched.as_ref().is_err_and(|err| kind_of(err) != Kind::Partial) {
+            return fetched;
         }
+        writer.finish()?;
+        fetched
     }
 }

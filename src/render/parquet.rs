@@ -36,7 +36,7 @@ const RECORD: u8 = 0x1e;
 
 /// What a column's values are written as.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Kind {
+enum ColumnKind {
     Int64,
     Double,
     Boolean,
@@ -47,28 +47,30 @@ enum Kind {
 
 /// One value as sent, read from its JSON text without building a value:
 /// null, a boolean, a number's text, or a string's contents.
-enum Cell<'a> {
+enum SpooledCell<'a> {
     Null,
     Bool(bool),
     Number(&'a str),
     Text(Cow<'a, str>),
 }
 
-impl<'a> Cell<'a> {
-    fn of(raw: &'a str) -> Cell<'a> {
+impl<'a> SpooledCell<'a> {
+    fn of(raw: &'a str) -> SpooledCell<'a> {
         match raw.as_bytes().first() {
             // Without escapes a string's contents are its text within the quotes.
-            Some(b'"') if raw.len() >= 2 && !raw.contains('\\') => Cell::Text(Cow::Borrowed(&raw[1..raw.len() - 1])),
-            Some(b'"') => Cell::Text(
+            Some(b'"') if raw.len() >= 2 && !raw.contains('\\') => {
+                SpooledCell::Text(Cow::Borrowed(&raw[1..raw.len() - 1]))
+            }
+            Some(b'"') => SpooledCell::Text(
                 serde_json::from_str::<String>(raw)
                     .map(Cow::Owned)
                     .unwrap_or(Cow::Borrowed(raw)),
             ),
             _ => match raw {
-                "null" => Cell::Null,
-                "true" => Cell::Bool(true),
-                "false" => Cell::Bool(false),
-                number => Cell::Number(number),
+                "null" => SpooledCell::Null,
+                "true" => SpooledCell::Bool(true),
+                "false" => SpooledCell::Bool(false),
+                number => SpooledCell::Number(number),
             },
         }
     }
@@ -77,11 +79,11 @@ impl<'a> Cell<'a> {
     /// as its JSON.
     fn text(&self) -> &str {
         match self {
-            Cell::Null => "",
-            Cell::Bool(true) => "true",
-            Cell::Bool(false) => "false",
-            Cell::Number(text) => text,
-            Cell::Text(text) => text,
+            SpooledCell::Null => "",
+            SpooledCell::Bool(true) => "true",
+            SpooledCell::Bool(false) => "false",
+            SpooledCell::Number(text) => text,
+            SpooledCell::Text(text) => text,
         }
     }
 }
@@ -90,7 +92,7 @@ impl<'a> Cell<'a> {
 /// asks for, kept only while every value parses as it.
 #[derive(Clone, Copy, Debug)]
 struct Seen {
-    wanted: Kind,
+    wanted: ColumnKind,
     int: bool,
     double: bool,
     parses: bool,
@@ -102,36 +104,36 @@ impl Seen {
         let named = column.column_type.to_ascii_lowercase();
         let fractional = ["double", "float", "real", "decimal", "numeric", "number"];
         let wanted = if column.is_boolean() {
-            Kind::Boolean
+            ColumnKind::Boolean
         } else if named.starts_with("date") && !named.starts_with("datetime") {
-            Kind::Date
+            ColumnKind::Date
         } else if named.starts_with("timestamp") || named.starts_with("datetime") || named == "time" {
-            Kind::Timestamp
+            ColumnKind::Timestamp
         } else if fractional.iter().any(|prefix| named.starts_with(prefix)) {
-            Kind::Double
+            ColumnKind::Double
         } else if column.is_numeric() {
-            Kind::Int64
+            ColumnKind::Int64
         } else {
-            Kind::Text
+            ColumnKind::Text
         };
         Seen {
             wanted,
-            int: wanted == Kind::Int64,
-            double: matches!(wanted, Kind::Int64 | Kind::Double),
+            int: wanted == ColumnKind::Int64,
+            double: matches!(wanted, ColumnKind::Int64 | ColumnKind::Double),
             parses: true,
         }
     }
 
     /// Narrows what the column allows by one value; only the wanted kind
     /// is tried.
-    fn check(&mut self, cell: &Cell<'_>) {
-        if matches!(cell, Cell::Null) {
+    fn check(&mut self, cell: &SpooledCell<'_>) {
+        if matches!(cell, SpooledCell::Null) {
             return;
         }
         let text = cell.text();
         match self.wanted {
-            Kind::Int64 | Kind::Double => {
-                let number = matches!(cell, Cell::Number(_) | Cell::Text(_));
+            ColumnKind::Int64 | ColumnKind::Double => {
+                let number = matches!(cell, SpooledCell::Number(_) | SpooledCell::Text(_));
                 // An integer is a number too: the second parse only when needed.
                 let int = number && self.int && text.parse::<i64>().is_ok();
                 self.int = int;
@@ -139,21 +141,21 @@ impl Seen {
                     self.double &= number && text.parse::<f64>().is_ok_and(f64::is_finite);
                 }
             }
-            Kind::Boolean => self.parses &= matches!(text, "true" | "false"),
-            Kind::Date => self.parses &= matches!(cell, Cell::Text(_)) && date(text).is_some(),
-            Kind::Timestamp => self.parses &= matches!(cell, Cell::Text(_)) && timestamp(text).is_some(),
-            Kind::Text => {}
+            ColumnKind::Boolean => self.parses &= matches!(text, "true" | "false"),
+            ColumnKind::Date => self.parses &= matches!(cell, SpooledCell::Text(_)) && date(text).is_some(),
+            ColumnKind::Timestamp => self.parses &= matches!(cell, SpooledCell::Text(_)) && timestamp(text).is_some(),
+            ColumnKind::Text => {}
         }
     }
 
     /// The kind the column is written as: the wanted one when every value
     /// parsed as it (an integer column of fractions is DOUBLE), else text.
-    fn kind(&self) -> Kind {
+    fn kind(&self) -> ColumnKind {
         match self.wanted {
-            Kind::Int64 if self.int => Kind::Int64,
-            Kind::Int64 | Kind::Double if self.double => Kind::Double,
-            Kind::Boolean | Kind::Date | Kind::Timestamp if self.parses => self.wanted,
-            _ => Kind::Text,
+            ColumnKind::Int64 if self.int => ColumnKind::Int64,
+            ColumnKind::Int64 | ColumnKind::Double if self.double => ColumnKind::Double,
+            ColumnKind::Boolean | ColumnKind::Date | ColumnKind::Timestamp if self.parses => self.wanted,
+            _ => ColumnKind::Text,
         }
     }
 }
@@ -197,7 +199,7 @@ impl<W: Write> ParquetWriter<W> {
                 self.spool.write_all(&[UNIT])?;
             }
             if let Some(seen) = self.seen.get_mut(index) {
-                seen.check(&Cell::of(raw));
+                seen.check(&SpooledCell::of(raw));
             }
             self.spool.write_all(raw.as_bytes())?;
         }
@@ -220,7 +222,7 @@ impl<W: Write> ParquetWriter<W> {
             seen,
             spool,
         } = self;
-        let kinds: Vec<Kind> = seen.iter().map(Seen::kind).collect();
+        let kinds: Vec<ColumnKind> = seen.iter().map(Seen::kind).collect();
         let mut spool = spool.into_inner().map_err(|err| err.into_error())?;
         spool.rewind()?;
         let mut file = tempfile::tempfile().context("cannot create a temporary file for -o parquet")?;
@@ -264,21 +266,21 @@ impl<W: Write> ParquetWriter<W> {
 }
 
 /// The Parquet schema: one optional column per column, typed by its kind.
-fn schema(columns: &[Column], kinds: &[Kind]) -> Result<Arc<Type>> {
+fn schema(columns: &[Column], kinds: &[ColumnKind]) -> Result<Arc<Type>> {
     let fields = columns
         .iter()
         .zip(kinds)
         .map(|(column, kind)| {
             let (physical, logical) = match kind {
-                Kind::Int64 => (PhysicalType::INT64, None),
-                Kind::Double => (PhysicalType::DOUBLE, None),
-                Kind::Boolean => (PhysicalType::BOOLEAN, None),
-                Kind::Date => (PhysicalType::INT32, Some(LogicalType::Date)),
-                Kind::Timestamp => (
+                ColumnKind::Int64 => (PhysicalType::INT64, None),
+                ColumnKind::Double => (PhysicalType::DOUBLE, None),
+                ColumnKind::Boolean => (PhysicalType::BOOLEAN, None),
+                ColumnKind::Date => (PhysicalType::INT32, Some(LogicalType::Date)),
+                ColumnKind::Timestamp => (
                     PhysicalType::INT64,
                     Some(LogicalType::timestamp(false, TimeUnit::MILLIS)),
                 ),
-                Kind::Text => (PhysicalType::BYTE_ARRAY, Some(LogicalType::String)),
+                ColumnKind::Text => (PhysicalType::BYTE_ARRAY, Some(LogicalType::String)),
             };
             Type::primitive_type_builder(&column.name, physical)
                 .with_repetition(Repetition::OPTIONAL)
@@ -296,21 +298,24 @@ fn schema(columns: &[Column], kinds: &[Kind]) -> Result<Arc<Type>> {
 /// fallbacks below are never taken.
 fn write_group(
     writer: &mut SerializedFileWriter<&mut File>,
-    kinds: &[Kind],
+    kinds: &[ColumnKind],
     values: &[Vec<&str>],
     shared: &bytes::Bytes,
 ) -> Result<()> {
     let mut group = writer.next_row_group()?;
     let mut index = 0;
     while let Some(mut column) = group.next_column()? {
-        let cells: Vec<Cell<'_>> = values[index].iter().map(|raw| Cell::of(raw)).collect();
+        let cells: Vec<SpooledCell<'_>> = values[index].iter().map(|raw| SpooledCell::of(raw)).collect();
         let levels: Vec<i16> = cells
             .iter()
-            .map(|cell| i16::from(!matches!(cell, Cell::Null)))
+            .map(|cell| i16::from(!matches!(cell, SpooledCell::Null)))
             .collect();
-        let present = cells.iter().filter(|cell| !matches!(cell, Cell::Null)).map(Cell::text);
+        let present = cells
+            .iter()
+            .filter(|cell| !matches!(cell, SpooledCell::Null))
+            .map(SpooledCell::text);
         match (column.untyped(), kinds[index]) {
-            (ColumnWriter::Int64ColumnWriter(writer), Kind::Timestamp) => {
+            (ColumnWriter::Int64ColumnWriter(writer), ColumnKind::Timestamp) => {
                 let millis: Vec<i64> = present
                     .map(|text| timestamp(text).map_or(0, |at| at.and_utc().timestamp_millis()))
                     .collect();

@@ -17,7 +17,7 @@ use serde::Serialize;
 use serde_json::value::RawValue;
 use serde_json::{Number, Value};
 
-use crate::error::{Fault, Kind};
+use crate::error::{kind_of, Fault, Kind};
 
 /// A column of a SQL result (serialized as `{"name", "type"}`, the type as
 /// the service sent it).
@@ -626,24 +626,33 @@ impl RowSink for Collected {
 }
 
 impl SqlResult {
-    /// Replaces the rows of a truncated result with every row of its query
-    /// from `source`; `Err` with [`Kind::Partial`] when fewer came than
-    /// `totalRows` says (the rows that came are kept).
-    pub fn complete(&mut self, source: &dyn RowSource) -> Result<()> {
-        let mut collected = Collected::default();
-        let got = source.fetch(self.sql_to_fetch()?, &mut collected)?;
-        *self.table_mut() = Table {
-            columns: collected.columns,
-            rows: Rows::Values(collected.rows),
-        };
+    /// Every row of this (truncated) result's query, from `source` into
+    /// `sink`: the one way a truncated result is made whole. `Err` with
+    /// [`Kind::Partial`] when fewer came than `totalRows` says.
+    pub fn fetch_all(&self, source: &dyn RowSource, sink: &mut dyn RowSink) -> Result<()> {
+        let got = source.fetch(self.sql_to_fetch()?, sink)?;
         match shortfall(self.total_rows, got) {
             Some(why) => Err(Fault::new(Kind::Partial, why).into()),
             None => Ok(()),
         }
     }
-}
 
-impl SqlResult {
+    /// Replaces the rows of a truncated result with every row of its query
+    /// ([`SqlResult::fetch_all`]); the rows that came are kept also when
+    /// they are fewer than `totalRows` says.
+    pub fn complete(&mut self, source: &dyn RowSource) -> Result<()> {
+        let mut collected = Collected::default();
+        let fetched = self.fetch_all(source, &mut collected);
+        if fetched.as_ref().is_err_and(|err| kind_of(err) != Kind::Partial) {
+            return fetched;
+        }
+        *self.table_mut() = Table {
+            columns: collected.columns,
+            rows: Rows::Values(collected.rows),
+        };
+        fetched
+    }
+
     /// The SQL that fetches every row of this result.
     pub fn sql_to_fetch(&self) -> Result<&str, Fault> {
         self.sql.as_deref().ok_or_else(|| {

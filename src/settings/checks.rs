@@ -1,7 +1,9 @@
 //! Validators of what the command line, the environment, a profile or a
-//! suite give: URLs (the plain-http rule), durations, shards, regular
-//! expressions, output files, message ids and the embed fields. Each
-//! failure is a usage error that names where the value came from.
+//! suite give: the environment's one rule (an empty variable is unset),
+//! URLs (the plain-http rule), durations, shards, regular expressions,
+//! output files, message ids and the embed fields. Each failure is a usage
+//! error that names where the value came from; `doctor` and `config list`
+//! show each check as a [`Finding`].
 
 use std::net::IpAddr;
 use std::path::Path;
@@ -12,8 +14,75 @@ use regex::Regex;
 use reqwest::Url;
 use serde_json::{Map, Value};
 
-use crate::error::usage;
+use crate::cli::{var, ENVIRONMENT};
+use crate::error::{kind_of, usage, Kind};
 use crate::themes;
+
+/// Makes the rule of the environment true before anything reads it: a
+/// variable `analyst` reads that is set to the empty string counts as
+/// unset (for clap's `env =` as for the settings).
+pub fn forget_empty_variables() {
+    let ours = ENVIRONMENT
+        .iter()
+        .map(|(name, _)| *name)
+        .filter(|name| name.starts_with("ANALYST_") || *name == var::NO_COLOR);
+    for name in ours {
+        if std::env::var_os(name).is_some_and(|value| value.is_empty()) {
+            std::env::remove_var(name);
+        }
+    }
+}
+
+/// The value of the environment variable `name`, when it is set to
+/// something.
+pub fn variable(name: &str) -> Option<String> {
+    std::env::var(name).ok().filter(|value| !value.is_empty())
+}
+
+/// How a check of `doctor` (or a setting of `config list`) came out.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum FindingState {
+    /// Set and right (or, for `config list`, set).
+    Ok,
+    /// Not set, and not needed by every command.
+    Unset,
+    /// Wrong, with the kind (and exit code) of the failure.
+    Failed(Kind),
+}
+
+/// One row of `doctor` or `config list`: what was checked, how it came
+/// out, what was found (never a secret's value) and where it came from.
+#[derive(Clone, Debug)]
+pub struct Finding {
+    /// What was checked: `chat URL`, `API key`, …
+    pub what: String,
+    /// How it came out.
+    pub state: FindingState,
+    /// What was found, or what is wrong.
+    pub found: String,
+    /// Where it came from: a flag, a variable, a profile key and its file.
+    pub from: String,
+}
+
+impl Finding {
+    /// A finding of `what`.
+    pub fn new(what: &str, state: FindingState, found: impl Into<String>, from: impl Into<String>) -> Finding {
+        Finding {
+            what: what.to_string(),
+            state,
+            found: found.into(),
+            from: from.into(),
+        }
+    }
+
+    /// A check that came out as `result` says: its value, or its error.
+    pub fn of<T>(what: &str, result: &Result<T>, shown: impl FnOnce(&T) -> String, from: &str) -> Finding {
+        match result {
+            Ok(value) => Finding::new(what, FindingState::Ok, shown(value), from),
+            Err(err) => Finding::new(what, FindingState::Failed(kind_of(err)), format!("{err:#}"), from),
+        }
+    }
+}
 
 /// The path every Chat API URL ends in.
 const CHAT_PATH: &str = "/chat/stream-chat-state";

@@ -4,11 +4,14 @@
 //! the environment, of clap's `ArgMatches` and of the config file; commands
 //! receive what it resolves ([`types`]) and never look further.
 //!
-//! Everything that must be right before anything is sent is checked here:
-//! endpoints (the plain-http rule), the credentials ([`secrets`]: never on
-//! argv, never printed), the identity ([`identity`]: `sessionSettings` and
-//! its rules), the patterns of the expectations ([`checks`]). The config
-//! file is [`profile`].
+//! Everything that must be right before anything is sent is checked here.
+//! The submodules, from the bottom up; each imports only those above it
+//! (`tests/layout.rs` checks it):
+//! - [`checks`]: validators, and the environment's rule;
+//! - [`identity`]: who asks, and the rules of `sessionSettings`;
+//! - [`profile`]: the config file and its profiles;
+//! - [`secrets`]: where each secret comes from (never argv, never printed);
+//! - [`types`]: what the commands receive.
 
 pub mod checks;
 pub mod identity;
@@ -16,6 +19,7 @@ pub mod profile;
 pub mod secrets;
 pub mod types;
 
+pub use checks::{forget_empty_variables, Finding, FindingState};
 pub use identity::{IdentityInput, SessionSettings, UserAttribute};
 pub use secrets::Secret;
 pub use types::*;
@@ -33,7 +37,7 @@ use crate::cli::{
     var, AbortArgs, AskArgs, ChatEndpointArgs, CheckAction, CheckArgs, CheckOutput, Cli, ColorWhen,
     Command as CliCommand, CompletionTarget, ConfigAction, ConfigArgs, DataEndpointArgs, DestinationArgs, DoctorArgs,
     GlobalArgs, IdentityArgs, OutputMode, QuerySelector, ReportArgs, RowsArgs, RowsOutput, SessionAction, SessionArgs,
-    SessionOutput, SessionRevokeArgs, ENVIRONMENT,
+    SessionOutput, SessionRevokeArgs,
 };
 use crate::error::{kind_of, usage, Fault};
 use crate::jq::JqFilter;
@@ -41,7 +45,7 @@ use crate::output::{Destination, JqInput, Notes};
 use crate::results::Pick;
 use checks::{
     check_embed_tenant, check_output_file, check_picture, check_tee, duration, is_message_id, new_message_id,
-    parse_setting, parse_shard, regex, service_url, vega_config,
+    parse_setting, parse_shard, regex, service_url, variable, vega_config,
 };
 use identity::{parse_attribute, parse_security_context, FieldNames};
 use profile::{Config, Profile};
@@ -99,27 +103,6 @@ impl Command {
         };
         std::mem::take(destination)
     }
-}
-
-/// Makes the rule of the environment true before anything reads it: a
-/// variable `analyst` reads that is set to the empty string counts as
-/// unset (for clap's `env =` as for the settings).
-pub fn forget_empty_variables() {
-    let ours = ENVIRONMENT
-        .iter()
-        .map(|(name, _)| *name)
-        .filter(|name| name.starts_with("ANALYST_") || *name == var::NO_COLOR);
-    for name in ours {
-        if std::env::var_os(name).is_some_and(|value| value.is_empty()) {
-            std::env::remove_var(name);
-        }
-    }
-}
-
-/// The value of the environment variable `name`, when it is set (to
-/// something: see [`forget_empty_variables`]).
-fn variable(name: &str) -> Option<String> {
-    std::env::var(name).ok().filter(|value| !value.is_empty())
 }
 
 /// Which of the standard streams are terminals, asked once.

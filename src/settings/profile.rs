@@ -8,8 +8,7 @@ use std::path::{Path, PathBuf};
 use anyhow::Result;
 use serde::Deserialize;
 
-use super::types::{Finding, FindingState};
-use super::variable;
+use super::checks::{variable, Finding, FindingState};
 use crate::cli::var;
 use crate::error::usage;
 use crate::output::shell_quote;

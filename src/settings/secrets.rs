@@ -10,9 +10,8 @@ use std::process::{Command as Process, Stdio};
 
 use anyhow::Result;
 
+use super::checks::{variable, Finding, FindingState};
 use super::profile::{expand_home, Profile};
-use super::types::{Finding, FindingState};
-use super::variable;
 use crate::cli::var;
 use crate::error::usage;
 use crate::output::{register_secret, Notes};

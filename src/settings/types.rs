@@ -11,11 +11,11 @@ use reqwest::Url;
 use serde::Serialize;
 use serde_json::{Map, Value};
 
-use super::checks::{regex, service_url};
+use super::checks::{regex, service_url, Finding};
 use super::identity::{IdentityInput, SessionSettings};
 use super::secrets::{Secret, SecretSource};
 use crate::cli::{OutputMode, RowsOutput, SessionOutput};
-use crate::error::{kind_of, usage, Kind};
+use crate::error::usage;
 use crate::output::{Destination, Notes};
 use crate::results::Pick;
 
@@ -312,51 +312,6 @@ pub struct CheckSettings {
     pub data: DataSettings,
     /// Timeouts.
     pub network: Network,
-}
-
-/// How a check of `doctor` (or a setting of `config list`) came out.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum FindingState {
-    /// Set and right (or, for `config list`, set).
-    Ok,
-    /// Not set, and not needed by every command.
-    Unset,
-    /// Wrong, with the kind (and exit code) of the failure.
-    Failed(Kind),
-}
-
-/// One row of `doctor` or `config list`: what was checked, how it came
-/// out, what was found (never a secret's value) and where it came from.
-#[derive(Clone, Debug)]
-pub struct Finding {
-    /// What was checked: `chat URL`, `API key`, …
-    pub what: String,
-    /// How it came out.
-    pub state: FindingState,
-    /// What was found, or what is wrong.
-    pub found: String,
-    /// Where it came from: a flag, a variable, a profile key and its file.
-    pub from: String,
-}
-
-impl Finding {
-    /// A finding of `what`.
-    pub fn new(what: &str, state: FindingState, found: impl Into<String>, from: impl Into<String>) -> Finding {
-        Finding {
-            what: what.to_string(),
-            state,
-            found: found.into(),
-            from: from.into(),
-        }
-    }
-
-    /// A check that came out as `result` says: its value, or its error.
-    pub fn of<T>(what: &str, result: &Result<T>, shown: impl FnOnce(&T) -> String, from: &str) -> Finding {
-        match result {
-            Ok(value) => Finding::new(what, FindingState::Ok, shown(value), from),
-            Err(err) => Finding::new(what, FindingState::Failed(kind_of(err)), format!("{err:#}"), from),
-        }
-    }
 }
 
 /// The settings of `analyst doctor`: what the settings' checks found, and

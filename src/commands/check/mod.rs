@@ -33,7 +33,7 @@ use crate::stream::turn::{Sinks, Timings, Turn};
 pub mod report;
 pub mod suite;
 
-use report::{seconds, CaseReport, Report, RunReport, Status, Usage};
+use report::{seconds, CaseReport, Outcome, Report, RunReport, Usage};
 use suite::{Case, RowsSource};
 
 /// Runs `analyst check`.
@@ -208,10 +208,10 @@ fn conclude(report: &Report, settings: &ReportSettings) -> Result<()> {
 
 /// Prints a verdict's lines, its first word (`PASS`, `FAIL`, `ERROR`)
 /// painted: a pass unless `-q`, anything else always.
-fn tell(notes: &Notes, status: Status, lines: &str) {
+fn tell(notes: &Notes, status: Outcome, lines: &str) {
     let (word, rest) = lines.split_at(lines.find(' ').unwrap_or(lines.len()));
     match status {
-        Status::Passed => notes.painted(Tone::Good, word, rest, false),
+        Outcome::Passed => notes.painted(Tone::Good, word, rest, false),
         _ => notes.painted(Tone::Bad, word, rest, true),
     }
 }
@@ -275,7 +275,7 @@ impl Runner<'_> {
                 (0..runs).map(move |run| Slot { case, run, runs })
             })
             .collect();
-        let progress = Progress::new(slots.len(), notes);
+        let progress = RunsProgress::new(slots.len(), notes);
         let next = AtomicUsize::new(0);
         let results: Mutex<Vec<Option<RunReport>>> = Mutex::new(vec![None; slots.len()]);
         let work = || loop {
@@ -341,7 +341,7 @@ impl Runner<'_> {
         let started = Instant::now();
         let mut run = RunReport {
             run: slot.run + 1,
-            status: Status::Passed,
+            status: Outcome::Passed,
             messages: Vec::new(),
             exit_code: 0,
             chat_id: None,
@@ -359,8 +359,8 @@ impl Runner<'_> {
             let outcome = self.run_turn(slot, case, turn_index, &client, &mut run, started);
             if let Err(verdict) = outcome {
                 (run.status, run.messages, run.exit_code) = match verdict {
-                    RunEnd::Failed(lines) => (Status::Failed, lines, Kind::Expectation.exit_code()),
-                    RunEnd::Error { kind, message } => (Status::Error, vec![message], kind.exit_code()),
+                    RunEnd::Failed(lines) => (Outcome::Failed, lines, Kind::Expectation.exit_code()),
+                    RunEnd::Error { kind, message } => (Outcome::Error, vec![message], kind.exit_code()),
                 };
                 break;
             }
@@ -532,14 +532,14 @@ fn add_timings(run: &mut RunReport, turn: &Timings, offset: Duration) {
 /// Live progress on a terminal (stderr): runs done of all, passing,
 /// failing, and the slowest run still going. Lines printed meanwhile go
 /// above it. Nothing is drawn when progress is not shown.
-struct Progress {
+struct RunsProgress {
     bar: Option<ProgressBar>,
     running: Mutex<HashMap<usize, (String, Instant)>>,
     passing: AtomicUsize,
     failing: AtomicUsize,
 }
 
-impl Progress {
+impl RunsProgress {
     fn new(runs: usize, notes: &Notes) -> Self {
         let bar = notes.show_progress().then(|| {
             let bar = ProgressBar::with_draw_target(Some(runs as u64), ProgressDrawTarget::stderr());
@@ -548,7 +548,7 @@ impl Progress {
             }
             bar
         });
-        Progress {
+        RunsProgress {
             bar,
             running: Mutex::new(HashMap::new()),
             passing: AtomicUsize::new(0),
@@ -568,11 +568,11 @@ impl Progress {
     }
 
     /// Run `index` ended as `status`; `report` prints its lines above the bar.
-    fn finished(&self, index: usize, status: Status, report: impl FnOnce()) {
+    fn finished(&self, index: usize, status: Outcome, report: impl FnOnce()) {
         if let Ok(mut running) = self.running.lock() {
             running.remove(&index);
         }
-        let counter = if status == Status::Passed {
+        let counter = if status == Outcome::Passed {
             &self.passing
         } else {
             &self.failing

@@ -17,7 +17,7 @@ use crate::settings::checks::parse_shard;
 /// How a run, or a case, ended.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
-pub enum Status {
+pub enum Outcome {
     /// Every turn ended well and met its expectations (a case: enough runs did).
     Passed,
     /// The chat worked but an expectation, a comparison or a budget was not met.
@@ -76,7 +76,7 @@ pub struct RunReport {
     /// Which run of the case (from 1).
     pub run: usize,
     /// How it ended.
-    pub status: Status,
+    pub status: Outcome,
     /// Why it did not pass, one line each.
     pub messages: Vec<String>,
     /// The exit code this run alone would have given.
@@ -124,7 +124,7 @@ pub struct CaseReport {
     /// Its name.
     pub name: String,
     /// Passed when at least the required share of runs passed.
-    pub status: Status,
+    pub status: Outcome,
     /// Why it did not pass: the count of runs, then each failing run's reasons.
     pub messages: Vec<String>,
     /// The exit code this case alone would have given.
@@ -219,24 +219,24 @@ impl CaseReport {
     /// first erroring run did.
     pub fn new(index: usize, name: &str, required_pass_rate: f64, runs: Vec<RunReport>) -> CaseReport {
         let total = runs.len();
-        let passed = runs.iter().filter(|run| run.status == Status::Passed).count();
+        let passed = runs.iter().filter(|run| run.status == Outcome::Passed).count();
         let needed = (required_pass_rate * total as f64).ceil() as usize;
-        let first_error = runs.iter().find(|run| run.status == Status::Error);
-        let any_failed = runs.iter().any(|run| run.status == Status::Failed);
+        let first_error = runs.iter().find(|run| run.status == Outcome::Error);
+        let any_failed = runs.iter().any(|run| run.status == Outcome::Failed);
         let (status, exit_code) = match (passed >= needed, any_failed, first_error) {
-            (true, ..) => (Status::Passed, 0),
-            (false, false, Some(run)) => (Status::Error, run.exit_code),
-            _ => (Status::Failed, Kind::Expectation.exit_code()),
+            (true, ..) => (Outcome::Passed, 0),
+            (false, false, Some(run)) => (Outcome::Error, run.exit_code),
+            _ => (Outcome::Failed, Kind::Expectation.exit_code()),
         };
         let messages = match (status, total) {
-            (Status::Passed, _) => Vec::new(),
+            (Outcome::Passed, _) => Vec::new(),
             (_, 1) => runs[0].messages.clone(),
             _ => std::iter::once(format!(
                 "{passed} of {total} runs passed; pass_rate {required_pass_rate} needs {needed}"
             ))
             .chain(
                 runs.iter()
-                    .filter(|run| run.status != Status::Passed)
+                    .filter(|run| run.status != Outcome::Passed)
                     .map(|run| format!("run {}: {}", run.run, run.messages.join("; "))),
             )
             .collect(),
@@ -267,13 +267,13 @@ impl Report {
     /// The report of `cases` (any order: they are put in suite order).
     pub fn new(suite: &str, shard: Option<String>, mut cases: Vec<CaseReport>, time: f64) -> Report {
         cases.sort_by_key(|case| case.index);
-        let count = |status: Status| cases.iter().filter(|case| case.status == status).count();
+        let count = |status: Outcome| cases.iter().filter(|case| case.status == status).count();
         let mut report = Report {
             suite: suite.to_string(),
             shard,
-            passed: count(Status::Passed),
-            failed: count(Status::Failed),
-            errors: count(Status::Error),
+            passed: count(Outcome::Passed),
+            failed: count(Outcome::Failed),
+            errors: count(Outcome::Error),
             exit_code: 0,
             time,
             cases,
@@ -292,7 +292,7 @@ impl Report {
         }
         self.cases
             .iter()
-            .find(|case| case.status == Status::Error)
+            .find(|case| case.status == Outcome::Error)
             .map(|case| Kind::from_exit_code(case.exit_code))
     }
 
@@ -370,7 +370,7 @@ impl Report {
                 continue;
             };
             let mut reasons = Vec::new();
-            if before.status == Status::Passed && case.status != Status::Passed {
+            if before.status == Outcome::Passed && case.status != Outcome::Passed {
                 reasons.push(format!("newly {}", status_word(case.status)));
             }
             if case.pass_rate < before.pass_rate {
@@ -421,20 +421,20 @@ impl Report {
     }
 }
 
-fn status_word(status: Status) -> &'static str {
+fn status_word(status: Outcome) -> &'static str {
     match status {
-        Status::Passed => "passing",
-        Status::Failed => "failing",
-        Status::Error => "erroring",
+        Outcome::Passed => "passing",
+        Outcome::Failed => "failing",
+        Outcome::Error => "erroring",
     }
 }
 
 /// A status as the JSON report spells it.
-fn status_name(status: Status) -> &'static str {
+fn status_name(status: Outcome) -> &'static str {
     match status {
-        Status::Passed => "passed",
-        Status::Failed => "failed",
-        Status::Error => "error",
+        Outcome::Passed => "passed",
+        Outcome::Failed => "failed",
+        Outcome::Error => "error",
     }
 }
 
@@ -501,12 +501,12 @@ pub fn case_lines(case: &CaseReport) -> String {
     }
 }
 
-fn verdict_lines(status: Status, name: &str, what: &str, messages: &[String], exit_code: u8) -> String {
+fn verdict_lines(status: Outcome, name: &str, what: &str, messages: &[String], exit_code: u8) -> String {
     let reasons: Vec<String> = messages.iter().map(|line| format!("      {line}")).collect();
     match status {
-        Status::Passed => format!("PASS  {name}  {what}"),
-        Status::Failed => format!("FAIL  {name}  {what}\n{}", reasons.join("\n")),
-        Status::Error => format!("ERROR {name}  {what}\n{} (exit {exit_code})", reasons.join("\n")),
+        Outcome::Passed => format!("PASS  {name}  {what}"),
+        Outcome::Failed => format!("FAIL  {name}  {what}\n{}", reasons.join("\n")),
+        Outcome::Error => format!("ERROR {name}  {what}\n{} (exit {exit_code})", reasons.join("\n")),
     }
 }
 
@@ -608,12 +608,12 @@ pub fn junit(report: &Report, out: &mut impl Write) -> io::Result<()> {
         let first = escape_markup(case.messages.first().map_or("", String::as_str));
         let all = escape_markup(&case.messages.join("\n"));
         match case.status {
-            Status::Passed => {}
-            Status::Failed => writeln!(
+            Outcome::Passed => {}
+            Outcome::Failed => writeln!(
                 out,
                 r#"      <failure type="expectation" message="{first}">{all}</failure>"#
             )?,
-            Status::Error => writeln!(
+            Outcome::Error => writeln!(
                 out,
                 r#"      <error type="exit {}" message="{first}">{all}</error>"#,
                 case.exit_code
@@ -643,10 +643,10 @@ pub fn tap(report: &Report, out: &mut impl Write) -> io::Result<()> {
     for (i, case) in report.cases.iter().enumerate() {
         // One line, nothing that acts on a terminal, `#` not a directive.
         let name = visible(&case.name).replace('#', "\\#").replace('\n', "\\n");
-        let ok = if case.status == Status::Passed { "ok" } else { "not ok" };
+        let ok = if case.status == Outcome::Passed { "ok" } else { "not ok" };
         writeln!(out, "{ok} {} - {name}", i + 1)?;
         writeln!(out, "  ---")?;
-        if case.status != Status::Passed {
+        if case.status != Outcome::Passed {
             writeln!(out, "  message: {}", json!(case.messages.join("; ")))?;
             writeln!(out, "  exit_code: {}", case.exit_code)?;
         }

@@ -88,7 +88,7 @@ struct SuiteFile {
 
 /// One question of a case and what its answer must show.
 #[derive(Clone, Debug)]
-pub struct Turn {
+pub struct CaseTurn {
     /// The question.
     pub question: String,
     /// What the answer must show.
@@ -142,7 +142,7 @@ pub struct Case {
     /// The whole case's time limit; the chat is aborted when it expires.
     pub timeout: Duration,
     /// The questions, in order.
-    pub turns: Vec<Turn>,
+    pub turns: Vec<CaseTurn>,
     /// What each turn may spend.
     pub budgets: Budgets,
     /// How many times the case is asked, each run on a fresh thread.
@@ -256,7 +256,7 @@ pub fn load(path: &Path, base: &IdentityInput, data: &DataSettings) -> Result<Ve
         let first_place = answer
             .or(sql)
             .map_or_else(|| place.to_string(), |field| at(field.span()).to_string());
-        let mut turns = vec![Turn {
+        let mut turns = vec![CaseTurn {
             question: non_empty(question.get_ref(), &at(question.span()).to_string())?,
             expectations: expectations(
                 answer.map(|a| a.get_ref().as_str()),
@@ -270,12 +270,12 @@ pub fn load(path: &Path, base: &IdentityInput, data: &DataSettings) -> Result<Ve
         let follow_up_place = format!("{place}case \"{name}\", chat: ");
         for follow_up in &case.chat {
             turns.push(match follow_up {
-                FollowUp::Question(question) => Turn {
+                FollowUp::Question(question) => CaseTurn {
                     question: non_empty(question, &follow_up_place)?,
                     expectations: Expectations::default(),
                     rows: None,
                 },
-                FollowUp::Turn(turn) => Turn {
+                FollowUp::Turn(turn) => CaseTurn {
                     question: non_empty(&turn.question, &follow_up_place)?,
                     expectations: expectations(
                         turn.expect_answer.as_deref(),
