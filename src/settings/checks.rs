@@ -5,6 +5,7 @@
 //! error that names where the value came from; `doctor` and `config list`
 //! show each check as a [`Finding`].
 
+use std::io::Read;
 use std::net::IpAddr;
 use std::path::Path;
 use std::time::Duration;
@@ -82,6 +83,16 @@ impl Finding {
             Err(err) => Finding::new(what, FindingState::Failed(kind_of(err)), format!("{err:#}"), from),
         }
     }
+}
+
+/// Reads all of standard input as text (`what` names it in the error, a
+/// usage error: the input could not be read).
+pub fn read_stdin(what: &str) -> Result<String> {
+    let mut text = String::new();
+    std::io::stdin()
+        .read_to_string(&mut text)
+        .map_err(|err| usage(format!("cannot read {what} from standard input: {err}")))?;
+    Ok(text)
 }
 
 /// The path every Chat API URL ends in.

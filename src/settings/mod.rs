@@ -19,33 +19,31 @@ pub mod profile;
 pub mod secrets;
 pub mod types;
 
-pub use checks::{forget_empty_variables, Finding, FindingState};
+pub use checks::{forget_empty_variables, read_stdin, Finding, FindingState};
 pub use identity::{IdentityInput, SessionSettings, UserAttribute};
 pub use secrets::Secret;
 pub use types::*;
 
-use std::io::{IsTerminal, Read};
+use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
 
 use anyhow::Result;
 use clap::parser::ValueSource;
-use clap::{ArgMatches, FromArgMatches, ValueEnum};
+use clap::{ArgMatches, FromArgMatches};
 use reqwest::Url;
 use serde_json::{Map, Value};
 
 use crate::cli::{
-    var, AbortArgs, AskArgs, ChatEndpointArgs, CheckAction, CheckArgs, CheckOutput, Cli, ColorWhen,
-    Command as CliCommand, CompletionTarget, ConfigAction, ConfigArgs, DataEndpointArgs, DestinationArgs, DoctorArgs,
-    GlobalArgs, IdentityArgs, OutputMode, QuerySelector, ReportArgs, RowsArgs, RowsOutput, SessionAction, SessionArgs,
-    SessionOutput, SessionRevokeArgs,
+    var, AbortArgs, AskArgs, ChatEndpointArgs, CheckAction, CheckArgs, Cli, ColorWhen, Command as CliCommand,
+    CompletionTarget, ConfigAction, ConfigArgs, DataEndpointArgs, DoctorArgs, GlobalArgs, IdentityArgs, OutputMode,
+    QuerySelector, RowsArgs, RowsOutput, SessionAction, SessionArgs, SessionOutput, SessionRevokeArgs,
 };
 use crate::error::{kind_of, usage, Fault};
-use crate::jq::JqFilter;
 use crate::output::{Destination, JqInput, Notes};
 use crate::results::Pick;
 use checks::{
-    check_embed_tenant, check_output_file, check_picture, check_tee, duration, is_message_id, new_message_id,
-    parse_setting, parse_shard, regex, service_url, variable, vega_config,
+    check_embed_tenant, check_picture, check_tee, duration, parse_setting, parse_shard, regex, service_url, variable,
+    vega_config,
 };
 use identity::{parse_attribute, parse_security_context, FieldNames};
 use profile::{Config, Profile};
@@ -232,7 +230,7 @@ fn resolve_command(
             ..
         }) => Command::Merge(MergeSettings {
             reports: args.reports,
-            report: report_settings(args.report)?,
+            report: ReportSettings::of(args.report)?,
         }),
         CliCommand::Check(args) => Command::Check(Box::new(sources.check(args, network)?)),
         CliCommand::Doctor(args) => Command::Doctor(Box::new(sources.doctor(args, config_problem, network))),
@@ -240,70 +238,6 @@ fn resolve_command(
         CliCommand::Completions(args) => Command::Completions(args.target, args.dir),
         CliCommand::Version => Command::Version,
     })
-}
-
-/// `--jq` and `--output-file` as checked for an output: `jq_input` says
-/// how a filter reads it, or names the output mode it cannot filter.
-fn destination(args: DestinationArgs, jq_input: Result<JqInput, String>) -> Result<Destination> {
-    let jq = match (args.jq, jq_input) {
-        (None, _) => None,
-        (Some(expression), Ok(input)) => Some((JqFilter::compile(&expression)?, input)),
-        (Some(_), Err(mode)) => {
-            return Err(usage(format!(
-                "--jq filters JSON, and {mode} is not JSON: use it with -o json (or -o events, -o ndjson)"
-            )))
-        }
-    };
-    if let Some(path) = &args.output_file {
-        check_output_file("--output-file", path)?;
-        if path.is_dir() {
-            return Err(usage(format!("--output-file {}: that is a folder", path.display())));
-        }
-    }
-    Ok(Destination {
-        file: args.output_file,
-        jq,
-    })
-}
-
-/// The name of an output mode as the command line spells it: `-o csv`.
-fn mode_name(mode: impl ValueEnum) -> String {
-    let name = mode.to_possible_value().map(|value| value.get_name().to_string());
-    format!("-o {}", name.unwrap_or_default())
-}
-
-/// The report flags of `check` and `check merge`, the `--junit` file
-/// checked to be writable.
-fn report_settings(args: ReportArgs) -> Result<ReportSettings> {
-    if let Some(path) = &args.junit {
-        check_output_file("--junit", path)?;
-    }
-    let json = args.output == Some(CheckOutput::Json);
-    Ok(ReportSettings {
-        destination: destination(
-            args.destination,
-            match (json, args.tap) {
-                (true, _) => Ok(JqInput::Whole),
-                (false, true) => Err("--tap".into()),
-                (false, false) => Err("a report without -o json".into()),
-            },
-        )?,
-        junit: args.junit,
-        tap: args.tap,
-        json,
-        baseline: args.baseline,
-        fail_on_regression: args.fail_on_regression,
-    })
-}
-
-/// Reads all of standard input as text (`what` names it in the error, a
-/// usage error: the input could not be read).
-pub fn read_stdin(what: &str) -> Result<String> {
-    let mut text = String::new();
-    std::io::stdin()
-        .read_to_string(&mut text)
-        .map_err(|err| usage(format!("cannot read {what} from standard input: {err}")))?;
-    Ok(text)
 }
 
 /// The width of the terminal stdout is, when `stdout_is_terminal`.
@@ -370,7 +304,7 @@ impl Sources<'_> {
                 }
                 AskSource::Chat {
                     chat: Box::new(chat),
-                    question: question(&args)?,
+                    question: Question::of(&args)?,
                 }
             }
         };
@@ -596,7 +530,7 @@ impl Sources<'_> {
                 .map(|pattern| regex(pattern, "--filter"))
                 .transpose()?,
             shard,
-            report: report_settings(args.report)?,
+            report: ReportSettings::of(args.report)?,
             save: args.save,
             url,
             key,
@@ -959,50 +893,4 @@ impl Sources<'_> {
 /// `--security-context`, parsed when given.
 fn security_context(text: Option<&str>) -> Result<Option<Map<String, Value>>> {
     text.map(parse_security_context).transpose()
-}
-
-/// The question of `ask`: what is asked (`-` reads it from stdin), in which
-/// thread, with which message id (new, or the suspended one `--resume`
-/// names), on which branch.
-fn question(args: &AskArgs) -> Result<Question> {
-    let input = match args.question.as_deref() {
-        Some("-") => Some(read_stdin("the question")?),
-        Some(text) => Some(text.to_string()),
-        None => None,
-    };
-    let input = input.map(|q| q.trim().to_string());
-    if input.as_deref() == Some("") {
-        return Err(usage("the question is empty"));
-    }
-    let chat_id = args.chat_id.as_deref().map(str::trim);
-    if chat_id == Some("") {
-        return Err(usage("--chat-id is empty"));
-    }
-    let resume = args.resume.as_deref().map(str::trim);
-    if let Some(id) = resume.filter(|id| !is_message_id(id)) {
-        return Err(usage(format!(
-            "--resume {id:?} is not a message id (<unix milliseconds>-message, as 'message:' printed it)"
-        )));
-    }
-    let message_id = match (resume, &input) {
-        (Some(id), _) => Some(id.to_string()),
-        (None, Some(_)) => Some(new_message_id()),
-        (None, None) => None,
-    };
-    if input.is_none() && chat_id.is_none() {
-        return Err(usage(
-            "ask what? give a QUESTION ('-' reads it from stdin), or --chat-id ID alone to print that thread",
-        ));
-    }
-    let branch = args.branch.as_deref().map(str::trim);
-    if branch == Some("") {
-        return Err(usage("--branch is empty"));
-    }
-    Ok(Question {
-        input,
-        chat_id: chat_id.map(str::to_string),
-        message_id,
-        branch: branch.map(str::to_string),
-        default_branch: args.default_branch,
-    })
 }

@@ -53,31 +53,6 @@ impl fmt::Display for Secret {
 /// without them.
 const SECRET_VARIABLES: [&str; 4] = [var::API_KEY, var::CUBE_TOKEN, var::DATA_TOKEN, var::DATA_SECRET];
 
-/// Which secret a source gives.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum SecretKind {
-    /// The chat's API key.
-    ApiKey,
-    /// A Cube token for the chat.
-    CubeToken,
-    /// A JWT for the data query API.
-    DataToken,
-    /// The deployment's API secret, which signs data query API tokens.
-    DataSecret,
-}
-
-impl SecretKind {
-    /// How messages name it.
-    pub fn name(self) -> &'static str {
-        match self {
-            SecretKind::ApiKey => "API key",
-            SecretKind::CubeToken => "Cube token",
-            SecretKind::DataToken => "data token",
-            SecretKind::DataSecret => "data secret",
-        }
-    }
-}
-
 /// Where a secret is read from.
 #[derive(Clone, Debug)]
 enum Place {
@@ -100,16 +75,17 @@ enum Place {
 /// Where one secret comes from, not yet read.
 #[derive(Clone, Debug)]
 pub struct SecretSource {
-    kind: SecretKind,
+    /// How messages name the secret: `API key`, `Cube token`, …
+    what: &'static str,
     place: Place,
 }
 
 impl SecretSource {
-    /// The secret `kind` from the first of: its file flag (`file`, with
+    /// The secret `what` from the first of: its file flag (`file`, with
     /// what named it: the flag or its variable; `-` is standard input),
     /// its variable, then the profile's command and file keys.
     fn find(
-        kind: SecretKind,
+        what: &'static str,
         file: Option<(String, &str)>,
         variable_name: &'static str,
         profile: Option<&Profile>,
@@ -140,12 +116,7 @@ impl SecretSource {
                 }
             }
         };
-        Some(SecretSource { kind, place })
-    }
-
-    /// Which secret it gives.
-    pub fn kind(&self) -> SecretKind {
-        self.kind
+        Some(SecretSource { what, place })
     }
 
     /// Where it comes from, as messages, `doctor` and `config list` name it.
@@ -162,7 +133,7 @@ impl SecretSource {
     /// others may read it), the variable, or the profile's command, run now.
     /// It must be one line, not empty.
     pub fn read(&self, notes: &Notes) -> Result<Secret> {
-        let what = self.kind.name();
+        let what = self.what;
         let (raw, origin) = match &self.place {
             Place::Stdin => {
                 let mut text = String::new();
@@ -198,7 +169,7 @@ impl SecretSource {
     /// Reads a secret's file, warning when users other than its owner may
     /// read it.
     fn read_file(&self, path: &std::path::Path, notes: &Notes) -> Result<String> {
-        let what = self.kind.name();
+        let what = self.what;
         let shown = path.display();
         let text = std::fs::read_to_string(path)
             .map_err(|err| usage(format!("cannot read the {what} file {shown}: {err}")))?;
@@ -274,7 +245,7 @@ impl Secrets {
         let key = |name: &str| profile.and_then(|p| p.key(name));
         Secrets {
             api_key: SecretSource::find(
-                SecretKind::ApiKey,
+                "API key",
                 api_key_file,
                 var::API_KEY,
                 profile,
@@ -284,35 +255,35 @@ impl Secrets {
                 ],
             ),
             cube_token: SecretSource::find(
-                SecretKind::CubeToken,
+                "Cube token",
                 cube_token_file,
                 var::CUBE_TOKEN,
                 profile,
                 &[("cube_token_command", key("cube_token_command"), true)],
             ),
             data_token: SecretSource::find(
-                SecretKind::DataToken,
+                "data token",
                 None,
                 var::DATA_TOKEN,
                 profile,
                 &[("data_token_command", key("data_token_command"), true)],
             ),
-            data_secret: SecretSource::find(SecretKind::DataSecret, None, var::DATA_SECRET, None, &[]),
+            data_secret: SecretSource::find("data secret", None, var::DATA_SECRET, None, &[]),
         }
     }
 
     /// Each secret as set (and from where) or unset: nothing is read or run.
     pub fn findings(&self) -> Vec<Finding> {
         [
-            (SecretKind::ApiKey, &self.api_key),
-            (SecretKind::CubeToken, &self.cube_token),
-            (SecretKind::DataToken, &self.data_token),
-            (SecretKind::DataSecret, &self.data_secret),
+            ("API key", &self.api_key),
+            ("Cube token", &self.cube_token),
+            ("data token", &self.data_token),
+            ("data secret", &self.data_secret),
         ]
         .into_iter()
-        .map(|(kind, source)| match source {
-            Some(source) => Finding::new(kind.name(), FindingState::Ok, "set", source.origin()),
-            None => Finding::new(kind.name(), FindingState::Unset, "unset", ""),
+        .map(|(what, source)| match source {
+            Some(source) => Finding::new(what, FindingState::Ok, "set", source.origin()),
+            None => Finding::new(what, FindingState::Unset, "unset", ""),
         })
         .collect()
     }

@@ -6,17 +6,19 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use anyhow::Result;
+use clap::ValueEnum;
 use regex::Regex;
 use reqwest::Url;
 use serde::Serialize;
 use serde_json::{Map, Value};
 
-use super::checks::{regex, service_url, Finding};
+use super::checks::{check_output_file, is_message_id, new_message_id, read_stdin, regex, service_url, Finding};
 use super::identity::{IdentityInput, SessionSettings};
 use super::secrets::{Secret, SecretSource};
-use crate::cli::{OutputMode, RowsOutput, SessionOutput};
+use crate::cli::{AskArgs, CheckOutput, DestinationArgs, OutputMode, ReportArgs, RowsOutput, SessionOutput};
 use crate::error::usage;
-use crate::output::{Destination, Notes};
+use crate::jq::JqFilter;
+use crate::output::{Destination, JqInput, Notes};
 use crate::results::Pick;
 
 /// When to give up on a stream: the whole command's `--timeout` and the
@@ -447,4 +449,108 @@ impl DataSettings {
 /// The usage error of the data query API without a credential.
 fn no_data_credential() -> anyhow::Error {
     usage("no credential for the data query API: set ANALYST_DATA_TOKEN (a JWT) or ANALYST_DATA_SECRET (the deployment's API secret); the chat API key does not work there")
+}
+
+/// `--jq` and `--output-file` as checked for an output: `jq_input` says
+/// how a filter reads it, or names the output mode it cannot filter.
+pub(super) fn destination(args: DestinationArgs, jq_input: Result<JqInput, String>) -> Result<Destination> {
+    let jq = match (args.jq, jq_input) {
+        (None, _) => None,
+        (Some(expression), Ok(input)) => Some((JqFilter::compile(&expression)?, input)),
+        (Some(_), Err(mode)) => {
+            return Err(usage(format!(
+                "--jq filters JSON, and {mode} is not JSON: use it with -o json (or -o events, -o ndjson)"
+            )))
+        }
+    };
+    if let Some(path) = &args.output_file {
+        check_output_file("--output-file", path)?;
+        if path.is_dir() {
+            return Err(usage(format!("--output-file {}: that is a folder", path.display())));
+        }
+    }
+    Ok(Destination {
+        file: args.output_file,
+        jq,
+    })
+}
+
+/// The name of an output mode as the command line spells it: `-o csv`.
+pub(super) fn mode_name(mode: impl ValueEnum) -> String {
+    let name = mode.to_possible_value().map(|value| value.get_name().to_string());
+    format!("-o {}", name.unwrap_or_default())
+}
+
+impl ReportSettings {
+    /// The report flags, the `--junit` file checked to be writable.
+    pub(super) fn of(args: ReportArgs) -> Result<ReportSettings> {
+        if let Some(path) = &args.junit {
+            check_output_file("--junit", path)?;
+        }
+        let json = args.output == Some(CheckOutput::Json);
+        Ok(ReportSettings {
+            destination: destination(
+                args.destination,
+                match (json, args.tap) {
+                    (true, _) => Ok(JqInput::Whole),
+                    (false, true) => Err("--tap".into()),
+                    (false, false) => Err("a report without -o json".into()),
+                },
+            )?,
+            junit: args.junit,
+            tap: args.tap,
+            json,
+            baseline: args.baseline,
+            fail_on_regression: args.fail_on_regression,
+        })
+    }
+}
+
+/// The question of `ask`: what is asked (`-` reads it from stdin), in which
+/// thread, with which message id (new, or the suspended one `--resume`
+/// names), on which branch.
+impl Question {
+    /// The question `args` ask.
+    pub(super) fn of(args: &AskArgs) -> Result<Question> {
+        let input = match args.question.as_deref() {
+            Some("-") => Some(read_stdin("the question")?),
+            Some(text) => Some(text.to_string()),
+            None => None,
+        };
+        let input = input.map(|q| q.trim().to_string());
+        if input.as_deref() == Some("") {
+            return Err(usage("the question is empty"));
+        }
+        let chat_id = args.chat_id.as_deref().map(str::trim);
+        if chat_id == Some("") {
+            return Err(usage("--chat-id is empty"));
+        }
+        let resume = args.resume.as_deref().map(str::trim);
+        if let Some(id) = resume.filter(|id| !is_message_id(id)) {
+            return Err(usage(format!(
+                "--resume {id:?} is not a message id (<unix milliseconds>-message, as 'message:' printed it)"
+            )));
+        }
+        let message_id = match (resume, &input) {
+            (Some(id), _) => Some(id.to_string()),
+            (None, Some(_)) => Some(new_message_id()),
+            (None, None) => None,
+        };
+        if input.is_none() && chat_id.is_none() {
+            return Err(usage(
+                "ask what? give a QUESTION ('-' reads it from stdin), or --chat-id ID alone to print that thread",
+            ));
+        }
+        let branch = args.branch.as_deref().map(str::trim);
+        if branch == Some("") {
+            return Err(usage("--branch is empty"));
+        }
+        Ok(Question {
+            input,
+            chat_id: chat_id.map(str::to_string),
+            message_id,
+            branch: branch.map(str::to_string),
+            default_branch: args.default_branch,
+        })
+    }
 }
