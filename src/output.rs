@@ -425,6 +425,11 @@ impl Notes {
         self.progress
     }
 
+    /// True when warnings are shown (no `-q`).
+    pub fn warns(&self) -> bool {
+        !self.quiet
+    }
+
     /// True when `-v` asked for the HTTP exchange to be logged.
     pub fn verbose(&self) -> bool {
         self.verbose

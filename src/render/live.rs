@@ -330,10 +330,13 @@ impl<'a> EventNotes<'a> {
                 "further tool failures are not listed; -o json has them all",
             );
         }
+        // Whether a result is truncated is worked out (its rows counted)
+        // only while such a note can still be shown.
+        let wanted = self.notes.warns() && self.truncated <= NOTES_OF_A_KIND;
         if let Some((number, sql)) = tool
             .sql
             .as_ref()
-            .filter(|_| tool.call.error.is_none() && !self.all_rows)
+            .filter(|_| wanted && tool.call.error.is_none() && !self.all_rows)
         {
             if let Some(total) = sql.total_rows.filter(|&total| total > sql.rows().len() as u64) {
                 let title = sql.title.as_deref().map(|t| format!(" \"{t}\"")).unwrap_or_default();
