@@ -31,6 +31,38 @@ pub const USAGE_ID: &str = "__usage__";
 #[serde(transparent)]
 pub struct Text<'a>(#[serde(borrow)] pub Cow<'a, str>);
 
+/// A string field that may be `null`, read in one step (no separate look
+/// for `null` first, as `Option` would): `None` for `null`.
+struct MaybeText<'a>(Option<Text<'a>>);
+
+impl<'de> Deserialize<'de> for MaybeText<'de> {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<MaybeText<'de>, D::Error> {
+        struct MaybeTextVisitor;
+
+        impl<'de> Visitor<'de> for MaybeTextVisitor {
+            type Value = MaybeText<'de>;
+
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("a string or null")
+            }
+
+            fn visit_borrowed_str<E: de::Error>(self, text: &'de str) -> Result<MaybeText<'de>, E> {
+                Ok(MaybeText(Some(Text(Cow::Borrowed(text)))))
+            }
+
+            fn visit_str<E: de::Error>(self, text: &str) -> Result<MaybeText<'de>, E> {
+                Ok(MaybeText(Some(Text(Cow::Owned(text.to_string())))))
+            }
+
+            fn visit_unit<E: de::Error>(self) -> Result<MaybeText<'de>, E> {
+                Ok(MaybeText(None))
+            }
+        }
+
+        deserializer.deserialize_any(MaybeTextVisitor)
+    }
+}
+
 impl std::ops::Deref for Text<'_> {
     type Target = str;
 
@@ -162,9 +194,9 @@ impl<'de: 'a, 'a> Deserialize<'de> for Message<'a> {
                 let mut message = Message::default();
                 while let Some(key) = map.next_key::<Key>()? {
                     match key {
-                        Key::Id => message.id = map.next_value()?,
-                        Key::Role => message.role = map.next_value()?,
-                        Key::Content => message.content = map.next_value()?,
+                        Key::Id => message.id = map.next_value::<MaybeText>()?.0,
+                        Key::Role => message.role = map.next_value::<MaybeText>()?.0,
+                        Key::Content => message.content = map.next_value::<MaybeText>()?.0,
                         // The field's presence is what counts.
                         Key::Thinking => message.thinking = map.next_value::<Option<IgnoredAny>>()?.is_some(),
                         Key::ToolCall => message.tool_call = map.next_value()?,
@@ -176,7 +208,7 @@ impl<'de: 'a, 'a> Deserialize<'de> for Message<'a> {
                         Key::State => message.state = map.next_value()?,
                         Key::Error => message.error = map.next_value()?,
                         Key::Usage => message.usage = map.next_value()?,
-                        Key::MessageId => message.message_id = map.next_value()?,
+                        Key::MessageId => message.message_id = map.next_value::<MaybeText>()?.0,
                         Key::Name | Key::Input | Key::Result | Key::Other => {
                             map.next_value::<IgnoredAny>()?;
                         }
@@ -207,7 +239,7 @@ impl<'de: 'a, 'a> Deserialize<'de> for ToolCall<'a> {
                 let mut call = ToolCall::default();
                 while let Some(key) = map.next_key::<Key>()? {
                     match key {
-                        Key::Name => call.name = map.next_value()?,
+                        Key::Name => call.name = map.next_value::<MaybeText>()?.0,
                         Key::Input => call.input = map.next_value()?,
                         Key::Result => call.result = map.next_value()?,
                         _ => {
@@ -319,6 +351,29 @@ fn invalid(err: &serde_json::Error) -> ParseError {
     ParseError::Invalid(format!("{what} at column {}", err.column()))
 }
 
+/// Whether a node name is `final` (compared where it lies, not copied).
+struct IsFinal(bool);
+
+impl<'de> Deserialize<'de> for IsFinal {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<IsFinal, D::Error> {
+        struct IsFinalVisitor;
+
+        impl Visitor<'_> for IsFinalVisitor {
+            type Value = IsFinal;
+
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("a node name")
+            }
+
+            fn visit_str<E: de::Error>(self, name: &str) -> Result<IsFinal, E> {
+                Ok(IsFinal(name == "final"))
+            }
+        }
+
+        deserializer.deserialize_str(IsFinalVisitor)
+    }
+}
+
 /// Whether `graphPath` (an array of node names, or null) marks the final
 /// answer: first element `final`, at most 2 elements.
 struct FinalNode(bool);
@@ -335,8 +390,8 @@ impl<'de> Deserialize<'de> for FinalNode {
             }
 
             fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<FinalNode, A::Error> {
-                let first_is_final = match seq.next_element::<Text<'de>>()? {
-                    Some(first) => &*first == "final",
+                let first_is_final = match seq.next_element::<IsFinal>()? {
+                    Some(IsFinal(first)) => first,
                     None => return Ok(FinalNode(false)),
                 };
                 let mut length = 1;
