@@ -241,3 +241,97 @@ fn a_follow_up_replays_the_thread_first_and_none_of_it_is_this_turn() {
     let cutoff = raw.find("__cutoff__").unwrap();
     assert!(raw[..cutoff].contains("Bad branch"), "{raw}");
 }
+
+/// A turn whose final answer stops half way: the stream ends while its
+/// last line is still in process, with no `__usage__` after it.
+fn half_answer() -> Reply {
+    Reply::stream(
+        &ChatStream::new("chat-h", Family::Cube)
+            .user("Orders by region?")
+            .final_answer_cut(&["Orders by region: ", "East le"]),
+    )
+}
+
+#[test]
+fn half_a_final_answer_is_no_answer_in_any_mode() {
+    for mode in ["answer", "json", "table", "csv"] {
+        let emu = Emulator::start();
+        emu.script(half_answer());
+        let output = emu
+            .analyst()
+            .args(["ask", "--retries", "0", "-o", mode, "Orders by region?"])
+            .output()
+            .unwrap();
+        let (stdout, stderr) = (
+            String::from_utf8_lossy(&output.stdout),
+            String::from_utf8_lossy(&output.stderr),
+        );
+        assert_eq!(output.status.code(), Some(7), "{mode}: {stderr}");
+        assert!(
+            !stdout.contains("East le"),
+            "{mode}: no partial text on stdout: {stdout}"
+        );
+        assert!(
+            stderr.contains("the stream ended while the agent was still writing") && stderr.contains("--resume"),
+            "{mode}: {stderr}"
+        );
+        if mode == "json" {
+            let doc: Value = serde_json::from_str(&stdout).unwrap();
+            assert_eq!((&doc["status"], &doc["answer"]), (&Value::from("cut"), &Value::Null));
+        }
+    }
+}
+
+#[test]
+fn half_a_final_answer_is_resumed_with_the_same_ids() {
+    let emu = Emulator::start();
+    emu.script(half_answer());
+    // The resumed turn replays what was sent, then goes on.
+    emu.script(Reply::stream(
+        &ChatStream::new("chat-h", Family::Cube)
+            .user("Orders by region?")
+            .final_answer_then_whole(
+                &["Orders by region: ", "East le", "ads with 10, West 5."],
+                "Orders by region: East leads with 10, West 5.",
+            )
+            .usage(),
+    ));
+    let output = emu.analyst().args(["ask", "Orders by region?"]).output().unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(0), "{stderr}");
+    assert_eq!(
+        String::from_utf8_lossy(&output.stdout),
+        "Orders by region: East leads with 10, West 5.\n"
+    );
+    assert!(
+        stderr.contains("the stream ended while the agent was still writing; resuming chat chat-h"),
+        "{stderr}"
+    );
+    let bodies = emu.chat_bodies();
+    assert_eq!(bodies[1]["chatId"], "chat-h");
+    assert_eq!(bodies[0]["messageId"], bodies[1]["messageId"]);
+}
+
+#[test]
+fn check_does_not_pass_half_an_answer() {
+    let emu = Emulator::start();
+    emu.script(half_answer());
+    let suite = ScratchFile::new(
+        "half.toml",
+        "[[case]]\nname = \"half\"\nquestion = \"Orders by region?\"\n",
+    );
+    let output = emu
+        .analyst()
+        .args(["check", "--retries", "0", "-o", "json"])
+        .arg(&*suite)
+        .output()
+        .unwrap();
+    let report: Value = serde_json::from_slice(&output.stdout).unwrap();
+    assert_eq!(
+        output.status.code(),
+        Some(7),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    assert_eq!(report["cases"][0]["status"], "error");
+}

@@ -18,7 +18,7 @@ use crate::results::same_tool;
 use crate::settings::Display;
 use crate::stream::lines::Line;
 use crate::stream::message::{decode_embedded_json, Message};
-use crate::stream::transcript::{AnswerSource, Event, FinishedTool, Transcript};
+use crate::stream::transcript::{Event, FinishedTool, Transcript};
 use crate::stream::turn::{Ending, Renderer, Status};
 
 /// An output with the notes and the live display beside it.
@@ -194,7 +194,7 @@ impl Live {
     /// Writes the blocks the final answer completed since the last call,
     /// rendered; the block still being written waits.
     fn stream(&mut self, transcript: &Transcript, out: &mut dyn Output) -> io::Result<()> {
-        let Some((text, AnswerSource::Final)) = transcript.answer() else {
+        let Some(text) = transcript.final_so_far() else {
             return Ok(());
         };
         let complete = complete_blocks(text);

@@ -118,6 +118,9 @@ pub struct Transcript {
     /// the answer (a short list: a linear search beats hashing every line).
     drafts: Vec<(String, String)>,
     final_id: Option<String>,
+    /// The `final` message's last line completed it (`isDelta: false`, or
+    /// not in process).
+    final_complete: bool,
     complete_id: Option<String>,
     latest_id: Option<String>,
     /// Started tool calls still waiting for their result.
@@ -293,6 +296,7 @@ impl Transcript {
         let completed = !msg.is_delta() || !msg.is_in_process();
         if msg.final_node {
             self.make_candidate(Candidate::Final, id);
+            self.final_complete = completed;
         } else if completed && !is_empty {
             self.make_candidate(Candidate::Complete, id);
         }
@@ -403,20 +407,39 @@ impl Transcript {
     }
 
     /// The final answer and how it was found: the last `final`-node
-    /// message, else the last completed assistant content message. A
-    /// message still in process is never the answer.
+    /// message once it is complete (or the turn's `__usage__` came: the
+    /// service finished), else, when no `final` message came, the last
+    /// completed assistant content message. A message still in process is
+    /// never the answer: half an answer is none.
     pub fn answer(&self) -> Option<(&str, AnswerSource)> {
         let text = |id: &Option<String>| id.as_deref().and_then(|id| self.draft(id));
-        if let Some(answer) = text(&self.final_id) {
-            return Some((answer, AnswerSource::Final));
+        match &self.final_id {
+            Some(_) if self.final_finished() => text(&self.final_id).map(|answer| (answer, AnswerSource::Final)),
+            Some(_) => None,
+            None => text(&self.complete_id).map(|answer| (answer, AnswerSource::Fallback)),
         }
-        text(&self.complete_id).map(|answer| (answer, AnswerSource::Fallback))
     }
 
-    /// True when, with no final answer, the stream ended while the agent
-    /// was still writing a message: its last content never completed.
+    /// The `final` message's text so far, finished or not (what a terminal
+    /// shows as it arrives).
+    pub fn final_so_far(&self) -> Option<&str> {
+        self.final_id.as_deref().and_then(|id| self.draft(id))
+    }
+
+    /// True when the `final` message is finished: its last line completed
+    /// it, or the turn's `__usage__` (the last line) came after it.
+    fn final_finished(&self) -> bool {
+        self.final_complete || self.usage.is_some()
+    }
+
+    /// True when the stream ended while the agent was still writing: the
+    /// `final` message never finished, or, with none, the last content
+    /// message never completed.
     pub fn cut_mid_message(&self) -> bool {
-        self.final_id.is_none() && self.latest_id.is_some() && self.latest_id != self.complete_id
+        match &self.final_id {
+            Some(_) => !self.final_finished(),
+            None => self.latest_id.is_some() && self.latest_id != self.complete_id,
+        }
     }
 
     /// True when the stream answered no question but showed the thread's
@@ -545,11 +568,22 @@ mod tests {
 
     #[test]
     fn deltas_fold_by_id_and_a_whole_message_replaces_them() {
-        let (t, _) = fold(&[
+        let mut lines = vec![
             r#"{"id":"a","role":"assistant","content":"Rev","graphPath":["final"],"isDelta":true,"isInProcess":true}"#,
             r#"{"id":"b","role":"assistant","content":"noise","isDelta":true,"isInProcess":true}"#,
             r#"{"id":"a","role":"assistant","content":"enue","graphPath":["final"],"isDelta":true,"isInProcess":true}"#,
-        ]);
+        ];
+        let (t, _) = fold(&lines);
+        assert_eq!(
+            t.answer(),
+            None,
+            "a final message still in process is half an answer: none"
+        );
+        assert!(t.cut_mid_message());
+        assert_eq!(t.final_so_far(), Some("Revenue"));
+        // The turn's __usage__, its last line, says the service finished.
+        lines.push(r#"{"id":"__usage__","type":"usage","usage":{"totalTokens":1}}"#);
+        let (t, _) = fold(&lines);
         assert_eq!(t.answer(), Some(("Revenue", AnswerSource::Final)));
         let (t, _) = fold(&[
             r#"{"id":"a","role":"assistant","content":"Rev","graphPath":["final"],"isDelta":true}"#,

@@ -419,7 +419,7 @@ impl LineFold for ChatFold<'_, '_> {
                 }
                 self.sinks.renderer.event(&event);
             }
-            if turn.timings.answer.is_none() && message.final_node && turn.transcript.answer().is_some() {
+            if turn.timings.answer.is_none() && message.final_node && turn.transcript.final_so_far().is_some() {
                 turn.timings.answer = Some(turn.started.elapsed());
             }
         }

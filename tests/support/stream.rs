@@ -472,6 +472,20 @@ impl ChatStream {
         self
     }
 
+    /// The first deltas of a final answer that never finishes: every line
+    /// still in process (the stream is cut after them).
+    pub fn final_answer_cut(mut self, pieces: &[&str]) -> Self {
+        let id = self.id("final");
+        for piece in pieces {
+            let sort = self.sort();
+            self.push(
+                json!({"id": id, "role": "assistant", "content": piece, "graphPath": ["final"],
+                             "isDelta": true, "isInProcess": true, "isStructuredResponse": true, "sort": sort}),
+            );
+        }
+        self
+    }
+
     /// The final answer as deltas, then the same message complete
     /// (`isDelta: false`) as `whole`, which may differ from the joined
     /// deltas (a trailing newline, a revision).
