@@ -170,6 +170,32 @@ fn an_in_stream_error_line_exits_7_with_the_service_message() {
 }
 
 #[test]
+fn an_in_stream_error_about_llm_tokens_is_no_credential_refused() {
+    let emu = Emulator::start();
+    emu.script(Reply::stream(
+        &ChatStream::new("c-quota", Family::Cube)
+            .user("Q")
+            .error_line("QuotaError: the daily token budget is spent")
+            .usage(),
+    ));
+    let output = fails(emu.analyst().args(["ask", "Q"]), 7, "the daily token budget is spent");
+    assert!(
+        !one_error_line(&output).contains("API key"),
+        "{}",
+        one_error_line(&output)
+    );
+    // A refused credential in the stream is exit 3, and says what to check.
+    emu.script(Reply::stream(
+        &ChatStream::new("c-auth", Family::Cube)
+            .user("Q")
+            .error_line("AuthenticationError: the Cube token expired")
+            .usage(),
+    ));
+    let output = fails(emu.analyst().args(["ask", "Q"]), 3, "the Cube token expired");
+    assert!(one_error_line(&output).contains("check the API key or Cube token"));
+}
+
+#[test]
 fn a_suspended_chat_exits_7_and_says_how_to_resume() {
     let emu = Emulator::start();
     emu.script(Reply::stream(

@@ -501,18 +501,44 @@ fn not_a_message(err: &ParseError, line: &Line<'_>, resume_hint: &str) -> anyhow
     }
 }
 
-/// True when an in-stream error says the credentials were refused: it
-/// speaks of authentication, authorization, an API key or a token.
+/// True when an in-stream error says a credential was refused: it speaks
+/// of authentication or authorization, of an API key, a credential or a
+/// JWT, or of a token that is invalid, expired, missing, rejected or not
+/// accepted (or a Cube, data or access token) — not of the LLM's tokens,
+/// budgets or quotas.
 fn refuses_credentials(error: &str) -> bool {
     let lower = error.to_lowercase();
-    let words: Vec<&str> = lower.split(|c: char| !c.is_alphanumeric()).collect();
-    words.iter().any(|word| {
-        word.starts_with("authenticat")
-            || word.starts_with("authoriz")
-            || word.starts_with("unauthori")
-            || *word == "token"
-    }) || words.windows(2).any(|pair| pair == ["api", "key"])
-        || words.contains(&"apikey")
+    let words: Vec<&str> = lower
+        .split(|c: char| !c.is_alphanumeric())
+        .filter(|w| !w.is_empty())
+        .collect();
+    let has = |wanted: &[&str]| words.iter().any(|word| wanted.contains(word));
+    let about_usage = has(&[
+        "budget", "quota", "quotas", "limit", "llm", "context", "usage", "rate", "tokens",
+    ]);
+    let names_credential = words.iter().any(|word| {
+        ["authenticat", "authoriz", "unauthori", "credential"]
+            .iter()
+            .any(|stem| word.starts_with(stem))
+    }) || has(&["jwt", "apikey"])
+        || words.windows(2).any(|pair| pair == ["api", "key"]);
+    let refused_token = has(&["token"])
+        && has(&[
+            "invalid",
+            "expired",
+            "missing",
+            "malformed",
+            "revoked",
+            "rejected",
+            "accepted",
+            "signature",
+            "bearer",
+            "cube",
+            "data",
+            "access",
+            "auth",
+        ]);
+    names_credential || (refused_token && !about_usage)
 }
 
 /// The failure the chat itself reported, in order of gravity: suspended,
@@ -575,10 +601,21 @@ mod tests {
         ] {
             assert!(refuses_credentials(refusal), "{refusal}");
         }
+        for refusal in [
+            "Invalid token",
+            "Cube token expired",
+            "the token is missing",
+            "JWT signature mismatch",
+        ] {
+            assert!(refuses_credentials(refusal), "{refusal}");
+        }
         for other in [
             "Agent does not have a deployment associated",
             "BadRequestError: Bad branch",
             "too many tokens in the context",
+            "QuotaError: the daily token budget is spent",
+            "Token limit exceeded for this model",
+            "token rate limit reached",
         ] {
             assert!(!refuses_credentials(other), "{other}");
         }
