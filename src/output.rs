@@ -10,9 +10,10 @@ use std::fs::File;
 use std::io::{self, BufWriter, IsTerminal, Stdout, Write};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::RwLock;
+use std::sync::{Arc, Mutex, RwLock};
 use std::time::Duration;
 
+use indicatif::ProgressBar;
 use memchr::memmem::Finder;
 
 use crate::error::{fault_of_io, Fault, Kind};
@@ -371,14 +372,18 @@ impl Write for LazyFile {
 
 /// Writes to stderr what a person needs and a script can ignore. Honors `-q`
 /// (only errors) and `-v` (debug lines), and paints its prefixes when
-/// colour is on (`--color`, `NO_COLOR`). Failures to write stderr are
-/// ignored: there is nowhere left to report them.
+/// colour is on (`--color`, `NO_COLOR`). While a progress display is drawn
+/// ([`Notes::above`]), it is erased before a note is written and drawn
+/// again below it, so no spinner line is left behind. Failures to write
+/// stderr are ignored: there is nowhere left to report them.
 #[derive(Clone, Debug)]
 pub struct Notes {
     quiet: bool,
     verbose: bool,
     progress: bool,
     color: bool,
+    /// The progress display on stderr now, if any.
+    drawn: Arc<Mutex<Option<ProgressBar>>>,
 }
 
 /// What a painted word of a note means.
@@ -417,12 +422,20 @@ impl Notes {
             verbose: verbose && !quiet,
             progress: progress && !quiet,
             color,
+            drawn: Arc::default(),
         }
     }
 
     /// True when a progress display may be drawn.
     pub fn show_progress(&self) -> bool {
         self.progress
+    }
+
+    /// Notes go above `display` from now on (none: it is gone).
+    pub fn above(&self, display: Option<&ProgressBar>) {
+        if let Ok(mut drawn) = self.drawn.lock() {
+            *drawn = display.cloned();
+        }
     }
 
     /// True when warnings are shown (no `-q`).
@@ -438,7 +451,7 @@ impl Notes {
     /// An informational line such as `chat: <id>`; silenced by `-q`.
     pub fn info(&self, line: &str) {
         if !self.quiet {
-            emit("", line);
+            self.emit("", line);
         }
     }
 
@@ -446,14 +459,14 @@ impl Notes {
     /// total); silenced by `-q` unless `always`.
     pub fn painted(&self, tone: Tone, word: &str, rest: &str, always: bool) {
         if always || !self.quiet {
-            emit(&self.paint(tone, &visible(word)), rest);
+            self.emit(&self.paint(tone, &visible(word)), rest);
         }
     }
 
     /// `analyst: warning: …`; silenced by `-q`.
     pub fn warn(&self, message: &str) {
         if !self.quiet {
-            emit(
+            self.emit(
                 &format!("analyst: {}", self.paint(Tone::Warning, "warning:")),
                 &format!(" {message}"),
             );
@@ -463,18 +476,18 @@ impl Notes {
     /// A `-v` debug line (requests, statuses); never carries secrets.
     pub fn debug(&self, line: &str) {
         if self.verbose {
-            emit("", line);
+            self.emit("", line);
         }
     }
 
     /// A line that matters even with `-q` (a failed `check` case), as it is.
     pub fn always(&self, line: &str) {
-        emit("", line);
+        self.emit("", line);
     }
 
     /// `analyst: expectation failed: …`; always printed, even with `-q`.
     pub fn expectation(&self, line: &str) {
-        emit(
+        self.emit(
             &format!("analyst: {}", self.paint(Tone::Bad, "expectation failed:")),
             &format!(" {line}"),
         );
@@ -482,7 +495,7 @@ impl Notes {
 
     /// `analyst: error: …`; always printed, even with `-q`.
     pub fn error(&self, message: &str) {
-        emit(
+        self.emit(
             &format!("analyst: {}", self.paint(Tone::Bad, "error:")),
             &format!(" {message}"),
         );
@@ -497,12 +510,20 @@ impl Notes {
     }
 }
 
-/// Writes one line on stderr: `painted` (our own words, maybe with colour)
-/// as it is, then `line` with every secret redacted and every control
-/// character made visible.
-fn emit(painted: &str, line: &str) {
-    let mut stderr = io::stderr().lock();
-    let _ = writeln!(stderr, "{painted}{}", visible(&redact(line)));
+impl Notes {
+    /// Writes one line on stderr: `painted` (our own words, maybe with
+    /// colour) as it is, then `line` with every secret redacted and every
+    /// control character made visible; above the progress display, if any.
+    fn emit(&self, painted: &str, line: &str) {
+        let text = format!("{painted}{}\n", visible(&redact(line)));
+        let write = || {
+            let _ = io::stderr().lock().write_all(text.as_bytes());
+        };
+        match self.drawn.lock().ok().and_then(|drawn| drawn.clone()) {
+            Some(display) => display.suspend(write),
+            None => write(),
+        }
+    }
 }
 
 /// `bytes` with every control character that could act on a terminal

@@ -122,3 +122,33 @@ fn a_rejected_token_is_an_authentication_failure_without_the_token_in_it() {
         .code(3)
         .stderr(predicate::str::contains(forged.as_str()).not());
 }
+
+#[cfg(unix)]
+#[test]
+fn a_token_file_others_can_read_is_named_as_the_token_file() {
+    use std::os::unix::fs::PermissionsExt;
+    let emu = Emulator::start();
+    let scratch = Scratch::new();
+    let file = scratch.write("token.jwt", cube_token("c42"));
+    std::fs::set_permissions(&file, std::fs::Permissions::from_mode(0o644)).unwrap();
+    emu.analyst()
+        .env_remove("ANALYST_API_KEY")
+        .env_remove("ANALYST_EXTERNAL_ID")
+        .args(["ask", "Q", "--cube-token-file"])
+        .arg(&file)
+        .assert()
+        .success()
+        .stderr(predicate::str::contains(format!(
+            "the Cube token file {} can be read by other users (mode 644)",
+            file.display()
+        )))
+        .stderr(predicate::str::contains("API key").not());
+    let missing = scratch.join("missing.jwt");
+    emu.analyst()
+        .env_remove("ANALYST_API_KEY")
+        .args(["ask", "Q", "--cube-token-file"])
+        .arg(&missing)
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("cannot read the Cube token file"));
+}

@@ -137,3 +137,81 @@ fn zero_timeouts_mean_no_limit() {
         String::from_utf8_lossy(&output.stderr)
     );
 }
+
+/// A TLS server on loopback (openssl s_server) whose certificate nobody
+/// trusts; it stops when dropped (and its folder of keys goes with it).
+struct UntrustedTls {
+    server: std::process::Child,
+    port: u16,
+    _keys: Scratch,
+}
+
+impl UntrustedTls {
+    fn start() -> UntrustedTls {
+        let dir = Scratch::new();
+        let made = std::process::Command::new("openssl")
+            .args([
+                "req",
+                "-x509",
+                "-newkey",
+                "rsa:2048",
+                "-nodes",
+                "-days",
+                "1",
+                "-subj",
+                "/CN=localhost",
+            ])
+            .args(["-keyout", "key.pem", "-out", "cert.pem"])
+            .current_dir(&*dir)
+            .output()
+            .expect("openssl runs");
+        assert!(made.status.success(), "{}", String::from_utf8_lossy(&made.stderr));
+        let port = TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
+        let server = std::process::Command::new("openssl")
+            .args(["s_server", "-www", "-cert", "cert.pem", "-key", "key.pem", "-accept"])
+            .arg(format!("127.0.0.1:{port}"))
+            .current_dir(&*dir)
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .unwrap();
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+        while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() && std::time::Instant::now() < deadline {
+            std::thread::sleep(std::time::Duration::from_millis(50));
+        }
+        UntrustedTls {
+            server,
+            port,
+            _keys: dir,
+        }
+    }
+}
+
+impl Drop for UntrustedTls {
+    fn drop(&mut self) {
+        let _ = self.server.kill();
+        let _ = self.server.wait();
+    }
+}
+
+#[test]
+fn a_certificate_refused_fails_at_once_with_its_complaint() {
+    let server = UntrustedTls::start();
+    let output = analyst()
+        .env(
+            "ANALYST_CHAT_URL",
+            format!(
+                "https://127.0.0.1:{}/api/v1/public/a/agents/b/chat/stream-chat-state",
+                server.1
+            ),
+        )
+        .env("ANALYST_API_KEY", API_KEY)
+        .env("ANALYST_EXTERNAL_ID", "ci-bot")
+        .args(["ask", "--retries", "3", "Q"])
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(6), "{stderr}");
+    assert!(stderr.contains("certificate"), "the certificate's complaint: {stderr}");
+    assert!(!stderr.contains("trying again"), "not retried: {stderr}");
+}

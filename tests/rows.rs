@@ -627,6 +627,29 @@ fn a_query_index_past_the_streams_results_is_a_usage_error() {
 }
 
 #[test]
+fn a_saved_stream_without_sql_says_so_without_naming_modes_rows_lacks() {
+    let saved = ScratchFile::new(
+        "words.ndjson",
+        ChatStream::new("c-words", Family::Cube)
+            .user("Q")
+            .final_answer(&["Just words."])
+            .bytes(),
+    );
+    let output = analyst().args(["rows", "--from"]).arg(&*saved).output().unwrap();
+    assert_eq!(output.status.code(), Some(11));
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(stderr.contains("the stream has no SQL result"), "{stderr}");
+    assert!(!stderr.contains("-o answer"), "rows has no -o answer: {stderr}");
+    // ask, whose -o answer has the words, still says so.
+    let output = analyst()
+        .args(["ask", "-o", "csv", "--replay"])
+        .arg(&*saved)
+        .output()
+        .unwrap();
+    assert!(String::from_utf8_lossy(&output.stderr).contains("(try -o answer or -o json)"));
+}
+
+#[test]
 fn ask_keeps_a_column_type_sent_as_an_object_and_types_by_its_name() {
     let head = ChatStream::new("c-date", Family::Cube).user("Q").bytes();
     let call = r#"{"id":"t","role":"assistant","toolCall":{"name":"cubeSqlApi","input":"{\"sqlQuery\":\"SELECT month, orders\"}","result":"{\"schema\":[{\"name\":\"month\",\"column_type\":{\"Date\":false}},{\"name\":\"orders\",\"column_type\":\"Int64\"}],\"data\":[[\"2024-01-01\",\"17059\"]]}"}}"#;

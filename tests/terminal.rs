@@ -247,3 +247,43 @@ fn parquet_is_never_written_to_a_terminal() {
     assert!(!success, "{screen}");
     assert!(screen.contains("-o parquet writes a binary file, not text"), "{screen}");
 }
+
+/// What stands on the screen's line before `at` (after the last newline or
+/// carriage return), escape sequences included.
+fn line_before(screen: &str, at: usize) -> &str {
+    let before = &screen[..at];
+    &before[before.rfind(['\n', '\r']).map_or(0, |i| i + 1)..]
+}
+
+#[test]
+fn the_spinner_is_erased_before_each_note() {
+    let emu = slow_agent();
+    let screen = on_a_terminal(&emu, "ask Q", &[]);
+    for note in ["message: ", "chat: chat-0001"] {
+        let at = screen
+            .find(note)
+            .unwrap_or_else(|| panic!("{note:?} not shown:\n{screen}"));
+        let line = line_before(&screen, at);
+        assert!(
+            line.is_empty() || line == "\x1b[2K",
+            "{note:?} follows {line:?} on its line:\n{screen}"
+        );
+    }
+}
+
+#[test]
+fn a_hint_never_names_the_mode_in_use() {
+    let emu = slow_agent();
+    let file = Scratch::new();
+    let csv = file.join("out.csv");
+    let screen = on_a_terminal(&emu, &format!("ask -o csv Q > {}", csv.display()), &[]);
+    assert!(
+        screen.contains("\"Revenue by month\": 12 rows"),
+        "the summary is shown:\n{screen}"
+    );
+    assert!(!screen.contains("-o csv"), "{screen}");
+    assert!(
+        std::fs::read_to_string(&csv).unwrap().contains("month"),
+        "the CSV went to the file"
+    );
+}

@@ -20,7 +20,7 @@ use crate::net::http::Http;
 use crate::net::signals;
 use crate::net::source::Source;
 use crate::output::{LazyFile, Notes, Out};
-use crate::render::live::Watched;
+use crate::render::live::{Mode, Watched};
 use crate::render::table::TableFormat;
 use crate::render::vega::ChartFormat;
 use crate::render::{answer, csv, events, html, json, raw, vega};
@@ -37,7 +37,13 @@ pub fn run(settings: AskSettings, notes: &Notes, out: &mut Out) -> Result<()> {
     // Created when the first line arrives: a refused request leaves an
     // earlier file as it was.
     let mut tee = settings.tee.clone().map(LazyFile::new);
-    let output = Watched::new(renderer(&settings, notes), notes, settings.display, settings.all_rows);
+    let output = Watched::new(
+        renderer(&settings, notes),
+        mode(settings.output),
+        notes,
+        settings.display,
+        settings.all_rows,
+    );
     let mut renderer = (output, Check::new(settings.expectations.clone()));
     let mut sinks = Sinks {
         tee: tee.as_mut().map(|tee| tee as &mut dyn Write),
@@ -143,6 +149,17 @@ fn renderer(settings: &AskSettings, notes: &Notes) -> Box<dyn Renderer> {
         OutputMode::Svg => Box::new(vega::Vega::new(pick, notes, ChartFormat::Svg, config)),
         OutputMode::Png => Box::new(vega::Vega::new(pick, notes, ChartFormat::Png(scale), config)),
         OutputMode::Html => Box::new(html::Html::new(pick, notes, config)),
+    }
+}
+
+/// What `-o mode` shows, as the notes see it.
+fn mode(output: OutputMode) -> Mode {
+    match output {
+        OutputMode::Answer => Mode::Answer,
+        OutputMode::Json => Mode::Json,
+        OutputMode::Raw | OutputMode::Events => Mode::Stream,
+        OutputMode::Csv | OutputMode::Table => Mode::Rows,
+        OutputMode::Vega | OutputMode::Svg | OutputMode::Png | OutputMode::Html => Mode::Chart,
     }
 }
 

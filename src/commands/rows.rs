@@ -195,6 +195,8 @@ impl RowSink for Writer<'_> {
 struct RowsProgress<S> {
     inner: S,
     bar: Option<ProgressBar>,
+    /// Where notes go: above the bar while it is drawn.
+    notes: Notes,
 }
 
 impl<S: RowSink> RowsProgress<S> {
@@ -218,12 +220,18 @@ impl<S: RowSink> RowsProgress<S> {
                     }),
                 );
             }
+            notes.above(Some(&bar));
             bar
         });
-        RowsProgress { inner, bar }
+        RowsProgress {
+            inner,
+            bar,
+            notes: notes.clone(),
+        }
     }
 
     fn finish(self) -> S {
+        self.notes.above(None);
         if let Some(bar) = &self.bar {
             bar.finish_and_clear();
         }

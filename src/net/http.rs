@@ -289,7 +289,10 @@ impl Http {
         }
         let response = request.send().map_err(|err| Failure {
             timed_out: err.is_timeout(),
-            transient: !err.is_timeout() && (err.is_connect() || err.is_request()) && !is_unknown_host(&err),
+            transient: !err.is_timeout()
+                && (err.is_connect() || err.is_request())
+                && !is_unknown_host(&err)
+                && !is_certificate_refused(&err),
             server_error: false,
             fault: transport_fault(url, &err),
             retry_after: None,
@@ -369,6 +372,12 @@ fn html_page_fault(mut response: Response) -> Fault {
 /// again cannot help.
 fn is_unknown_host(err: &reqwest::Error) -> bool {
     says_unknown_host(&root_causes(err))
+}
+
+/// True when TLS refused the service's certificate: it will not fix itself,
+/// so asking again cannot help.
+fn is_certificate_refused(err: &reqwest::Error) -> bool {
+    root_causes(err).to_lowercase().contains("certificate")
 }
 
 /// True when the causes of a failure to connect say that DNS knows no such

@@ -38,7 +38,7 @@ impl Renderer for Csv {
         if ending.failure.is_some() {
             return Ok(());
         }
-        let result = self.picker.picked()?;
+        let result = super::picked(&mut self.picker)?;
         let Some(source) = ending.all_rows.filter(|_| result.is_truncated()) else {
             write_result(result, self.format, out)?;
             return match result.total_rows.filter(|_| result.is_truncated()) {

@@ -21,6 +21,41 @@ use crate::stream::message::{decode_embedded_json, Message};
 use crate::stream::transcript::{Event, FinishedTool, Transcript};
 use crate::stream::turn::{Ending, Renderer, Status};
 
+/// What an output of `ask` shows, as far as notes care: a note about the
+/// answer is given only where the answer is shown, and a hint never names
+/// the mode in use.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Mode {
+    /// `-o answer`: the answer.
+    Answer,
+    /// `-o json`: the answer and every result.
+    Json,
+    /// `-o raw` or `-o events`: the stream itself, which `rows` reads.
+    Stream,
+    /// `-o csv` or `-o table`: a result's rows.
+    Rows,
+    /// `-o vega`, `svg`, `png`, `html`: a result drawn.
+    Chart,
+}
+
+impl Mode {
+    /// True for the outputs that show the answer.
+    fn shows_answer(self) -> bool {
+        matches!(self, Mode::Answer | Mode::Json)
+    }
+
+    /// How to get every row of truncated SQL result `number` from here.
+    fn every_row(self, number: usize) -> String {
+        match self {
+            Mode::Answer => format!("-o csv --all-rows --query {number} gives every row"),
+            Mode::Stream => format!("'analyst rows --query {number}' reads this output and fetches every row"),
+            Mode::Json | Mode::Rows | Mode::Chart => {
+                format!("--all-rows fetches every row (or pipe -o raw into 'analyst rows --query {number}')")
+            }
+        }
+    }
+}
+
 /// An output with the notes and the live display beside it.
 pub struct Watched<'n> {
     inner: Box<dyn Renderer>,
@@ -29,14 +64,15 @@ pub struct Watched<'n> {
 }
 
 impl<'n> Watched<'n> {
-    /// `inner`, with notes through `notes` and the live `display`; with
+    /// `inner`, the output of `-o mode`, with notes through `notes` (each
+    /// where it helps that mode: see [`Mode`]) and the live `display`; with
     /// `all_rows` (every row of a truncated result will be fetched) a
     /// truncated result is not worth a note.
-    pub fn new(inner: Box<dyn Renderer>, notes: &'n Notes, display: Display, all_rows: bool) -> Self {
+    pub fn new(inner: Box<dyn Renderer>, mode: Mode, notes: &'n Notes, display: Display, all_rows: bool) -> Self {
         Watched {
             inner,
-            notes: EventNotes::new(notes, all_rows),
-            live: (display.spinner || display.stream_answer).then(|| Live::start(display)),
+            notes: EventNotes::new(notes, mode, all_rows),
+            live: (display.spinner || display.stream_answer).then(|| Live::start(display, mode, notes)),
         }
     }
 }
@@ -58,13 +94,10 @@ impl Renderer for Watched<'_> {
 
     fn event(&mut self, event: &Event) {
         self.inner.event(event);
-        match &mut self.live {
-            Some(live) => {
-                live.event(event);
-                live.spinner.suspend(|| self.notes.note(event));
-            }
-            None => self.notes.note(event),
+        if let Some(live) = &mut self.live {
+            live.event(event);
         }
+        self.notes.note(event);
     }
 
     fn end(&mut self, transcript: &Transcript, ending: &Ending<'_>, out: &mut dyn Output) -> Result<()> {
@@ -74,7 +107,7 @@ impl Renderer for Watched<'_> {
         if ending.failure.is_some() {
             return self.inner.end(transcript, ending, out);
         }
-        if ending.status == Status::Incomplete {
+        if ending.status == Status::Incomplete && self.notes.mode.shows_answer() {
             self.notes
                 .notes
                 .warn("no final answer in the stream: using the last complete assistant message");
@@ -107,6 +140,10 @@ struct SqlSummary {
 /// The live display of one `ask`.
 struct Live {
     spinner: ProgressBar,
+    /// What the output shows.
+    mode: Mode,
+    /// Where notes go, above the spinner while it turns.
+    notes: Notes,
     /// The spinner and the summary are shown (stderr is a terminal, no `-q`).
     on_stderr: bool,
     stream_answer: bool,
@@ -118,13 +155,17 @@ struct Live {
 }
 
 impl Live {
-    /// Starts the spinner; with `display.stream_answer` the final answer is
-    /// also written to stdout as it arrives, rendered.
-    fn start(display: Display) -> Live {
+    /// Starts the spinner (`notes` go above it); with
+    /// `display.stream_answer` the final answer is also written to stdout
+    /// as it arrives, rendered. The summary's hints suit `mode`.
+    fn start(display: Display, mode: Mode, notes: &Notes) -> Live {
         let spinner = match display.spinner {
             true => ProgressBar::with_draw_target(None, ProgressDrawTarget::stderr()),
             false => ProgressBar::hidden(),
         };
+        if display.spinner {
+            notes.above(Some(&spinner));
+        }
         if let Ok(style) = ProgressStyle::with_template("{spinner} {msg}  {elapsed}") {
             spinner.set_style(style);
         }
@@ -134,6 +175,8 @@ impl Live {
         }
         Live {
             spinner,
+            mode,
+            notes: notes.clone(),
             on_stderr: display.spinner,
             stream_answer: display.stream_answer,
             markdown: Markdown::new(display.styled),
@@ -219,6 +262,7 @@ impl Live {
 
     /// Clears the spinner (before the final output and any message).
     fn stop(&self) {
+        self.notes.above(None);
         self.spinner.finish_and_clear();
     }
 
@@ -273,10 +317,11 @@ impl Live {
             .results
             .iter()
             .any(|sql| sql.total_rows.is_some_and(|t| t > sql.rows as u64));
-        lines.push(format!(
-            "  -o csv for CSV (--query N picks a result){}",
-            if truncated { ", --all-rows for every row" } else { "" }
-        ));
+        let every_row = if truncated { ", --all-rows for every row" } else { "" };
+        lines.push(match self.mode {
+            Mode::Rows => format!("  --query N picks a result{every_row}"),
+            _ => format!("  -o csv for CSV (--query N picks a result){every_row}"),
+        });
         notes.info(&lines.join("\n"));
     }
 }
@@ -297,15 +342,17 @@ const NOTES_OF_A_KIND: usize = 5;
 /// more are not listed.
 struct EventNotes<'a> {
     notes: &'a Notes,
+    mode: Mode,
     all_rows: bool,
     failures: usize,
     truncated: usize,
 }
 
 impl<'a> EventNotes<'a> {
-    fn new(notes: &'a Notes, all_rows: bool) -> Self {
+    fn new(notes: &'a Notes, mode: Mode, all_rows: bool) -> Self {
         EventNotes {
             notes,
+            mode,
             all_rows,
             failures: 0,
             truncated: 0,
@@ -341,8 +388,9 @@ impl<'a> EventNotes<'a> {
             if let Some(total) = sql.total_rows.filter(|&total| total > sql.rows().len() as u64) {
                 let title = sql.title.as_deref().map(|t| format!(" \"{t}\"")).unwrap_or_default();
                 let text = format!(
-                    "SQL result {number}{title} is truncated: {} of {total} rows in the stream; --all-rows fetches every row (or pipe -o raw into 'analyst rows --query {number}')",
-                    sql.rows().len()
+                    "SQL result {number}{title} is truncated: {} of {total} rows in the stream; {}",
+                    sql.rows().len(),
+                    self.mode.every_row(*number)
                 );
                 let more = "further truncated SQL results are not listed; -o json marks each one";
                 limited(self.notes, &mut self.truncated, &text, more);

@@ -19,3 +19,17 @@ pub mod parquet;
 pub mod raw;
 pub mod table;
 pub mod vega;
+
+use crate::error::Fault;
+use crate::results::{Picker, SqlResult};
+
+/// The result `picker` selected for an output of `ask`, or why there is
+/// none; with no SQL result at all, the outputs that have the answer are
+/// named.
+fn picked(picker: &mut Picker) -> Result<&mut SqlResult, Fault> {
+    let none = picker.is_empty();
+    picker.picked_mut().map_err(|fault| match none {
+        true => Fault::new(fault.kind, format!("{fault} (try -o answer or -o json)")),
+        false => fault,
+    })
+}

@@ -101,7 +101,7 @@ pub fn complete_picked<'a>(
     which: &str,
     ending: &Ending<'_>,
 ) -> Result<(&'a mut SqlResult, Result<()>)> {
-    let result = picker.picked_mut()?;
+    let result = super::picked(picker)?;
     if let Some(source) = ending.all_rows.filter(|_| result.is_truncated()) {
         match result.complete(source) {
             Err(err) if kind_of(&err) == Kind::Partial => return Ok((result, Err(err))),

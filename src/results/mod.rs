@@ -518,6 +518,11 @@ impl Picker {
         }
     }
 
+    /// True when no SQL result was offered at all.
+    pub fn is_empty(&self) -> bool {
+        self.seen == 0
+    }
+
     /// Forgets every result offered so far.
     pub fn forget(&mut self) {
         *self = Picker::new(self.pick);
@@ -545,7 +550,7 @@ impl Picker {
         let none = || {
             Fault::new(
                 Kind::NothingToRender,
-                "the stream has no SQL result: the agent ran no query (try -o answer or -o json)",
+                "the stream has no SQL result: the agent ran no query",
             )
         };
         match self.pick {

@@ -533,6 +533,8 @@ fn add_timings(run: &mut RunReport, turn: &Timings, offset: Duration) {
 /// failing, and the slowest run still going. Lines printed meanwhile go
 /// above it. Nothing is drawn when progress is not shown.
 struct RunsProgress {
+    /// Where notes go: above the bar while it is drawn.
+    notes: Notes,
     bar: Option<ProgressBar>,
     running: Mutex<HashMap<usize, (String, Instant)>>,
     passing: AtomicUsize,
@@ -546,9 +548,11 @@ impl RunsProgress {
             if let Ok(style) = ProgressStyle::with_template("{bar:24} {pos}/{len} runs  {msg}") {
                 bar.set_style(style);
             }
+            notes.above(Some(&bar));
             bar
         });
         RunsProgress {
+            notes: notes.clone(),
             bar,
             running: Mutex::new(HashMap::new()),
             passing: AtomicUsize::new(0),
@@ -578,13 +582,11 @@ impl RunsProgress {
             &self.failing
         };
         counter.fetch_add(1, Ordering::SeqCst);
-        match &self.bar {
-            Some(bar) => {
-                bar.suspend(report);
-                bar.inc(1);
-                self.redraw();
-            }
-            None => report(),
+        // Its lines go above the bar, as every note does.
+        report();
+        if let Some(bar) = &self.bar {
+            bar.inc(1);
+            self.redraw();
         }
     }
 
@@ -614,6 +616,7 @@ impl RunsProgress {
     }
 
     fn clear(&self) {
+        self.notes.above(None);
         if let Some(bar) = &self.bar {
             bar.finish_and_clear();
         }
