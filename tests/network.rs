@@ -202,7 +202,7 @@ fn a_certificate_refused_fails_at_once_with_its_complaint() {
             "ANALYST_CHAT_URL",
             format!(
                 "https://127.0.0.1:{}/api/v1/public/a/agents/b/chat/stream-chat-state",
-                server.1
+                server.port
             ),
         )
         .env("ANALYST_API_KEY", API_KEY)
