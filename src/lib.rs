@@ -37,6 +37,8 @@ pub mod themes;
 use clap::CommandFactory;
 
 use crate::error::{is_known, kind_of, Kind};
+use crate::net::signals::{self, Signal};
+use crate::net::source::timeout;
 use crate::output::{Notes, Out};
 use crate::settings::Command;
 
@@ -71,7 +73,16 @@ where
         Ok(command) => command,
         Err(err) => return report(&err, &notes),
     };
-    let mut out = Out::to(command.take_destination());
+    // A --jq filter stops for a signal or the deadline as a stream does.
+    let deadline = command
+        .timeout()
+        .map(|limit| (std::time::Instant::now() + limit, limit));
+    let mut out = Out::to(command.take_destination()).stopping_when(move || {
+        let expired = deadline.filter(|(at, _)| std::time::Instant::now() >= *at);
+        signals::received()
+            .map(Signal::fault)
+            .or_else(|| expired.map(|(_, limit)| timeout(limit)))
+    });
     let result = match command {
         Command::Ask(settings) => commands::ask::run(*settings, &notes, &mut out),
         Command::Abort(settings) => commands::abort::run(settings, &notes),

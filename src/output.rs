@@ -17,7 +17,7 @@ use indicatif::ProgressBar;
 use memchr::memmem::Finder;
 
 use crate::error::{fault_of_io, Fault, Kind};
-use crate::jq::JqFilter;
+use crate::jq::{JqFilter, JqRunner};
 
 /// What a secret is replaced with.
 const REDACTED: &str = "***";
@@ -138,9 +138,19 @@ enum Target {
 pub struct Out {
     target: Target,
     terminal: bool,
-    jq: Option<(JqFilter, JqInput)>,
+    /// The `--jq` filter, started on its own thread when first used.
+    jq: Option<(Filtering, JqInput)>,
     /// What the filter has not read yet: a partial line, or the whole output.
     pending: Vec<u8>,
+    /// Why the output must stop now (a signal, the deadline), asked while
+    /// a filter runs.
+    stop: Box<dyn Fn() -> Option<Fault>>,
+}
+
+/// A `--jq` filter: checked, then running.
+enum Filtering {
+    Checked(JqFilter),
+    Running(JqRunner),
 }
 
 impl Out {
@@ -161,22 +171,57 @@ impl Out {
         Out {
             target,
             terminal,
-            jq: destination.jq,
+            jq: destination
+                .jq
+                .map(|(filter, input)| (Filtering::Checked(filter), input)),
             pending: Vec::new(),
+            stop: Box::new(|| None),
         }
+    }
+
+    /// The same output, whose `--jq` filter stops when `stop` says why (a
+    /// signal, the deadline) even while it computes.
+    pub fn stopping_when(self, stop: impl Fn() -> Option<Fault> + 'static) -> Self {
+        Out {
+            stop: Box::new(stop),
+            ..self
+        }
+    }
+
+    /// Runs the `--jq` filter on one document, writing each result as it
+    /// comes (and flushing while the filter computes).
+    fn filter(&mut self, document: Vec<u8>) -> io::Result<()> {
+        let Some((filtering, input)) = self.jq.take() else {
+            return self.emit(&document, false);
+        };
+        let mut runner = match filtering {
+            Filtering::Running(runner) => runner,
+            Filtering::Checked(filter) => filter.start()?,
+        };
+        let stop = std::mem::replace(&mut self.stop, Box::new(|| None));
+        let ran = runner.run(
+            document,
+            &mut |result| match result {
+                Some(bytes) => self.emit(bytes, false),
+                None => self.flush(),
+            },
+            &*stop,
+        );
+        self.stop = stop;
+        self.jq = Some((Filtering::Running(runner), input));
+        ran
     }
 
     /// Ends the output: a `--jq` filter reads what is left; stdout is
     /// flushed; an `--output-file` replaces FILE when `succeeded`, and is
     /// dropped (FILE untouched) when not.
     pub fn finish(mut self, succeeded: bool) -> io::Result<()> {
-        if let Some((filter, _)) = self.jq.take() {
+        if self.jq.is_some() {
             let pending = std::mem::take(&mut self.pending);
             if pending.iter().any(|byte| !byte.is_ascii_whitespace()) {
-                let mut filtered = Vec::new();
-                filter.run(&pending, &mut filtered)?;
-                self.emit(&filtered, false)?;
+                self.filter(pending)?;
             }
+            self.jq = None;
         }
         match self.target {
             Target::Stdout(mut writer) => writer.flush().map_err(cannot_write_stdout),
@@ -258,24 +303,20 @@ impl Write for Out {
     }
 
     fn write_all(&mut self, buf: &[u8]) -> io::Result<()> {
-        let Some((filter, input)) = &self.jq else {
+        let Some((_, input)) = &self.jq else {
             return self.emit(buf, false);
         };
         self.pending.extend_from_slice(buf);
         if *input == JqInput::Whole {
             return Ok(());
         }
-        let Some(end) = memchr::memrchr(b'\n', &self.pending) else {
-            return Ok(());
-        };
-        let mut filtered = Vec::new();
-        for line in self.pending[..end].split(|&byte| byte == b'\n') {
+        while let Some(end) = memchr::memchr(b'\n', &self.pending) {
+            let line: Vec<u8> = self.pending.drain(..=end).collect();
             if line.iter().any(|byte| !byte.is_ascii_whitespace()) {
-                filter.run(line, &mut filtered)?;
+                self.filter(line)?;
             }
         }
-        self.pending.drain(..=end);
-        self.emit(&filtered, false)
+        Ok(())
     }
 
     fn flush(&mut self) -> io::Result<()> {

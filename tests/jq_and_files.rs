@@ -195,3 +195,128 @@ fn output_file_is_written_whole_and_private_or_not_at_all() {
     }
     emu.expect(Route::Chat, 2);
 }
+
+/// Runs `analyst ARGS | head -1` in bash; returns analyst's exit code,
+/// what head printed, and how long it took.
+fn into_head(args: &str) -> (i32, String, std::time::Duration) {
+    let started = std::time::Instant::now();
+    let binary = assert_cmd::cargo::cargo_bin("analyst");
+    let output = std::process::Command::new("bash")
+        .arg("-c")
+        .arg(format!(
+            "ulimit -v 4000000; {} {args} | head -1; exit ${{PIPESTATUS[0]}}",
+            binary.display()
+        ))
+        .env("NO_COLOR", "1")
+        .output()
+        .unwrap();
+    (
+        output.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&output.stdout).into_owned(),
+        started.elapsed(),
+    )
+}
+
+#[test]
+fn jq_results_are_written_as_they_come_and_a_gone_reader_ends_it_with_exit_0() {
+    let replay = fixture("revenue-by-month.ndjson");
+    let (code, printed, took) = into_head(&format!("ask -q --replay {replay} -o json --jq 'range(1e9)'"));
+    assert_eq!((code, printed.as_str()), (0, "0\n"));
+    assert!(took < std::time::Duration::from_secs(20), "took {took:?}");
+}
+
+#[test]
+fn jq_keeps_no_secret_nesting_or_exit_code_of_its_own() {
+    let emu = Emulator::start();
+    for (expression, why) in [
+        ("env.ANALYST_API_KEY", "env and $ENV are not available"),
+        ("$ENV.ANALYST_API_KEY", "env and $ENV are not available"),
+        (&"[".repeat(5000), "nest deeper than 256 levels"),
+    ] {
+        let output = emu
+            .analyst()
+            .args(["ask", "-o", "json", "--jq", expression, "Q"])
+            .output()
+            .unwrap();
+        assert_eq!(output.status.code(), Some(2), "{why}");
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert!(stderr.contains(why), "{stderr}");
+        assert!(!stderr.contains(API_KEY) && !String::from_utf8_lossy(&output.stdout).contains(API_KEY));
+    }
+    assert!(emu.requests().is_empty(), "nothing was sent");
+    let replay = fixture("revenue-by-month.ndjson");
+    // halt ends the output, exit 0; halt_error says its message, exit 9.
+    analyst()
+        .args(["ask", "-q", "--replay", &replay, "-o", "json", "--jq", "1, halt, 2"])
+        .assert()
+        .code(0)
+        .stdout("1\n");
+    analyst()
+        .args(["ask", "-q", "--replay", &replay, "-o", "json", "--jq"])
+        .arg("\"no rows\\u001b[31m\" | halt_error(3)")
+        .assert()
+        .code(9)
+        .stderr(predicate::str::contains("no rows\\x1b[31m"));
+    // -o vega is JSON too.
+    analyst()
+        .args([
+            "ask",
+            "-q",
+            "--replay",
+            &replay,
+            "-o",
+            "vega",
+            "--jq",
+            ".data.values | length",
+        ])
+        .assert()
+        .success()
+        .stdout("12\n");
+}
+
+#[test]
+fn a_filter_still_computing_stops_for_the_timeout_and_ctrl_c_aborting_the_chat() {
+    let emu = Emulator::start();
+    emu.agent(|a| {
+        a.padding = 300;
+        a.delay = std::time::Duration::from_millis(100);
+    });
+    let started = std::time::Instant::now();
+    let output = emu
+        .analyst()
+        .args([
+            "ask",
+            "-o",
+            "events",
+            "--timeout",
+            "2s",
+            "--jq",
+            "last(range(1e12))",
+            "Q",
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(
+        output.status.code(),
+        Some(124),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    assert!(started.elapsed() < std::time::Duration::from_secs(10));
+    assert_eq!(emu.requests_on(Route::Abort).len(), 1, "the chat was aborted");
+    let emu = Emulator::start();
+    emu.agent(|a| {
+        a.padding = 300;
+        a.delay = std::time::Duration::from_millis(100);
+    });
+    let mut running = Running::start(&emu, &["ask", "-o", "events", "--jq", "last(range(1e12))", "Q"]);
+    running.wait_for_stderr("chat: chat-0001");
+    std::thread::sleep(std::time::Duration::from_millis(500));
+    running.signal("INT");
+    let (code, _, stderr, _) = running.finish(std::time::Duration::from_secs(10));
+    assert_eq!(code, Some(130), "{stderr}");
+    assert!(
+        stderr.contains("interrupted by SIGINT; chat chat-0001 aborted"),
+        "{stderr}"
+    );
+}

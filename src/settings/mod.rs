@@ -81,6 +81,19 @@ pub enum Command {
 }
 
 impl Command {
+    /// The command's `--timeout`, for what runs besides its requests (a
+    /// `--jq` filter).
+    pub fn timeout(&self) -> Option<std::time::Duration> {
+        let network = match self {
+            Command::Ask(settings) => settings.network,
+            Command::Session(settings) => settings.network,
+            Command::Rows(settings) => settings.network,
+            Command::Check(settings) => settings.network,
+            _ => return None,
+        };
+        network.limits.timeout
+    }
+
     /// Where the command's data goes (`--jq`, `--output-file`), taken out
     /// of its settings for the one [`crate::output::Out`] of the process.
     pub fn take_destination(&mut self) -> Destination {
@@ -311,9 +324,9 @@ impl Sources<'_> {
         let destination = destination(
             args.destination,
             match args.output {
-                OutputMode::Json => Ok(JqInput::Whole),
+                OutputMode::Json | OutputMode::Vega => Ok(JqInput::Whole),
                 OutputMode::Events => Ok(JqInput::EachLine),
-                other => Err(mode_name(other)),
+                other => Err((mode_name(other), "-o json, -o events or -o vega")),
             },
         )?;
         // The data goes to the terminal only when stdout is one and no
@@ -425,7 +438,7 @@ impl Sources<'_> {
                 args.destination,
                 match args.output {
                     SessionOutput::Json => Ok(JqInput::Whole),
-                    SessionOutput::Text => Err(mode_name(SessionOutput::Text)),
+                    SessionOutput::Text => Err((mode_name(SessionOutput::Text), "-o json")),
                 },
             )?,
             network,
@@ -486,7 +499,7 @@ impl Sources<'_> {
             match args.output {
                 RowsOutput::Json => Ok(JqInput::Whole),
                 RowsOutput::Ndjson => Ok(JqInput::EachLine),
-                other => Err(mode_name(other)),
+                other => Err((mode_name(other), "-o json or -o ndjson")),
             },
         )?;
         let stdout_is_terminal = destination.file.is_none() && self.terminals.stdout;

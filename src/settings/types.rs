@@ -452,14 +452,15 @@ fn no_data_credential() -> anyhow::Error {
 }
 
 /// `--jq` and `--output-file` as checked for an output: `jq_input` says
-/// how a filter reads it, or names the output mode it cannot filter.
-pub(super) fn destination(args: DestinationArgs, jq_input: Result<JqInput, String>) -> Result<Destination> {
+/// how a filter reads it, or names the output mode it cannot filter and
+/// the command's modes it can.
+pub(super) fn destination(args: DestinationArgs, jq_input: Result<JqInput, (String, &str)>) -> Result<Destination> {
     let jq = match (args.jq, jq_input) {
         (None, _) => None,
         (Some(expression), Ok(input)) => Some((JqFilter::compile(&expression)?, input)),
-        (Some(_), Err(mode)) => {
+        (Some(_), Err((mode, json_modes))) => {
             return Err(usage(format!(
-                "--jq filters JSON, and {mode} is not JSON: use it with -o json (or -o events, -o ndjson)"
+                "--jq filters JSON, and {mode} is not JSON: use it with {json_modes}"
             )))
         }
     };
@@ -493,8 +494,8 @@ impl ReportSettings {
                 args.destination,
                 match (json, args.tap) {
                     (true, _) => Ok(JqInput::Whole),
-                    (false, true) => Err("--tap".into()),
-                    (false, false) => Err("a report without -o json".into()),
+                    (false, true) => Err(("--tap".into(), "-o json")),
+                    (false, false) => Err(("a report without -o json".into(), "-o json")),
                 },
             )?,
             junit: args.junit,
