@@ -1,13 +1,15 @@
 //! `-o html`: one self-contained page to read offline: the question, the
 //! answer (its Markdown rendered, any HTML in it shown as text), the chart
 //! drawn inline as SVG, and each SQL result's title, SQL and first rows.
-//! Styles are inline; there is no script and nothing is loaded from the
-//! network.
+//! The page is inert and offline: styles are inline; there is no script,
+//! no link but `http`, `https` and `mailto` (others are shown as text), no
+//! image (a Markdown image is shown as its alt text and URL), and a
+//! Content-Security-Policy forbids scripts and every load besides.
 
 use std::fmt::Write as _;
 
 use anyhow::Result;
-use pulldown_cmark::{Event as Markdown, Options, Parser};
+use pulldown_cmark::{CowStr, Event as Markdown, Options, Parser, Tag, TagEnd};
 use serde_json::{Map, Value};
 
 use super::vega::{complete_picked, configured_chart};
@@ -108,7 +110,7 @@ impl Html {
     fn page(&self, transcript: &Transcript) -> String {
         let title = self.question.as_deref().unwrap_or("analyst");
         let mut page = format!(
-            "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\"/>\n<meta name=\"generator\" content=\"analyst {}\"/>\n<title>{}</title>\n<style>{STYLE}</style>\n</head>\n<body>\n",
+            "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\"/>\n<meta http-equiv=\"Content-Security-Policy\" content=\"{POLICY}\"/>\n<meta name=\"generator\" content=\"analyst {}\"/>\n<title>{}</title>\n<style>{STYLE}</style>\n</head>\n<body>\n",
             env!("CARGO_PKG_VERSION"),
             escape_markup(title)
         );
@@ -147,7 +149,7 @@ impl Html {
             return String::new();
         }
         let drawn = configured_chart(result, &self.pick.describe(), self.config.as_ref(), &self.notes)
-            .and_then(|spec| spec.svg());
+            .and_then(|spec| spec.svg(&self.notes));
         match drawn {
             Ok(svg) => format!("<section class=\"chart\">\n{svg}\n</section>\n"),
             Err(err) => {
@@ -203,22 +205,60 @@ impl Html {
     }
 }
 
-/// Markdown as HTML; HTML written in the Markdown is shown as text, never
-/// run or rendered.
+/// What the page may do: show its own inline styles, and nothing else (no
+/// script, no load from anywhere).
+const POLICY: &str = "default-src 'none'; style-src 'unsafe-inline'; base-uri 'none'; form-action 'none'";
+
+/// Markdown as HTML, inert: HTML written in the Markdown is shown as text,
+/// never run or rendered; a link whose scheme is not `http`, `https` or
+/// `mailto` is only its text; an image is its alt text and its URL, as
+/// words.
 fn markdown(text: &str) -> String {
-    let parser =
-        Parser::new_ext(text, Options::ENABLE_TABLES | Options::ENABLE_STRIKETHROUGH).map(|event| match event {
-            Markdown::Html(html) | Markdown::InlineHtml(html) => Markdown::Text(html),
-            other => other,
-        });
+    let mut events = Vec::new();
+    let mut image: Option<CowStr<'_>> = None;
+    let mut inert_link = false;
+    for event in Parser::new_ext(text, Options::ENABLE_TABLES | Options::ENABLE_STRIKETHROUGH) {
+        match event {
+            Markdown::Html(html) | Markdown::InlineHtml(html) => events.push(Markdown::Text(html)),
+            Markdown::Start(Tag::Image { dest_url, .. }) => image = Some(dest_url),
+            Markdown::End(TagEnd::Image) => {
+                if let Some(url) = image.take() {
+                    events.push(Markdown::Text(format!(" ({url})").into()));
+                }
+            }
+            Markdown::Start(Tag::Link { dest_url, .. }) if !is_safe_link(&dest_url) => inert_link = true,
+            Markdown::End(TagEnd::Link) if inert_link => inert_link = false,
+            other => events.push(other),
+        }
+    }
     let mut html = String::new();
-    pulldown_cmark::html::push_html(&mut html, parser);
+    pulldown_cmark::html::push_html(&mut html, events.into_iter());
     html
+}
+
+/// True for a link a page may hold: `http`, `https` or `mailto`, nothing
+/// that runs (`javascript:`), embeds (`data:`) or opens a local file.
+fn is_safe_link(url: &str) -> bool {
+    let url = url.to_ascii_lowercase();
+    ["http://", "https://", "mailto:"]
+        .iter()
+        .any(|scheme| url.starts_with(scheme))
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn links_that_run_or_load_are_text_and_images_are_words() {
+        let html = markdown("[a](javascript:alert(1)) [b](data:text/html,x) [c](vbscript:x) [d](JaVa\tScRiPt:x) [e](https://cube.dev) [f](mailto:a@b.c) ![chart](http://127.0.0.1/x.png)");
+        for inert in ["javascript", "data:", "vbscript", "<img"] {
+            assert!(!html.to_lowercase().contains(inert), "{inert}: {html}");
+        }
+        assert!(html.contains("<a href=\"https://cube.dev\">e</a>"), "{html}");
+        assert!(html.contains("<a href=\"mailto:a@b.c\">f</a>"), "{html}");
+        assert!(html.contains("chart (http://127.0.0.1/x.png)"), "{html}");
+    }
 
     #[test]
     fn markdown_is_rendered_and_html_in_it_is_text() {

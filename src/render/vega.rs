@@ -7,7 +7,10 @@
 //! (`orders_view\.revenue`) and expressions use `datum['orders_view.revenue']`,
 //! so the chart draws the flat rows the service returned.
 
+use std::sync::LazyLock;
+
 use anyhow::Result;
+use regex::Regex;
 use serde::ser::SerializeMap;
 use serde::{Serialize, Serializer};
 use serde_json::{Map, Value};
@@ -83,10 +86,10 @@ impl Renderer for Vega {
                 out.write_all(b"\n")?;
             }
             ChartFormat::Svg => {
-                out.write_all(spec.svg()?.as_bytes())?;
+                out.write_all(spec.svg(&self.notes)?.as_bytes())?;
                 out.write_all(b"\n")?;
             }
-            ChartFormat::Png(scale) => out.write_all(&draw::png(&spec.svg()?, scale)?)?,
+            ChartFormat::Png(scale) => out.write_all(&draw::png(&spec.svg(&self.notes)?, scale)?)?,
         }
         partial
     }
@@ -215,9 +218,27 @@ pub struct Chart<'a> {
 }
 
 impl Chart<'_> {
-    /// The chart drawn by Vega, as SVG (see [`draw::svg`]).
-    pub fn svg(&self) -> Result<String> {
-        draw::svg(&serde_json::to_string(self)?)
+    /// The chart drawn by Vega, as SVG (see [`draw::svg`]), inert and
+    /// offline: what would load something from elsewhere (an image mark,
+    /// an `href` or `url`) is left out first, each with a note through
+    /// `notes`, and the SVG holds no link.
+    pub fn svg(&self, notes: &Notes) -> Result<String> {
+        let mut spec = self.spec.clone();
+        let mut left_out = Vec::new();
+        if leave_out_external(&mut spec, &mut left_out) {
+            return Err(fail(
+                Kind::NothingToRender,
+                "the chart is an image mark, which draws a picture from elsewhere: -o svg, -o png and -o html load nothing",
+            ));
+        }
+        for what in &left_out {
+            notes.warn(&format!(
+                "the chart's {what} is left out: -o svg, -o png and -o html load nothing from elsewhere"
+            ));
+        }
+        let offline = Chart { spec, rows: self.rows };
+        let svg = draw::svg(&serde_json::to_string(&offline)?)?;
+        Ok(LINKS.replace_all(&svg, "").into_owned())
     }
 
     /// Merges `config` into the chart's own `config`; `config`'s values win.
@@ -227,6 +248,43 @@ impl Chart<'_> {
             Value::Object(own) => merge(own, config),
             other => *other = Value::Object(config.clone()),
         }
+    }
+}
+
+/// A link or a reference to elsewhere in an SVG element.
+static LINKS: LazyLock<Regex> = LazyLock::new(|| Regex::new(r#"\s(?:xlink:)?href="[^"]*""#).expect("a valid pattern"));
+
+/// Leaves out of a spec (or a view of it) what would load something from
+/// elsewhere: image marks (a layer or a concatenated view that is one goes
+/// whole; elsewhere it becomes null), `href` and `url` channels and fields.
+/// Each thing left out is named in `left_out`. True when the view itself
+/// is an image mark.
+fn leave_out_external(view: &mut Map<String, Value>, left_out: &mut Vec<String>) -> bool {
+    let mark = view.get("mark").map(|mark| mark.get("type").unwrap_or(mark));
+    if mark.and_then(Value::as_str) == Some("image") {
+        left_out.push("image mark".to_string());
+        return true;
+    }
+    for key in ["href", "url"] {
+        if view.remove(key).is_some() {
+            left_out.push(format!("{key:?}"));
+        }
+    }
+    for child in view.values_mut() {
+        if let Value::Array(items) = child {
+            items.retain_mut(|item| !is_image_view(item, left_out));
+        } else if is_image_view(child, left_out) {
+            *child = Value::Null;
+        }
+    }
+    false
+}
+
+/// [`leave_out_external`] of `value` when it is a view.
+fn is_image_view(value: &mut Value, left_out: &mut Vec<String>) -> bool {
+    match value {
+        Value::Object(view) => leave_out_external(view, left_out),
+        _ => false,
     }
 }
 

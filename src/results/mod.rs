@@ -363,7 +363,7 @@ impl SqlResult {
 
 /// The typed rows of a result, serializable without copying them (see
 /// [`SqlResult::typed_rows`]).
-#[derive(Debug)]
+#[derive(Clone, Copy, Debug)]
 pub struct TypedRows<'a> {
     result: &'a SqlResult,
 }
