@@ -568,38 +568,59 @@ impl Notes {
 }
 
 /// `bytes` with every control character that could act on a terminal
-/// written as `\xNN` (C1 controls as `\u{NN}`): escape sequences (colours,
-/// titles, the clipboard through OSC 52, clearing the screen) and lone
-/// carriage returns. Newlines, tabs and `\r\n` stay. Borrowed when there is
-/// nothing to change, the common case.
+/// written as `\xNN`, and C1 controls and the bidirectional controls that
+/// reorder what a terminal shows (U+061C, U+200E, U+200F, U+202A–U+202E,
+/// U+2066–U+2069) as `\u{N}`: escape sequences (colours, titles, the
+/// clipboard through OSC 52, clearing the screen), lone carriage returns,
+/// text that reads other than it is. Newlines, tabs and `\r\n` stay.
+/// Borrowed when there is nothing to change, the common case.
 pub fn visible_bytes(bytes: &[u8]) -> Cow<'_, [u8]> {
-    let acts = |i: usize, byte: u8| match byte {
-        b'\n' | b'\t' => false,
-        b'\r' => bytes.get(i + 1) != Some(&b'\n'),
-        0..=0x1f | 0x7f => true,
-        // The UTF-8 encoding of C1 controls: 0xC2 then 0x80..=0x9F.
-        0xc2 => bytes.get(i + 1).is_some_and(|next| (0x80..=0x9f).contains(next)),
-        _ => false,
-    };
-    if !bytes.iter().enumerate().any(|(i, &byte)| acts(i, byte)) {
+    if !(0..bytes.len()).any(|i| acting_len(bytes, i) > 0) {
         return Cow::Borrowed(bytes);
     }
     let mut shown = Vec::with_capacity(bytes.len() + 16);
     let mut i = 0;
     while i < bytes.len() {
-        let byte = bytes[i];
-        match (acts(i, byte), byte) {
-            (true, 0xc2) => {
-                shown.extend_from_slice(format!("\\u{{{:02x}}}", bytes[i + 1]).as_bytes());
-                i += 2;
-                continue;
+        match acting_len(bytes, i) {
+            0 => {
+                shown.push(bytes[i]);
+                i += 1;
             }
-            (true, _) => shown.extend_from_slice(format!("\\x{byte:02x}").as_bytes()),
-            (false, _) => shown.push(byte),
+            1 => {
+                shown.extend_from_slice(format!("\\x{:02x}", bytes[i]).as_bytes());
+                i += 1;
+            }
+            len => {
+                let code = std::str::from_utf8(&bytes[i..i + len])
+                    .ok()
+                    .and_then(|c| c.chars().next())
+                    .map_or(0, u32::from);
+                shown.extend_from_slice(format!("\\u{{{code:02x}}}").as_bytes());
+                i += len;
+            }
         }
-        i += 1;
     }
     Cow::Owned(shown)
+}
+
+/// How many bytes at `bytes[i]` are a character that acts on a terminal
+/// (see [`visible_bytes`]); 0 for one shown as it is.
+fn acting_len(bytes: &[u8], i: usize) -> usize {
+    let next = |n: usize| bytes.get(i + n).copied().unwrap_or(0);
+    match bytes[i] {
+        b'\n' | b'\t' => 0,
+        b'\r' => usize::from(next(1) != b'\n'),
+        0..=0x1f | 0x7f => 1,
+        // C1 controls, U+0080..=U+009F.
+        0xc2 if (0x80..=0x9f).contains(&next(1)) => 2,
+        // U+061C, the Arabic letter mark.
+        0xd8 if next(1) == 0x9c => 2,
+        // U+200E, U+200F and U+202A..=U+202E.
+        0xe2 if next(1) == 0x80 && matches!(next(2), 0x8e | 0x8f | 0xaa..=0xae) => 3,
+        // U+2066..=U+2069.
+        0xe2 if next(1) == 0x81 && (0xa6..=0xa9).contains(&next(2)) => 3,
+        _ => 0,
+    }
 }
 
 /// `text` with its control characters made visible (see [`visible_bytes`]).
@@ -702,6 +723,13 @@ mod tests {
             "a\\x1b]52;c;ZXZpbA==\\x07b\tc\nd\r\ne\\x0df\\u{9b}2Jg"
         );
         assert!(matches!(visible("plain ünïcode\n"), Cow::Borrowed(_)));
+        // Bidirectional controls reorder what is shown: visible too; the
+        // characters encoded beside them (…, —, Arabic letters) stay.
+        assert_eq!(
+            visible("a\u{202e}b\u{2066}c\u{200f}d\u{61c}e\u{2069}"),
+            "a\\u{202e}b\\u{2066}c\\u{200f}d\\u{61c}e\\u{2069}"
+        );
+        assert!(matches!(visible("… — ؛ ع \u{2065}"), Cow::Borrowed(_)));
     }
 
     #[test]

@@ -6,6 +6,8 @@ mod support;
 
 use std::time::Duration;
 
+use serde_json::json;
+
 use support::*;
 
 /// Runs `analyst ARGS` in a pseudo-terminal, which must succeed; returns
@@ -286,4 +288,78 @@ fn a_hint_never_names_the_mode_in_use() {
         std::fs::read_to_string(&csv).unwrap().contains("month"),
         "the CSV went to the file"
     );
+}
+
+/// A stream whose text would read other than it is: bidirectional
+/// controls in the answer, a tool's error (a note), a cell and a column
+/// name, and a cell spanning lines.
+fn reordering_stream() -> ChatStream {
+    let mut call = SqlCall::revenue_by_month(2);
+    call.columns[0].0 = "month\u{202e}txt.exe".into();
+    call.rows[0][0] = json!("2024\u{2066}-01\nsecond line\rthird");
+    ChatStream::new("c-bidi", Family::Cube)
+        .user("Q")
+        .sql_call(&call)
+        .failed_sql_call("SELECT 1", "Error: \u{202e}gnorw")
+        .final_answer(&["Total: \u{202e}001 \u{200f}\u{61c}done"])
+}
+
+#[test]
+fn bidirectional_controls_are_shown_not_obeyed() {
+    let emu = Emulator::start();
+    for args in ["ask Q", "ask -o table --query 1 Q", "ask -o raw Q"] {
+        emu.script(Reply::stream(&reordering_stream()));
+        let screen = run_on_a_terminal(&emu, args, &[]).1;
+        for live in ['\u{202e}', '\u{2066}', '\u{200f}', '\u{61c}'] {
+            assert!(
+                !screen.contains(live),
+                "{args}: {live:?} reached the terminal:\n{screen}"
+            );
+        }
+    }
+    emu.script(Reply::stream(&reordering_stream()));
+    let screen = on_a_terminal(&emu, "ask Q", &[("NO_COLOR", "1")]);
+    assert!(screen.contains("Total: \\u{202e}001 \\u{200f}\\u{61c}done"), "{screen}");
+    assert!(screen.contains("Error: \\u{202e}gnorw"), "the note too:\n{screen}");
+    emu.script(Reply::stream(&reordering_stream()));
+    let screen = on_a_terminal(&emu, "ask -o table --query 1 Q", &[("NO_COLOR", "1")]);
+    assert!(screen.contains("month\\u{202e}txt.exe"), "the column name:\n{screen}");
+}
+
+#[test]
+fn a_table_cell_never_breaks_its_row_in_a_pipe_either() {
+    let emu = Emulator::start();
+    emu.script(Reply::stream(&reordering_stream()));
+    let output = emu
+        .analyst()
+        .args(["ask", "-q", "-o", "table", "--query", "1", "Q"])
+        .output()
+        .unwrap();
+    assert!(output.status.success());
+    let table = String::from_utf8(output.stdout).unwrap();
+    // Top border, header, separator, two rows, bottom border.
+    assert_eq!(table.lines().count(), 6, "{table}");
+    assert!(table.contains("2024\\u{2066}-01\\nsecond line\\rthird"), "{table}");
+}
+
+#[test]
+fn markdown_on_a_terminal_is_linear_in_the_answer() {
+    // 16 KB of list markers nest 8,000 lists deep; so do block quotes.
+    for marker in ["- ", "> "] {
+        let answer = marker.repeat(8 * 1024) + "x";
+        let emu = Emulator::start();
+        emu.script(Reply::stream(
+            &ChatStream::new("c-deep", Family::Cube)
+                .user("Q")
+                .final_answer(&[&answer]),
+        ));
+        let screen = on_a_terminal(&emu, "ask Q", &[("NO_COLOR", "1")]);
+        assert!(screen.contains('x'), "{marker:?}: the answer is shown");
+        assert!(
+            screen.len() < 20 * answer.len(),
+            "{marker:?}: {} bytes on the terminal for a {}-byte answer",
+            screen.len(),
+            answer.len()
+        );
+    }
 }

@@ -13,7 +13,7 @@ use anyhow::Result;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
 use crate::output::{shorten, visible, Notes, Output};
-use crate::render::markdown::{complete_blocks, Markdown};
+use crate::render::markdown::{complete_blocks, Blocks, Markdown};
 use crate::results::same_tool;
 use crate::settings::Display;
 use crate::stream::lines::Line;
@@ -151,6 +151,12 @@ struct Live {
     markdown: Markdown,
     /// The prefix of the answer shown so far (whole blocks).
     printed: String,
+    /// Where the blocks after `printed` end, read as the answer grows.
+    blocks: Blocks,
+    /// The `final` message streamed, while its deltas only extend it.
+    extending: Option<String>,
+    /// The service revised what was shown: the rest waits for the end.
+    revised: bool,
     results: Vec<SqlSummary>,
 }
 
@@ -181,6 +187,9 @@ impl Live {
             stream_answer: display.stream_answer,
             markdown: Markdown::new(display.styled),
             printed: String::new(),
+            blocks: Blocks::default(),
+            extending: None,
+            revised: false,
             results: Vec::new(),
         }
     }
@@ -227,7 +236,7 @@ impl Live {
         } else if message.thinking {
             self.spinner.set_message("thinking");
         } else if message.final_node && self.stream_answer {
-            self.stream(transcript, out)?;
+            self.stream(message, transcript, out)?;
         } else if message.is_assistant() && message.content().is_some_and(|c| !c.is_empty()) {
             self.spinner.set_message("writing the answer");
         }
@@ -235,18 +244,31 @@ impl Live {
     }
 
     /// Writes the blocks the final answer completed since the last call,
-    /// rendered; the block still being written waits.
-    fn stream(&mut self, transcript: &Transcript, out: &mut dyn Output) -> io::Result<()> {
-        let Some(text) = transcript.final_so_far() else {
+    /// rendered; the block still being written waits. A delta of the
+    /// message being streamed only extends it, so only its new bytes are
+    /// read; any other line of the `final` message (a new one, a complete
+    /// copy) is compared with what was shown first; once the service
+    /// revised that, the rest waits for the end ([`Live::finish_answer`]).
+    fn stream(&mut self, message: &Message<'_>, transcript: &Transcript, out: &mut dyn Output) -> io::Result<()> {
+        let Some(text) = transcript.final_so_far().filter(|_| !self.revised) else {
             return Ok(());
         };
-        let complete = complete_blocks(text);
-        if complete <= self.printed.len() || !text.starts_with(self.printed.as_str()) {
+        let extends = message.is_delta() && self.extending.as_deref() == Some(message.id());
+        if !extends {
+            if !text.starts_with(self.printed.as_str()) {
+                self.revised = true;
+                return Ok(());
+            }
+            self.blocks = Blocks::from(self.printed.len());
+            self.extending = Some(message.id().to_string());
+        }
+        let complete = self.blocks.complete(text);
+        if complete <= self.printed.len() {
             return Ok(());
         }
         self.spinner.finish_and_clear();
         self.show(&text[self.printed.len()..complete], out)?;
-        self.printed = text[..complete].to_string();
+        self.printed.push_str(&text[self.printed.len()..complete]);
         Ok(())
     }
 

@@ -16,23 +16,61 @@ const DIM: &str = "\x1b[2m";
 const CODE: &str = "\x1b[36m";
 const RESET: &str = "\x1b[0m";
 
+/// How many levels of quotes, and of lists, are indented: deeper ones are
+/// shown at this depth, so an answer's layout costs at most a few bytes a
+/// line however it nests.
+const DEEPEST_SHOWN: usize = 8;
+
 /// How long a prefix of `text` ends at a block boundary: a blank line
 /// outside a fenced code block. What comes after may still change.
 pub fn complete_blocks(text: &str) -> usize {
-    let (mut end, mut fenced, mut at) = (0, false, 0);
-    for line in text.split_inclusive('\n') {
-        at += line.len();
-        if !line.ends_with('\n') {
-            break;
-        }
-        let trimmed = line.trim_start();
-        if trimmed.starts_with("```") || trimmed.starts_with("~~~") {
-            fenced = !fenced;
-        } else if !fenced && trimmed.trim().is_empty() {
-            end = at;
+    Blocks::from(0).complete(text)
+}
+
+/// Where the blocks of a growing text end, each byte read once however
+/// many times the text grows: what a terminal uses while the answer
+/// arrives, so showing it stays linear in its length.
+#[derive(Debug, Default)]
+pub struct Blocks {
+    /// Where the line being read starts.
+    line_start: usize,
+    /// How far the text is known to hold no newline after `line_start`.
+    searched: usize,
+    /// Inside a fenced code block at `line_start`.
+    fenced: bool,
+    /// The end of the last complete block found.
+    end: usize,
+}
+
+impl Blocks {
+    /// A scanner of a text whose first `start` bytes end at a block
+    /// boundary (what was already shown).
+    pub fn from(start: usize) -> Self {
+        Blocks {
+            line_start: start,
+            searched: start,
+            fenced: false,
+            end: start,
         }
     }
-    end
+
+    /// The end of the complete blocks of `text`, which must extend the text
+    /// given before (the same bytes, more after them).
+    pub fn complete(&mut self, text: &str) -> usize {
+        while let Some(newline) = memchr::memchr(b'\n', &text.as_bytes()[self.searched..]) {
+            let end = self.searched + newline + 1;
+            let trimmed = text[self.line_start..end].trim_start();
+            if trimmed.starts_with("```") || trimmed.starts_with("~~~") {
+                self.fenced = !self.fenced;
+            } else if !self.fenced && trimmed.trim().is_empty() {
+                self.end = end;
+            }
+            self.line_start = end;
+            self.searched = end;
+        }
+        self.searched = text.len();
+        self.end
+    }
 }
 
 /// A renderer's state across the blocks of one answer.
@@ -75,8 +113,13 @@ impl Markdown {
         let mut table: Option<TableBuilder> = None;
         let mut in_code_block = false;
         let mut link: Vec<String> = Vec::new();
-        let prefix =
-            |quote: usize, lists: usize| format!("{}{}", "│ ".repeat(quote), "  ".repeat(lists.saturating_sub(1)));
+        let prefix = |quote: usize, lists: usize| {
+            format!(
+                "{}{}",
+                "│ ".repeat(quote.min(DEEPEST_SHOWN)),
+                "  ".repeat(lists.saturating_sub(1).min(DEEPEST_SHOWN))
+            )
+        };
         let options = Options::ENABLE_TABLES | Options::ENABLE_STRIKETHROUGH;
         for event in Parser::new_ext(markdown, options) {
             if let Some(builder) = table.as_mut() {

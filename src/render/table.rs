@@ -105,10 +105,7 @@ impl<W: Write> TableWriter<W> {
             Sink::Aligned { rows, .. } => {
                 rows.push(
                     (0..width)
-                        .map(|i| {
-                            row.get(i)
-                                .map_or(String::new(), |cell| visible(&cell.text()).into_owned())
-                        })
+                        .map(|i| row.get(i).map_or(String::new(), |cell| one_line(&cell.text())))
                         .collect(),
                 );
             }
@@ -260,7 +257,7 @@ fn aligned(columns: &[Column], rows: Vec<Vec<String>>, width: Option<u16>) -> co
     use comfy_table::{CellAlignment, ContentArrangement, Row, Table};
     let mut table = Table::new();
     table.load_preset(comfy_table::presets::UTF8_FULL_CONDENSED);
-    table.set_header(columns.iter().map(|column| visible(&column.name).into_owned()));
+    table.set_header(columns.iter().map(|column| one_line(&column.name)));
     for cells in rows {
         let mut row = Row::from(cells);
         if width.is_some() {
@@ -282,6 +279,16 @@ fn aligned(columns: &[Column], rows: Vec<Vec<String>>, width: Option<u16>) -> co
         }
     }
     table
+}
+
+/// `text` as one line of an aligned table, in a pipe too: CR, LF and tab
+/// written `\r`, `\n`, `\t` so a cell never breaks its row, other
+/// control characters made visible.
+fn one_line(text: &str) -> String {
+    match text.contains(['\r', '\n', '\t']) {
+        true => visible(&text.replace('\r', "\\r").replace('\n', "\\n").replace('\t', "\\t")).into_owned(),
+        false => visible(text).into_owned(),
+    }
 }
 
 /// Writes a whole SQL result in `format`.
@@ -320,6 +327,15 @@ mod tests {
         );
         let json: Value = serde_json::from_str(&render(TableFormat::Json, &rows)).unwrap();
         assert_eq!(json, json!([{"a.name": "x\ty", "n": 12}, {"a.name": null, "n": "n/a"}]));
+    }
+
+    #[test]
+    fn an_aligned_cell_never_breaks_its_row() {
+        let rows = vec![vec![json!("two\r\nlines\there"), json!("\u{202e}1")]];
+        let table = render(TableFormat::Aligned(None), &rows);
+        assert_eq!(table.lines().count(), 5, "{table}");
+        assert!(table.contains("two\\r\\nlines\\there"), "{table}");
+        assert!(table.contains("\\u{202e}1"), "{table}");
     }
 
     #[test]
