@@ -455,7 +455,7 @@ pub struct CheckArgs {
     #[arg(long, value_name = "K/N")]
     pub shard: Option<String>,
 
-    /// Keep each turn's raw stream in DIR (replay it with 'ask --replay')
+    /// Keep each turn's raw stream in DIR (replay it with 'ask --replay'); DIR is created 0700, each file 0600
     #[arg(long, value_name = "DIR")]
     pub save: Option<PathBuf>,
 
@@ -483,7 +483,7 @@ pub struct DestinationArgs {
     #[arg(long, value_name = "EXPR")]
     pub jq: Option<String>,
 
-    /// Write the output to FILE instead of stdout, atomically: FILE (created 0600) is replaced only when the command succeeds, never left partial
+    /// Write the output to FILE instead of stdout, atomically: FILE (created 0600) is replaced only when the command succeeds, never left partial; a file the command reads is refused
     #[arg(long, value_name = "FILE")]
     pub output_file: Option<PathBuf>,
 }

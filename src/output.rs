@@ -362,6 +362,17 @@ fn create_private(path: &Path) -> io::Result<File> {
     options.open(path)
 }
 
+/// Creates the folder `path` and any missing parent for data only its
+/// owner may read (`check --save`): mode 0700 for each folder created; one
+/// that exists is left as it is.
+pub fn create_private_folder(path: &Path) -> io::Result<()> {
+    let mut builder = std::fs::DirBuilder::new();
+    builder.recursive(true);
+    #[cfg(unix)]
+    std::os::unix::fs::DirBuilderExt::mode(&mut builder, 0o700);
+    builder.create(path)
+}
+
 /// A private file ([`create_private`]) created on its first write, so that
 /// nothing is created or truncated before there is something to keep (a
 /// request the service refused leaves an earlier file as it was).

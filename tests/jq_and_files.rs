@@ -320,3 +320,99 @@ fn a_filter_still_computing_stops_for_the_timeout_and_ctrl_c_aborting_the_chat()
         "{stderr}"
     );
 }
+
+#[test]
+fn no_command_writes_over_a_file_it_reads() {
+    let dir = Scratch::new();
+    let saved = dir.write("s.ndjson", std::fs::read(fixture("revenue-by-month.ndjson")).unwrap());
+    let stream = std::fs::read(&saved).unwrap();
+    std::os::unix::fs::symlink(&saved, dir.join("link.ndjson")).unwrap();
+    let emu = Emulator::start();
+    let suite = dir.write("suite.toml", "[[case]]\nname = \"one\"\nquestion = \"Q\"\n");
+    let report = dir.join("report.json");
+    emu.analyst()
+        .args(["check", "-q", "-o", "json", "--output-file"])
+        .arg(&report)
+        .arg(&suite)
+        .assert()
+        .success();
+    let files = [&saved, &suite, &report].map(|path| std::fs::read(path).unwrap());
+    let saved = saved.display().to_string();
+    let suite = suite.display().to_string();
+    let report = report.display().to_string();
+    let link = dir.join("link.ndjson").display().to_string();
+    let respelled = dir.join("./s.ndjson").display().to_string();
+    for (args, message) in [
+        // The README's nightly recipe, pointed at its own saved stream.
+        (
+            vec!["ask", "--replay", &saved, "-o", "raw", "--output-file", &respelled],
+            "is the --replay file",
+        ),
+        (
+            vec!["ask", "--replay", &saved, "-o", "csv", "--output-file", &link],
+            "is the --replay file",
+        ),
+        (vec!["ask", "--replay", &saved, "--tee", &link], "is the --replay file"),
+        (
+            vec!["rows", "--from", &saved, "-o", "csv", "--output-file", &saved],
+            "is the --from file",
+        ),
+        (
+            vec!["check", &suite, "-o", "json", "--output-file", &suite],
+            "is the suite",
+        ),
+        (
+            vec![
+                "check",
+                &suite,
+                "--baseline",
+                &report,
+                "-o",
+                "json",
+                "--output-file",
+                &report,
+            ],
+            "is the --baseline report",
+        ),
+        (
+            vec!["check", &suite, "--junit", &report, "--baseline", &report],
+            "is the --baseline report",
+        ),
+        (
+            vec!["check", "merge", &report, "-o", "json", "--output-file", &report],
+            "is a report it merges",
+        ),
+        (
+            vec!["ask", "Q", "--tee", &saved, "-o", "raw", "--output-file", &link],
+            "is also the --output-file file",
+        ),
+    ] {
+        emu.analyst()
+            .args(&args)
+            .assert()
+            .code(2)
+            .stdout("")
+            .stderr(predicate::str::contains(message));
+    }
+    let after = [&saved, &suite, &report].map(|path| std::fs::read(path).unwrap());
+    assert_eq!(after, files, "nothing was written");
+    assert_eq!(std::fs::read(&saved).unwrap(), stream);
+    emu.expect(Route::Chat, 1);
+}
+
+#[test]
+fn check_save_creates_private_folders() {
+    let emu = Emulator::start();
+    let dir = Scratch::new();
+    let suite = dir.write("suite.toml", "[[case]]\nname = \"one\"\nquestion = \"Q\"\n");
+    let save = dir.join("runs/nightly");
+    emu.analyst()
+        .args(["check", "-q", "--save"])
+        .arg(&save)
+        .arg(&suite)
+        .assert()
+        .success();
+    assert_eq!(mode_of(&dir.join("runs")), 0o700);
+    assert_eq!(mode_of(&save), 0o700);
+    assert_eq!(names_in(&save).len(), 1, "the run's stream is kept");
+}

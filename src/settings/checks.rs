@@ -280,15 +280,24 @@ pub fn check_output_file(flag: &str, path: &Path) -> Result<()> {
     }
 }
 
-/// `--tee FILE` can be created and is not the `--replay` file, which it
-/// would empty before it is read.
-pub fn check_tee(tee: &Path, replay: Option<&str>) -> Result<()> {
-    check_output_file("--tee", tee)?;
-    if let (Some(replay), Ok(tee_file)) = (replay, std::fs::canonicalize(tee)) {
-        if std::fs::canonicalize(replay).is_ok_and(|replay_file| replay_file == tee_file) {
+/// No file a command writes (each given with its flag) is one it reads
+/// (each named as "the --replay file"), which it would empty before reading
+/// it (a nightly job overwriting its own saved stream), nor one it also
+/// writes by another flag. Files are compared as the system sees them: a
+/// link or another spelling of a file is that file.
+pub fn check_files_apart(read: &[(&str, &Path)], written: &[(&str, &Path)]) -> Result<()> {
+    let same = |a: &Path, b: &Path| same_file::is_same_file(a, b).unwrap_or(false);
+    for (at, (flag, path)) in written.iter().enumerate() {
+        if let Some((source, _)) = read.iter().find(|(_, read)| same(path, read)) {
             return Err(usage(format!(
-                "--tee {} is the --replay file: it would be emptied before it is read",
-                tee.display()
+                "{flag} {} is {source}, which this command reads: writing it would destroy it",
+                path.display()
+            )));
+        }
+        if let Some((other, _)) = written[..at].iter().find(|(_, other)| same(path, other)) {
+            return Err(usage(format!(
+                "{flag} {} is also the {other} file: give each its own",
+                path.display()
             )));
         }
     }

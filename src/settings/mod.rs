@@ -42,8 +42,8 @@ use crate::error::{kind_of, usage, Fault};
 use crate::output::{Destination, JqInput, Notes};
 use crate::results::Pick;
 use checks::{
-    check_embed_tenant, check_picture, check_tee, duration, parse_setting, parse_shard, regex, service_url, variable,
-    vega_config,
+    check_embed_tenant, check_files_apart, check_output_file, check_picture, duration, parse_setting, parse_shard,
+    regex, service_url, variable, vega_config,
 };
 use identity::{parse_attribute, parse_security_context, FieldNames};
 use profile::{Config, Profile};
@@ -92,6 +92,68 @@ impl Command {
             _ => return None,
         };
         network.limits.timeout
+    }
+
+    /// The files the command reads, each named as its flag gives it ("the
+    /// --replay file"), and those it writes, each with its flag; standard
+    /// input (`-`) is none.
+    fn files<'a>(&'a self) -> (Vec<(&'static str, &'a Path)>, Vec<(&'static str, &'a Path)>) {
+        type Named<'a> = (&'static str, Option<&'a Path>);
+        fn report(report: &ReportSettings) -> (Named<'_>, [Named<'_>; 2]) {
+            let written = [
+                ("--output-file", report.destination.file.as_deref()),
+                ("--junit", report.junit.as_deref()),
+            ];
+            (("the --baseline report", report.baseline.as_deref()), written)
+        }
+        let (read, written): (Vec<Named<'_>>, Vec<Named<'_>>) = match self {
+            Command::Ask(settings) => {
+                let replay = match &settings.source {
+                    AskSource::Replay(path) => Some(Path::new(path)),
+                    AskSource::Chat { .. } => None,
+                };
+                let written = [
+                    ("--output-file", settings.destination.file.as_deref()),
+                    ("--tee", settings.tee.as_deref()),
+                ];
+                (vec![("the --replay file", replay)], written.into_iter().collect())
+            }
+            Command::Rows(settings) => {
+                let from = match &settings.sql {
+                    SqlSource::File(path) => ("the --sql-file", Some(Path::new(path))),
+                    SqlSource::Saved(path) => ("the --from file", Some(Path::new(path))),
+                    SqlSource::Text(_) => ("--sql", None),
+                };
+                (
+                    vec![from],
+                    vec![("--output-file", settings.destination.file.as_deref())],
+                )
+            }
+            Command::Check(settings) => {
+                let (baseline, written) = report(&settings.report);
+                (
+                    vec![baseline, ("the suite", Some(&settings.suite))],
+                    written.into_iter().collect(),
+                )
+            }
+            Command::Merge(settings) => {
+                let (baseline, written) = report(&settings.report);
+                let reports = settings
+                    .reports
+                    .iter()
+                    .map(|path| ("a report it merges", Some(path.as_path())));
+                (
+                    [baseline].into_iter().chain(reports).collect(),
+                    written.into_iter().collect(),
+                )
+            }
+            _ => (Vec::new(), Vec::new()),
+        };
+        let named = |files: Vec<Named<'a>>| {
+            let given = files.into_iter().filter_map(|(flag, path)| Some((flag, path?)));
+            given.filter(|(_, path)| path != &Path::new("-")).collect()
+        };
+        (named(read), named(written))
     }
 
     /// Where the command's data goes (`--jq`, `--output-file`), taken out
@@ -229,7 +291,7 @@ fn resolve_command(
         terminals,
         styles,
     };
-    Ok(match command {
+    let command = match command {
         CliCommand::Ask(args) => Command::Ask(Box::new(sources.ask(args, network)?)),
         CliCommand::Abort(args) => Command::Abort(sources.abort(args, network)?),
         CliCommand::Session(SessionArgs {
@@ -250,7 +312,10 @@ fn resolve_command(
         CliCommand::Config(_) => Command::ConfigList(sources.config_list()),
         CliCommand::Completions(args) => Command::Completions(args.target, args.dir),
         CliCommand::Version => Command::Version,
-    })
+    };
+    let (read, written) = command.files();
+    check_files_apart(&read, &written)?;
+    Ok(command)
 }
 
 /// The width of the terminal stdout is, when `stdout_is_terminal`.
@@ -298,7 +363,7 @@ impl Sources<'_> {
             data.check()?;
         }
         if let Some(tee) = &args.tee {
-            check_tee(tee, args.replay.as_deref())?;
+            check_output_file("--tee", tee)?;
         }
         let source = match args.replay {
             Some(path) if path != "-" && Path::new(&path).is_dir() => {

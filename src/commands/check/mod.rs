@@ -24,7 +24,7 @@ use crate::error::{fail, kind_of, Kind};
 use crate::expect::Check;
 use crate::net::http::Http;
 use crate::net::signals;
-use crate::output::{human, visible, LazyFile, Notes, Out, Tone};
+use crate::output::{create_private_folder, human, visible, LazyFile, Notes, Out, Tone};
 use crate::results::{Collected, RowSource};
 use crate::settings::checks::new_message_id;
 use crate::settings::{ChatSettings, CheckSettings, Limits, MergeSettings, Network, Question, ReportSettings};
@@ -55,7 +55,7 @@ pub fn run(settings: CheckSettings, notes: &Notes, out: &mut Out) -> Result<()> 
         notes.warn("no case of the suite is selected (--filter, --shard): nothing runs");
     }
     if let Some(dir) = &settings.save {
-        std::fs::create_dir_all(dir)
+        create_private_folder(dir)
             .map_err(|err| crate::error::usage(format!("cannot create the --save folder {}: {err}", dir.display())))?;
     }
     let chat = ChatSettings {
