@@ -14,7 +14,7 @@ use support::*;
 /// in ISO form).
 fn read_back(path: &Path) -> (usize, Vec<String>, Vec<Vec<Value>>) {
     let script = r#"
-import json, sys, datetime
+import json, sys, datetime, decimal
 import pyarrow.parquet as pq
 table = pq.read_table(sys.argv[1])
 print(pq.ParquetFile(sys.argv[1]).metadata.num_row_groups)
@@ -23,6 +23,8 @@ def shown(v):
         return v.isoformat(timespec="milliseconds")
     if isinstance(v, datetime.date):
         return v.isoformat()
+    if isinstance(v, decimal.Decimal):
+        return {"decimal": format(v, "f")}
     return v
 print(json.dumps([str(f.type) for f in table.schema]))
 for row in table.to_pylist():
@@ -49,15 +51,32 @@ for row in table.to_pylist():
     )
 }
 
-/// True when the Parquet value `got` is the CSV field `sent`.
+/// True when the Parquet value `got` is the CSV field `sent`; a decimal
+/// equal to every digit (`1.50` is `1.5`, never `1.4999…`).
 fn same(got: &Value, sent: &str) -> bool {
     match got {
         Value::Null => sent.is_empty(),
         Value::Bool(flag) => sent == flag.to_string(),
         Value::Number(number) => sent.parse::<f64>().is_ok_and(|x| Some(x) == number.as_f64()),
         Value::String(text) => text == sent,
+        Value::Object(decimal) => decimal["decimal"]
+            .as_str()
+            .is_some_and(|got| digits(got) == digits(sent)),
         _ => false,
     }
+}
+
+/// A plain decimal's sign and digits without the zeros that do not count.
+fn digits(text: &str) -> (bool, String, String) {
+    let negative = text.starts_with('-');
+    let unsigned = text.trim_start_matches(['-', '+']);
+    let (whole, fraction) = unsigned.split_once('.').unwrap_or((unsigned, ""));
+    let (whole, fraction) = (whole.trim_start_matches('0'), fraction.trim_end_matches('0'));
+    (
+        negative && !(whole.is_empty() && fraction.is_empty()),
+        whole.to_string(),
+        fraction.to_string(),
+    )
 }
 
 /// Runs `rows` against `emu` as `csv` and as `parquet` (into a file), and
@@ -111,7 +130,8 @@ fn a_real_servers_typed_answers_become_typed_parquet_columns() {
             ],
         ),
         ("pushdown_date_column", vec!["date32[day]", "int64"]),
-        ("pushdown_decimal_column", vec!["double", "string"]),
+        // DECIMAL labelled Int32: exact, never a rounded double.
+        ("pushdown_decimal_column", vec!["decimal128(5, 2)", "string"]),
         ("array_column", vec!["string"]),
     ] {
         let body = std::fs::read_to_string(fixtures.join(format!("{answer}.ndjson"))).unwrap();
@@ -126,6 +146,17 @@ fn a_real_servers_typed_answers_become_typed_parquet_columns() {
         (
             "{\"schema\":[{\"name\":\"at\",\"column_type\":\"Timestamp\"},{\"name\":\"n\",\"column_type\":\"Int64\"}]}\n{\"data\":[[\"2024-01-01T00:02:37.000\",\"1\"],[\"soon\",\"n/a\"]]}\n",
             vec!["string", "string"],
+        ),
+        // Decimals and integers past INT64 keep every digit: DECIMAL up to
+        // 38 digits, beyond that the text as sent; an exponent is text too.
+        (
+            concat!(
+                "{\"schema\":[{\"name\":\"d\",\"column_type\":\"Decimal\"},{\"name\":\"i\",\"column_type\":\"Int128\"},",
+                "{\"name\":\"w\",\"column_type\":\"Int128\"},{\"name\":\"e\",\"column_type\":\"Decimal\"}]}\n",
+                "{\"data\":[[\"12345678901234567890.123456789\",\"12345678901234567890123456789012345678\",\"1234567890123456789012345678901234567890\",\"1e999\"],",
+                "[\"-0.50\",\"-9223372036854775809\",\"1\",2E5],[null,null,null,null]]}\n"
+            ),
+            vec!["decimal128(29, 9)", "decimal128(38, 0)", "string", "string"],
         ),
     ] {
         check(body, &expected, "literal");

@@ -39,7 +39,7 @@ pub fn run(settings: RowsSettings, notes: &Notes, out: &mut Out) -> Result<()> {
     };
     if let Some(result) = saved
         .as_ref()
-        .filter(|result| !result.is_truncated() && !settings.always)
+        .filter(|result| !result.may_lack_rows() && !settings.always)
     {
         notes.info(&format!(
             "the result is complete in the stream ({} rows): printed without a query (--always runs it)",
@@ -50,8 +50,8 @@ pub fn run(settings: RowsSettings, notes: &Notes, out: &mut Out) -> Result<()> {
             None => {
                 let mut writer = ParquetWriter::new(out)?;
                 writer.columns(result.columns())?;
-                for row in result.row_values() {
-                    writer.row(&row)?;
+                for row in result.raw_rows() {
+                    writer.rows(std::slice::from_ref(&row))?;
                 }
                 writer.finish().map(drop)
             }

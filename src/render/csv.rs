@@ -39,7 +39,7 @@ impl Renderer for Csv {
             return Ok(());
         }
         let result = super::picked(&mut self.picker)?;
-        let Some(source) = ending.all_rows.filter(|_| result.is_truncated()) else {
+        let Some(source) = ending.all_rows.filter(|_| result.may_lack_rows()) else {
             write_result(result, self.format, out)?;
             return match result.total_rows.filter(|_| result.is_truncated()) {
                 Some(total) => ending.accept_truncated(&self.pick.describe(), result.rows().len(), total),

@@ -26,9 +26,10 @@ pub struct Json {
     sql_calls: Vec<usize>,
     /// Truncated results completed with `--all-rows`, by position.
     completed: BTreeMap<usize, SqlResult>,
-    /// The truncated results, as they came: position in `tool_calls`, SQL
-    /// result number, rows in the stream, `totalRows`.
-    truncated: Vec<(usize, usize, usize, u64)>,
+    /// The results that may lack rows, as they came: position in
+    /// `tool_calls`, SQL result number, rows in the stream, `totalRows`
+    /// (`None` when it is no count of rows).
+    truncated: Vec<(usize, usize, usize, Option<u64>)>,
 }
 
 impl Renderer for Json {
@@ -40,8 +41,9 @@ impl Renderer for Json {
             if let Some((number, sql)) = &finished.sql {
                 let position = self.tool_calls.len();
                 self.sql_calls.push(position);
-                if let Some(total) = sql.total_rows.filter(|_| sql.is_truncated() && sql.error.is_none()) {
-                    self.truncated.push((position, *number, sql.rows().len(), total));
+                if sql.may_lack_rows() && sql.error.is_none() {
+                    self.truncated
+                        .push((position, *number, sql.rows().len(), sql.total_rows));
                 }
             }
             self.tool_calls.push(finished.call.clone());
@@ -115,10 +117,12 @@ impl Json {
         let truncated = self
             .truncated
             .iter()
-            .find(|(position, ..)| !self.completed.contains_key(position));
+            .find(|&&(position, .., total)| total.is_some() && !self.completed.contains_key(&position));
         match truncated {
-            Some(&(_, number, rows, total)) => ending.accept_truncated(&format!("SQL result {number}"), rows, total),
-            None => Ok(()),
+            Some(&(_, number, rows, Some(total))) => {
+                ending.accept_truncated(&format!("SQL result {number}"), rows, total)
+            }
+            _ => Ok(()),
         }
     }
 }

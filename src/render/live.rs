@@ -399,6 +399,15 @@ impl<'a> EventNotes<'a> {
                 "further tool failures are not listed; -o json has them all",
             );
         }
+        if let Some((number, sql)) = &tool.sql {
+            if let Some(sent) = &sql.unreadable_total {
+                self.notes.warn(&format!(
+                    "SQL result {number}: totalRows is {}, not a count of rows: whether every row is in the stream is unknown; {}",
+                    shorten(sent),
+                    self.mode.every_row(*number)
+                ));
+            }
+        }
         // Whether a result is truncated is worked out (its rows counted)
         // only while such a note can still be shown.
         let wanted = self.notes.warns() && self.truncated <= NOTES_OF_A_KIND;

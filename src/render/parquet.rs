@@ -1,12 +1,16 @@
 //! `rows -o parquet`: the rows as a Parquet file with typed columns.
 //!
 //! A column's Parquet type is its service type when every value of it
-//! parses as that type (`Int64` → INT64, a number that is not an integer →
-//! DOUBLE, `Double`/`Decimal` → DOUBLE, `Boolean` → BOOLEAN, `Date` → DATE,
-//! `Timestamp` → TIMESTAMP in milliseconds), else UTF8 with the values as
-//! sent: nothing is lost or guessed. Knowing that needs every value first,
-//! so rows are spooled to a private temporary file as they come (memory
-//! stays flat), then written in row groups of [`ROW_GROUP`] rows.
+//! parses as that type, and every value is kept exactly: an integer or
+//! decimal type (`Int64`, `Int128`, `Decimal`, `number`, a DECIMAL labelled
+//! `Int32`) is INT64 when every value is an integer that fits, else
+//! DECIMAL(precision, scale) when every value is a plain decimal of at most
+//! 38 digits, never a rounded DOUBLE; `Double`/`Float` → DOUBLE, `Boolean` →
+//! BOOLEAN, `Date` → DATE, `Timestamp` → TIMESTAMP in milliseconds; else
+//! UTF8 with the values as sent: nothing is lost or guessed. Knowing that
+//! needs every value first, so rows are spooled to a private temporary
+//! file as they come (memory stays flat), then written in row groups of
+//! [`ROW_GROUP`] rows.
 
 use std::borrow::Cow;
 use std::fs::File;
@@ -15,14 +19,13 @@ use std::sync::Arc;
 
 use anyhow::{Context, Result};
 use chrono::{NaiveDate, NaiveDateTime};
-use parquet::basic::{Compression, LogicalType, Repetition, TimeUnit, Type as PhysicalType};
+use parquet::basic::{Compression, DecimalType, LogicalType, Repetition, TimeUnit, Type as PhysicalType};
 use parquet::column::writer::ColumnWriter;
-use parquet::data_type::ByteArray;
+use parquet::data_type::{ByteArray, FixedLenByteArray};
 use parquet::file::properties::WriterProperties;
 use parquet::file::writer::SerializedFileWriter;
 use parquet::schema::types::Type;
 use serde_json::value::RawValue;
-use serde_json::Value;
 
 use crate::results::{Column, RowSink};
 
@@ -34,15 +37,84 @@ const UNIT: u8 = 0x1f;
 /// What ends a spooled row (ASCII record separator).
 const RECORD: u8 = 0x1e;
 
-/// What a column's values are written as.
+/// What a column's service type asks its values to be.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum ColumnKind {
-    Int64,
+enum Wanted {
+    /// Integers and decimals, kept exactly.
+    Exact,
+    /// Floating point.
     Double,
     Boolean,
     Date,
     Timestamp,
     Text,
+}
+
+/// What a column's values are written as.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum ColumnKind {
+    Int64,
+    /// DECIMAL(precision, scale) in 16 bytes.
+    Decimal {
+        precision: u32,
+        scale: u32,
+    },
+    Double,
+    Boolean,
+    Date,
+    Timestamp,
+    Text,
+}
+
+/// The most digits a DECIMAL in 16 bytes holds.
+const DECIMAL_DIGITS: u32 = 38;
+
+/// The digits of a plain decimal (`-12.50`: no exponent): how many before
+/// the point (leading zeros aside) and after it.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+struct Digits {
+    whole: u32,
+    scale: u32,
+}
+
+impl Digits {
+    fn of(text: &str) -> Option<Digits> {
+        let (whole, fraction) = unsigned(text).split_once('.').unwrap_or((unsigned(text), ""));
+        let digits = |part: &str| part.bytes().all(|b| b.is_ascii_digit());
+        if (whole.is_empty() && fraction.is_empty()) || !digits(whole) || !digits(fraction) {
+            return None;
+        }
+        let count = |part: &str| u32::try_from(part.len()).unwrap_or(u32::MAX);
+        Some(Digits {
+            whole: count(whole.trim_start_matches('0')),
+            scale: count(fraction),
+        })
+    }
+
+    /// Room for both.
+    fn widest(self, other: Digits) -> Digits {
+        Digits {
+            whole: self.whole.max(other.whole),
+            scale: self.scale.max(other.scale),
+        }
+    }
+}
+
+/// `text` without its sign.
+fn unsigned(text: &str) -> &str {
+    text.strip_prefix(['-', '+']).unwrap_or(text)
+}
+
+/// A plain decimal as the integer of its digits at `scale` (`1.5` at scale
+/// 2 is 150), when it fits.
+fn unscaled(text: &str, scale: u32) -> Option<i128> {
+    let (whole, fraction) = unsigned(text).split_once('.').unwrap_or((unsigned(text), ""));
+    let digits = format!("{whole}{fraction:0<width$}", width = scale as usize);
+    let magnitude: i128 = match digits.is_empty() {
+        true => 0,
+        false => digits.parse().ok()?,
+    };
+    Some(if text.starts_with('-') { -magnitude } else { magnitude })
 }
 
 /// One value as sent, read from its JSON text without building a value:
@@ -92,9 +164,12 @@ impl<'a> SpooledCell<'a> {
 /// asks for, kept only while every value parses as it.
 #[derive(Clone, Copy, Debug)]
 struct Seen {
-    wanted: ColumnKind,
+    wanted: Wanted,
+    /// Every value is an integer that fits INT64.
     int: bool,
-    double: bool,
+    /// Every value is a plain decimal, needing these digits.
+    decimal: Option<Digits>,
+    /// Every value parses as the wanted kind (other than `Exact`).
     parses: bool,
 }
 
@@ -102,24 +177,26 @@ impl Seen {
     /// The kind `column`'s service type asks for.
     fn of(column: &Column) -> Seen {
         let named = column.column_type.to_ascii_lowercase();
-        let fractional = ["double", "float", "real", "decimal", "numeric", "number"];
         let wanted = if column.is_boolean() {
-            ColumnKind::Boolean
+            Wanted::Boolean
         } else if named.starts_with("date") && !named.starts_with("datetime") {
-            ColumnKind::Date
+            Wanted::Date
         } else if named.starts_with("timestamp") || named.starts_with("datetime") || named == "time" {
-            ColumnKind::Timestamp
-        } else if fractional.iter().any(|prefix| named.starts_with(prefix)) {
-            ColumnKind::Double
+            Wanted::Timestamp
+        } else if ["double", "float", "real"]
+            .iter()
+            .any(|prefix| named.starts_with(prefix))
+        {
+            Wanted::Double
         } else if column.is_numeric() {
-            ColumnKind::Int64
+            Wanted::Exact
         } else {
-            ColumnKind::Text
+            Wanted::Text
         };
         Seen {
             wanted,
-            int: wanted == ColumnKind::Int64,
-            double: matches!(wanted, ColumnKind::Int64 | ColumnKind::Double),
+            int: true,
+            decimal: Some(Digits::default()),
             parses: true,
         }
     }
@@ -131,30 +208,40 @@ impl Seen {
             return;
         }
         let text = cell.text();
+        let number = matches!(cell, SpooledCell::Number(_) | SpooledCell::Text(_));
         match self.wanted {
-            ColumnKind::Int64 | ColumnKind::Double => {
-                let number = matches!(cell, SpooledCell::Number(_) | SpooledCell::Text(_));
-                // An integer is a number too: the second parse only when needed.
-                let int = number && self.int && text.parse::<i64>().is_ok();
-                self.int = int;
-                if !int {
-                    self.double &= number && text.parse::<f64>().is_ok_and(f64::is_finite);
+            Wanted::Exact => {
+                // An integer is a decimal too: the second look only when needed.
+                self.int &= number && text.parse::<i64>().is_ok();
+                if !self.int {
+                    self.decimal = self
+                        .decimal
+                        .zip(Digits::of(text).filter(|_| number))
+                        .map(|(seen, digits)| seen.widest(digits));
                 }
             }
-            ColumnKind::Boolean => self.parses &= matches!(text, "true" | "false"),
-            ColumnKind::Date => self.parses &= matches!(cell, SpooledCell::Text(_)) && date(text).is_some(),
-            ColumnKind::Timestamp => self.parses &= matches!(cell, SpooledCell::Text(_)) && timestamp(text).is_some(),
-            ColumnKind::Text => {}
+            Wanted::Double => self.parses &= number && text.parse::<f64>().is_ok_and(f64::is_finite),
+            Wanted::Boolean => self.parses &= matches!(text, "true" | "false"),
+            Wanted::Date => self.parses &= matches!(cell, SpooledCell::Text(_)) && date(text).is_some(),
+            Wanted::Timestamp => self.parses &= matches!(cell, SpooledCell::Text(_)) && timestamp(text).is_some(),
+            Wanted::Text => {}
         }
     }
 
     /// The kind the column is written as: the wanted one when every value
-    /// parsed as it (an integer column of fractions is DOUBLE), else text.
+    /// parsed as it (integers that do not all fit INT64 are a DECIMAL),
+    /// else text.
     fn kind(&self) -> ColumnKind {
-        match self.wanted {
-            ColumnKind::Int64 if self.int => ColumnKind::Int64,
-            ColumnKind::Int64 | ColumnKind::Double if self.double => ColumnKind::Double,
-            ColumnKind::Boolean | ColumnKind::Date | ColumnKind::Timestamp if self.parses => self.wanted,
+        match (self.wanted, self.decimal) {
+            (Wanted::Exact, _) if self.int => ColumnKind::Int64,
+            (Wanted::Exact, Some(Digits { whole, scale })) if whole + scale <= DECIMAL_DIGITS => ColumnKind::Decimal {
+                precision: (whole + scale).max(1),
+                scale,
+            },
+            (Wanted::Double, _) if self.parses => ColumnKind::Double,
+            (Wanted::Boolean, _) if self.parses => ColumnKind::Boolean,
+            (Wanted::Date, _) if self.parses => ColumnKind::Date,
+            (Wanted::Timestamp, _) if self.parses => ColumnKind::Timestamp,
             _ => ColumnKind::Text,
         }
     }
@@ -205,12 +292,6 @@ impl<W: Write> ParquetWriter<W> {
         }
         self.spool.write_all(&[RECORD])?;
         Ok(())
-    }
-
-    /// Spools one row of values (as the service sent them).
-    pub fn row(&mut self, row: &[Value]) -> Result<()> {
-        let texts: Vec<String> = row.iter().map(Value::to_string).collect();
-        self.spool_row(texts.iter().map(String::as_str))
     }
 
     /// Writes the Parquet file: the schema from the columns and their
@@ -271,8 +352,18 @@ fn schema(columns: &[Column], kinds: &[ColumnKind]) -> Result<Arc<Type>> {
         .iter()
         .zip(kinds)
         .map(|(column, kind)| {
-            let (physical, logical) = match kind {
+            let (physical, logical) = match *kind {
                 ColumnKind::Int64 => (PhysicalType::INT64, None),
+                ColumnKind::Decimal { precision, scale } => {
+                    let (precision, scale) = (precision as i32, scale as i32);
+                    let decimal = Type::primitive_type_builder(&column.name, PhysicalType::FIXED_LEN_BYTE_ARRAY)
+                        .with_repetition(Repetition::OPTIONAL)
+                        .with_length(16)
+                        .with_logical_type(Some(LogicalType::Decimal(DecimalType { scale, precision })))
+                        .with_precision(precision)
+                        .with_scale(scale);
+                    return decimal.build().map(Arc::new);
+                }
                 ColumnKind::Double => (PhysicalType::DOUBLE, None),
                 ColumnKind::Boolean => (PhysicalType::BOOLEAN, None),
                 ColumnKind::Date => (PhysicalType::INT32, Some(LogicalType::Date)),
@@ -323,6 +414,12 @@ fn write_group(
             }
             (ColumnWriter::Int64ColumnWriter(writer), _) => {
                 let numbers: Vec<i64> = present.map(|text| text.parse().unwrap_or(0)).collect();
+                writer.write_batch(&numbers, Some(&levels), None)?;
+            }
+            (ColumnWriter::FixedLenByteArrayColumnWriter(writer), ColumnKind::Decimal { scale, .. }) => {
+                let numbers: Vec<FixedLenByteArray> = present
+                    .map(|text| FixedLenByteArray::from(unscaled(text, scale).unwrap_or(0).to_be_bytes().to_vec()))
+                    .collect();
                 writer.write_batch(&numbers, Some(&levels), None)?;
             }
             (ColumnWriter::DoubleColumnWriter(writer), _) => {

@@ -96,7 +96,7 @@ impl<W: Write> TableWriter<W> {
 
     /// Writes the rows of a SQL result of the stream, one at a time.
     pub fn rows_of(&mut self, result: &SqlResult) -> Result<()> {
-        result.row_values().try_for_each(|row| self.write_row(&row))
+        result.raw_rows().try_for_each(|row| self.write_row(&row))
     }
 
     fn write_row<C: Cell>(&mut self, row: &[C]) -> Result<()> {

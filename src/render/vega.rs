@@ -105,7 +105,7 @@ pub fn complete_picked<'a>(
     ending: &Ending<'_>,
 ) -> Result<(&'a mut SqlResult, Result<()>)> {
     let result = super::picked(picker)?;
-    if let Some(source) = ending.all_rows.filter(|_| result.is_truncated()) {
+    if let Some(source) = ending.all_rows.filter(|_| result.may_lack_rows()) {
         match result.complete(source) {
             Err(err) if kind_of(&err) == Kind::Partial => return Ok((result, Err(err))),
             other => other?,
@@ -536,7 +536,7 @@ mod tests {
                 Column::new("orders.month", "String"),
                 Column::new("orders.revenue", "Double"),
             ],
-            rows: Rows::Values(vec![vec![json!("2024-01"), json!("10.5")]]),
+            rows: Rows::new(std::sync::Arc::new(r#"["2024-01", "10.5"]"#.to_string()), vec![0]),
         };
         let mut result = SqlResult::new("t", "semanticSqlApi", table);
         result.total_rows = Some(1);

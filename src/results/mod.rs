@@ -6,9 +6,9 @@
 
 mod rows;
 
-pub use rows::{Rows, ToolResult};
+pub use rows::{lone_surrogates_replaced, Rows, ToolResult};
 
-use std::sync::OnceLock;
+use std::sync::{Arc, OnceLock};
 
 use anyhow::Result;
 use indexmap::IndexSet;
@@ -190,6 +190,9 @@ pub struct SqlResult {
     pub sql: Option<String>,
     /// `totalRows`: how many rows the whole result has.
     pub total_rows: Option<u64>,
+    /// `totalRows` as sent when it is no count of rows (`1e999`, `12.5`,
+    /// `"many"`): how many rows there are is unknown.
+    pub unreadable_total: Option<String>,
     /// `uuid` of the result.
     pub uuid: Option<String>,
     /// The Vega-Lite spec, parsed from its JSON string.
@@ -206,8 +209,19 @@ impl PartialEq for SqlResult {
     fn eq(&self, other: &SqlResult) -> bool {
         (&self.id, &self.tool, &self.title, &self.description, &self.sql)
             == (&other.id, &other.tool, &other.title, &other.description, &other.sql)
-            && (self.total_rows, &self.uuid, &self.vega_spec, &self.error)
-                == (other.total_rows, &other.uuid, &other.vega_spec, &other.error)
+            && (
+                self.total_rows,
+                &self.unreadable_total,
+                &self.uuid,
+                &self.vega_spec,
+                &self.error,
+            ) == (
+                other.total_rows,
+                &other.unreadable_total,
+                &other.uuid,
+                &other.vega_spec,
+                &other.error,
+            )
             && self.table() == other.table()
     }
 }
@@ -274,6 +288,7 @@ impl SqlResult {
                 Value::Null => None,
                 other => Some(other),
             });
+        let total = result.raw("totalRows").filter(|&raw| raw != "null").map(row_count);
         SqlResult {
             id: id.to_string(),
             tool: tool.to_string(),
@@ -283,9 +298,8 @@ impl SqlResult {
                 .iter()
                 .find_map(|key| from_input(key))
                 .or_else(|| ["sqlQuery", "query"].iter().find_map(|key| text(result.field(key)))),
-            total_rows: result
-                .field("totalRows")
-                .and_then(|n| n.as_u64().or_else(|| n.as_str().and_then(|s| s.trim().parse().ok()))),
+            total_rows: total.as_ref().and_then(|total| total.as_ref().ok().copied()),
+            unreadable_total: total.and_then(Result::err),
             uuid: text(result.field("uuid")),
             vega_spec,
             // A SQL tool whose result is not an object gave no table: its
@@ -312,6 +326,7 @@ impl SqlResult {
             description: None,
             sql: None,
             total_rows: None,
+            unreadable_total: None,
             uuid: None,
             vega_spec: None,
             error: None,
@@ -348,9 +363,23 @@ impl SqlResult {
         table.rows.iter(&table.columns)
     }
 
+    /// Each row's values in column order, each the JSON text the service
+    /// sent (see [`Rows::raw`]).
+    pub fn raw_rows(&self) -> impl Iterator<Item = Vec<&RawValue>> + '_ {
+        let table = self.table();
+        table.rows.raw(&table.columns)
+    }
+
     /// True when `totalRows` says there are more rows than were returned.
     pub fn is_truncated(&self) -> bool {
         self.total_rows.is_some_and(|total| total > self.rows().len() as u64)
+    }
+
+    /// True when rows may be missing from the stream: the result is
+    /// truncated, or its `totalRows` is no count of rows. `--all-rows`
+    /// fetches such a result whole.
+    pub fn may_lack_rows(&self) -> bool {
+        self.is_truncated() || self.unreadable_total.is_some()
     }
 
     /// The rows as objects keyed by column name (names are unique: see
@@ -371,21 +400,29 @@ pub struct TypedRows<'a> {
 impl Serialize for TypedRows<'_> {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         let columns = self.result.columns();
-        serializer.collect_seq(self.result.row_values().map(|row| TypedRow { columns, row }))
+        serializer.collect_seq(self.result.raw_rows().map(|row| TypedRow { columns, row }))
     }
 }
 
-/// One row of [`TypedRows`].
+/// One row of [`TypedRows`]: a value that needs no typing is written as
+/// the service sent it (`1e999` stays `1e999`).
 struct TypedRow<'a> {
     columns: &'a [Column],
-    row: Vec<Value>,
+    row: Vec<&'a RawValue>,
 }
 
 impl Serialize for TypedRow<'_> {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         let mut map = serializer.serialize_map(Some(self.columns.len()))?;
-        for (column, value) in self.columns.iter().zip(&self.row) {
-            map.serialize_entry(&column.name, &column.typed(value))?;
+        for (column, raw) in self.columns.iter().zip(&self.row) {
+            let typed_here = raw.get().starts_with('"') && (column.is_numeric() || column.is_boolean());
+            match typed_here
+                .then(|| serde_json::from_str::<Value>(raw.get()).ok())
+                .flatten()
+            {
+                Some(value) => map.serialize_entry(&column.name, &column.typed(&value))?,
+                None => map.serialize_entry(&column.name, raw)?,
+            }
         }
         map.end()
     }
@@ -630,6 +667,44 @@ impl RowSink for Collected {
     }
 }
 
+/// A sink that keeps every row as the text it came in, one JSON array
+/// after another, for a result made whole ([`SqlResult::complete`]): the
+/// values stay as sent, and cost their text, not a tree of values.
+#[derive(Debug, Default)]
+struct Gathered {
+    columns: Vec<Column>,
+    text: String,
+    starts: Vec<u32>,
+}
+
+impl RowSink for Gathered {
+    fn columns(&mut self, columns: &[Column]) -> Result<()> {
+        self.columns = columns.to_vec();
+        Ok(())
+    }
+
+    fn rows(&mut self, rows: &[Vec<&RawValue>]) -> Result<()> {
+        for row in rows {
+            let start = u32::try_from(self.text.len()).map_err(|_| {
+                Fault::new(
+                    Kind::Partial,
+                    "the rows fetched are more than 4 GiB of text, more than can be held: -o csv streams them instead",
+                )
+            })?;
+            self.starts.push(start);
+            self.text.push('[');
+            for (i, cell) in row.iter().enumerate() {
+                if i > 0 {
+                    self.text.push(',');
+                }
+                self.text.push_str(cell.get());
+            }
+            self.text.push(']');
+        }
+        Ok(())
+    }
+}
+
 impl SqlResult {
     /// Every row of this (truncated) result's query, from `source` into
     /// `sink`: the one way a truncated result is made whole. `Err` with
@@ -646,14 +721,14 @@ impl SqlResult {
     /// ([`SqlResult::fetch_all`]); the rows that came are kept also when
     /// they are fewer than `totalRows` says.
     pub fn complete(&mut self, source: &dyn RowSource) -> Result<()> {
-        let mut collected = Collected::default();
-        let fetched = self.fetch_all(source, &mut collected);
+        let mut gathered = Gathered::default();
+        let fetched = self.fetch_all(source, &mut gathered);
         if fetched.as_ref().is_err_and(|err| kind_of(err) != Kind::Partial) {
             return fetched;
         }
         *self.table_mut() = Table {
-            columns: collected.columns,
-            rows: Rows::Values(collected.rows),
+            columns: gathered.columns,
+            rows: Rows::new(Arc::new(gathered.text), gathered.starts),
         };
         fetched
     }
@@ -667,6 +742,23 @@ impl SqlResult {
             )
         })
     }
+}
+
+/// `totalRows` (its JSON text) as a count of rows: a whole number, also
+/// written as a string (`"250"`) or with a fraction or exponent of zero
+/// (`250.0`, `2.5e2`); else the text as sent.
+fn row_count(raw: &str) -> Result<u64, String> {
+    let number = match serde_json::from_str::<Value>(raw) {
+        Ok(Value::String(text)) => text.trim().parse::<Value>().ok(),
+        other => other.ok(),
+    };
+    let whole = number.as_ref().and_then(|n| {
+        n.as_u64().or_else(|| {
+            let n = n.as_f64().filter(|n| n.is_finite() && n.fract() == 0.0 && *n >= 0.0)?;
+            (n <= 2f64.powi(53)).then_some(n as u64)
+        })
+    });
+    whole.ok_or_else(|| raw.to_string())
 }
 
 /// Why fewer rows came than `totalRows` says, when they did.
@@ -742,7 +834,6 @@ mod tests {
         let result = sent(json!({"schema": [{"name": "k", "column_type": "String"}],
             "data": [["a"], [1e2], {"k": "c"}, "lone", null, []]}));
         let sql = SqlResult::from_tool_call("t", "cubeSqlApi", &json!({}), &result);
-        assert!(matches!(sql.rows(), Rows::InText { .. }));
         assert_eq!(
             rows(&sql),
             [
@@ -755,6 +846,18 @@ mod tests {
             ]
             .map(|row| row.as_array().unwrap().clone())
         );
+    }
+
+    #[test]
+    fn raw_rows_are_the_text_as_sent() {
+        let text = r#"{"schema": [{"name": "k", "column_type": "Double"}, {"name": "j", "column_type": "Int64"}],
+            "data": [[1e999, 2E5], {"j": 1.50, "k": -0.0, "j": 7}, "lone"]}"#;
+        let sql = SqlResult::from_tool_call("t", "cubeSqlApi", &json!({}), &ToolResult::new(text.to_string()));
+        let raw: Vec<Vec<&str>> = sql
+            .raw_rows()
+            .map(|row| row.iter().map(|v| v.get()).collect())
+            .collect();
+        assert_eq!(raw, [["1e999", "2E5"], ["-0.0", "7"], ["\"lone\"", "null"]]);
     }
 
     #[test]

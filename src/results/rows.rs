@@ -3,8 +3,10 @@
 //! with where each top-level field is, and [`Rows`] keeps where each row
 //! of its `data` starts. A row is parsed when an output reads it, one at a
 //! time, so a result of millions of rows costs its text and four bytes a
-//! row, never a tree of values.
+//! row, never a tree of values; and a value is written as the service
+//! wrote it.
 
+use std::borrow::Cow;
 use std::ops::Range;
 use std::sync::Arc;
 
@@ -33,6 +35,10 @@ impl ToolResult {
     /// the JSON string of it. An object is read once, for where its fields
     /// are; only other results are checked for being JSON at all.
     pub fn new(text: String) -> ToolResult {
+        let text = match lone_surrogates_replaced(&text) {
+            Cow::Borrowed(_) => text,
+            Cow::Owned(repaired) => repaired,
+        };
         let fields = serde_json::from_str::<Fields<'_>>(&text).ok().map(|Fields(fields)| {
             fields
                 .into_iter()
@@ -113,6 +119,51 @@ impl<'de> Deserialize<'de> for Fields<'de> {
     }
 }
 
+/// `json` with each lone surrogate escape (`\ud83d` with no low half after
+/// it, or a low half alone: half of an emoji split between two messages)
+/// written `\ufffd`, as `JSON.parse` and jq read it; serde_json refuses
+/// it. Borrowed when there is none, the common case.
+pub fn lone_surrogates_replaced(json: &str) -> Cow<'_, str> {
+    let bytes = json.as_bytes();
+    // The code of the `\uXXXX` escape at `at`, when it is a surrogate.
+    let surrogate_at = |at: usize| {
+        let escape = bytes.get(at..at + 6)?;
+        let code = std::str::from_utf8(&escape[2..])
+            .ok()
+            .filter(|_| escape.starts_with(b"\\u"))?;
+        u16::from_str_radix(code, 16)
+            .ok()
+            .filter(|code| (0xd800..=0xdfff).contains(code))
+    };
+    let mut repaired: Option<String> = None;
+    let (mut copied, mut at) = (0, 0);
+    while let Some(slash) = bytes
+        .get(at..)
+        .and_then(|rest| memchr::memchr(b'\\', rest))
+        .map(|found| at + found)
+    {
+        match surrogate_at(slash) {
+            Some(0xd800..=0xdbff) if surrogate_at(slash + 6).is_some_and(|low| low >= 0xdc00) => at = slash + 12,
+            Some(_) => {
+                let text = repaired.get_or_insert_with(|| String::with_capacity(json.len()));
+                text.push_str(&json[copied..slash]);
+                text.push_str("\\ufffd");
+                copied = slash + 6;
+                at = copied;
+            }
+            // Any other escape: the backslash and what it escapes.
+            None => at = slash + 2,
+        }
+    }
+    match repaired {
+        None => Cow::Borrowed(json),
+        Some(mut text) => {
+            text.push_str(&json[copied..]);
+            Cow::Owned(text)
+        }
+    }
+}
+
 /// Where `part`, a slice of `whole`, is in it.
 fn span(whole: &str, part: &str) -> Range<usize> {
     let start = part.as_ptr() as usize - whole.as_ptr() as usize;
@@ -129,24 +180,15 @@ pub struct Shapes {
     pub keys: IndexSet<String>,
 }
 
-/// The rows of a SQL result.
-#[derive(Clone, Debug, PartialEq)]
-pub enum Rows {
-    /// In the tool result's text: where each row starts (parsed when read).
-    InText {
-        /// The result's text.
-        text: Arc<String>,
-        /// Where each row starts in it.
-        starts: Arc<Vec<u32>>,
-    },
-    /// Held as values: rows fetched through the data query API.
-    Values(Vec<Vec<Value>>),
-}
-
-impl Default for Rows {
-    fn default() -> Rows {
-        Rows::Values(Vec::new())
-    }
+/// The rows of a SQL result, kept in the text they came in (a tool
+/// result's, or the data query API's pages gathered): where each row
+/// starts, parsed when read, so a value is always the service's own text.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Rows {
+    /// The text holding the rows.
+    text: Arc<String>,
+    /// Where each row starts in it.
+    starts: Arc<Vec<u32>>,
 }
 
 impl Rows {
@@ -169,20 +211,21 @@ impl Rows {
                 starts.clear();
             }
         }
+        (Rows::new(Arc::clone(&result.text), starts), shapes)
+    }
+
+    /// The rows in `text`, each a JSON value starting at one of `starts`.
+    pub fn new(text: Arc<String>, mut starts: Vec<u32>) -> Rows {
         starts.shrink_to_fit();
-        let rows = Rows::InText {
-            text: Arc::clone(&result.text),
+        Rows {
+            text,
             starts: Arc::new(starts),
-        };
-        (rows, shapes)
+        }
     }
 
     /// How many rows there are.
     pub fn len(&self) -> usize {
-        match self {
-            Rows::InText { starts, .. } => starts.len(),
-            Rows::Values(rows) => rows.len(),
-        }
+        self.starts.len()
     }
 
     /// True when there is no row.
@@ -190,22 +233,45 @@ impl Rows {
         self.len() == 0
     }
 
+    /// Each row's text.
+    fn texts(&self) -> impl Iterator<Item = &str> + '_ {
+        self.starts.iter().map(|&start| &self.text[start as usize..])
+    }
+
     /// Each row, values in the order of `columns` and as many: an array row
     /// as it is (short ones end in nulls), an object row by column name, a
     /// lone value as the first column.
-    pub fn iter<'a>(&'a self, columns: &'a [Column]) -> Box<dyn Iterator<Item = Vec<Value>> + 'a> {
-        match self {
-            Rows::InText { text, starts } => Box::new(starts.iter().map(move |&start| {
-                let mut reader = serde_json::Deserializer::from_str(&text[start as usize..]);
-                let row = Value::deserialize(&mut reader).unwrap_or(Value::Null);
-                in_column_order(row, columns)
-            })),
-            Rows::Values(rows) => Box::new(rows.iter().map(move |row| {
-                let mut row = row.clone();
-                row.resize(columns.len().max(row.len()), Value::Null);
-                row
-            })),
-        }
+    pub fn iter<'a>(&'a self, columns: &'a [Column]) -> impl Iterator<Item = Vec<Value>> + 'a {
+        self.texts().map(move |text| {
+            let mut reader = serde_json::Deserializer::from_str(text);
+            let row = Value::deserialize(&mut reader).unwrap_or(Value::Null);
+            in_column_order(row, columns)
+        })
+    }
+
+    /// Each row as [`Rows::iter`] gives it, each value the JSON text the
+    /// service sent (`1e999` stays `1e999`): what CSV and the other row
+    /// formats write.
+    pub fn raw<'a>(&'a self, columns: &'a [Column]) -> impl Iterator<Item = Vec<&'a RawValue>> + 'a {
+        self.texts().map(move |text| {
+            let mut reader = serde_json::Deserializer::from_str(text);
+            let mut values = match text.as_bytes().first() {
+                Some(b'[') => Vec::<&RawValue>::deserialize(&mut reader).unwrap_or_default(),
+                Some(b'{') => {
+                    let fields = Fields::deserialize(&mut reader).map_or_else(|_| Vec::new(), |Fields(fields)| fields);
+                    columns
+                        .iter()
+                        .map(|column| {
+                            let value = fields.iter().rev().find(|(name, _)| *name == column.name);
+                            value.map_or(RawValue::NULL, |(_, value)| *value)
+                        })
+                        .collect()
+                }
+                _ => <&RawValue>::deserialize(&mut reader).map_or_else(|_| Vec::new(), |value| vec![value]),
+            };
+            values.resize(columns.len().max(values.len()), RawValue::NULL);
+            values
+        })
     }
 }
 

@@ -80,6 +80,9 @@ pub enum Command {
     ConfigProfiles(Vec<String>),
 }
 
+/// Files a command reads or writes, each with how its flag names it.
+type NamedFiles<'a> = Vec<(&'static str, &'a Path)>;
+
 impl Command {
     /// The command's `--timeout`, for what runs besides its requests (a
     /// `--jq` filter).
@@ -97,7 +100,7 @@ impl Command {
     /// The files the command reads, each named as its flag gives it ("the
     /// --replay file"), and those it writes, each with its flag; standard
     /// input (`-`) is none.
-    fn files<'a>(&'a self) -> (Vec<(&'static str, &'a Path)>, Vec<(&'static str, &'a Path)>) {
+    fn files<'a>(&'a self) -> (NamedFiles<'a>, NamedFiles<'a>) {
         type Named<'a> = (&'static str, Option<&'a Path>);
         fn report(report: &ReportSettings) -> (Named<'_>, [Named<'_>; 2]) {
             let written = [

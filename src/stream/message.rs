@@ -13,6 +13,8 @@ use serde::Deserialize;
 use serde_json::value::RawValue;
 use serde_json::Value;
 
+use crate::results::lone_surrogates_replaced;
+
 /// The id of the initial state message that carries `state.chatId`.
 pub const CUTOFF_ID: &str = "__cutoff__";
 /// The id of the final state message that carries `state.messages`.
@@ -31,8 +33,10 @@ pub const USAGE_ID: &str = "__usage__";
 #[serde(transparent)]
 pub struct Text<'a>(#[serde(borrow)] pub Cow<'a, str>);
 
-/// A string field that may be `null`, read in one step (no separate look
-/// for `null` first, as `Option` would): `None` for `null`.
+/// A string field that may be `null`: `None` for `null`. Its text is read
+/// as bytes, so a lone surrogate escape (`"\ud83d"`, half of an emoji
+/// split between two lines) is accepted, as `JSON.parse` and jq accept it,
+/// and becomes U+FFFD; any other string is borrowed or copied as it is.
 struct MaybeText<'a>(Option<Text<'a>>);
 
 impl<'de> Deserialize<'de> for MaybeText<'de> {
@@ -46,20 +50,75 @@ impl<'de> Deserialize<'de> for MaybeText<'de> {
                 f.write_str("a string or null")
             }
 
-            fn visit_borrowed_str<E: de::Error>(self, text: &'de str) -> Result<MaybeText<'de>, E> {
-                Ok(MaybeText(Some(Text(Cow::Borrowed(text)))))
-            }
-
-            fn visit_str<E: de::Error>(self, text: &str) -> Result<MaybeText<'de>, E> {
-                Ok(MaybeText(Some(Text(Cow::Owned(text.to_string())))))
+            fn visit_none<E: de::Error>(self) -> Result<MaybeText<'de>, E> {
+                Ok(MaybeText(None))
             }
 
             fn visit_unit<E: de::Error>(self) -> Result<MaybeText<'de>, E> {
                 Ok(MaybeText(None))
             }
+
+            fn visit_some<D: Deserializer<'de>>(self, deserializer: D) -> Result<MaybeText<'de>, D::Error> {
+                deserializer
+                    .deserialize_bytes(TextVisitor)
+                    .map(|text| MaybeText(Some(text)))
+            }
         }
 
-        deserializer.deserialize_any(MaybeTextVisitor)
+        deserializer.deserialize_option(MaybeTextVisitor)
+    }
+}
+
+/// A string serde_json unescaped leniently (WTF-8: a lone surrogate is the
+/// three bytes `ED A0..BF xx`) as UTF-8, each lone surrogate one U+FFFD.
+fn without_surrogates(bytes: &[u8]) -> String {
+    let mut text = Vec::with_capacity(bytes.len());
+    let mut at = 0;
+    while at < bytes.len() {
+        match bytes[at..] {
+            [0xed, 0xa0..=0xbf, _, ..] => {
+                text.extend_from_slice("\u{fffd}".as_bytes());
+                at += 3;
+            }
+            _ => {
+                text.push(bytes[at]);
+                at += 1;
+            }
+        }
+    }
+    String::from_utf8(text).unwrap_or_else(|err| String::from_utf8_lossy(err.as_bytes()).into_owned())
+}
+
+/// A string read as its bytes (see [`MaybeText`]).
+struct TextVisitor;
+
+impl<'de> Visitor<'de> for TextVisitor {
+    type Value = Text<'de>;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("a string or null")
+    }
+
+    fn visit_borrowed_bytes<E: de::Error>(self, bytes: &'de [u8]) -> Result<Text<'de>, E> {
+        Ok(Text(match simdutf8::basic::from_utf8(bytes) {
+            Ok(text) => Cow::Borrowed(text),
+            Err(_) => Cow::Owned(without_surrogates(bytes)),
+        }))
+    }
+
+    fn visit_bytes<E: de::Error>(self, bytes: &[u8]) -> Result<Text<'de>, E> {
+        Ok(Text(Cow::Owned(match simdutf8::basic::from_utf8(bytes) {
+            Ok(text) => text.to_string(),
+            Err(_) => without_surrogates(bytes),
+        })))
+    }
+
+    fn visit_borrowed_str<E: de::Error>(self, text: &'de str) -> Result<Text<'de>, E> {
+        Ok(Text(Cow::Borrowed(text)))
+    }
+
+    fn visit_str<E: de::Error>(self, text: &str) -> Result<Text<'de>, E> {
+        Ok(Text(Cow::Owned(text.to_string())))
     }
 }
 
@@ -406,11 +465,18 @@ impl<'de> Deserialize<'de> for FinalNode {
     }
 }
 
-/// The text a JSON value stands for: a string's contents, or the JSON
-/// itself for any other value (an `error` field, a tool's `input` or
+/// The text a JSON value stands for: a string's contents (a lone surrogate
+/// escape as U+FFFD), or the JSON itself for any other value (an `error` field, a tool's `input` or
 /// `result`, which are JSON-encoded strings on the wire).
 pub fn json_text(json: &str) -> Cow<'_, str> {
-    serde_json::from_str::<Cow<'_, str>>(json).unwrap_or(Cow::Borrowed(json))
+    let mut reader = serde_json::Deserializer::from_str(json);
+    match reader
+        .deserialize_bytes(TextVisitor)
+        .and_then(|text| reader.end().map(|()| text))
+    {
+        Ok(Text(text)) => text,
+        Err(_) => Cow::Borrowed(json),
+    }
 }
 
 /// Decodes a tool's `input` or `result`: on the wire a JSON-encoded string,
@@ -418,7 +484,7 @@ pub fn json_text(json: &str) -> Cow<'_, str> {
 /// string; a field that is already JSON (not a string) is taken as it is.
 pub fn decode_embedded_json(raw: &RawValue) -> Value {
     let text = json_text(raw.get());
-    serde_json::from_str::<Value>(&text).unwrap_or_else(|_| Value::String(text.into_owned()))
+    serde_json::from_str::<Value>(&lone_surrogates_replaced(&text)).unwrap_or_else(|_| Value::String(text.into_owned()))
 }
 
 #[cfg(test)]
