@@ -13,7 +13,10 @@
 //! `curl | jq`, `--version` under 5 ms; and at scale: 100,000 tool calls
 //! that never finish (or 100,000 tool names) read in linear time (no slower
 //! than `jq -c .` over the same stream), and a 48 MB line of tiny rows read
-//! within 3× the line + 16 MiB in every mode but `json`; `-o svg` and
+//! within 3× the line + 16 MiB in every mode but `json`; `-o raw` of
+//! 100 MB of deltas of one message under 40 MiB and of 100,000 waiting
+//! tool calls under 16 MiB; `-o json` of a 16 MB line of 4 million rows
+//! within its document + 64 MiB; `-o svg` and
 //! `-o png` of a 100-row chart under 400 ms end to end; `check` of 500
 //! cases × 3 runs with `--jobs 16` within 5% of the wall time the
 //! service's own pace allows, its memory flat from 100 to 500 cases. Times are the best of the runs;
@@ -713,25 +716,70 @@ fn main() {
                 ours.best <= jq.best,
             ));
         }
+        // Modes that do not show the answer do not keep its text, and a
+        // call waiting for its result keeps only what a SQL result needs.
+        for (what, shape, modes, target_mib) in [
+            (
+                "100 MB of 1 KB deltas of one message",
+                ScaleShape::Deltas,
+                &["raw", "answer"][..],
+                40,
+            ),
+            (
+                "100k tool calls of 1 KB inputs that never finish",
+                ScaleShape::Pending,
+                &["raw", "json"][..],
+                16,
+            ),
+        ] {
+            let path = scale_stream(&data, shape);
+            for mode in modes {
+                let ours = replay_once(&analyst, &path, mode, format!("replay -o {mode}, {what}"), &mut table);
+                // The answer and the document hold what they write.
+                if *mode == "raw" {
+                    targets.push((
+                        format!(
+                            "-o raw of {what} peaks under {target_mib} MiB ({} MiB)",
+                            ours.rss / 1024
+                        ),
+                        ours.rss < target_mib * 1024,
+                    ));
+                }
+            }
+        }
+        let document = document_size(&format!(
+            "{analyst} ask -q --replay {} -o json; true",
+            tiny_document(&data).display()
+        ));
+        let ours = replay_once(
+            &analyst,
+            &tiny_document(&data),
+            "json",
+            format!(
+                "replay -o json, 4M tiny rows on one line, a {} MB document",
+                document / 1_000_000
+            ),
+            &mut table,
+        );
+        targets.push((
+            format!(
+                "-o json holds at most its document + 64 MiB ({} ≤ {} MiB)",
+                ours.rss / 1024,
+                (document >> 20) + 64
+            ),
+            ours.rss <= (document >> 10) + 64 * 1024,
+        ));
         let tiny = scale_stream(&data, ScaleShape::TinyRows);
         let line = std::fs::metadata(&tiny).unwrap().len();
         let bound = 3 * (line >> 10) + 16 * 1024;
         for mode in ["answer", "raw", "events", "csv", "vega"] {
-            let ours = measure(
-                &format!(
-                    "{analyst} ask -q --replay {} -o {mode} > /dev/null; true",
-                    tiny.display()
-                ),
-                1,
-                || {},
-            );
-            table.push((
+            let ours = replay_once(
+                &analyst,
+                &tiny,
+                mode,
                 format!("replay -o {mode}, one {} MB line of tiny rows", line / 1_000_000),
-                format!("{:.2}s {}MiB", ours.best, ours.rss / 1024),
-                String::new(),
-                0.0,
-                String::new(),
-            ));
+                &mut table,
+            );
             targets.push((
                 format!(
                     "-o {mode} of a {} MB line peaks within 3× it + 16 MiB ({} ≤ {} MiB)",
@@ -845,6 +893,8 @@ enum ScaleShape {
     Names,
     /// One SQL result line of about 48 MB of two-cell rows.
     TinyRows,
+    /// 100 MB of 1 KB deltas of one message (the answer, never finished).
+    Deltas,
 }
 
 /// Writes the stream of `shape` under `data` (once) and returns its path.
@@ -853,6 +903,7 @@ fn scale_stream(data: &Path, shape: ScaleShape) -> PathBuf {
         ScaleShape::Pending => "scale-pending.ndjson",
         ScaleShape::Names => "scale-names.ndjson",
         ScaleShape::TinyRows => "scale-tiny-rows.ndjson",
+        ScaleShape::Deltas => "scale-deltas.ndjson",
     };
     let path = data.join(name);
     if path.exists() {
@@ -865,7 +916,8 @@ fn scale_stream(data: &Path, shape: ScaleShape) -> PathBuf {
             for i in 0..100_000 {
                 let line = match shape {
                     ScaleShape::Pending => {
-                        json!({"id": format!("t{i}"), "role": "assistant", "toolCall": {"name": "cubeMeta", "input": "{}"}})
+                        let input = json!({"question": "x".repeat(1000)}).to_string();
+                        json!({"id": format!("t{i}"), "role": "assistant", "toolCall": {"name": "cubeMeta", "input": input}})
                     }
                     _ => {
                         json!({"id": format!("t{i}"), "role": "assistant", "toolCall": {"name": format!("tool{i}"), "input": "{}", "result": "{}"}})
@@ -883,10 +935,68 @@ fn scale_stream(data: &Path, shape: ScaleShape) -> PathBuf {
             let line = json!({"id": "t", "role": "assistant", "toolCall": {"name": "cubeSqlApi", "input": input, "result": result.to_string()}});
             writeln!(out, "{line}").unwrap();
         }
+        ScaleShape::Deltas => {
+            let delta = json!({"id": "m", "role": "assistant", "content": "x".repeat(1000),
+                "graphPath": ["final"], "isDelta": true, "isInProcess": true});
+            for _ in 0..100_000 {
+                writeln!(out, "{delta}").unwrap();
+            }
+        }
     }
     let answer = json!({"id": "f", "role": "assistant", "content": "done", "graphPath": ["final"], "isDelta": false});
     writeln!(out, "{answer}").unwrap();
     out.flush().unwrap();
+    path
+}
+
+/// One replay of `path` in `mode` (whatever its exit code), measured once
+/// and added to `table` as `label`.
+fn replay_once(
+    analyst: &impl std::fmt::Display,
+    path: &Path,
+    mode: &str,
+    label: String,
+    table: &mut Vec<(String, String, String, f64, String)>,
+) -> Timing {
+    let ours = measure(
+        &format!(
+            "{analyst} ask -q --replay {} -o {mode} > /dev/null; true",
+            path.display()
+        ),
+        1,
+        || {},
+    );
+    table.push((
+        label,
+        format!("{:.2}s {}MiB", ours.best, ours.rss / 1024),
+        String::new(),
+        0.0,
+        String::new(),
+    ));
+    ours
+}
+
+/// A stream whose one SQL result is a 16 MB line of 4 million one-cell
+/// rows (under `data`, written once): its `-o json` document is about
+/// 300 MB.
+fn tiny_document(data: &Path) -> PathBuf {
+    let path = data.join("scale-json-document.ndjson");
+    if path.exists() {
+        return path;
+    }
+    let mut result = String::from(r#"{"schema":[{"name":"k","column_type":"Int64"}],"totalRows":4000000,"data":["#);
+    for i in 0..4_000_000 {
+        result.push_str(if i > 0 { ",[1]" } else { "[1]" });
+    }
+    result.push_str("]}");
+    let input = json!({"sqlQuery": "SELECT k FROM t"}).to_string();
+    let lines = [
+        json!({"id": "__cutoff__", "state": {"chatId": "scale"}}),
+        json!({"id": "t", "role": "assistant", "toolCall": {"name": "cubeSqlApi", "input": input, "result": result}}),
+        json!({"id": "f", "role": "assistant", "content": "done", "graphPath": ["final"], "isDelta": false}),
+    ];
+    let text: String = lines.iter().map(|line| format!("{line}\n")).collect();
+    std::fs::write(&path, text).unwrap();
     path
 }
 

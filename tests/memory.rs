@@ -152,3 +152,95 @@ fn a_huge_line_of_tiny_rows_peaks_within_three_times_the_line() {
         assert!(rss <= bound, "-o {mode} peaked at {rss} KiB, over {bound} KiB");
     }
 }
+
+/// Writes a stream to `path` whose middle is `count` lines made by `line`
+/// (a user line before, a final answer after); the test holds no large
+/// string.
+fn write_stream(path: &std::path::Path, count: usize, line: impl Fn(usize) -> String) {
+    use std::io::Write;
+    let mut out = std::io::BufWriter::new(std::fs::File::create(path).unwrap());
+    out.write_all(&ChatStream::new("c-many", Family::Cube).user("Q").bytes())
+        .unwrap();
+    for i in 0..count {
+        out.write_all(line(i).as_bytes()).unwrap();
+        out.write_all(b"\n").unwrap();
+    }
+    out.write_all(&ChatStream::empty().final_answer(&["Done"]).bytes())
+        .unwrap();
+}
+
+/// Peak RSS (KiB) of `ask -q -o MODE --replay PATH`, and how many bytes it
+/// wrote.
+fn replay_peak(mode: &str, path: &std::path::Path) -> (i64, u64) {
+    let mut command = analyst_process();
+    command.args(["ask", "-q", "-o", mode, "--replay"]).arg(path);
+    let mut measured = Measured::new(command);
+    let mut child = measured.command.stdout(Stdio::piped()).spawn().unwrap();
+    let mut stdout = child.stdout.take().unwrap();
+    let counter = std::thread::spawn(move || std::io::copy(&mut stdout, &mut std::io::sink()).unwrap());
+    let rss = measured.peak_rss(child);
+    (rss, counter.join().unwrap())
+}
+
+/// Modes that do not show the answer do not keep its text, and a tool call
+/// waiting for its result keeps what a SQL result is read from, not its
+/// whole input: 40 MB of one message's deltas, or 40,000 tool calls with a
+/// kilobyte of input each, stay within 24 MiB of a small stream's peak.
+#[test]
+fn what_an_output_does_not_show_is_not_kept() {
+    let dir = Scratch::new();
+    let filler = "x".repeat(1000);
+    let deltas = dir.join("deltas.ndjson");
+    write_stream(&deltas, 40_000, |_| {
+        format!(
+            r#"{{"id":"m-long","role":"assistant","content":"{filler}","graphPath":["final"],"isDelta":true,"isInProcess":true}}"#
+        )
+    });
+    let calls = dir.join("calls.ndjson");
+    write_stream(&calls, 40_000, |i| {
+        let input = serde_json::json!({ "question": filler }).to_string();
+        serde_json::json!({"id": format!("t{i}"), "role": "assistant",
+            "toolCall": {"name": "cubeMeta", "input": input}, "isInProcess": true})
+        .to_string()
+    });
+    let (idle, _) = replay_peak("raw", std::path::Path::new(&fixture("revenue-by-month.ndjson")));
+    let bound = idle + 24 * 1024;
+    for path in [&deltas, &calls] {
+        for mode in ["raw", "events"] {
+            let (rss, _) = replay_peak(mode, path);
+            eprintln!(
+                "-o {mode} of {}: peak RSS {rss} KiB ({idle} KiB for a small stream)",
+                path.display()
+            );
+            assert!(
+                rss <= bound,
+                "-o {mode} of {} peaked at {rss} KiB, over {bound} KiB",
+                path.display()
+            );
+        }
+    }
+}
+
+/// `-o json` holds at most the document it writes plus 64 MiB: the rows of
+/// a result are written into `toolCalls` from the line they came in, one
+/// at a time, not built as a tree of values (a line of 2 million tiny rows
+/// took ten times its document before).
+#[test]
+fn json_holds_at_most_its_document_and_64_mib() {
+    let dir = Scratch::new();
+    let path = dir.join("tiny.ndjson");
+    write_stream(&path, 1, |_| {
+        let mut line = String::from(
+            r#"{"id":"t","role":"assistant","toolCall":{"name":"cubeSqlApi","input":"{\"sqlQuery\":\"SELECT k\"}","result":"{\"schema\":[{\"name\":\"k\",\"column_type\":\"Int64\"}],\"totalRows\":2000000,\"data\":["#,
+        );
+        for i in 0..2_000_000 {
+            line.push_str(if i > 0 { ",[1]" } else { "[1]" });
+        }
+        line.push_str(r#"]}"}}"#);
+        line
+    });
+    let (rss, written) = replay_peak("json", &path);
+    let bound = written as i64 / 1024 + 64 * 1024;
+    eprintln!("-o json: peak RSS {rss} KiB for a {written}-byte document");
+    assert!(rss <= bound, "-o json peaked at {rss} KiB, over {bound} KiB");
+}

@@ -26,7 +26,7 @@ use crate::render::vega::ChartFormat;
 use crate::render::{answer, csv, events, html, json, raw, vega};
 use crate::results::{RowSink, RowSource};
 use crate::settings::{AskSettings, AskSource, DataSettings, Network};
-use crate::stream::transcript::Transcript;
+use crate::stream::transcript::{Keep, Transcript};
 use crate::stream::turn::{Ending, Failure, Renderer, Sinks, Status, Turn};
 
 /// Runs `analyst ask`.
@@ -55,6 +55,7 @@ pub fn run(settings: AskSettings, notes: &Notes, out: &mut Out) -> Result<()> {
             let file = open_replay(path)?;
             let mut source = Source::start(move || Ok(file), network.limits, started);
             let mut turn = Turn::new(started);
+            turn.transcript.keep(keep(&settings));
             let read = source.wait_open().and_then(|()| turn.read(source, &mut sinks));
             (turn, None, read)
         }
@@ -64,6 +65,7 @@ pub fn run(settings: AskSettings, notes: &Notes, out: &mut Out) -> Result<()> {
             }
             let client = ChatClient::new(Http::new(network.connect_timeout, notes)?, chat);
             let mut turn = Turn::of(question, started);
+            turn.transcript.keep(keep(&settings));
             let read = client.read_turn(question, network, &mut turn, &mut sinks);
             (turn, Some(client), read)
         }
@@ -149,6 +151,17 @@ fn renderer(settings: &AskSettings, notes: &Notes) -> Box<dyn Renderer> {
         OutputMode::Svg => Box::new(vega::Vega::new(pick, notes, ChartFormat::Svg, config)),
         OutputMode::Png => Box::new(vega::Vega::new(pick, notes, ChartFormat::Png(scale), config)),
         OutputMode::Html => Box::new(html::Html::new(pick, notes, config)),
+    }
+}
+
+/// What of the turn the output and the expectations read: the answer's
+/// text where it is shown or matched, every tool call's input in `json`.
+fn keep(settings: &AskSettings) -> Keep {
+    let output = settings.output;
+    Keep {
+        answer_text: matches!(output, OutputMode::Answer | OutputMode::Json | OutputMode::Html)
+            || settings.expectations.answer.is_some(),
+        tool_inputs: output == OutputMode::Json,
     }
 }
 

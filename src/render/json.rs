@@ -89,7 +89,10 @@ impl Renderer for Json {
                 status: ending.status.as_str(),
                 answer: transcript.answer().map(|(text, _)| text),
                 queries: Queries(self),
-                tool_calls: self.tool_calls.iter().chain(transcript.unfinished()).collect(),
+                tool_calls: ToolCalls {
+                    finished: &self.tool_calls,
+                    transcript,
+                },
                 errors: transcript.errors(),
                 usage: transcript.usage(),
                 failure: ending.failure.map(|failure| FailureMember {
@@ -168,10 +171,30 @@ struct Document<'a> {
     status: &'static str,
     answer: Option<&'a str>,
     queries: Queries<'a>,
-    tool_calls: Vec<&'a ToolCallRecord>,
+    tool_calls: ToolCalls<'a>,
     errors: &'a [String],
     usage: Option<&'a Value>,
     failure: Option<FailureMember<'a>>,
+}
+
+/// The document's `toolCalls`: the finished calls, then those that never
+/// finished, each made as it is written.
+struct ToolCalls<'a> {
+    finished: &'a [ToolCallRecord],
+    transcript: &'a Transcript,
+}
+
+impl Serialize for ToolCalls<'_> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let mut calls = serializer.serialize_seq(None)?;
+        for call in self.finished {
+            calls.serialize_element(call)?;
+        }
+        for call in self.transcript.unfinished() {
+            calls.serialize_element(&call)?;
+        }
+        calls.end()
+    }
 }
 
 /// The document's `failure`: the exit code and analyst's reason.

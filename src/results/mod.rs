@@ -226,6 +226,10 @@ impl PartialEq for SqlResult {
     }
 }
 
+/// The keys of a tool call's input a SQL result is read from (see
+/// [`SqlResult::from_tool_call`]).
+pub const SQL_INPUT_KEYS: [&str; 5] = ["sqlQuery", "query", "queryTitle", "description", "vegaSpec"];
+
 /// The tool names of the SQL tool in both spellings, and the one that also
 /// charts.
 const SQL_TOOLS: [&str; 3] = ["semanticSqlApi", "cubeSqlApi", "cubeSqlApiWithChart"];

@@ -10,8 +10,9 @@ use std::borrow::Cow;
 use std::ops::Range;
 use std::sync::Arc;
 
-use indexmap::IndexSet;
-use serde::de::{DeserializeSeed, IgnoredAny, MapAccess, SeqAccess, Visitor};
+use indexmap::{IndexMap, IndexSet};
+use serde::de::{DeserializeSeed, Error as _, IgnoredAny, MapAccess, SeqAccess, Visitor};
+use serde::ser::{Error as _, SerializeMap, SerializeSeq};
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use serde_json::value::RawValue;
 use serde_json::Value;
@@ -85,10 +86,73 @@ impl ToolResult {
     }
 }
 
-/// Written out as the value it is (in `-o json`'s `toolCalls`).
+/// Written out as the value it is (in `-o json`'s `toolCalls`), field by
+/// field: a repeated name's last value at its first place, as a parsed
+/// object keeps it, and an array one element at a time (see [`Streamed`]).
 impl Serialize for ToolResult {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        self.value().serialize(serializer)
+        let Some(fields) = &self.fields else {
+            return self.value().serialize(serializer);
+        };
+        let mut last: IndexMap<&str, &str> = IndexMap::with_capacity(fields.len());
+        for (name, range) in fields.iter() {
+            last.insert(name, &self.text[range.clone()]);
+        }
+        let mut map = serializer.serialize_map(Some(last.len()))?;
+        for (name, raw) in last {
+            map.serialize_entry(name, &Streamed(raw))?;
+        }
+        map.end()
+    }
+}
+
+/// A value's JSON text written as that value; an array element by
+/// element, so that a field of millions of rows is never a tree of values
+/// at once (`-o json` holds its document, not a copy of it per value).
+struct Streamed<'a>(&'a str);
+
+impl Serialize for Streamed<'_> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        if !self.0.starts_with('[') {
+            let value: Value = serde_json::from_str(self.0).map_err(S::Error::custom)?;
+            return value.serialize(serializer);
+        }
+        let mut seq = serializer.serialize_seq(None)?;
+        let mut failed = None;
+        let read = serde_json::Deserializer::from_str(self.0).deserialize_seq(Elements {
+            seq: &mut seq,
+            failed: &mut failed,
+        });
+        if let Some(err) = failed {
+            return Err(err);
+        }
+        read.map_err(S::Error::custom)?;
+        seq.end()
+    }
+}
+
+/// Writes each element of an array to `seq` as it is read; a failure to
+/// write is kept in `failed`.
+struct Elements<'a, Q: SerializeSeq> {
+    seq: &'a mut Q,
+    failed: &'a mut Option<Q::Error>,
+}
+
+impl<'de, Q: SerializeSeq> Visitor<'de> for Elements<'_, Q> {
+    type Value = ();
+
+    fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        f.write_str("an array")
+    }
+
+    fn visit_seq<A: SeqAccess<'de>>(self, mut items: A) -> Result<(), A::Error> {
+        while let Some(value) = items.next_element::<Value>()? {
+            if let Err(err) = self.seq.serialize_element(&value) {
+                *self.failed = Some(err);
+                return Err(A::Error::custom("the output failed"));
+            }
+        }
+        Ok(())
     }
 }
 

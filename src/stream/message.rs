@@ -33,10 +33,9 @@ pub const USAGE_ID: &str = "__usage__";
 #[serde(transparent)]
 pub struct Text<'a>(#[serde(borrow)] pub Cow<'a, str>);
 
-/// A string field that may be `null`: `None` for `null`. Its text is read
-/// as bytes, so a lone surrogate escape (`"\ud83d"`, half of an emoji
-/// split between two lines) is accepted, as `JSON.parse` and jq accept it,
-/// and becomes U+FFFD; any other string is borrowed or copied as it is.
+/// A string field that may be `null`: `None` for `null`; the string is
+/// borrowed when it has no escapes. (A line with a lone surrogate escape
+/// is repaired by [`Message::parse_lenient`].)
 struct MaybeText<'a>(Option<Text<'a>>);
 
 impl<'de> Deserialize<'de> for MaybeText<'de> {
@@ -60,7 +59,7 @@ impl<'de> Deserialize<'de> for MaybeText<'de> {
 
             fn visit_some<D: Deserializer<'de>>(self, deserializer: D) -> Result<MaybeText<'de>, D::Error> {
                 deserializer
-                    .deserialize_bytes(TextVisitor)
+                    .deserialize_str(TextVisitor)
                     .map(|text| MaybeText(Some(text)))
             }
         }
@@ -354,6 +353,27 @@ impl<'a> Message<'a> {
             };
         }
         serde_json::from_str(text).map(Some).map_err(|err| invalid(&err))
+    }
+
+    /// [`Message::parse`], and when that fails on a lone surrogate escape
+    /// (`\ud83d`, half of an emoji the service split), the line parsed
+    /// again with each written `\ufffd` (kept in `spare`), as `JSON.parse`
+    /// and jq read it. Only a line that fails pays for the repair.
+    pub fn parse_lenient(content: &'a [u8], spare: &'a mut Option<String>) -> Result<Option<Message<'a>>, ParseError> {
+        let refused = match Message::parse(content) {
+            Err(ParseError::Invalid(why)) => why,
+            parsed => return parsed,
+        };
+        let repaired = std::str::from_utf8(content)
+            .ok()
+            .and_then(|text| match lone_surrogates_replaced(text) {
+                Cow::Owned(repaired) => Some(repaired),
+                Cow::Borrowed(_) => None,
+            });
+        match repaired {
+            Some(repaired) => Message::parse(spare.insert(repaired).as_bytes()),
+            None => Err(ParseError::Invalid(refused)),
+        }
     }
 
     /// The message id, or `""` when it has none.

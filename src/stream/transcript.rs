@@ -13,7 +13,7 @@ use serde_json::Value;
 use super::message::{
     decode_embedded_json, json_text, Message, ToolCall, ABORTED_ID, CUTOFF_ID, STATE_ID, SUSPENDED_ID, USAGE_ID,
 };
-use crate::results::{is_sql_call, tool_error, SqlResult, ToolResult};
+use crate::results::{is_sql_call, tool_error, SqlResult, ToolResult, SQL_INPUT_KEYS};
 
 /// A tool call, with input and result decoded from their JSON strings
 /// (serialized as an entry of `-o json`'s `toolCalls`).
@@ -110,13 +110,54 @@ struct StateMessages<'a> {
     messages: Option<Vec<&'a RawValue>>,
 }
 
+/// What of the turn a transcript keeps beyond what every output needs
+/// (its ids, status, SQL results as events): an output that does not
+/// show the answer or every tool call's input spares their memory.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Keep {
+    /// The answer's text (else only whether there is one).
+    pub answer_text: bool,
+    /// The whole input of a tool call waiting for its result (else only
+    /// the keys a SQL result is read from: see [`SQL_INPUT_KEYS`]).
+    pub tool_inputs: bool,
+}
+
+impl Default for Keep {
+    fn default() -> Self {
+        Keep {
+            answer_text: true,
+            tool_inputs: true,
+        }
+    }
+}
+
+/// A tool call waiting for its result: what its result line may leave
+/// out (kept small: a turn may start very many).
+#[derive(Debug)]
+struct Started {
+    name: Box<str>,
+    /// The input, unless it is null.
+    input: Option<Box<Value>>,
+}
+
+/// A message that can still be the answer, its content folded.
+#[derive(Debug)]
+struct Draft {
+    id: String,
+    /// The content so far; left empty when the text is not kept.
+    text: String,
+    /// No content came yet (or a whole message replaced it with none).
+    empty: bool,
+}
+
 /// The folded stream. Feed it every message with [`Transcript::apply`].
 #[derive(Default)]
 pub struct Transcript {
     chat_id: Option<String>,
-    /// Content folded by message id, for the few messages that can still be
-    /// the answer (a short list: a linear search beats hashing every line).
-    drafts: Vec<(String, String)>,
+    keep: Keep,
+    /// The few messages that can still be the answer (a short list: a
+    /// linear search beats hashing every line).
+    drafts: Vec<Draft>,
     final_id: Option<String>,
     /// The `final` message's last line completed it (`isDelta: false`, or
     /// not in process).
@@ -124,7 +165,7 @@ pub struct Transcript {
     complete_id: Option<String>,
     latest_id: Option<String>,
     /// Started tool calls still waiting for their result.
-    pending: IndexMap<String, ToolCallRecord>,
+    pending: IndexMap<String, Started>,
     sql_seen: usize,
     tool_errors: usize,
     errors: Vec<String>,
@@ -157,6 +198,12 @@ impl Transcript {
     /// message is taken as a thread read.
     pub fn set_thread_read(&mut self, thread_read: bool) {
         self.thread_read = Some(thread_read);
+    }
+
+    /// Says what to keep beyond what every output needs (all of it
+    /// unless told).
+    pub fn keep(&mut self, keep: Keep) {
+        self.keep = keep;
     }
 
     /// Says which `messageId` the question was sent with.
@@ -208,6 +255,7 @@ impl Transcript {
             chat_id,
             thread,
             message_id,
+            keep: self.keep,
             thread_read: self.thread_read,
             cutoff_seen: self.cutoff_seen,
             ..Transcript::default()
@@ -275,19 +323,27 @@ impl Transcript {
 
     fn fold_content(&mut self, msg: &Message<'_>, content: &str) {
         let id = msg.id();
+        let kept = match self.keep.answer_text {
+            true => content,
+            false => "",
+        };
         let is_empty = match self.draft_mut(id) {
-            Some(text) if msg.is_delta() => {
-                text.push_str(content);
-                text.is_empty()
-            }
-            Some(text) => {
-                text.clear();
-                text.push_str(content);
-                text.is_empty()
+            Some(draft) => {
+                if !msg.is_delta() {
+                    draft.text.clear();
+                    draft.empty = true;
+                }
+                draft.text.push_str(kept);
+                draft.empty &= content.is_empty();
+                draft.empty
             }
             None if content.is_empty() => true,
             None => {
-                self.drafts.push((id.to_string(), content.to_string()));
+                self.drafts.push(Draft {
+                    id: id.to_string(),
+                    text: kept.to_string(),
+                    empty: false,
+                });
                 false
             }
         };
@@ -319,25 +375,22 @@ impl Transcript {
         }
         if let Some(old) = slot.replace(id.to_string()) {
             if !self.is_candidate(&old) {
-                self.drafts.retain(|(draft, _)| *draft != old);
+                self.drafts.retain(|draft| draft.id != old);
             }
         }
     }
 
-    fn draft_mut(&mut self, id: &str) -> Option<&mut String> {
-        self.drafts
-            .iter_mut()
-            .rev()
-            .find(|(draft, _)| draft == id)
-            .map(|(_, text)| text)
+    fn draft_mut(&mut self, id: &str) -> Option<&mut Draft> {
+        self.drafts.iter_mut().rev().find(|draft| draft.id == id)
     }
 
+    /// The text of the draft `id` (empty when the text is not kept).
     fn draft(&self, id: &str) -> Option<&str> {
         self.drafts
             .iter()
             .rev()
-            .find(|(draft, _)| draft == id)
-            .map(|(_, text)| text.as_str())
+            .find(|draft| draft.id == id)
+            .map(|draft| draft.text.as_str())
     }
 
     fn is_candidate(&self, id: &str) -> bool {
@@ -349,14 +402,18 @@ impl Transcript {
     fn apply_tool_call(&mut self, id: &str, call: &ToolCall<'_>) -> Option<Event> {
         let Some(raw_result) = call.result else {
             if !self.pending.contains_key(id) {
-                let record = ToolCallRecord {
-                    id: id.to_string(),
-                    name: call.name.as_deref().unwrap_or_default().to_string(),
-                    input: call.input.map_or(Value::Null, decode_embedded_json),
-                    result: None,
-                    error: None,
+                let mut input = call.input.map_or(Value::Null, decode_embedded_json);
+                if let (false, Value::Object(fields)) = (self.keep.tool_inputs, &mut input) {
+                    fields.retain(|key, _| SQL_INPUT_KEYS.contains(&key.as_str()));
+                    if fields.is_empty() {
+                        input = Value::Null;
+                    }
+                }
+                let started = Started {
+                    name: call.name.as_deref().unwrap_or_default().into(),
+                    input: (!input.is_null()).then(|| Box::new(input)),
                 };
-                self.pending.insert(id.to_string(), record);
+                self.pending.insert(id.to_string(), started);
             }
             return None;
         };
@@ -367,11 +424,11 @@ impl Transcript {
             .name
             .as_deref()
             .map(str::to_string)
-            .or_else(|| started.as_ref().map(|p| p.name.clone()))
+            .or_else(|| started.as_ref().map(|started| started.name.to_string()))
             .unwrap_or_default();
-        let input = match (call.input, started) {
+        let input = match (call.input, started.and_then(|started| started.input)) {
             (Some(raw), _) => decode_embedded_json(raw),
-            (None, Some(started)) => started.input,
+            (None, Some(input)) => *input,
             (None, None) => Value::Null,
         };
         let result = decode_result(raw_result);
@@ -406,7 +463,8 @@ impl Transcript {
         self.chat_id.as_deref()
     }
 
-    /// The final answer and how it was found: the last `final`-node
+    /// The final answer (empty when its text is not kept: see [`Keep`])
+    /// and how it was found: the last `final`-node
     /// message once it is complete (or the turn's `__usage__` came: the
     /// service finished), else, when no `final` message came, the last
     /// completed assistant content message. A message still in process is
@@ -463,8 +521,14 @@ impl Transcript {
     }
 
     /// Tool calls that started but never finished (result `None`), in order.
-    pub fn unfinished(&self) -> impl Iterator<Item = &ToolCallRecord> {
-        self.pending.values()
+    pub fn unfinished(&self) -> impl Iterator<Item = ToolCallRecord> + '_ {
+        self.pending.iter().map(|(id, started)| ToolCallRecord {
+            id: id.clone(),
+            name: started.name.to_string(),
+            input: started.input.as_deref().cloned().unwrap_or_default(),
+            result: None,
+            error: None,
+        })
     }
 
     /// The tools the agent called (finished calls), each name once, in order.
@@ -624,7 +688,7 @@ mod tests {
         let (number, sql) = finished.sql.as_ref().unwrap();
         assert_eq!((*number, sql.sql.as_deref()), (1, Some("SELECT 1")));
         assert_eq!(t.tool_errors(), 1);
-        let unfinished: Vec<&str> = t.unfinished().map(|call| call.name.as_str()).collect();
+        let unfinished: Vec<String> = t.unfinished().map(|call| call.name).collect();
         assert_eq!(unfinished, ["cubeMeta"]);
     }
 
