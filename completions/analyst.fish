@@ -217,6 +217,10 @@ complete -c analyst -n "__fish_analyst_using_subcommand rows" -s h -l help -d 'P
 complete -c analyst -n "__fish_analyst_using_subcommand rows" -s V -l version -d 'Print version'
 complete -c analyst -n "__fish_analyst_using_subcommand check; and not __fish_seen_subcommand_from merge help" -s j -l jobs -d 'How many cases run at once' -r
 complete -c analyst -n "__fish_analyst_using_subcommand check; and not __fish_seen_subcommand_from merge help" -l repeat -d 'Ask every case N times (fresh threads), overriding the suite\'s repeat; a case passes when pass_rate of its runs pass' -r
+complete -c analyst -n "__fish_analyst_using_subcommand check; and not __fish_seen_subcommand_from merge help" -l pass-rate -d 'A case passes when at least this share of its runs pass (0 to 1), overriding the suite\'s pass_rate' -r
+complete -c analyst -n "__fish_analyst_using_subcommand check; and not __fish_seen_subcommand_from merge help" -l max-seconds -d 'Fail a turn that takes more than SECONDS, overriding the suite\'s max_seconds' -r
+complete -c analyst -n "__fish_analyst_using_subcommand check; and not __fish_seen_subcommand_from merge help" -l max-tokens -d 'Fail a turn whose __usage__ reports more than N totalTokens, overriding the suite\'s max_tokens' -r
+complete -c analyst -n "__fish_analyst_using_subcommand check; and not __fish_seen_subcommand_from merge help" -l max-llm-calls -d 'Fail a turn whose __usage__ reports more than N llmCalls, overriding the suite\'s max_llm_calls' -r
 complete -c analyst -n "__fish_analyst_using_subcommand check; and not __fish_seen_subcommand_from merge help" -l filter -d 'Run only the cases whose name matches REGEX' -r
 complete -c analyst -n "__fish_analyst_using_subcommand check; and not __fish_seen_subcommand_from merge help" -l shard -d 'Run the K-th of N disjoint slices of the cases, chosen by name: the N shards together run every case once (for a CI matrix)' -r
 complete -c analyst -n "__fish_analyst_using_subcommand check; and not __fish_seen_subcommand_from merge help" -l save -d 'Keep each turn\'s raw stream in DIR (replay it with \'ask --replay\'); DIR is created 0700, each file 0600' -r -F
@@ -245,6 +249,7 @@ complete -c analyst -n "__fish_analyst_using_subcommand check; and not __fish_se
 complete -c analyst -n "__fish_analyst_using_subcommand check; and not __fish_seen_subcommand_from merge help" -l color -d 'Colour on stderr: auto (on a terminal, unless NO_COLOR is set and not empty), always, never' -r -f -a "auto\t'On a terminal, unless NO_COLOR is set to something'
 always\t'Always, also in a pipe'
 never\t'Never'"
+complete -c analyst -n "__fish_analyst_using_subcommand check; and not __fish_seen_subcommand_from merge help" -l certified -d 'With Cube\'s eval files: also ask every certified query\'s user_request, graded against its SQL (cases certified/NAME)'
 complete -c analyst -n "__fish_analyst_using_subcommand check; and not __fish_seen_subcommand_from merge help" -l tap -d 'Print TAP (Test Anything Protocol) on stdout'
 complete -c analyst -n "__fish_analyst_using_subcommand check; and not __fish_seen_subcommand_from merge help" -l fail-on-regression -d 'Exit 9 when --baseline finds a regression'
 complete -c analyst -n "__fish_analyst_using_subcommand check; and not __fish_seen_subcommand_from merge help" -l persistent -d 'Make the external user persistent (isEphemeral: false)'

@@ -399,6 +399,19 @@ Suite file (TOML):
   tolerance = 0.001               #   relative, for numbers (default exact)
   chat = [\"And by quarter?\", { question = \"Which region led?\", expect_answer = \"EMEA\" }]
 
+Cube's own eval files: SUITE may be Cube's agents/ folder (or a repository
+holding one, or one YAML file): eval_questions.yml and eval_questions/*.yml are
+merged (cases NAME, or SPACE/NAME outside space auto), each question's ground
+truth its sql or a certifiedQuery (certified_queries/*.md or config.yml);
+--certified also asks each certified query's user_request. Graded as Cube
+grades: the agent's last SQL result against the ground truth's rows (through
+the data query API), rows in any order, numbers to 4 significant figures,
+column names ignored, extra agent columns allowed; verdicts pass, fail, review,
+error with Cube's score reasons (Missing columns, Row count mismatch,
+Unexpected rows, Value mismatch, Query error, Agent error, Ground truth query
+failed, Ground truth not found) and the accuracy, 80% (8/10).
+  analyst check agents/ --certified --repeat 3 --pass-rate 0.67 --junit agents.xml
+
 Reports: -o json has per case its verdict, pass rate, medians and every run (chat
 and message ids, duration, time to first byte, tokens, LLM calls, exit code,
 failed expectations); --junit and --tap carry the same figures. Shards of a CI
@@ -410,7 +423,8 @@ or whose median duration or tokens grew by more than 20%.
 Exit codes: 0 every case passed, 9 an expectation, comparison or budget failed
 (or, with --fail-on-regression, a case regressed), otherwise the code of the
 failure (3 bad key, 6 service unreachable, 7 bad stream, 124 a case timed
-out…); 2 for a malformed suite (nothing runs).";
+out…); 2 for a malformed suite (nothing runs). With Cube's eval files a fail,
+review or error verdict is 9; a failure of the whole run keeps its own code.";
 
 const MERGE_AFTER_HELP: &str = "\
 Example (a CI matrix of 4 shards, then one job):
@@ -435,7 +449,7 @@ pub struct CheckArgs {
     #[command(subcommand)]
     pub action: Option<CheckAction>,
 
-    /// The suite file (TOML)
+    /// The suite: a TOML file, or Cube's eval files (an agents/ folder, a repository holding one, or an eval_questions YAML file)
     #[arg(value_name = "SUITE", required = true)]
     pub suite: Option<PathBuf>,
 
@@ -446,6 +460,26 @@ pub struct CheckArgs {
     /// Ask every case N times (fresh threads), overriding the suite's repeat; a case passes when pass_rate of its runs pass
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u16).range(1..=1000))]
     pub repeat: Option<u16>,
+
+    /// A case passes when at least this share of its runs pass (0 to 1), overriding the suite's pass_rate
+    #[arg(long, value_name = "RATE", value_parser = parse_share)]
+    pub pass_rate: Option<f64>,
+
+    /// Fail a turn that takes more than SECONDS, overriding the suite's max_seconds
+    #[arg(long, value_name = "SECONDS", value_parser = parse_seconds)]
+    pub max_seconds: Option<f64>,
+
+    /// Fail a turn whose __usage__ reports more than N totalTokens, overriding the suite's max_tokens
+    #[arg(long, value_name = "N")]
+    pub max_tokens: Option<u64>,
+
+    /// Fail a turn whose __usage__ reports more than N llmCalls, overriding the suite's max_llm_calls
+    #[arg(long, value_name = "N")]
+    pub max_llm_calls: Option<u64>,
+
+    /// With Cube's eval files: also ask every certified query's user_request, graded against its SQL (cases certified/NAME)
+    #[arg(long)]
+    pub certified: bool,
 
     /// Run only the cases whose name matches REGEX
     #[arg(long, value_name = "REGEX")]
@@ -873,6 +907,22 @@ pub fn parse_scale(text: &str) -> Result<f32, String> {
     match text.trim().parse::<f32>() {
         Ok(scale) if (1.0..=8.0).contains(&scale) => Ok(scale),
         _ => Err(format!("{text:?} is not a scale from 1 to 8 (pixels per SVG pixel)")),
+    }
+}
+
+/// Parses `--pass-rate`: a share from 0 to 1.
+pub fn parse_share(text: &str) -> Result<f64, String> {
+    match text.trim().parse::<f64>() {
+        Ok(share) if (0.0..=1.0).contains(&share) => Ok(share),
+        _ => Err(format!("{text:?} is not a share of runs from 0 to 1 (0.8 = 80%)")),
+    }
+}
+
+/// Parses `--max-seconds`: a number of seconds above 0.
+pub fn parse_seconds(text: &str) -> Result<f64, String> {
+    match text.trim().parse::<f64>() {
+        Ok(seconds) if seconds.is_finite() && seconds > 0.0 && seconds < 1e9 => Ok(seconds),
+        _ => Err(format!("{text:?} is not a number of seconds above 0")),
     }
 }
 

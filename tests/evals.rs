@@ -40,15 +40,6 @@ fn check_json(mut command: assert_cmd::Command, args: &[&str], path: &Path) -> (
     (output.status.code(), report, stderr)
 }
 
-/// The case named `name` of a JSON report.
-fn case<'a>(report: &'a Value, name: &str) -> &'a Value {
-    report["cases"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|case| case["name"] == name)
-        .unwrap_or_else(|| panic!("no case {name}: {report}"))
-}
 
 #[test]
 fn answers_are_compared_with_the_reference_query_once_per_case() {

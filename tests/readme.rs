@@ -46,7 +46,14 @@ fn blocks(text: &str, language: &str) -> Vec<String> {
 fn scratch() -> Scratch {
     let dir = Scratch::new();
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-    for example in ["examples/smoke.toml", "examples/evals.toml"] {
+    for example in [
+        "examples/smoke.toml",
+        "examples/evals.toml",
+        "examples/agents/eval_questions.yml",
+        "examples/agents/eval_questions/sales.yml",
+        "examples/agents/certified_queries/revenue_by_region.md",
+        "examples/agents/config.yml",
+    ] {
         dir.write(example, std::fs::read(root.join(example)).unwrap());
     }
     // mail(1) stands in for the real one: it reads the message and succeeds.

@@ -605,6 +605,11 @@ impl Sources<'_> {
             suite: args.suite.ok_or_else(|| usage("check what? give a SUITE file"))?,
             jobs: usize::from(args.jobs),
             repeat: args.repeat.map(usize::from),
+            pass_rate: args.pass_rate,
+            max_seconds: args.max_seconds.map(std::time::Duration::from_secs_f64),
+            max_tokens: args.max_tokens,
+            max_llm_calls: args.max_llm_calls,
+            certified: args.certified,
             filter: args
                 .filter
                 .as_deref()

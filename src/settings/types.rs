@@ -294,6 +294,17 @@ pub struct CheckSettings {
     pub jobs: usize,
     /// `--repeat`: every case's runs, overriding the suite.
     pub repeat: Option<usize>,
+    /// `--pass-rate`: the share of runs that must pass, overriding the suite.
+    pub pass_rate: Option<f64>,
+    /// `--max-seconds`: each turn's time budget, overriding the suite.
+    pub max_seconds: Option<Duration>,
+    /// `--max-tokens`: each turn's token budget, overriding the suite.
+    pub max_tokens: Option<u64>,
+    /// `--max-llm-calls`: each turn's LLM call budget, overriding the suite.
+    pub max_llm_calls: Option<u64>,
+    /// `--certified`: every certified query of Cube's eval files is also a
+    /// question.
+    pub certified: bool,
     /// `--filter`: the cases whose name matches run.
     pub filter: Option<Regex>,
     /// `--shard K/N`: the K-th of N slices of the cases runs.

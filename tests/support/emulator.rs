@@ -99,6 +99,23 @@ pub struct Agent {
     /// The input tokens each turn reports in its `__usage__` line (the
     /// total is 280 more).
     pub tokens: u64,
+    /// How the agent answers questions that contain a phrase: the first
+    /// phrase found decides (others are answered as usual).
+    pub answers: Vec<(String, Answer)>,
+}
+
+/// What the agent does for a question (see [`Agent::answers`]).
+#[derive(Clone, Debug)]
+pub enum Answer {
+    /// Runs this SQL on the warehouse and reports its result (the first
+    /// 100 rows, `totalRows` of all).
+    Sql(String),
+    /// Runs this SQL, which fails with this error.
+    FailingSql(String, String),
+    /// Answers in words only, without a query.
+    NoQuery,
+    /// Ends the stream with an in-stream error after the metadata search.
+    StreamError(String),
 }
 
 impl Default for Agent {
@@ -118,6 +135,7 @@ impl Default for Agent {
             measure_names: false,
             flaky: false,
             tokens: 1000,
+            answers: Vec::new(),
         }
     }
 }

@@ -194,3 +194,13 @@ pub fn vega_renderer() -> PathBuf {
 pub fn fixture(name: &str) -> String {
     format!("{}/tests/fixtures/{name}", env!("CARGO_MANIFEST_DIR"))
 }
+
+/// The case named `name` of a `check -o json` report.
+pub fn case<'a>(report: &'a serde_json::Value, name: &str) -> &'a serde_json::Value {
+    report["cases"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|case| case["name"] == name)
+        .unwrap_or_else(|| panic!("no case {name}: {report}"))
+}

@@ -564,6 +564,22 @@ pub(crate) fn agent_answer(
             .failed_sql_call("SELECT 1", "Error: BadRequestError: Bad branch")
             .error_line("BadRequestError: Bad branch");
     }
+    let answer = agent
+        .answers
+        .iter()
+        .find(|(phrase, _)| question.contains(phrase.as_str()))
+        .map(|(_, answer)| answer);
+    let (head, tail) = text.split_at(text.find(':').map_or(0, |at| at + 1));
+    let stream = match answer {
+        None => stream,
+        Some(Answer::Sql(sql)) => stream.sql_call(&warehouse::sql_call(sql, 100)),
+        Some(Answer::FailingSql(sql, error)) => stream.failed_sql_call(sql, error),
+        Some(Answer::NoQuery) => stream,
+        Some(Answer::StreamError(message)) => return stream.error_line(message),
+    };
+    if answer.is_some() {
+        return stream.assistant(&[head, tail]).final_answer(&[head, tail]);
+    }
     let mut call = match &agent.warehouse_sql {
         Some(sql) => warehouse::sql_call(sql, 100),
         None => SqlCall::revenue_by_month(agent.rows).truncated_to(agent.returned),
@@ -575,7 +591,6 @@ pub(crate) fn agent_answer(
     call.shape = agent.shape;
     call.query_key = agent.query_key;
     call.spec_form = agent.spec_form;
-    let (head, tail) = text.split_at(text.find(':').map_or(0, |at| at + 1));
     let stream = stream.sql_call(&call).assistant(&[head, tail]);
     if agent.final_node {
         stream.final_answer(&[head, tail])

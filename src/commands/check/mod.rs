@@ -25,23 +25,37 @@ use crate::expect::Check;
 use crate::net::http::Http;
 use crate::net::signals;
 use crate::output::{create_private_folder, human, visible, LazyFile, Notes, Out, Tone};
-use crate::results::{Collected, RowSource};
+use crate::results::{Collected, RowSource, SqlResult};
 use crate::settings::checks::new_message_id;
 use crate::settings::{ChatSettings, CheckSettings, Limits, MergeSettings, Network, Question, ReportSettings};
-use crate::stream::turn::{Sinks, Timings, Turn};
+use crate::stream::transcript::Event;
+use crate::stream::turn::{Renderer, Sinks, Timings, Turn};
 
+pub mod cube;
+pub mod grade;
 pub mod report;
 pub mod suite;
 
-use report::{seconds, CaseReport, Outcome, Report, RunReport, Usage};
-use suite::{Case, RowsSource};
+use grade::{grade, Miss, Reason, ResultSet, Verdict};
+use report::{seconds, CaseReport, CubeGrade, Outcome, Report, RunReport, Usage};
+use suite::{Case, GroundTruth, RowsSource};
 
 /// Runs `analyst check`.
 pub fn run(settings: CheckSettings, notes: &Notes, out: &mut Out) -> Result<()> {
     let started = Instant::now();
     signals::watch();
-    let cases: Vec<Case> = suite::load(&settings.suite, &settings.identity, &settings.data)?
+    let cases = match cube::is_cube_suite(&settings.suite) {
+        true => cube::load(&settings.suite, settings.certified, &settings.identity, &settings.data)?,
+        false if settings.certified => {
+            return Err(crate::error::usage(
+                "--certified reads Cube's eval files: give an agents/ folder or an eval_questions YAML file",
+            ))
+        }
+        false => suite::load(&settings.suite, &settings.identity, &settings.data)?,
+    };
+    let cases: Vec<Case> = cases
         .into_iter()
+        .map(|case| overridden(case, &settings))
         .filter(|case| {
             settings
                 .filter
@@ -163,8 +177,12 @@ fn publish(
             }
         }
     }
+    let accuracy = report
+        .accuracy
+        .as_ref()
+        .map_or(String::new(), |accuracy| format!(", accuracy {accuracy}"));
     notes.info(&format!(
-        "{} cases: {} passed, {} failed, {} errors in {}",
+        "{} cases: {} passed, {} failed, {} errors in {}{accuracy}",
         report.cases.len(),
         report.passed,
         report.failed,
@@ -248,8 +266,9 @@ enum RunEnd {
     },
 }
 
-/// The rows a `reference_sql` returned, or why it failed.
-type Reference = Result<Vec<Vec<Value>>, (Kind, String)>;
+/// The columns and rows a `reference_sql` (or ground truth) returned, or
+/// why it failed.
+type Reference = Result<Collected, (Kind, String)>;
 
 /// What every case shares.
 struct Runner<'a> {
@@ -353,6 +372,7 @@ impl Runner<'_> {
             answer: None,
             usage: None,
             saved: Vec::new(),
+            cube: CubeGrade::default(),
         };
         let client = self.client.as_user(case.settings.clone());
         for turn_index in 0..case.turns.len() {
@@ -416,9 +436,10 @@ impl Runner<'_> {
         }
         let mut reading = Turn::of(&question, turn_started);
         let mut saved = self.save_file(slot, case, turn_index);
+        let mut renderers = (check, LastQuery::default());
         let mut sinks = Sinks {
             tee: saved.as_mut().map(|file| file as &mut dyn Write),
-            renderer: &mut check,
+            renderer: &mut renderers,
             out: &mut std::io::sink(),
         };
         let read = client.read_turn(&question, network, &mut reading, &mut sinks);
@@ -450,7 +471,12 @@ impl Runner<'_> {
             ),
             _ => err,
         });
-        if let Some(err) = client.settle(conclusion, transcript.chat_id()) {
+        let settled = client.settle(conclusion, transcript.chat_id());
+        let (mut check, LastQuery(last_query)) = renderers;
+        if let Some(RowsSource::GroundTruth(truth)) = turn.rows.as_ref().map(|rows| &rows.source) {
+            return self.grade_turn(slot.case, truth, settled, last_query, run);
+        }
+        if let Some(err) = settled {
             return Err(RunEnd::Error {
                 kind: kind_of(&err),
                 message: format!("{err:#}"),
@@ -461,9 +487,15 @@ impl Runner<'_> {
             let rows = match &expected.source {
                 RowsSource::Inline(rows) => rows,
                 RowsSource::Sql(sql) => match self.reference(slot.case, sql) {
-                    Ok(rows) => rows,
-                    Err((kind, message)) => return Err(RunEnd::Error { kind, message }),
+                    Ok(reference) => &reference.rows,
+                    Err((kind, message)) => {
+                        return Err(RunEnd::Error {
+                            kind,
+                            message: format!("reference_sql failed: {message}"),
+                        })
+                    }
                 },
+                RowsSource::GroundTruth(_) => unreachable!("graded above"),
             };
             let source = self.data.as_ref().map(|data| data as &dyn RowSource);
             unmet.extend(check.compare_rows(rows, expected.how, expected.source.field(), source));
@@ -482,19 +514,124 @@ impl Runner<'_> {
         ))
     }
 
-    /// The rows of case `case`'s `reference_sql`: run through the data
-    /// query API by the first run that needs them, kept for the others.
-    fn reference(&self, case: usize, sql: &str) -> Result<&Vec<Vec<Value>>, (Kind, String)> {
+    /// The answer of case `case`'s `reference_sql` (or ground truth): run
+    /// through the data query API by the first run that needs it, kept for
+    /// the others.
+    fn reference(&self, case: usize, sql: &str) -> Result<&Collected, (Kind, String)> {
         let reference = self.references[case].get_or_init(|| {
             let Some(data) = &self.data else {
                 return Err((Kind::Usage, "reference_sql needs the data query API".to_string()));
             };
             let mut collected = Collected::default();
             data.fetch(sql, &mut collected)
-                .map(|_| collected.rows)
-                .map_err(|err| (kind_of(&err), format!("reference_sql failed: {err:#}")))
+                .map(|_| collected)
+                .map_err(|err| (kind_of(&err), format!("{err:#}")))
         });
         reference.as_ref().map_err(Clone::clone)
+    }
+
+    /// Grades a turn of one of Cube's eval questions as Cube does, into
+    /// the run's [`CubeGrade`]: `settled` is how the turn ended, `last` the
+    /// agent's last SQL result. A failure of the whole run (credentials,
+    /// an unreachable service, a signal) keeps its own code; any other
+    /// verdict but `pass` fails the run (exit 9).
+    fn grade_turn(
+        &self,
+        case: usize,
+        truth: &GroundTruth,
+        settled: Option<anyhow::Error>,
+        last: Option<SqlResult>,
+        run: &mut RunReport,
+    ) -> Result<(), RunEnd> {
+        if let Some(err) = &settled {
+            let kind = kind_of(err);
+            if !matches!(kind, Kind::BadStream | Kind::Timeout | Kind::ToolError) {
+                return Err(RunEnd::Error {
+                    kind,
+                    message: format!("{err:#}"),
+                });
+            }
+        }
+        run.cube.ground_truth = match truth {
+            GroundTruth::Sql(sql) => Some(sql.clone()),
+            GroundTruth::NotFound(_) => None,
+        };
+        run.cube.agent_sql = last.as_ref().and_then(|result| result.sql.clone());
+        let miss = self.cube_miss(case, truth, settled, last);
+        run.cube.verdict = Some(miss.as_ref().map_or(Verdict::Pass, |miss| miss.verdict));
+        let Some(miss) = miss else { return Ok(()) };
+        run.cube.score_reason = miss.reason;
+        run.cube.analysis = Some(miss.analysis.clone());
+        let line = match miss.reason {
+            Some(reason) => format!("{}: {}", reason.as_str(), miss.analysis),
+            None => format!("review: {}", miss.analysis),
+        };
+        Err(RunEnd::Failed(vec![line]))
+    }
+
+    /// Why a graded turn does not pass, in Cube's terms; `None` when it does.
+    fn cube_miss(
+        &self,
+        case: usize,
+        truth: &GroundTruth,
+        settled: Option<anyhow::Error>,
+        last: Option<SqlResult>,
+    ) -> Option<Miss> {
+        if let Some(err) = settled {
+            return Some(Miss::new(Reason::AgentError, format!("{err:#}")));
+        }
+        let sql = match truth {
+            GroundTruth::Sql(sql) => sql,
+            GroundTruth::NotFound(name) => {
+                return Some(Miss::new(
+                    Reason::GroundTruthNotFound,
+                    format!("no certified query is named {name:?}"),
+                ))
+            }
+        };
+        let Some(mut result) = last else {
+            return Some(Miss::review("the agent ran no query: nothing to compare"));
+        };
+        if let Some(error) = &result.error {
+            return Some(Miss::new(
+                Reason::QueryError,
+                format!("the agent's query failed: {error}"),
+            ));
+        }
+        if result.may_lack_rows() {
+            let fetched = match &self.data {
+                Some(data) => result.complete(data).map_err(|err| format!("{err:#}")),
+                None => Err("no data query API to fetch them with".to_string()),
+            };
+            if let Err(why) = fetched {
+                return Some(Miss::new(
+                    Reason::QueryError,
+                    format!("the rest of the agent's truncated result could not be fetched: {why}"),
+                ));
+            }
+        }
+        let reference = match self.reference(case, sql) {
+            Ok(reference) => reference,
+            Err((_, message)) => {
+                return Some(Miss::new(
+                    Reason::GroundTruthQueryFailed,
+                    format!("the ground truth's SQL failed: {message}"),
+                ))
+            }
+        };
+        let agent_rows: Vec<Vec<Value>> = result.row_values().collect();
+        let agent_names: Vec<String> = result.columns().iter().map(|column| column.name.clone()).collect();
+        let truth_names: Vec<String> = reference.columns.iter().map(|column| column.name.clone()).collect();
+        grade(
+            ResultSet {
+                columns: &agent_names,
+                rows: &agent_rows,
+            },
+            ResultSet {
+                columns: &truth_names,
+                rows: &reference.rows,
+            },
+        )
     }
 
     /// The file that keeps a turn's raw stream with `--save`:
@@ -510,6 +647,35 @@ impl Runner<'_> {
             name.push_str(&format!(".{}", turn + 1));
         }
         Some(LazyFile::new(Path::new(dir).join(format!("{name}.ndjson"))))
+    }
+}
+
+/// `case` with what the flags override: `--pass-rate` and the budgets
+/// (`--max-seconds`, `--max-tokens`, `--max-llm-calls`).
+fn overridden(mut case: Case, settings: &CheckSettings) -> Case {
+    case.pass_rate = settings.pass_rate.unwrap_or(case.pass_rate);
+    let budgets = &mut case.budgets;
+    budgets.seconds = settings.max_seconds.or(budgets.seconds);
+    budgets.tokens = settings.max_tokens.or(budgets.tokens);
+    budgets.llm_calls = settings.max_llm_calls.or(budgets.llm_calls);
+    case
+}
+
+/// Keeps a turn's last SQL result, failed or not: what Cube grades.
+#[derive(Default)]
+struct LastQuery(Option<SqlResult>);
+
+impl Renderer for LastQuery {
+    fn event(&mut self, event: &Event) {
+        match event {
+            Event::ToolFinished(finished) => {
+                if let Some((_, result)) = &finished.sql {
+                    self.0 = Some(result.clone());
+                }
+            }
+            Event::TurnStarts => self.0 = None,
+            Event::ChatId(_) => {}
+        }
     }
 }
 

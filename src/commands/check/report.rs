@@ -10,6 +10,7 @@ use anyhow::Result;
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
 
+use super::grade::{Reason, Verdict};
 use crate::error::{usage, Kind};
 use crate::output::{escape_markup, visible};
 use crate::settings::checks::parse_shard;
@@ -99,6 +100,31 @@ pub struct RunReport {
     pub usage: Option<Usage>,
     /// The raw streams kept with `--save`.
     pub saved: Vec<String>,
+    /// How Cube would grade it (a question of Cube's eval files).
+    #[serde(flatten, default)]
+    pub cube: CubeGrade,
+}
+
+/// A run (or case) of one of Cube's eval questions, graded as Cube grades:
+/// all absent for other cases.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct CubeGrade {
+    /// `pass`, `fail`, `review` or `error`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub verdict: Option<Verdict>,
+    /// Cube's score reason, for `fail` and `error`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub score_reason: Option<Reason>,
+    /// What differs, in one sentence.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub analysis: Option<String>,
+    /// The ground truth's SQL, as run.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ground_truth: Option<String>,
+    /// The SQL of the agent's last query.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub agent_sql: Option<String>,
 }
 
 /// A case's medians over its runs (a figure no run has is null).
@@ -139,6 +165,10 @@ pub struct CaseReport {
     pub medians: Medians,
     /// Every run, in order.
     pub runs: Vec<RunReport>,
+    /// Cube's grade of the case: its first run that did not pass, else
+    /// its last run.
+    #[serde(flatten, default)]
+    pub cube: CubeGrade,
 }
 
 /// Cases that got worse than in a baseline report.
@@ -187,6 +217,10 @@ pub struct Report {
     pub time: f64,
     /// Every case, in suite order.
     pub cases: Vec<CaseReport>,
+    /// Of Cube's eval questions, the share that passed as Cube shows it:
+    /// `80% (8/10)`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub accuracy: Option<String>,
     /// The comparison with `--baseline`, when one was given.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub baseline: Option<Baseline>,
@@ -248,7 +282,14 @@ impl CaseReport {
             total_tokens: of_runs(|run| run.usage.map(|usage| usage.total_tokens as f64)),
             llm_calls: of_runs(|run| run.usage.map(|usage| usage.llm_calls as f64)),
         };
+        let cube = runs
+            .iter()
+            .find(|run| run.status != Outcome::Passed)
+            .or(runs.last())
+            .map(|run| run.cube.clone())
+            .unwrap_or_default();
         CaseReport {
+            cube,
             index,
             name: name.to_string(),
             status,
@@ -261,6 +302,18 @@ impl CaseReport {
             runs,
         }
     }
+}
+
+/// The accuracy of Cube's eval questions among `cases`, as Cube shows it
+/// (`80% (8/10)`); `None` when there are none.
+fn accuracy(cases: &[CaseReport]) -> Option<String> {
+    let graded: Vec<&CaseReport> = cases.iter().filter(|case| case.cube.verdict.is_some()).collect();
+    if graded.is_empty() {
+        return None;
+    }
+    let passed = graded.iter().filter(|case| case.status == Outcome::Passed).count();
+    let percent = (passed as f64 * 100.0 / graded.len() as f64).round();
+    Some(format!("{percent}% ({passed}/{})", graded.len()))
 }
 
 impl Report {
@@ -276,6 +329,7 @@ impl Report {
             errors: count(Outcome::Error),
             exit_code: 0,
             time,
+            accuracy: accuracy(&cases),
             cases,
             baseline: None,
         };

@@ -113,6 +113,20 @@ pub enum RowsSource {
     Inline(Vec<Vec<Value>>),
     /// `reference_sql`: run through the data query API, once per case.
     Sql(String),
+    /// The ground truth of one of Cube's eval questions: graded as Cube
+    /// grades (see [`super::grade`]), not compared cell by cell.
+    GroundTruth(GroundTruth),
+}
+
+/// The ground truth of one of Cube's eval questions.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum GroundTruth {
+    /// Its SQL (inline, or the certified query's), run through the data
+    /// query API once per case.
+    Sql(String),
+    /// The certified query it names, which does not exist (Cube's verdict
+    /// `error`, "Ground truth not found").
+    NotFound(String),
 }
 
 impl RowsSource {
@@ -121,6 +135,7 @@ impl RowsSource {
         match self {
             RowsSource::Inline(_) => "expect_rows",
             RowsSource::Sql(_) => "reference_sql",
+            RowsSource::GroundTruth(_) => "the ground truth",
         }
     }
 }
