@@ -646,9 +646,9 @@ pub fn visible(text: &str) -> Cow<'_, str> {
 /// A duration as people write it: `90s`, `5m`, `1.5s`, `250ms`.
 pub fn human(duration: Duration) -> String {
     let ms = duration.as_millis();
-    if ms % 60_000 == 0 && ms > 0 {
+    if ms.is_multiple_of(60_000) && ms > 0 {
         format!("{}m", ms / 60_000)
-    } else if ms % 1000 == 0 {
+    } else if ms.is_multiple_of(1000) {
         format!("{}s", ms / 1000)
     } else if ms < 1000 {
         format!("{ms}ms")

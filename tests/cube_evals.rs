@@ -89,7 +89,6 @@ fn check(emu: &Emulator, suite: &Path, args: &[&str]) -> (Option<i32>, String, S
     )
 }
 
-
 #[test]
 fn every_verdict_and_reason_is_reached_as_cube_grades() {
     let emu = Emulator::start();

@@ -40,7 +40,6 @@ fn check_json(mut command: assert_cmd::Command, args: &[&str], path: &Path) -> (
     (output.status.code(), report, stderr)
 }
 
-
 #[test]
 fn answers_are_compared_with_the_reference_query_once_per_case() {
     let emu = Emulator::start();

