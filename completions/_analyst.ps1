@@ -43,12 +43,15 @@ Register-ArgumentCompleter -Native -CommandName 'analyst' -ScriptBlock {
             [CompletionResult]::new('doctor', 'doctor', [CompletionResultType]::ParameterValue, 'Check the setup without asking the agent anything: what is configured, from where, and whether each endpoint answers')
             [CompletionResult]::new('config', 'config', [CompletionResultType]::ParameterValue, 'Show the resolved settings (secrets as set or unset) or the config file''s path')
             [CompletionResult]::new('completions', 'completions', [CompletionResultType]::ParameterValue, 'Print a shell completion script, or the man page')
+            [CompletionResult]::new('history', 'history', [CompletionResultType]::ParameterValue, 'Look up the local record of past turns: list, show, export a thread, usage and cost, forget')
             [CompletionResult]::new('version', 'version', [CompletionResultType]::ParameterValue, 'Print the version with the commit, its date and the target it was built for')
             [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
             break
         }
         'analyst;ask' {
             [CompletionResult]::new('--chat-id', '--chat-id', [CompletionResultType]::ParameterName, 'Continue this thread (the chat id printed on stderr as ''chat: <id>'')')
+            [CompletionResult]::new('--thread', '--thread', [CompletionResultType]::ParameterName, 'Continue the thread named NAME (its chat id is remembered in the history database per chat URL and identity); a new name, or a thread the service forgot or older than --thread-ttl, starts afresh')
+            [CompletionResult]::new('--thread-ttl', '--thread-ttl', [CompletionResultType]::ParameterName, 'A thread whose last turn is older than this starts afresh')
             [CompletionResult]::new('--resume', '--resume', [CompletionResultType]::ParameterName, 'With --chat-id: resume that suspended turn (sends chatId and messageId; no question needed)')
             [CompletionResult]::new('--branch', '--branch', [CompletionResultType]::ParameterName, 'Run queries against this development branch (activeBranchName)')
             [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'What to write on stdout')
@@ -82,6 +85,7 @@ Register-ArgumentCompleter -Native -CommandName 'analyst' -ScriptBlock {
             [CompletionResult]::new('--retries', '--retries', [CompletionResultType]::ParameterName, 'How many times a transient failure is tried again (0 = never): a refused or reset connection, 429, 502, 503, 504; for ask, a dropped or suspended turn is resumed with the same message id')
             [CompletionResult]::new('--profile', '--profile', [CompletionResultType]::ParameterName, 'Use this profile of the config file (~/.config/analyst/config.toml)')
             [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'Colour on stderr: auto (on a terminal, unless NO_COLOR is set and not empty), always, never')
+            [CompletionResult]::new('--no-history', '--no-history', [CompletionResultType]::ParameterName, 'Record nothing of this turn in the history (as ANALYST_HISTORY=0)')
             [CompletionResult]::new('--default-branch', '--default-branch', [CompletionResultType]::ParameterName, 'Say that --branch names the default (main/production) branch')
             [CompletionResult]::new('--fail-on-tool-error', '--fail-on-tool-error', [CompletionResultType]::ParameterName, 'Exit 8 when a tool result carries an error')
             [CompletionResult]::new('--all-rows', '--all-rows', [CompletionResultType]::ParameterName, 'For csv, vega and json: fetch every row of a truncated result through the data query API first')
@@ -271,6 +275,7 @@ Register-ArgumentCompleter -Native -CommandName 'analyst' -ScriptBlock {
             [CompletionResult]::new('--profile', '--profile', [CompletionResultType]::ParameterName, 'Use this profile of the config file (~/.config/analyst/config.toml)')
             [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'Colour on stderr: auto (on a terminal, unless NO_COLOR is set and not empty), always, never')
             [CompletionResult]::new('--certified', '--certified', [CompletionResultType]::ParameterName, 'With Cube''s eval files: also ask every certified query''s user_request, graded against its SQL (cases certified/NAME)')
+            [CompletionResult]::new('--no-history', '--no-history', [CompletionResultType]::ParameterName, 'Record nothing of these turns in the history (as ANALYST_HISTORY=0)')
             [CompletionResult]::new('--tap', '--tap', [CompletionResultType]::ParameterName, 'Print TAP (Test Anything Protocol) on stdout')
             [CompletionResult]::new('--fail-on-regression', '--fail-on-regression', [CompletionResultType]::ParameterName, 'Exit 9 when --baseline finds a regression')
             [CompletionResult]::new('--persistent', '--persistent', [CompletionResultType]::ParameterName, 'Make the external user persistent (isEphemeral: false)')
@@ -465,6 +470,176 @@ Register-ArgumentCompleter -Native -CommandName 'analyst' -ScriptBlock {
             [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
             break
         }
+        'analyst;history' {
+            [CompletionResult]::new('--limit', '--limit', [CompletionResultType]::ParameterName, 'At most N turns')
+            [CompletionResult]::new('--thread', '--thread', [CompletionResultType]::ParameterName, 'Only the turns of this thread (ask --thread NAME)')
+            [CompletionResult]::new('--since', '--since', [CompletionResultType]::ParameterName, 'Only turns since DURATION ago (7d, 12h) or DATE (2026-11-01)')
+            [CompletionResult]::new('--status', '--status', [CompletionResultType]::ParameterName, 'Only turns of this status (completed, incomplete, cut, error, …)')
+            [CompletionResult]::new('--grep', '--grep', [CompletionResultType]::ParameterName, 'Only turns whose question or answer matches REGEX')
+            [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'table (for a person) or json (an array)')
+            [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'table (for a person) or json (an array)')
+            [CompletionResult]::new('--jq', '--jq', [CompletionResultType]::ParameterName, 'Filter the JSON output through a jq expression, as gh --jq does: strings print raw, other values as compact JSON, one per line')
+            [CompletionResult]::new('--output-file', '--output-file', [CompletionResultType]::ParameterName, 'Write the output to FILE instead of stdout, atomically: FILE (created 0600) is replaced only when the command succeeds, never left partial; a file the command reads is refused')
+            [CompletionResult]::new('--connect-timeout', '--connect-timeout', [CompletionResultType]::ParameterName, 'How long to wait for a connection to the service')
+            [CompletionResult]::new('--timeout', '--timeout', [CompletionResultType]::ParameterName, 'Wall-clock limit of the whole command (e.g. 90s, 5m); a running chat is aborted, exit 124')
+            [CompletionResult]::new('--idle-timeout', '--idle-timeout', [CompletionResultType]::ParameterName, 'A stream that sends nothing for this long is stalled: the chat is aborted, exit 124')
+            [CompletionResult]::new('--retries', '--retries', [CompletionResultType]::ParameterName, 'How many times a transient failure is tried again (0 = never): a refused or reset connection, 429, 502, 503, 504; for ask, a dropped or suspended turn is resumed with the same message id')
+            [CompletionResult]::new('--profile', '--profile', [CompletionResultType]::ParameterName, 'Use this profile of the config file (~/.config/analyst/config.toml)')
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'Colour on stderr: auto (on a terminal, unless NO_COLOR is set and not empty), always, never')
+            [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Log each HTTP request and response status to stderr (the key is always redacted)')
+            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Log each HTTP request and response status to stderr (the key is always redacted)')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print nothing on stderr but errors')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print nothing on stderr but errors')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('list', 'list', [CompletionResultType]::ParameterValue, 'The latest turns, newest first (the default)')
+            [CompletionResult]::new('show', 'show', [CompletionResultType]::ParameterValue, 'One whole turn')
+            [CompletionResult]::new('export', 'export', [CompletionResultType]::ParameterValue, 'A whole thread, question by question')
+            [CompletionResult]::new('usage', 'usage', [CompletionResultType]::ParameterValue, 'Turns, tokens, LLM calls, time and cost, grouped')
+            [CompletionResult]::new('forget', 'forget', [CompletionResultType]::ParameterValue, 'Delete turns (and their thread names)')
+            [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
+            break
+        }
+        'analyst;history;list' {
+            [CompletionResult]::new('--limit', '--limit', [CompletionResultType]::ParameterName, 'At most N turns')
+            [CompletionResult]::new('--thread', '--thread', [CompletionResultType]::ParameterName, 'Only the turns of this thread (ask --thread NAME)')
+            [CompletionResult]::new('--since', '--since', [CompletionResultType]::ParameterName, 'Only turns since DURATION ago (7d, 12h) or DATE (2026-11-01)')
+            [CompletionResult]::new('--status', '--status', [CompletionResultType]::ParameterName, 'Only turns of this status (completed, incomplete, cut, error, …)')
+            [CompletionResult]::new('--grep', '--grep', [CompletionResultType]::ParameterName, 'Only turns whose question or answer matches REGEX')
+            [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'table (for a person) or json (an array)')
+            [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'table (for a person) or json (an array)')
+            [CompletionResult]::new('--jq', '--jq', [CompletionResultType]::ParameterName, 'Filter the JSON output through a jq expression, as gh --jq does: strings print raw, other values as compact JSON, one per line')
+            [CompletionResult]::new('--output-file', '--output-file', [CompletionResultType]::ParameterName, 'Write the output to FILE instead of stdout, atomically: FILE (created 0600) is replaced only when the command succeeds, never left partial; a file the command reads is refused')
+            [CompletionResult]::new('--connect-timeout', '--connect-timeout', [CompletionResultType]::ParameterName, 'How long to wait for a connection to the service')
+            [CompletionResult]::new('--timeout', '--timeout', [CompletionResultType]::ParameterName, 'Wall-clock limit of the whole command (e.g. 90s, 5m); a running chat is aborted, exit 124')
+            [CompletionResult]::new('--idle-timeout', '--idle-timeout', [CompletionResultType]::ParameterName, 'A stream that sends nothing for this long is stalled: the chat is aborted, exit 124')
+            [CompletionResult]::new('--retries', '--retries', [CompletionResultType]::ParameterName, 'How many times a transient failure is tried again (0 = never): a refused or reset connection, 429, 502, 503, 504; for ask, a dropped or suspended turn is resumed with the same message id')
+            [CompletionResult]::new('--profile', '--profile', [CompletionResultType]::ParameterName, 'Use this profile of the config file (~/.config/analyst/config.toml)')
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'Colour on stderr: auto (on a terminal, unless NO_COLOR is set and not empty), always, never')
+            [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Log each HTTP request and response status to stderr (the key is always redacted)')
+            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Log each HTTP request and response status to stderr (the key is always redacted)')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print nothing on stderr but errors')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print nothing on stderr but errors')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
+            break
+        }
+        'analyst;history;show' {
+            [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'table (for a person) or json')
+            [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'table (for a person) or json')
+            [CompletionResult]::new('--jq', '--jq', [CompletionResultType]::ParameterName, 'Filter the JSON output through a jq expression, as gh --jq does: strings print raw, other values as compact JSON, one per line')
+            [CompletionResult]::new('--output-file', '--output-file', [CompletionResultType]::ParameterName, 'Write the output to FILE instead of stdout, atomically: FILE (created 0600) is replaced only when the command succeeds, never left partial; a file the command reads is refused')
+            [CompletionResult]::new('--connect-timeout', '--connect-timeout', [CompletionResultType]::ParameterName, 'How long to wait for a connection to the service')
+            [CompletionResult]::new('--timeout', '--timeout', [CompletionResultType]::ParameterName, 'Wall-clock limit of the whole command (e.g. 90s, 5m); a running chat is aborted, exit 124')
+            [CompletionResult]::new('--idle-timeout', '--idle-timeout', [CompletionResultType]::ParameterName, 'A stream that sends nothing for this long is stalled: the chat is aborted, exit 124')
+            [CompletionResult]::new('--retries', '--retries', [CompletionResultType]::ParameterName, 'How many times a transient failure is tried again (0 = never): a refused or reset connection, 429, 502, 503, 504; for ask, a dropped or suspended turn is resumed with the same message id')
+            [CompletionResult]::new('--profile', '--profile', [CompletionResultType]::ParameterName, 'Use this profile of the config file (~/.config/analyst/config.toml)')
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'Colour on stderr: auto (on a terminal, unless NO_COLOR is set and not empty), always, never')
+            [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Log each HTTP request and response status to stderr (the key is always redacted)')
+            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Log each HTTP request and response status to stderr (the key is always redacted)')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print nothing on stderr but errors')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print nothing on stderr but errors')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
+            break
+        }
+        'analyst;history;export' {
+            [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'markdown, html (one inert page, as ask -o html) or json')
+            [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'markdown, html (one inert page, as ask -o html) or json')
+            [CompletionResult]::new('--jq', '--jq', [CompletionResultType]::ParameterName, 'Filter the JSON output through a jq expression, as gh --jq does: strings print raw, other values as compact JSON, one per line')
+            [CompletionResult]::new('--output-file', '--output-file', [CompletionResultType]::ParameterName, 'Write the output to FILE instead of stdout, atomically: FILE (created 0600) is replaced only when the command succeeds, never left partial; a file the command reads is refused')
+            [CompletionResult]::new('--connect-timeout', '--connect-timeout', [CompletionResultType]::ParameterName, 'How long to wait for a connection to the service')
+            [CompletionResult]::new('--timeout', '--timeout', [CompletionResultType]::ParameterName, 'Wall-clock limit of the whole command (e.g. 90s, 5m); a running chat is aborted, exit 124')
+            [CompletionResult]::new('--idle-timeout', '--idle-timeout', [CompletionResultType]::ParameterName, 'A stream that sends nothing for this long is stalled: the chat is aborted, exit 124')
+            [CompletionResult]::new('--retries', '--retries', [CompletionResultType]::ParameterName, 'How many times a transient failure is tried again (0 = never): a refused or reset connection, 429, 502, 503, 504; for ask, a dropped or suspended turn is resumed with the same message id')
+            [CompletionResult]::new('--profile', '--profile', [CompletionResultType]::ParameterName, 'Use this profile of the config file (~/.config/analyst/config.toml)')
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'Colour on stderr: auto (on a terminal, unless NO_COLOR is set and not empty), always, never')
+            [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Log each HTTP request and response status to stderr (the key is always redacted)')
+            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Log each HTTP request and response status to stderr (the key is always redacted)')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print nothing on stderr but errors')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print nothing on stderr but errors')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
+            break
+        }
+        'analyst;history;usage' {
+            [CompletionResult]::new('--by', '--by', [CompletionResultType]::ParameterName, 'How turns are grouped')
+            [CompletionResult]::new('--since', '--since', [CompletionResultType]::ParameterName, 'Only turns since DURATION ago (30d) or DATE (2026-11-01)')
+            [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'table (for a person), json or csv')
+            [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'table (for a person), json or csv')
+            [CompletionResult]::new('--jq', '--jq', [CompletionResultType]::ParameterName, 'Filter the JSON output through a jq expression, as gh --jq does: strings print raw, other values as compact JSON, one per line')
+            [CompletionResult]::new('--output-file', '--output-file', [CompletionResultType]::ParameterName, 'Write the output to FILE instead of stdout, atomically: FILE (created 0600) is replaced only when the command succeeds, never left partial; a file the command reads is refused')
+            [CompletionResult]::new('--connect-timeout', '--connect-timeout', [CompletionResultType]::ParameterName, 'How long to wait for a connection to the service')
+            [CompletionResult]::new('--timeout', '--timeout', [CompletionResultType]::ParameterName, 'Wall-clock limit of the whole command (e.g. 90s, 5m); a running chat is aborted, exit 124')
+            [CompletionResult]::new('--idle-timeout', '--idle-timeout', [CompletionResultType]::ParameterName, 'A stream that sends nothing for this long is stalled: the chat is aborted, exit 124')
+            [CompletionResult]::new('--retries', '--retries', [CompletionResultType]::ParameterName, 'How many times a transient failure is tried again (0 = never): a refused or reset connection, 429, 502, 503, 504; for ask, a dropped or suspended turn is resumed with the same message id')
+            [CompletionResult]::new('--profile', '--profile', [CompletionResultType]::ParameterName, 'Use this profile of the config file (~/.config/analyst/config.toml)')
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'Colour on stderr: auto (on a terminal, unless NO_COLOR is set and not empty), always, never')
+            [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Log each HTTP request and response status to stderr (the key is always redacted)')
+            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Log each HTTP request and response status to stderr (the key is always redacted)')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print nothing on stderr but errors')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print nothing on stderr but errors')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
+            break
+        }
+        'analyst;history;forget' {
+            [CompletionResult]::new('--before', '--before', [CompletionResultType]::ParameterName, 'Delete the turns before DATE (2026-01-01) or DURATION ago (90d)')
+            [CompletionResult]::new('--thread', '--thread', [CompletionResultType]::ParameterName, 'Delete a thread''s turns and its name')
+            [CompletionResult]::new('--connect-timeout', '--connect-timeout', [CompletionResultType]::ParameterName, 'How long to wait for a connection to the service')
+            [CompletionResult]::new('--timeout', '--timeout', [CompletionResultType]::ParameterName, 'Wall-clock limit of the whole command (e.g. 90s, 5m); a running chat is aborted, exit 124')
+            [CompletionResult]::new('--idle-timeout', '--idle-timeout', [CompletionResultType]::ParameterName, 'A stream that sends nothing for this long is stalled: the chat is aborted, exit 124')
+            [CompletionResult]::new('--retries', '--retries', [CompletionResultType]::ParameterName, 'How many times a transient failure is tried again (0 = never): a refused or reset connection, 429, 502, 503, 504; for ask, a dropped or suspended turn is resumed with the same message id')
+            [CompletionResult]::new('--profile', '--profile', [CompletionResultType]::ParameterName, 'Use this profile of the config file (~/.config/analyst/config.toml)')
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'Colour on stderr: auto (on a terminal, unless NO_COLOR is set and not empty), always, never')
+            [CompletionResult]::new('--all', '--all', [CompletionResultType]::ParameterName, 'Delete every turn and thread name')
+            [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Log each HTTP request and response status to stderr (the key is always redacted)')
+            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Log each HTTP request and response status to stderr (the key is always redacted)')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print nothing on stderr but errors')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print nothing on stderr but errors')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
+            break
+        }
+        'analyst;history;help' {
+            [CompletionResult]::new('list', 'list', [CompletionResultType]::ParameterValue, 'The latest turns, newest first (the default)')
+            [CompletionResult]::new('show', 'show', [CompletionResultType]::ParameterValue, 'One whole turn')
+            [CompletionResult]::new('export', 'export', [CompletionResultType]::ParameterValue, 'A whole thread, question by question')
+            [CompletionResult]::new('usage', 'usage', [CompletionResultType]::ParameterValue, 'Turns, tokens, LLM calls, time and cost, grouped')
+            [CompletionResult]::new('forget', 'forget', [CompletionResultType]::ParameterValue, 'Delete turns (and their thread names)')
+            [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
+            break
+        }
+        'analyst;history;help;list' {
+            break
+        }
+        'analyst;history;help;show' {
+            break
+        }
+        'analyst;history;help;export' {
+            break
+        }
+        'analyst;history;help;usage' {
+            break
+        }
+        'analyst;history;help;forget' {
+            break
+        }
+        'analyst;history;help;help' {
+            break
+        }
         'analyst;version' {
             [CompletionResult]::new('--connect-timeout', '--connect-timeout', [CompletionResultType]::ParameterName, 'How long to wait for a connection to the service')
             [CompletionResult]::new('--timeout', '--timeout', [CompletionResultType]::ParameterName, 'Wall-clock limit of the whole command (e.g. 90s, 5m); a running chat is aborted, exit 124')
@@ -491,6 +666,7 @@ Register-ArgumentCompleter -Native -CommandName 'analyst' -ScriptBlock {
             [CompletionResult]::new('doctor', 'doctor', [CompletionResultType]::ParameterValue, 'Check the setup without asking the agent anything: what is configured, from where, and whether each endpoint answers')
             [CompletionResult]::new('config', 'config', [CompletionResultType]::ParameterValue, 'Show the resolved settings (secrets as set or unset) or the config file''s path')
             [CompletionResult]::new('completions', 'completions', [CompletionResultType]::ParameterValue, 'Print a shell completion script, or the man page')
+            [CompletionResult]::new('history', 'history', [CompletionResultType]::ParameterValue, 'Look up the local record of past turns: list, show, export a thread, usage and cost, forget')
             [CompletionResult]::new('version', 'version', [CompletionResultType]::ParameterValue, 'Print the version with the commit, its date and the target it was built for')
             [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
             break
@@ -537,6 +713,29 @@ Register-ArgumentCompleter -Native -CommandName 'analyst' -ScriptBlock {
             break
         }
         'analyst;help;completions' {
+            break
+        }
+        'analyst;help;history' {
+            [CompletionResult]::new('list', 'list', [CompletionResultType]::ParameterValue, 'The latest turns, newest first (the default)')
+            [CompletionResult]::new('show', 'show', [CompletionResultType]::ParameterValue, 'One whole turn')
+            [CompletionResult]::new('export', 'export', [CompletionResultType]::ParameterValue, 'A whole thread, question by question')
+            [CompletionResult]::new('usage', 'usage', [CompletionResultType]::ParameterValue, 'Turns, tokens, LLM calls, time and cost, grouped')
+            [CompletionResult]::new('forget', 'forget', [CompletionResultType]::ParameterValue, 'Delete turns (and their thread names)')
+            break
+        }
+        'analyst;help;history;list' {
+            break
+        }
+        'analyst;help;history;show' {
+            break
+        }
+        'analyst;help;history;export' {
+            break
+        }
+        'analyst;help;history;usage' {
+            break
+        }
+        'analyst;help;history;forget' {
             break
         }
         'analyst;help;version' {

@@ -40,11 +40,14 @@ set edit:completion:arg-completer[analyst] = {|@words|
             cand doctor 'Check the setup without asking the agent anything: what is configured, from where, and whether each endpoint answers'
             cand config 'Show the resolved settings (secrets as set or unset) or the config file''s path'
             cand completions 'Print a shell completion script, or the man page'
+            cand history 'Look up the local record of past turns: list, show, export a thread, usage and cost, forget'
             cand version 'Print the version with the commit, its date and the target it was built for'
             cand help 'Print this message or the help of the given subcommand(s)'
         }
         &'analyst;ask'= {
             cand --chat-id 'Continue this thread (the chat id printed on stderr as ''chat: <id>'')'
+            cand --thread 'Continue the thread named NAME (its chat id is remembered in the history database per chat URL and identity); a new name, or a thread the service forgot or older than --thread-ttl, starts afresh'
+            cand --thread-ttl 'A thread whose last turn is older than this starts afresh'
             cand --resume 'With --chat-id: resume that suspended turn (sends chatId and messageId; no question needed)'
             cand --branch 'Run queries against this development branch (activeBranchName)'
             cand -o 'What to write on stdout'
@@ -78,6 +81,7 @@ set edit:completion:arg-completer[analyst] = {|@words|
             cand --retries 'How many times a transient failure is tried again (0 = never): a refused or reset connection, 429, 502, 503, 504; for ask, a dropped or suspended turn is resumed with the same message id'
             cand --profile 'Use this profile of the config file (~/.config/analyst/config.toml)'
             cand --color 'Colour on stderr: auto (on a terminal, unless NO_COLOR is set and not empty), always, never'
+            cand --no-history 'Record nothing of this turn in the history (as ANALYST_HISTORY=0)'
             cand --default-branch 'Say that --branch names the default (main/production) branch'
             cand --fail-on-tool-error 'Exit 8 when a tool result carries an error'
             cand --all-rows 'For csv, vega and json: fetch every row of a truncated result through the data query API first'
@@ -259,6 +263,7 @@ set edit:completion:arg-completer[analyst] = {|@words|
             cand --profile 'Use this profile of the config file (~/.config/analyst/config.toml)'
             cand --color 'Colour on stderr: auto (on a terminal, unless NO_COLOR is set and not empty), always, never'
             cand --certified 'With Cube''s eval files: also ask every certified query''s user_request, graded against its SQL (cases certified/NAME)'
+            cand --no-history 'Record nothing of these turns in the history (as ANALYST_HISTORY=0)'
             cand --tap 'Print TAP (Test Anything Protocol) on stdout'
             cand --fail-on-regression 'Exit 9 when --baseline finds a regression'
             cand --persistent 'Make the external user persistent (isEphemeral: false)'
@@ -437,6 +442,163 @@ set edit:completion:arg-completer[analyst] = {|@words|
             cand -V 'Print version'
             cand --version 'Print version'
         }
+        &'analyst;history'= {
+            cand --limit 'At most N turns'
+            cand --thread 'Only the turns of this thread (ask --thread NAME)'
+            cand --since 'Only turns since DURATION ago (7d, 12h) or DATE (2026-11-01)'
+            cand --status 'Only turns of this status (completed, incomplete, cut, error, …)'
+            cand --grep 'Only turns whose question or answer matches REGEX'
+            cand -o 'table (for a person) or json (an array)'
+            cand --output 'table (for a person) or json (an array)'
+            cand --jq 'Filter the JSON output through a jq expression, as gh --jq does: strings print raw, other values as compact JSON, one per line'
+            cand --output-file 'Write the output to FILE instead of stdout, atomically: FILE (created 0600) is replaced only when the command succeeds, never left partial; a file the command reads is refused'
+            cand --connect-timeout 'How long to wait for a connection to the service'
+            cand --timeout 'Wall-clock limit of the whole command (e.g. 90s, 5m); a running chat is aborted, exit 124'
+            cand --idle-timeout 'A stream that sends nothing for this long is stalled: the chat is aborted, exit 124'
+            cand --retries 'How many times a transient failure is tried again (0 = never): a refused or reset connection, 429, 502, 503, 504; for ask, a dropped or suspended turn is resumed with the same message id'
+            cand --profile 'Use this profile of the config file (~/.config/analyst/config.toml)'
+            cand --color 'Colour on stderr: auto (on a terminal, unless NO_COLOR is set and not empty), always, never'
+            cand -v 'Log each HTTP request and response status to stderr (the key is always redacted)'
+            cand --verbose 'Log each HTTP request and response status to stderr (the key is always redacted)'
+            cand -q 'Print nothing on stderr but errors'
+            cand --quiet 'Print nothing on stderr but errors'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+            cand -V 'Print version'
+            cand --version 'Print version'
+            cand list 'The latest turns, newest first (the default)'
+            cand show 'One whole turn'
+            cand export 'A whole thread, question by question'
+            cand usage 'Turns, tokens, LLM calls, time and cost, grouped'
+            cand forget 'Delete turns (and their thread names)'
+            cand help 'Print this message or the help of the given subcommand(s)'
+        }
+        &'analyst;history;list'= {
+            cand --limit 'At most N turns'
+            cand --thread 'Only the turns of this thread (ask --thread NAME)'
+            cand --since 'Only turns since DURATION ago (7d, 12h) or DATE (2026-11-01)'
+            cand --status 'Only turns of this status (completed, incomplete, cut, error, …)'
+            cand --grep 'Only turns whose question or answer matches REGEX'
+            cand -o 'table (for a person) or json (an array)'
+            cand --output 'table (for a person) or json (an array)'
+            cand --jq 'Filter the JSON output through a jq expression, as gh --jq does: strings print raw, other values as compact JSON, one per line'
+            cand --output-file 'Write the output to FILE instead of stdout, atomically: FILE (created 0600) is replaced only when the command succeeds, never left partial; a file the command reads is refused'
+            cand --connect-timeout 'How long to wait for a connection to the service'
+            cand --timeout 'Wall-clock limit of the whole command (e.g. 90s, 5m); a running chat is aborted, exit 124'
+            cand --idle-timeout 'A stream that sends nothing for this long is stalled: the chat is aborted, exit 124'
+            cand --retries 'How many times a transient failure is tried again (0 = never): a refused or reset connection, 429, 502, 503, 504; for ask, a dropped or suspended turn is resumed with the same message id'
+            cand --profile 'Use this profile of the config file (~/.config/analyst/config.toml)'
+            cand --color 'Colour on stderr: auto (on a terminal, unless NO_COLOR is set and not empty), always, never'
+            cand -v 'Log each HTTP request and response status to stderr (the key is always redacted)'
+            cand --verbose 'Log each HTTP request and response status to stderr (the key is always redacted)'
+            cand -q 'Print nothing on stderr but errors'
+            cand --quiet 'Print nothing on stderr but errors'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
+        &'analyst;history;show'= {
+            cand -o 'table (for a person) or json'
+            cand --output 'table (for a person) or json'
+            cand --jq 'Filter the JSON output through a jq expression, as gh --jq does: strings print raw, other values as compact JSON, one per line'
+            cand --output-file 'Write the output to FILE instead of stdout, atomically: FILE (created 0600) is replaced only when the command succeeds, never left partial; a file the command reads is refused'
+            cand --connect-timeout 'How long to wait for a connection to the service'
+            cand --timeout 'Wall-clock limit of the whole command (e.g. 90s, 5m); a running chat is aborted, exit 124'
+            cand --idle-timeout 'A stream that sends nothing for this long is stalled: the chat is aborted, exit 124'
+            cand --retries 'How many times a transient failure is tried again (0 = never): a refused or reset connection, 429, 502, 503, 504; for ask, a dropped or suspended turn is resumed with the same message id'
+            cand --profile 'Use this profile of the config file (~/.config/analyst/config.toml)'
+            cand --color 'Colour on stderr: auto (on a terminal, unless NO_COLOR is set and not empty), always, never'
+            cand -v 'Log each HTTP request and response status to stderr (the key is always redacted)'
+            cand --verbose 'Log each HTTP request and response status to stderr (the key is always redacted)'
+            cand -q 'Print nothing on stderr but errors'
+            cand --quiet 'Print nothing on stderr but errors'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
+        &'analyst;history;export'= {
+            cand -o 'markdown, html (one inert page, as ask -o html) or json'
+            cand --output 'markdown, html (one inert page, as ask -o html) or json'
+            cand --jq 'Filter the JSON output through a jq expression, as gh --jq does: strings print raw, other values as compact JSON, one per line'
+            cand --output-file 'Write the output to FILE instead of stdout, atomically: FILE (created 0600) is replaced only when the command succeeds, never left partial; a file the command reads is refused'
+            cand --connect-timeout 'How long to wait for a connection to the service'
+            cand --timeout 'Wall-clock limit of the whole command (e.g. 90s, 5m); a running chat is aborted, exit 124'
+            cand --idle-timeout 'A stream that sends nothing for this long is stalled: the chat is aborted, exit 124'
+            cand --retries 'How many times a transient failure is tried again (0 = never): a refused or reset connection, 429, 502, 503, 504; for ask, a dropped or suspended turn is resumed with the same message id'
+            cand --profile 'Use this profile of the config file (~/.config/analyst/config.toml)'
+            cand --color 'Colour on stderr: auto (on a terminal, unless NO_COLOR is set and not empty), always, never'
+            cand -v 'Log each HTTP request and response status to stderr (the key is always redacted)'
+            cand --verbose 'Log each HTTP request and response status to stderr (the key is always redacted)'
+            cand -q 'Print nothing on stderr but errors'
+            cand --quiet 'Print nothing on stderr but errors'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
+        &'analyst;history;usage'= {
+            cand --by 'How turns are grouped'
+            cand --since 'Only turns since DURATION ago (30d) or DATE (2026-11-01)'
+            cand -o 'table (for a person), json or csv'
+            cand --output 'table (for a person), json or csv'
+            cand --jq 'Filter the JSON output through a jq expression, as gh --jq does: strings print raw, other values as compact JSON, one per line'
+            cand --output-file 'Write the output to FILE instead of stdout, atomically: FILE (created 0600) is replaced only when the command succeeds, never left partial; a file the command reads is refused'
+            cand --connect-timeout 'How long to wait for a connection to the service'
+            cand --timeout 'Wall-clock limit of the whole command (e.g. 90s, 5m); a running chat is aborted, exit 124'
+            cand --idle-timeout 'A stream that sends nothing for this long is stalled: the chat is aborted, exit 124'
+            cand --retries 'How many times a transient failure is tried again (0 = never): a refused or reset connection, 429, 502, 503, 504; for ask, a dropped or suspended turn is resumed with the same message id'
+            cand --profile 'Use this profile of the config file (~/.config/analyst/config.toml)'
+            cand --color 'Colour on stderr: auto (on a terminal, unless NO_COLOR is set and not empty), always, never'
+            cand -v 'Log each HTTP request and response status to stderr (the key is always redacted)'
+            cand --verbose 'Log each HTTP request and response status to stderr (the key is always redacted)'
+            cand -q 'Print nothing on stderr but errors'
+            cand --quiet 'Print nothing on stderr but errors'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
+        &'analyst;history;forget'= {
+            cand --before 'Delete the turns before DATE (2026-01-01) or DURATION ago (90d)'
+            cand --thread 'Delete a thread''s turns and its name'
+            cand --connect-timeout 'How long to wait for a connection to the service'
+            cand --timeout 'Wall-clock limit of the whole command (e.g. 90s, 5m); a running chat is aborted, exit 124'
+            cand --idle-timeout 'A stream that sends nothing for this long is stalled: the chat is aborted, exit 124'
+            cand --retries 'How many times a transient failure is tried again (0 = never): a refused or reset connection, 429, 502, 503, 504; for ask, a dropped or suspended turn is resumed with the same message id'
+            cand --profile 'Use this profile of the config file (~/.config/analyst/config.toml)'
+            cand --color 'Colour on stderr: auto (on a terminal, unless NO_COLOR is set and not empty), always, never'
+            cand --all 'Delete every turn and thread name'
+            cand -v 'Log each HTTP request and response status to stderr (the key is always redacted)'
+            cand --verbose 'Log each HTTP request and response status to stderr (the key is always redacted)'
+            cand -q 'Print nothing on stderr but errors'
+            cand --quiet 'Print nothing on stderr but errors'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
+        &'analyst;history;help'= {
+            cand list 'The latest turns, newest first (the default)'
+            cand show 'One whole turn'
+            cand export 'A whole thread, question by question'
+            cand usage 'Turns, tokens, LLM calls, time and cost, grouped'
+            cand forget 'Delete turns (and their thread names)'
+            cand help 'Print this message or the help of the given subcommand(s)'
+        }
+        &'analyst;history;help;list'= {
+        }
+        &'analyst;history;help;show'= {
+        }
+        &'analyst;history;help;export'= {
+        }
+        &'analyst;history;help;usage'= {
+        }
+        &'analyst;history;help;forget'= {
+        }
+        &'analyst;history;help;help'= {
+        }
         &'analyst;version'= {
             cand --connect-timeout 'How long to wait for a connection to the service'
             cand --timeout 'Wall-clock limit of the whole command (e.g. 90s, 5m); a running chat is aborted, exit 124'
@@ -462,6 +624,7 @@ set edit:completion:arg-completer[analyst] = {|@words|
             cand doctor 'Check the setup without asking the agent anything: what is configured, from where, and whether each endpoint answers'
             cand config 'Show the resolved settings (secrets as set or unset) or the config file''s path'
             cand completions 'Print a shell completion script, or the man page'
+            cand history 'Look up the local record of past turns: list, show, export a thread, usage and cost, forget'
             cand version 'Print the version with the commit, its date and the target it was built for'
             cand help 'Print this message or the help of the given subcommand(s)'
         }
@@ -495,6 +658,23 @@ set edit:completion:arg-completer[analyst] = {|@words|
         &'analyst;help;config;profiles'= {
         }
         &'analyst;help;completions'= {
+        }
+        &'analyst;help;history'= {
+            cand list 'The latest turns, newest first (the default)'
+            cand show 'One whole turn'
+            cand export 'A whole thread, question by question'
+            cand usage 'Turns, tokens, LLM calls, time and cost, grouped'
+            cand forget 'Delete turns (and their thread names)'
+        }
+        &'analyst;help;history;list'= {
+        }
+        &'analyst;help;history;show'= {
+        }
+        &'analyst;help;history;export'= {
+        }
+        &'analyst;help;history;usage'= {
+        }
+        &'analyst;help;history;forget'= {
         }
         &'analyst;help;version'= {
         }

@@ -44,9 +44,12 @@ complete -c analyst -n "__fish_analyst_needs_command" -f -a "check" -d 'Run a su
 complete -c analyst -n "__fish_analyst_needs_command" -f -a "doctor" -d 'Check the setup without asking the agent anything: what is configured, from where, and whether each endpoint answers'
 complete -c analyst -n "__fish_analyst_needs_command" -f -a "config" -d 'Show the resolved settings (secrets as set or unset) or the config file\'s path'
 complete -c analyst -n "__fish_analyst_needs_command" -f -a "completions" -d 'Print a shell completion script, or the man page'
+complete -c analyst -n "__fish_analyst_needs_command" -f -a "history" -d 'Look up the local record of past turns: list, show, export a thread, usage and cost, forget'
 complete -c analyst -n "__fish_analyst_needs_command" -f -a "version" -d 'Print the version with the commit, its date and the target it was built for'
 complete -c analyst -n "__fish_analyst_needs_command" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c analyst -n "__fish_analyst_using_subcommand ask" -l chat-id -d 'Continue this thread (the chat id printed on stderr as \'chat: <id>\')' -r
+complete -c analyst -n "__fish_analyst_using_subcommand ask" -l thread -d 'Continue the thread named NAME (its chat id is remembered in the history database per chat URL and identity); a new name, or a thread the service forgot or older than --thread-ttl, starts afresh' -r
+complete -c analyst -n "__fish_analyst_using_subcommand ask" -l thread-ttl -d 'A thread whose last turn is older than this starts afresh' -r
 complete -c analyst -n "__fish_analyst_using_subcommand ask" -l resume -d 'With --chat-id: resume that suspended turn (sends chatId and messageId; no question needed)' -r
 complete -c analyst -n "__fish_analyst_using_subcommand ask" -l branch -d 'Run queries against this development branch (activeBranchName)' -r
 complete -c analyst -n "__fish_analyst_using_subcommand ask" -s o -l output -d 'What to write on stdout' -r -f -a "answer\t'The final answer\'s text and a newline'
@@ -90,6 +93,7 @@ complete -c analyst -n "__fish_analyst_using_subcommand ask" -l profile -d 'Use 
 complete -c analyst -n "__fish_analyst_using_subcommand ask" -l color -d 'Colour on stderr: auto (on a terminal, unless NO_COLOR is set and not empty), always, never' -r -f -a "auto\t'On a terminal, unless NO_COLOR is set to something'
 always\t'Always, also in a pipe'
 never\t'Never'"
+complete -c analyst -n "__fish_analyst_using_subcommand ask" -l no-history -d 'Record nothing of this turn in the history (as ANALYST_HISTORY=0)'
 complete -c analyst -n "__fish_analyst_using_subcommand ask" -l default-branch -d 'Say that --branch names the default (main/production) branch'
 complete -c analyst -n "__fish_analyst_using_subcommand ask" -l fail-on-tool-error -d 'Exit 8 when a tool result carries an error'
 complete -c analyst -n "__fish_analyst_using_subcommand ask" -l all-rows -d 'For csv, vega and json: fetch every row of a truncated result through the data query API first'
@@ -250,6 +254,7 @@ complete -c analyst -n "__fish_analyst_using_subcommand check; and not __fish_se
 always\t'Always, also in a pipe'
 never\t'Never'"
 complete -c analyst -n "__fish_analyst_using_subcommand check; and not __fish_seen_subcommand_from merge help" -l certified -d 'With Cube\'s eval files: also ask every certified query\'s user_request, graded against its SQL (cases certified/NAME)'
+complete -c analyst -n "__fish_analyst_using_subcommand check; and not __fish_seen_subcommand_from merge help" -l no-history -d 'Record nothing of these turns in the history (as ANALYST_HISTORY=0)'
 complete -c analyst -n "__fish_analyst_using_subcommand check; and not __fish_seen_subcommand_from merge help" -l tap -d 'Print TAP (Test Anything Protocol) on stdout'
 complete -c analyst -n "__fish_analyst_using_subcommand check; and not __fish_seen_subcommand_from merge help" -l fail-on-regression -d 'Exit 9 when --baseline finds a regression'
 complete -c analyst -n "__fish_analyst_using_subcommand check; and not __fish_seen_subcommand_from merge help" -l persistent -d 'Make the external user persistent (isEphemeral: false)'
@@ -378,6 +383,132 @@ complete -c analyst -n "__fish_analyst_using_subcommand completions" -s v -l ver
 complete -c analyst -n "__fish_analyst_using_subcommand completions" -s q -l quiet -d 'Print nothing on stderr but errors'
 complete -c analyst -n "__fish_analyst_using_subcommand completions" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c analyst -n "__fish_analyst_using_subcommand completions" -s V -l version -d 'Print version'
+complete -c analyst -n "__fish_analyst_using_subcommand history; and not __fish_seen_subcommand_from list show export usage forget help" -l limit -d 'At most N turns' -r
+complete -c analyst -n "__fish_analyst_using_subcommand history; and not __fish_seen_subcommand_from list show export usage forget help" -l thread -d 'Only the turns of this thread (ask --thread NAME)' -r
+complete -c analyst -n "__fish_analyst_using_subcommand history; and not __fish_seen_subcommand_from list show export usage forget help" -l since -d 'Only turns since DURATION ago (7d, 12h) or DATE (2026-11-01)' -r
+complete -c analyst -n "__fish_analyst_using_subcommand history; and not __fish_seen_subcommand_from list show export usage forget help" -l status -d 'Only turns of this status (completed, incomplete, cut, error, …)' -r
+complete -c analyst -n "__fish_analyst_using_subcommand history; and not __fish_seen_subcommand_from list show export usage forget help" -l grep -d 'Only turns whose question or answer matches REGEX' -r
+complete -c analyst -n "__fish_analyst_using_subcommand history; and not __fish_seen_subcommand_from list show export usage forget help" -s o -l output -d 'table (for a person) or json (an array)' -r -f -a "table\t'Aligned, for a person'
+json\t'JSON'"
+complete -c analyst -n "__fish_analyst_using_subcommand history; and not __fish_seen_subcommand_from list show export usage forget help" -l jq -d 'Filter the JSON output through a jq expression, as gh --jq does: strings print raw, other values as compact JSON, one per line' -r
+complete -c analyst -n "__fish_analyst_using_subcommand history; and not __fish_seen_subcommand_from list show export usage forget help" -l output-file -d 'Write the output to FILE instead of stdout, atomically: FILE (created 0600) is replaced only when the command succeeds, never left partial; a file the command reads is refused' -r -F
+complete -c analyst -n "__fish_analyst_using_subcommand history; and not __fish_seen_subcommand_from list show export usage forget help" -l connect-timeout -d 'How long to wait for a connection to the service' -r
+complete -c analyst -n "__fish_analyst_using_subcommand history; and not __fish_seen_subcommand_from list show export usage forget help" -l timeout -d 'Wall-clock limit of the whole command (e.g. 90s, 5m); a running chat is aborted, exit 124' -r
+complete -c analyst -n "__fish_analyst_using_subcommand history; and not __fish_seen_subcommand_from list show export usage forget help" -l idle-timeout -d 'A stream that sends nothing for this long is stalled: the chat is aborted, exit 124' -r
+complete -c analyst -n "__fish_analyst_using_subcommand history; and not __fish_seen_subcommand_from list show export usage forget help" -l retries -d 'How many times a transient failure is tried again (0 = never): a refused or reset connection, 429, 502, 503, 504; for ask, a dropped or suspended turn is resumed with the same message id' -r
+complete -c analyst -n "__fish_analyst_using_subcommand history; and not __fish_seen_subcommand_from list show export usage forget help" -l profile -d 'Use this profile of the config file (~/.config/analyst/config.toml)' -r -f -a '(analyst config profiles 2>/dev/null)'
+complete -c analyst -n "__fish_analyst_using_subcommand history; and not __fish_seen_subcommand_from list show export usage forget help" -l color -d 'Colour on stderr: auto (on a terminal, unless NO_COLOR is set and not empty), always, never' -r -f -a "auto\t'On a terminal, unless NO_COLOR is set to something'
+always\t'Always, also in a pipe'
+never\t'Never'"
+complete -c analyst -n "__fish_analyst_using_subcommand history; and not __fish_seen_subcommand_from list show export usage forget help" -s v -l verbose -d 'Log each HTTP request and response status to stderr (the key is always redacted)'
+complete -c analyst -n "__fish_analyst_using_subcommand history; and not __fish_seen_subcommand_from list show export usage forget help" -s q -l quiet -d 'Print nothing on stderr but errors'
+complete -c analyst -n "__fish_analyst_using_subcommand history; and not __fish_seen_subcommand_from list show export usage forget help" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c analyst -n "__fish_analyst_using_subcommand history; and not __fish_seen_subcommand_from list show export usage forget help" -s V -l version -d 'Print version'
+complete -c analyst -n "__fish_analyst_using_subcommand history; and not __fish_seen_subcommand_from list show export usage forget help" -f -a "list" -d 'The latest turns, newest first (the default)'
+complete -c analyst -n "__fish_analyst_using_subcommand history; and not __fish_seen_subcommand_from list show export usage forget help" -f -a "show" -d 'One whole turn'
+complete -c analyst -n "__fish_analyst_using_subcommand history; and not __fish_seen_subcommand_from list show export usage forget help" -f -a "export" -d 'A whole thread, question by question'
+complete -c analyst -n "__fish_analyst_using_subcommand history; and not __fish_seen_subcommand_from list show export usage forget help" -f -a "usage" -d 'Turns, tokens, LLM calls, time and cost, grouped'
+complete -c analyst -n "__fish_analyst_using_subcommand history; and not __fish_seen_subcommand_from list show export usage forget help" -f -a "forget" -d 'Delete turns (and their thread names)'
+complete -c analyst -n "__fish_analyst_using_subcommand history; and not __fish_seen_subcommand_from list show export usage forget help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c analyst -n "__fish_analyst_using_subcommand history; and __fish_seen_subcommand_from list" -l limit -d 'At most N turns' -r
+complete -c analyst -n "__fish_analyst_using_subcommand history; and __fish_seen_subcommand_from list" -l thread -d 'Only the turns of this thread (ask --thread NAME)' -r
+complete -c analyst -n "__fish_analyst_using_subcommand history; and __fish_seen_subcommand_from list" -l since -d 'Only turns since DURATION ago (7d, 12h) or DATE (2026-11-01)' -r
+complete -c analyst -n "__fish_analyst_using_subcommand history; and __fish_seen_subcommand_from list" -l status -d 'Only turns of this status (completed, incomplete, cut, error, …)' -r
+complete -c analyst -n "__fish_analyst_using_subcommand history; and __fish_seen_subcommand_from list" -l grep -d 'Only turns whose question or answer matches REGEX' -r
+complete -c analyst -n "__fish_analyst_using_subcommand history; and __fish_seen_subcommand_from list" -s o -l output -d 'table (for a person) or json (an array)' -r -f -a "table\t'Aligned, for a person'
+json\t'JSON'"
+complete -c analyst -n "__fish_analyst_using_subcommand history; and __fish_seen_subcommand_from list" -l jq -d 'Filter the JSON output through a jq expression, as gh --jq does: strings print raw, other values as compact JSON, one per line' -r
+complete -c analyst -n "__fish_analyst_using_subcommand history; and __fish_seen_subcommand_from list" -l output-file -d 'Write the output to FILE instead of stdout, atomically: FILE (created 0600) is replaced only when the command succeeds, never left partial; a file the command reads is refused' -r -F
+complete -c analyst -n "__fish_analyst_using_subcommand history; and __fish_seen_subcommand_from list" -l connect-timeout -d 'How long to wait for a connection to the service' -r
+complete -c analyst -n "__fish_analyst_using_subcommand history; and __fish_seen_subcommand_from list" -l timeout -d 'Wall-clock limit of the whole command (e.g. 90s, 5m); a running chat is aborted, exit 124' -r
+complete -c analyst -n "__fish_analyst_using_subcommand history; and __fish_seen_subcommand_from list" -l idle-timeout -d 'A stream that sends nothing for this long is stalled: the chat is aborted, exit 124' -r
+complete -c analyst -n "__fish_analyst_using_subcommand history; and __fish_seen_subcommand_from list" -l retries -d 'How many times a transient failure is tried again (0 = never): a refused or reset connection, 429, 502, 503, 504; for ask, a dropped or suspended turn is resumed with the same message id' -r
+complete -c analyst -n "__fish_analyst_using_subcommand history; and __fish_seen_subcommand_from list" -l profile -d 'Use this profile of the config file (~/.config/analyst/config.toml)' -r -f -a '(analyst config profiles 2>/dev/null)'
+complete -c analyst -n "__fish_analyst_using_subcommand history; and __fish_seen_subcommand_from list" -l color -d 'Colour on stderr: auto (on a terminal, unless NO_COLOR is set and not empty), always, never' -r -f -a "auto\t'On a terminal, unless NO_COLOR is set to something'
+always\t'Always, also in a pipe'
+never\t'Never'"
+complete -c analyst -n "__fish_analyst_using_subcommand history; and __fish_seen_subcommand_from list" -s v -l verbose -d 'Log each HTTP request and response status to stderr (the key is always redacted)'
+complete -c analyst -n "__fish_analyst_using_subcommand history; and __fish_seen_subcommand_from list" -s q -l quiet -d 'Print nothing on stderr but errors'
+complete -c analyst -n "__fish_analyst_using_subcommand history; and __fish_seen_subcommand_from list" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c analyst -n "__fish_analyst_using_subcommand history; and __fish_seen_subcommand_from list" -s V -l version -d 'Print version'
+complete -c analyst -n "__fish_analyst_using_subcommand history; and __fish_seen_subcommand_from show" -s o -l output -d 'table (for a person) or json' -r -f -a "table\t'Aligned, for a person'
+json\t'JSON'"
+complete -c analyst -n "__fish_analyst_using_subcommand history; and __fish_seen_subcommand_from show" -l jq -d 'Filter the JSON output through a jq expression, as gh --jq does: strings print raw, other values as compact JSON, one per line' -r
+complete -c analyst -n "__fish_analyst_using_subcommand history; and __fish_seen_subcommand_from show" -l output-file -d 'Write the output to FILE instead of stdout, atomically: FILE (created 0600) is replaced only when the command succeeds, never left partial; a file the command reads is refused' -r -F
+complete -c analyst -n "__fish_analyst_using_subcommand history; and __fish_seen_subcommand_from show" -l connect-timeout -d 'How long to wait for a connection to the service' -r
+complete -c analyst -n "__fish_analyst_using_subcommand history; and __fish_seen_subcommand_from show" -l timeout -d 'Wall-clock limit of the whole command (e.g. 90s, 5m); a running chat is aborted, exit 124' -r
+complete -c analyst -n "__fish_analyst_using_subcommand history; and __fish_seen_subcommand_from show" -l idle-timeout -d 'A stream that sends nothing for this long is stalled: the chat is aborted, exit 124' -r
+complete -c analyst -n "__fish_analyst_using_subcommand history; and __fish_seen_subcommand_from show" -l retries -d 'How many times a transient failure is tried again (0 = never): a refused or reset connection, 429, 502, 503, 504; for ask, a dropped or suspended turn is resumed with the same message id' -r
+complete -c analyst -n "__fish_analyst_using_subcommand history; and __fish_seen_subcommand_from show" -l profile -d 'Use this profile of the config file (~/.config/analyst/config.toml)' -r -f -a '(analyst config profiles 2>/dev/null)'
+complete -c analyst -n "__fish_analyst_using_subcommand history; and __fish_seen_subcommand_from show" -l color -d 'Colour on stderr: auto (on a terminal, unless NO_COLOR is set and not empty), always, never' -r -f -a "auto\t'On a terminal, unless NO_COLOR is set to something'
+always\t'Always, also in a pipe'
+never\t'Never'"
+complete -c analyst -n "__fish_analyst_using_subcommand history; and __fish_seen_subcommand_from show" -s v -l verbose -d 'Log each HTTP request and response status to stderr (the key is always redacted)'
+complete -c analyst -n "__fish_analyst_using_subcommand history; and __fish_seen_subcommand_from show" -s q -l quiet -d 'Print nothing on stderr but errors'
+complete -c analyst -n "__fish_analyst_using_subcommand history; and __fish_seen_subcommand_from show" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c analyst -n "__fish_analyst_using_subcommand history; and __fish_seen_subcommand_from show" -s V -l version -d 'Print version'
+complete -c analyst -n "__fish_analyst_using_subcommand history; and __fish_seen_subcommand_from export" -s o -l output -d 'markdown, html (one inert page, as ask -o html) or json' -r -f -a "markdown\t'Markdown: each question, its answer, its SQL in code blocks'
+html\t'One self-contained, inert HTML page'
+json\t'JSON: the turns with their queries'"
+complete -c analyst -n "__fish_analyst_using_subcommand history; and __fish_seen_subcommand_from export" -l jq -d 'Filter the JSON output through a jq expression, as gh --jq does: strings print raw, other values as compact JSON, one per line' -r
+complete -c analyst -n "__fish_analyst_using_subcommand history; and __fish_seen_subcommand_from export" -l output-file -d 'Write the output to FILE instead of stdout, atomically: FILE (created 0600) is replaced only when the command succeeds, never left partial; a file the command reads is refused' -r -F
+complete -c analyst -n "__fish_analyst_using_subcommand history; and __fish_seen_subcommand_from export" -l connect-timeout -d 'How long to wait for a connection to the service' -r
+complete -c analyst -n "__fish_analyst_using_subcommand history; and __fish_seen_subcommand_from export" -l timeout -d 'Wall-clock limit of the whole command (e.g. 90s, 5m); a running chat is aborted, exit 124' -r
+complete -c analyst -n "__fish_analyst_using_subcommand history; and __fish_seen_subcommand_from export" -l idle-timeout -d 'A stream that sends nothing for this long is stalled: the chat is aborted, exit 124' -r
+complete -c analyst -n "__fish_analyst_using_subcommand history; and __fish_seen_subcommand_from export" -l retries -d 'How many times a transient failure is tried again (0 = never): a refused or reset connection, 429, 502, 503, 504; for ask, a dropped or suspended turn is resumed with the same message id' -r
+complete -c analyst -n "__fish_analyst_using_subcommand history; and __fish_seen_subcommand_from export" -l profile -d 'Use this profile of the config file (~/.config/analyst/config.toml)' -r -f -a '(analyst config profiles 2>/dev/null)'
+complete -c analyst -n "__fish_analyst_using_subcommand history; and __fish_seen_subcommand_from export" -l color -d 'Colour on stderr: auto (on a terminal, unless NO_COLOR is set and not empty), always, never' -r -f -a "auto\t'On a terminal, unless NO_COLOR is set to something'
+always\t'Always, also in a pipe'
+never\t'Never'"
+complete -c analyst -n "__fish_analyst_using_subcommand history; and __fish_seen_subcommand_from export" -s v -l verbose -d 'Log each HTTP request and response status to stderr (the key is always redacted)'
+complete -c analyst -n "__fish_analyst_using_subcommand history; and __fish_seen_subcommand_from export" -s q -l quiet -d 'Print nothing on stderr but errors'
+complete -c analyst -n "__fish_analyst_using_subcommand history; and __fish_seen_subcommand_from export" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c analyst -n "__fish_analyst_using_subcommand history; and __fish_seen_subcommand_from export" -s V -l version -d 'Print version'
+complete -c analyst -n "__fish_analyst_using_subcommand history; and __fish_seen_subcommand_from usage" -l by -d 'How turns are grouped' -r -f -a "day\t'By day (UTC)'
+week\t'By week'
+month\t'By month'
+thread\t'By thread name'
+agent\t'By chat URL'
+model\t'By model'"
+complete -c analyst -n "__fish_analyst_using_subcommand history; and __fish_seen_subcommand_from usage" -l since -d 'Only turns since DURATION ago (30d) or DATE (2026-11-01)' -r
+complete -c analyst -n "__fish_analyst_using_subcommand history; and __fish_seen_subcommand_from usage" -s o -l output -d 'table (for a person), json or csv' -r -f -a "table\t'Aligned, for a person'
+json\t'JSON (an array)'
+csv\t'CSV'"
+complete -c analyst -n "__fish_analyst_using_subcommand history; and __fish_seen_subcommand_from usage" -l jq -d 'Filter the JSON output through a jq expression, as gh --jq does: strings print raw, other values as compact JSON, one per line' -r
+complete -c analyst -n "__fish_analyst_using_subcommand history; and __fish_seen_subcommand_from usage" -l output-file -d 'Write the output to FILE instead of stdout, atomically: FILE (created 0600) is replaced only when the command succeeds, never left partial; a file the command reads is refused' -r -F
+complete -c analyst -n "__fish_analyst_using_subcommand history; and __fish_seen_subcommand_from usage" -l connect-timeout -d 'How long to wait for a connection to the service' -r
+complete -c analyst -n "__fish_analyst_using_subcommand history; and __fish_seen_subcommand_from usage" -l timeout -d 'Wall-clock limit of the whole command (e.g. 90s, 5m); a running chat is aborted, exit 124' -r
+complete -c analyst -n "__fish_analyst_using_subcommand history; and __fish_seen_subcommand_from usage" -l idle-timeout -d 'A stream that sends nothing for this long is stalled: the chat is aborted, exit 124' -r
+complete -c analyst -n "__fish_analyst_using_subcommand history; and __fish_seen_subcommand_from usage" -l retries -d 'How many times a transient failure is tried again (0 = never): a refused or reset connection, 429, 502, 503, 504; for ask, a dropped or suspended turn is resumed with the same message id' -r
+complete -c analyst -n "__fish_analyst_using_subcommand history; and __fish_seen_subcommand_from usage" -l profile -d 'Use this profile of the config file (~/.config/analyst/config.toml)' -r -f -a '(analyst config profiles 2>/dev/null)'
+complete -c analyst -n "__fish_analyst_using_subcommand history; and __fish_seen_subcommand_from usage" -l color -d 'Colour on stderr: auto (on a terminal, unless NO_COLOR is set and not empty), always, never' -r -f -a "auto\t'On a terminal, unless NO_COLOR is set to something'
+always\t'Always, also in a pipe'
+never\t'Never'"
+complete -c analyst -n "__fish_analyst_using_subcommand history; and __fish_seen_subcommand_from usage" -s v -l verbose -d 'Log each HTTP request and response status to stderr (the key is always redacted)'
+complete -c analyst -n "__fish_analyst_using_subcommand history; and __fish_seen_subcommand_from usage" -s q -l quiet -d 'Print nothing on stderr but errors'
+complete -c analyst -n "__fish_analyst_using_subcommand history; and __fish_seen_subcommand_from usage" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c analyst -n "__fish_analyst_using_subcommand history; and __fish_seen_subcommand_from usage" -s V -l version -d 'Print version'
+complete -c analyst -n "__fish_analyst_using_subcommand history; and __fish_seen_subcommand_from forget" -l before -d 'Delete the turns before DATE (2026-01-01) or DURATION ago (90d)' -r
+complete -c analyst -n "__fish_analyst_using_subcommand history; and __fish_seen_subcommand_from forget" -l thread -d 'Delete a thread\'s turns and its name' -r
+complete -c analyst -n "__fish_analyst_using_subcommand history; and __fish_seen_subcommand_from forget" -l connect-timeout -d 'How long to wait for a connection to the service' -r
+complete -c analyst -n "__fish_analyst_using_subcommand history; and __fish_seen_subcommand_from forget" -l timeout -d 'Wall-clock limit of the whole command (e.g. 90s, 5m); a running chat is aborted, exit 124' -r
+complete -c analyst -n "__fish_analyst_using_subcommand history; and __fish_seen_subcommand_from forget" -l idle-timeout -d 'A stream that sends nothing for this long is stalled: the chat is aborted, exit 124' -r
+complete -c analyst -n "__fish_analyst_using_subcommand history; and __fish_seen_subcommand_from forget" -l retries -d 'How many times a transient failure is tried again (0 = never): a refused or reset connection, 429, 502, 503, 504; for ask, a dropped or suspended turn is resumed with the same message id' -r
+complete -c analyst -n "__fish_analyst_using_subcommand history; and __fish_seen_subcommand_from forget" -l profile -d 'Use this profile of the config file (~/.config/analyst/config.toml)' -r -f -a '(analyst config profiles 2>/dev/null)'
+complete -c analyst -n "__fish_analyst_using_subcommand history; and __fish_seen_subcommand_from forget" -l color -d 'Colour on stderr: auto (on a terminal, unless NO_COLOR is set and not empty), always, never' -r -f -a "auto\t'On a terminal, unless NO_COLOR is set to something'
+always\t'Always, also in a pipe'
+never\t'Never'"
+complete -c analyst -n "__fish_analyst_using_subcommand history; and __fish_seen_subcommand_from forget" -l all -d 'Delete every turn and thread name'
+complete -c analyst -n "__fish_analyst_using_subcommand history; and __fish_seen_subcommand_from forget" -s v -l verbose -d 'Log each HTTP request and response status to stderr (the key is always redacted)'
+complete -c analyst -n "__fish_analyst_using_subcommand history; and __fish_seen_subcommand_from forget" -s q -l quiet -d 'Print nothing on stderr but errors'
+complete -c analyst -n "__fish_analyst_using_subcommand history; and __fish_seen_subcommand_from forget" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c analyst -n "__fish_analyst_using_subcommand history; and __fish_seen_subcommand_from forget" -s V -l version -d 'Print version'
+complete -c analyst -n "__fish_analyst_using_subcommand history; and __fish_seen_subcommand_from help" -f -a "list" -d 'The latest turns, newest first (the default)'
+complete -c analyst -n "__fish_analyst_using_subcommand history; and __fish_seen_subcommand_from help" -f -a "show" -d 'One whole turn'
+complete -c analyst -n "__fish_analyst_using_subcommand history; and __fish_seen_subcommand_from help" -f -a "export" -d 'A whole thread, question by question'
+complete -c analyst -n "__fish_analyst_using_subcommand history; and __fish_seen_subcommand_from help" -f -a "usage" -d 'Turns, tokens, LLM calls, time and cost, grouped'
+complete -c analyst -n "__fish_analyst_using_subcommand history; and __fish_seen_subcommand_from help" -f -a "forget" -d 'Delete turns (and their thread names)'
+complete -c analyst -n "__fish_analyst_using_subcommand history; and __fish_seen_subcommand_from help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c analyst -n "__fish_analyst_using_subcommand version" -l connect-timeout -d 'How long to wait for a connection to the service' -r
 complete -c analyst -n "__fish_analyst_using_subcommand version" -l timeout -d 'Wall-clock limit of the whole command (e.g. 90s, 5m); a running chat is aborted, exit 124' -r
 complete -c analyst -n "__fish_analyst_using_subcommand version" -l idle-timeout -d 'A stream that sends nothing for this long is stalled: the chat is aborted, exit 124' -r
@@ -390,18 +521,24 @@ complete -c analyst -n "__fish_analyst_using_subcommand version" -s v -l verbose
 complete -c analyst -n "__fish_analyst_using_subcommand version" -s q -l quiet -d 'Print nothing on stderr but errors'
 complete -c analyst -n "__fish_analyst_using_subcommand version" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c analyst -n "__fish_analyst_using_subcommand version" -s V -l version -d 'Print version'
-complete -c analyst -n "__fish_analyst_using_subcommand help; and not __fish_seen_subcommand_from ask abort session rows check doctor config completions version help" -f -a "ask" -d 'Ask the agent a question and render its NDJSON answer stream for a pipe'
-complete -c analyst -n "__fish_analyst_using_subcommand help; and not __fish_seen_subcommand_from ask abort session rows check doctor config completions version help" -f -a "abort" -d 'Stop a running chat (as its owner: give the identity that started it)'
-complete -c analyst -n "__fish_analyst_using_subcommand help; and not __fish_seen_subcommand_from ask abort session rows check doctor config completions version help" -f -a "session" -d 'Print a temporary embed sessionId for signed embedding, or revoke sessions'
-complete -c analyst -n "__fish_analyst_using_subcommand help; and not __fish_seen_subcommand_from ask abort session rows check doctor config completions version help" -f -a "rows" -d 'Fetch every row of a (truncated) SQL result through the data query API'
-complete -c analyst -n "__fish_analyst_using_subcommand help; and not __fish_seen_subcommand_from ask abort session rows check doctor config completions version help" -f -a "check" -d 'Run a suite of known questions against the agent: smoke checks and evals, with JUnit, TAP and JSON reports'
-complete -c analyst -n "__fish_analyst_using_subcommand help; and not __fish_seen_subcommand_from ask abort session rows check doctor config completions version help" -f -a "doctor" -d 'Check the setup without asking the agent anything: what is configured, from where, and whether each endpoint answers'
-complete -c analyst -n "__fish_analyst_using_subcommand help; and not __fish_seen_subcommand_from ask abort session rows check doctor config completions version help" -f -a "config" -d 'Show the resolved settings (secrets as set or unset) or the config file\'s path'
-complete -c analyst -n "__fish_analyst_using_subcommand help; and not __fish_seen_subcommand_from ask abort session rows check doctor config completions version help" -f -a "completions" -d 'Print a shell completion script, or the man page'
-complete -c analyst -n "__fish_analyst_using_subcommand help; and not __fish_seen_subcommand_from ask abort session rows check doctor config completions version help" -f -a "version" -d 'Print the version with the commit, its date and the target it was built for'
-complete -c analyst -n "__fish_analyst_using_subcommand help; and not __fish_seen_subcommand_from ask abort session rows check doctor config completions version help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c analyst -n "__fish_analyst_using_subcommand help; and not __fish_seen_subcommand_from ask abort session rows check doctor config completions history version help" -f -a "ask" -d 'Ask the agent a question and render its NDJSON answer stream for a pipe'
+complete -c analyst -n "__fish_analyst_using_subcommand help; and not __fish_seen_subcommand_from ask abort session rows check doctor config completions history version help" -f -a "abort" -d 'Stop a running chat (as its owner: give the identity that started it)'
+complete -c analyst -n "__fish_analyst_using_subcommand help; and not __fish_seen_subcommand_from ask abort session rows check doctor config completions history version help" -f -a "session" -d 'Print a temporary embed sessionId for signed embedding, or revoke sessions'
+complete -c analyst -n "__fish_analyst_using_subcommand help; and not __fish_seen_subcommand_from ask abort session rows check doctor config completions history version help" -f -a "rows" -d 'Fetch every row of a (truncated) SQL result through the data query API'
+complete -c analyst -n "__fish_analyst_using_subcommand help; and not __fish_seen_subcommand_from ask abort session rows check doctor config completions history version help" -f -a "check" -d 'Run a suite of known questions against the agent: smoke checks and evals, with JUnit, TAP and JSON reports'
+complete -c analyst -n "__fish_analyst_using_subcommand help; and not __fish_seen_subcommand_from ask abort session rows check doctor config completions history version help" -f -a "doctor" -d 'Check the setup without asking the agent anything: what is configured, from where, and whether each endpoint answers'
+complete -c analyst -n "__fish_analyst_using_subcommand help; and not __fish_seen_subcommand_from ask abort session rows check doctor config completions history version help" -f -a "config" -d 'Show the resolved settings (secrets as set or unset) or the config file\'s path'
+complete -c analyst -n "__fish_analyst_using_subcommand help; and not __fish_seen_subcommand_from ask abort session rows check doctor config completions history version help" -f -a "completions" -d 'Print a shell completion script, or the man page'
+complete -c analyst -n "__fish_analyst_using_subcommand help; and not __fish_seen_subcommand_from ask abort session rows check doctor config completions history version help" -f -a "history" -d 'Look up the local record of past turns: list, show, export a thread, usage and cost, forget'
+complete -c analyst -n "__fish_analyst_using_subcommand help; and not __fish_seen_subcommand_from ask abort session rows check doctor config completions history version help" -f -a "version" -d 'Print the version with the commit, its date and the target it was built for'
+complete -c analyst -n "__fish_analyst_using_subcommand help; and not __fish_seen_subcommand_from ask abort session rows check doctor config completions history version help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c analyst -n "__fish_analyst_using_subcommand help; and __fish_seen_subcommand_from session" -f -a "revoke" -d 'End embed sessions (idempotent)'
 complete -c analyst -n "__fish_analyst_using_subcommand help; and __fish_seen_subcommand_from check" -f -a "merge" -d 'Merge the -o json reports of shards into one report, as one unsharded run'
 complete -c analyst -n "__fish_analyst_using_subcommand help; and __fish_seen_subcommand_from config" -f -a "list" -d 'Print the resolved settings of the chosen profile, each with where it came from (secrets as set or unset)'
 complete -c analyst -n "__fish_analyst_using_subcommand help; and __fish_seen_subcommand_from config" -f -a "path" -d 'Print the config file\'s path (whether or not it exists)'
 complete -c analyst -n "__fish_analyst_using_subcommand help; and __fish_seen_subcommand_from config" -f -a "profiles" -d 'Print the names of the config file\'s profiles, one per line (what shell completion of --profile offers)'
+complete -c analyst -n "__fish_analyst_using_subcommand help; and __fish_seen_subcommand_from history" -f -a "list" -d 'The latest turns, newest first (the default)'
+complete -c analyst -n "__fish_analyst_using_subcommand help; and __fish_seen_subcommand_from history" -f -a "show" -d 'One whole turn'
+complete -c analyst -n "__fish_analyst_using_subcommand help; and __fish_seen_subcommand_from history" -f -a "export" -d 'A whole thread, question by question'
+complete -c analyst -n "__fish_analyst_using_subcommand help; and __fish_seen_subcommand_from history" -f -a "usage" -d 'Turns, tokens, LLM calls, time and cost, grouped'
+complete -c analyst -n "__fish_analyst_using_subcommand help; and __fish_seen_subcommand_from history" -f -a "forget" -d 'Delete turns (and their thread names)'

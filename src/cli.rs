@@ -47,11 +47,17 @@ pub mod var {
     pub const XDG_CONFIG_HOME: &str = "XDG_CONFIG_HOME";
     /// The home folder.
     pub const HOME: &str = "HOME";
+    /// `0` (or `false`, `off`, `no`): record no turn in the history.
+    pub const HISTORY: &str = "ANALYST_HISTORY";
+    /// The history database.
+    pub const HISTORY_DB: &str = "ANALYST_HISTORY_DB";
+    /// Where the history database is by default.
+    pub const XDG_DATA_HOME: &str = "XDG_DATA_HOME";
 }
 
 /// The environment variables `analyst` reads, and what for (`--help` and
 /// the man pages' ENVIRONMENT).
-pub const ENVIRONMENT: [(&str, &str); 20] = [
+pub const ENVIRONMENT: [(&str, &str); 22] = [
     (var::CHAT_URL, "the Chat API URL from the agent settings (--chat-url)"),
     (var::API_KEY, "the API key (sent as 'Authorization: Api-Key …'; never printed)"),
     (var::API_KEY_FILE, "read the key from this file instead ('-' = stdin)"),
@@ -72,6 +78,11 @@ pub const ENVIRONMENT: [(&str, &str); 20] = [
     (var::PROFILE, "default --profile"),
     (var::CONFIG, "the config file (default $XDG_CONFIG_HOME/analyst/config.toml, else ~/.config/analyst/config.toml)"),
     (var::NO_COLOR, "set to something: no colour (as --color never); progress stays"),
+    (var::HISTORY, "0 (or false, off, no): record no turn in the history (as --no-history)"),
+    (
+        var::HISTORY_DB,
+        "the history database (default $XDG_DATA_HOME/analyst/history.db, else ~/.local/share/analyst/history.db)",
+    ),
     ("HTTPS_PROXY, HTTP_PROXY, ALL_PROXY", "proxies for every host but loopback"),
     ("NO_PROXY", "hosts reached without the proxy"),
     ("", "a variable set to the empty string counts as unset"),
@@ -265,8 +276,213 @@ pub enum Command {
     #[command(after_help = COMPLETIONS_AFTER_HELP)]
     Completions(CompletionsArgs),
 
+    /// Look up the local record of past turns: list, show, export a thread, usage and cost, forget
+    #[command(after_help = HISTORY_AFTER_HELP)]
+    History(HistoryArgs),
+
     /// Print the version with the commit, its date and the target it was built for
     Version,
+}
+
+const HISTORY_AFTER_HELP: &str = "\
+Every turn of ask (not --replay) and check is recorded in a SQLite database,
+$XDG_DATA_HOME/analyst/history.db (ANALYST_HISTORY_DB or the profile's
+history_db move it; --no-history, ANALYST_HISTORY=0 or history = false turn it
+off; history_keep = \"90d\" prunes older turns). It keeps the question, answer,
+status, exit code, ids, each SQL query (title, SQL, columns, row counts: not the
+rows), usage with models and durations; never a secret.
+
+Examples:
+  analyst history                             # the latest 20 turns
+  analyst history --thread morning --since 7d
+  analyst history show 42 -o json
+  analyst history export morning -o markdown > thread.md
+  analyst history usage --by model --since 30d
+  analyst history forget --before 2026-01-01
+
+Cost: with a price table in the config file (per million tokens),
+  [prices.\"claude-sonnet-4\"]
+  input = 3.0
+  output = 15.0
+  cache_read = 0.3
+  cache_write = 3.75
+usage adds a cost column.";
+
+/// Arguments of `analyst history`.
+#[derive(Debug, Args)]
+#[command(args_conflicts_with_subcommands = true)]
+pub struct HistoryArgs {
+    /// What to do (list without one).
+    #[command(subcommand)]
+    pub action: Option<HistoryAction>,
+
+    /// The list's filters, when no action is given.
+    #[command(flatten)]
+    pub list: HistoryListArgs,
+}
+
+/// What `analyst history` does.
+#[derive(Debug, Subcommand)]
+pub enum HistoryAction {
+    /// The latest turns, newest first (the default)
+    List(HistoryListArgs),
+    /// One whole turn
+    Show(HistoryShowArgs),
+    /// A whole thread, question by question
+    Export(HistoryExportArgs),
+    /// Turns, tokens, LLM calls, time and cost, grouped
+    Usage(HistoryUsageArgs),
+    /// Delete turns (and their thread names)
+    Forget(HistoryForgetArgs),
+}
+
+/// `history list`.
+#[derive(Debug, Args)]
+pub struct HistoryListArgs {
+    /// At most N turns
+    #[arg(long, value_name = "N", default_value_t = 20, value_parser = clap::value_parser!(u32).range(1..))]
+    pub limit: u32,
+
+    /// Only the turns of this thread (ask --thread NAME)
+    #[arg(long, value_name = "NAME")]
+    pub thread: Option<String>,
+
+    /// Only turns since DURATION ago (7d, 12h) or DATE (2026-11-01)
+    #[arg(long, value_name = "DURATION|DATE")]
+    pub since: Option<String>,
+
+    /// Only turns of this status (completed, incomplete, cut, error, …)
+    #[arg(long, value_name = "STATUS")]
+    pub status: Option<String>,
+
+    /// Only turns whose question or answer matches REGEX
+    #[arg(long, value_name = "REGEX")]
+    pub grep: Option<String>,
+
+    /// table (for a person) or json (an array)
+    #[arg(short, long, value_enum, value_name = "MODE", default_value_t = HistoryOutput::Table)]
+    pub output: HistoryOutput,
+
+    /// Where the data goes: --jq, --output-file.
+    #[command(flatten)]
+    pub destination: DestinationArgs,
+}
+
+/// `history show`.
+#[derive(Debug, Args)]
+pub struct HistoryShowArgs {
+    /// The turn's number (from list) or its message id
+    #[arg(value_name = "ID")]
+    pub id: String,
+
+    /// table (for a person) or json
+    #[arg(short, long, value_enum, value_name = "MODE", default_value_t = HistoryOutput::Table)]
+    pub output: HistoryOutput,
+
+    /// Where the data goes: --jq, --output-file.
+    #[command(flatten)]
+    pub destination: DestinationArgs,
+}
+
+/// `history export`.
+#[derive(Debug, Args)]
+pub struct HistoryExportArgs {
+    /// The thread's name, or a chat id
+    #[arg(value_name = "THREAD|CHAT_ID")]
+    pub thread: String,
+
+    /// markdown, html (one inert page, as ask -o html) or json
+    #[arg(short, long, value_enum, value_name = "MODE", default_value_t = ExportFormat::Markdown)]
+    pub output: ExportFormat,
+
+    /// Where the data goes: --jq, --output-file.
+    #[command(flatten)]
+    pub destination: DestinationArgs,
+}
+
+/// `history usage`.
+#[derive(Debug, Args)]
+pub struct HistoryUsageArgs {
+    /// How turns are grouped
+    #[arg(long, value_enum, value_name = "WHAT", default_value_t = UsageGrouping::Day)]
+    pub by: UsageGrouping,
+
+    /// Only turns since DURATION ago (30d) or DATE (2026-11-01)
+    #[arg(long, value_name = "DURATION|DATE")]
+    pub since: Option<String>,
+
+    /// table (for a person), json or csv
+    #[arg(short, long, value_enum, value_name = "MODE", default_value_t = UsageOutput::Table)]
+    pub output: UsageOutput,
+
+    /// Where the data goes: --jq, --output-file.
+    #[command(flatten)]
+    pub destination: DestinationArgs,
+}
+
+/// `history forget`.
+#[derive(Debug, Args)]
+#[group(required = true, multiple = false)]
+pub struct HistoryForgetArgs {
+    /// Delete the turns before DATE (2026-01-01) or DURATION ago (90d)
+    #[arg(long, value_name = "DATE|DURATION")]
+    pub before: Option<String>,
+
+    /// Delete a thread's turns and its name
+    #[arg(long, value_name = "NAME")]
+    pub thread: Option<String>,
+
+    /// Delete every turn and thread name
+    #[arg(long)]
+    pub all: bool,
+}
+
+/// How `history list` and `show` print.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum HistoryOutput {
+    /// Aligned, for a person
+    Table,
+    /// JSON
+    Json,
+}
+
+/// How `history export` writes a thread.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum ExportFormat {
+    /// Markdown: each question, its answer, its SQL in code blocks
+    Markdown,
+    /// One self-contained, inert HTML page
+    Html,
+    /// JSON: the turns with their queries
+    Json,
+}
+
+/// How `history usage` groups turns.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum UsageGrouping {
+    /// By day (UTC)
+    Day,
+    /// By week
+    Week,
+    /// By month
+    Month,
+    /// By thread name
+    Thread,
+    /// By chat URL
+    Agent,
+    /// By model
+    Model,
+}
+
+/// How `history usage` prints.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum UsageOutput {
+    /// Aligned, for a person
+    Table,
+    /// JSON (an array)
+    Json,
+    /// CSV
+    Csv,
 }
 
 const COMPLETIONS_AFTER_HELP: &str = "\
@@ -480,6 +696,10 @@ pub struct CheckArgs {
     /// With Cube's eval files: also ask every certified query's user_request, graded against its SQL (cases certified/NAME)
     #[arg(long)]
     pub certified: bool,
+
+    /// Record nothing of these turns in the history (as ANALYST_HISTORY=0)
+    #[arg(long)]
+    pub no_history: bool,
 
     /// Run only the cases whose name matches REGEX
     #[arg(long, value_name = "REGEX")]
@@ -1018,6 +1238,18 @@ pub struct AskArgs {
     /// Continue this thread (the chat id printed on stderr as 'chat: <id>')
     #[arg(long, value_name = "ID")]
     pub chat_id: Option<String>,
+
+    /// Continue the thread named NAME (its chat id is remembered in the history database per chat URL and identity); a new name, or a thread the service forgot or older than --thread-ttl, starts afresh
+    #[arg(long, value_name = "NAME", conflicts_with_all = ["chat_id", "replay"])]
+    pub thread: Option<String>,
+
+    /// A thread whose last turn is older than this starts afresh
+    #[arg(long, value_name = "DURATION", default_value = "14d", requires = "thread")]
+    pub thread_ttl: String,
+
+    /// Record nothing of this turn in the history (as ANALYST_HISTORY=0)
+    #[arg(long)]
+    pub no_history: bool,
 
     /// With --chat-id: resume that suspended turn (sends chatId and messageId; no question needed)
     #[arg(long, value_name = "MESSAGE_ID", requires = "chat_id")]

@@ -8,6 +8,7 @@
 //! - [`error`]: failure kinds and the one map to exit codes;
 //! - [`jq`]: the `--jq` filter of JSON outputs;
 //! - [`output`]: stdout (data) and stderr (notes);
+//! - [`history`]: the local SQLite record of turns and thread names;
 //! - [`themes`]: Vega configs, named or from a file, and their merge;
 //! - [`results`]: SQL results in one table shape, picked and completed;
 //! - [`settings`]: flags > environment > profile, resolved and validated;
@@ -25,6 +26,7 @@ pub mod cli;
 pub mod commands;
 pub mod error;
 pub mod expect;
+pub mod history;
 pub mod jq;
 pub mod net;
 pub mod output;
@@ -93,6 +95,7 @@ where
         Command::Merge(settings) => commands::check::merge(settings, &notes, &mut out),
         Command::Completions(target, dir) => commands::completions::run(target, dir.as_deref(), &mut out),
         Command::Version => commands::version::run(&mut out),
+        Command::History(settings) => commands::history::run(*settings, &notes, &mut out),
         Command::Doctor(settings) => commands::doctor::run(*settings, &notes, &mut out),
         Command::ConfigList(findings) => commands::config::list(&findings, &mut out),
         Command::ConfigPath(path) => commands::config::path(path.as_deref(), &mut out),

@@ -347,7 +347,7 @@ fn cannot_write_stdout(err: io::Error) -> io::Error {
 
 /// Creates (or truncates) `path` for data only its owner may read: a
 /// stream, a report, rows. Mode 0600, also when the file already existed.
-fn create_private(path: &Path) -> io::Result<File> {
+pub fn create_private(path: &Path) -> io::Result<File> {
     let mut options = std::fs::OpenOptions::new();
     options.write(true).create(true).truncate(true);
     #[cfg(unix)]
@@ -452,6 +452,12 @@ pub enum Tone {
 }
 
 impl Tone {
+    /// `text` in this tone's colour (for stdout on a terminal).
+    pub fn paint(self, text: &str) -> String {
+        let style = self.style();
+        format!("{}{text}{}", style.render(), style.render_reset())
+    }
+
     fn style(self) -> anstyle::Style {
         let colored = |color: anstyle::AnsiColor| anstyle::Style::new().fg_color(Some(color.into())).bold();
         match self {

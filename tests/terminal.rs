@@ -363,3 +363,23 @@ fn markdown_on_a_terminal_is_linear_in_the_answer() {
         );
     }
 }
+
+#[test]
+fn history_on_a_terminal_is_coloured_and_plain_with_no_color() {
+    let emu = Emulator::start();
+    let dir = Scratch::new();
+    let db = dir.join("history.db");
+    let db = db.to_str().unwrap();
+    let question = format!("Revenue {}?", "by month and region ".repeat(10));
+    emu.analyst()
+        .env("ANALYST_HISTORY_DB", db)
+        .args(["ask", &question])
+        .assert()
+        .success();
+    let screen = on_a_terminal(&emu, "history", &[("ANALYST_HISTORY_DB", db)]);
+    assert!(has_colour(&screen), "{screen:?}");
+    let line = screen.lines().find(|line| line.contains("completed")).unwrap();
+    assert!(line.starts_with("1 ") && line.contains("1280"), "{screen}");
+    let plain = on_a_terminal(&emu, "history", &[("ANALYST_HISTORY_DB", db), ("NO_COLOR", "1")]);
+    assert!(!has_colour(&plain), "{plain:?}");
+}

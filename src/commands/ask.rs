@@ -11,11 +11,13 @@ use std::time::Instant;
 
 use anyhow::Result;
 
+use super::record::{self, QueryLog};
 use crate::api::chat::ChatClient;
 use crate::api::data::DataClient;
 use crate::cli::OutputMode;
 use crate::error::{fail, kind_of, usage, Kind};
 use crate::expect::Check;
+use crate::history::{History, TurnRecord};
 use crate::net::http::Http;
 use crate::net::signals;
 use crate::net::source::Source;
@@ -25,26 +27,76 @@ use crate::render::table::TableFormat;
 use crate::render::vega::ChartFormat;
 use crate::render::{answer, csv, events, html, json, raw, vega};
 use crate::results::{RowSink, RowSource};
-use crate::settings::{AskSettings, AskSource, DataSettings, Network};
+use crate::settings::{AskSettings, AskSource, ChatSettings, DataSettings, Network, ThreadSettings};
 use crate::stream::transcript::{Keep, Transcript};
 use crate::stream::turn::{Ending, Failure, Renderer, Sinks, Status, Turn};
 
-/// Runs `analyst ask`.
+/// Runs `analyst ask`, and records the turn in the history (with the exit
+/// code it ends with) when it was asked of the service.
 pub fn run(settings: AskSettings, notes: &Notes, out: &mut Out) -> Result<()> {
+    let mut recorded = None;
+    let result = ask(&settings, notes, out, &mut recorded);
+    if let (Some(recording), Some(mut turn)) = (&settings.recording, recorded) {
+        turn.exit_code = match &result {
+            Ok(()) => 0,
+            Err(err) => kind_of(err).exit_code(),
+        };
+        record::write(recording, &turn, notes);
+    }
+    result
+}
+
+/// The thread `--thread` names: its history database (none when it cannot
+/// be opened: a warning, and the question starts a new chat) and the chat
+/// it continues, unless it is new or older than `--thread-ttl`.
+fn thread_chat(thread: &ThreadSettings, chat: &ChatSettings, notes: &Notes) -> (Option<History>, Option<String>) {
+    let history = match History::open(&thread.db) {
+        Ok(history) => history,
+        Err(why) => {
+            notes.warn(&format!(
+                "--thread {}: {why}; the question starts a new chat",
+                thread.name
+            ));
+            return (None, None);
+        }
+    };
+    let known = history.thread(&thread.name, &record::chat_url(chat), &record::identity(chat));
+    let chat_id = match known {
+        Ok(Some(known)) if known.last_turn_at >= crate::history::before(thread.ttl) => Some(known.chat_id),
+        Ok(Some(known)) => {
+            notes.info(&format!(
+                "thread {}: its last turn ({}) is older than --thread-ttl: starting afresh",
+                thread.name, known.last_turn_at
+            ));
+            None
+        }
+        Ok(None) => None,
+        Err(why) => {
+            notes.warn(&format!("--thread {}: {why}", thread.name));
+            None
+        }
+    };
+    (Some(history), chat_id)
+}
+
+/// Asks (or replays) and renders; `recorded` receives the turn as the
+/// history records it, when it was asked of the service.
+fn ask(settings: &AskSettings, notes: &Notes, out: &mut Out, recorded: &mut Option<TurnRecord>) -> Result<()> {
     let started = Instant::now();
+    let at = crate::history::now();
     signals::watch();
     let network = settings.network;
     // Created when the first line arrives: a refused request leaves an
     // earlier file as it was.
     let mut tee = settings.tee.clone().map(LazyFile::new);
     let output = Watched::new(
-        renderer(&settings, notes),
+        renderer(settings, notes),
         mode(settings.output),
         notes,
         settings.display,
         settings.all_rows,
     );
-    let mut renderer = (output, Check::new(settings.expectations.clone()));
+    let mut renderer = ((output, Check::new(settings.expectations.clone())), QueryLog::default());
     let mut sinks = Sinks {
         tee: tee.as_mut().map(|tee| tee as &mut dyn Write),
         renderer: &mut renderer,
@@ -55,7 +107,7 @@ pub fn run(settings: AskSettings, notes: &Notes, out: &mut Out) -> Result<()> {
             let file = open_replay(path)?;
             let mut source = Source::start(move || Ok(file), network.limits, started);
             let mut turn = Turn::new(started);
-            turn.transcript.keep(keep(&settings));
+            turn.transcript.keep(keep(settings));
             let read = source.wait_open().and_then(|()| turn.read(source, &mut sinks));
             (turn, None, read)
         }
@@ -63,11 +115,40 @@ pub fn run(settings: AskSettings, notes: &Notes, out: &mut Out) -> Result<()> {
             if let Some(id) = &question.message_id {
                 notes.info(&format!("message: {id}"));
             }
+            let mut question = question.clone();
+            let thread = settings.thread.as_ref().map(|thread| {
+                let (history, chat_id) = thread_chat(thread, chat, notes);
+                question.chat_id = chat_id.clone();
+                (thread, history, chat_id)
+            });
             let client = ChatClient::new(Http::new(network.connect_timeout, notes)?, chat);
-            let mut turn = Turn::of(question, started);
-            turn.transcript.keep(keep(&settings));
-            let read = client.read_turn(question, network, &mut turn, &mut sinks);
-            (turn, Some(client), read)
+            let mut turn = Turn::of(&question, started);
+            turn.transcript.keep(keep(settings));
+            let mut read = client.read_turn(&question, network, &mut turn, &mut sinks);
+            // A thread whose chat the service forgot starts afresh.
+            if let Some((thread, _, Some(chat_id))) = &thread {
+                if read.as_ref().is_err_and(|err| kind_of(err) == Kind::NotFound) && turn.transcript.chat_id().is_none()
+                {
+                    notes.info(&format!(
+                        "thread {}: the service no longer knows chat {chat_id}: starting afresh",
+                        thread.name
+                    ));
+                    question.chat_id = None;
+                    turn = Turn::of(&question, started);
+                    turn.transcript.keep(keep(settings));
+                    read = client.read_turn(&question, network, &mut turn, &mut sinks);
+                }
+            }
+            if let Some((thread, Some(history), _)) = &thread {
+                if let Some(chat_id) = turn.transcript.chat_id() {
+                    let kept =
+                        history.set_thread(&thread.name, &record::chat_url(chat), &record::identity(chat), chat_id);
+                    if let Err(why) = kept {
+                        notes.warn(&format!("--thread {}: the chat id was not kept: {why}", thread.name));
+                    }
+                }
+            }
+            (turn, Some((client, chat, question)), read)
         }
     };
     let tee_flushed = match tee.as_mut().map(Write::flush) {
@@ -78,9 +159,24 @@ pub fn run(settings: AskSettings, notes: &Notes, out: &mut Out) -> Result<()> {
     let conclusion = turn.conclude(read, tee_flushed);
     let status = conclusion.status;
     let failure = match &client {
-        Some(client) => client.settle(conclusion, transcript.chat_id()),
+        Some((client, ..)) => client.settle(conclusion, transcript.chat_id()),
         None => conclusion.failure,
     };
+    let (mut renderer, QueryLog(queries)) = renderer;
+    if let (Some((_, chat, question)), Some(_)) = (&client, &settings.recording) {
+        let mut turn_record = record::turn(
+            at,
+            chat,
+            question.input.as_deref(),
+            transcript,
+            status,
+            &turn.timings,
+            queries,
+        );
+        turn_record.command = "ask".into();
+        turn_record.thread = settings.thread.as_ref().map(|thread| thread.name.clone());
+        *recorded = Some(turn_record);
+    }
     if let Some(err) = failure {
         let kind = kind_of(&err);
         if kind == Kind::ReaderGone {
@@ -154,13 +250,15 @@ fn renderer(settings: &AskSettings, notes: &Notes) -> Box<dyn Renderer> {
     }
 }
 
-/// What of the turn the output and the expectations read: the answer's
-/// text where it is shown or matched, every tool call's input in `json`.
+/// What of the turn the output, the expectations and the history read:
+/// the answer's text where it is shown, matched or recorded, every tool
+/// call's input in `json`.
 fn keep(settings: &AskSettings) -> Keep {
     let output = settings.output;
     Keep {
         answer_text: matches!(output, OutputMode::Answer | OutputMode::Json | OutputMode::Html)
-            || settings.expectations.answer.is_some(),
+            || settings.expectations.answer.is_some()
+            || settings.recording.is_some(),
         tool_inputs: output == OutputMode::Json,
     }
 }

@@ -109,11 +109,7 @@ impl Html {
     /// The whole page.
     fn page(&self, transcript: &Transcript) -> String {
         let title = self.question.as_deref().unwrap_or("analyst");
-        let mut page = format!(
-            "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\"/>\n<meta http-equiv=\"Content-Security-Policy\" content=\"{POLICY}\"/>\n<meta name=\"generator\" content=\"analyst {}\"/>\n<title>{}</title>\n<style>{STYLE}</style>\n</head>\n<body>\n",
-            env!("CARGO_PKG_VERSION"),
-            escape_markup(title)
-        );
+        let mut page = String::new();
         if transcript.is_thread_state() {
             for message in transcript.thread() {
                 let _ = write!(
@@ -135,8 +131,7 @@ impl Html {
                 page.push_str(&self.result(number + 1, result));
             }
         }
-        page.push_str("</body>\n</html>\n");
-        page
+        inert_page(title, &page)
     }
 
     /// The chart of the picked result, drawn inline; a note when it
@@ -209,11 +204,21 @@ impl Html {
 /// script, no load from anywhere).
 const POLICY: &str = "default-src 'none'; style-src 'unsafe-inline'; base-uri 'none'; form-action 'none'";
 
+/// A whole page of `body` (HTML) titled `title`: inline styles, and a
+/// Content-Security-Policy that forbids scripts and every load.
+pub fn inert_page(title: &str, body: &str) -> String {
+    format!(
+        "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\"/>\n<meta http-equiv=\"Content-Security-Policy\" content=\"{POLICY}\"/>\n<meta name=\"generator\" content=\"analyst {}\"/>\n<title>{}</title>\n<style>{STYLE}</style>\n</head>\n<body>\n{body}</body>\n</html>\n",
+        env!("CARGO_PKG_VERSION"),
+        escape_markup(title)
+    )
+}
+
 /// Markdown as HTML, inert: HTML written in the Markdown is shown as text,
 /// never run or rendered; a link whose scheme is not `http`, `https` or
 /// `mailto` is only its text; an image is its alt text and its URL, as
 /// words.
-fn markdown(text: &str) -> String {
+pub fn markdown(text: &str) -> String {
     let mut events = Vec::new();
     let mut image: Option<CowStr<'_>> = None;
     let mut inert_link = false;

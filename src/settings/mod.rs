@@ -11,15 +11,18 @@
 //! - [`identity`]: who asks, and the rules of `sessionSettings`;
 //! - [`profile`]: the config file and its profiles;
 //! - [`secrets`]: where each secret comes from (never argv, never printed);
-//! - [`types`]: what the commands receive.
+//! - [`types`]: what the commands receive;
+//! - [`history`]: the history database, recording, threads, `analyst history`.
 
 pub mod checks;
+pub mod history;
 pub mod identity;
 pub mod profile;
 pub mod secrets;
 pub mod types;
 
 pub use checks::{forget_empty_variables, read_stdin, Finding, FindingState};
+pub use history::{HistoryCommand, HistorySettings, Price, Recording, ThreadSettings};
 pub use identity::{IdentityInput, SessionSettings, UserAttribute};
 pub use secrets::Secret;
 pub use types::*;
@@ -76,6 +79,8 @@ pub enum Command {
     ConfigList(Vec<Finding>),
     /// `analyst config path`.
     ConfigPath(Option<PathBuf>),
+    /// `analyst history`.
+    History(Box<HistorySettings>),
     /// `analyst config profiles`: the config file's profile names.
     ConfigProfiles(Vec<String>),
 }
@@ -168,6 +173,7 @@ impl Command {
             Command::Rows(settings) => &mut settings.destination,
             Command::Check(settings) => &mut settings.report.destination,
             Command::Merge(settings) => &mut settings.report.destination,
+            Command::History(settings) => &mut settings.destination,
             Command::Abort(_)
             | Command::RevokeSessions(_)
             | Command::Completions(..)
@@ -315,6 +321,13 @@ fn resolve_command(
         CliCommand::Config(_) => Command::ConfigList(sources.config_list()),
         CliCommand::Completions(args) => Command::Completions(args.target, args.dir),
         CliCommand::Version => Command::Version,
+        CliCommand::History(args) => Command::History(Box::new(history::history(
+            args,
+            profile.as_ref(),
+            config.as_ref(),
+            terminal_width(terminals.stdout),
+            terminals.stdout && styles,
+        )?)),
     };
     let (read, written) = command.files();
     check_files_apart(&read, &written)?;
@@ -368,6 +381,14 @@ impl Sources<'_> {
         if let Some(tee) = &args.tee {
             check_output_file("--tee", tee)?;
         }
+        // A replay is not recorded, and has no thread.
+        let (recording, thread) = match args.replay {
+            Some(_) => (None, None),
+            None => (
+                history::recording(args.no_history, self.profile)?,
+                history::thread(args.thread.clone(), &args.thread_ttl, self.profile)?,
+            ),
+        };
         let source = match args.replay {
             Some(path) if path != "-" && Path::new(&path).is_dir() => {
                 return Err(usage(format!("--replay {path}: that is a folder, not a saved stream")))
@@ -426,6 +447,8 @@ impl Sources<'_> {
             expectations,
             data,
             network,
+            recording,
+            thread,
         })
     }
 
@@ -610,6 +633,7 @@ impl Sources<'_> {
             max_tokens: args.max_tokens,
             max_llm_calls: args.max_llm_calls,
             certified: args.certified,
+            recording: history::recording(args.no_history, self.profile)?,
             filter: args
                 .filter
                 .as_deref()

@@ -48,6 +48,30 @@ pub struct Profile {
     pub data_token_command: Option<String>,
     /// A command whose output is a Cube token for the chat.
     pub cube_token_command: Option<String>,
+    /// `false`: record no turn in the history.
+    pub history: Option<bool>,
+    /// The history database (`~/` expanded).
+    pub history_db: Option<String>,
+    /// Prune turns older than this from the history (`90d`).
+    pub history_keep: Option<String>,
+}
+
+/// A model's price in US dollars per million tokens (`[prices."MODEL"]`).
+#[derive(Clone, Copy, Debug, Default, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct Price {
+    /// Per million input tokens.
+    #[serde(default)]
+    pub input: f64,
+    /// Per million output tokens.
+    #[serde(default)]
+    pub output: f64,
+    /// Per million cache-read tokens.
+    #[serde(default)]
+    pub cache_read: f64,
+    /// Per million cache-write tokens.
+    #[serde(default)]
+    pub cache_write: f64,
 }
 
 impl Profile {
@@ -91,6 +115,9 @@ struct ConfigFile {
     default: Option<String>,
     #[serde(default)]
     profiles: BTreeMap<String, Profile>,
+    /// What each model costs, for `history usage`.
+    #[serde(default)]
+    prices: BTreeMap<String, Price>,
 }
 
 /// Where the config file is, and which variable put it there:
@@ -146,6 +173,14 @@ impl Config {
             named_by,
             file: Some(file),
         }))
+    }
+
+    /// Its price table, by model.
+    pub fn prices(&self) -> Vec<(String, Price)> {
+        self.file
+            .iter()
+            .flat_map(|file| file.prices.iter().map(|(model, price)| (model.clone(), *price)))
+            .collect()
     }
 
     /// The names of its profiles.

@@ -140,6 +140,10 @@ pub struct AskSettings {
     pub display: Display,
     /// Timeouts.
     pub network: Network,
+    /// Where the turn is recorded; `None`: not recorded (a replay, or off).
+    pub recording: Option<super::Recording>,
+    /// `--thread NAME`.
+    pub thread: Option<super::ThreadSettings>,
 }
 
 /// The settings of `analyst abort`.
@@ -325,6 +329,8 @@ pub struct CheckSettings {
     pub data: DataSettings,
     /// Timeouts.
     pub network: Network,
+    /// Where every turn is recorded; `None`: not recorded.
+    pub recording: Option<super::Recording>,
 }
 
 /// The settings of `analyst doctor`: what the settings' checks found, and

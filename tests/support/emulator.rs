@@ -297,6 +297,12 @@ impl Emulator {
     }
 
     /// Changes how unscripted questions are answered.
+    /// The service forgets every chat (a later turn on one is a 404), as
+    /// it does with chats past their retention.
+    pub fn forget_chats(&self) {
+        self.state.lock().unwrap().threads.clear();
+    }
+
     pub fn agent(&self, change: impl FnOnce(&mut Agent)) {
         change(&mut self.state.lock().unwrap().agent);
     }
@@ -335,7 +341,8 @@ impl Emulator {
             .env("ANALYST_API_KEY", API_KEY)
             .env("ANALYST_EXTERNAL_ID", "ci-bot")
             .env("NO_COLOR", "1")
-            .env("XDG_CONFIG_HOME", no_config_home());
+            .env("XDG_CONFIG_HOME", no_config_home())
+            .env("XDG_DATA_HOME", test_data_home());
         command
     }
 

@@ -52,7 +52,10 @@ pub fn analyst() -> Command {
             command.env_remove(key);
         }
     }
-    command.env("NO_COLOR", "1").env("XDG_CONFIG_HOME", no_config_home());
+    command
+        .env("NO_COLOR", "1")
+        .env("XDG_CONFIG_HOME", no_config_home())
+        .env("XDG_DATA_HOME", test_data_home());
     command
 }
 
@@ -65,7 +68,10 @@ pub fn analyst_process() -> std::process::Command {
             command.env_remove(key);
         }
     }
-    command.env("NO_COLOR", "1").env("XDG_CONFIG_HOME", no_config_home());
+    command
+        .env("NO_COLOR", "1")
+        .env("XDG_CONFIG_HOME", no_config_home())
+        .env("XDG_DATA_HOME", test_data_home());
     command
 }
 
@@ -166,6 +172,12 @@ impl AsRef<std::ffi::OsStr> for ScratchFile {
 
 /// A config home with no `analyst/config.toml`, so a developer's own
 /// profiles never leak into tests.
+/// Where the history of the tests' runs goes (`XDG_DATA_HOME`): a folder
+/// of this test process, never the user's.
+pub fn test_data_home() -> PathBuf {
+    std::env::temp_dir().join(format!("analyst-tests-data-{}", std::process::id()))
+}
+
 pub fn no_config_home() -> PathBuf {
     std::env::temp_dir().join("analyst-tests-no-config-home")
 }

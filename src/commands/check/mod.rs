@@ -18,6 +18,7 @@ use anyhow::Result;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use serde_json::Value;
 
+use super::record::{self, QueryLog};
 use crate::api::chat::ChatClient;
 use crate::api::data::DataClient;
 use crate::error::{fail, kind_of, Kind};
@@ -95,6 +96,8 @@ pub fn run(settings: CheckSettings, notes: &Notes, out: &mut Out) -> Result<()> 
     };
     let runner = Runner {
         client: ChatClient::new(Http::new(settings.network.connect_timeout, notes)?, &chat),
+        chat: chat.clone(),
+        notes: notes.clone(),
         settings: &settings,
         deadline: settings.network.limits.timeout.map(|limit| started + limit),
         data,
@@ -273,6 +276,10 @@ type Reference = Result<Collected, (Kind, String)>;
 /// What every case shares.
 struct Runner<'a> {
     client: ChatClient,
+    /// The chat URL and credentials, for the history's record of a turn.
+    chat: ChatSettings,
+    /// Where warnings go.
+    notes: Notes,
     settings: &'a CheckSettings,
     deadline: Option<Instant>,
     /// The data query API, when one is set up.
@@ -436,7 +443,8 @@ impl Runner<'_> {
         }
         let mut reading = Turn::of(&question, turn_started);
         let mut saved = self.save_file(slot, case, turn_index);
-        let mut renderers = (check, LastQuery::default());
+        let mut renderers = ((check, LastQuery::default()), QueryLog::default());
+        let at = crate::history::now();
         let mut sinks = Sinks {
             tee: saved.as_mut().map(|file| file as &mut dyn Write),
             renderer: &mut renderers,
@@ -471,8 +479,29 @@ impl Runner<'_> {
             ),
             _ => err,
         });
+        let status = conclusion.status;
         let settled = client.settle(conclusion, transcript.chat_id());
-        let (mut check, LastQuery(last_query)) = renderers;
+        let ((mut check, LastQuery(last_query)), QueryLog(queries)) = renderers;
+        if let Some(recording) = &self.settings.recording {
+            let chat = ChatSettings {
+                identity: Some(case.settings.clone()),
+                ..self.chat.clone()
+            };
+            let mut turn_record = record::turn(
+                at,
+                &chat,
+                Some(&turn.question),
+                transcript,
+                status,
+                &reading.timings,
+                queries,
+            );
+            turn_record.command = "check".into();
+            turn_record.suite = Some(self.settings.suite.display().to_string());
+            turn_record.case = Some(case.name.clone());
+            turn_record.exit_code = settled.as_ref().map_or(0, |err| kind_of(err).exit_code());
+            record::write(recording, &turn_record, &self.notes);
+        }
         if let Some(RowsSource::GroundTruth(truth)) = turn.rows.as_ref().map(|rows| &rows.source) {
             return self.grade_turn(slot.case, truth, settled, last_query, run);
         }

@@ -8,10 +8,11 @@ use std::time::Duration;
 
 use anyhow::Result;
 use serde::{Deserialize, Serialize};
-use serde_json::{json, Value};
+use serde_json::json;
 
 use super::grade::{Reason, Verdict};
 use crate::error::{usage, Kind};
+pub use crate::history::Usage;
 use crate::output::{escape_markup, visible};
 use crate::settings::checks::parse_shard;
 
@@ -25,49 +26,6 @@ pub enum Outcome {
     Failed,
     /// The request or the stream failed, or the time ran out.
     Error,
-}
-
-/// What a run's turns spent, from their `__usage__` lines, summed.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct Usage {
-    /// `inputTokens`.
-    pub input_tokens: u64,
-    /// `outputTokens`.
-    pub output_tokens: u64,
-    /// `cacheReadTokens`.
-    pub cache_read_tokens: u64,
-    /// `cacheWriteTokens`.
-    pub cache_write_tokens: u64,
-    /// `totalTokens`.
-    pub total_tokens: u64,
-    /// `llmCalls`.
-    pub llm_calls: u64,
-}
-
-impl Usage {
-    /// The counts of a `__usage__` line's `usage` object (a count it lacks is 0).
-    pub fn of(usage: &Value) -> Usage {
-        let count = |key: &str| usage.get(key).and_then(Value::as_u64).unwrap_or(0);
-        Usage {
-            input_tokens: count("inputTokens"),
-            output_tokens: count("outputTokens"),
-            cache_read_tokens: count("cacheReadTokens"),
-            cache_write_tokens: count("cacheWriteTokens"),
-            total_tokens: count("totalTokens"),
-            llm_calls: count("llmCalls"),
-        }
-    }
-
-    /// Adds another turn's counts.
-    pub fn add(&mut self, other: Usage) {
-        self.input_tokens += other.input_tokens;
-        self.output_tokens += other.output_tokens;
-        self.cache_read_tokens += other.cache_read_tokens;
-        self.cache_write_tokens += other.cache_write_tokens;
-        self.total_tokens += other.total_tokens;
-        self.llm_calls += other.llm_calls;
-    }
 }
 
 /// One run of a case: one fresh thread, its turns in order.

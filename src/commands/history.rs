@@ -1,0 +1,395 @@
+//! `analyst history`: the local record of past turns — list, show, export
+//! a thread (Markdown, an inert HTML page, JSON), usage and cost, forget.
+
+use std::collections::BTreeMap;
+use std::fmt::Write as _;
+use std::io::Write;
+
+use anyhow::Result;
+use serde::Serialize;
+
+use crate::cli::{ExportFormat, UsageGrouping, UsageOutput};
+use crate::error::{fail, Kind};
+use crate::history::{History, TurnRecord, UsageGroup};
+use crate::output::{shorten_to, visible, Notes, Out, Output, Tone};
+use crate::render::html::{inert_page, markdown};
+use crate::settings::{HistoryCommand, HistorySettings, Price};
+
+/// Runs `analyst history`.
+pub fn run(settings: HistorySettings, notes: &Notes, out: &mut Out) -> Result<()> {
+    let history = History::open(&settings.db).map_err(|why| fail(Kind::Usage, format!("history: {why}")))?;
+    let failed = |why: String| fail(Kind::Unexpected, format!("history {}: {why}", settings.db.display()));
+    match settings.command {
+        HistoryCommand::List { mut filter, grep, json } => {
+            let limit = filter.limit;
+            if grep.is_some() {
+                filter.limit = i64::MAX as usize;
+            }
+            let turns: Vec<TurnRecord> = history
+                .list(&filter)
+                .map_err(failed)?
+                .into_iter()
+                .filter(|turn| {
+                    grep.as_ref().is_none_or(|grep| {
+                        [&turn.question, &turn.answer]
+                            .iter()
+                            .any(|text| text.as_deref().is_some_and(|text| grep.is_match(text)))
+                    })
+                })
+                .take(limit)
+                .collect();
+            match json {
+                true => write_json(&turns, out)?,
+                // Every piece from the history is made visible; the colours
+                // are analyst's own.
+                false => out.write_styled(&list_table(&turns, settings.width, settings.styled))?,
+            }
+        }
+        HistoryCommand::Show { id, json } => {
+            let turn = history.show(&id).map_err(failed)?.ok_or_else(|| {
+                fail(
+                    Kind::NotFound,
+                    format!("no turn {id:?} in the history (see 'analyst history')"),
+                )
+            })?;
+            match json {
+                true => write_json(&turn, out)?,
+                false => out.write_all(shown(&turn).as_bytes())?,
+            }
+        }
+        HistoryCommand::Export { thread, format } => {
+            let turns = history.thread_turns(&thread).map_err(failed)?;
+            if turns.is_empty() {
+                return Err(fail(
+                    Kind::NotFound,
+                    format!("no turn of thread or chat {thread:?} in the history"),
+                ));
+            }
+            match format {
+                ExportFormat::Json => write_json(&turns, out)?,
+                ExportFormat::Markdown => out.write_all(thread_markdown(&thread, &turns).as_bytes())?,
+                ExportFormat::Html => {
+                    let page = inert_page(&thread, &markdown(&thread_markdown(&thread, &turns)));
+                    out.write_all(page.as_bytes())?;
+                }
+            }
+        }
+        HistoryCommand::Usage { by, since, output } => {
+            let groups = history.usage(by, since.as_deref()).map_err(failed)?;
+            let rows = priced(groups, by, &settings.prices);
+            write_usage(&rows, output, !settings.prices.is_empty(), out)?;
+        }
+        HistoryCommand::Forget(what) => {
+            let count = history.forget(&what).map_err(failed)?;
+            notes.info(&format!("forgot {count} turn(s)"));
+        }
+    }
+    out.flush()?;
+    Ok(())
+}
+
+fn write_json(value: &impl Serialize, out: &mut Out) -> Result<()> {
+    serde_json::to_writer_pretty(&mut *out, value)?;
+    out.write_all(b"\n")?;
+    Ok(())
+}
+
+/// The text of the service made safe for a terminal, on one line.
+fn one_line(text: &str) -> String {
+    visible(&text.split_whitespace().collect::<Vec<_>>().join(" ")).into_owned()
+}
+
+/// `history list` for a person: a line per turn, the question cut to the
+/// terminal's width, the status coloured when `styled`.
+fn list_table(turns: &[TurnRecord], width: Option<u16>, styled: bool) -> String {
+    let rows: Vec<[String; 5]> = turns
+        .iter()
+        .map(|turn| {
+            [
+                turn.id.to_string(),
+                turn.at.get(..16).unwrap_or(&turn.at).replace('T', " "),
+                one_line(turn.thread.as_deref().unwrap_or("-")),
+                visible(&turn.status).into_owned(),
+                turn.usage
+                    .as_ref()
+                    .map_or("-".to_string(), |usage| usage.counts.total_tokens.to_string()),
+            ]
+        })
+        .collect();
+    let headers = ["ID", "TIME (UTC)", "THREAD", "STATUS", "TOKENS"];
+    let widths: Vec<usize> = (0..5)
+        .map(|column| {
+            rows.iter()
+                .map(|row| row[column].chars().count())
+                .chain([headers[column].len()])
+                .max()
+                .unwrap_or(0)
+        })
+        .collect();
+    let used: usize = widths.iter().map(|width| width + 2).sum();
+    // The question's room, its `…` included.
+    let room = width.map_or(usize::MAX, |width| (width as usize).saturating_sub(used + 1).max(10));
+    let mut text = String::new();
+    let mut line = |cells: [&str; 5], question: &str| {
+        for (column, (cell, width)) in cells.iter().zip(&widths).enumerate() {
+            let padded = format!("{cell:<width$}");
+            let tone = match *cell {
+                "completed" => Some(Tone::Good),
+                "incomplete" | "cut" | "suspended" => Some(Tone::Warning),
+                "error" | "aborted" => Some(Tone::Bad),
+                _ => None,
+            };
+            match tone.filter(|_| styled && column == 3) {
+                Some(tone) => {
+                    let _ = write!(text, "{}  ", tone.paint(&padded));
+                }
+                None => {
+                    let _ = write!(text, "{padded}  ");
+                }
+            }
+        }
+        let _ = writeln!(text, "{}", shorten_to(question, room));
+    };
+    line(headers, "QUESTION");
+    for (row, turn) in rows.iter().zip(turns) {
+        let cells = [&*row[0], &*row[1], &*row[2], &*row[3], &*row[4]];
+        line(cells, &one_line(turn.question.as_deref().unwrap_or("")));
+    }
+    text
+}
+
+/// `history show` for a person.
+fn shown(turn: &TurnRecord) -> String {
+    let mut text = String::new();
+    let field = |text: &mut String, name: &str, value: Option<&str>| {
+        if let Some(value) = value {
+            let _ = writeln!(text, "{name:<12}{}", visible(value));
+        }
+    };
+    field(&mut text, "turn", Some(&turn.id.to_string()));
+    field(&mut text, "at", Some(&turn.at));
+    field(&mut text, "command", Some(&turn.command));
+    field(&mut text, "thread", turn.thread.as_deref());
+    field(&mut text, "chat", turn.chat_id.as_deref());
+    field(&mut text, "message", turn.message_id.as_deref());
+    field(&mut text, "agent", turn.chat_url.as_deref());
+    field(&mut text, "identity", turn.identity.as_deref());
+    field(&mut text, "suite", turn.suite.as_deref());
+    field(&mut text, "case", turn.case.as_deref());
+    field(
+        &mut text,
+        "status",
+        Some(&format!("{} (exit {})", turn.status, turn.exit_code)),
+    );
+    if let Some(usage) = &turn.usage {
+        field(
+            &mut text,
+            "usage",
+            Some(&format!(
+                "{} tokens ({} in, {} out), {} LLM calls, {}",
+                usage.counts.total_tokens,
+                usage.counts.input_tokens,
+                usage.counts.output_tokens,
+                usage.counts.llm_calls,
+                usage.models.join(", ")
+            )),
+        );
+    }
+    field(
+        &mut text,
+        "took",
+        Some(&format!("{:.1}s", turn.total_ms as f64 / 1000.0)),
+    );
+    if let Some(question) = &turn.question {
+        let _ = writeln!(text, "\nQuestion:\n{}", visible(question));
+    }
+    if let Some(answer) = &turn.answer {
+        let _ = writeln!(text, "\nAnswer:\n{}", visible(answer));
+    }
+    for (number, query) in turn.queries.iter().enumerate() {
+        let _ = writeln!(
+            text,
+            "\nSQL {} {}: {} rows{}",
+            number + 1,
+            visible(query.title.as_deref().unwrap_or("")),
+            query.rows_returned,
+            query.total_rows.map_or(String::new(), |total| format!(" of {total}"))
+        );
+        if let Some(sql) = &query.sql {
+            let _ = writeln!(text, "{}", visible(sql));
+        }
+        if let Some(error) = &query.error {
+            let _ = writeln!(text, "error: {}", visible(error));
+        }
+    }
+    text
+}
+
+/// A thread as Markdown: each question, its answer, its SQL in code blocks.
+fn thread_markdown(thread: &str, turns: &[TurnRecord]) -> String {
+    let mut text = format!("# {thread}\n");
+    for turn in turns {
+        let _ = write!(
+            text,
+            "\n## {}\n\n*{} · {}*\n\n",
+            turn.question.as_deref().unwrap_or("(no question)").trim(),
+            turn.at,
+            turn.status
+        );
+        if let Some(answer) = &turn.answer {
+            let _ = writeln!(text, "{}\n", answer.trim());
+        }
+        for query in &turn.queries {
+            if let Some(title) = &query.title {
+                let _ = writeln!(text, "**{}**\n", title.trim());
+            }
+            if let Some(sql) = &query.sql {
+                // A fence longer than any backtick run in the SQL.
+                let longest = sql.split(|c| c != '`').map(str::len).max().unwrap_or(0);
+                let fence = "`".repeat(longest.max(2) + 1);
+                let _ = writeln!(text, "{fence}sql\n{}\n{fence}\n", sql.trim());
+            }
+        }
+    }
+    text
+}
+
+/// A usage group with its cost.
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct Priced {
+    #[serde(flatten)]
+    group: UsageGroup,
+    /// US dollars, when every model of the group has a price.
+    cost: Option<f64>,
+}
+
+/// The groups (one per key and model) merged by key, each priced by its
+/// model's `[prices]` entry: the cost is known when every model is.
+fn priced(groups: Vec<(UsageGroup, Option<String>)>, by: UsageGrouping, prices: &[(String, Price)]) -> Vec<Priced> {
+    let mut merged: BTreeMap<String, Priced> = BTreeMap::new();
+    for (group, model) in groups {
+        let model = match by {
+            UsageGrouping::Model => Some(group.key.clone()),
+            _ => model,
+        };
+        let price = model
+            .as_deref()
+            .and_then(|model| prices.iter().find(|(name, _)| name == model))
+            .map(|(_, price)| price);
+        let spent = group.spent;
+        let cost = price.map(|price| {
+            (spent.input_tokens as f64 * price.input
+                + spent.output_tokens as f64 * price.output
+                + spent.cache_read_tokens as f64 * price.cache_read
+                + spent.cache_write_tokens as f64 * price.cache_write)
+                / 1e6
+        });
+        let entry = merged.entry(group.key.clone()).or_insert_with(|| Priced {
+            group: UsageGroup {
+                key: group.key.clone(),
+                ..UsageGroup::default()
+            },
+            cost: Some(0.0),
+        });
+        let sum = &mut entry.group;
+        sum.turns += group.turns;
+        sum.spent.add(spent);
+        sum.seconds += group.seconds;
+        entry.cost = entry.cost.zip(cost).map(|(a, b)| a + b);
+    }
+    merged.into_values().collect()
+}
+
+fn write_usage(rows: &[Priced], output: UsageOutput, with_cost: bool, out: &mut Out) -> Result<()> {
+    match output {
+        UsageOutput::Json => write_json(&rows, out),
+        UsageOutput::Csv => {
+            let mut writer = csv::Writer::from_writer(&mut *out);
+            writer.write_record([
+                "key",
+                "turns",
+                "input_tokens",
+                "output_tokens",
+                "cache_read_tokens",
+                "cache_write_tokens",
+                "llm_calls",
+                "seconds",
+                "cost",
+            ])?;
+            for row in rows {
+                let group = &row.group;
+                let spent = group.spent;
+                writer.write_record([
+                    group.key.clone(),
+                    group.turns.to_string(),
+                    spent.input_tokens.to_string(),
+                    spent.output_tokens.to_string(),
+                    spent.cache_read_tokens.to_string(),
+                    spent.cache_write_tokens.to_string(),
+                    spent.llm_calls.to_string(),
+                    format!("{:.3}", group.seconds),
+                    row.cost.map_or(String::new(), |cost| format!("{cost:.4}")),
+                ])?;
+            }
+            writer.flush()?;
+            Ok(())
+        }
+        UsageOutput::Table => {
+            let mut text = format!(
+                "{:<28} {:>6} {:>12} {:>12} {:>10} {:>10}{}\n",
+                "GROUP",
+                "TURNS",
+                "INPUT",
+                "OUTPUT",
+                "LLM CALLS",
+                "SECONDS",
+                if with_cost { "        COST" } else { "" }
+            );
+            for row in rows {
+                let group = &row.group;
+                let _ = write!(
+                    text,
+                    "{:<28} {:>6} {:>12} {:>12} {:>10} {:>10.1}",
+                    shorten_to(&one_line(&group.key), 28),
+                    group.turns,
+                    group.spent.input_tokens,
+                    group.spent.output_tokens,
+                    group.spent.llm_calls,
+                    group.seconds
+                );
+                if with_cost {
+                    let _ = write!(
+                        text,
+                        " {:>11}",
+                        row.cost.map_or("-".to_string(), |cost| format!("${cost:.4}"))
+                    );
+                }
+                text.push('\n');
+            }
+            out.write_all(text.as_bytes())?;
+            Ok(())
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_long_question_is_cut_to_the_terminal_and_a_control_character_shown() {
+        let turn = TurnRecord {
+            id: 7,
+            at: "2026-11-25T07:00:00.000Z".into(),
+            status: "completed".into(),
+            question: Some(format!("Revenue \u{1b}[31m{}?", "by region ".repeat(20))),
+            ..TurnRecord::default()
+        };
+        let table = list_table(std::slice::from_ref(&turn), Some(80), false);
+        let line = table.lines().nth(1).unwrap();
+        assert!(line.chars().count() <= 80, "{line}");
+        assert!(line.ends_with('…') && line.contains("\\x1b"), "{line}");
+        assert!(line.starts_with("7   2026-11-25 07:00"), "{line}");
+    }
+}

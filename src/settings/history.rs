@@ -1,0 +1,263 @@
+//! Where the history database is, whether a turn is recorded, `ask
+//! --thread`, and the settings of `analyst history`: from the flags,
+//! `ANALYST_HISTORY`/`ANALYST_HISTORY_DB`, the profile's `history`,
+//! `history_db` and `history_keep`, and the config file's `[prices]`.
+
+use std::path::PathBuf;
+
+use anyhow::Result;
+use regex::Regex;
+
+use super::checks::{duration, parse_duration, variable};
+pub use super::profile::Price;
+use super::profile::{Config, Profile};
+use super::types::{destination, mode_name};
+use crate::cli::{
+    var, ExportFormat, HistoryAction, HistoryArgs, HistoryForgetArgs, HistoryListArgs, HistoryOutput, UsageGrouping,
+    UsageOutput,
+};
+use crate::error::usage;
+use crate::history::{before, Forget, ListFilter};
+use crate::output::{Destination, JqInput};
+
+/// Where turns are recorded.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Recording {
+    /// The database.
+    pub db: PathBuf,
+    /// `history_keep`: turns older than this are pruned as new ones come.
+    pub keep: Option<std::time::Duration>,
+}
+
+/// `ask --thread NAME`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ThreadSettings {
+    /// The thread's name.
+    pub name: String,
+    /// `--thread-ttl`: a thread whose last turn is older starts afresh.
+    pub ttl: std::time::Duration,
+    /// The database that keeps thread names (also when recording is off).
+    pub db: PathBuf,
+}
+
+/// What `analyst history` does.
+#[derive(Debug)]
+pub enum HistoryCommand {
+    /// `list`: the turns the filter picks; `json` or a table.
+    List {
+        /// Which turns.
+        filter: ListFilter,
+        /// `--grep`, over question and answer.
+        grep: Option<Regex>,
+        /// `-o json`.
+        json: bool,
+    },
+    /// `show ID`.
+    Show {
+        /// The turn's number or message id.
+        id: String,
+        /// `-o json`.
+        json: bool,
+    },
+    /// `export THREAD`.
+    Export {
+        /// The thread's name or chat id.
+        thread: String,
+        /// `-o markdown|html|json`.
+        format: ExportFormat,
+    },
+    /// `usage`.
+    Usage {
+        /// `--by`.
+        by: UsageGrouping,
+        /// `--since`, as a time.
+        since: Option<String>,
+        /// `-o`.
+        output: UsageOutput,
+    },
+    /// `forget`.
+    Forget(Forget),
+}
+
+/// The settings of `analyst history`.
+#[derive(Debug)]
+pub struct HistorySettings {
+    /// The database.
+    pub db: PathBuf,
+    /// What to do.
+    pub command: HistoryCommand,
+    /// `--jq`, `--output-file`.
+    pub destination: Destination,
+    /// The config file's `[prices."MODEL"]`.
+    pub prices: Vec<(String, Price)>,
+    /// The terminal's width, when stdout is one.
+    pub width: Option<u16>,
+    /// Colour on stdout (a terminal, and `--color`/`NO_COLOR` allow it).
+    pub styled: bool,
+}
+
+/// The history database: `ANALYST_HISTORY_DB`, the profile's `history_db`
+/// (`~/` expanded), `$XDG_DATA_HOME/analyst/history.db`, else
+/// `~/.local/share/analyst/history.db`; none without a home.
+pub fn database(profile: Option<&Profile>) -> Option<PathBuf> {
+    if let Some(path) = variable(var::HISTORY_DB) {
+        return Some(PathBuf::from(path));
+    }
+    if let Some(path) = profile.and_then(|profile| profile.history_db.as_deref()) {
+        return Some(match (path.strip_prefix("~/"), variable(var::HOME)) {
+            (Some(rest), Some(home)) => PathBuf::from(home).join(rest),
+            _ => PathBuf::from(path),
+        });
+    }
+    let base = match variable(var::XDG_DATA_HOME) {
+        Some(base) => PathBuf::from(base),
+        None => PathBuf::from(variable(var::HOME)?).join(".local/share"),
+    };
+    Some(base.join("analyst").join("history.db"))
+}
+
+/// Where this run records its turns: `None` with `--no-history`,
+/// `ANALYST_HISTORY=0`, the profile's `history = false`, or no home.
+pub fn recording(no_history: bool, profile: Option<&Profile>) -> Result<Option<Recording>> {
+    let off_by_variable = variable(var::HISTORY)
+        .is_some_and(|value| matches!(value.to_ascii_lowercase().as_str(), "0" | "false" | "off" | "no"));
+    let off_by_profile = profile.and_then(|profile| profile.history) == Some(false);
+    if no_history || off_by_variable || off_by_profile {
+        return Ok(None);
+    }
+    let keep = profile
+        .and_then(|profile| profile.history_keep.as_deref().map(|text| (profile, text)))
+        .map(|(profile, text)| duration(text, &profile.origin("history_keep")))
+        .transpose()?;
+    Ok(database(profile).map(|db| Recording { db, keep }))
+}
+
+/// `ask --thread NAME --thread-ttl DURATION`.
+pub fn thread(name: Option<String>, ttl: &str, profile: Option<&Profile>) -> Result<Option<ThreadSettings>> {
+    let Some(name) = name else { return Ok(None) };
+    if name.trim().is_empty() {
+        return Err(usage("--thread needs a name"));
+    }
+    let ttl = duration(ttl, "--thread-ttl")?;
+    let db = database(profile).ok_or_else(|| {
+        usage("--thread keeps its chat id in the history database, and there is no home folder for it: set ANALYST_HISTORY_DB")
+    })?;
+    Ok(Some(ThreadSettings { name, ttl, db }))
+}
+
+/// A time `--since` or `--before` gives: a date (`2026-11-01`), a time
+/// (RFC 3339), or a duration ago (`7d`).
+fn time_of(text: &str, flag: &str) -> Result<String> {
+    let text = text.trim();
+    if let Ok(date) = chrono::NaiveDate::parse_from_str(text, "%Y-%m-%d") {
+        return Ok(format!("{date}T00:00:00.000Z"));
+    }
+    if let Ok(time) = chrono::DateTime::parse_from_rfc3339(text) {
+        return Ok(time
+            .with_timezone(&chrono::Utc)
+            .to_rfc3339_opts(chrono::SecondsFormat::Millis, true));
+    }
+    parse_duration(text).map(before).map_err(|_| {
+        usage(format!(
+            "{flag} {text:?}: give a date (2026-11-01), a time (RFC 3339) or a duration (7d, 12h)"
+        ))
+    })
+}
+
+/// The settings of `analyst history`.
+pub fn history(
+    args: HistoryArgs,
+    profile: Option<&Profile>,
+    config: Option<&Config>,
+    width: Option<u16>,
+    styled: bool,
+) -> Result<HistorySettings> {
+    let db =
+        database(profile).ok_or_else(|| usage("no home folder for the history database: set ANALYST_HISTORY_DB"))?;
+    let json_only = |output: HistoryOutput| match output {
+        HistoryOutput::Json => Ok(JqInput::Whole),
+        other => Err((mode_name(other), "-o json")),
+    };
+    let (command, destination) = match args.action.unwrap_or(HistoryAction::List(args.list)) {
+        HistoryAction::List(list) => list_command(list)?,
+        HistoryAction::Show(show) => (
+            HistoryCommand::Show {
+                id: show.id,
+                json: show.output == HistoryOutput::Json,
+            },
+            destination(show.destination, json_only(show.output))?,
+        ),
+        HistoryAction::Export(export) => {
+            let input = match export.output {
+                ExportFormat::Json => Ok(JqInput::Whole),
+                other => Err((mode_name(other), "-o json")),
+            };
+            (
+                HistoryCommand::Export {
+                    thread: export.thread,
+                    format: export.output,
+                },
+                destination(export.destination, input)?,
+            )
+        }
+        HistoryAction::Usage(usage_args) => {
+            let input = match usage_args.output {
+                UsageOutput::Json => Ok(JqInput::Whole),
+                other => Err((mode_name(other), "-o json")),
+            };
+            let by = usage_args.by;
+            (
+                HistoryCommand::Usage {
+                    by,
+                    since: usage_args
+                        .since
+                        .as_deref()
+                        .map(|text| time_of(text, "--since"))
+                        .transpose()?,
+                    output: usage_args.output,
+                },
+                destination(usage_args.destination, input)?,
+            )
+        }
+        HistoryAction::Forget(forget) => (HistoryCommand::Forget(forget_what(forget)?), Destination::default()),
+    };
+    Ok(HistorySettings {
+        db,
+        command,
+        destination,
+        prices: config.map(Config::prices).unwrap_or_default(),
+        width,
+        styled,
+    })
+}
+
+fn list_command(list: HistoryListArgs) -> Result<(HistoryCommand, Destination)> {
+    let grep = list
+        .grep
+        .as_deref()
+        .map(|pattern| Regex::new(pattern).map_err(|err| usage(format!("--grep: {err}"))))
+        .transpose()?;
+    let json = list.output == HistoryOutput::Json;
+    let input = match list.output {
+        HistoryOutput::Json => Ok(JqInput::Whole),
+        other => Err((mode_name(other), "-o json")),
+    };
+    let filter = ListFilter {
+        limit: list.limit as usize,
+        thread: list.thread,
+        since: list.since.as_deref().map(|text| time_of(text, "--since")).transpose()?,
+        status: list.status,
+    };
+    Ok((
+        HistoryCommand::List { filter, grep, json },
+        destination(list.destination, input)?,
+    ))
+}
+
+fn forget_what(args: HistoryForgetArgs) -> Result<Forget> {
+    Ok(match (args.before, args.thread, args.all) {
+        (Some(before), ..) => Forget::Before(time_of(&before, "--before")?),
+        (None, Some(thread), _) => Forget::Thread(thread),
+        (None, None, _) => Forget::All,
+    })
+}
