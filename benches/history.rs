@@ -5,8 +5,7 @@
 
 use std::time::{Duration, Instant};
 
-use analyst::cli::UsageGrouping;
-use analyst::history::{History, ListFilter, QueryRecord, TurnRecord, Usage, UsageRecord};
+use analyst::history::{History, ListFilter, QueryRecord, TurnRecord, Usage, UsageBy, UsageRecord};
 
 /// A turn as `ask` records one: a question, an answer of a few sentences,
 /// one query.
@@ -94,7 +93,7 @@ fn main() {
         assert_eq!(history.list(&filter).unwrap().len(), 20);
     });
     let usage = best_of(5, || {
-        assert!(!history.usage(UsageGrouping::Model, None).unwrap().is_empty());
+        assert!(!history.usage(UsageBy::Model, None).unwrap().is_empty());
     });
     drop(history);
     let bytes: u64 = std::fs::read_dir(&dir)

@@ -13,7 +13,6 @@ use rusqlite::{params, Connection, OptionalExtension};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use crate::cli::UsageGrouping;
 use crate::output::{create_private, create_private_folder};
 
 /// The schema's version, in `PRAGMA user_version`.
@@ -237,6 +236,23 @@ pub struct ListFilter {
     pub since: Option<String>,
     /// Of this status.
     pub status: Option<String>,
+}
+
+/// How `history usage` groups turns.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum UsageBy {
+    /// Calendar day (UTC).
+    Day,
+    /// Week.
+    Week,
+    /// Calendar month.
+    Month,
+    /// Thread name.
+    Thread,
+    /// Chat URL (the agent).
+    Agent,
+    /// Model.
+    Model,
 }
 
 /// One group of `history usage`.
@@ -522,17 +538,17 @@ impl History {
     /// Turns since `since`, summed by `by` and by each turn's first model
     /// (for its price); by model, a turn of several models counts in each
     /// model's group.
-    pub fn usage(&self, by: UsageGrouping, since: Option<&str>) -> Result<Vec<(UsageGroup, Option<String>)>, String> {
+    pub fn usage(&self, by: UsageBy, since: Option<&str>) -> Result<Vec<(UsageGroup, Option<String>)>, String> {
         let key = match by {
-            UsageGrouping::Day => "substr(at, 1, 10)",
-            UsageGrouping::Week => "strftime('%Y-W%W', at)",
-            UsageGrouping::Month => "substr(at, 1, 7)",
-            UsageGrouping::Thread => "coalesce(thread, '(no thread)')",
-            UsageGrouping::Agent => "coalesce(chat_url, '(unknown)')",
-            UsageGrouping::Model => "coalesce(model.value, '(unknown)')",
+            UsageBy::Day => "substr(at, 1, 10)",
+            UsageBy::Week => "strftime('%Y-W%W', at)",
+            UsageBy::Month => "substr(at, 1, 7)",
+            UsageBy::Thread => "coalesce(thread, '(no thread)')",
+            UsageBy::Agent => "coalesce(chat_url, '(unknown)')",
+            UsageBy::Model => "coalesce(model.value, '(unknown)')",
         };
         let models = match by {
-            UsageGrouping::Model => "LEFT JOIN json_each(turns.models) AS model",
+            UsageBy::Model => "LEFT JOIN json_each(turns.models) AS model",
             _ => "",
         };
         let sql = format!(

@@ -8,9 +8,9 @@ use std::io::Write;
 use anyhow::Result;
 use serde::Serialize;
 
-use crate::cli::{ExportFormat, UsageGrouping, UsageOutput};
+use crate::cli::{ExportFormat, UsageOutput};
 use crate::error::{fail, Kind};
-use crate::history::{History, TurnRecord, UsageGroup};
+use crate::history::{History, TurnRecord, UsageBy, UsageGroup};
 use crate::output::{shorten_to, visible, Notes, Out, Output, Tone};
 use crate::render::html::{inert_page, markdown};
 use crate::settings::{HistoryCommand, HistorySettings, Price};
@@ -266,11 +266,11 @@ struct Priced {
 
 /// The groups (one per key and model) merged by key, each priced by its
 /// model's `[prices]` entry: the cost is known when every model is.
-fn priced(groups: Vec<(UsageGroup, Option<String>)>, by: UsageGrouping, prices: &[(String, Price)]) -> Vec<Priced> {
+fn priced(groups: Vec<(UsageGroup, Option<String>)>, by: UsageBy, prices: &[(String, Price)]) -> Vec<Priced> {
     let mut merged: BTreeMap<String, Priced> = BTreeMap::new();
     for (group, model) in groups {
         let model = match by {
-            UsageGrouping::Model => Some(group.key.clone()),
+            UsageBy::Model => Some(group.key.clone()),
             _ => model,
         };
         let price = model

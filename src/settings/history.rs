@@ -17,7 +17,7 @@ use crate::cli::{
     UsageOutput,
 };
 use crate::error::usage;
-use crate::history::{before, Forget, ListFilter};
+use crate::history::{before, Forget, ListFilter, UsageBy};
 use crate::output::{Destination, JqInput};
 
 /// Where turns are recorded.
@@ -69,7 +69,7 @@ pub enum HistoryCommand {
     /// `usage`.
     Usage {
         /// `--by`.
-        by: UsageGrouping,
+        by: UsageBy,
         /// `--since`, as a time.
         since: Option<String>,
         /// `-o`.
@@ -205,7 +205,14 @@ pub fn history(
                 UsageOutput::Json => Ok(JqInput::Whole),
                 other => Err((mode_name(other), "-o json")),
             };
-            let by = usage_args.by;
+            let by = match usage_args.by {
+                UsageGrouping::Day => UsageBy::Day,
+                UsageGrouping::Week => UsageBy::Week,
+                UsageGrouping::Month => UsageBy::Month,
+                UsageGrouping::Thread => UsageBy::Thread,
+                UsageGrouping::Agent => UsageBy::Agent,
+                UsageGrouping::Model => UsageBy::Model,
+            };
             (
                 HistoryCommand::Usage {
                     by,
