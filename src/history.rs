@@ -16,11 +16,12 @@ use serde_json::Value;
 use crate::output::{create_private, create_private_folder};
 
 /// The schema's version, in `PRAGMA user_version`.
-pub const SCHEMA_VERSION: i64 = 1;
+pub const SCHEMA_VERSION: i64 = MIGRATIONS.len() as i64;
 
 /// Each migration takes the database from the version before it (its index)
-/// to the next.
-const MIGRATIONS: [&str; 1] = ["
+/// to the next: version 1 made the tables; version 2 indexes turns by chat
+/// id (`history export CHAT_ID`).
+const MIGRATIONS: [&str; 2] = ["
 CREATE TABLE turns (
     id INTEGER PRIMARY KEY,
     at TEXT NOT NULL,
@@ -70,6 +71,8 @@ CREATE TABLE threads (
     last_turn_at TEXT NOT NULL,
     PRIMARY KEY (name, chat_url, identity)
 );
+", "
+CREATE INDEX turns_chat ON turns (chat_id, at);
 "];
 
 /// How long a writer waits for another to finish.

@@ -346,3 +346,34 @@ fn list_shows_the_latest_turns_filtered_and_through_jq() {
         "Revenue by week?\nOrders by region?\nRevenue by month?\n"
     );
 }
+
+#[test]
+fn a_database_of_the_first_version_is_migrated_and_keeps_its_turns() {
+    let (_dir, db) = database();
+    std::fs::create_dir_all(db.parent().unwrap()).unwrap();
+    std::fs::copy(fixture("history-v1.db"), &db).unwrap();
+    let listed = history_json(&db, &["list"]);
+    assert_eq!(listed.as_array().unwrap().len(), 1);
+    assert_eq!(listed[0]["question"], "Revenue yesterday?");
+    assert_eq!(listed[0]["queries"][0]["sql"], "SELECT 1");
+    let connection = Connection::open(&db).unwrap();
+    let version: i64 = connection
+        .pragma_query_value(None, "user_version", |row| row.get(0))
+        .unwrap();
+    assert_eq!(version, 2);
+    let index: i64 = connection
+        .query_row(
+            "SELECT count(*) FROM sqlite_master WHERE type = 'index' AND name = 'turns_chat'",
+            [],
+            |row| row.get(0),
+        )
+        .unwrap();
+    assert_eq!(index, 1, "version 2's index");
+    // Its thread goes on under the name it had.
+    let exported = analyst()
+        .env("ANALYST_HISTORY_DB", &db)
+        .args(["history", "export", "chat-0042"])
+        .output()
+        .unwrap();
+    assert!(String::from_utf8_lossy(&exported.stdout).contains("Revenue was $1.2M."));
+}
