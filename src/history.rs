@@ -21,7 +21,8 @@ pub const SCHEMA_VERSION: i64 = MIGRATIONS.len() as i64;
 /// Each migration takes the database from the version before it (its index)
 /// to the next: version 1 made the tables; version 2 indexes turns by chat
 /// id (`history export CHAT_ID`).
-const MIGRATIONS: [&str; 2] = ["
+const MIGRATIONS: [&str; 2] = [
+    "
 CREATE TABLE turns (
     id INTEGER PRIMARY KEY,
     at TEXT NOT NULL,
@@ -71,9 +72,11 @@ CREATE TABLE threads (
     last_turn_at TEXT NOT NULL,
     PRIMARY KEY (name, chat_url, identity)
 );
-", "
+",
+    "
 CREATE INDEX turns_chat ON turns (chat_id, at);
-"];
+",
+];
 
 /// How long a writer waits for another to finish.
 const BUSY_TIMEOUT: Duration = Duration::from_secs(30);
