@@ -77,21 +77,19 @@ fn main() {
         .collect();
     times.sort();
     let p99 = times[times.len() * 99 / 100];
-    let list = best_of(5, || {
-        let filter = ListFilter {
-            limit: 20,
-            ..ListFilter::default()
-        };
-        assert_eq!(history.list(&filter).unwrap().len(), 20);
-    });
-    let thread = best_of(5, || {
-        let filter = ListFilter {
-            limit: 20,
-            thread: Some("thread-7".into()),
-            ..ListFilter::default()
-        };
-        assert_eq!(history.list(&filter).unwrap().len(), 20);
-    });
+    // The latest 20 turns, of one thread or of all.
+    let latest = |thread: Option<&str>| {
+        best_of(5, || {
+            let filter = ListFilter {
+                limit: 20,
+                thread: thread.map(str::to_string),
+                ..ListFilter::default()
+            };
+            assert_eq!(history.list(&filter).unwrap().len(), 20);
+        })
+    };
+    let list = latest(None);
+    let thread = latest(Some("thread-7"));
     let usage = best_of(5, || {
         assert!(!history.usage(UsageBy::Model, None).unwrap().is_empty());
     });

@@ -60,7 +60,11 @@ fn thread_chat(thread: &ThreadSettings, chat: &ChatSettings, notes: &Notes) -> (
             return (None, None);
         }
     };
-    let known = history.thread(&thread.name, &record::chat_url(chat), &record::identity(chat));
+    let known = history.thread(
+        &thread.name,
+        &record::chat_url(&chat.url),
+        &record::identity(chat.identity.as_ref()),
+    );
     let chat_id = match known {
         Ok(Some(known)) if known.last_turn_at >= crate::history::before(thread.ttl) => Some(known.chat_id),
         Ok(Some(known)) => {
@@ -96,7 +100,10 @@ fn ask(settings: &AskSettings, notes: &Notes, out: &mut Out, recorded: &mut Opti
         settings.display,
         settings.all_rows,
     );
-    let mut renderer = ((output, Check::new(settings.expectations.clone())), QueryLog::default());
+    let mut renderer = (
+        (output, Check::new(settings.expectations.clone())),
+        QueryLog::new(settings.recording.is_some()),
+    );
     let mut sinks = Sinks {
         tee: tee.as_mut().map(|tee| tee as &mut dyn Write),
         renderer: &mut renderer,
@@ -141,8 +148,12 @@ fn ask(settings: &AskSettings, notes: &Notes, out: &mut Out, recorded: &mut Opti
             }
             if let Some((thread, Some(history), _)) = &thread {
                 if let Some(chat_id) = turn.transcript.chat_id() {
-                    let kept =
-                        history.set_thread(&thread.name, &record::chat_url(chat), &record::identity(chat), chat_id);
+                    let kept = history.set_thread(
+                        &thread.name,
+                        &record::chat_url(&chat.url),
+                        &record::identity(chat.identity.as_ref()),
+                        chat_id,
+                    );
                     if let Err(why) = kept {
                         notes.warn(&format!("--thread {}: the chat id was not kept: {why}", thread.name));
                     }
@@ -162,18 +173,19 @@ fn ask(settings: &AskSettings, notes: &Notes, out: &mut Out, recorded: &mut Opti
         Some((client, ..)) => client.settle(conclusion, transcript.chat_id()),
         None => conclusion.failure,
     };
-    let (mut renderer, QueryLog(queries)) = renderer;
+    let (mut renderer, queries) = renderer;
     if let (Some((_, chat, question)), Some(_)) = (&client, &settings.recording) {
         let mut turn_record = record::turn(
             at,
-            chat,
+            &chat.url,
+            chat.identity.as_ref(),
             question.input.as_deref(),
             transcript,
             status,
             &turn.timings,
-            queries,
         );
         turn_record.command = "ask".into();
+        turn_record.queries = queries.into_queries();
         turn_record.thread = settings.thread.as_ref().map(|thread| thread.name.clone());
         *recorded = Some(turn_record);
     }

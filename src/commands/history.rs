@@ -13,6 +13,8 @@ use crate::error::{fail, Kind};
 use crate::history::{History, TurnRecord, UsageBy, UsageGroup};
 use crate::output::{shorten_to, visible, Notes, Out, Output, Tone};
 use crate::render::html::{inert_page, markdown};
+use crate::render::json;
+use crate::render::table::one_line;
 use crate::settings::{HistoryCommand, HistorySettings, Price};
 
 /// Runs `analyst history`.
@@ -39,7 +41,7 @@ pub fn run(settings: HistorySettings, notes: &Notes, out: &mut Out) -> Result<()
                 .take(limit)
                 .collect();
             match json {
-                true => write_json(&turns, out)?,
+                true => json::write(&turns, out)?,
                 // Every piece from the history is made visible; the colours
                 // are analyst's own.
                 false => out.write_styled(&list_table(&turns, settings.width, settings.styled))?,
@@ -53,7 +55,7 @@ pub fn run(settings: HistorySettings, notes: &Notes, out: &mut Out) -> Result<()
                 )
             })?;
             match json {
-                true => write_json(&turn, out)?,
+                true => json::write(&turn, out)?,
                 false => out.write_all(shown(&turn).as_bytes())?,
             }
         }
@@ -66,7 +68,7 @@ pub fn run(settings: HistorySettings, notes: &Notes, out: &mut Out) -> Result<()
                 ));
             }
             match format {
-                ExportFormat::Json => write_json(&turns, out)?,
+                ExportFormat::Json => json::write(&turns, out)?,
                 ExportFormat::Markdown => out.write_all(thread_markdown(&thread, &turns).as_bytes())?,
                 ExportFormat::Html => {
                     let page = inert_page(&thread, &markdown(&thread_markdown(&thread, &turns)));
@@ -86,17 +88,6 @@ pub fn run(settings: HistorySettings, notes: &Notes, out: &mut Out) -> Result<()
     }
     out.flush()?;
     Ok(())
-}
-
-fn write_json(value: &impl Serialize, out: &mut Out) -> Result<()> {
-    serde_json::to_writer_pretty(&mut *out, value)?;
-    out.write_all(b"\n")?;
-    Ok(())
-}
-
-/// The text of the service made safe for a terminal, on one line.
-fn one_line(text: &str) -> String {
-    visible(&text.split_whitespace().collect::<Vec<_>>().join(" ")).into_owned()
 }
 
 /// `history list` for a person: a line per turn, the question cut to the
@@ -303,7 +294,7 @@ fn priced(groups: Vec<(UsageGroup, Option<String>)>, by: UsageBy, prices: &[(Str
 
 fn write_usage(rows: &[Priced], output: UsageOutput, with_cost: bool, out: &mut Out) -> Result<()> {
     match output {
-        UsageOutput::Json => write_json(&rows, out),
+        UsageOutput::Json => json::write(&rows, out),
         UsageOutput::Csv => {
             let mut writer = csv::Writer::from_writer(&mut *out);
             writer.write_record([

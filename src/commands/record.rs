@@ -5,20 +5,40 @@
 
 use crate::history::{History, QueryRecord, TurnRecord, UsageRecord};
 use crate::output::Notes;
-use crate::settings::{ChatSettings, Recording};
+use reqwest::Url;
+
+use crate::settings::{Recording, SessionSettings};
 use crate::stream::transcript::{Event, Transcript};
 use crate::stream::turn::{Renderer, Status, Timings};
 
-/// Keeps what the history records of each SQL query of a turn.
-#[derive(Default)]
-pub struct QueryLog(pub Vec<QueryRecord>);
+/// Keeps what the history records of each SQL query of a turn, when the
+/// turn is recorded (else it reads nothing of the results).
+pub struct QueryLog {
+    on: bool,
+    queries: Vec<QueryRecord>,
+}
+
+impl QueryLog {
+    /// A log that keeps the queries when `on` (the turn is recorded).
+    pub fn new(on: bool) -> Self {
+        QueryLog {
+            on,
+            queries: Vec::new(),
+        }
+    }
+
+    /// The queries kept, in order.
+    pub fn into_queries(self) -> Vec<QueryRecord> {
+        self.queries
+    }
+}
 
 impl Renderer for QueryLog {
     fn event(&mut self, event: &Event) {
         match event {
-            Event::ToolFinished(finished) => {
+            Event::ToolFinished(finished) if self.on => {
                 if let Some((_, result)) = &finished.sql {
-                    self.0.push(QueryRecord {
+                    self.queries.push(QueryRecord {
                         title: result.title.clone(),
                         sql: result.sql.clone(),
                         columns: result.columns().iter().map(|column| column.name.clone()).collect(),
@@ -28,15 +48,15 @@ impl Renderer for QueryLog {
                     });
                 }
             }
-            Event::TurnStarts => self.0.clear(),
-            Event::ChatId(_) => {}
+            Event::TurnStarts => self.queries.clear(),
+            _ => {}
         }
     }
 }
 
 /// The chat URL as recorded: without credentials, query or fragment.
-pub fn chat_url(chat: &ChatSettings) -> String {
-    let mut url = chat.url.clone();
+pub fn chat_url(url: &Url) -> String {
+    let mut url = url.clone();
     let _ = url.set_username("");
     let _ = url.set_password(None);
     url.set_query(None);
@@ -45,9 +65,9 @@ pub fn chat_url(chat: &ChatSettings) -> String {
 }
 
 /// Who asks, as recorded and as threads are keyed: `external:ID`,
-/// `internal:NAME`, or `cube-token` (the token names the user).
-pub fn identity(chat: &ChatSettings) -> String {
-    let identity = chat.identity.as_ref();
+/// `internal:NAME`, or `cube-token` (no identity: the token names the
+/// user).
+pub fn identity(identity: Option<&SessionSettings>) -> String {
     match (
         identity.and_then(|identity| identity.external_id.as_deref()),
         identity.and_then(|identity| identity.internal_id.as_deref()),
@@ -58,22 +78,23 @@ pub fn identity(chat: &ChatSettings) -> String {
     }
 }
 
-/// A turn as the history records it (its exit code set by the caller once
-/// the command has ended).
+/// A turn asked at `at` of the chat at `url` as `asker`, as the history
+/// records it (the caller sets what only it knows: the command, its
+/// queries, its exit code once the command has ended).
 pub fn turn(
     at: String,
-    chat: &ChatSettings,
+    url: &Url,
+    asker: Option<&SessionSettings>,
     question: Option<&str>,
     transcript: &Transcript,
     status: Status,
     timings: &Timings,
-    queries: Vec<QueryRecord>,
 ) -> TurnRecord {
     let millis = |duration: std::time::Duration| duration.as_millis() as u64;
     TurnRecord {
         at,
-        chat_url: Some(chat_url(chat)),
-        identity: Some(identity(chat)),
+        chat_url: Some(chat_url(url)),
+        identity: Some(identity(asker)),
         chat_id: transcript.chat_id().map(str::to_string),
         message_id: transcript.message_id().map(str::to_string),
         question: question.map(str::to_string),
@@ -83,7 +104,6 @@ pub fn turn(
         first_byte_ms: timings.first_byte.map(millis),
         answer_ms: timings.answer.map(millis),
         total_ms: millis(timings.total),
-        queries,
         ..TurnRecord::default()
     }
 }

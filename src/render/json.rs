@@ -156,7 +156,9 @@ impl Serialize for Queries<'_> {
     }
 }
 
-fn write(document: &impl Serialize, out: &mut dyn Write) -> Result<()> {
+/// Writes `document` as pretty JSON and a newline: every JSON document
+/// of `analyst` but the check report.
+pub fn write(document: &impl Serialize, out: &mut dyn Write) -> Result<()> {
     serde_json::to_writer_pretty(&mut *out, document)?;
     out.write_all(b"\n")?;
     Ok(())

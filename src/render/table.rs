@@ -284,7 +284,7 @@ fn aligned(columns: &[Column], rows: Vec<Vec<String>>, width: Option<u16>) -> co
 /// `text` as one line of an aligned table, in a pipe too: CR, LF and tab
 /// written `\r`, `\n`, `\t` so a cell never breaks its row, other
 /// control characters made visible.
-fn one_line(text: &str) -> String {
+pub fn one_line(text: &str) -> String {
     match text.contains(['\r', '\n', '\t']) {
         true => visible(&text.replace('\r', "\\r").replace('\n', "\\n").replace('\t', "\\t")).into_owned(),
         false => visible(text).into_owned(),

@@ -209,7 +209,7 @@ fn question_files(path: &Path) -> Result<(PathBuf, Vec<PathBuf>)> {
         .map(|name| agents.join(name))
         .filter(|file| file.is_file())
         .collect();
-    files.extend(yaml_files(&agents.join("eval_questions"))?);
+    files.extend(files_ending(&agents.join("eval_questions"), &["yml", "yaml"])?);
     if files.is_empty() {
         return Err(usage(format!(
             "{}: no eval_questions.yml and no eval_questions/*.yml: is this Cube's agents/ folder?",
@@ -219,12 +219,8 @@ fn question_files(path: &Path) -> Result<(PathBuf, Vec<PathBuf>)> {
     Ok((agents, files))
 }
 
-/// The `.yml` and `.yaml` files of `folder` (none when it does not exist),
-/// in name order.
-fn yaml_files(folder: &Path) -> Result<Vec<PathBuf>> {
-    files_ending(folder, &["yml", "yaml"])
-}
-
+/// The files of `folder` whose extension is one of `extensions` (none
+/// when the folder does not exist), in name order.
 fn files_ending(folder: &Path, extensions: &[&str]) -> Result<Vec<PathBuf>> {
     let Ok(entries) = std::fs::read_dir(folder) else {
         return Ok(Vec::new());

@@ -346,10 +346,14 @@ fn refine(candidates: &mut [Vec<usize>], agent: &[Column], truth: &[Column]) -> 
             continue;
         }
         let before = found.len();
+        // The ground truth's pairs, once for all the candidates.
+        let wanted: Vec<(usize, Vec<(Cell, Cell)>)> = settled
+            .iter()
+            .map(|&(anchor, anchor_agent)| (anchor_agent, pairs(&truth[anchor].cells, &truth[truth_index].cells)))
+            .collect();
         found.retain(|&agent_index| {
-            settled.iter().all(|&(anchor, anchor_agent)| {
-                pairs(&truth[anchor].cells, &truth[truth_index].cells)
-                    == pairs(&agent[anchor_agent].cells, &agent[agent_index].cells)
+            wanted.iter().all(|(anchor_agent, pairs_wanted)| {
+                pairs(&agent[*anchor_agent].cells, &agent[agent_index].cells) == *pairs_wanted
             })
         });
         dropped |= found.len() < before;

@@ -96,7 +96,6 @@ pub fn run(settings: CheckSettings, notes: &Notes, out: &mut Out) -> Result<()> 
     };
     let runner = Runner {
         client: ChatClient::new(Http::new(settings.network.connect_timeout, notes)?, &chat),
-        chat: chat.clone(),
         notes: notes.clone(),
         settings: &settings,
         deadline: settings.network.limits.timeout.map(|limit| started + limit),
@@ -276,8 +275,6 @@ type Reference = Result<Collected, (Kind, String)>;
 /// What every case shares.
 struct Runner<'a> {
     client: ChatClient,
-    /// The chat URL and credentials, for the history's record of a turn.
-    chat: ChatSettings,
     /// Where warnings go.
     notes: Notes,
     settings: &'a CheckSettings,
@@ -443,7 +440,10 @@ impl Runner<'_> {
         }
         let mut reading = Turn::of(&question, turn_started);
         let mut saved = self.save_file(slot, case, turn_index);
-        let mut renderers = ((check, LastQuery::default()), QueryLog::default());
+        let mut renderers = (
+            (check, LastQuery::default()),
+            QueryLog::new(self.settings.recording.is_some()),
+        );
         let at = crate::history::now();
         let mut sinks = Sinks {
             tee: saved.as_mut().map(|file| file as &mut dyn Write),
@@ -481,22 +481,19 @@ impl Runner<'_> {
         });
         let status = conclusion.status;
         let settled = client.settle(conclusion, transcript.chat_id());
-        let ((mut check, LastQuery(last_query)), QueryLog(queries)) = renderers;
+        let ((mut check, LastQuery(last_query)), queries) = renderers;
         if let Some(recording) = &self.settings.recording {
-            let chat = ChatSettings {
-                identity: Some(case.settings.clone()),
-                ..self.chat.clone()
-            };
             let mut turn_record = record::turn(
                 at,
-                &chat,
+                &self.settings.url,
+                Some(&case.settings),
                 Some(&turn.question),
                 transcript,
                 status,
                 &reading.timings,
-                queries,
             );
             turn_record.command = "check".into();
+            turn_record.queries = queries.into_queries();
             turn_record.suite = Some(self.settings.suite.display().to_string());
             turn_record.case = Some(case.name.clone());
             turn_record.exit_code = settled.as_ref().map_or(0, |err| kind_of(err).exit_code());
