@@ -485,7 +485,7 @@ _analyst() {
             return 0
             ;;
         analyst__subcmd__check)
-            opts="-j -o -v -q -h -V --jobs --repeat --pass-rate --max-seconds --max-tokens --max-llm-calls --certified --no-history --filter --shard --save --junit --tap --output --jq --output-file --baseline --fail-on-regression --chat-url --api-key-file --cube-token-file --data-url --external-id --internal-id --email --attr --group --security-context --persistent --ttl --timezone --no-authoring --verbose --quiet --connect-timeout --timeout --idle-timeout --retries --profile --color --help --version merge help"
+            opts="-j -o -v -q -h -V --jobs --repeat --pass-rate --max-seconds --max-tokens --max-llm-calls --certified --no-history --filter --shard --list --save --junit --tap --output --jq --output-file --baseline --fail-on-regression --min-accuracy --chat-url --api-key-file --cube-token-file --data-url --external-id --internal-id --email --attr --group --security-context --persistent --ttl --timezone --no-authoring --verbose --quiet --connect-timeout --timeout --idle-timeout --retries --profile --color --help --version merge help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -552,6 +552,10 @@ _analyst() {
                     return 0
                     ;;
                 --baseline)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --min-accuracy)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -677,7 +681,7 @@ _analyst() {
             return 0
             ;;
         analyst__subcmd__check__subcmd__merge)
-            opts="-o -v -q -h -V --junit --tap --output --jq --output-file --baseline --fail-on-regression --verbose --quiet --connect-timeout --timeout --idle-timeout --retries --profile --color --help --version"
+            opts="-o -v -q -h -V --junit --tap --output --jq --output-file --baseline --fail-on-regression --min-accuracy --verbose --quiet --connect-timeout --timeout --idle-timeout --retries --profile --color --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -704,6 +708,10 @@ _analyst() {
                     return 0
                     ;;
                 --baseline)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --min-accuracy)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

@@ -53,11 +53,13 @@ pub mod var {
     pub const HISTORY_DB: &str = "ANALYST_HISTORY_DB";
     /// Where the history database is by default.
     pub const XDG_DATA_HOME: &str = "XDG_DATA_HOME";
+    /// Where Cube reads its agents config, under a repository root.
+    pub const CUBE_AGENTS_PATH: &str = "CUBE_CLOUD_AGENTS_CONFIG_PATH";
 }
 
 /// The environment variables `analyst` reads, and what for (`--help` and
 /// the man pages' ENVIRONMENT).
-pub const ENVIRONMENT: [(&str, &str); 22] = [
+pub const ENVIRONMENT: [(&str, &str); 23] = [
     (var::CHAT_URL, "the Chat API URL from the agent settings (--chat-url)"),
     (var::API_KEY, "the API key (sent as 'Authorization: Api-Key …'; never printed)"),
     (var::API_KEY_FILE, "read the key from this file instead ('-' = stdin)"),
@@ -86,6 +88,10 @@ pub const ENVIRONMENT: [(&str, &str); 22] = [
     ("HTTPS_PROXY, HTTP_PROXY, ALL_PROXY", "proxies for every host but loopback"),
     ("NO_PROXY", "hosts reached without the proxy"),
     ("", "a variable set to the empty string counts as unset"),
+    (
+        var::CUBE_AGENTS_PATH,
+        "where Cube's agents folder is under a repository root, as Cube reads it (default agents), for check",
+    ),
 ];
 
 /// The exit codes and what each means (`--help` and EXIT STATUS).
@@ -615,18 +621,27 @@ Suite file (TOML):
   tolerance = 0.001               #   relative, for numbers (default exact)
   chat = [\"And by quarter?\", { question = \"Which region led?\", expect_answer = \"EMEA\" }]
 
-Cube's own eval files: SUITE may be Cube's agents/ folder (or a repository
-holding one, or one YAML file): eval_questions.yml and eval_questions/*.yml are
-merged (cases NAME, or SPACE/NAME outside space auto), each question's ground
-truth its sql or a certifiedQuery (certified_queries/*.md or config.yml);
---certified also asks each certified query's user_request. Graded as Cube
-grades: the agent's last SQL result against the ground truth's rows (through
-the data query API), rows in any order, numbers to 4 significant figures,
-column names ignored, extra agent columns allowed; verdicts pass, fail, review,
-error with Cube's score reasons (Missing columns, Row count mismatch,
-Unexpected rows, Value mismatch, Query error, Agent error, Ground truth query
-failed, Ground truth not found) and the accuracy, 80% (8/10).
-  analyst check agents/ --certified --repeat 3 --pass-rate 0.67 --junit agents.xml
+Cube's own eval files: SUITE may be Cube's agents folder, a repository holding
+one (at $CUBE_CLOUD_AGENTS_CONFIG_PATH, else agents/; an agents/ folder inside
+it is agent definitions), or one question file (read with the agents folder
+that holds it). eval_questions.yml and eval_questions/*.yml are merged (cases
+NAME, or SPACE/NAME outside space auto), each question's ground truth its sql
+or a certifiedQuery, looked up in its space, then in auto. Certified queries
+come from every YAML file of the folder (a flat certified_queries list, or
+spaces: [{name, certified_queries}] and agents: [{space, …}]) and from Markdown
+(.md, .markdown) in certified_queries/, certified-queries/ or queries/ at any
+depth, or whose frontmatter kind, user_request or sql_query says so; rules,
+skills and files that are not YAML or Markdown are never read. --certified also
+asks each certified query's user_request. Graded as Cube grades: the agent's
+last SQL result against the ground truth's rows (through the data query API),
+rows in any order, numbers to 4 significant figures on their digits as sent,
+column names ignored, extra agent columns allowed, every assignment of columns
+the values allow tried; verdicts pass, fail, review, error with Cube's score
+reasons (Missing columns, Row count mismatch, Unexpected rows, Value mismatch,
+Query error, Agent error, Ground truth query failed, Ground truth not found)
+and the accuracy, 80% (8/10).
+  analyst check agents/ --list                   # what would run; sends nothing
+  analyst check agents/ --certified --min-accuracy 90% --junit agents.xml
 
 Reports: -o json has per case its verdict, pass rate, medians and every run (chat
 and message ids, duration, time to first byte, tokens, LLM calls, exit code,
@@ -636,11 +651,14 @@ matrix (--shard K/N, each with -o json) become one report with
 --baseline REPORT.json lists the cases that newly fail, whose pass rate dropped,
 or whose median duration or tokens grew by more than 20%.
 
-Exit codes: 0 every case passed, 9 an expectation, comparison or budget failed
-(or, with --fail-on-regression, a case regressed), otherwise the code of the
-failure (3 bad key, 6 service unreachable, 7 bad stream, 124 a case timed
-out…); 2 for a malformed suite (nothing runs). With Cube's eval files a fail,
-review or error verdict is 9; a failure of the whole run keeps its own code.";
+Exit codes: 0 every case passed (with --min-accuracy P: at least P of them), 9
+an expectation, comparison or budget failed (or, with --fail-on-regression, a
+case regressed), otherwise the code of the failure (7 bad stream, 124 a case
+timed out…); 2 for a malformed suite or a --filter that selects nothing
+(nothing runs). With Cube's eval files a fail, review or error verdict is 9. A
+failure of the whole run (a signal, credentials refused, the service
+unreachable or failing, --timeout) stops it at once, aborting running chats:
+its own code (3, 6, 124, 130…), one line, no report.";
 
 const MERGE_AFTER_HELP: &str = "\
 Example (a CI matrix of 4 shards, then one job):
@@ -705,9 +723,13 @@ pub struct CheckArgs {
     #[arg(long, value_name = "REGEX")]
     pub filter: Option<String>,
 
-    /// Run the K-th of N disjoint slices of the cases, chosen by name: the N shards together run every case once (for a CI matrix)
+    /// Run the K-th of N disjoint slices of the cases: sorted by name and dealt round-robin, so no shard has more than one case more than another, and the N shards together run every case once (for a CI matrix)
     #[arg(long, value_name = "K/N")]
     pub shard: Option<String>,
+
+    /// Print the cases the run would ask (after --filter, --shard, --certified), one a line: NAME, FILE:LINE and QUESTION separated by tabs; -o json prints an array of {name, space, question, source, groundTruth}. Sends nothing and needs no credentials
+    #[arg(long, conflicts_with_all = ["tap", "junit", "baseline", "save", "repeat"])]
+    pub list: bool,
 
     /// Keep each turn's raw stream in DIR (replay it with 'ask --replay'); DIR is created 0700, each file 0600
     #[arg(long, value_name = "DIR")]
@@ -769,6 +791,10 @@ pub struct ReportArgs {
     /// Exit 9 when --baseline finds a regression
     #[arg(long, requires = "baseline")]
     pub fail_on_regression: bool,
+
+    /// The run passes when at least this share of its cases pass (0.9 or 90%), instead of every case; the cases that fail are still listed, and below it the exit code is 9
+    #[arg(long, value_name = "P", value_parser = parse_accuracy)]
+    pub min_accuracy: Option<f64>,
 }
 
 /// What `analyst check` does instead of running a suite.
@@ -1135,6 +1161,22 @@ pub fn parse_share(text: &str) -> Result<f64, String> {
     match text.trim().parse::<f64>() {
         Ok(share) if (0.0..=1.0).contains(&share) => Ok(share),
         _ => Err(format!("{text:?} is not a share of runs from 0 to 1 (0.8 = 80%)")),
+    }
+}
+
+/// Parses `--min-accuracy`: a share of cases from 0 to 1, or a percentage
+/// (`0.9` or `90%`).
+pub fn parse_accuracy(text: &str) -> Result<f64, String> {
+    let trimmed = text.trim();
+    let share = match trimmed.strip_suffix('%') {
+        Some(percent) => percent.trim().parse::<f64>().map(|percent| percent / 100.0),
+        None => trimmed.parse::<f64>(),
+    };
+    match share {
+        Ok(share) if (0.0..=1.0).contains(&share) => Ok(share),
+        _ => Err(format!(
+            "{text:?} is not a share of cases from 0 to 1 or a percentage (0.9 or 90%)"
+        )),
     }
 }
 

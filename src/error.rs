@@ -123,6 +123,8 @@ pub struct Fault {
     /// What kind of failure it is.
     pub kind: Kind,
     message: String,
+    /// It stops a running turn on our side (see [`stops_the_chat`]).
+    stop: bool,
 }
 
 impl Fault {
@@ -131,8 +133,32 @@ impl Fault {
         Fault {
             kind,
             message: message.into(),
+            stop: kind.stops_the_chat(),
         }
     }
+
+    /// A failure of `kind` that stops a running turn on our side, whatever
+    /// its kind: the chat is aborted (a `check` run stopped because the
+    /// service refused the credentials).
+    pub fn stop(kind: Kind, message: impl Into<String>) -> Self {
+        Fault {
+            stop: true,
+            ..Fault::new(kind, message)
+        }
+    }
+}
+
+/// True when `err` ended a running turn early on our side (a signal, the
+/// deadline, a stall, stdout closed, a stop of the whole command): the
+/// chat must then be aborted on the service.
+pub fn stops_the_chat(err: &anyhow::Error) -> bool {
+    kind_of(err).stops_the_chat()
+        || err.chain().any(|cause| {
+            cause
+                .downcast_ref::<Fault>()
+                .or_else(|| fault_in_io(cause))
+                .is_some_and(|fault| fault.stop)
+        })
 }
 
 impl fmt::Display for Fault {

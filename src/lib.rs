@@ -92,6 +92,7 @@ where
         Command::RevokeSessions(settings) => commands::session::revoke(settings, &notes),
         Command::Rows(settings) => commands::rows::run(settings, &notes, &mut out),
         Command::Check(settings) => commands::check::run(*settings, &notes, &mut out),
+        Command::CheckList(settings) => commands::check::list(*settings, &notes, &mut out),
         Command::Merge(settings) => commands::check::merge(settings, &notes, &mut out),
         Command::Completions(target, dir) => commands::completions::run(target, dir.as_deref(), &mut out),
         Command::Version => commands::version::run(&mut out),

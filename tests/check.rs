@@ -544,3 +544,187 @@ fn shards_together_run_every_case_once_and_filter_picks_by_name() {
     }
     emu.expect(Route::Chat, 10);
 }
+
+/// A suite of cases named `case 1` … `case N`.
+fn numbered(count: usize) -> ScratchFile {
+    let text: String = (1..=count)
+        .map(|i| format!("[[case]]\nname = \"case {i}\"\nquestion = \"Q{i}\"\n\n"))
+        .collect();
+    suite(&text)
+}
+
+#[test]
+fn list_prints_what_would_run_and_sends_nothing() {
+    let path = suite(
+        "[[case]]\nname = \"first\"\nquestion = \"Revenue\\tby month?\"\n\n[[case]]\nname = \"second\"\nquestion = \"Orders?\"\nreference_sql = \"SELECT 1\"\n",
+    );
+    // No URL, no key, no identity, no data query API.
+    let output = analyst().args(["check", "--list"]).arg(&path).output().unwrap();
+    assert_eq!(
+        output.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let file = path.display().to_string();
+    assert_eq!(
+        String::from_utf8_lossy(&output.stdout),
+        format!("first\t{file}:1\tRevenue\\tby month?\nsecond\t{file}:5\tOrders?\n")
+    );
+    let output = analyst()
+        .args(["check", "--list", "-o", "json", "--filter", "sec"])
+        .arg(&path)
+        .output()
+        .unwrap();
+    let listed: Value = serde_json::from_slice(&output.stdout).unwrap();
+    assert_eq!(
+        listed,
+        json!([{"name": "second", "space": null, "question": "Orders?", "source": format!("{file}:5"), "groundTruth": "SELECT 1"}])
+    );
+    // An invalid suite is exit 2, as a run would be.
+    let bad = suite("[[case]]\nname = \"a\"\n");
+    analyst().args(["check", "--list"]).arg(&*bad).assert().code(2);
+}
+
+#[test]
+fn shards_are_dealt_evenly_by_name() {
+    let counts = |cases: usize, shards: u32| -> Vec<usize> {
+        let path = numbered(cases);
+        (1..=shards)
+            .map(|k| {
+                let output = analyst()
+                    .args(["check", "--list", "--shard", &format!("{k}/{shards}")])
+                    .arg(&path)
+                    .output()
+                    .unwrap();
+                assert_eq!(output.status.code(), Some(0));
+                String::from_utf8_lossy(&output.stdout).lines().count()
+            })
+            .collect()
+    };
+    assert_eq!(counts(4, 4), [1, 1, 1, 1]);
+    assert_eq!(counts(10, 4), [3, 3, 2, 2]);
+    assert_eq!(counts(5, 2), [3, 2]);
+    // Fewer cases than shards: an empty shard runs nothing, says so, exit 0.
+    let emu = Emulator::start();
+    let output = emu
+        .analyst()
+        .args(["check", "--shard", "3/3"])
+        .arg(&*numbered(2))
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(0), "{stderr}");
+    assert!(
+        stderr.contains("shard 3/3 is empty: 2 cases are dealt to 3 shards"),
+        "{stderr}"
+    );
+    assert!(emu.requests().is_empty());
+}
+
+#[test]
+fn min_accuracy_gates_the_run_on_the_share_of_cases_that_pass() {
+    let emu = Emulator::start();
+    let path = suite(
+        "[[case]]\nname = \"a\"\nquestion = \"Q\"\n[[case]]\nname = \"b\"\nquestion = \"Q\"\n[[case]]\nname = \"c\"\nquestion = \"Q\"\n[[case]]\nname = \"never\"\nquestion = \"Q\"\nexpect_answer = \"never said\"\n",
+    );
+    for (min, code) in [("0.75", 0), ("75%", 0), ("90%", 9), ("1", 9)] {
+        let output = emu
+            .analyst()
+            .args(["check", "-o", "json", "--min-accuracy", min])
+            .arg(&path)
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert_eq!(output.status.code(), Some(code), "{min}: {stderr}");
+        // The failing case is listed either way.
+        assert!(stderr.contains("FAIL  never"), "{min}: {stderr}");
+        let report: Value = serde_json::from_slice(&output.stdout).unwrap();
+        assert_eq!(report["exitCode"], code);
+        assert_eq!(report["minAccuracy"].as_f64(), Some(cli_share(min)));
+        let verdict = if code == 0 { "meets" } else { "is below" };
+        assert!(
+            stderr.contains(&format!("accuracy 75% (3/4) {verdict} --min-accuracy")),
+            "{min}: {stderr}"
+        );
+    }
+    emu.analyst()
+        .args(["check", "--min-accuracy", "120%"])
+        .arg(&path)
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("not a share of cases"));
+}
+
+/// `--min-accuracy`'s value as a share.
+fn cli_share(text: &str) -> f64 {
+    match text.strip_suffix('%') {
+        Some(percent) => percent.parse::<f64>().unwrap() / 100.0,
+        None => text.parse().unwrap(),
+    }
+}
+
+#[test]
+fn refused_credentials_stop_the_run_at_once_and_abort_what_runs() {
+    // One case at a time: the first refusal ends the run; no other case
+    // is asked.
+    let emu = Emulator::start();
+    let output = emu
+        .analyst()
+        .env("ANALYST_API_KEY", "sk-revoked-key")
+        .args(["check", "--jobs", "1", "-o", "json"])
+        .arg(&*numbered(4))
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(3), "{stderr}");
+    assert_eq!(stderr.lines().count(), 1, "one line: {stderr}");
+    assert!(
+        stderr.contains("401") && stderr.contains("the run stopped: 1 of 4 runs finished"),
+        "{stderr}"
+    );
+    assert_eq!(emu.requests_on(Route::Chat).len(), 1);
+    assert!(output.stdout.is_empty(), "no report");
+    // Two at a time: the one still streaming is aborted.
+    let emu = Emulator::start();
+    emu.agent(|agent| {
+        agent.padding = 100;
+        agent.delay = Duration::from_millis(50);
+    });
+    emu.script(Reply::status(401, "application/json", r#"{"error":"Invalid API key"}"#));
+    let output = emu
+        .analyst()
+        .args(["check", "--jobs", "2"])
+        .arg(&*numbered(4))
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(3), "{stderr}");
+    assert_eq!(stderr.lines().count(), 1, "one line: {stderr}");
+    let aborts: Vec<Value> = emu.requests_on(Route::Abort).iter().map(Recorded::json).collect();
+    assert_eq!(aborts.len(), 1, "{aborts:?}: {stderr}");
+    assert_eq!(aborts[0]["chatId"], "chat-0001");
+    assert_eq!(emu.requests_on(Route::Chat).len(), 2, "no third case started");
+}
+
+#[test]
+fn an_unreachable_service_stops_the_run_at_once() {
+    let closed = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = closed.local_addr().unwrap().port();
+    drop(closed);
+    let emu = Emulator::start();
+    let output = emu
+        .analyst()
+        .env(
+            "ANALYST_CHAT_URL",
+            format!("http://127.0.0.1:{port}/api/v1/public/acme/agents/agent-7/chat/stream-chat-state"),
+        )
+        .args(["check", "--jobs", "1", "--retries", "0"])
+        .arg(&*numbered(3))
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(6), "{stderr}");
+    assert_eq!(stderr.lines().count(), 1, "one line: {stderr}");
+    assert!(stderr.contains("the run stopped: 1 of 3 runs finished"), "{stderr}");
+}

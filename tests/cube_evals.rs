@@ -10,6 +10,8 @@ use std::path::{Path, PathBuf};
 use serde_json::Value;
 use support::*;
 
+use support::warehouse;
+
 /// The example `agents/` folder of the repository.
 fn examples() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/agents")
@@ -230,9 +232,14 @@ fn what_the_rules_forbid_is_refused_with_file_and_line_before_anything_is_sent()
             "space: other\neval_questions:\n  - name: a\n    question: Q?\n    sql: SELECT 1\n",
         ),
     ]);
+    // A filter that selects nothing is a mistake, not a green run.
     let (code, stdout, stderr) = check(&emu, &root, &["-o", "json", "--filter", "^nothing$"]);
-    assert_eq!(code, Some(0), "{stderr}");
-    assert!(stdout.contains("\"cases\": []"), "{stdout}");
+    assert_eq!(code, Some(2), "{stderr}");
+    assert!(stdout.is_empty(), "{stdout}");
+    assert!(
+        stderr.contains("--filter \"^nothing$\" matches none of the 2 cases"),
+        "{stderr}"
+    );
     let (_, stdout, _) = check(&emu, &root, &["-o", "json"]);
     let report: Value = serde_json::from_str(&stdout).unwrap();
     let names: Vec<&str> = report["cases"]
@@ -276,4 +283,343 @@ fn shards_repeats_and_merge_keep_the_verdicts_and_the_accuracy() {
     assert_eq!(status["runs"].as_array().unwrap().len(), 2);
     assert_eq!(status["verdict"], "fail");
     assert_eq!(status["runs"][1]["scoreReason"], "Value mismatch");
+}
+
+/// `analyst check --list -o json ARGS`, with no credential, no URL and no
+/// identity: the cases as a JSON array.
+fn listed(args: &[&str], env: &[(&str, &str)]) -> Vec<Value> {
+    let output = analyst()
+        .args(["check", "--list", "-o", "json"])
+        .args(args)
+        .envs(env.iter().copied())
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(0), "{args:?}: {stderr}");
+    serde_json::from_slice::<Value>(&output.stdout)
+        .unwrap()
+        .as_array()
+        .unwrap()
+        .clone()
+}
+
+/// Each listed case's name and the SQL of its ground truth.
+fn truths(cases: &[Value]) -> Vec<(String, String)> {
+    cases
+        .iter()
+        .map(|case| {
+            (
+                case["name"].as_str().unwrap().to_string(),
+                case["groundTruth"].as_str().unwrap_or("(none)").to_string(),
+            )
+        })
+        .collect()
+}
+
+/// The repository laid out as Cube's docs show it.
+fn cube_repo() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/cube-repo")
+}
+
+#[test]
+fn a_cube_repository_is_read_whole_as_cube_reads_it() {
+    let repo = cube_repo();
+    let root = repo.to_str().unwrap();
+    // The repository root, its agents folder (which holds a folder named
+    // agents: agent definitions, not the root), and --certified.
+    let from_root = truths(&listed(&[root], &[]));
+    let agents = repo.join("agents");
+    assert_eq!(from_root, truths(&listed(&[agents.to_str().unwrap()], &[])));
+    let expected = [
+        ("orders", "SELECT COUNT(*) AS orders FROM orders"),
+        (
+            "revenue",
+            "SELECT region, ROUND(SUM(amount), 2) AS revenue\nFROM orders\nGROUP BY region",
+        ),
+        (
+            "returned",
+            "SELECT COUNT(*) AS returned FROM orders WHERE status = 'returned'",
+        ),
+        ("biggest", "SELECT MAX(amount) AS biggest FROM orders"),
+        // A space's questions find its certified queries first, then auto's.
+        (
+            "sales/orders",
+            "SELECT COUNT(*) AS orders FROM orders WHERE status <> 'returned'",
+        ),
+        (
+            "sales/by_region",
+            "SELECT region, COUNT(*) AS orders\nFROM orders\nGROUP BY region",
+        ),
+        (
+            "sales/by_status",
+            "SELECT status, COUNT(*) AS orders FROM orders GROUP BY status",
+        ),
+        ("sales/biggest", "SELECT MAX(amount) AS biggest FROM orders"),
+    ];
+    let expected: Vec<(String, String)> = expected.iter().map(|(a, b)| (a.to_string(), b.to_string())).collect();
+    assert_eq!(from_root, expected);
+    // Every certified query, wherever Cube keeps it: config.yml's flat
+    // list, a space file's spaces: array, Markdown in nested certified
+    // folders (.md and .markdown), and Markdown whose kind says so. Rules,
+    // skills, agent definitions, a README and config.yml.example are not.
+    let certified: Vec<String> = listed(&[root, "--certified"], &[])
+        .iter()
+        .map(|case| case["name"].as_str().unwrap().to_string())
+        .filter(|name| name.starts_with("certified/"))
+        .collect();
+    assert_eq!(
+        certified,
+        [
+            "certified/biggest-order",
+            "certified/quarterly-revenue",
+            "certified/sales/by-status",
+            "certified/total-orders",
+            "certified/sales/regions",
+            "certified/returned",
+            "certified/sales/orders-by-region",
+            "certified/sales/total-orders",
+        ]
+    );
+    // Each case says where it is defined and in which space.
+    let cases = listed(&[root, "--certified"], &[]);
+    let case = |name: &str| cases.iter().find(|case| case["name"] == name).unwrap().clone();
+    assert!(case("sales/by_region")["source"]
+        .as_str()
+        .unwrap()
+        .ends_with("agents/eval_questions/sales.yaml:7"));
+    assert_eq!(case("sales/by_region")["space"], "sales");
+    assert_eq!(case("orders")["space"], "auto");
+    assert!(case("certified/sales/orders-by-region")["source"]
+        .as_str()
+        .unwrap()
+        .ends_with("agents/spaces/sales/sales.yml:9"));
+    assert_eq!(case("certified/sales/regions")["question"], "Which regions are there?");
+}
+
+#[test]
+fn a_question_file_alone_resolves_from_its_agents_folder() {
+    // Cube's one-file runs: the certified queries of the whole folder.
+    let file = cube_repo().join("agents/eval_questions/sales.yaml");
+    let cases = truths(&listed(&[file.to_str().unwrap()], &[]));
+    assert_eq!(
+        cases,
+        [
+            (
+                "sales/orders",
+                "SELECT COUNT(*) AS orders FROM orders WHERE status <> 'returned'"
+            ),
+            (
+                "sales/by_region",
+                "SELECT region, COUNT(*) AS orders\nFROM orders\nGROUP BY region"
+            ),
+            (
+                "sales/by_status",
+                "SELECT status, COUNT(*) AS orders FROM orders GROUP BY status"
+            ),
+            ("sales/biggest", "SELECT MAX(amount) AS biggest FROM orders"),
+        ]
+        .map(|(a, b)| (a.to_string(), b.to_string()))
+    );
+}
+
+#[test]
+fn the_agents_folder_is_where_cube_cloud_agents_config_path_says() {
+    let repo = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/cube-repo-moved");
+    let root = repo.to_str().unwrap();
+    let moved = truths(&listed(&[root], &[("CUBE_CLOUD_AGENTS_CONFIG_PATH", "ai/config")]));
+    assert_eq!(
+        moved,
+        [(
+            "revenue".to_string(),
+            "SELECT region, ROUND(SUM(amount), 2) AS revenue FROM orders GROUP BY region".to_string()
+        )]
+    );
+    let default = truths(&listed(&[root], &[]));
+    assert_eq!(default[0].0, "default_folder");
+}
+
+#[test]
+fn errors_name_the_line_counted_from_the_files_first() {
+    let cases: [(&str, &str, &str); 4] = [
+        // YAML broken on the frontmatter's 2nd line: the file's 3rd.
+        (
+            "certified_queries/broken.md",
+            "---\nuser_request: Revenue?\nname: [unclosed\n---\nSELECT 1\n",
+            "certified_queries/broken.md:3: not valid eval YAML",
+        ),
+        (
+            "certified_queries/no-sql.md",
+            "---\nuser_request: Revenue?\n---\n<!-- only a note -->\n",
+            "certified_queries/no-sql.md:4: certified query \"no-sql\" has no SQL",
+        ),
+        (
+            "spaces/sales/sales.yml",
+            "spaces:\n  - name: sales\n    certified_queries:\n      - name: a\n        sql_query: SELECT 1\n",
+            "spaces/sales/sales.yml:4: certified query \"a\" has no user_request",
+        ),
+        (
+            "eval_questions/bad.yml",
+            "eval_questions:\n  - name: a\n    question: \"Caf\u{e9}\"\n    sql: SELECT 1\n",
+            "eval_questions/bad.yml: not UTF-8 (byte 46)",
+        ),
+    ];
+    for (path, text, message) in cases {
+        let mut bytes = text.as_bytes().to_vec();
+        if path.ends_with("bad.yml") {
+            // Latin-1, as an old editor saves it: é is the byte 0xE9.
+            bytes = text.replace('\u{e9}', "\u{1}").into_bytes();
+            let at = bytes.iter().position(|&b| b == 1).unwrap();
+            bytes[at] = 0xe9;
+        }
+        let root = repository(&[(
+            "eval_questions.yml",
+            "eval_questions:\n  - name: q\n    question: Q?\n    sql: SELECT 1\n",
+        )]);
+        std::fs::create_dir_all(root.join("agents").join(path).parent().unwrap()).unwrap();
+        std::fs::write(root.join("agents").join(path), bytes).unwrap();
+        let output = analyst().args(["check", "--list"]).arg(&*root).output().unwrap();
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert_eq!(output.status.code(), Some(2), "{path}: {stderr}");
+        assert!(stderr.contains(message), "{path}: {stderr}");
+        assert_eq!(stderr.lines().count(), 1, "{path}: one line: {stderr}");
+    }
+}
+
+/// A Cube suite of one question whose ground truth is `truth` (SQL on
+/// the emulator's warehouse), answered by the agent with `answer`.
+fn one_question(truth: &str, answer: Answer) -> (Emulator, Scratch) {
+    let dir = Scratch::new();
+    let text = format!(
+        "eval_questions:\n  - name: q\n    question: The question?\n    sql: {}\n",
+        serde_json::to_string(truth).unwrap()
+    );
+    dir.write("eval_questions.yml", text);
+    let emu = Emulator::start();
+    emu.agent(|agent| agent.answers = vec![("The question".to_string(), answer)]);
+    (emu, dir)
+}
+
+/// The verdict, score reason and analysis of the one question of `dir`.
+fn verdict_of(emu: &Emulator, dir: &Path) -> (String, Option<String>, Option<String>) {
+    let (code, stdout, stderr) = check(emu, dir, &["-o", "json"]);
+    let report: Value = serde_json::from_str(&stdout).unwrap_or_else(|err| panic!("{err}: {stderr}"));
+    let case = case(&report, "q");
+    let verdict = case["verdict"].as_str().unwrap().to_string();
+    assert_eq!(code, Some(if verdict == "pass" { 0 } else { 9 }), "{stderr}");
+    (
+        verdict,
+        case["scoreReason"].as_str().map(str::to_string),
+        case["analysis"].as_str().map(str::to_string),
+    )
+}
+
+#[test]
+fn an_agent_result_equal_to_the_ground_truth_passes_whatever_its_columns_hold() {
+    // A month and its rank both hold 1 to 12; origin and destination both
+    // hold the same cities; nothing else tells the rows apart.
+    let months: Vec<String> = (1..=12).map(|m| format!("({m}, {})", (m * 5) % 12 + 1)).collect();
+    let truth = format!(
+        "SELECT column1 AS month, column2 AS rank FROM (VALUES {})",
+        months.join(", ")
+    );
+    let swapped = format!("SELECT column2 AS r, column1 AS m FROM (VALUES {})", months.join(", "));
+    for answer in [truth.clone(), swapped] {
+        let (emu, dir) = one_question(&truth, Answer::Sql(answer.clone()));
+        assert_eq!(verdict_of(&emu, &dir).0, "pass", "{answer}");
+    }
+    let trips = "SELECT column1 AS origin, column2 AS destination, column3 AS trips FROM (VALUES ('Oslo', 'Rome', 3), ('Rome', 'Oslo', 5), ('Oslo', 'Paris', 2), ('Paris', 'Rome', 1))";
+    let reordered = "SELECT column3, column2, column1, 'extra' FROM (VALUES ('Oslo', 'Rome', 3), ('Rome', 'Oslo', 5), ('Oslo', 'Paris', 2), ('Paris', 'Rome', 1))";
+    let (emu, dir) = one_question(trips, Answer::Sql(reordered.to_string()));
+    assert_eq!(verdict_of(&emu, &dir).0, "pass");
+    // A trip reversed is a difference the search must still find.
+    let wrong =
+        "SELECT * FROM (VALUES ('Oslo', 'Rome', 3), ('Oslo', 'Rome', 5), ('Oslo', 'Paris', 2), ('Paris', 'Rome', 1))";
+    let (emu, dir) = one_question(trips, Answer::Sql(wrong.to_string()));
+    let (verdict, reason, analysis) = verdict_of(&emu, &dir);
+    assert_eq!(
+        (verdict.as_str(), reason.as_deref()),
+        ("fail", Some("Value mismatch")),
+        "{analysis:?}"
+    );
+}
+
+#[test]
+fn values_are_graded_as_they_were_sent() {
+    let given = |value: Value| {
+        Answer::Result(warehouse::given_call(
+            "SELECT v FROM t",
+            &[("v", "Double")],
+            vec![vec![value]],
+        ))
+    };
+    let number = |text: &str| serde_json::from_str::<Value>(text).unwrap();
+    let cases: [(&str, Value, &str); 7] = [
+        // A number no double holds is not NULL, and equals its digits.
+        ("SELECT NULL AS v", number("1e400"), "fail"),
+        ("SELECT '1e400' AS v", number("1e400"), "pass"),
+        ("SELECT '1E+400' AS v", json_string("1e400"), "pass"),
+        // Forty digits, to four significant figures.
+        (
+            "SELECT '1234567890123456789012345678901234567890' AS v",
+            number("1.2345e39"),
+            "pass",
+        ),
+        (
+            "SELECT '1234567890123456789012345678901234567890' AS v",
+            number("1.2355e39"),
+            "fail",
+        ),
+        // Zero has no sign; NaN sent as a string is text, not NULL.
+        ("SELECT '0' AS v", number("-0"), "pass"),
+        ("SELECT NULL AS v", json_string("NaN"), "fail"),
+    ];
+    for (truth, value, verdict) in cases {
+        let (emu, dir) = one_question(truth, given(value.clone()));
+        assert_eq!(verdict_of(&emu, &dir).0, verdict, "{truth} vs {value}");
+    }
+}
+
+fn json_string(text: &str) -> Value {
+    Value::String(text.to_string())
+}
+
+#[test]
+fn the_timeout_is_the_whole_commands_also_while_the_ground_truth_runs() {
+    let (emu, dir) = one_question(
+        "SELECT region, COUNT(*) FROM orders GROUP BY region",
+        Answer::Sql("SELECT region, COUNT(*) FROM orders GROUP BY region".to_string()),
+    );
+    // The ground truth's query keeps answering "Continue wait".
+    emu.continue_waits(1000);
+    let started = std::time::Instant::now();
+    let (code, stdout, stderr) = check(&emu, &dir, &["-o", "json", "--timeout", "2s"]);
+    assert_eq!(code, Some(124), "{stderr}");
+    assert!(
+        started.elapsed() < std::time::Duration::from_secs(8),
+        "{:?}",
+        started.elapsed()
+    );
+    assert!(!stderr.contains("Ground truth query failed"), "{stderr}");
+    assert!(stderr.contains("--timeout 2s expired"), "{stderr}");
+    assert!(stdout.is_empty(), "no report of a run that did not finish: {stdout}");
+}
+
+#[test]
+fn refused_data_api_credentials_stop_the_run_at_once() {
+    let emu = Emulator::start();
+    emu.agent(|agent| agent.answers = answers());
+    let output = emu
+        .analyst()
+        .env("ANALYST_DATA_URL", emu.data_url())
+        .env("ANALYST_DATA_SECRET", "not-the-deployments-secret")
+        .args(["check", "--jobs", "1", "-o", "json"])
+        .arg(examples())
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(3), "{stderr}");
+    assert_eq!(stderr.lines().count(), 1, "one line: {stderr}");
+    assert!(stderr.contains("the run stopped: 1 of 11 runs finished"), "{stderr}");
+    assert_eq!(emu.requests_on(Route::Chat).len(), 1, "no further case started");
+    assert!(output.stdout.is_empty());
 }

@@ -244,3 +244,40 @@ fn json_holds_at_most_its_document_and_64_mib() {
     eprintln!("-o json: peak RSS {rss} KiB for a {written}-byte document");
     assert!(rss <= bound, "-o json peaked at {rss} KiB, over {bound} KiB");
 }
+
+#[test]
+fn grading_200_000_rows_of_3_columns_a_side_stays_under_128_mib() {
+    // The agent's result comes whole in the stream (one line of 200,000
+    // rows), the ground truth's through the data query API, page by page;
+    // both go straight into compact cells.
+    const ROWS: usize = 200_000;
+    let rows = |select: &str| {
+        format!(
+            "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < {ROWS}) SELECT {select} FROM n"
+        )
+    };
+    let truth = rows("i AS id, i * 0.5 AS half, 'region ' || (i % 97) AS region");
+    let answer = rows("'region ' || (i % 97) AS r, i AS n, i * 0.5 AS h");
+    let dir = Scratch::new();
+    dir.write(
+        "eval_questions.yml",
+        format!(
+            "eval_questions:\n  - name: big\n    question: All of it?\n    sql: {}\n",
+            serde_json::to_string(&truth).unwrap()
+        ),
+    );
+    let emu = Emulator::start();
+    emu.agent(|agent| {
+        agent.answers = vec![("All of it".to_string(), Answer::Sql(answer))];
+        agent.returned_rows = ROWS;
+    });
+    let mut command = emu.command();
+    command
+        .env("ANALYST_DATA_URL", emu.data_url())
+        .env("ANALYST_DATA_SECRET", DATA_SECRET)
+        .args(["check", "-q", "--no-history"])
+        .arg(&*dir);
+    let peak_kib = Measured::new(command).run();
+    eprintln!("grading 200,000 × 3 a side: peak {} MiB", peak_kib / 1024);
+    assert!(peak_kib < 128 * 1024, "peak {} MiB", peak_kib / 1024);
+}

@@ -132,7 +132,8 @@ fn interrupting_before_the_chat_started_sends_no_abort() {
     let (code, _, stderr, waited) = running.finish(Duration::from_secs(10));
     assert_eq!(code, Some(130), "{stderr}");
     assert!(stderr.contains("before the chat started; nothing to abort"), "{stderr}");
-    assert!(waited < Duration::from_secs(2), "took {waited:?}");
+    // The chat id is awaited a few seconds, in vain here: then it exits.
+    assert!(waited < Duration::from_secs(5), "took {waited:?}");
     assert!(aborts(&emu).is_empty());
 }
 

@@ -129,7 +129,9 @@ impl ChatClient {
     ) -> Result<()> {
         let mut question = question.clone();
         loop {
-            let mut source = self.start(&question, network, turn.started())?;
+            let mut source = self
+                .start(&question, network, turn.started())?
+                .holding_stops_until(turn.chat_id_known());
             let read = source.wait_open().and_then(|()| turn.read(source, sinks));
             let Some(resumable) = turn.resumable(&read) else {
                 return read;

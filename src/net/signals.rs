@@ -1,9 +1,11 @@
 //! Ctrl-C, SIGTERM and SIGHUP. A watcher thread records the first signal for the main
 //! thread to act on (abort the chat, flush, exit 130/143/129); a second signal
-//! exits at once, as people expect of a second Ctrl-C.
+//! exits at once, as people expect of a second Ctrl-C. A command may also
+//! stop everything it runs as a signal would ([`stop_everything`]: `check`
+//! when a failure of the whole run makes every other case pointless).
 
 use std::sync::atomic::{AtomicI32, Ordering};
-use std::sync::Once;
+use std::sync::{Once, OnceLock};
 use std::time::{Duration, Instant};
 
 use signal_hook::consts::signal::{SIGHUP, SIGINT, SIGTERM};
@@ -13,6 +15,8 @@ use crate::error::{Fault, Kind};
 
 static FIRST: AtomicI32 = AtomicI32::new(0);
 static INSTALL: Once = Once::new();
+/// Why the command stopped everything it runs, when it did.
+static STOPPED: OnceLock<Fault> = OnceLock::new();
 
 /// A termination signal the user (or cron, or CI) sent.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -87,13 +91,27 @@ pub fn received() -> Option<Signal> {
     Signal::from_raw(FIRST.load(Ordering::SeqCst))
 }
 
-/// Waits `pause`, or less when a signal arrives first: then the signal's
-/// failure (exit 130 or 143), so a wait between tries never delays Ctrl-C.
+/// Stops every stream and wait of the process, as a signal does: each
+/// ends with `fault` (made with [`Fault::stop`], so the chat it reads is
+/// aborted) at its next look. The first stop stays.
+pub fn stop_everything(fault: Fault) {
+    let _ = STOPPED.set(fault);
+}
+
+/// Why everything must stop now: the first signal received, else the stop
+/// the command called for.
+pub fn stopped() -> Option<Fault> {
+    received().map(Signal::fault).or_else(|| STOPPED.get().cloned())
+}
+
+/// Waits `pause`, or less when a signal (or a stop) arrives first: then
+/// its failure (exit 130 or 143), so a wait between tries never delays
+/// Ctrl-C.
 pub fn pause(pause: Duration) -> Result<(), Fault> {
     let until = Instant::now() + pause;
     loop {
-        if let Some(signal) = received() {
-            return Err(signal.fault());
+        if let Some(stop) = stopped() {
+            return Err(stop);
         }
         let left = until.saturating_duration_since(Instant::now());
         if left.is_zero() {

@@ -7,7 +7,9 @@
 //! copied ([`Chunks`]), and their buffers go back to the worker for reuse.
 
 use std::io::{self, Read};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::{self, Receiver, RecvTimeoutError, SyncSender};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use anyhow::Result;
@@ -27,6 +29,9 @@ const CHUNK: usize = 256 * 1024;
 /// Chunks in flight between the worker and the main thread: memory stays
 /// bounded however fast the source is.
 const IN_FLIGHT: usize = 4;
+/// How long a chat stream stopped before its chat id arrived is read on,
+/// waiting for the id so that the chat can be aborted.
+pub const CHAT_ID_GRACE: Duration = Duration::from_secs(3);
 
 enum Chunk {
     Opened,
@@ -47,6 +52,13 @@ pub struct Source {
     started: Instant,
     last_arrival: Instant,
     finished: bool,
+    /// The worker's request was answered: the stream is open.
+    opened: bool,
+    /// For a chat stream: set once its chat id is known. A stop that comes
+    /// before is held back (for [`CHAT_ID_GRACE`]) until it is.
+    chat_id_known: Option<Arc<AtomicBool>>,
+    /// A stop held back, and until when.
+    held: Option<(Fault, Instant)>,
 }
 
 impl Source {
@@ -77,15 +89,77 @@ impl Source {
             started,
             last_arrival: Instant::now(),
             finished: false,
+            opened: false,
+            chat_id_known: None,
+            held: None,
         }
+    }
+
+    /// The same source for a chat stream whose chat id is known once
+    /// `known` is set: a stop (a signal, the deadline, a stall) before
+    /// then lets the stream be read on for [`CHAT_ID_GRACE`], until the id
+    /// arrives, so that the chat it started can be aborted; then the stop
+    /// ends the stream.
+    pub fn holding_stops_until(mut self, known: Arc<AtomicBool>) -> Source {
+        self.chat_id_known = Some(known);
+        self
+    }
+
+    /// The stop that ends the stream now, if any: the first stop seen,
+    /// unless it is held back while a chat id is awaited.
+    fn stop(&mut self, now: Instant) -> Option<Fault> {
+        let stop = match self.held.take() {
+            Some(held) => Some(held),
+            None => self.new_stop(now).map(|fault| (fault, now + CHAT_ID_GRACE)),
+        };
+        let (fault, until) = stop?;
+        let awaiting = self
+            .chat_id_known
+            .as_ref()
+            .is_some_and(|known| !known.load(Ordering::SeqCst));
+        if awaiting && now < until {
+            self.held = Some((fault, until));
+            return None;
+        }
+        Some(fault)
+    }
+
+    /// A signal, the deadline passed, or the stream stalled.
+    fn new_stop(&self, now: Instant) -> Option<Fault> {
+        if let Some(stop) = signals::stopped() {
+            return Some(stop);
+        }
+        if let Some(limit) = self.limits.timeout {
+            if (self.started + limit).saturating_duration_since(now).is_zero() {
+                return Some(timeout(limit));
+            }
+        }
+        if let Some(limit) = self.limits.idle {
+            if (self.last_arrival + limit).saturating_duration_since(now).is_zero() {
+                return Some(Fault::new(
+                    Kind::Timeout,
+                    format!(
+                        "the stream stalled: nothing received for {} (--idle-timeout)",
+                        human(limit)
+                    ),
+                ));
+            }
+        }
+        None
     }
 
     /// Waits until the source is open (for a request: the response status
     /// arrived and was a success). The error is why it did not open, or
     /// the stop that came first.
     pub fn wait_open(&mut self) -> Result<()> {
+        if self.opened {
+            return Ok(());
+        }
         match self.receive()? {
-            Chunk::Opened => Ok(()),
+            Chunk::Opened => {
+                self.opened = true;
+                Ok(())
+            }
             Chunk::OpenFailed(err) => Err(err),
             _ => Err(anyhow::anyhow!("the source sent data before it was open")),
         }
@@ -94,30 +168,20 @@ impl Source {
     /// The next chunk from the worker, or the stop that came first.
     fn receive(&mut self) -> Result<Chunk, Fault> {
         loop {
-            if let Some(signal) = signals::received() {
-                return Err(signal.fault());
-            }
             let now = Instant::now();
-            let mut wait = POLL;
-            if let Some(limit) = self.limits.timeout {
-                let left = (self.started + limit).saturating_duration_since(now);
-                if left.is_zero() {
-                    return Err(timeout(limit));
-                }
-                wait = wait.min(left);
+            if let Some(stop) = self.stop(now) {
+                return Err(stop);
             }
-            if let Some(limit) = self.limits.idle {
-                let left = (self.last_arrival + limit).saturating_duration_since(now);
-                if left.is_zero() {
-                    return Err(Fault::new(
-                        Kind::Timeout,
-                        format!(
-                            "the stream stalled: nothing received for {} (--idle-timeout)",
-                            human(limit)
-                        ),
-                    ));
+            // Until the next look at signals, the deadline and a stall (a
+            // held stop is looked at every poll).
+            let mut wait = POLL;
+            if self.held.is_none() {
+                if let Some(limit) = self.limits.timeout {
+                    wait = wait.min((self.started + limit).saturating_duration_since(now));
                 }
-                wait = wait.min(left);
+                if let Some(limit) = self.limits.idle {
+                    wait = wait.min((self.last_arrival + limit).saturating_duration_since(now));
+                }
             }
             match self.chunks.recv_timeout(wait) {
                 Ok(chunk) => {
@@ -148,9 +212,13 @@ impl Chunks for Source {
                 let _ = self.spare.try_send(done);
                 Ok(buffer.len())
             }
-            Ok(Chunk::End | Chunk::Opened) => {
+            Ok(Chunk::End) => {
                 self.finished = true;
                 Ok(0)
+            }
+            Ok(Chunk::Opened) => {
+                self.opened = true;
+                self.next_chunk(buffer)
             }
             Ok(Chunk::OpenFailed(err)) => Err(io::Error::other(err.to_string())),
             Ok(Chunk::Failed(err)) => {

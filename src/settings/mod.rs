@@ -69,6 +69,8 @@ pub enum Command {
     Rows(RowsSettings),
     /// `analyst check`.
     Check(Box<CheckSettings>),
+    /// `analyst check --list`.
+    CheckList(Box<CheckListSettings>),
     /// `analyst check merge`.
     Merge(MergeSettings),
     /// `analyst completions`.
@@ -142,7 +144,7 @@ impl Command {
             Command::Check(settings) => {
                 let (baseline, written) = report(&settings.report);
                 (
-                    vec![baseline, ("the suite", Some(&settings.suite))],
+                    vec![baseline, ("the suite", Some(&settings.selection.suite))],
                     written.into_iter().collect(),
                 )
             }
@@ -174,6 +176,7 @@ impl Command {
             Command::Session(settings) => &mut settings.destination,
             Command::Rows(settings) => &mut settings.destination,
             Command::Check(settings) => &mut settings.report.destination,
+            Command::CheckList(settings) => &mut settings.report.destination,
             Command::Merge(settings) => &mut settings.report.destination,
             Command::History(settings) => &mut settings.destination,
             Command::Abort(_)
@@ -318,6 +321,7 @@ fn resolve_command(
             reports: args.reports,
             report: ReportSettings::of(args.report)?,
         }),
+        CliCommand::Check(args) if args.list => Command::CheckList(Box::new(sources.check_list(args)?)),
         CliCommand::Check(args) => Command::Check(Box::new(sources.check(args, network)?)),
         CliCommand::Doctor(args) => Command::Doctor(Box::new(sources.doctor(args, config_problem, network))),
         CliCommand::Config(_) => Command::ConfigList(sources.config_list()),
@@ -616,32 +620,58 @@ impl Sources<'_> {
         })
     }
 
-    fn check(&self, args: CheckArgs, network: Network) -> Result<CheckSettings> {
-        let identity = self.identity(&args.identity)?;
-        let url = self.chat_url(&args.endpoint)?;
-        let (key, cube_token) = self.chat_credentials(&url, &args.endpoint)?;
-        let data = self.data(&args.data, identity.security_context.clone());
+    /// The suite of `check` and which of its cases run.
+    fn selection(&self, args: &mut CheckArgs) -> Result<Selection> {
         let shard = args
             .shard
             .as_deref()
             .map(|text| parse_shard(text).map_err(|err| usage(format!("--shard: {err}"))))
             .transpose()?;
-        Ok(CheckSettings {
-            suite: args.suite.ok_or_else(|| usage("check what? give a SUITE file"))?,
-            jobs: usize::from(args.jobs),
-            repeat: args.repeat.map(usize::from),
-            pass_rate: args.pass_rate,
-            max_seconds: args.max_seconds.map(std::time::Duration::from_secs_f64),
-            max_tokens: args.max_tokens,
-            max_llm_calls: args.max_llm_calls,
+        Ok(Selection {
+            suite: args
+                .suite
+                .take()
+                .ok_or_else(|| usage("check what? give a SUITE file"))?,
+            agents_path: variable(var::CUBE_AGENTS_PATH).map(PathBuf::from),
             certified: args.certified,
-            recording: history::recording(args.no_history, self.profile)?,
             filter: args
                 .filter
                 .as_deref()
                 .map(|pattern| regex(pattern, "--filter"))
                 .transpose()?,
             shard,
+        })
+    }
+
+    /// `check --list`: no URL, credential or data API is needed, and no
+    /// identity (cases are listed as a run would ask them).
+    fn check_list(&self, mut args: CheckArgs) -> Result<CheckListSettings> {
+        let mut identity = self.identity(&args.identity)?;
+        if identity.external_id.is_none() && identity.internal_id.is_none() {
+            // Only the suite's own identity fields are checked.
+            identity.external_id = Some("analyst-list".to_string());
+        }
+        Ok(CheckListSettings {
+            selection: self.selection(&mut args)?,
+            identity,
+            report: ReportSettings::of(args.report)?,
+        })
+    }
+
+    fn check(&self, mut args: CheckArgs, network: Network) -> Result<CheckSettings> {
+        let identity = self.identity(&args.identity)?;
+        let url = self.chat_url(&args.endpoint)?;
+        let (key, cube_token) = self.chat_credentials(&url, &args.endpoint)?;
+        let data = self.data(&args.data, identity.security_context.clone());
+        Ok(CheckSettings {
+            selection: self.selection(&mut args)?,
+            jobs: usize::from(args.jobs),
+            repeat: args.repeat.map(usize::from),
+            pass_rate: args.pass_rate,
+            max_seconds: args.max_seconds.map(std::time::Duration::from_secs_f64),
+            max_tokens: args.max_tokens,
+            max_llm_calls: args.max_llm_calls,
+            recording: history::recording(args.no_history, self.profile)?,
             report: ReportSettings::of(args.report)?,
             save: args.save,
             url,

@@ -276,8 +276,38 @@ pub struct ReportSettings {
     pub baseline: Option<PathBuf>,
     /// `--fail-on-regression`.
     pub fail_on_regression: bool,
+    /// `--min-accuracy`: the share of cases that must pass (default: all).
+    pub min_accuracy: Option<f64>,
     /// `--jq`, `--output-file`.
     pub destination: Destination,
+}
+
+/// A suite and which of its cases run (or are listed).
+#[derive(Debug)]
+pub struct Selection {
+    /// The suite: a TOML file, or Cube's eval files.
+    pub suite: PathBuf,
+    /// `CUBE_CLOUD_AGENTS_CONFIG_PATH`: where Cube's agents folder is
+    /// under a repository root (else `agents/`).
+    pub agents_path: Option<PathBuf>,
+    /// `--certified`: every certified query of Cube's eval files is also a
+    /// question.
+    pub certified: bool,
+    /// `--filter`: the cases whose name matches run.
+    pub filter: Option<Regex>,
+    /// `--shard K/N`: the K-th of N slices of the cases runs.
+    pub shard: Option<(u32, u32)>,
+}
+
+/// The settings of `analyst check --list`.
+#[derive(Debug)]
+pub struct CheckListSettings {
+    /// The suite and the cases listed.
+    pub selection: Selection,
+    /// The identity of the command line, which a suite may override.
+    pub identity: IdentityInput,
+    /// `-o json`, and where it goes.
+    pub report: ReportSettings,
 }
 
 /// The settings of `analyst check merge`.
@@ -292,8 +322,8 @@ pub struct MergeSettings {
 /// The settings of `analyst check`.
 #[derive(Debug)]
 pub struct CheckSettings {
-    /// The suite file.
-    pub suite: PathBuf,
+    /// The suite and the cases that run.
+    pub selection: Selection,
     /// `--jobs`.
     pub jobs: usize,
     /// `--repeat`: every case's runs, overriding the suite.
@@ -306,13 +336,6 @@ pub struct CheckSettings {
     pub max_tokens: Option<u64>,
     /// `--max-llm-calls`: each turn's LLM call budget, overriding the suite.
     pub max_llm_calls: Option<u64>,
-    /// `--certified`: every certified query of Cube's eval files is also a
-    /// question.
-    pub certified: bool,
-    /// `--filter`: the cases whose name matches run.
-    pub filter: Option<Regex>,
-    /// `--shard K/N`: the K-th of N slices of the cases runs.
-    pub shard: Option<(u32, u32)>,
     /// Where the report goes.
     pub report: ReportSettings,
     /// `--save DIR`.
@@ -520,6 +543,7 @@ impl ReportSettings {
             json,
             baseline: args.baseline,
             fail_on_regression: args.fail_on_regression,
+            min_accuracy: args.min_accuracy,
         })
     }
 }

@@ -7,6 +7,8 @@
 
 use std::borrow::Cow;
 use std::io::{self, Write};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use anyhow::Result;
@@ -15,7 +17,7 @@ use super::lines::{Chunks, Line, LineReader};
 use super::message::{Message, ParseError};
 use super::resume::{Resumed, TurnLines};
 use super::transcript::{AnswerSource, Event, Transcript};
-use crate::error::{bad_stream, fail, fault_of_io, kind_of, root_causes, Kind};
+use crate::error::{bad_stream, fail, fault_of_io, root_causes, stops_the_chat, Kind};
 use crate::output::{redact_bytes, shell_quote, shorten, Output};
 use crate::results::{Picker, RowSource};
 use crate::settings::Question;
@@ -227,6 +229,9 @@ pub struct Turn {
     dropped: bool,
     /// How many times the turn was resumed.
     resumes: u32,
+    /// Set once the chat id is known (the source holds a stop back until
+    /// it is, so that the chat can be aborted).
+    chat_id_known: Arc<AtomicBool>,
 }
 
 impl Turn {
@@ -240,7 +245,13 @@ impl Turn {
             resumed: None,
             dropped: false,
             resumes: 0,
+            chat_id_known: Arc::new(AtomicBool::new(false)),
         }
+    }
+
+    /// The flag set once the turn's chat id is known.
+    pub fn chat_id_known(&self) -> Arc<AtomicBool> {
+        Arc::clone(&self.chat_id_known)
     }
 
     /// A read of what `question` asked: a thread read when it has neither a
@@ -286,7 +297,7 @@ impl Turn {
     pub fn resumable(&self, read: &Result<()>) -> Option<Resumable> {
         let transcript = &self.transcript;
         let (chat_id, message_id) = (transcript.chat_id()?, transcript.message_id()?);
-        let stopped = read.as_ref().err().is_some_and(|err| kind_of(err).stops_the_chat());
+        let stopped = read.as_ref().err().is_some_and(stops_the_chat);
         if stopped || !transcript.errors().is_empty() || transcript.aborted() {
             return None;
         }
@@ -332,8 +343,8 @@ impl Turn {
     /// that ended by itself (cut, suspended: the hint resumes it) is not.
     pub fn conclude(&self, read: Result<()>, afterwards: Result<()>) -> Conclusion {
         let transcript = &self.transcript;
-        let stopped = read.as_ref().err().is_some_and(|err| kind_of(err).stops_the_chat());
-        let ended_early = (read.is_err() && !self.dropped) || !transcript.errors().is_empty();
+        let stopped = read.as_ref().err().is_some_and(stops_the_chat);
+        let ended_early = stopped || (read.is_err() && !self.dropped) || !transcript.errors().is_empty();
         let read_failed = read.is_err();
         let failure = match (read, afterwards) {
             (Err(err), _) => Some(self.after_resumes(err)),
@@ -415,6 +426,9 @@ impl LineFold for ChatFold<'_, '_> {
         if let Some(message) = message {
             turn.lines.took(message);
             for event in turn.transcript.apply(message) {
+                if matches!(event, Event::ChatId(_)) {
+                    turn.chat_id_known.store(true, Ordering::SeqCst);
+                }
                 if matches!(&event, Event::ToolFinished(tool) if tool.sql.is_some()) {
                     turn.timings.first_sql.get_or_insert_with(|| turn.started.elapsed());
                 }

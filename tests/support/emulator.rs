@@ -102,14 +102,19 @@ pub struct Agent {
     /// How the agent answers questions that contain a phrase: the first
     /// phrase found decides (others are answered as usual).
     pub answers: Vec<(String, Answer)>,
+    /// How many rows of an [`Answer::Sql`] result the stream carries.
+    pub returned_rows: usize,
 }
 
 /// What the agent does for a question (see [`Agent::answers`]).
 #[derive(Clone, Debug)]
 pub enum Answer {
     /// Runs this SQL on the warehouse and reports its result (the first
-    /// 100 rows, `totalRows` of all).
+    /// [`Agent::returned_rows`] rows, `totalRows` of all).
     Sql(String),
+    /// Reports this result exactly as given (values as they are, numbers
+    /// no double holds included).
+    Result(SqlCall),
     /// Runs this SQL, which fails with this error.
     FailingSql(String, String),
     /// Answers in words only, without a query.
@@ -136,6 +141,7 @@ impl Default for Agent {
             flaky: false,
             tokens: 1000,
             answers: Vec::new(),
+            returned_rows: 100,
         }
     }
 }

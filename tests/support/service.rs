@@ -572,7 +572,8 @@ pub(crate) fn agent_answer(
     let (head, tail) = text.split_at(text.find(':').map_or(0, |at| at + 1));
     let stream = match answer {
         None => stream,
-        Some(Answer::Sql(sql)) => stream.sql_call(&warehouse::sql_call(sql, 100)),
+        Some(Answer::Sql(sql)) => stream.sql_call(&warehouse::sql_call(sql, agent.returned_rows)),
+        Some(Answer::Result(call)) => stream.sql_call(call),
         Some(Answer::FailingSql(sql, error)) => stream.failed_sql_call(sql, error),
         Some(Answer::NoQuery) => stream,
         Some(Answer::StreamError(message)) => return stream.error_line(message),

@@ -160,6 +160,25 @@ fn columns_last(columns: &[(String, String)]) -> &str {
     columns.last().map_or("", |(name, _)| name.as_str())
 }
 
+/// A SQL tool call reporting exactly `rows` (values as given, numbers no
+/// double holds included) under `columns` (name, type), for `sql`.
+pub fn given_call(sql: &str, columns: &[(&str, &str)], rows: Vec<Vec<Value>>) -> super::SqlCall {
+    super::SqlCall {
+        sql: sql.to_string(),
+        title: "Given rows".into(),
+        columns: columns
+            .iter()
+            .map(|(name, kind)| (name.to_string(), kind.to_string()))
+            .collect(),
+        total_rows: rows.len(),
+        rows,
+        vega_spec: None,
+        spec_form: super::SpecForm::Null,
+        query_key: false,
+        shape: super::Shape::Arrays,
+    }
+}
+
 /// A SQL tool call for `sql` as the agent would report it: the real
 /// columns, `totalRows` of the whole result, its first `returned` rows, and
 /// a bar chart of the last column by the first.

@@ -1,11 +1,20 @@
-//! Cube's own eval files as a `check` suite: `agents/eval_questions.yml`
-//! and `agents/eval_questions/*.yml` (each a top-level `eval_questions`
-//! list and an optional `space`), their ground truth inline (`sql`) or a
-//! certified query (`certifiedQuery`) from `certified_queries/`,
-//! `certified-queries/` or `queries/` (Markdown: YAML frontmatter, the SQL
-//! in `sql_query` or the body) and from `config.yml`'s `certified_queries`.
-//! Everything is read and validated before anything is sent; each error
-//! names the file and the line. Keys Cube may add later are accepted.
+//! Cube's own eval files as a `check` suite, read where and as Cube reads
+//! them. The agents folder is `CUBE_CLOUD_AGENTS_CONFIG_PATH` under the
+//! repository root, else `agents/` (a folder named `agents` inside it holds
+//! agent definitions, never the root). Questions come from
+//! `eval_questions.yml` and `eval_questions/*.yml` (each a top-level
+//! `eval_questions` list and an optional `space`); a single question file
+//! is read with its enclosing agents folder. Certified queries come from
+//! every YAML file under the folder (a flat `certified_queries` list, or
+//! `spaces: [{name, certified_queries}]` and `agents: [{space,
+//! certified_queries}]`) and from Markdown files (`.md`, `.markdown`) whose
+//! kind is a certified query: by `kind:`, by a `certified_queries/`,
+//! `certified-queries/` or `queries/` folder (nested ones too), or by
+//! frontmatter holding `user_request` or `sql_query`. A question's
+//! `certifiedQuery` is looked up in its space, then in `auto`. Everything
+//! else Cube keeps there (rules, skills, agent settings, files that are not
+//! YAML or Markdown) is not ours and never an error. Everything is read and
+//! validated before anything is sent; each error names the file and line.
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -14,13 +23,20 @@ use anyhow::Result;
 use serde::Deserialize;
 use serde_saphyr::Spanned;
 
-use super::suite::{Budgets, Case, CaseTurn, ExpectedRows, GroundTruth, RowsSource, DEFAULT_CASE_TIMEOUT};
+use super::suite::{read_text, Budgets, Case, CaseTurn, ExpectedRows, GroundTruth, RowsSource, DEFAULT_CASE_TIMEOUT};
 use crate::error::usage;
 use crate::expect::Comparison;
 use crate::settings::{DataSettings, Expectations, IdentityInput};
 
-/// The folders certified queries are kept in, under `agents/`.
+/// The folders whose Markdown files are certified queries, at any depth
+/// under the agents folder.
 const CERTIFIED_FOLDERS: [&str; 3] = ["certified_queries", "certified-queries", "queries"];
+
+/// The folders whose Markdown files are rules or skills, not ours.
+const OTHER_FOLDERS: [&str; 2] = ["rules", "skills"];
+
+/// The folder where Cube looks for its agents config, under a repository root.
+const DEFAULT_AGENTS_FOLDER: &str = "agents";
 
 /// The space whose questions keep their bare names.
 const DEFAULT_SPACE: &str = "auto";
@@ -28,10 +44,13 @@ const DEFAULT_SPACE: &str = "auto";
 /// True when `path` is Cube's eval files rather than a TOML suite: a
 /// folder, or a `.yml`/`.yaml` file.
 pub fn is_cube_suite(path: &Path) -> bool {
-    path.is_dir()
-        || path
-            .extension()
-            .is_some_and(|ext| ext.eq_ignore_ascii_case("yml") || ext.eq_ignore_ascii_case("yaml"))
+    path.is_dir() || has_extension(path, &["yml", "yaml"])
+}
+
+fn has_extension(path: &Path, extensions: &[&str]) -> bool {
+    path.extension()
+        .and_then(|ext| ext.to_str())
+        .is_some_and(|ext| extensions.iter().any(|wanted| ext.eq_ignore_ascii_case(wanted)))
 }
 
 /// One eval questions file.
@@ -52,7 +71,7 @@ struct QuestionItem {
     certified_query: Option<String>,
 }
 
-/// A certified query's fields, from Markdown frontmatter or `config.yml`.
+/// A certified query's fields, from Markdown frontmatter or YAML.
 #[derive(Deserialize)]
 struct CertifiedFields {
     name: Option<String>,
@@ -60,45 +79,90 @@ struct CertifiedFields {
     sql_query: Option<String>,
 }
 
-/// `config.yml`: only its `certified_queries` list is read.
+/// A Markdown file's frontmatter: what tells its kind and space, and a
+/// certified query's fields.
 #[derive(Deserialize)]
-struct AgentsConfig {
-    #[serde(default)]
-    certified_queries: Vec<Spanned<CertifiedFields>>,
+struct Frontmatter {
+    kind: Option<String>,
+    space: Option<String>,
+    #[serde(flatten)]
+    fields: CertifiedFields,
 }
 
-/// A certified query: its name, the request it answers and its SQL (with
-/// Markdown comments taken out).
+/// A YAML file of the agents folder: only what holds certified queries is
+/// read — the flat form (space `auto` or the file's `space`) or the
+/// `spaces` and `agents` arrays, not both.
+#[derive(Deserialize)]
+struct ConfigFile {
+    space: Option<String>,
+    certified_queries: Option<Vec<Spanned<CertifiedFields>>>,
+    spaces: Option<Vec<Spanned<SpaceItem>>>,
+    agents: Option<Vec<Spanned<SpaceItem>>>,
+}
+
+/// An item of `spaces:` (its `name` is the space) or `agents:` (its
+/// `space` is).
+#[derive(Deserialize)]
+struct SpaceItem {
+    name: Option<String>,
+    space: Option<String>,
+    certified_queries: Option<Vec<Spanned<CertifiedFields>>>,
+}
+
+/// A certified query: its space and name, the request it answers, its SQL
+/// (Markdown comments taken out) and where it is defined.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct CertifiedQuery {
-    /// Its name (else its file's, without `.md`).
+    /// Its space (`auto` unless it says).
+    pub space: String,
+    /// Its name (else its file's, without the extension).
     pub name: String,
     /// `user_request`: the question it answers.
     pub user_request: String,
     /// The SQL, run as the ground truth.
     pub sql: String,
+    /// `file:line` of its definition.
+    pub place: String,
 }
 
-/// Reads Cube's eval files at `path` (a YAML file, an `agents/` folder or
-/// a folder holding one) into cases; with `certified`, every certified
-/// query is also a case (`certified/NAME`). `base` is who asks; `data` is
-/// the data query API, which runs every ground truth.
-pub fn load(path: &Path, certified: bool, base: &IdentityInput, data: &DataSettings) -> Result<Vec<Case>> {
-    let (agents, question_files) = question_files(path)?;
-    let queries = certified_queries(&agents)?;
+/// Where Cube's files of a suite are: the agents folder and the question
+/// files, in name order.
+struct Layout {
+    /// None for a question file outside any agents folder.
+    agents: Option<PathBuf>,
+    questions: Vec<PathBuf>,
+}
+
+/// Reads Cube's eval files at `path` (a YAML file, an agents folder or a
+/// repository holding one) into cases; with `certified`, every certified
+/// query is also a case (`certified/NAME`). `agents_path` is
+/// `CUBE_CLOUD_AGENTS_CONFIG_PATH`; `base` is who asks; `data` is the data
+/// query API, which runs every ground truth (`None` when nothing will run:
+/// `--list`).
+pub fn load(
+    path: &Path,
+    agents_path: Option<&Path>,
+    certified: bool,
+    base: &IdentityInput,
+    data: Option<&DataSettings>,
+) -> Result<Vec<Case>> {
+    let layout = layout(path, agents_path)?;
+    let queries = certified_queries(&layout)?;
     let settings = base.validate()?;
     let mut cases: Vec<Case> = Vec::new();
     let mut seen: HashMap<String, String> = HashMap::new();
-    let mut add = |name: String, place: String, question: String, truth: GroundTruth| -> Result<()> {
+    let mut add = |name: String, space: &str, place: String, question: String, truth: GroundTruth| -> Result<()> {
         if let Some(first) = seen.get(&name) {
             return Err(usage(format!(
                 "{place}: the question name {name:?} is used twice in its space (first at {first})"
             )));
         }
-        seen.insert(name.clone(), place);
+        seen.insert(name.clone(), place.clone());
         cases.push(Case {
             index: cases.len() + 1,
             name,
+            source: place,
+            space: Some(space.to_string()),
             settings: settings.clone(),
             branch: None,
             default_branch: false,
@@ -117,29 +181,20 @@ pub fn load(path: &Path, certified: bool, base: &IdentityInput, data: &DataSetti
         });
         Ok(())
     };
-    for file in &question_files {
-        let text = read(file)?;
+    for file in &layout.questions {
+        let text = read_text(file)?;
         let shown = file.display().to_string();
-        let parsed: QuestionsFile = parse_yaml(&text, &shown)?;
-        let space = parsed
-            .space
-            .filter(|space| !space.trim().is_empty() && space != DEFAULT_SPACE);
+        let parsed: QuestionsFile = parse_yaml(&text, &shown, 0)?;
+        let space = non_blank(parsed.space).unwrap_or_else(|| DEFAULT_SPACE.to_string());
         let items = parsed
             .eval_questions
             .ok_or_else(|| usage(format!("{shown}:1: no eval_questions list")))?;
         for item in items {
             let place = format!("{shown}:{}", item.referenced.line());
             let item = item.value;
-            let name = item
-                .name
-                .map(|name| name.trim().to_string())
-                .filter(|name| !name.is_empty())
-                .ok_or_else(|| usage(format!("{place}: a question needs a name")))?;
-            let question = item
-                .question
-                .map(|question| question.trim().to_string())
-                .filter(|question| !question.is_empty())
-                .ok_or_else(|| usage(format!("{place}: question {name:?} has no question")))?;
+            let name = non_blank(item.name).ok_or_else(|| usage(format!("{place}: a question needs a name")))?;
+            let question =
+                non_blank(item.question).ok_or_else(|| usage(format!("{place}: question {name:?} has no question")))?;
             let truth = match (item.sql, item.certified_query) {
                 (Some(_), Some(_)) => {
                     return Err(usage(format!(
@@ -155,68 +210,134 @@ pub fn load(path: &Path, certified: bool, base: &IdentityInput, data: &DataSetti
                     return Err(usage(format!("{place}: question {name:?}: the sql is empty")))
                 }
                 (Some(sql), None) => GroundTruth::Sql(sql.trim().to_string()),
-                (None, Some(wanted)) => match queries.iter().find(|query| query.name == wanted.trim()) {
-                    Some(query) => GroundTruth::Sql(query.sql.clone()),
-                    None => GroundTruth::NotFound(wanted.trim().to_string()),
-                },
+                (None, Some(wanted)) => {
+                    let wanted = wanted.trim();
+                    let found = [space.as_str(), DEFAULT_SPACE].iter().find_map(|space| {
+                        queries
+                            .iter()
+                            .find(|query| query.space == *space && query.name == wanted)
+                    });
+                    match found {
+                        Some(query) => GroundTruth::Sql(query.sql.clone()),
+                        None => GroundTruth::NotFound(wanted.to_string()),
+                    }
+                }
             };
-            let name = match &space {
-                Some(space) => format!("{space}/{name}"),
-                None => name,
+            let name = match space.as_str() {
+                DEFAULT_SPACE => name,
+                space => format!("{space}/{name}"),
             };
-            add(name, place, question, truth)?;
+            add(name, &space, place, question, truth)?;
         }
     }
     if certified {
         for query in &queries {
+            let name = match query.space.as_str() {
+                DEFAULT_SPACE => format!("certified/{}", query.name),
+                space => format!("certified/{space}/{}", query.name),
+            };
             add(
-                format!("certified/{}", query.name),
-                format!("certified query {}", query.name),
+                name,
+                &query.space,
+                query.place.clone(),
                 query.user_request.clone(),
                 GroundTruth::Sql(query.sql.clone()),
             )?;
         }
     }
     if cases.is_empty() {
-        return Err(usage(format!("{}: no eval question to run", path.display())));
+        let hint = match certified {
+            true => "",
+            false => " (--certified also asks every certified query)",
+        };
+        return Err(usage(format!("{}: no eval question to run{hint}", path.display())));
     }
-    data.check().map_err(|err| {
-        usage(format!(
-            "{}: the ground truth runs through the data query API: {err:#}",
-            path.display()
-        ))
-    })?;
+    if let Some(data) = data {
+        data.check().map_err(|err| {
+            usage(format!(
+                "{}: the ground truth runs through the data query API: {err:#}",
+                path.display()
+            ))
+        })?;
+    }
     Ok(cases)
 }
 
-/// The `agents/` folder and its question files, in name order: the file
-/// itself, or the folder's `eval_questions.yml` and `eval_questions/*.yml`.
-fn question_files(path: &Path) -> Result<(PathBuf, Vec<PathBuf>)> {
+/// The agents folder of `path` and its question files. A file is read
+/// with the agents folder that encloses it; a folder is the agents folder
+/// when it holds Cube's files itself, else its `agents_path` or `agents/`.
+fn layout(path: &Path, agents_path: Option<&Path>) -> Result<Layout> {
     if !path.is_dir() {
-        let parent = path.parent().unwrap_or(Path::new("."));
-        let agents = match parent.file_name().is_some_and(|name| name == "eval_questions") {
-            true => parent.parent().unwrap_or(Path::new(".")),
-            false => parent,
-        };
-        return Ok((agents.to_path_buf(), vec![path.to_path_buf()]));
+        let folder = path
+            .parent()
+            .filter(|parent| !parent.as_os_str().is_empty())
+            .unwrap_or(Path::new("."));
+        let name = agents_path
+            .and_then(Path::file_name)
+            .unwrap_or(std::ffi::OsStr::new(DEFAULT_AGENTS_FOLDER));
+        let agents = enclosing_agents(folder, name);
+        return Ok(Layout {
+            agents,
+            questions: vec![path.to_path_buf()],
+        });
     }
-    let agents = match path.join("agents").is_dir() {
-        true => path.join("agents"),
-        false => path.to_path_buf(),
-    };
-    let mut files: Vec<PathBuf> = ["eval_questions.yml", "eval_questions.yaml"]
+    let configured = agents_path.map(|relative| path.join(relative));
+    let candidates: Vec<PathBuf> = configured
+        .iter()
+        .cloned()
+        .chain([path.to_path_buf(), path.join(DEFAULT_AGENTS_FOLDER)])
+        .collect();
+    let agents = candidates
+        .iter()
+        .find(|folder| holds_agents_config(folder))
+        .cloned()
+        .ok_or_else(|| {
+            let looked: Vec<String> = candidates.iter().map(|folder| folder.display().to_string()).collect();
+            usage(format!(
+                "{}: no eval questions and no certified queries in {}: give Cube's agents folder (eval_questions.yml, eval_questions/, certified_queries/…) or the repository that holds it",
+                path.display(),
+                looked.join(" or ")
+            ))
+        })?;
+    let mut questions: Vec<PathBuf> = ["eval_questions.yml", "eval_questions.yaml"]
         .iter()
         .map(|name| agents.join(name))
         .filter(|file| file.is_file())
         .collect();
-    files.extend(files_ending(&agents.join("eval_questions"), &["yml", "yaml"])?);
-    if files.is_empty() {
-        return Err(usage(format!(
-            "{}: no eval_questions.yml and no eval_questions/*.yml: is this Cube's agents/ folder?",
-            agents.display()
-        )));
-    }
-    Ok((agents, files))
+    questions.extend(files_ending(&agents.join("eval_questions"), &["yml", "yaml"])?);
+    Ok(Layout {
+        agents: Some(agents),
+        questions,
+    })
+}
+
+/// True when `folder` holds what Cube keeps in an agents folder: eval
+/// questions, certified queries, spaces or its config.
+fn holds_agents_config(folder: &Path) -> bool {
+    let files = ["eval_questions.yml", "eval_questions.yaml", "config.yml", "config.yaml"];
+    let folders = ["eval_questions", "spaces"].iter().chain(CERTIFIED_FOLDERS.iter());
+    folder.is_dir()
+        && (files.iter().any(|name| folder.join(name).is_file())
+            || folders.into_iter().any(|name| folder.join(name).is_dir()))
+}
+
+/// The agents folder a question file in `folder` belongs to: that folder
+/// (the parent of an `eval_questions/` folder), or the nearest folder up
+/// from it named as Cube names the agents folder (`name`), when it holds
+/// Cube's agents config.
+fn enclosing_agents(folder: &Path, name: &std::ffi::OsStr) -> Option<PathBuf> {
+    let folder = std::fs::canonicalize(folder).ok()?;
+    let own = match folder.file_name().is_some_and(|last| last == "eval_questions") {
+        true => folder.parent()?.to_path_buf(),
+        false => folder.clone(),
+    };
+    let named = folder.ancestors().find(|ancestor| ancestor.file_name() == Some(name));
+    let found = [Some(own.as_path()), named]
+        .into_iter()
+        .flatten()
+        .find(|candidate| holds_agents_config(candidate))
+        .map(Path::to_path_buf);
+    found
 }
 
 /// The files of `folder` whose extension is one of `extensions` (none
@@ -230,11 +351,7 @@ fn files_ending(folder: &Path, extensions: &[&str]) -> Result<Vec<PathBuf>> {
         let path = entry
             .map_err(|err| usage(format!("cannot read {}: {err}", folder.display())))?
             .path();
-        let wanted = path
-            .extension()
-            .and_then(|ext| ext.to_str())
-            .is_some_and(|ext| extensions.iter().any(|wanted| ext.eq_ignore_ascii_case(wanted)));
-        if wanted && path.is_file() {
+        if has_extension(&path, extensions) && path.is_file() {
             files.push(path);
         }
     }
@@ -242,99 +359,238 @@ fn files_ending(folder: &Path, extensions: &[&str]) -> Result<Vec<PathBuf>> {
     Ok(files)
 }
 
-/// Every certified query of `agents`: the Markdown files of its certified
-/// folders, then `config.yml`'s list. A name given twice is refused.
-fn certified_queries(agents: &Path) -> Result<Vec<CertifiedQuery>> {
-    let mut queries: Vec<(CertifiedQuery, String)> = Vec::new();
-    for folder in CERTIFIED_FOLDERS {
-        for file in files_ending(&agents.join(folder), &["md"])? {
-            let text = read(&file)?;
-            let shown = file.display().to_string();
-            let stem = file
-                .file_stem()
-                .map(|stem| stem.to_string_lossy().into_owned())
-                .unwrap_or_default();
-            let query = markdown_query(&text, &shown, &stem)?;
-            queries.push((query, format!("{shown}:1")));
-        }
-    }
-    for name in ["config.yml", "config.yaml"] {
-        let file = agents.join(name);
-        if !file.is_file() {
+/// Every file under `folder` at any depth, in name order: hidden entries
+/// and links to folders left out (a link could lead in a circle).
+fn files_under(folder: &Path, files: &mut Vec<PathBuf>) -> Result<()> {
+    let Ok(entries) = std::fs::read_dir(folder) else {
+        return Ok(());
+    };
+    let mut paths: Vec<PathBuf> = entries
+        .map(|entry| entry.map(|entry| entry.path()))
+        .collect::<Result<_, _>>()
+        .map_err(|err| usage(format!("cannot read {}: {err}", folder.display())))?;
+    paths.sort();
+    for path in paths {
+        if path
+            .file_name()
+            .is_some_and(|name| name.to_string_lossy().starts_with('.'))
+        {
             continue;
         }
-        let text = read(&file)?;
-        let shown = file.display().to_string();
-        let config: AgentsConfig = parse_yaml(&text, &shown)?;
-        for item in config.certified_queries {
-            let place = format!("{shown}:{}", item.referenced.line());
-            let name = item.value.name.clone().unwrap_or_default();
-            let query = certified(item.value, None, &place, &name)?;
-            queries.push((query, place));
+        let is_link = path.symlink_metadata().is_ok_and(|meta| meta.file_type().is_symlink());
+        if path.is_dir() && !is_link {
+            files_under(&path, files)?;
+        } else if path.is_file() {
+            files.push(path);
         }
     }
-    let mut seen: HashMap<&str, &str> = HashMap::new();
-    for (query, place) in &queries {
-        if let Some(first) = seen.insert(&query.name, place) {
+    Ok(())
+}
+
+/// Every certified query of the agents folder, from its YAML and Markdown
+/// files (the question files aside). A name given twice in one space is
+/// refused.
+fn certified_queries(layout: &Layout) -> Result<Vec<CertifiedQuery>> {
+    let Some(agents) = &layout.agents else {
+        return Ok(Vec::new());
+    };
+    let mut files = Vec::new();
+    files_under(agents, &mut files)?;
+    let question_folder = agents.join("eval_questions");
+    let mut queries: Vec<CertifiedQuery> = Vec::new();
+    for file in files {
+        let is_question_file = file.starts_with(&question_folder)
+            || layout.questions.iter().any(|question| same_file(question, &file))
+            || file.parent() == Some(agents.as_path()) && file.file_stem().is_some_and(|stem| stem == "eval_questions");
+        if is_question_file {
+            continue;
+        }
+        let relative = file.strip_prefix(agents).unwrap_or(&file);
+        if has_extension(&file, &["yml", "yaml"]) {
+            queries.extend(yaml_queries(&file)?);
+        } else if has_extension(&file, &["md", "markdown"]) {
+            queries.extend(markdown_query(&file, relative)?);
+        }
+    }
+    let mut seen: HashMap<(&str, &str), &str> = HashMap::new();
+    for query in &queries {
+        if let Some(first) = seen.insert((&query.space, &query.name), &query.place) {
             return Err(usage(format!(
-                "{place}: the certified query name {:?} is used twice (first at {first})",
-                query.name
+                "{}: the certified query name {:?} is used twice in space {} (first at {first})",
+                query.place, query.name, query.space
             )));
         }
     }
-    Ok(queries.into_iter().map(|(query, _)| query).collect())
+    Ok(queries)
 }
 
-/// A certified query from a Markdown file: YAML frontmatter between `---`
-/// lines, the SQL in `sql_query` or else the body.
-fn markdown_query(text: &str, shown: &str, stem: &str) -> Result<CertifiedQuery> {
-    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
-    let rest = text
-        .strip_prefix("---\n")
-        .or_else(|| text.strip_prefix("---\r\n"))
-        .ok_or_else(|| {
-            usage(format!(
+fn same_file(a: &Path, b: &Path) -> bool {
+    same_file::is_same_file(a, b).unwrap_or(false)
+}
+
+/// The certified queries of a YAML file of the agents folder.
+fn yaml_queries(file: &Path) -> Result<Vec<CertifiedQuery>> {
+    let text = read_text(file)?;
+    let shown = file.display().to_string();
+    if text
+        .lines()
+        .all(|line| line.trim().is_empty() || line.trim_start().starts_with('#'))
+    {
+        return Ok(Vec::new());
+    }
+    let config: ConfigFile = parse_yaml(&text, &shown, 0)?;
+    let file_space = non_blank(config.space).unwrap_or_else(|| DEFAULT_SPACE.to_string());
+    if config.certified_queries.is_some() && (config.spaces.is_some() || config.agents.is_some()) {
+        return Err(usage(format!(
+            "{shown}:1: the file has both a top-level certified_queries list and spaces:/agents: arrays: Cube reads one style per file"
+        )));
+    }
+    let mut queries = Vec::new();
+    let mut take = |items: Option<Vec<Spanned<CertifiedFields>>>, space: &str| -> Result<()> {
+        for item in items.into_iter().flatten() {
+            let place = format!("{shown}:{}", item.referenced.line());
+            let name = item.value.name.clone().unwrap_or_default();
+            queries.push(certified(item.value, None, space, &place, &name)?);
+        }
+        Ok(())
+    };
+    take(config.certified_queries, &file_space)?;
+    for (items, names_space) in [(config.spaces, true), (config.agents, false)] {
+        for item in items.into_iter().flatten() {
+            let place = format!("{shown}:{}", item.referenced.line());
+            let item = item.value;
+            let space = non_blank(match names_space {
+                true => item.name,
+                false => item.space,
+            });
+            let space = match (space, names_space) {
+                (Some(space), _) => space,
+                (None, false) => DEFAULT_SPACE.to_string(),
+                (None, true) if item.certified_queries.is_none() => continue,
+                (None, true) => return Err(usage(format!("{place}: a space needs a name"))),
+            };
+            take(item.certified_queries, &space)?;
+        }
+    }
+    Ok(queries)
+}
+
+/// The certified query of a Markdown file, when it is one (`relative` is
+/// its path under the agents folder): its `kind`, else a certified folder
+/// it is in, else frontmatter holding `user_request` or `sql_query`, says
+/// so. Rules, skills and other Markdown are not ours.
+fn markdown_query(file: &Path, relative: &Path) -> Result<Option<CertifiedQuery>> {
+    let in_folder = |names: &[&str]| {
+        relative.parent().is_some_and(|parent| {
+            parent
+                .components()
+                .any(|part| names.iter().any(|name| part.as_os_str() == *name))
+        })
+    };
+    let in_certified = in_folder(&CERTIFIED_FOLDERS);
+    let text = read_text(file)?;
+    let shown = file.display().to_string();
+    let Some((front, body, body_line)) = frontmatter(&text) else {
+        return match in_certified {
+            true => Err(usage(format!(
                 "{shown}:1: a certified query starts with YAML frontmatter between --- lines"
-            ))
-        })?;
-    let end = rest
-        .find("\n---")
-        .ok_or_else(|| usage(format!("{shown}:1: the frontmatter has no closing --- line")))?;
-    let (front, body) = (&rest[..end], &rest[end + 4..]);
-    let body = body.split_once('\n').map_or("", |(_, body)| body);
-    let fields: CertifiedFields = parse_yaml(front, shown)?;
-    let name = fields
+            ))),
+            false => Ok(None),
+        };
+    };
+    let front = front.ok_or_else(|| usage(format!("{shown}:1: the frontmatter has no closing --- line")))?;
+    let parsed: Frontmatter = match parse_yaml(front, &shown, 1) {
+        Ok(parsed) => parsed,
+        // Markdown that is not ours may hold any frontmatter.
+        Err(_) if !in_certified && !front.contains("user_request") && !front.contains("sql_query") => return Ok(None),
+        Err(err) => return Err(err),
+    };
+    let is_certified = match parsed.kind.as_deref().map(str::trim) {
+        Some(kind) => ["certified_query", "certified-query", "certified_queries"].contains(&kind),
+        None if in_certified => true,
+        None if in_folder(&OTHER_FOLDERS) => false,
+        None => parsed.fields.user_request.is_some() || parsed.fields.sql_query.is_some(),
+    };
+    if !is_certified {
+        return Ok(None);
+    }
+    let stem = file
+        .file_stem()
+        .map(|stem| stem.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let name = parsed
+        .fields
         .name
         .clone()
         .filter(|name| !name.trim().is_empty())
-        .unwrap_or_else(|| stem.to_string());
-    certified(fields, Some(body), &format!("{shown}:1"), &name)
+        .unwrap_or(stem);
+    let space = non_blank(parsed.space).unwrap_or_else(|| DEFAULT_SPACE.to_string());
+    let body_place = format!("{shown}:{body_line}");
+    let query = certified(
+        parsed.fields,
+        Some((body, &body_place)),
+        &space,
+        &format!("{shown}:1"),
+        &name,
+    )?;
+    Ok(Some(query))
 }
 
-/// A certified query from its fields (and its Markdown `body`): the
-/// request is required, and SQL from `sql_query` or the body, its Markdown
-/// comments and any code fence taken out.
-fn certified(fields: CertifiedFields, body: Option<&str>, place: &str, name: &str) -> Result<CertifiedQuery> {
+/// A Markdown text's frontmatter (`None` inside when it is not closed),
+/// its body and the body's first line; `None` when the text does not
+/// start with a `---` line.
+fn frontmatter(text: &str) -> Option<(Option<&str>, &str, usize)> {
+    let rest = text.strip_prefix("---\n").or_else(|| text.strip_prefix("---\r\n"))?;
+    let mut offset = 0;
+    for line in rest.split_inclusive('\n') {
+        if line.trim_end() == "---" {
+            let body = &rest[offset + line.len()..];
+            let body_line = rest[..offset].matches('\n').count() + 3;
+            return Some((Some(&rest[..offset]), body, body_line));
+        }
+        offset += line.len();
+    }
+    Some((None, "", 1))
+}
+
+/// A certified query from its fields (and its Markdown `body`, with the
+/// place it starts): the request is required, and SQL from `sql_query` or
+/// the body, its Markdown comments and any code fence taken out.
+fn certified(
+    fields: CertifiedFields,
+    body: Option<(&str, &str)>,
+    space: &str,
+    place: &str,
+    name: &str,
+) -> Result<CertifiedQuery> {
     let name = name.trim();
     if name.is_empty() {
         return Err(usage(format!("{place}: a certified query needs a name")));
     }
-    let user_request = fields
-        .user_request
-        .map(|request| request.trim().to_string())
-        .filter(|request| !request.is_empty())
+    let user_request = non_blank(fields.user_request)
         .ok_or_else(|| usage(format!("{place}: certified query {name:?} has no user_request")))?;
-    let sql = sql_of(fields.sql_query.as_deref().or(body).unwrap_or_default());
+    let (sql, sql_place) = match (fields.sql_query.as_deref(), body) {
+        (Some(sql), _) => (sql_of(sql), place),
+        (None, Some((body, body_place))) => (sql_of(body), body_place),
+        (None, None) => (String::new(), place),
+    };
     if sql.is_empty() {
         return Err(usage(format!(
-            "{place}: certified query {name:?} has no SQL (sql_query, or the Markdown body)"
+            "{sql_place}: certified query {name:?} has no SQL (sql_query, or the Markdown body)"
         )));
     }
     Ok(CertifiedQuery {
+        space: space.to_string(),
         name: name.to_string(),
         user_request,
         sql,
+        place: place.to_string(),
     })
+}
+
+/// `text` trimmed, when some is left.
+fn non_blank(text: Option<String>) -> Option<String> {
+    text.map(|text| text.trim().to_string()).filter(|text| !text.is_empty())
 }
 
 /// The SQL of a certified query's text: Markdown comments (`<!-- … -->`,
@@ -357,14 +613,12 @@ pub fn sql_of(text: &str) -> String {
     lines.join("\n").trim().to_string()
 }
 
-fn read(file: &Path) -> Result<String> {
-    std::fs::read_to_string(file).map_err(|err| usage(format!("cannot read {}: {err}", file.display())))
-}
-
-/// Parses YAML `text` of the file `shown`; an error is `file:line: …`.
-fn parse_yaml<T: for<'de> Deserialize<'de>>(text: &str, shown: &str) -> Result<T> {
+/// Parses YAML `text` of the file `shown` that starts `skipped` lines into
+/// it (a Markdown file's frontmatter starts after its `---`); an error is
+/// `file:line: …`, the line counted from the file's first.
+fn parse_yaml<T: for<'de> Deserialize<'de>>(text: &str, shown: &str, skipped: usize) -> Result<T> {
     serde_saphyr::from_str(text).map_err(|err| {
-        let line = err.location().map_or(1, |location| location.line());
+        let line = err.location().map_or(1, |location| location.line() as usize) + skipped;
         let message = err.without_snippet().to_string();
         let message = message.lines().next().unwrap_or("not YAML");
         usage(format!("{shown}:{line}: not valid eval YAML: {message}"))
@@ -382,13 +636,12 @@ mod tests {
     }
 
     #[test]
-    fn a_certified_query_takes_its_name_from_the_file_when_not_given() {
-        let text = "---\nuser_request: Revenue by month?\n---\nSELECT 1\n";
-        let query = markdown_query(text, "q.md", "monthly").unwrap();
-        assert_eq!(query.name, "monthly");
-        assert_eq!(query.sql, "SELECT 1");
-        let text = "---\nname: given\nuser_request: Revenue?\nsql_query: SELECT 2\nowner: x\n---\nignored\n";
-        let query = markdown_query(text, "q.md", "monthly").unwrap();
-        assert_eq!((query.name.as_str(), query.sql.as_str()), ("given", "SELECT 2"));
+    fn frontmatter_and_body_are_found_with_the_body_line() {
+        let (front, body, line) = frontmatter("---\nname: a\nuser_request: b\n---\nSELECT 1\n").unwrap();
+        assert_eq!(front, Some("name: a\nuser_request: b\n"));
+        assert_eq!((body, line), ("SELECT 1\n", 5));
+        assert_eq!(frontmatter("---\r\nname: a\r\n---\r\nx").unwrap().1, "x");
+        assert_eq!(frontmatter("---\nname: a\n").unwrap().0, None);
+        assert!(frontmatter("# Title\n").is_none());
     }
 }

@@ -16,19 +16,22 @@ use std::time::{Duration, Instant};
 
 use anyhow::Result;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
-use serde_json::Value;
+use serde_json::{json, Value};
 
 use super::record::{self, QueryLog};
 use crate::api::chat::ChatClient;
 use crate::api::data::DataClient;
-use crate::error::{fail, kind_of, Kind};
+use crate::error::{fail, kind_of, Fault, Kind};
 use crate::expect::Check;
 use crate::net::http::Http;
 use crate::net::signals;
 use crate::output::{create_private_folder, human, visible, LazyFile, Notes, Out, Tone};
-use crate::results::{Collected, RowSource, SqlResult};
+use crate::results::{Collected, RowSink, RowSource, SqlResult};
 use crate::settings::checks::new_message_id;
-use crate::settings::{ChatSettings, CheckSettings, Limits, MergeSettings, Network, Question, ReportSettings};
+use crate::settings::{
+    ChatSettings, CheckListSettings, CheckSettings, DataSettings, IdentityInput, Limits, MergeSettings, Network,
+    Question, ReportSettings, Selection,
+};
 use crate::stream::transcript::Event;
 use crate::stream::turn::{Renderer, Sinks, Timings, Turn};
 
@@ -37,7 +40,7 @@ pub mod grade;
 pub mod report;
 pub mod suite;
 
-use grade::{grade, Miss, Reason, ResultSet, Verdict};
+use grade::{grade, Miss, Reason, Sheet, Verdict};
 use report::{seconds, CaseReport, CubeGrade, Outcome, Report, RunReport, Usage};
 use suite::{Case, GroundTruth, RowsSource};
 
@@ -45,30 +48,9 @@ use suite::{Case, GroundTruth, RowsSource};
 pub fn run(settings: CheckSettings, notes: &Notes, out: &mut Out) -> Result<()> {
     let started = Instant::now();
     signals::watch();
-    let cases = match cube::is_cube_suite(&settings.suite) {
-        true => cube::load(&settings.suite, settings.certified, &settings.identity, &settings.data)?,
-        false if settings.certified => {
-            return Err(crate::error::usage(
-                "--certified reads Cube's eval files: give an agents/ folder or an eval_questions YAML file",
-            ))
-        }
-        false => suite::load(&settings.suite, &settings.identity, &settings.data)?,
-    };
-    let cases: Vec<Case> = cases
-        .into_iter()
-        .map(|case| overridden(case, &settings))
-        .filter(|case| {
-            settings
-                .filter
-                .as_ref()
-                .is_none_or(|filter| filter.is_match(&case.name))
-        })
-        .filter(|case| settings.shard.is_none_or(|(k, n)| shard_of(&case.name, n) == k))
-        .collect();
+    let cases = load(&settings.selection, &settings.identity, Some(&settings.data), notes)?;
+    let cases: Vec<Case> = cases.into_iter().map(|case| overridden(case, &settings)).collect();
     let baseline = read_baseline(&settings.report)?;
-    if cases.is_empty() {
-        notes.warn("no case of the suite is selected (--filter, --shard): nothing runs");
-    }
     if let Some(dir) = &settings.save {
         create_private_folder(dir)
             .map_err(|err| crate::error::usage(format!("cannot create the --save folder {}: {err}", dir.display())))?;
@@ -79,8 +61,8 @@ pub fn run(settings: CheckSettings, notes: &Notes, out: &mut Out) -> Result<()> 
         cube_token: settings.cube_token.clone(),
         identity: None,
     };
-    // The data query API, for reference_sql (checked when the suite was
-    // read) and for the rest of a truncated result compared with expect_rows.
+    // The data query API, for reference_sql and ground truths (checked
+    // when the suite was read) and for the rest of a truncated result.
     let compares = cases
         .iter()
         .any(|case| case.turns.iter().any(|turn| turn.rows.is_some()));
@@ -101,30 +83,138 @@ pub fn run(settings: CheckSettings, notes: &Notes, out: &mut Out) -> Result<()> 
         deadline: settings.network.limits.timeout.map(|limit| started + limit),
         data,
         references: cases.iter().map(|_| OnceLock::new()).collect(),
+        truths: cases.iter().map(|_| OnceLock::new()).collect(),
     };
     let results = runner.run_all(&cases, settings.jobs, notes);
-    let shard = settings.shard.map(|(k, n)| format!("{k}/{n}"));
+    // A failure of the whole run (a signal, the credentials refused, the
+    // service unreachable, --timeout) is its exit, with no report: its
+    // cases got no verdict.
+    if let Some(stop) = signals::stopped() {
+        let ran: usize = results.iter().map(|case| case.runs.len()).sum();
+        let runs: usize = cases.iter().map(|case| runs_of(case, &settings)).sum();
+        return Err(fail(
+            stop.kind,
+            format!("{stop}; the run stopped: {ran} of {runs} runs finished"),
+        ));
+    }
+    let shard = settings.selection.shard.map(|(k, n)| format!("{k}/{n}"));
     let mut report = Report::new(
-        &settings.suite.display().to_string(),
+        &settings.selection.suite.display().to_string(),
         shard,
         results,
         seconds(started.elapsed()),
     );
+    report.gate(settings.report.min_accuracy);
     publish(&mut report, &settings.report, baseline, notes, out)?;
-    // A run cut short by a signal exits as the signal says, whatever the
-    // cases that ran said.
-    if let Some(signal) = signals::received() {
-        return Err(fail(
-            signal.kind(),
-            format!(
-                "{}: {} of {} cases did not pass",
-                signal.fault(),
-                report.failed + report.errors,
-                report.cases.len()
-            ),
-        ));
-    }
     conclude(&report, &settings.report)
+}
+
+/// Runs `analyst check --list`: the cases a run would ask, one a line
+/// (`NAME<TAB>FILE:LINE<TAB>QUESTION`) or as a JSON array; nothing is sent.
+pub fn list(settings: CheckListSettings, notes: &Notes, out: &mut Out) -> Result<()> {
+    let cases = load(&settings.selection, &settings.identity, None, notes)?;
+    if settings.report.json {
+        let listed: Vec<Value> = cases
+            .iter()
+            .map(|case| {
+                json!({
+                    "name": case.name,
+                    "space": case.space,
+                    "question": case.turns.first().map(|turn| &turn.question),
+                    "source": case.source,
+                    "groundTruth": case.ground_truth(),
+                })
+            })
+            .collect();
+        serde_json::to_writer_pretty(&mut *out, &listed)?;
+        writeln!(out)?;
+    } else {
+        for case in &cases {
+            let question = case.turns.first().map_or("", |turn| turn.question.as_str());
+            writeln!(
+                out,
+                "{}\t{}\t{}",
+                one_field(&case.name),
+                one_field(&case.source),
+                one_field(question)
+            )?;
+        }
+    }
+    out.flush()?;
+    Ok(())
+}
+
+/// A value as one field of a tab-separated line: tabs and line breaks
+/// written as `\t`, `\n`, `\r`.
+fn one_field(text: &str) -> String {
+    text.replace('\t', "\\t").replace('\n', "\\n").replace('\r', "\\r")
+}
+
+/// The cases of the suite that `selection` selects: read and validated
+/// whole (`data`: the data query API the ground truths need, `None` when
+/// nothing will run), then `--filter` and `--shard`. A filter that selects
+/// nothing is a usage error; an empty shard (fewer cases than shards) is
+/// a note.
+fn load(
+    selection: &Selection,
+    identity: &IdentityInput,
+    data: Option<&DataSettings>,
+    notes: &Notes,
+) -> Result<Vec<Case>> {
+    let suite = &selection.suite;
+    let cases = match cube::is_cube_suite(suite) {
+        true => cube::load(
+            suite,
+            selection.agents_path.as_deref(),
+            selection.certified,
+            identity,
+            data,
+        )?,
+        false if selection.certified => {
+            return Err(crate::error::usage(
+                "--certified reads Cube's eval files: give an agents/ folder or an eval_questions YAML file",
+            ))
+        }
+        false => suite::load(suite, identity, data)?,
+    };
+    let total = cases.len();
+    let mut cases: Vec<Case> = match &selection.filter {
+        None => cases,
+        Some(filter) => {
+            let kept: Vec<Case> = cases.into_iter().filter(|case| filter.is_match(&case.name)).collect();
+            if kept.is_empty() {
+                return Err(crate::error::usage(format!(
+                    "--filter {:?} matches none of the {total} cases of {}: see them with --list",
+                    filter.as_str(),
+                    suite.display()
+                )));
+            }
+            kept
+        }
+    };
+    if let Some((k, n)) = selection.shard {
+        let selected = cases.len();
+        let mut names: Vec<&str> = cases.iter().map(|case| case.name.as_str()).collect();
+        names.sort_unstable();
+        let mine: Vec<String> = names
+            .iter()
+            .enumerate()
+            .filter(|(position, _)| *position as u32 % n + 1 == k)
+            .map(|(_, name)| name.to_string())
+            .collect();
+        cases.retain(|case| mine.contains(&case.name));
+        if cases.is_empty() {
+            notes.warn(&format!(
+                "shard {k}/{n} is empty: {selected} cases are dealt to {n} shards; nothing runs"
+            ));
+        }
+    }
+    Ok(cases)
+}
+
+/// How many runs `case` has in this run.
+fn runs_of(case: &Case, settings: &CheckSettings) -> usize {
+    settings.repeat.unwrap_or(case.repeat)
 }
 
 /// Runs `analyst check merge`: one report of the shards' reports, with the
@@ -136,7 +226,12 @@ pub fn merge(settings: MergeSettings, notes: &Notes, out: &mut Out) -> Result<()
         .iter()
         .map(|path| Ok((path.display().to_string(), Report::read(path, "check merge")?)))
         .collect::<Result<Vec<_>>>()?;
+    let min_accuracy = settings
+        .report
+        .min_accuracy
+        .or_else(|| reports.iter().find_map(|(_, report)| report.min_accuracy));
     let mut report = Report::merge(reports)?;
+    report.gate(min_accuracy);
     for case in &report.cases {
         tell(notes, case.status, &report::case_lines(case));
     }
@@ -179,10 +274,22 @@ fn publish(
             }
         }
     }
-    let accuracy = report
-        .accuracy
-        .as_ref()
-        .map_or(String::new(), |accuracy| format!(", accuracy {accuracy}"));
+    let accuracy = match (&report.accuracy, report.min_accuracy) {
+        (_, Some(min)) => {
+            let (passed, total) = (report.passed, report.cases.len());
+            let meets = match report.meets_min_accuracy() {
+                true => "meets",
+                false => "is below",
+            };
+            format!(
+                ", accuracy {} ({passed}/{total}) {meets} --min-accuracy {}",
+                report::percent(passed, total),
+                report::percent_of(min)
+            )
+        }
+        (Some(accuracy), None) => format!(", accuracy {accuracy}"),
+        (None, None) => String::new(),
+    };
     notes.info(&format!(
         "{} cases: {} passed, {} failed, {} errors in {}{accuracy}",
         report.cases.len(),
@@ -211,9 +318,13 @@ fn publish(
 fn conclude(report: &Report, settings: &ReportSettings) -> Result<()> {
     let total = report.cases.len();
     if let Some(kind) = report.failure() {
+        let below = match report.min_accuracy {
+            Some(min) => format!(", below --min-accuracy {}", report::percent_of(min)),
+            None => String::new(),
+        };
         return Err(fail(
             kind,
-            format!("{} of {total} cases did not pass", report.failed + report.errors),
+            format!("{} of {total} cases did not pass{below}", report.failed + report.errors),
         ));
     }
     let regressions = report.regressions().len();
@@ -234,15 +345,6 @@ fn tell(notes: &Notes, status: Outcome, lines: &str) {
         Outcome::Passed => notes.painted(Tone::Good, word, rest, false),
         _ => notes.painted(Tone::Bad, word, rest, true),
     }
-}
-
-/// The shard (1 to `shards`) a case belongs to, by its name: FNV-1a, so
-/// every machine and version slices the same way.
-fn shard_of(name: &str, shards: u32) -> u32 {
-    let hash = name.bytes().fold(0xcbf2_9ce4_8422_2325_u64, |hash, byte| {
-        (hash ^ u64::from(byte)).wrapping_mul(0x0100_0000_01b3)
-    });
-    (hash % u64::from(shards)) as u32 + 1
 }
 
 /// One run of one case: which case (its place among the selected ones),
@@ -266,11 +368,18 @@ enum RunEnd {
         /// What went wrong.
         message: String,
     },
+    /// A failure of the whole run (a signal, the credentials refused, the
+    /// service not there, `--timeout`): every case stops.
+    Stop {
+        /// The kind of failure (and so the run's exit code).
+        kind: Kind,
+        /// What went wrong.
+        message: String,
+    },
 }
 
-/// The columns and rows a `reference_sql` (or ground truth) returned, or
-/// why it failed.
-type Reference = Result<Collected, (Kind, String)>;
+/// The rows a query of the data query API returned, or why it failed.
+type Fetched<T> = Result<T, (Kind, String)>;
 
 /// What every case shares.
 struct Runner<'a> {
@@ -282,7 +391,9 @@ struct Runner<'a> {
     /// The data query API, when one is set up.
     data: Option<DataClient>,
     /// Each case's `reference_sql` rows, fetched by its first run to need them.
-    references: Vec<OnceLock<Reference>>,
+    references: Vec<OnceLock<Fetched<Collected>>>,
+    /// Each case's ground truth, fetched by its first run to need it.
+    truths: Vec<OnceLock<Fetched<Sheet>>>,
 }
 
 impl Runner<'_> {
@@ -302,17 +413,25 @@ impl Runner<'_> {
         let next = AtomicUsize::new(0);
         let results: Mutex<Vec<Option<RunReport>>> = Mutex::new(vec![None; slots.len()]);
         let work = || loop {
+            // After a failure of the whole run, no case starts.
+            if signals::stopped().is_some() {
+                break;
+            }
             let index = next.fetch_add(1, Ordering::SeqCst);
             let Some(&slot) = slots.get(index) else { break };
             let case = &cases[slot.case];
             progress.started(index, &case.name);
             let result = self.run_case(slot, case);
+            // A run the stop ended says nothing: the run's one line does.
+            let stopped = signals::stopped().is_some();
             progress.finished(index, result.status, || {
-                tell(
-                    notes,
-                    result.status,
-                    &report::run_summary(&case.name, &result, slot.runs),
-                );
+                if !stopped {
+                    tell(
+                        notes,
+                        result.status,
+                        &report::run_summary(&case.name, &result, slot.runs),
+                    );
+                }
             });
             if let Ok(mut results) = results.lock() {
                 results[index] = Some(result);
@@ -350,7 +469,7 @@ impl Runner<'_> {
             }
             let repeated = case_runs.len() > 1;
             let result = CaseReport::new(case.index, &case.name, case.pass_rate, case_runs);
-            if repeated {
+            if repeated && signals::stopped().is_none() {
                 tell(notes, result.status, &report::case_summary(&result));
             }
             by_case.push(result);
@@ -382,9 +501,14 @@ impl Runner<'_> {
         for turn_index in 0..case.turns.len() {
             let outcome = self.run_turn(slot, case, turn_index, &client, &mut run, started);
             if let Err(verdict) = outcome {
+                if let RunEnd::Stop { kind, message } = &verdict {
+                    signals::stop_everything(Fault::stop(*kind, message.clone()));
+                }
                 (run.status, run.messages, run.exit_code) = match verdict {
                     RunEnd::Failed(lines) => (Outcome::Failed, lines, Kind::Expectation.exit_code()),
-                    RunEnd::Error { kind, message } => (Outcome::Error, vec![message], kind.exit_code()),
+                    RunEnd::Error { kind, message } | RunEnd::Stop { kind, message } => {
+                        (Outcome::Error, vec![message], kind.exit_code())
+                    }
                 };
                 break;
             }
@@ -404,10 +528,10 @@ impl Runner<'_> {
         case_started: Instant,
     ) -> Result<(), RunEnd> {
         let turn = &case.turns[turn_index];
-        if let Some(signal) = signals::received() {
-            return Err(RunEnd::Error {
-                kind: signal.kind(),
-                message: format!("not run: {}", signal.fault()),
+        if let Some(stop) = signals::stopped() {
+            return Err(RunEnd::Stop {
+                kind: stop.kind,
+                message: format!("not run: {stop}"),
             });
         }
         let case_left = case.timeout.saturating_sub(case_started.elapsed());
@@ -494,7 +618,7 @@ impl Runner<'_> {
             );
             turn_record.command = "check".into();
             turn_record.queries = queries.into_queries();
-            turn_record.suite = Some(self.settings.suite.display().to_string());
+            turn_record.suite = Some(self.settings.selection.suite.display().to_string());
             turn_record.case = Some(case.name.clone());
             turn_record.exit_code = settled.as_ref().map_or(0, |err| kind_of(err).exit_code());
             record::write(recording, &turn_record, &self.notes);
@@ -503,22 +627,16 @@ impl Runner<'_> {
             return self.grade_turn(slot.case, truth, settled, last_query, run);
         }
         if let Some(err) = settled {
-            return Err(RunEnd::Error {
-                kind: kind_of(&err),
-                message: format!("{err:#}"),
-            });
+            return Err(self.chat_failure(kind_of(&err), format!("{err:#}")));
         }
         let mut unmet = check.unmet(transcript);
         if let Some(expected) = &turn.rows {
             let rows = match &expected.source {
                 RowsSource::Inline(rows) => rows,
-                RowsSource::Sql(sql) => match self.reference(slot.case, sql) {
+                RowsSource::Sql(sql) => match self.fetched(&self.references[slot.case], sql) {
                     Ok(reference) => &reference.rows,
                     Err((kind, message)) => {
-                        return Err(RunEnd::Error {
-                            kind,
-                            message: format!("reference_sql failed: {message}"),
-                        })
+                        return Err(self.data_failure(kind, format!("reference_sql failed: {message}")))
                     }
                 },
                 RowsSource::GroundTruth(_) => unreachable!("graded above"),
@@ -540,27 +658,61 @@ impl Runner<'_> {
         ))
     }
 
-    /// The answer of case `case`'s `reference_sql` (or ground truth): run
-    /// through the data query API by the first run that needs it, kept for
-    /// the others.
-    fn reference(&self, case: usize, sql: &str) -> Result<&Collected, (Kind, String)> {
-        let reference = self.references[case].get_or_init(|| {
+    /// True when a failure of `kind` fails the whole run, not one case: a
+    /// signal, the credentials refused, the agent or the service not
+    /// there, or the run's `--timeout` expired.
+    fn ends_the_run(&self, kind: Kind) -> bool {
+        match kind {
+            Kind::Auth | Kind::Forbidden | Kind::NotFound | Kind::Service => true,
+            Kind::Interrupted | Kind::Terminated | Kind::HungUp => true,
+            Kind::Timeout => self.deadline.is_some_and(|deadline| Instant::now() >= deadline),
+            _ => false,
+        }
+    }
+
+    /// How a turn that failed as `kind` ends its run: the whole run's
+    /// failure, or this run's.
+    fn chat_failure(&self, kind: Kind, message: String) -> RunEnd {
+        match self.ends_the_run(kind) {
+            true => RunEnd::Stop { kind, message },
+            false => RunEnd::Error { kind, message },
+        }
+    }
+
+    /// How a query of the data query API that failed as `kind` ends its
+    /// run: as a chat's failure would, and also when it ran out of time
+    /// (it has only the run's `--timeout`, which it sees coming).
+    fn data_failure(&self, kind: Kind, message: String) -> RunEnd {
+        match kind {
+            Kind::Timeout => RunEnd::Stop { kind, message },
+            _ => self.chat_failure(kind, message),
+        }
+    }
+
+    /// The rows of `sql` from the data query API into a `T`, run by the
+    /// first run of a case that needs them and kept in `cell` for the others.
+    fn fetched<'c, T: RowSink + Default>(
+        &self,
+        cell: &'c OnceLock<Fetched<T>>,
+        sql: &str,
+    ) -> Result<&'c T, (Kind, String)> {
+        let fetched = cell.get_or_init(|| {
             let Some(data) = &self.data else {
-                return Err((Kind::Usage, "reference_sql needs the data query API".to_string()));
+                return Err((Kind::Usage, "it needs the data query API".to_string()));
             };
-            let mut collected = Collected::default();
-            data.fetch(sql, &mut collected)
-                .map(|_| collected)
+            let mut rows = T::default();
+            data.fetch(sql, &mut rows)
+                .map(|_| rows)
                 .map_err(|err| (kind_of(&err), format!("{err:#}")))
         });
-        reference.as_ref().map_err(Clone::clone)
+        fetched.as_ref().map_err(Clone::clone)
     }
 
     /// Grades a turn of one of Cube's eval questions as Cube does, into
     /// the run's [`CubeGrade`]: `settled` is how the turn ended, `last` the
     /// agent's last SQL result. A failure of the whole run (credentials,
-    /// an unreachable service, a signal) keeps its own code; any other
-    /// verdict but `pass` fails the run (exit 9).
+    /// an unreachable service, a signal, `--timeout`) keeps its own code;
+    /// any other verdict but `pass` fails the run (exit 9).
     fn grade_turn(
         &self,
         case: usize,
@@ -571,11 +723,8 @@ impl Runner<'_> {
     ) -> Result<(), RunEnd> {
         if let Some(err) = &settled {
             let kind = kind_of(err);
-            if !matches!(kind, Kind::BadStream | Kind::Timeout | Kind::ToolError) {
-                return Err(RunEnd::Error {
-                    kind,
-                    message: format!("{err:#}"),
-                });
+            if !matches!(kind, Kind::BadStream | Kind::Timeout | Kind::ToolError) || self.ends_the_run(kind) {
+                return Err(self.chat_failure(kind, format!("{err:#}")));
             }
         }
         run.cube.ground_truth = match truth {
@@ -583,7 +732,7 @@ impl Runner<'_> {
             GroundTruth::NotFound(_) => None,
         };
         run.cube.agent_sql = last.as_ref().and_then(|result| result.sql.clone());
-        let miss = self.cube_miss(case, truth, settled, last);
+        let miss = self.cube_miss(case, truth, settled, last)?;
         run.cube.verdict = Some(miss.as_ref().map_or(Verdict::Pass, |miss| miss.verdict));
         let Some(miss) = miss else { return Ok(()) };
         run.cube.score_reason = miss.reason;
@@ -595,69 +744,79 @@ impl Runner<'_> {
         Err(RunEnd::Failed(vec![line]))
     }
 
-    /// Why a graded turn does not pass, in Cube's terms; `None` when it does.
+    /// Why a graded turn does not pass, in Cube's terms; `None` when it
+    /// does. `Err` for a failure of the whole run on the way.
     fn cube_miss(
         &self,
         case: usize,
         truth: &GroundTruth,
         settled: Option<anyhow::Error>,
         last: Option<SqlResult>,
-    ) -> Option<Miss> {
+    ) -> Result<Option<Miss>, RunEnd> {
         if let Some(err) = settled {
-            return Some(Miss::new(Reason::AgentError, format!("{err:#}")));
+            return Ok(Some(Miss::new(Reason::AgentError, format!("{err:#}"))));
         }
         let sql = match truth {
             GroundTruth::Sql(sql) => sql,
             GroundTruth::NotFound(name) => {
-                return Some(Miss::new(
+                return Ok(Some(Miss::new(
                     Reason::GroundTruthNotFound,
                     format!("no certified query is named {name:?}"),
-                ))
+                )))
             }
         };
-        let Some(mut result) = last else {
-            return Some(Miss::review("the agent ran no query: nothing to compare"));
+        let Some(result) = last else {
+            return Ok(Some(Miss::review("the agent ran no query: nothing to compare")));
         };
         if let Some(error) = &result.error {
-            return Some(Miss::new(
+            return Ok(Some(Miss::new(
                 Reason::QueryError,
                 format!("the agent's query failed: {error}"),
-            ));
+            )));
         }
-        if result.may_lack_rows() {
-            let fetched = match &self.data {
-                Some(data) => result.complete(data).map_err(|err| format!("{err:#}")),
-                None => Err("no data query API to fetch them with".to_string()),
-            };
-            if let Err(why) = fetched {
-                return Some(Miss::new(
+        let agent = match self.agent_sheet(&result) {
+            Ok(sheet) => sheet,
+            Err((kind, message)) if kind == Kind::Timeout || self.ends_the_run(kind) => {
+                return Err(self.data_failure(kind, message))
+            }
+            Err((_, why)) => {
+                return Ok(Some(Miss::new(
                     Reason::QueryError,
                     format!("the rest of the agent's truncated result could not be fetched: {why}"),
-                ));
-            }
-        }
-        let reference = match self.reference(case, sql) {
-            Ok(reference) => reference,
-            Err((_, message)) => {
-                return Some(Miss::new(
-                    Reason::GroundTruthQueryFailed,
-                    format!("the ground truth's SQL failed: {message}"),
-                ))
+                )))
             }
         };
-        let agent_rows: Vec<Vec<Value>> = result.row_values().collect();
-        let agent_names: Vec<String> = result.columns().iter().map(|column| column.name.clone()).collect();
-        let truth_names: Vec<String> = reference.columns.iter().map(|column| column.name.clone()).collect();
-        grade(
-            ResultSet {
-                columns: &agent_names,
-                rows: &agent_rows,
-            },
-            ResultSet {
-                columns: &truth_names,
-                rows: &reference.rows,
-            },
-        )
+        let truth = match self.fetched(&self.truths[case], sql) {
+            Ok(truth) => truth,
+            Err((kind, message)) if kind == Kind::Timeout || self.ends_the_run(kind) => {
+                return Err(self.data_failure(kind, message))
+            }
+            Err((_, message)) => {
+                return Ok(Some(Miss::new(
+                    Reason::GroundTruthQueryFailed,
+                    format!("the ground truth's SQL failed: {message}"),
+                )))
+            }
+        };
+        grade(&agent, truth, self.deadline).map_err(|_| RunEnd::Stop {
+            kind: Kind::Timeout,
+            message: "the --timeout of the whole run expired while grading".to_string(),
+        })
+    }
+
+    /// The agent's result as graded: its rows from the stream, or every
+    /// row of its query from the data query API when it may lack some.
+    fn agent_sheet(&self, result: &SqlResult) -> Result<Sheet, (Kind, String)> {
+        let failure = |err: anyhow::Error| (kind_of(&err), format!("{err:#}"));
+        if !result.may_lack_rows() {
+            return Sheet::of_result(result).map_err(failure);
+        }
+        let Some(data) = &self.data else {
+            return Err((Kind::Usage, "no data query API to fetch them with".to_string()));
+        };
+        let mut sheet = Sheet::default();
+        result.fetch_all(data, &mut sheet).map_err(failure)?;
+        Ok(sheet)
     }
 
     /// The file that keeps a turn's raw stream with `--save`:

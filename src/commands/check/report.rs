@@ -182,6 +182,10 @@ pub struct Report {
     /// The comparison with `--baseline`, when one was given.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub baseline: Option<Baseline>,
+    /// `--min-accuracy`: the share of cases that had to pass, when the run
+    /// was gated on it rather than on every case.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub min_accuracy: Option<f64>,
 }
 
 /// Seconds, to the millisecond.
@@ -262,6 +266,21 @@ impl CaseReport {
     }
 }
 
+/// `passed` of `total` as a whole percentage, as Cube shows accuracy
+/// (`80%`; `0%` of none).
+pub fn percent(passed: usize, total: usize) -> String {
+    match total {
+        0 => "0%".to_string(),
+        _ => percent_of(passed as f64 / total as f64),
+    }
+}
+
+/// A share as a percentage: `90%`, `87.5%`.
+pub fn percent_of(share: f64) -> String {
+    let percent = (share * 1000.0).round() / 10.0;
+    format!("{percent}%")
+}
+
 /// The accuracy of Cube's eval questions among `cases`, as Cube shows it
 /// (`80% (8/10)`); `None` when there are none.
 fn accuracy(cases: &[CaseReport]) -> Option<String> {
@@ -270,8 +289,8 @@ fn accuracy(cases: &[CaseReport]) -> Option<String> {
         return None;
     }
     let passed = graded.iter().filter(|case| case.status == Outcome::Passed).count();
-    let percent = (passed as f64 * 100.0 / graded.len() as f64).round();
-    Some(format!("{percent}% ({passed}/{})", graded.len()))
+    let rounded = (passed as f64 * 100.0 / graded.len() as f64).round();
+    Some(format!("{rounded}% ({passed}/{})", graded.len()))
 }
 
 impl Report {
@@ -290,15 +309,35 @@ impl Report {
             accuracy: accuracy(&cases),
             cases,
             baseline: None,
+            min_accuracy: None,
         };
         report.exit_code = report.failure().map_or(0, Kind::exit_code);
         report
     }
 
-    /// None when every case passed; an expectation failure when one failed;
-    /// otherwise the kind of the first case that errored (the same for all
-    /// when, say, the service was down for every case).
+    /// Gates the run on `--min-accuracy` (when given) instead of on every
+    /// case: its exit code follows.
+    pub fn gate(&mut self, min_accuracy: Option<f64>) {
+        self.min_accuracy = min_accuracy;
+        self.exit_code = self.failure().map_or(0, Kind::exit_code);
+    }
+
+    /// True when at least `--min-accuracy` of the cases passed (a run of
+    /// no case meets any).
+    pub fn meets_min_accuracy(&self) -> bool {
+        let total = self.cases.len();
+        self.min_accuracy
+            .is_none_or(|min| total == 0 || self.passed as f64 >= min * total as f64 - 1e-9)
+    }
+
+    /// None when every case passed (with `--min-accuracy`: when enough
+    /// did); an expectation failure when one failed (or too few passed);
+    /// otherwise the kind of the first case that errored (the same for
+    /// all when, say, the service was down for every case).
     pub fn failure(&self) -> Option<Kind> {
+        if self.min_accuracy.is_some() {
+            return (!self.meets_min_accuracy()).then_some(Kind::Expectation);
+        }
         if self.failed > 0 {
             return Some(Kind::Expectation);
         }

@@ -148,6 +148,11 @@ pub struct Case {
     pub index: usize,
     /// The case's name, unique in the suite.
     pub name: String,
+    /// Where the suite defines it: `file:line`.
+    pub source: String,
+    /// The space of one of Cube's eval questions (`auto` unless its file
+    /// says); none for a TOML case.
+    pub space: Option<String>,
     /// Who asks.
     pub settings: SessionSettings,
     /// `activeBranchName`.
@@ -164,6 +169,17 @@ pub struct Case {
     pub repeat: usize,
     /// The fraction of runs that must pass for the case to pass.
     pub pass_rate: f64,
+}
+
+impl Case {
+    /// The SQL its answer is compared with (a ground truth or a
+    /// `reference_sql`), when it has one.
+    pub fn ground_truth(&self) -> Option<&str> {
+        self.turns.iter().find_map(|turn| match &turn.rows.as_ref()?.source {
+            RowsSource::Sql(sql) | RowsSource::GroundTruth(GroundTruth::Sql(sql)) => Some(sql.as_str()),
+            RowsSource::Inline(_) | RowsSource::GroundTruth(GroundTruth::NotFound(_)) => None,
+        })
+    }
 }
 
 /// What a turn may spend: its wall time, and the tokens and LLM calls of
@@ -207,12 +223,29 @@ impl Budgets {
     }
 }
 
+/// Reads a suite file as text: `file: not UTF-8 (byte N)` when it is not
+/// (N counted from 0), a byte-order mark left out.
+pub fn read_text(path: &Path) -> Result<String> {
+    let bytes = std::fs::read(path).map_err(|err| usage(format!("cannot read {}: {err}", path.display())))?;
+    let text = String::from_utf8(bytes).map_err(|err| {
+        usage(format!(
+            "{}: not UTF-8 (byte {})",
+            path.display(),
+            err.utf8_error().valid_up_to()
+        ))
+    })?;
+    Ok(match text.strip_prefix('\u{feff}') {
+        Some(rest) => rest.to_string(),
+        None => text,
+    })
+}
+
 /// Reads and validates the suite at `path`. `base` is the identity from the
 /// command line and environment, which `[defaults]` and cases override;
-/// `data` is the data query API, which a `reference_sql` needs.
-pub fn load(path: &Path, base: &IdentityInput, data: &DataSettings) -> Result<Vec<Case>> {
-    let text = std::fs::read_to_string(path)
-        .map_err(|err| usage(format!("cannot read the suite {}: {err}", path.display())))?;
+/// `data` is the data query API, which a `reference_sql` needs (`None`
+/// when nothing will run: `--list`).
+pub fn load(path: &Path, base: &IdentityInput, data: Option<&DataSettings>) -> Result<Vec<Case>> {
+    let text = read_text(path)?;
     let file = path.display().to_string();
     let at = |span: Range<usize>| Place {
         file: &file,
@@ -337,9 +370,12 @@ pub fn load(path: &Path, base: &IdentityInput, data: &DataSettings) -> Result<Ve
         };
         let identity = identity(base, &defaults, &case);
         let settings = identity.validate().map_err(|err| context(format!("{err:#}")))?;
+        let line = text[..span.start.min(text.len())].matches('\n').count() + 1;
         cases.push(Case {
             index: index + 1,
             name,
+            source: format!("{file}:{line}"),
+            space: None,
             settings,
             branch: case
                 .branch
@@ -364,7 +400,7 @@ pub fn load(path: &Path, base: &IdentityInput, data: &DataSettings) -> Result<Ve
 fn expected_rows<'a>(
     case: &Fields,
     defaults: &Fields,
-    data: &DataSettings,
+    data: Option<&DataSettings>,
     at: &impl Fn(Range<usize>) -> Place<'a>,
 ) -> Result<Option<ExpectedRows>> {
     let tolerance = match case.tolerance.as_ref().or(defaults.tolerance.as_ref()) {
@@ -394,8 +430,10 @@ fn expected_rows<'a>(
             if sql.get_ref().trim().is_empty() {
                 return Err(usage(format!("{}the SQL is empty", at(sql.span()))));
             }
-            data.check()
-                .map_err(|err| usage(format!("{}it runs through the data query API: {err:#}", at(sql.span()))))?;
+            if let Some(data) = data {
+                data.check()
+                    .map_err(|err| usage(format!("{}it runs through the data query API: {err:#}", at(sql.span()))))?;
+            }
             RowsSource::Sql(sql.get_ref().trim().to_string())
         }
         (None, Some(rows)) => RowsSource::Inline(
@@ -510,7 +548,7 @@ mod tests {
             external_id: Some("ci-bot".into()),
             ..IdentityInput::default()
         };
-        let cases = load(&path, &base, &DataSettings::default());
+        let cases = load(&path, &base, Some(&DataSettings::default()));
         let _ = std::fs::remove_dir_all(&dir);
         cases
     }
