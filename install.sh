@@ -8,7 +8,8 @@
 #   sh install.sh [--to DIR] [--version V] [--base-url URL]
 #
 #   --to DIR        where analyst goes (default: ~/.local/bin)
-#   --version V     the release (default: the latest); 1.2.3 or v1.2.3
+#   --version V     the release (default: the highest SHA256SUMS lists);
+#                   1.2.3 or v1.2.3, matched exactly
 #   --base-url URL  the folder that holds the archives and SHA256SUMS
 #                   (a mirror, or file:///… on a machine with no network)
 set -eu
@@ -24,9 +25,10 @@ die() { say "error: $*"; exit 1; }
 while [ $# -gt 0 ]; do
   case "$1" in
     --to) [ $# -ge 2 ] || die "--to needs a folder"; to=$2; shift 2 ;;
-    --version) [ $# -ge 2 ] || die "--version needs a version"; version=${2#v}; shift 2 ;;
+    --version) [ $# -ge 2 ] || die "--version needs a version"; version=${2#v}; shift 2
+      [ -n "$version" ] || die "--version needs a version, such as 1.2.3" ;;
     --base-url) [ $# -ge 2 ] || die "--base-url needs a URL"; base_url=${2%/}; shift 2 ;;
-    -h|--help) sed -n '2,14p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) awk 'NR > 1 && /^#/ { sub(/^# ?/, ""); print; next } NR > 1 { exit }' "$0"; exit 0 ;;
     *) die "unknown argument $1 (see --help)" ;;
   esac
 done
@@ -72,12 +74,37 @@ sha256() { # FILE
 }
 
 work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT INT TERM
+new=""
+trap 'rm -rf "$work"; [ -z "$new" ] || rm -f "$new"' EXIT INT TERM
 
 fetch "$base_url/SHA256SUMS" "$work/SHA256SUMS" || die "cannot download $base_url/SHA256SUMS"
-# The archive for this target, of the version asked for (or the one the
-# checksums list).
-line=$(grep -E "  analyst-${version:-[0-9][^ ]*}-$target\.tar\.gz\$" "$work/SHA256SUMS" | head -n 1 || true)
+# The archive for this target: of exactly the version asked for, else of
+# the highest version the checksums list (by version order: 1.10.0 after
+# 1.9.2, a release after its pre-releases), whatever the order of the file.
+line=$(awk -v target="$target" -v wanted="$version" '
+  function newer(a, b,    i, n, m, pa, pb, x, y) {  # is version a above version b?
+    pa = index(a, "-"); pb = index(b, "-")
+    x = pa ? substr(a, 1, pa - 1) : a; y = pb ? substr(b, 1, pb - 1) : b
+    n = split(x, xs, "."); m = split(y, ys, ".")
+    for (i = 1; i <= (n > m ? n : m); i++) {
+      if ((xs[i] + 0) != (ys[i] + 0)) return (xs[i] + 0) > (ys[i] + 0)
+    }
+    if (!pa || !pb) return !pa && pb
+    return substr(a, pa + 1) > substr(b, pb + 1)
+  }
+  {
+    file = $2; sub(/^\*/, "", file)
+    prefix = "analyst-"; suffix = "-" target ".tar.gz"
+    if (length(file) <= length(prefix) + length(suffix)) next
+    if (substr(file, 1, length(prefix)) != prefix) next
+    if (substr(file, length(file) - length(suffix) + 1) != suffix) next
+    v = substr(file, length(prefix) + 1, length(file) - length(prefix) - length(suffix))
+    if (v !~ /^[0-9][0-9A-Za-z.+-]*$/) next
+    if (wanted != "" && v != wanted) next
+    if (best == "" || newer(v, best)) { best = v; line = $1 "  " file }
+  }
+  END { if (line != "") print line }
+' "$work/SHA256SUMS")
 [ -n "$line" ] || die "$base_url/SHA256SUMS lists no archive for $target${version:+ of version $version}"
 expected=${line%% *}
 archive=${line##* }
@@ -85,14 +112,24 @@ fetch "$base_url/$archive" "$work/$archive" || die "cannot download $base_url/$a
 actual=$(sha256 "$work/$archive")
 [ "$actual" = "$expected" ] || die "$archive does not match SHA256SUMS (expected $expected, got $actual): nothing was installed"
 
-tar -xzf "$work/$archive" -C "$work"
-folder=$work/${archive%.tar.gz}
-[ -f "$folder/analyst" ] || die "$archive holds no analyst binary"
+# Only a regular file named analyst in the archive's folder is installed:
+# not a link, a device, or anything elsewhere.
+member=${archive%.tar.gz}/analyst
+tar -tvzf "$work/$archive" | awk -v want="$member" '$NF == want && substr($1, 1, 1) == "-" { found = 1 } END { exit !found }' \
+  || die "$archive holds no regular file $member: nothing was installed"
+mkdir "$work/unpacked"
+tar -xzf "$work/$archive" -C "$work/unpacked" "$member" || die "cannot unpack $member from $archive"
+if [ ! -f "$work/unpacked/$member" ] || [ -L "$work/unpacked/$member" ]; then
+  die "$archive holds no regular file $member: nothing was installed"
+fi
 mkdir -p "$to"
-# Copied beside, then moved: a running analyst is never half-written.
-cp "$folder/analyst" "$to/.analyst.new"
-chmod 755 "$to/.analyst.new"
-mv -f "$to/.analyst.new" "$to/analyst"
+# Copied beside under a name of its own (runs into the same folder at once
+# each have theirs), then renamed: a running analyst is never half-written.
+new=$(mktemp "$to/.analyst.XXXXXX") || die "cannot write in $to"
+cp "$work/unpacked/$member" "$new"
+chmod 755 "$new"
+mv -f "$new" "$to/analyst"
+new=""
 say "installed $("$to/analyst" --version 2>/dev/null || echo "${archive%.tar.gz}") as $to/analyst"
 say "man pages and completions are in the archive: $base_url/$archive"
 

@@ -501,7 +501,7 @@ Register-ArgumentCompleter -Native -CommandName 'analyst' -ScriptBlock {
             [CompletionResult]::new('show', 'show', [CompletionResultType]::ParameterValue, 'One whole turn')
             [CompletionResult]::new('export', 'export', [CompletionResultType]::ParameterValue, 'A whole thread, question by question')
             [CompletionResult]::new('usage', 'usage', [CompletionResultType]::ParameterValue, 'Turns, tokens, LLM calls, time and cost, grouped')
-            [CompletionResult]::new('forget', 'forget', [CompletionResultType]::ParameterValue, 'Delete turns (and their thread names)')
+            [CompletionResult]::new('forget', 'forget', [CompletionResultType]::ParameterValue, 'Delete turns (and their thread names), erased from the file and its log')
             [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
             break
         }
@@ -621,7 +621,7 @@ Register-ArgumentCompleter -Native -CommandName 'analyst' -ScriptBlock {
             [CompletionResult]::new('show', 'show', [CompletionResultType]::ParameterValue, 'One whole turn')
             [CompletionResult]::new('export', 'export', [CompletionResultType]::ParameterValue, 'A whole thread, question by question')
             [CompletionResult]::new('usage', 'usage', [CompletionResultType]::ParameterValue, 'Turns, tokens, LLM calls, time and cost, grouped')
-            [CompletionResult]::new('forget', 'forget', [CompletionResultType]::ParameterValue, 'Delete turns (and their thread names)')
+            [CompletionResult]::new('forget', 'forget', [CompletionResultType]::ParameterValue, 'Delete turns (and their thread names), erased from the file and its log')
             [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
             break
         }
@@ -723,7 +723,7 @@ Register-ArgumentCompleter -Native -CommandName 'analyst' -ScriptBlock {
             [CompletionResult]::new('show', 'show', [CompletionResultType]::ParameterValue, 'One whole turn')
             [CompletionResult]::new('export', 'export', [CompletionResultType]::ParameterValue, 'A whole thread, question by question')
             [CompletionResult]::new('usage', 'usage', [CompletionResultType]::ParameterValue, 'Turns, tokens, LLM calls, time and cost, grouped')
-            [CompletionResult]::new('forget', 'forget', [CompletionResultType]::ParameterValue, 'Delete turns (and their thread names)')
+            [CompletionResult]::new('forget', 'forget', [CompletionResultType]::ParameterValue, 'Delete turns (and their thread names), erased from the file and its log')
             break
         }
         'analyst;help;history;list' {

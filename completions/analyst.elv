@@ -473,7 +473,7 @@ set edit:completion:arg-completer[analyst] = {|@words|
             cand show 'One whole turn'
             cand export 'A whole thread, question by question'
             cand usage 'Turns, tokens, LLM calls, time and cost, grouped'
-            cand forget 'Delete turns (and their thread names)'
+            cand forget 'Delete turns (and their thread names), erased from the file and its log'
             cand help 'Print this message or the help of the given subcommand(s)'
         }
         &'analyst;history;list'= {
@@ -587,7 +587,7 @@ set edit:completion:arg-completer[analyst] = {|@words|
             cand show 'One whole turn'
             cand export 'A whole thread, question by question'
             cand usage 'Turns, tokens, LLM calls, time and cost, grouped'
-            cand forget 'Delete turns (and their thread names)'
+            cand forget 'Delete turns (and their thread names), erased from the file and its log'
             cand help 'Print this message or the help of the given subcommand(s)'
         }
         &'analyst;history;help;list'= {
@@ -667,7 +667,7 @@ set edit:completion:arg-completer[analyst] = {|@words|
             cand show 'One whole turn'
             cand export 'A whole thread, question by question'
             cand usage 'Turns, tokens, LLM calls, time and cost, grouped'
-            cand forget 'Delete turns (and their thread names)'
+            cand forget 'Delete turns (and their thread names), erased from the file and its log'
         }
         &'analyst;help;history;list'= {
         }

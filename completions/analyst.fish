@@ -411,7 +411,7 @@ complete -c analyst -n "__fish_analyst_using_subcommand history; and not __fish_
 complete -c analyst -n "__fish_analyst_using_subcommand history; and not __fish_seen_subcommand_from list show export usage forget help" -f -a "show" -d 'One whole turn'
 complete -c analyst -n "__fish_analyst_using_subcommand history; and not __fish_seen_subcommand_from list show export usage forget help" -f -a "export" -d 'A whole thread, question by question'
 complete -c analyst -n "__fish_analyst_using_subcommand history; and not __fish_seen_subcommand_from list show export usage forget help" -f -a "usage" -d 'Turns, tokens, LLM calls, time and cost, grouped'
-complete -c analyst -n "__fish_analyst_using_subcommand history; and not __fish_seen_subcommand_from list show export usage forget help" -f -a "forget" -d 'Delete turns (and their thread names)'
+complete -c analyst -n "__fish_analyst_using_subcommand history; and not __fish_seen_subcommand_from list show export usage forget help" -f -a "forget" -d 'Delete turns (and their thread names), erased from the file and its log'
 complete -c analyst -n "__fish_analyst_using_subcommand history; and not __fish_seen_subcommand_from list show export usage forget help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c analyst -n "__fish_analyst_using_subcommand history; and __fish_seen_subcommand_from list" -l limit -d 'At most N turns' -r
 complete -c analyst -n "__fish_analyst_using_subcommand history; and __fish_seen_subcommand_from list" -l thread -d 'Only the turns of this thread (ask --thread NAME)' -r
@@ -468,7 +468,7 @@ complete -c analyst -n "__fish_analyst_using_subcommand history; and __fish_seen
 complete -c analyst -n "__fish_analyst_using_subcommand history; and __fish_seen_subcommand_from export" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c analyst -n "__fish_analyst_using_subcommand history; and __fish_seen_subcommand_from export" -s V -l version -d 'Print version'
 complete -c analyst -n "__fish_analyst_using_subcommand history; and __fish_seen_subcommand_from usage" -l by -d 'How turns are grouped' -r -f -a "day\t'By day (UTC)'
-week\t'By week'
+week\t'By ISO 8601 week (2026-W48)'
 month\t'By month'
 thread\t'By thread name'
 agent\t'By chat URL'
@@ -510,7 +510,7 @@ complete -c analyst -n "__fish_analyst_using_subcommand history; and __fish_seen
 complete -c analyst -n "__fish_analyst_using_subcommand history; and __fish_seen_subcommand_from help" -f -a "show" -d 'One whole turn'
 complete -c analyst -n "__fish_analyst_using_subcommand history; and __fish_seen_subcommand_from help" -f -a "export" -d 'A whole thread, question by question'
 complete -c analyst -n "__fish_analyst_using_subcommand history; and __fish_seen_subcommand_from help" -f -a "usage" -d 'Turns, tokens, LLM calls, time and cost, grouped'
-complete -c analyst -n "__fish_analyst_using_subcommand history; and __fish_seen_subcommand_from help" -f -a "forget" -d 'Delete turns (and their thread names)'
+complete -c analyst -n "__fish_analyst_using_subcommand history; and __fish_seen_subcommand_from help" -f -a "forget" -d 'Delete turns (and their thread names), erased from the file and its log'
 complete -c analyst -n "__fish_analyst_using_subcommand history; and __fish_seen_subcommand_from help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c analyst -n "__fish_analyst_using_subcommand version" -l connect-timeout -d 'How long to wait for a connection to the service' -r
 complete -c analyst -n "__fish_analyst_using_subcommand version" -l timeout -d 'Wall-clock limit of the whole command (e.g. 90s, 5m); a running chat is aborted, exit 124' -r
@@ -544,4 +544,4 @@ complete -c analyst -n "__fish_analyst_using_subcommand help; and __fish_seen_su
 complete -c analyst -n "__fish_analyst_using_subcommand help; and __fish_seen_subcommand_from history" -f -a "show" -d 'One whole turn'
 complete -c analyst -n "__fish_analyst_using_subcommand help; and __fish_seen_subcommand_from history" -f -a "export" -d 'A whole thread, question by question'
 complete -c analyst -n "__fish_analyst_using_subcommand help; and __fish_seen_subcommand_from history" -f -a "usage" -d 'Turns, tokens, LLM calls, time and cost, grouped'
-complete -c analyst -n "__fish_analyst_using_subcommand help; and __fish_seen_subcommand_from history" -f -a "forget" -d 'Delete turns (and their thread names)'
+complete -c analyst -n "__fish_analyst_using_subcommand help; and __fish_seen_subcommand_from history" -f -a "forget" -d 'Delete turns (and their thread names), erased from the file and its log'

@@ -294,9 +294,13 @@ const HISTORY_AFTER_HELP: &str = "\
 Every turn of ask (not --replay) and check is recorded in a SQLite database,
 $XDG_DATA_HOME/analyst/history.db (ANALYST_HISTORY_DB or the profile's
 history_db move it; --no-history, ANALYST_HISTORY=0 or history = false turn it
-off; history_keep = \"90d\" prunes older turns). It keeps the question, answer,
-status, exit code, ids, each SQL query (title, SQL, columns, row counts: not the
-rows), usage with models and durations; never a secret.
+off; history_keep = \"90d\" prunes older turns). It keeps the question, answer
+(its first MiB), status, exit code, ids, each SQL query (title, SQL, columns,
+row counts: not the rows), usage with models and durations; never a secret
+(nor text shaped like a Cube API key). Many processes may record at once, none
+losing a turn; a symbolic link at the database or its folder is refused, never
+followed; forget erases (the deleted text is overwritten, the log emptied); a
+damaged database is exit 2 naming the file; no command writes over it.
 
 Examples:
   analyst history                             # the latest 20 turns
@@ -338,7 +342,7 @@ pub enum HistoryAction {
     Export(HistoryExportArgs),
     /// Turns, tokens, LLM calls, time and cost, grouped
     Usage(HistoryUsageArgs),
-    /// Delete turns (and their thread names)
+    /// Delete turns (and their thread names), erased from the file and its log
     Forget(HistoryForgetArgs),
 }
 
@@ -468,7 +472,7 @@ pub enum ExportFormat {
 pub enum UsageGrouping {
     /// By day (UTC)
     Day,
-    /// By week
+    /// By ISO 8601 week (2026-W48)
     Week,
     /// By month
     Month,

@@ -45,29 +45,69 @@ pub fn register_secret(secret: &str) {
     ANY_SECRET.store(true, Ordering::Release);
 }
 
-/// `bytes` with every known secret replaced by `***` (borrowed as they are
-/// when none occurs, the common case: one fast scan per secret).
+/// What starts text shaped like a Cube API key.
+const KEY_PREFIX: &[u8] = b"sk-";
+/// How many key characters after `sk-` make text shaped like a key.
+const KEY_SHAPE: usize = 20;
+
+/// True for a character of a Cube API key (after its `sk-`).
+fn is_key_char(byte: u8) -> bool {
+    byte.is_ascii_alphanumeric() || byte == b'-' || byte == b'_'
+}
+
+/// Where text shaped like a Cube API key is in `bytes` (`sk-` and 20 or
+/// more key characters, not inside a longer word), from `from` on.
+fn key_shaped(bytes: &[u8], from: usize) -> Option<std::ops::Range<usize>> {
+    static PREFIX: std::sync::LazyLock<Finder<'static>> = std::sync::LazyLock::new(|| Finder::new(KEY_PREFIX));
+    let mut at = from;
+    while let Some(found) = PREFIX.find(&bytes[at..]) {
+        let start = at + found;
+        let body = start + KEY_PREFIX.len();
+        let end = body + bytes[body..].iter().take_while(|&&b| is_key_char(b)).count();
+        let own_word = start == 0 || !is_key_char(bytes[start - 1]);
+        if own_word && end - body >= KEY_SHAPE {
+            return Some(start..end);
+        }
+        at = body;
+    }
+    None
+}
+
+/// `bytes` with every known secret, and every text shaped like a Cube API
+/// key (`sk-…`), replaced by `***` (borrowed as they are when none occurs,
+/// the common case: one fast scan per secret).
 pub fn redact_bytes(bytes: &[u8]) -> Cow<'_, [u8]> {
-    if !ANY_SECRET.load(Ordering::Acquire) {
-        return Cow::Borrowed(bytes);
-    }
-    let secrets = SECRETS.read().unwrap_or_else(|poisoned| poisoned.into_inner());
     let mut text = Cow::Borrowed(bytes);
-    for secret in secrets.iter() {
-        if secret.find(&text).is_none() {
-            continue;
+    if ANY_SECRET.load(Ordering::Acquire) {
+        let secrets = SECRETS.read().unwrap_or_else(|poisoned| poisoned.into_inner());
+        for secret in secrets.iter() {
+            if secret.find(&text).is_none() {
+                continue;
+            }
+            let mut redacted = Vec::with_capacity(text.len());
+            let mut rest: &[u8] = &text;
+            while let Some(at) = secret.find(rest) {
+                redacted.extend_from_slice(&rest[..at]);
+                redacted.extend_from_slice(REDACTED.as_bytes());
+                rest = &rest[at + secret.needle().len()..];
+            }
+            redacted.extend_from_slice(rest);
+            text = Cow::Owned(redacted);
         }
-        let mut redacted = Vec::with_capacity(text.len());
-        let mut rest: &[u8] = &text;
-        while let Some(at) = secret.find(rest) {
-            redacted.extend_from_slice(&rest[..at]);
-            redacted.extend_from_slice(REDACTED.as_bytes());
-            rest = &rest[at + secret.needle().len()..];
-        }
-        redacted.extend_from_slice(rest);
-        text = Cow::Owned(redacted);
     }
-    text
+    let Some(first) = key_shaped(&text, 0) else {
+        return text;
+    };
+    let mut redacted = Vec::with_capacity(text.len());
+    let (mut copied, mut found) = (0, Some(first));
+    while let Some(key) = found {
+        redacted.extend_from_slice(&text[copied..key.start]);
+        redacted.extend_from_slice(REDACTED.as_bytes());
+        copied = key.end;
+        found = key_shaped(&text, key.end);
+    }
+    redacted.extend_from_slice(&text[copied..]);
+    Cow::Owned(redacted)
 }
 
 /// `text` with every known secret replaced by `***`.

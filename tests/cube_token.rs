@@ -11,16 +11,6 @@ use predicates::prelude::*;
 use serde_json::json;
 use support::*;
 
-/// A Cube token for the external user `user`, with the chat scope.
-fn cube_token(user: &str) -> String {
-    let claims = json!({ "externalId": user, "scope": ["chat"] });
-    analyst::api::data::sign_hs256(
-        CUBE_TOKEN_SECRET.as_bytes(),
-        claims.as_object().unwrap(),
-        std::time::SystemTime::now(),
-    )
-}
-
 /// `analyst` pointed at the deployment URL with a Cube token and no key
 /// or identity.
 fn on_the_deployment(emu: &Emulator, token: &str) -> assert_cmd::Command {

@@ -122,6 +122,37 @@ fn the_deb_holds_the_binary_man_pages_completions_and_copyright() {
     let fields = String::from_utf8(run(Command::new("dpkg-deb").arg("--field").arg(&deb)).stdout).unwrap();
     assert!(fields.contains("Package: analyst\n"), "{fields}");
     assert!(fields.contains(&format!("Version: {}-1\n", version())), "{fields}");
+    // Depends is the binary's own need: no glibc newer than the newest
+    // symbol version it asks for (2.28), whatever the build machine has.
+    let depends =
+        String::from_utf8(run(Command::new("dpkg-deb").arg("--field").arg(&deb).arg("Depends")).stdout).unwrap();
+    let unpacked_binary = Scratch::new();
+    run(Command::new("dpkg-deb")
+        .arg("-x")
+        .arg(&deb)
+        .arg(unpacked_binary.join("root")));
+    let symbols = run(Command::new("readelf")
+        .args(["-W", "--dyn-syms"])
+        .arg(unpacked_binary.join("root/usr/bin/analyst")))
+    .stdout;
+    let symbols = String::from_utf8_lossy(&symbols);
+    let newest = symbols
+        .split("GLIBC_")
+        .skip(1)
+        .filter_map(|rest| {
+            let version: String = rest.chars().take_while(|c| c.is_ascii_digit() || *c == '.').collect();
+            let parts: Vec<u32> = version.split('.').filter_map(|part| part.parse().ok()).collect();
+            (!parts.is_empty()).then_some((parts, version))
+        })
+        .max()
+        .map(|(_, version)| version)
+        .unwrap();
+    assert!(
+        depends.trim_end().starts_with(&format!("libc6 (>= {newest})")),
+        "{depends} for GLIBC_{newest}"
+    );
+    let parts: Vec<u32> = newest.split('.').map(|part| part.parse().unwrap()).collect();
+    assert!(parts <= vec![2, 28], "the binary needs glibc {newest}");
     let unpacked = Scratch::new();
     run(Command::new("dpkg-deb").arg("-x").arg(&deb).arg(unpacked.join("root")));
     let installed = unpacked.join("root");
@@ -328,10 +359,192 @@ fn the_crate_holds_what_the_build_needs_and_publishes() {
     run(Command::new("cargo")
         .args(["package", "--no-verify", "--allow-dirty", "--locked"])
         .current_dir(root()));
-    let krate = root().join(format!("target/package/analyst-{}.crate", version()));
+    let krate = root().join(format!("target/package/analyst-cli-{}.crate", version()));
     let size = std::fs::metadata(&krate).unwrap().len();
     assert!(size < 10 << 20, "{} is {size} bytes", krate.display());
     run(Command::new("cargo")
         .args(["publish", "--dry-run", "--allow-dirty", "--locked"])
         .current_dir(root()));
+}
+
+/// This machine's target triple, as install.sh finds it.
+fn this_target() -> &'static str {
+    match std::env::consts::ARCH {
+        "aarch64" => "aarch64-unknown-linux-gnu",
+        _ => "x86_64-unknown-linux-gnu",
+    }
+}
+
+/// A folder of releases for this machine: for each version, an archive
+/// whose `analyst` is what `binary` makes of the folder it is packed from
+/// (by default a script printing `analyst VERSION`); `SHA256SUMS` lists
+/// them in the order given.
+fn fake_releases(versions: &[&str], binary: impl Fn(&str, &Path)) -> Scratch {
+    let folder = Scratch::new();
+    let mut sums = String::new();
+    for version in versions {
+        let name = format!("analyst-{version}-{}", this_target());
+        let packed = folder.join("src").join(&name);
+        std::fs::create_dir_all(&packed).unwrap();
+        binary(version, &packed);
+        let archive = format!("{name}.tar.gz");
+        run(Command::new("tar")
+            .args(["-czf"])
+            .arg(folder.join(&archive))
+            .arg("-C")
+            .arg(folder.join("src"))
+            .arg(&name));
+        let sum = run(Command::new("sha256sum").arg(folder.join(&archive))).stdout;
+        let sum = String::from_utf8(sum).unwrap();
+        sums.push_str(&format!("{}  {archive}\n", sum.split_whitespace().next().unwrap()));
+    }
+    std::fs::write(folder.join("SHA256SUMS"), sums).unwrap();
+    folder
+}
+
+/// A script that says it is analyst `version`.
+fn script_binary(version: &str, folder: &Path) {
+    use std::os::unix::fs::PermissionsExt;
+    let path = folder.join("analyst");
+    std::fs::write(&path, format!("#!/bin/sh\necho \"analyst {version}\"\n")).unwrap();
+    std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).unwrap();
+}
+
+/// What the installed `analyst` in `bin` says it is.
+fn installed_version(bin: &Path) -> String {
+    String::from_utf8(run(&mut Command::new(bin.join("analyst"))).stdout)
+        .unwrap()
+        .trim()
+        .to_string()
+}
+
+#[test]
+fn install_sh_picks_the_highest_version_and_matches_a_pinned_one_exactly() {
+    let releases = fake_releases(&["1.9.2", "1.10.0", "1.10.0-rc1", "0.9.0", "1.10.0-rc2"], script_binary);
+    let url = format!("file://{}", releases.display());
+    let to = Scratch::new();
+    let bin = to.join("bin");
+    let output = install(&["--base-url", &url, "--to", bin.to_str().unwrap()]);
+    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+    assert_eq!(
+        installed_version(&bin),
+        "analyst 1.10.0",
+        "the highest, not the first listed"
+    );
+    for (pin, installs) in [
+        ("1.9.2", Some("analyst 1.9.2")),
+        ("v1.10.0-rc1", Some("analyst 1.10.0-rc1")),
+        ("1.9", None),
+        ("1.*", None),
+        ("1.10.0-rc", None),
+    ] {
+        let output = install(&["--base-url", &url, "--to", bin.to_str().unwrap(), "--version", pin]);
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        match installs {
+            Some(version) => {
+                assert!(output.status.success(), "{pin}: {stderr}");
+                assert_eq!(installed_version(&bin), version, "{pin}");
+            }
+            None => {
+                assert!(!output.status.success(), "{pin} is no release: {stderr}");
+                assert!(stderr.contains("lists no archive"), "{pin}: {stderr}");
+            }
+        }
+    }
+    for empty in ["v", ""] {
+        let output = install(&["--base-url", &url, "--to", bin.to_str().unwrap(), "--version", empty]);
+        assert!(!output.status.success(), "--version {empty:?}");
+        assert!(String::from_utf8_lossy(&output.stderr).contains("--version needs a version"));
+    }
+    // --help is the script's comment, nothing of its code.
+    let help = String::from_utf8(install(&["--help"]).stdout).unwrap();
+    assert!(help.contains("--base-url URL") && !help.contains("set -eu"), "{help}");
+}
+
+#[test]
+fn install_sh_installs_only_a_regular_file() {
+    let private = Scratch::new();
+    let secret = private.write("private.key", "not for everyone\n");
+    {
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(&secret, std::fs::Permissions::from_mode(0o600)).unwrap();
+    }
+    let target = secret.clone();
+    let releases = fake_releases(&["2.0.0"], move |_, folder| {
+        std::os::unix::fs::symlink(&target, folder.join("analyst")).unwrap();
+    });
+    let url = format!("file://{}", releases.display());
+    let to = Scratch::new();
+    let bin = to.join("bin");
+    let output = install(&["--base-url", &url, "--to", bin.to_str().unwrap()]);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(!output.status.success(), "{stderr}");
+    assert!(stderr.contains("holds no regular file"), "{stderr}");
+    assert!(!bin.join("analyst").exists(), "nothing installed");
+}
+
+#[test]
+fn install_sh_runs_into_one_folder_at_once_all_succeed() {
+    let releases = fake_releases(&["3.1.4"], script_binary);
+    let url = format!("file://{}", releases.display());
+    let to = Scratch::new();
+    let bin = to.join("bin");
+    for round in 0..3 {
+        let children: Vec<std::process::Child> = (0..8)
+            .map(|_| {
+                Command::new("sh")
+                    .arg(root().join("install.sh"))
+                    .args(["--base-url", &url, "--to", bin.to_str().unwrap()])
+                    .stderr(std::process::Stdio::piped())
+                    .spawn()
+                    .unwrap()
+            })
+            .collect();
+        for child in children {
+            let output = child.wait_with_output().unwrap();
+            assert!(
+                output.status.success(),
+                "round {round}: {}",
+                String::from_utf8_lossy(&output.stderr)
+            );
+        }
+        assert_eq!(installed_version(&bin), "analyst 3.1.4");
+        let leftovers: Vec<_> = std::fs::read_dir(&bin)
+            .unwrap()
+            .map(|entry| entry.unwrap().file_name())
+            .filter(|name| name != "analyst")
+            .collect();
+        assert!(leftovers.is_empty(), "{leftovers:?}");
+    }
+}
+
+#[test]
+fn the_crates_name_is_free_on_the_registry_or_ours() {
+    // `cargo install analyst` would install someone else's program: the
+    // crate is analyst-cli. Asked of the registry where the network allows.
+    let manifest = std::fs::read_to_string(root().join("Cargo.toml")).unwrap();
+    assert!(
+        manifest.contains("\nname = \"analyst-cli\"\n"),
+        "the crate is analyst-cli"
+    );
+    let asked = Command::new("cargo")
+        .args(["info", "analyst-cli", "--registry", "crates-io"])
+        .current_dir(std::env::temp_dir())
+        .output()
+        .unwrap();
+    let said = format!(
+        "{}{}",
+        String::from_utf8_lossy(&asked.stdout),
+        String::from_utf8_lossy(&asked.stderr)
+    );
+    if said.contains("could not find `analyst-cli`") {
+        eprintln!("analyst-cli is free on the crates registry");
+    } else if asked.status.success() {
+        assert!(
+            said.contains("github.com/analyst-cli/analyst"),
+            "analyst-cli on the registry is not ours:\n{said}"
+        );
+    } else {
+        eprintln!("the crates registry could not be asked (no network?): {said}");
+    }
 }

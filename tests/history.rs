@@ -360,7 +360,15 @@ fn a_database_of_the_first_version_is_migrated_and_keeps_its_turns() {
     let version: i64 = connection
         .pragma_query_value(None, "user_version", |row| row.get(0))
         .unwrap();
-    assert_eq!(version, 2);
+    assert_eq!(version, 3);
+    let column: i64 = connection
+        .query_row(
+            "SELECT count(*) FROM pragma_table_info('turns') WHERE name = 'verdict_exit_code'",
+            [],
+            |row| row.get(0),
+        )
+        .unwrap();
+    assert_eq!(column, 1, "version 3's column");
     let index: i64 = connection
         .query_row(
             "SELECT count(*) FROM sqlite_master WHERE type = 'index' AND name = 'turns_chat'",
@@ -376,4 +384,455 @@ fn a_database_of_the_first_version_is_migrated_and_keeps_its_turns() {
         .output()
         .unwrap();
     assert!(String::from_utf8_lossy(&exported.stdout).contains("Revenue was $1.2M."));
+}
+
+#[test]
+fn no_output_is_written_over_the_history_database() {
+    let emu = Emulator::start();
+    let (dir, db) = database();
+    analyst_into(&emu, &db).args(["ask", "Q?"]).assert().success();
+    let before = std::fs::read(&db).unwrap();
+    let suite = dir.write("s.toml", "[[case]]\nname = \"a\"\nquestion = \"A?\"\n");
+    let tries: Vec<Vec<std::ffi::OsString>> = vec![
+        vec![
+            "history".into(),
+            "-o".into(),
+            "json".into(),
+            "--output-file".into(),
+            db.clone().into(),
+        ],
+        vec!["ask".into(), "--tee".into(), db.clone().into(), "Q?".into()],
+        vec![
+            "ask".into(),
+            "-o".into(),
+            "csv".into(),
+            "--output-file".into(),
+            db.clone().into(),
+            "Q?".into(),
+        ],
+        vec![
+            "check".into(),
+            "--junit".into(),
+            db.clone().into(),
+            suite.clone().into(),
+        ],
+        // Another spelling of the same file, and its write-ahead log.
+        vec![
+            "history".into(),
+            "-o".into(),
+            "json".into(),
+            "--output-file".into(),
+            db.parent().unwrap().join("../state/history.db").into(),
+        ],
+        vec![
+            "ask".into(),
+            "--tee".into(),
+            db.with_extension("db-wal").into(),
+            "Q?".into(),
+        ],
+    ];
+    for args in tries {
+        let output = analyst_into(&emu, &db).args(&args).output().unwrap();
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert_eq!(output.status.code(), Some(2), "{args:?}: {stderr}");
+        assert!(stderr.contains("the history database"), "{args:?}: {stderr}");
+    }
+    assert_eq!(std::fs::read(&db).unwrap(), before, "the database is untouched");
+    assert_eq!(emu.requests_on(Route::Chat).len(), 1, "nothing more was sent");
+}
+
+#[test]
+fn with_cube_tokens_each_user_has_their_own_threads_and_records() {
+    let emu = Emulator::start();
+    let (_dir, db) = database();
+    let ask = |user: &str, question: &str| {
+        analyst_into(&emu, &db)
+            .env("ANALYST_CHAT_URL", emu.deployment_chat_url())
+            .env("ANALYST_CUBE_TOKEN", cube_token(user))
+            .env_remove("ANALYST_API_KEY")
+            .env_remove("ANALYST_EXTERNAL_ID")
+            .args(["ask", "--thread", "daily", question])
+            .assert()
+            .success();
+    };
+    ask("alice", "Alice's first?");
+    ask("bob", "Bob's first?");
+    ask("alice", "Alice's second?");
+    let bodies = emu.chat_bodies();
+    assert_eq!(bodies[1].get("chatId"), None, "bob does not continue alice's chat");
+    assert_eq!(bodies[2]["chatId"], "chat-0001", "alice continues her own");
+    let listed = history_json(&db, &["list"]);
+    let who: Vec<&str> = listed
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|turn| turn["identity"].as_str().unwrap())
+        .collect();
+    assert_eq!(who, ["external:alice", "external:bob", "external:alice"]);
+}
+
+#[test]
+fn many_processes_on_a_new_database_lose_no_turn() {
+    let emu = Emulator::start();
+    for round in 0..6 {
+        let (_dir, db) = database();
+        let children: Vec<std::process::Child> = (0..8)
+            .map(|i| {
+                emu.command()
+                    .env("ANALYST_HISTORY_DB", &db)
+                    .args(["ask", &format!("Round {round}, question {i}?")])
+                    .stdout(std::process::Stdio::null())
+                    .stderr(std::process::Stdio::piped())
+                    .spawn()
+                    .unwrap()
+            })
+            .collect();
+        for child in children {
+            let output = child.wait_with_output().unwrap();
+            let stderr = String::from_utf8_lossy(&output.stderr);
+            assert!(output.status.success(), "{stderr}");
+            assert!(!stderr.contains("not recorded"), "round {round}: {stderr}");
+        }
+        assert_eq!(turns(&db), 8, "round {round}");
+    }
+}
+
+#[test]
+fn every_secret_the_process_sees_is_redacted_also_when_the_service_echoes_it() {
+    let emu = Emulator::start();
+    let (_dir, db) = database();
+    const DATA_TOKEN: &str = "eyJhbGciOiJIUzI1NiJ9.data-token-payload.signature-77";
+    const KEY_SHAPED: &str = "sk-live-4f2a9c81d7e6b3a05c1d";
+    let echoed = format!("Your secret is {DATA_SECRET}, your token {DATA_TOKEN}, a key {KEY_SHAPED}.");
+    for output_mode in ["answer", "json", "raw"] {
+        emu.script(Reply::stream(
+            &ChatStream::new("chat-0001", Family::Cube)
+                .user_echo(&format!("What is {KEY_SHAPED}?"), None)
+                .error_line(&format!("echo of {DATA_SECRET}"))
+                .final_answer(&[&echoed])
+                .usage(),
+        ));
+        let output = analyst_into(&emu, &db)
+            .env("ANALYST_DATA_SECRET", DATA_SECRET)
+            .env("ANALYST_DATA_TOKEN", DATA_TOKEN)
+            .args(["ask", "-o", output_mode, &format!("What is {KEY_SHAPED}?")])
+            .output()
+            .unwrap();
+        let shown = [output.stdout, output.stderr].concat();
+        let shown = String::from_utf8_lossy(&shown);
+        for secret in [DATA_SECRET, DATA_TOKEN, KEY_SHAPED] {
+            assert!(!shown.contains(secret), "{output_mode}: {secret} in {shown}");
+        }
+        assert!(shown.contains("***"), "{output_mode}: {shown}");
+    }
+    // Nor does the history hold one.
+    let folder = db.parent().unwrap();
+    for entry in std::fs::read_dir(folder).unwrap() {
+        let bytes = std::fs::read(entry.unwrap().path()).unwrap();
+        for secret in [DATA_SECRET, DATA_TOKEN, KEY_SHAPED] {
+            assert!(
+                !bytes.windows(secret.len()).any(|window| window == secret.as_bytes()),
+                "{secret}"
+            );
+        }
+    }
+    assert_eq!(turns(&db), 3);
+}
+
+#[test]
+fn forgetting_erases_what_was_forgotten_from_the_file_and_its_log() {
+    let emu = Emulator::start();
+    let (_dir, db) = database();
+    const MARK: &str = "zanzibar-quartz-0451";
+    analyst_into(&emu, &db)
+        .args(["ask", "--thread", "secret-plans", &format!("Revenue of {MARK}?")])
+        .assert()
+        .success();
+    analyst_into(&emu, &db)
+        .args(["ask", "Kept question?"])
+        .assert()
+        .success();
+    let holds = |needle: &str| {
+        std::fs::read_dir(db.parent().unwrap()).unwrap().any(|entry| {
+            let bytes = std::fs::read(entry.unwrap().path()).unwrap();
+            bytes.windows(needle.len()).any(|window| window == needle.as_bytes())
+        })
+    };
+    assert!(holds(MARK), "recorded first");
+    analyst()
+        .env("ANALYST_HISTORY_DB", &db)
+        .args(["history", "forget", "--thread", "secret-plans"])
+        .assert()
+        .success();
+    assert!(!holds(MARK), "readable after forget");
+    assert!(!holds("secret-plans"), "the thread's name too");
+    assert!(holds("Kept question?"), "the rest is kept");
+}
+
+#[test]
+fn a_symbolic_link_at_the_database_or_its_folder_is_refused_never_followed() {
+    let emu = Emulator::start();
+    let dir = Scratch::new();
+    // A dangling link: its target is not created.
+    let target = dir.join("elsewhere.db");
+    let link = dir.join("history.db");
+    std::os::unix::fs::symlink(&target, &link).unwrap();
+    let output = analyst_into(&emu, &link).args(["ask", "Q?"]).output().unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(0), "{stderr}");
+    assert!(stderr.contains("symbolic link"), "{stderr}");
+    assert!(!target.exists(), "the link's target was created");
+    // A link to an empty file: the file keeps its bytes and its mode.
+    let victim = dir.write("victim.txt", "");
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(&victim, std::fs::Permissions::from_mode(0o644)).unwrap();
+    let link2 = dir.join("history2.db");
+    std::os::unix::fs::symlink(&victim, &link2).unwrap();
+    analyst_into(&emu, &link2).args(["ask", "Q?"]).assert().success();
+    assert_eq!(std::fs::read(&victim).unwrap(), b"");
+    assert_eq!(std::fs::metadata(&victim).unwrap().permissions().mode() & 0o777, 0o644);
+    // A linked folder.
+    let real = dir.join("real");
+    std::fs::create_dir(&real).unwrap();
+    let folder = dir.join("linked");
+    std::os::unix::fs::symlink(&real, &folder).unwrap();
+    let output = analyst_into(&emu, &folder.join("history.db"))
+        .args(["ask", "Q?"])
+        .output()
+        .unwrap();
+    assert!(String::from_utf8_lossy(&output.stderr).contains("symbolic link"));
+    assert!(
+        std::fs::read_dir(&real).unwrap().next().is_none(),
+        "nothing written through it"
+    );
+    // analyst history refuses it: exit 2, one line.
+    let output = analyst()
+        .env("ANALYST_HISTORY_DB", &link)
+        .arg("history")
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(2), "{stderr}");
+    assert_eq!(stderr.lines().count(), 1, "{stderr}");
+}
+
+#[test]
+fn a_bad_grep_or_a_damaged_database_is_one_line_and_exit_2() {
+    let emu = Emulator::start();
+    let (_dir, db) = database();
+    analyst_into(&emu, &db).args(["ask", "Q?"]).assert().success();
+    let output = analyst()
+        .env("ANALYST_HISTORY_DB", &db)
+        .args(["history", "--grep", "("])
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(2), "{stderr}");
+    assert_eq!(stderr.lines().count(), 1, "{stderr}");
+    assert!(stderr.contains("--grep"), "{stderr}");
+    let (_dir, damaged) = database();
+    std::fs::create_dir_all(damaged.parent().unwrap()).unwrap();
+    std::fs::write(&damaged, vec![0x5a; 8192]).unwrap();
+    for args in [&["history"][..], &["history", "usage"], &["history", "show", "1"]] {
+        let output = analyst()
+            .env("ANALYST_HISTORY_DB", &damaged)
+            .args(args)
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert_eq!(output.status.code(), Some(2), "{args:?}: {stderr}");
+        assert_eq!(stderr.lines().count(), 1, "{stderr}");
+        assert!(stderr.contains(&damaged.display().to_string()), "{stderr}");
+        assert!(output.stdout.is_empty());
+    }
+}
+
+/// Sets the time of the turns of `db`, oldest first, to `times`.
+fn set_times(db: &Path, times: &[&str]) {
+    let connection = Connection::open(db).unwrap();
+    for (id, at) in times.iter().enumerate() {
+        connection
+            .execute(
+                "UPDATE turns SET at = ?1 WHERE id = ?2",
+                rusqlite::params![at, id as i64 + 1],
+            )
+            .unwrap();
+    }
+}
+
+#[test]
+fn usage_by_week_is_by_iso_week() {
+    let emu = Emulator::start();
+    let (_dir, db) = database();
+    for _ in 0..5 {
+        analyst_into(&emu, &db).args(["ask", "Q?"]).assert().success();
+    }
+    set_times(
+        &db,
+        &[
+            "2024-12-30T09:00:00.000Z", // a Monday: 2025's week 1
+            "2026-01-01T09:00:00.000Z", // a Thursday: 2026's week 1
+            "2026-11-26T09:00:00.000Z", // a Thursday: week 48
+            "2027-01-01T09:00:00.000Z", // a Friday: 2026's week 53
+            "2027-01-03T09:00:00.000Z", // the Sunday after: the same week
+        ],
+    );
+    let usage = history_json(&db, &["usage", "--by", "week"]);
+    let weeks: Vec<(&str, u64)> = usage
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|group| (group["key"].as_str().unwrap(), group["turns"].as_u64().unwrap()))
+        .collect();
+    assert_eq!(
+        weeks,
+        [("2025-W01", 1), ("2026-W01", 1), ("2026-W48", 1), ("2026-W53", 2)]
+    );
+}
+
+#[test]
+fn a_threads_export_keeps_each_answer_inside_its_turn() {
+    let (_dir, db) = database();
+    let emu = Emulator::start();
+    let answers = [
+        "Here is code:\n```sql\nSELECT 1\n(the fence never closes)",
+        "## Forged question?\n\nAnd a <script>alert(1)</script>.",
+        "A plain answer.",
+    ];
+    for (i, answer) in answers.iter().enumerate() {
+        emu.script(Reply::stream(
+            &ChatStream::new("chat-0001", Family::Cube)
+                .user_echo(&format!("Question {i}?"), None)
+                .final_answer(&[answer])
+                .usage(),
+        ));
+        analyst_into(&emu, &db)
+            .args(["ask", "--thread", "t", &format!("Question {i}?")])
+            .assert()
+            .success();
+    }
+    let output = analyst()
+        .env("ANALYST_HISTORY_DB", &db)
+        .args(["history", "export", "t", "-o", "html"])
+        .output()
+        .unwrap();
+    let html = String::from_utf8(output.stdout).unwrap();
+    let headings: Vec<&str> = html
+        .split("<h2>")
+        .skip(1)
+        .map(|rest| rest.split("</h2>").next().unwrap())
+        .collect();
+    assert_eq!(headings, ["Question 0?", "Question 1?", "Question 2?"], "{html}");
+    assert!(!html.contains("<script>"), "{html}");
+    let markdown = analyst()
+        .env("ANALYST_HISTORY_DB", &db)
+        .args(["history", "export", "t"])
+        .output()
+        .unwrap();
+    let markdown = String::from_utf8(markdown.stdout).unwrap();
+    let top_headings = markdown.lines().filter(|line| line.starts_with("## ")).count();
+    assert_eq!(top_headings, 3, "{markdown}");
+}
+
+#[test]
+fn a_check_turn_records_its_verdict_and_a_turn_of_several_models_is_priced_per_model() {
+    let emu = Emulator::start();
+    let (dir, db) = database();
+    let suite = dir.write(
+        "s.toml",
+        "[[case]]\nname = \"unmet\"\nquestion = \"Q?\"\nexpect_answer = \"never said\"\n",
+    );
+    analyst_into(&emu, &db).args(["check"]).arg(&suite).assert().code(9);
+    let turn = &history_json(&db, &["list"])[0];
+    assert_eq!(
+        (turn["exitCode"].as_u64(), turn["verdictExitCode"].as_u64()),
+        (Some(0), Some(9))
+    );
+    // Several models: each priced by its own counts when the usage line
+    // gives them; by names alone, the split is unknown and so the cost.
+    let (dir, db) = database();
+    let usage = |models: serde_json::Value| {
+        serde_json::json!({"id": "__usage__", "type": "usage", "usage": {
+            "inputTokens": 3000, "outputTokens": 300, "cacheReadTokens": 0, "cacheWriteTokens": 0,
+            "totalTokens": 3300, "llmCalls": 3, "models": models}})
+        .to_string()
+    };
+    for models in [
+        serde_json::json!([{"model": "big", "inputTokens": 1000, "outputTokens": 100},
+                           {"model": "small", "inputTokens": 2000, "outputTokens": 200}]),
+        serde_json::json!(["big", "small"]),
+    ] {
+        emu.script(Reply::stream(
+            &ChatStream::new("chat-0001", Family::Cube)
+                .user_echo("Q?", None)
+                .final_answer(&["A."])
+                .raw_line(&usage(models)),
+        ));
+        analyst_into(&emu, &db).args(["ask", "Q?"]).assert().success();
+    }
+    set_times(&db, &["2026-11-25T09:00:00.000Z", "2026-11-26T09:00:00.000Z"]);
+    let config = dir.write(
+        "config.toml",
+        "[prices.\"big\"]\ninput = 10.0\noutput = 50.0\n[prices.\"small\"]\ninput = 1.0\noutput = 5.0\n",
+    );
+    let output = analyst()
+        .env("ANALYST_HISTORY_DB", &db)
+        .env("ANALYST_CONFIG", &config)
+        .args(["history", "usage", "--by", "day", "-o", "json"])
+        .output()
+        .unwrap();
+    let days: Value = serde_json::from_slice(&output.stdout).unwrap();
+    let priced = (1000.0 * 10.0 + 100.0 * 50.0 + 2000.0 * 1.0 + 200.0 * 5.0) / 1e6;
+    assert!((days[0]["cost"].as_f64().unwrap() - priced).abs() < 1e-12, "{days}");
+    assert_eq!(days[1]["cost"], Value::Null, "{days}");
+    // By model, each model's own tokens.
+    let output = analyst()
+        .env("ANALYST_HISTORY_DB", &db)
+        .env("ANALYST_CONFIG", &config)
+        .args([
+            "history",
+            "usage",
+            "--by",
+            "model",
+            "--since",
+            "2026-11-25",
+            "-o",
+            "json",
+        ])
+        .output()
+        .unwrap();
+    let models: Value = serde_json::from_slice(&output.stdout).unwrap();
+    let big = models
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|group| group["key"] == "big")
+        .unwrap();
+    assert_eq!(big["inputTokens"], 1000 + 3000);
+}
+
+#[test]
+fn doctor_and_config_list_show_the_history_settings_and_their_origin() {
+    let (dir, db) = database();
+    let config = dir.write("config.toml", "[profiles.default]\nhistory_keep = \"90d\"\n");
+    let output = analyst()
+        .env("ANALYST_HISTORY_DB", &db)
+        .env("ANALYST_CONFIG", &config)
+        .args(["config", "list"])
+        .output()
+        .unwrap();
+    let listed = String::from_utf8_lossy(&output.stdout);
+    assert!(
+        listed.contains("history database") && listed.contains(&db.display().to_string()),
+        "{listed}"
+    );
+    assert!(listed.contains("ANALYST_HISTORY_DB"), "{listed}");
+    assert!(listed.contains("history keep") && listed.contains("90d"), "{listed}");
+    let output = analyst()
+        .env("ANALYST_HISTORY", "0")
+        .args(["doctor", "--offline"])
+        .output()
+        .unwrap();
+    let doctor = String::from_utf8_lossy(&output.stdout);
+    assert!(doctor.contains("off (ANALYST_HISTORY=0)"), "{doctor}");
 }

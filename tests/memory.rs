@@ -281,3 +281,90 @@ fn grading_200_000_rows_of_3_columns_a_side_stays_under_128_mib() {
     eprintln!("grading 200,000 × 3 a side: peak {} MiB", peak_kib / 1024);
     assert!(peak_kib < 128 * 1024, "peak {} MiB", peak_kib / 1024);
 }
+
+/// Recording a turn costs no more than not recording it: over 40 MB of
+/// deltas of one final answer, `ask -o raw` with the history on stays
+/// within 24 MiB of a small turn's peak, and the history keeps the
+/// answer's first MiB with a marker.
+#[test]
+fn recording_a_turn_changes_not_what_it_costs() {
+    let emu = Emulator::start();
+    let dir = Scratch::new();
+    let db = dir.join("history.db");
+    let filler = "y".repeat(1000);
+    let pieces: Vec<&str> = (0..40_000).map(|_| filler.as_str()).collect();
+    let peak = |stream: &ChatStream| {
+        emu.script(Reply::stream(stream));
+        let mut command = emu.command();
+        command
+            .env("ANALYST_HISTORY_DB", &db)
+            .args(["ask", "-q", "-o", "raw", "Long answer?"]);
+        Measured::new(command).run()
+    };
+    let small = peak(
+        &ChatStream::new("chat-0001", Family::Cube)
+            .user("Long answer?")
+            .final_answer(&["Short."])
+            .usage(),
+    );
+    let long = peak(
+        &ChatStream::new("chat-0001", Family::Cube)
+            .user("Long answer?")
+            .final_answer(&pieces)
+            .usage(),
+    );
+    eprintln!("-o raw, recorded: {long} KiB for 40 MB of answer, {small} KiB for a short one");
+    assert!(long <= small + 24 * 1024, "{long} KiB, over {small} + 24 MiB");
+    let recorded: String = rusqlite::Connection::open(&db)
+        .unwrap()
+        .query_row("SELECT answer FROM turns ORDER BY id DESC LIMIT 1", [], |row| {
+            row.get(0)
+        })
+        .unwrap();
+    assert!(recorded.starts_with(&filler), "the answer's head is recorded");
+    assert!(
+        recorded.ends_with("the history keeps its first 1 MiB]"),
+        "with the marker"
+    );
+    assert!(recorded.len() < (1 << 20) + 200, "{} bytes", recorded.len());
+}
+
+/// `history list` reads only what it prints: ten turns with 20 MB answers
+/// cost what ten short ones do, and `--grep` reads one turn at a time.
+#[test]
+fn listing_turns_with_huge_answers_costs_what_short_ones_do() {
+    let emu = Emulator::start();
+    let dir = Scratch::new();
+    let db = dir.join("history.db");
+    for i in 0..10 {
+        emu.analyst()
+            .env("ANALYST_HISTORY_DB", &db)
+            .args(["ask", &format!("Question {i}?")])
+            .assert()
+            .success();
+    }
+    let peak = |args: &[&str]| {
+        let mut command = analyst_process();
+        command.env("ANALYST_HISTORY_DB", &db).args(args);
+        Measured::new(command).run()
+    };
+    let short_list = peak(&["history"]);
+    let short_grep = peak(&["history", "--grep", "needle"]);
+    rusqlite::Connection::open(&db)
+        .unwrap()
+        .execute(
+            "UPDATE turns SET answer = replace(hex(zeroblob(10000000)), '00', 'zz')",
+            [],
+        )
+        .unwrap();
+    let long_list = peak(&["history"]);
+    let long_grep = peak(&["history", "--grep", "needle"]);
+    let long_json = peak(&["history", "-o", "json", "--limit", "1"]);
+    eprintln!("history list: {long_list} KiB ({short_list} short); --grep: {long_grep} KiB ({short_grep} short); -o json --limit 1: {long_json} KiB");
+    assert!(long_list <= short_list + 8 * 1024, "list: {long_list} KiB");
+    assert!(long_grep <= short_grep + 3 * 20 * 1024, "grep: {long_grep} KiB");
+    assert!(
+        long_json <= short_list + 4 * 20 * 1024,
+        "one whole turn: {long_json} KiB"
+    );
+}

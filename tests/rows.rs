@@ -700,3 +700,42 @@ fn without_throw_continue_wait_the_emulator_holds_a_slow_query_silently() {
     connection.read_to_string(&mut rest).unwrap();
     assert!(rest.contains(r#"{"data":[["1"]]}"#), "{rest}");
 }
+
+#[test]
+fn a_query_that_fails_before_its_answer_writes_nothing_on_stdout() {
+    let emu = Emulator::start();
+    for mode in ["csv", "tsv", "json", "ndjson", "table"] {
+        let output = emu
+            .analyst()
+            .env("ANALYST_DATA_URL", emu.data_url())
+            .env("ANALYST_DATA_SECRET", DATA_SECRET)
+            .args(["rows", "-o", mode, "--sql", "SELECT nope FROM nowhere"])
+            .output()
+            .unwrap();
+        assert_eq!(output.status.code(), Some(7), "{mode}");
+        assert!(
+            output.stdout.is_empty(),
+            "{mode}: {:?}",
+            String::from_utf8_lossy(&output.stdout)
+        );
+    }
+    let dir = Scratch::new();
+    let file = dir.join("rows.parquet");
+    let output = emu
+        .analyst()
+        .env("ANALYST_DATA_URL", emu.data_url())
+        .env("ANALYST_DATA_SECRET", DATA_SECRET)
+        .args([
+            "rows",
+            "-o",
+            "parquet",
+            "--sql",
+            "SELECT nope FROM nowhere",
+            "--output-file",
+        ])
+        .arg(&file)
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(7));
+    assert!(!file.exists(), "no partial file");
+}

@@ -402,3 +402,57 @@ fn every_early_end_of_a_turn_aborts_the_chat_in_ask_and_in_check_alike() {
         "{ask_aborts:?} {check_aborts:?}"
     );
 }
+
+/// A slow chat whose lines arrive in pieces (a stop often finds half a
+/// line read), and `count` cases of it.
+fn chat_in_pieces() -> Emulator {
+    let emu = Emulator::start();
+    emu.agent(|a| {
+        a.padding = 300;
+        a.delay = Duration::from_millis(40);
+        a.chunking = Chunking::Sizes(vec![7, 31, 3, 64]);
+    });
+    emu
+}
+
+#[test]
+fn a_signal_at_any_moment_aborts_every_chat_the_service_started() {
+    let suite = ScratchFile::new(
+        "suite.toml",
+        (1..=4)
+            .map(|i| format!("[[case]]\nname = \"case {i}\"\nquestion = \"Q{i}\"\n\n"))
+            .collect::<String>(),
+    );
+    let mut rng = fastrand::Rng::with_seed(0x5eed_0051);
+    let mut aborted_before_the_id = 0;
+    for run in 0..32 {
+        let (signal, code) = if run % 2 == 0 { ("TERM", 143) } else { ("INT", 130) };
+        let check = run % 4 >= 2;
+        let emu = chat_in_pieces();
+        let args: Vec<&str> = match check {
+            true => vec!["check", "--jobs", "4", suite.to_str().unwrap()],
+            false => vec!["ask", "-o", "raw", "Q"],
+        };
+        let running = Running::start(&emu, &args);
+        emu.wait_for_request(Route::Chat);
+        // Anywhere from before the first line to well into the stream.
+        std::thread::sleep(Duration::from_millis(rng.u64(0..1500)));
+        running.signal(signal);
+        let (exit, _, stderr, _) = running.finish(Duration::from_secs(30));
+        assert_eq!(exit, Some(code), "run {run} ({args:?}, SIG{signal}): {stderr}");
+        let mut aborted: Vec<String> = aborts(&emu)
+            .iter()
+            .map(|abort| abort["chatId"].as_str().unwrap().to_string())
+            .collect();
+        aborted.sort();
+        let started = emu.chats_started();
+        assert_eq!(
+            aborted, started,
+            "run {run} ({args:?}, SIG{signal}): every chat started is aborted: {stderr}"
+        );
+        if !check && stderr.contains("aborted") && !stderr.contains("chat: chat-0001") {
+            aborted_before_the_id += 1;
+        }
+    }
+    eprintln!("{aborted_before_the_id} runs were signalled before the chat id was printed");
+}

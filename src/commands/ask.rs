@@ -17,7 +17,7 @@ use crate::api::data::DataClient;
 use crate::cli::OutputMode;
 use crate::error::{fail, kind_of, usage, Kind};
 use crate::expect::Check;
-use crate::history::{History, TurnRecord};
+use crate::history::{chat_url, History, TurnRecord, MAX_RECORDED_ANSWER};
 use crate::net::http::Http;
 use crate::net::signals;
 use crate::net::source::Source;
@@ -28,7 +28,7 @@ use crate::render::vega::ChartFormat;
 use crate::render::{answer, csv, events, html, json, raw, vega};
 use crate::results::{RowSink, RowSource};
 use crate::settings::{AskSettings, AskSource, ChatSettings, DataSettings, Network, ThreadSettings};
-use crate::stream::transcript::{Keep, Transcript};
+use crate::stream::transcript::{AnswerText, Keep, Transcript};
 use crate::stream::turn::{Ending, Failure, Renderer, Sinks, Status, Turn};
 
 /// Runs `analyst ask`, and records the turn in the history (with the exit
@@ -54,17 +54,13 @@ fn thread_chat(thread: &ThreadSettings, chat: &ChatSettings, notes: &Notes) -> (
         Ok(history) => history,
         Err(why) => {
             notes.warn(&format!(
-                "--thread {}: {why}; the question starts a new chat",
+                "--thread {}: {why:#}; the question starts a new chat",
                 thread.name
             ));
             return (None, None);
         }
     };
-    let known = history.thread(
-        &thread.name,
-        &record::chat_url(&chat.url),
-        &record::identity(chat.identity.as_ref()),
-    );
+    let known = history.thread(&thread.name, &chat_url(&chat.url), &chat.asker(None));
     let chat_id = match known {
         Ok(Some(known)) if known.last_turn_at >= crate::history::before(thread.ttl) => Some(known.chat_id),
         Ok(Some(known)) => {
@@ -76,7 +72,7 @@ fn thread_chat(thread: &ThreadSettings, chat: &ChatSettings, notes: &Notes) -> (
         }
         Ok(None) => None,
         Err(why) => {
-            notes.warn(&format!("--thread {}: {why}", thread.name));
+            notes.warn(&format!("--thread {}: {why:#}", thread.name));
             None
         }
     };
@@ -148,14 +144,9 @@ fn ask(settings: &AskSettings, notes: &Notes, out: &mut Out, recorded: &mut Opti
             }
             if let Some((thread, Some(history), _)) = &thread {
                 if let Some(chat_id) = turn.transcript.chat_id() {
-                    let kept = history.set_thread(
-                        &thread.name,
-                        &record::chat_url(&chat.url),
-                        &record::identity(chat.identity.as_ref()),
-                        chat_id,
-                    );
+                    let kept = history.set_thread(&thread.name, &chat_url(&chat.url), &chat.asker(None), chat_id);
                     if let Err(why) = kept {
-                        notes.warn(&format!("--thread {}: the chat id was not kept: {why}", thread.name));
+                        notes.warn(&format!("--thread {}: the chat id was not kept: {why:#}", thread.name));
                     }
                 }
             }
@@ -178,7 +169,7 @@ fn ask(settings: &AskSettings, notes: &Notes, out: &mut Out, recorded: &mut Opti
         let mut turn_record = record::turn(
             at,
             &chat.url,
-            chat.identity.as_ref(),
+            chat.asker(None),
             question.input.as_deref(),
             transcript,
             status,
@@ -267,10 +258,16 @@ fn renderer(settings: &AskSettings, notes: &Notes) -> Box<dyn Renderer> {
 /// call's input in `json`.
 fn keep(settings: &AskSettings) -> Keep {
     let output = settings.output;
+    let shown = matches!(output, OutputMode::Answer | OutputMode::Json | OutputMode::Html)
+        || settings.expectations.answer.is_some();
     Keep {
-        answer_text: matches!(output, OutputMode::Answer | OutputMode::Json | OutputMode::Html)
-            || settings.expectations.answer.is_some()
-            || settings.recording.is_some(),
+        answer_text: match (shown, settings.recording.is_some()) {
+            (true, _) => AnswerText::Whole,
+            // What the history records: the head, so that recording never
+            // changes what the command costs.
+            (false, true) => AnswerText::Head(MAX_RECORDED_ANSWER),
+            (false, false) => AnswerText::None,
+        },
         tool_inputs: output == OutputMode::Json,
     }
 }

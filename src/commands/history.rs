@@ -10,7 +10,7 @@ use serde::Serialize;
 
 use crate::cli::{ExportFormat, UsageOutput};
 use crate::error::{fail, Kind};
-use crate::history::{History, TurnRecord, UsageBy, UsageGroup};
+use crate::history::{History, ListedTurn, TurnRecord, Usage, UsageBy, UsageGroup, UsageRecord};
 use crate::output::{shorten_to, visible, Notes, Out, Output, Tone};
 use crate::render::html::{inert_page, markdown};
 use crate::render::json;
@@ -19,36 +19,19 @@ use crate::settings::{HistoryCommand, HistorySettings, Price};
 
 /// Runs `analyst history`.
 pub fn run(settings: HistorySettings, notes: &Notes, out: &mut Out) -> Result<()> {
-    let history = History::open(&settings.db).map_err(|why| fail(Kind::Usage, format!("history: {why}")))?;
-    let failed = |why: String| fail(Kind::Unexpected, format!("history {}: {why}", settings.db.display()));
+    let history = History::open(&settings.db)?;
     match settings.command {
-        HistoryCommand::List { mut filter, grep, json } => {
-            let limit = filter.limit;
-            if grep.is_some() {
-                filter.limit = i64::MAX as usize;
+        HistoryCommand::List { filter, grep, json } => match json {
+            true => json::write(&history.list_whole(&filter, grep.as_ref())?, out)?,
+            // Every piece from the history is made visible; the colours
+            // are analyst's own.
+            false => {
+                let turns = history.list(&filter, grep.as_ref())?;
+                out.write_styled(&list_table(&turns, settings.width, settings.styled))?
             }
-            let turns: Vec<TurnRecord> = history
-                .list(&filter)
-                .map_err(failed)?
-                .into_iter()
-                .filter(|turn| {
-                    grep.as_ref().is_none_or(|grep| {
-                        [&turn.question, &turn.answer]
-                            .iter()
-                            .any(|text| text.as_deref().is_some_and(|text| grep.is_match(text)))
-                    })
-                })
-                .take(limit)
-                .collect();
-            match json {
-                true => json::write(&turns, out)?,
-                // Every piece from the history is made visible; the colours
-                // are analyst's own.
-                false => out.write_styled(&list_table(&turns, settings.width, settings.styled))?,
-            }
-        }
+        },
         HistoryCommand::Show { id, json } => {
-            let turn = history.show(&id).map_err(failed)?.ok_or_else(|| {
+            let turn = history.show(&id)?.ok_or_else(|| {
                 fail(
                     Kind::NotFound,
                     format!("no turn {id:?} in the history (see 'analyst history')"),
@@ -60,7 +43,7 @@ pub fn run(settings: HistorySettings, notes: &Notes, out: &mut Out) -> Result<()
             }
         }
         HistoryCommand::Export { thread, format } => {
-            let turns = history.thread_turns(&thread).map_err(failed)?;
+            let turns = history.thread_turns(&thread)?;
             if turns.is_empty() {
                 return Err(fail(
                     Kind::NotFound,
@@ -77,13 +60,15 @@ pub fn run(settings: HistorySettings, notes: &Notes, out: &mut Out) -> Result<()
             }
         }
         HistoryCommand::Usage { by, since, output } => {
-            let groups = history.usage(by, since.as_deref()).map_err(failed)?;
-            let rows = priced(groups, by, &settings.prices);
+            let rows = priced(&history, by, since.as_deref(), &settings.prices)?;
             write_usage(&rows, output, !settings.prices.is_empty(), out)?;
         }
         HistoryCommand::Forget(what) => {
-            let count = history.forget(&what).map_err(failed)?;
-            notes.info(&format!("forgot {count} turn(s)"));
+            let count = history.forget(&what)?;
+            notes.info(&format!(
+                "forgot {count} turn(s), erased from {}",
+                settings.db.display()
+            ));
         }
     }
     out.flush()?;
@@ -92,7 +77,7 @@ pub fn run(settings: HistorySettings, notes: &Notes, out: &mut Out) -> Result<()
 
 /// `history list` for a person: a line per turn, the question cut to the
 /// terminal's width, the status coloured when `styled`.
-fn list_table(turns: &[TurnRecord], width: Option<u16>, styled: bool) -> String {
+fn list_table(turns: &[ListedTurn], width: Option<u16>, styled: bool) -> String {
     let rows: Vec<[String; 5]> = turns
         .iter()
         .map(|turn| {
@@ -101,9 +86,7 @@ fn list_table(turns: &[TurnRecord], width: Option<u16>, styled: bool) -> String 
                 turn.at.get(..16).unwrap_or(&turn.at).replace('T', " "),
                 one_line(turn.thread.as_deref().unwrap_or("-")),
                 visible(&turn.status).into_owned(),
-                turn.usage
-                    .as_ref()
-                    .map_or("-".to_string(), |usage| usage.counts.total_tokens.to_string()),
+                turn.total_tokens.map_or("-".to_string(), |tokens| tokens.to_string()),
             ]
         })
         .collect();
@@ -216,23 +199,25 @@ fn shown(turn: &TurnRecord) -> String {
     text
 }
 
-/// A thread as Markdown: each question, its answer, its SQL in code blocks.
+/// A thread as Markdown: each question a heading, its answer quoted (so
+/// that nothing in it — an unclosed code fence, a heading of its own — can
+/// reach past its turn), its SQL in code blocks.
 fn thread_markdown(thread: &str, turns: &[TurnRecord]) -> String {
-    let mut text = format!("# {thread}\n");
+    let mut text = format!("# {}\n", one_line(thread));
     for turn in turns {
         let _ = write!(
             text,
             "\n## {}\n\n*{} · {}*\n\n",
-            turn.question.as_deref().unwrap_or("(no question)").trim(),
+            one_line(turn.question.as_deref().unwrap_or("(no question)").trim()),
             turn.at,
             turn.status
         );
         if let Some(answer) = &turn.answer {
-            let _ = writeln!(text, "{}\n", answer.trim());
+            let _ = writeln!(text, "{}\n", quoted(answer.trim()));
         }
         for query in &turn.queries {
             if let Some(title) = &query.title {
-                let _ = writeln!(text, "**{}**\n", title.trim());
+                let _ = writeln!(text, "**{}**\n", one_line(title.trim()));
             }
             if let Some(sql) = &query.sql {
                 // A fence longer than any backtick run in the SQL.
@@ -245,51 +230,146 @@ fn thread_markdown(thread: &str, turns: &[TurnRecord]) -> String {
     text
 }
 
+/// An answer's Markdown as it stays inside its turn: its headings two
+/// levels down (a `## heading` in it cannot pass for a question; a setext
+/// underline is escaped), and every line of it in a block quote, so that
+/// whatever it opens (a code fence left open) ends with it.
+fn quoted(text: &str) -> String {
+    let mut fence: Option<(char, usize)> = None;
+    let mut previous_blank = true;
+    let mut lines = Vec::new();
+    for line in text.lines() {
+        let indented = line.len() - line.trim_start_matches(' ').len();
+        let body = line.trim_start_matches(' ');
+        let run = |c: char| body.chars().take_while(|&d| d == c).count();
+        let shown = match fence {
+            // Inside a code block: as it is, until its closing fence.
+            Some((c, length)) => {
+                if indented < 4 && run(c) >= length && body.trim_end().chars().all(|d| d == c) {
+                    fence = None;
+                }
+                line.to_string()
+            }
+            None if indented >= 4 => line.to_string(),
+            None => {
+                let opens = ['`', '~'].into_iter().find(|&c| run(c) >= 3);
+                let hashes = run('#');
+                let after_hashes = body[hashes..].chars().next();
+                let underline = !body.trim_end().is_empty()
+                    && (body.trim_end().chars().all(|c| c == '=') || body.trim_end().chars().all(|c| c == '-'));
+                if let Some(c) = opens {
+                    fence = Some((c, run(c)));
+                    line.to_string()
+                } else if (1..=6).contains(&hashes) && after_hashes.is_none_or(|c| c == ' ' || c == '\t') {
+                    let deeper = "#".repeat((hashes + 2).min(6));
+                    format!("{}{deeper}{}", &line[..indented], &body[hashes..])
+                } else if underline && !previous_blank {
+                    format!("{}\\{body}", &line[..indented])
+                } else {
+                    line.to_string()
+                }
+            }
+        };
+        previous_blank = line.trim().is_empty();
+        lines.push(match shown.is_empty() {
+            true => ">".to_string(),
+            false => format!("> {shown}"),
+        });
+    }
+    lines.join("\n")
+}
+
 /// A usage group with its cost.
 #[derive(Serialize)]
 #[serde(rename_all = "camelCase")]
 struct Priced {
     #[serde(flatten)]
     group: UsageGroup,
-    /// US dollars, when every model of the group has a price.
+    /// US dollars, when every turn of the group could be priced.
     cost: Option<f64>,
 }
 
-/// The groups (one per key and model) merged by key, each priced by its
-/// model's `[prices]` entry: the cost is known when every model is.
-fn priced(groups: Vec<(UsageGroup, Option<String>)>, by: UsageBy, prices: &[(String, Price)]) -> Vec<Priced> {
+/// The turns since `since`, summed by `by` and priced by `prices`: each
+/// turn's cost is known when its models' prices are, a turn of several
+/// models priced per model (by each model's own counts, or, when the
+/// usage line gave only their names, when they all cost the same); a
+/// group's cost is known when every one of its turns' is.
+fn priced(history: &History, by: UsageBy, since: Option<&str>, prices: &[(String, Price)]) -> Result<Vec<Priced>> {
+    let price_of = |model: &str| prices.iter().find(|(name, _)| name == model).map(|(_, price)| *price);
     let mut merged: BTreeMap<String, Priced> = BTreeMap::new();
-    for (group, model) in groups {
-        let model = match by {
-            UsageBy::Model => Some(group.key.clone()),
-            _ => model,
-        };
-        let price = model
-            .as_deref()
-            .and_then(|model| prices.iter().find(|(name, _)| name == model))
-            .map(|(_, price)| price);
-        let spent = group.spent;
-        let cost = price.map(|price| {
-            (spent.input_tokens as f64 * price.input
-                + spent.output_tokens as f64 * price.output
-                + spent.cache_read_tokens as f64 * price.cache_read
-                + spent.cache_write_tokens as f64 * price.cache_write)
-                / 1e6
-        });
-        let entry = merged.entry(group.key.clone()).or_insert_with(|| Priced {
+    let mut add = |key: String, spent: Usage, turns: u64, ms: u64, cost: Option<f64>| {
+        let entry = merged.entry(key.clone()).or_insert_with(|| Priced {
             group: UsageGroup {
-                key: group.key.clone(),
+                key,
                 ..UsageGroup::default()
             },
             cost: Some(0.0),
         });
-        let sum = &mut entry.group;
-        sum.turns += group.turns;
-        sum.spent.add(spent);
-        sum.seconds += group.seconds;
+        entry.group.turns += turns;
+        entry.group.spent.add(spent);
+        entry.group.seconds += ms as f64 / 1000.0;
         entry.cost = entry.cost.zip(cost).map(|(a, b)| a + b);
+    };
+    history.usage(by, since, |key, usage, ms| {
+        let Some(usage) = usage else {
+            let key = if by == UsageBy::Model {
+                "(unknown)".to_string()
+            } else {
+                key
+            };
+            return add(key, Usage::default(), 1, ms, None);
+        };
+        if by != UsageBy::Model {
+            return add(key, usage.counts, 1, ms, turn_cost(&usage, &price_of));
+        }
+        if usage.models.is_empty() {
+            return add("(unknown)".to_string(), usage.counts, 1, ms, None);
+        }
+        // By model: each model's own counts when the line gave them, else
+        // the turn's, in each of its models' groups.
+        for model in &usage.models {
+            let counts = usage
+                .by_model
+                .iter()
+                .find(|part| &part.model == model)
+                .map_or(usage.counts, |part| part.counts);
+            let cost = price_of(model).map(|price| cost(&counts, &price));
+            add(model.clone(), counts, 1, ms, cost);
+        }
+    })?;
+    Ok(merged.into_values().collect())
+}
+
+/// What `spent` costs at `price` (per million tokens).
+fn cost(spent: &Usage, price: &Price) -> f64 {
+    (spent.input_tokens as f64 * price.input
+        + spent.output_tokens as f64 * price.output
+        + spent.cache_read_tokens as f64 * price.cache_read
+        + spent.cache_write_tokens as f64 * price.cache_write)
+        / 1e6
+}
+
+/// What a turn cost: each model's counts at its price, or the turn's
+/// counts at its one model's price (or at the price all its models
+/// share); `None` when a price is missing or the split is not known.
+fn turn_cost(usage: &UsageRecord, price_of: &impl Fn(&str) -> Option<Price>) -> Option<f64> {
+    if !usage.by_model.is_empty() {
+        return usage
+            .by_model
+            .iter()
+            .map(|part| price_of(&part.model).map(|price| cost(&part.counts, &price)))
+            .sum();
     }
-    merged.into_values().collect()
+    let prices: Vec<Price> = usage
+        .models
+        .iter()
+        .map(|model| price_of(model))
+        .collect::<Option<_>>()?;
+    let first = prices.first()?;
+    prices
+        .iter()
+        .all(|price| price == first)
+        .then(|| cost(&usage.counts, first))
 }
 
 fn write_usage(rows: &[Priced], output: UsageOutput, with_cost: bool, out: &mut Out) -> Result<()> {
@@ -370,12 +450,12 @@ mod tests {
 
     #[test]
     fn a_long_question_is_cut_to_the_terminal_and_a_control_character_shown() {
-        let turn = TurnRecord {
+        let turn = ListedTurn {
             id: 7,
             at: "2026-11-25T07:00:00.000Z".into(),
             status: "completed".into(),
             question: Some(format!("Revenue \u{1b}[31m{}?", "by region ".repeat(20))),
-            ..TurnRecord::default()
+            ..ListedTurn::default()
         };
         let table = list_table(std::slice::from_ref(&turn), Some(80), false);
         let line = table.lines().nth(1).unwrap();

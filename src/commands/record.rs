@@ -3,11 +3,11 @@
 //! written once it has ended. A history that cannot be written is a
 //! warning: the command goes on.
 
-use crate::history::{History, QueryRecord, TurnRecord, UsageRecord};
-use crate::output::Notes;
+use crate::history::{QueryRecord, TurnRecord, UsageRecord, ANSWER_CUT_MARKER, MAX_RECORDED_ANSWER};
+use crate::output::{redact, Notes};
 use reqwest::Url;
 
-use crate::settings::{Recording, SessionSettings};
+use crate::settings::Recording;
 use crate::stream::transcript::{Event, Transcript};
 use crate::stream::turn::{Renderer, Status, Timings};
 
@@ -54,37 +54,14 @@ impl Renderer for QueryLog {
     }
 }
 
-/// The chat URL as recorded: without credentials, query or fragment.
-pub fn chat_url(url: &Url) -> String {
-    let mut url = url.clone();
-    let _ = url.set_username("");
-    let _ = url.set_password(None);
-    url.set_query(None);
-    url.set_fragment(None);
-    url.to_string()
-}
-
-/// Who asks, as recorded and as threads are keyed: `external:ID`,
-/// `internal:NAME`, or `cube-token` (no identity: the token names the
-/// user).
-pub fn identity(identity: Option<&SessionSettings>) -> String {
-    match (
-        identity.and_then(|identity| identity.external_id.as_deref()),
-        identity.and_then(|identity| identity.internal_id.as_deref()),
-    ) {
-        (Some(id), _) => format!("external:{id}"),
-        (None, Some(name)) => format!("internal:{name}"),
-        (None, None) => "cube-token".to_string(),
-    }
-}
-
-/// A turn asked at `at` of the chat at `url` as `asker`, as the history
-/// records it (the caller sets what only it knows: the command, its
-/// queries, its exit code once the command has ended).
+/// A turn asked at `at` of the chat at `url` by `asker` (see
+/// [`crate::settings::ChatSettings::asker`]), as the history records it
+/// (the caller sets what only it knows: the command, its queries, its exit
+/// code once the command has ended).
 pub fn turn(
     at: String,
     url: &Url,
-    asker: Option<&SessionSettings>,
+    asker: String,
     question: Option<&str>,
     transcript: &Transcript,
     status: Status,
@@ -93,12 +70,14 @@ pub fn turn(
     let millis = |duration: std::time::Duration| duration.as_millis() as u64;
     TurnRecord {
         at,
-        chat_url: Some(chat_url(url)),
-        identity: Some(identity(asker)),
+        chat_url: Some(crate::history::chat_url(url)),
+        identity: Some(asker),
         chat_id: transcript.chat_id().map(str::to_string),
         message_id: transcript.message_id().map(str::to_string),
-        question: question.map(str::to_string),
-        answer: transcript.answer().map(|(answer, _)| answer.to_string()),
+        question: question.map(|question| redact(question).into_owned()),
+        answer: transcript
+            .answer()
+            .map(|(answer, _)| recorded_answer(answer, transcript.answer_is_cut())),
         status: status.as_str().to_string(),
         usage: transcript.usage().map(UsageRecord::of),
         first_byte_ms: timings.first_byte.map(millis),
@@ -108,10 +87,21 @@ pub fn turn(
     }
 }
 
+/// The answer as the history keeps it: its first [`MAX_RECORDED_ANSWER`]
+/// bytes, and [`ANSWER_CUT_MARKER`] when there was more.
+fn recorded_answer(answer: &str, cut: bool) -> String {
+    let mut end = answer.len().min(MAX_RECORDED_ANSWER);
+    while !answer.is_char_boundary(end) {
+        end -= 1;
+    }
+    let mut kept = answer[..end].to_string();
+    if cut || end < answer.len() {
+        kept.push_str(ANSWER_CUT_MARKER);
+    }
+    kept
+}
+
 /// Writes `turn` where `recording` says; a failure is a warning.
 pub fn write(recording: &Recording, turn: &TurnRecord, notes: &Notes) {
-    let written = History::open(&recording.db).and_then(|mut history| history.record(turn, recording.keep));
-    if let Err(why) = written {
-        notes.warn(&format!("the turn was not recorded in the history: {why}"));
-    }
+    crate::history::write(&recording.db, recording.keep, turn, notes);
 }

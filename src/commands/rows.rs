@@ -68,8 +68,14 @@ pub fn run(settings: RowsSettings, notes: &Notes, out: &mut Out) -> Result<()> {
     let mut progress = RowsProgress::new(writer, expected, notes);
     let fetched = client.run_plan(&plan, &mut progress);
     // The document is closed also when the query failed on the way (a
-    // `-o json` array stays valid JSON); the failure is the exit code.
-    let finished = progress.finish().finish();
+    // `-o json` array stays valid JSON); the failure is the exit code. A
+    // query that failed before its answer began writes nothing at all.
+    let begun = progress.begun;
+    let writer = progress.finish();
+    let finished = match (&fetched, begun) {
+        (Err(_), false) => Ok(()),
+        _ => writer.finish(),
+    };
     let (count, requests) = fetched?;
     finished?;
     notes.debug(&format!("{count} rows in {requests} request(s)"));
@@ -194,6 +200,8 @@ impl RowSink for Writer<'_> {
 /// so far, of `totalRows` when known, the rate, and the page.
 struct RowsProgress<S> {
     inner: S,
+    /// The answer's columns came: the output has begun.
+    begun: bool,
     bar: Option<ProgressBar>,
     /// Where notes go: above the bar while it is drawn.
     notes: Notes,
@@ -225,6 +233,7 @@ impl<S: RowSink> RowsProgress<S> {
         });
         RowsProgress {
             inner,
+            begun: false,
             bar,
             notes: notes.clone(),
         }
@@ -241,6 +250,7 @@ impl<S: RowSink> RowsProgress<S> {
 
 impl<S: RowSink> RowSink for RowsProgress<S> {
     fn columns(&mut self, columns: &[Column]) -> Result<()> {
+        self.begun = true;
         self.inner.columns(columns)
     }
 

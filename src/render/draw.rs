@@ -33,8 +33,11 @@ const SANS_FAMILY: &str = "DejaVu Sans";
 
 /// What the bundles expect of a browser or Node that QuickJS lacks:
 /// `structuredClone` (a JSON round trip is enough for specs), timers (run
-/// as soon as the job queue gets to them: nothing here waits on time).
+/// as soon as the job queue gets to them: nothing here waits on time), and
+/// a `console` for Vega's warnings (an empty channel, say), which say
+/// nothing here.
 const PRELUDE: &str = r#"
+globalThis.console = globalThis.console || { log() {}, info() {}, warn() {}, error() {}, debug() {} };
 globalThis.structuredClone = globalThis.structuredClone || ((value) => JSON.parse(JSON.stringify(value)));
 globalThis.setTimeout = globalThis.setTimeout || ((callback, _delay, ...args) => { Promise.resolve().then(() => callback(...args)); return 0; });
 globalThis.clearTimeout = globalThis.clearTimeout || (() => {});

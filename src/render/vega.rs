@@ -17,7 +17,7 @@ use serde_json::{Map, Value};
 
 use super::draw;
 use crate::error::{fail, kind_of, Kind};
-use crate::output::{Notes, Output};
+use crate::output::{shorten_to, Notes, Output};
 use crate::results::{Pick, Picker, SqlResult, TypedRows};
 use crate::stream::transcript::{Event, Transcript};
 use crate::stream::turn::{Ending, Renderer};
@@ -238,7 +238,13 @@ impl Chart<'_> {
         }
         let offline = Chart { spec, rows: self.rows };
         let svg = draw::svg(&serde_json::to_string(&offline)?)?;
-        Ok(LINKS.replace_all(&svg, "").into_owned())
+        let svg = LINKS.replace_all(&svg, "");
+        // Whatever still points elsewhere through url(…) paints nothing.
+        let svg = CSS_URLS.replace_all(&svg, |found: &regex::Captures<'_>| match found[1].starts_with('#') {
+            true => found[0].to_string(),
+            false => "none".to_string(),
+        });
+        Ok(svg.into_owned())
     }
 
     /// Merges `config` into the chart's own `config`; `config`'s values win.
@@ -249,6 +255,17 @@ impl Chart<'_> {
             other => *other = Value::Object(config.clone()),
         }
     }
+}
+
+/// CSS's `url(…)` (in a fill, a stroke, a background, a style), its
+/// target in the first group.
+static CSS_URLS: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(r#"(?i)url\(\s*['"]?\s*([^)'"\s]*)[^)]*\)"#).expect("a valid pattern"));
+
+/// True when `text` refers through `url(…)` to something elsewhere than
+/// the document itself (`url(#gradient)` is its own).
+fn loads_from_elsewhere(text: &str) -> bool {
+    CSS_URLS.captures_iter(text).any(|found| !found[1].starts_with('#'))
 }
 
 /// A link or a reference to elsewhere in an SVG element.
@@ -270,9 +287,23 @@ fn leave_out_external(view: &mut Map<String, Value>, left_out: &mut Vec<String>)
             left_out.push(format!("{key:?}"));
         }
     }
+    // A fill, stroke, background or style that is a url(…) of elsewhere.
+    view.retain(|key, value| match value {
+        Value::String(text) if loads_from_elsewhere(text) => {
+            left_out.push(format!("{key:?} {}", shorten_to(text, 80)));
+            false
+        }
+        _ => true,
+    });
     for child in view.values_mut() {
         if let Value::Array(items) = child {
             items.retain_mut(|item| !is_image_view(item, left_out));
+            for item in items.iter_mut() {
+                if item.as_str().is_some_and(loads_from_elsewhere) {
+                    left_out.push(shorten_to(item.as_str().unwrap_or_default(), 80));
+                    *item = Value::Null;
+                }
+            }
         } else if is_image_view(child, left_out) {
             *child = Value::Null;
         }

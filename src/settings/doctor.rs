@@ -49,6 +49,7 @@ impl Sources<'_> {
             )
             .findings(),
         );
+        rows.extend(super::history::findings(self.profile));
         rows
     }
 
@@ -153,6 +154,7 @@ impl Sources<'_> {
                 checked.is_ok()
             }
         };
+        findings.extend(super::history::findings(self.profile));
         // The account host, for the embed endpoints.
         let account = match self.setting(args.base_url.clone(), "base_url") {
             None => {

@@ -8,7 +8,7 @@ use std::path::PathBuf;
 use anyhow::Result;
 use regex::Regex;
 
-use super::checks::{duration, parse_duration, variable};
+use super::checks::{duration, parse_duration, regex, variable, Finding, FindingState};
 pub use super::profile::Price;
 use super::profile::{Config, Profile};
 use super::types::{destination, mode_name};
@@ -114,6 +114,71 @@ pub fn database(profile: Option<&Profile>) -> Option<PathBuf> {
         None => PathBuf::from(variable(var::HOME)?).join(".local/share"),
     };
     Some(base.join("analyst").join("history.db"))
+}
+
+/// The history settings as `doctor` and `config list` show them, each
+/// with where it came from: on or off, the database (a symbolic link there
+/// is a failed check: it is refused), and how long turns are kept.
+pub fn findings(profile: Option<&Profile>) -> Vec<Finding> {
+    let off_by_variable = variable(var::HISTORY)
+        .filter(|value| matches!(value.to_ascii_lowercase().as_str(), "0" | "false" | "off" | "no"));
+    let (state, from) = match (
+        off_by_variable,
+        profile.filter(|profile| profile.history == Some(false)),
+    ) {
+        (Some(value), _) => (format!("off ({}={value})", var::HISTORY), var::HISTORY.to_string()),
+        (None, Some(profile)) => ("off".to_string(), profile.origin("history")),
+        (None, None) => (
+            "on (every ask and check turn is recorded; --no-history turns it off)".to_string(),
+            "default".to_string(),
+        ),
+    };
+    let mut findings = vec![Finding::new("history", FindingState::Ok, state, from)];
+    let from = match (
+        variable(var::HISTORY_DB),
+        profile.filter(|profile| profile.history_db.is_some()),
+    ) {
+        (Some(_), _) => var::HISTORY_DB.to_string(),
+        (None, Some(profile)) => profile.origin("history_db"),
+        (None, None) => format!("default (${}/analyst/history.db)", var::XDG_DATA_HOME),
+    };
+    findings.push(match database(profile) {
+        None => Finding::new(
+            "history database",
+            FindingState::Failed(crate::error::Kind::Usage),
+            format!("no home folder: set {}", var::HISTORY_DB),
+            from,
+        ),
+        Some(db) => {
+            let is_link =
+                |path: &std::path::Path| path.symlink_metadata().is_ok_and(|meta| meta.file_type().is_symlink());
+            let folder_link = db.parent().is_some_and(is_link);
+            match (is_link(&db) || folder_link, db.exists()) {
+                (true, _) => Finding::new(
+                    "history database",
+                    FindingState::Failed(crate::error::Kind::Usage),
+                    format!("{}: a symbolic link, refused (nothing is recorded)", db.display()),
+                    from,
+                ),
+                (false, true) => Finding::new("history database", FindingState::Ok, db.display().to_string(), from),
+                (false, false) => Finding::new(
+                    "history database",
+                    FindingState::Ok,
+                    format!("{} (created 0600 by the first turn)", db.display()),
+                    from,
+                ),
+            }
+        }
+    });
+    findings.push(
+        match profile.and_then(|profile| Some((profile.history_keep.as_deref()?, profile))) {
+            Some((keep, profile)) => {
+                Finding::new("history keep", FindingState::Ok, keep, profile.origin("history_keep"))
+            }
+            None => Finding::new("history keep", FindingState::Unset, "forever (history_keep unset)", ""),
+        },
+    );
+    findings
 }
 
 /// Where this run records its turns: `None` with `--no-history`,
@@ -242,7 +307,7 @@ fn list_command(list: HistoryListArgs) -> Result<(HistoryCommand, Destination)> 
     let grep = list
         .grep
         .as_deref()
-        .map(|pattern| Regex::new(pattern).map_err(|err| usage(format!("--grep: {err}"))))
+        .map(|pattern| regex(pattern, "--grep"))
         .transpose()?;
     let json = list.output == HistoryOutput::Json;
     let input = match list.output {

@@ -159,6 +159,18 @@ impl Command {
                     written.into_iter().collect(),
                 )
             }
+            Command::CheckList(settings) => (
+                vec![("the suite", Some(&settings.selection.suite))],
+                vec![("--output-file", settings.report.destination.file.as_deref())],
+            ),
+            Command::Session(settings) => (
+                Vec::new(),
+                vec![("--output-file", settings.destination.file.as_deref())],
+            ),
+            Command::History(settings) => (
+                Vec::new(),
+                vec![("--output-file", settings.destination.file.as_deref())],
+            ),
             _ => (Vec::new(), Vec::new()),
         };
         let named = |files: Vec<Named<'a>>| {
@@ -271,6 +283,9 @@ fn resolve_command(
             (config, profile, None)
         }
     };
+    // Every secret the process can see is known to the redactor before
+    // anything is sent, used by this command or not.
+    secrets::register_visible(profile.as_ref());
     if let Some(profile) = &profile {
         notes.debug(&format!(
             "profile {} of {} (chosen by {})",
@@ -335,7 +350,22 @@ fn resolve_command(
             terminals.stdout && styles,
         )?)),
     };
-    let (read, written) = command.files();
+    let (mut read, written) = command.files();
+    // No command writes over the history (nor its write-ahead log).
+    let database = history::database(profile.as_ref());
+    let logs = database.as_ref().map(|db| {
+        ["-wal", "-shm"].map(|suffix| {
+            let mut name = db.clone().into_os_string();
+            name.push(suffix);
+            PathBuf::from(name)
+        })
+    });
+    read.extend(database.as_deref().map(|db| ("the history database", db)));
+    read.extend(
+        logs.iter()
+            .flatten()
+            .map(|log| ("the history database's log", log.as_path())),
+    );
     check_files_apart(&read, &written)?;
     Ok(command)
 }

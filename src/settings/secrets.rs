@@ -289,6 +289,27 @@ impl Secrets {
     }
 }
 
+/// Registers every secret the process can see with the redactor, without
+/// running anything: the secret variables, and the files the file
+/// variables and the profile name (standard input and a profile's
+/// commands are read only by the command that uses them).
+pub fn register_visible(profile: Option<&Profile>) {
+    for name in SECRET_VARIABLES {
+        if let Some(value) = variable(name) {
+            register_secret(value.trim());
+        }
+    }
+    let files = [variable(var::API_KEY_FILE), variable(var::CUBE_TOKEN_FILE)]
+        .into_iter()
+        .flatten()
+        .chain(profile.and_then(|profile| profile.key("api_key_file").cloned()));
+    for file in files.filter(|file| file != "-") {
+        if let Ok(text) = std::fs::read_to_string(expand_home(&file)) {
+            register_secret(text.trim());
+        }
+    }
+}
+
 /// The usage error of a chat with no credential.
 pub fn no_key() -> anyhow::Error {
     usage("no API key: set ANALYST_API_KEY (or pass --api-key-file PATH, or use a profile with api_key_command; the key is never taken from the command line), or a Cube token in ANALYST_CUBE_TOKEN")

@@ -64,6 +64,43 @@ pub struct ChatSettings {
     pub identity: Option<SessionSettings>,
 }
 
+impl ChatSettings {
+    /// Who asks, as the history records it and keys `--thread` names: the
+    /// user the service takes. With an API key (which the service takes
+    /// when both are sent), or without a Cube token, the
+    /// `sessionSettings`' (`identity`, or this chat's own); with only a
+    /// Cube token, the token's user (its `externalId`, else `sub` claim).
+    pub fn asker(&self, identity: Option<&SessionSettings>) -> String {
+        let identity = identity.or(self.identity.as_ref());
+        let token_user = match &self.key {
+            Some(_) => None,
+            None => self.cube_token.as_ref().and_then(token_user),
+        };
+        match token_user {
+            Some(user) => crate::history::identity(Some(&user), None),
+            None => crate::history::identity(
+                identity.and_then(|identity| identity.external_id.as_deref()),
+                identity.and_then(|identity| identity.internal_id.as_deref()),
+            ),
+        }
+    }
+}
+
+/// The user a Cube token names: its payload's `externalId`, else `sub`
+/// (the token is not checked here: the service does that).
+fn token_user(token: &Secret) -> Option<String> {
+    use base64::Engine;
+    let payload = token.expose().split('.').nth(1)?;
+    let payload = base64::engine::general_purpose::URL_SAFE_NO_PAD
+        .decode(payload.trim_end_matches('='))
+        .ok()?;
+    let claims: Value = serde_json::from_slice(&payload).ok()?;
+    ["externalId", "sub"]
+        .iter()
+        .find_map(|claim| claims.get(*claim)?.as_str().filter(|user| !user.is_empty()))
+        .map(str::to_string)
+}
+
 /// The question of `ask` and the thread it belongs to.
 #[derive(Clone, Debug)]
 pub struct Question {

@@ -115,8 +115,9 @@ struct StateMessages<'a> {
 /// show the answer or every tool call's input spares their memory.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Keep {
-    /// The answer's text (else only whether there is one).
-    pub answer_text: bool,
+    /// How much of the answer's text: none (only whether there is one),
+    /// its first bytes (what the history records), or all of it.
+    pub answer_text: AnswerText,
     /// The whole input of a tool call waiting for its result (else only
     /// the keys a SQL result is read from: see [`SQL_INPUT_KEYS`]).
     pub tool_inputs: bool,
@@ -125,10 +126,22 @@ pub struct Keep {
 impl Default for Keep {
     fn default() -> Self {
         Keep {
-            answer_text: true,
+            answer_text: AnswerText::Whole,
             tool_inputs: true,
         }
     }
+}
+
+/// How much of the answer's text a transcript keeps.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum AnswerText {
+    /// None of it.
+    None,
+    /// At most this many bytes (cut at a character's boundary): memory
+    /// stays bounded however long the answer.
+    Head(usize),
+    /// All of it.
+    Whole,
 }
 
 /// A tool call waiting for its result: what its result line may leave
@@ -146,8 +159,31 @@ struct Draft {
     id: String,
     /// The content so far; left empty when the text is not kept.
     text: String,
+    /// Some of the content was not kept ([`AnswerText::Head`]).
+    cut: bool,
     /// No content came yet (or a whole message replaced it with none).
     empty: bool,
+}
+
+impl Draft {
+    /// Adds `content` to the text, as much as `keep` allows.
+    fn push(&mut self, content: &str, keep: AnswerText) {
+        let room = match keep {
+            AnswerText::None => 0,
+            AnswerText::Head(limit) => limit.saturating_sub(self.text.len()),
+            AnswerText::Whole => usize::MAX,
+        };
+        if content.len() <= room {
+            self.text.push_str(content);
+            return;
+        }
+        let mut end = room;
+        while !content.is_char_boundary(end) {
+            end -= 1;
+        }
+        self.text.push_str(&content[..end]);
+        self.cut |= keep != AnswerText::None;
+    }
 }
 
 /// The folded stream. Feed it every message with [`Transcript::apply`].
@@ -323,27 +359,28 @@ impl Transcript {
 
     fn fold_content(&mut self, msg: &Message<'_>, content: &str) {
         let id = msg.id();
-        let kept = match self.keep.answer_text {
-            true => content,
-            false => "",
-        };
+        let keep = self.keep.answer_text;
         let is_empty = match self.draft_mut(id) {
             Some(draft) => {
                 if !msg.is_delta() {
                     draft.text.clear();
+                    draft.cut = false;
                     draft.empty = true;
                 }
-                draft.text.push_str(kept);
+                draft.push(content, keep);
                 draft.empty &= content.is_empty();
                 draft.empty
             }
             None if content.is_empty() => true,
             None => {
-                self.drafts.push(Draft {
+                let mut draft = Draft {
                     id: id.to_string(),
-                    text: kept.to_string(),
+                    text: String::new(),
+                    cut: false,
                     empty: false,
-                });
+                };
+                draft.push(content, keep);
+                self.drafts.push(draft);
                 false
             }
         };
@@ -386,11 +423,11 @@ impl Transcript {
 
     /// The text of the draft `id` (empty when the text is not kept).
     fn draft(&self, id: &str) -> Option<&str> {
-        self.drafts
-            .iter()
-            .rev()
-            .find(|draft| draft.id == id)
-            .map(|draft| draft.text.as_str())
+        self.find_draft(id).map(|draft| draft.text.as_str())
+    }
+
+    fn find_draft(&self, id: &str) -> Option<&Draft> {
+        self.drafts.iter().rev().find(|draft| draft.id == id)
     }
 
     fn is_candidate(&self, id: &str) -> bool {
@@ -476,6 +513,16 @@ impl Transcript {
             Some(_) => None,
             None => text(&self.complete_id).map(|answer| (answer, AnswerSource::Fallback)),
         }
+    }
+
+    /// True when the answer's text was kept only in part
+    /// ([`AnswerText::Head`]).
+    pub fn answer_is_cut(&self) -> bool {
+        let id = match &self.final_id {
+            Some(id) => Some(id),
+            None => self.complete_id.as_ref(),
+        };
+        id.and_then(|id| self.find_draft(id)).is_some_and(|draft| draft.cut)
     }
 
     /// The `final` message's text so far, finished or not (what a terminal

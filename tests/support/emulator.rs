@@ -282,6 +282,12 @@ impl Emulator {
         format!("http://{}/cubejs-api", self.addr)
     }
 
+    /// The chats the service has started, in order (`chat-0001`, …).
+    pub fn chats_started(&self) -> Vec<String> {
+        let count = self.state.lock().unwrap().chats_created;
+        (1..=count).map(|n| format!("chat-{n:04}")).collect()
+    }
+
     /// The most chat streams that were being sent at the same time.
     pub fn most_open_chats(&self) -> usize {
         self.state.lock().unwrap().most_open_chats

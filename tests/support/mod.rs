@@ -202,6 +202,16 @@ pub fn vega_renderer() -> PathBuf {
         .clone()
 }
 
+/// A Cube token for the external user `user`, with the chat scope.
+pub fn cube_token(user: &str) -> String {
+    let claims = serde_json::json!({ "externalId": user, "scope": ["chat"] });
+    analyst::api::data::sign_hs256(
+        CUBE_TOKEN_SECRET.as_bytes(),
+        claims.as_object().unwrap(),
+        std::time::SystemTime::now(),
+    )
+}
+
 /// A path in the crate's tests/fixtures.
 pub fn fixture(name: &str) -> String {
     format!("{}/tests/fixtures/{name}", env!("CARGO_MANIFEST_DIR"))

@@ -78,6 +78,7 @@ pub fn run(settings: CheckSettings, notes: &Notes, out: &mut Out) -> Result<()> 
     };
     let runner = Runner {
         client: ChatClient::new(Http::new(settings.network.connect_timeout, notes)?, &chat),
+        chat,
         notes: notes.clone(),
         settings: &settings,
         deadline: settings.network.limits.timeout.map(|limit| started + limit),
@@ -384,6 +385,8 @@ type Fetched<T> = Result<T, (Kind, String)>;
 /// What every case shares.
 struct Runner<'a> {
     client: ChatClient,
+    /// Where the service is and the credentials (who asks, as recorded).
+    chat: ChatSettings,
     /// Where warnings go.
     notes: Notes,
     settings: &'a CheckSettings,
@@ -605,12 +608,12 @@ impl Runner<'_> {
         });
         let status = conclusion.status;
         let settled = client.settle(conclusion, transcript.chat_id());
-        let ((mut check, LastQuery(last_query)), queries) = renderers;
-        if let Some(recording) = &self.settings.recording {
+        let ((check, LastQuery(last_query)), queries) = renderers;
+        let turn_record = self.settings.recording.as_ref().map(|_| {
             let mut turn_record = record::turn(
                 at,
                 &self.settings.url,
-                Some(&case.settings),
+                self.chat.asker(Some(&case.settings)),
                 Some(&turn.question),
                 transcript,
                 status,
@@ -621,8 +624,38 @@ impl Runner<'_> {
             turn_record.suite = Some(self.settings.selection.suite.display().to_string());
             turn_record.case = Some(case.name.clone());
             turn_record.exit_code = settled.as_ref().map_or(0, |err| kind_of(err).exit_code());
+            turn_record
+        });
+        let verdict = self.judge(slot, case, turn_index, settled, last_query, check, &reading, run);
+        if let (Some(recording), Some(mut turn_record)) = (&self.settings.recording, turn_record) {
+            turn_record.verdict_exit_code = Some(match &verdict {
+                Ok(()) => Kind::ReaderGone.exit_code(),
+                Err(RunEnd::Failed(_)) => Kind::Expectation.exit_code(),
+                Err(RunEnd::Error { kind, .. } | RunEnd::Stop { kind, .. }) => kind.exit_code(),
+            });
             record::write(recording, &turn_record, &self.notes);
         }
+        verdict
+    }
+
+    /// The verdict on turn `turn_index` of `case`, read into `reading` and
+    /// ended as `settled` says (`last_query`: its last SQL result; `check`:
+    /// its expectations): graded as Cube grades one of Cube's eval
+    /// questions, else its expectations, rows and budgets checked.
+    #[allow(clippy::too_many_arguments)]
+    fn judge(
+        &self,
+        slot: Slot,
+        case: &Case,
+        turn_index: usize,
+        settled: Option<anyhow::Error>,
+        last_query: Option<SqlResult>,
+        mut check: Check,
+        reading: &Turn,
+        run: &mut RunReport,
+    ) -> Result<(), RunEnd> {
+        let turn = &case.turns[turn_index];
+        let transcript = &reading.transcript;
         if let Some(RowsSource::GroundTruth(truth)) = turn.rows.as_ref().map(|rows| &rows.source) {
             return self.grade_turn(slot.case, truth, settled, last_query, run);
         }

@@ -1,0 +1,366 @@
+//! The local record of turns and thread names, in SQLite (`history.db`):
+//! what `ask` and `check` record, what `ask --thread` continues, and what
+//! `analyst history` reads. Nothing else in `analyst` writes SQL.
+//!
+//! - this file: the one database type, [`History`], opened safely — the
+//!   file and its folder created 0600/0700, a symbolic link at either
+//!   refused, many processes at once (WAL, and a busy wait also while the
+//!   first of them switches a new file to WAL) — and what a turn is;
+//! - [`schema`]: the versions of the schema and their migrations;
+//! - [`record`]: what a turn writes, and the thread names of `--thread`;
+//! - [`query`]: what `analyst history` reads: list, show, export, usage,
+//!   and `forget`, which erases.
+//!
+//! Every failure names the file: for `analyst history` it is exit 2 (a
+//! damaged, unreadable or foreign file is the user's to look at), for a
+//! command that records it is a warning.
+
+mod query;
+mod record;
+mod schema;
+
+pub use query::{Forget, ListFilter, ListedTurn, UsageBy, UsageGroup};
+pub use record::{chat_url, identity, write, ANSWER_CUT_MARKER, MAX_RECORDED_ANSWER};
+pub use schema::SCHEMA_VERSION;
+
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+use anyhow::Result;
+use rusqlite::{Connection, ErrorCode, OpenFlags};
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use crate::error::{fail, Kind};
+use crate::output::create_private_folder;
+
+/// How long a writer waits for another to finish.
+const BUSY_TIMEOUT: Duration = Duration::from_secs(30);
+
+/// An open history database.
+pub struct History {
+    connection: Connection,
+    path: PathBuf,
+}
+
+/// One SQL query of a turn: what it was, not its rows.
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct QueryRecord {
+    /// `queryTitle`.
+    pub title: Option<String>,
+    /// The SQL.
+    pub sql: Option<String>,
+    /// The column names.
+    pub columns: Vec<String>,
+    /// Rows in the stream.
+    pub rows_returned: u64,
+    /// `totalRows`.
+    pub total_rows: Option<u64>,
+    /// The query's error, when it failed.
+    pub error: Option<String>,
+}
+
+/// What a turn spent, from its `__usage__` line (or several turns',
+/// summed).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Usage {
+    /// `inputTokens`.
+    pub input_tokens: u64,
+    /// `outputTokens`.
+    pub output_tokens: u64,
+    /// `cacheReadTokens`.
+    pub cache_read_tokens: u64,
+    /// `cacheWriteTokens`.
+    pub cache_write_tokens: u64,
+    /// `totalTokens`.
+    pub total_tokens: u64,
+    /// `llmCalls`.
+    pub llm_calls: u64,
+}
+
+impl Usage {
+    /// The counts of a `__usage__` line's `usage` object (a count it lacks is 0).
+    pub fn of(usage: &Value) -> Usage {
+        let count = |key: &str| usage.get(key).and_then(Value::as_u64).unwrap_or(0);
+        Usage {
+            input_tokens: count("inputTokens"),
+            output_tokens: count("outputTokens"),
+            cache_read_tokens: count("cacheReadTokens"),
+            cache_write_tokens: count("cacheWriteTokens"),
+            total_tokens: count("totalTokens"),
+            llm_calls: count("llmCalls"),
+        }
+    }
+
+    /// Adds another's counts.
+    pub fn add(&mut self, other: Usage) {
+        self.input_tokens += other.input_tokens;
+        self.output_tokens += other.output_tokens;
+        self.cache_read_tokens += other.cache_read_tokens;
+        self.cache_write_tokens += other.cache_write_tokens;
+        self.total_tokens += other.total_tokens;
+        self.llm_calls += other.llm_calls;
+    }
+}
+
+/// What a turn's `__usage__` reported: its counts and models.
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct UsageRecord {
+    /// The token and call counts.
+    #[serde(flatten)]
+    pub counts: Usage,
+    /// `models`, their names.
+    pub models: Vec<String>,
+    /// Each model's own counts, when the usage line gave them (entries of
+    /// `models` that are objects): what a turn of several models is
+    /// priced by.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub by_model: Vec<ModelUsage>,
+}
+
+/// One model's part of a turn's usage.
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ModelUsage {
+    /// The model's name.
+    pub model: String,
+    /// What it spent.
+    #[serde(flatten)]
+    pub counts: Usage,
+}
+
+impl UsageRecord {
+    /// The counts and models of a `__usage__` line's `usage` object: a
+    /// model is a name, or an object with its name (`model`, `name` or
+    /// `id`) and its own counts.
+    pub fn of(usage: &Value) -> UsageRecord {
+        let mut record = UsageRecord {
+            counts: Usage::of(usage),
+            ..UsageRecord::default()
+        };
+        record.read_models(usage.get("models"));
+        record
+    }
+
+    /// Reads `models` (as sent, or as recorded by [`UsageRecord::models_json`]).
+    fn read_models(&mut self, models: Option<&Value>) {
+        for model in models.and_then(Value::as_array).into_iter().flatten() {
+            match model {
+                Value::String(name) => self.models.push(name.clone()),
+                Value::Object(fields) => {
+                    let name = ["model", "name", "id"]
+                        .iter()
+                        .find_map(|key| fields.get(*key).and_then(Value::as_str));
+                    let Some(name) = name else { continue };
+                    self.models.push(name.to_string());
+                    self.by_model.push(ModelUsage {
+                        model: name.to_string(),
+                        counts: Usage::of(model),
+                    });
+                }
+                _ => {}
+            }
+        }
+    }
+
+    /// The models as the history keeps them: their names, or each with its
+    /// counts when the usage line gave them.
+    pub fn models_json(&self) -> String {
+        let models = match self.by_model.is_empty() {
+            true => serde_json::to_value(&self.models),
+            false => serde_json::to_value(&self.by_model),
+        };
+        models.map(|models| models.to_string()).unwrap_or_default()
+    }
+
+    /// The usage of a recorded turn: its counts and its `models` column.
+    fn recorded(counts: Usage, models: &str) -> UsageRecord {
+        let mut record = UsageRecord {
+            counts,
+            ..UsageRecord::default()
+        };
+        record.read_models(serde_json::from_str::<Value>(models).ok().as_ref());
+        record
+    }
+}
+
+/// One turn, as recorded and as `history show` gives it.
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct TurnRecord {
+    /// Its number (0 before it is recorded).
+    pub id: i64,
+    /// When it started, RFC 3339 in UTC.
+    pub at: String,
+    /// `ask` or `check`.
+    pub command: String,
+    /// The chat URL, without credentials or query.
+    pub chat_url: Option<String>,
+    /// Who asked: `external:ID` or `internal:NAME`, or the Cube token's
+    /// user (`token:ID`).
+    pub identity: Option<String>,
+    /// `--thread NAME`.
+    pub thread: Option<String>,
+    /// The chat.
+    pub chat_id: Option<String>,
+    /// The question's message id.
+    pub message_id: Option<String>,
+    /// The question.
+    pub question: Option<String>,
+    /// The final answer (cut at [`MAX_RECORDED_ANSWER`], with
+    /// [`ANSWER_CUT_MARKER`]).
+    pub answer: Option<String>,
+    /// `completed`, `incomplete`, `cut`, `error`, …
+    pub status: String,
+    /// The exit code of the turn.
+    pub exit_code: u8,
+    /// For `check`: the exit code of the case's verdict (9 for a `fail`,
+    /// `review` or `error` verdict of a turn that itself went well).
+    pub verdict_exit_code: Option<u8>,
+    /// For `check`: the suite.
+    pub suite: Option<String>,
+    /// For `check`: the case.
+    pub case: Option<String>,
+    /// The `__usage__` line, when one came.
+    pub usage: Option<UsageRecord>,
+    /// Milliseconds to the first byte.
+    pub first_byte_ms: Option<u64>,
+    /// Milliseconds to the final answer.
+    pub answer_ms: Option<u64>,
+    /// Milliseconds in all.
+    pub total_ms: u64,
+    /// Each SQL query, in order.
+    pub queries: Vec<QueryRecord>,
+}
+
+/// A thread name's chat.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ThreadRecord {
+    /// The chat it continues.
+    pub chat_id: String,
+    /// When its last turn was recorded (RFC 3339, UTC).
+    pub last_turn_at: String,
+}
+
+/// The time now, as the history writes times.
+pub fn now() -> String {
+    chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Millis, true)
+}
+
+/// `time` less `age`, as the history writes times.
+pub fn before(age: Duration) -> String {
+    let age = chrono::Duration::from_std(age).unwrap_or(chrono::Duration::MAX);
+    let then = chrono::Utc::now()
+        .checked_sub_signed(age)
+        .unwrap_or(chrono::DateTime::<chrono::Utc>::MIN_UTC);
+    then.to_rfc3339_opts(chrono::SecondsFormat::Millis, true)
+}
+
+/// True when `path` is a symbolic link (a dangling one too).
+fn is_link(path: &Path) -> bool {
+    path.symlink_metadata().is_ok_and(|meta| meta.file_type().is_symlink())
+}
+
+impl History {
+    /// Opens (creating it, its folder 0700 and the file 0600) and migrates
+    /// the database at `path`. A symbolic link at the path or its folder is
+    /// refused, never followed; a damaged file, one of a newer schema, or
+    /// one that cannot be opened is refused, naming the file.
+    pub fn open(path: &Path) -> Result<History> {
+        let refuse = |why: String| fail(Kind::Usage, format!("history {}: {why}", path.display()));
+        let folder = path.parent().filter(|folder| !folder.as_os_str().is_empty());
+        if let Some(folder) = folder {
+            if is_link(folder) {
+                return Err(refuse(format!(
+                    "its folder {} is a symbolic link: refused, never followed",
+                    folder.display()
+                )));
+            }
+            create_private_folder(folder).map_err(|err| refuse(format!("cannot create its folder: {err}")))?;
+        }
+        if is_link(path) {
+            return Err(refuse("it is a symbolic link: refused, never followed".to_string()));
+        }
+        create_file(path).map_err(|err| refuse(format!("cannot create it: {err}")))?;
+        let flags = OpenFlags::SQLITE_OPEN_READ_WRITE
+            | OpenFlags::SQLITE_OPEN_CREATE
+            | OpenFlags::SQLITE_OPEN_NOFOLLOW
+            | OpenFlags::SQLITE_OPEN_NO_MUTEX;
+        let connection =
+            Connection::open_with_flags(path, flags).map_err(|err| refuse(format!("cannot open it: {err}")))?;
+        let mut history = History {
+            connection,
+            path: path.to_path_buf(),
+        };
+        history
+            .connection
+            .busy_timeout(BUSY_TIMEOUT)
+            .map_err(|err| history.failed(err))?;
+        history.use_wal()?;
+        // In WAL, NORMAL never corrupts the file; a power cut may lose the
+        // last turns, which is a history's fair trade for fast records.
+        for (name, value) in [("synchronous", "NORMAL"), ("foreign_keys", "ON")] {
+            history
+                .connection
+                .pragma_update(None, name, value)
+                .map_err(|err| history.failed(err))?;
+        }
+        schema::migrate(&mut history)?;
+        Ok(history)
+    }
+
+    /// Switches the file to WAL (once per file; a no-op after). The
+    /// switch of a new file takes a lock SQLite's busy handler does not
+    /// wait for: it is tried again until [`BUSY_TIMEOUT`].
+    fn use_wal(&self) -> Result<()> {
+        let started = Instant::now();
+        loop {
+            let mode = self
+                .connection
+                .query_row("PRAGMA journal_mode = WAL", [], |row| row.get::<_, String>(0));
+            match mode {
+                Ok(_) => return Ok(()),
+                Err(err) if is_busy(&err) && started.elapsed() < BUSY_TIMEOUT => {
+                    std::thread::sleep(Duration::from_millis(5 + fastrand::u64(0..20)));
+                }
+                Err(err) => return Err(self.failed(err)),
+            }
+        }
+    }
+
+    /// A failure of the database, naming its file: a full disk is
+    /// [`Kind::CannotWrite`], anything else (damaged, locked too long, not
+    /// a database) [`Kind::Usage`].
+    fn failed(&self, err: rusqlite::Error) -> anyhow::Error {
+        let kind = match err.sqlite_error_code() {
+            Some(ErrorCode::DiskFull) => Kind::CannotWrite,
+            _ => Kind::Usage,
+        };
+        fail(kind, format!("history {}: {err}", self.path.display()))
+    }
+}
+
+/// True for SQLite's "the database is busy (or locked)".
+fn is_busy(err: &rusqlite::Error) -> bool {
+    matches!(
+        err.sqlite_error_code(),
+        Some(ErrorCode::DatabaseBusy | ErrorCode::DatabaseLocked)
+    )
+}
+
+/// Creates the database file 0600 when it does not exist, never through a
+/// symbolic link and without failing when another process creates it at
+/// the same moment.
+fn create_file(path: &Path) -> std::io::Result<()> {
+    let mut options = std::fs::OpenOptions::new();
+    options.read(true).write(true).create(true);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::OpenOptionsExt;
+        options.mode(0o600).custom_flags(libc::O_NOFOLLOW);
+    }
+    options.open(path).map(drop)
+}
