@@ -474,13 +474,20 @@ fn with_cube_tokens_each_user_has_their_own_threads_and_records() {
 #[test]
 fn many_processes_on_a_new_database_lose_no_turn() {
     let emu = Emulator::start();
-    for round in 0..6 {
+    for round in 0..10 {
         let (_dir, db) = database();
-        let children: Vec<std::process::Child> = (0..8)
+        let children: Vec<std::process::Child> = (0..16)
             .map(|i| {
                 emu.command()
                     .env("ANALYST_HISTORY_DB", &db)
-                    .args(["ask", &format!("Round {round}, question {i}?")])
+                    // A thread opens the database as the command starts:
+                    // all of them at once, on a file none has made yet.
+                    .args([
+                        "ask",
+                        "--thread",
+                        &format!("t{i}"),
+                        &format!("Round {round}, question {i}?"),
+                    ])
                     .stdout(std::process::Stdio::null())
                     .stderr(std::process::Stdio::piped())
                     .spawn()
@@ -493,7 +500,7 @@ fn many_processes_on_a_new_database_lose_no_turn() {
             assert!(output.status.success(), "{stderr}");
             assert!(!stderr.contains("not recorded"), "round {round}: {stderr}");
         }
-        assert_eq!(turns(&db), 8, "round {round}");
+        assert_eq!(turns(&db), 16, "round {round}");
     }
 }
 

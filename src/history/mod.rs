@@ -364,3 +364,26 @@ fn create_file(path: &Path) -> std::io::Result<()> {
     }
     options.open(path).map(drop)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_new_database_opens_while_another_process_holds_it_locked() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("history.db");
+        // Another process made the file and holds it locked (as the first
+        // of two cron jobs does while it makes the schema).
+        let other = Connection::open(&path).unwrap();
+        other.execute_batch("BEGIN EXCLUSIVE; CREATE TABLE t (x);").unwrap();
+        let release = std::thread::spawn(move || {
+            std::thread::sleep(Duration::from_millis(700));
+            other.execute_batch("COMMIT").unwrap();
+        });
+        let opened = History::open(&path);
+        release.join().unwrap();
+        let mut history = opened.expect("it waits for the lock, then opens");
+        history.record(&TurnRecord::default(), None).unwrap();
+    }
+}
