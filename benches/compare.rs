@@ -22,7 +22,7 @@
 //! service's own pace allows, its memory flat from 100 to 500 cases. Times are the best of the runs;
 //! peak RSS is from GNU time (`%M`, the largest process of a pipeline).
 
-#[path = "../tests/support/mod.rs"]
+#[path = "../tests/it/support/mod.rs"]
 mod support;
 
 use std::io::{BufRead, BufReader, Write};

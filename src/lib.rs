@@ -62,7 +62,7 @@ where
         // is not worth a message); its errors become our one line.
         Err(err) if !err.use_stderr() => {
             let _ = err.print();
-            return Kind::ReaderGone.exit_code();
+            return error::SUCCESS;
         }
         Err(err) => {
             let (quiet, verbose, progress, color) = (false, false, false, false);

@@ -5,6 +5,7 @@
 //! shell scripts clean for shellcheck, the workflows for actionlint, and the
 //! crate ready to publish. `scripts/dist` runs once for all of them.
 
+#[path = "it/support/mod.rs"]
 mod support;
 
 use std::io::{BufRead, BufReader, Read, Write};

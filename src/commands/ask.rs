@@ -15,7 +15,7 @@ use super::record::{self, QueryLog};
 use crate::api::chat::ChatClient;
 use crate::api::data::DataClient;
 use crate::cli::OutputMode;
-use crate::error::{fail, kind_of, usage, Kind};
+use crate::error::{fail, kind_of, usage, Kind, SUCCESS};
 use crate::expect::Check;
 use crate::history::{chat_url, History, TurnRecord, MAX_RECORDED_ANSWER};
 use crate::net::http::Http;
@@ -38,7 +38,7 @@ pub fn run(settings: AskSettings, notes: &Notes, out: &mut Out) -> Result<()> {
     let result = ask(&settings, notes, out, &mut recorded);
     if let (Some(recording), Some(mut turn)) = (&settings.recording, recorded) {
         turn.exit_code = match &result {
-            Ok(()) => 0,
+            Ok(()) => SUCCESS,
             Err(err) => kind_of(err).exit_code(),
         };
         record::write(recording, &turn, notes);

@@ -21,7 +21,7 @@ use serde_json::{json, Value};
 use super::record::{self, QueryLog};
 use crate::api::chat::ChatClient;
 use crate::api::data::DataClient;
-use crate::error::{fail, kind_of, Fault, Kind};
+use crate::error::{fail, kind_of, Fault, Kind, SUCCESS};
 use crate::expect::Check;
 use crate::net::http::Http;
 use crate::net::signals;
@@ -488,7 +488,7 @@ impl Runner<'_> {
             run: slot.run + 1,
             status: Outcome::Passed,
             messages: Vec::new(),
-            exit_code: 0,
+            exit_code: SUCCESS,
             chat_id: None,
             message_id: None,
             message_ids: Vec::new(),
@@ -623,13 +623,13 @@ impl Runner<'_> {
             turn_record.queries = queries.into_queries();
             turn_record.suite = Some(self.settings.selection.suite.display().to_string());
             turn_record.case = Some(case.name.clone());
-            turn_record.exit_code = settled.as_ref().map_or(0, |err| kind_of(err).exit_code());
+            turn_record.exit_code = settled.as_ref().map_or(SUCCESS, |err| kind_of(err).exit_code());
             turn_record
         });
         let verdict = self.judge(slot, case, turn_index, settled, last_query, check, &reading, run);
         if let (Some(recording), Some(mut turn_record)) = (&self.settings.recording, turn_record) {
             turn_record.verdict_exit_code = Some(match &verdict {
-                Ok(()) => Kind::ReaderGone.exit_code(),
+                Ok(()) => SUCCESS,
                 Err(RunEnd::Failed(_)) => Kind::Expectation.exit_code(),
                 Err(RunEnd::Error { kind, .. } | RunEnd::Stop { kind, .. }) => kind.exit_code(),
             });

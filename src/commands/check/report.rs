@@ -11,7 +11,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::json;
 
 use super::grade::{Reason, Verdict};
-use crate::error::{usage, Kind};
+use crate::error::{usage, Kind, SUCCESS};
 pub use crate::history::Usage;
 use crate::output::{escape_markup, visible};
 use crate::settings::checks::parse_shard;
@@ -220,7 +220,7 @@ impl CaseReport {
         let first_error = runs.iter().find(|run| run.status == Outcome::Error);
         let any_failed = runs.iter().any(|run| run.status == Outcome::Failed);
         let (status, exit_code) = match (passed >= needed, any_failed, first_error) {
-            (true, ..) => (Outcome::Passed, 0),
+            (true, ..) => (Outcome::Passed, SUCCESS),
             (false, false, Some(run)) => (Outcome::Error, run.exit_code),
             _ => (Outcome::Failed, Kind::Expectation.exit_code()),
         };
@@ -304,14 +304,14 @@ impl Report {
             passed: count(Outcome::Passed),
             failed: count(Outcome::Failed),
             errors: count(Outcome::Error),
-            exit_code: 0,
+            exit_code: SUCCESS,
             time,
             accuracy: accuracy(&cases),
             cases,
             baseline: None,
             min_accuracy: None,
         };
-        report.exit_code = report.failure().map_or(0, Kind::exit_code);
+        report.exit_code = report.failure().map_or(SUCCESS, Kind::exit_code);
         report
     }
 
@@ -319,7 +319,7 @@ impl Report {
     /// case: its exit code follows.
     pub fn gate(&mut self, min_accuracy: Option<f64>) {
         self.min_accuracy = min_accuracy;
-        self.exit_code = self.failure().map_or(0, Kind::exit_code);
+        self.exit_code = self.failure().map_or(SUCCESS, Kind::exit_code);
     }
 
     /// True when at least `--min-accuracy` of the cases passed (a run of

@@ -1,0 +1,280 @@
+//! The completion scripts and man pages committed in `completions/` are
+//! what `analyst completions …` makes now, the bash script completes in a
+//! real bash, and every man page renders with `man -l` with its sections.
+
+use std::path::PathBuf;
+
+use crate::support::*;
+
+/// Each target and the file it is committed as.
+const FILES: [(&str, &str); 6] = [
+    ("bash", "analyst.bash"),
+    ("zsh", "_analyst"),
+    ("fish", "analyst.fish"),
+    ("elvish", "analyst.elv"),
+    ("powershell", "_analyst.ps1"),
+    ("man", "man/analyst.1"),
+];
+
+const REGENERATE: &str = "ANALYST_REGENERATE=1 cargo test --test completions";
+
+fn committed(file: &str) -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("completions").join(file)
+}
+
+#[test]
+fn committed_completions_and_man_page_are_fresh() {
+    let regenerate = std::env::var_os("ANALYST_REGENERATE").is_some();
+    for (target, file) in FILES {
+        let output = analyst().args(["completions", target]).output().unwrap();
+        assert!(output.status.success(), "{target}");
+        assert!(!output.stdout.is_empty(), "{target}");
+        let path = committed(file);
+        if regenerate {
+            std::fs::write(&path, &output.stdout).unwrap();
+            continue;
+        }
+        let on_disk = std::fs::read(&path).unwrap_or_default();
+        assert!(
+            on_disk == output.stdout,
+            "completions/{file} is stale: regenerate them all with `{REGENERATE}`"
+        );
+    }
+    // Every man page, as `completions man --dir` writes them.
+    let made = Scratch::new();
+    analyst()
+        .args(["completions", "man", "--dir"])
+        .arg(&*made)
+        .assert()
+        .success();
+    let committed_dir = committed("man");
+    if regenerate {
+        let _ = std::fs::remove_dir_all(&committed_dir);
+        std::fs::create_dir_all(&committed_dir).unwrap();
+    }
+    let names = |dir: &std::path::Path| {
+        let mut names: Vec<String> = std::fs::read_dir(dir)
+            .map(|entries| {
+                entries
+                    .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+                    .collect()
+            })
+            .unwrap_or_default();
+        names.sort();
+        names
+    };
+    for name in names(&made) {
+        let page = std::fs::read(made.join(&name)).unwrap();
+        if regenerate {
+            std::fs::write(committed_dir.join(&name), &page).unwrap();
+        } else {
+            assert!(
+                std::fs::read(committed_dir.join(&name)).unwrap_or_default() == page,
+                "completions/man/{name} is stale: regenerate them all with `{REGENERATE}`"
+            );
+        }
+    }
+    assert_eq!(
+        names(&committed_dir),
+        names(&made),
+        "completions/man has exactly the pages: `{REGENERATE}`"
+    );
+}
+
+/// What man(1) printed, without the overstrikes of bold and underline
+/// (`X\bX`, `_\bX`).
+fn plain(rendered: &[u8]) -> String {
+    let text = String::from_utf8_lossy(rendered);
+    let mut out: Vec<char> = Vec::new();
+    for c in text.chars() {
+        if c == '\u{8}' {
+            out.pop();
+        } else {
+            out.push(c);
+        }
+    }
+    out.into_iter().collect()
+}
+
+#[test]
+fn every_man_page_renders_with_its_sections_and_names_pages_that_exist() {
+    let dir = Scratch::new();
+    analyst()
+        .args(["completions", "man", "--dir"])
+        .arg(&*dir)
+        .assert()
+        .success();
+    let mut pages: Vec<String> = std::fs::read_dir(&*dir)
+        .unwrap()
+        .map(|entry| entry.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    pages.sort();
+    for command in [
+        "ask",
+        "abort",
+        "session",
+        "session-revoke",
+        "rows",
+        "check",
+        "check-merge",
+        "doctor",
+        "config",
+        "completions",
+    ] {
+        assert!(
+            pages.contains(&format!("analyst-{command}.1")),
+            "analyst-{command}.1 in {pages:?}"
+        );
+    }
+    for page in &pages {
+        let output = std::process::Command::new("man")
+            .arg("-l")
+            .arg(dir.join(page))
+            .env("MANWIDTH", "100")
+            .env("PAGER", "cat")
+            .output()
+            .expect("man(1) runs");
+        assert!(output.status.success(), "{page}");
+        let text = plain(&output.stdout);
+        for section in [
+            "NAME",
+            "SYNOPSIS",
+            "DESCRIPTION",
+            "ENVIRONMENT",
+            "EXIT STATUS",
+            "FILES",
+            "SEE ALSO",
+        ] {
+            assert!(
+                text.lines().any(|line| line == section),
+                "{page} has no {section}:\n{text}"
+            );
+        }
+        // Every page it names exists.
+        for named in text.split("analyst-").skip(1) {
+            let name: String = named
+                .chars()
+                .take_while(|c| c.is_ascii_lowercase() || *c == '-')
+                .collect();
+            if named[name.len()..].starts_with("(1)") {
+                assert!(
+                    pages.contains(&format!("analyst-{name}.1")),
+                    "{page} names analyst-{name}(1)"
+                );
+            }
+        }
+        assert!(
+            text.contains("ANALYST_CHAT_URL") && text.contains("api_key_command"),
+            "{page}"
+        );
+    }
+    // Literal blocks stay as written: the suite example keeps its columns.
+    let check = std::process::Command::new("man")
+        .arg("-l")
+        .arg(dir.join("analyst-check.1"))
+        .env("MANWIDTH", "100")
+        .env("PAGER", "cat")
+        .output()
+        .unwrap();
+    let text = plain(&check.stdout);
+    assert!(text.contains("EXAMPLES"), "{text}");
+    assert!(
+        text.contains("  timeout = \"2m\"                  # per case (default 5m)"),
+        "the suite example is not reflowed:\n{text}"
+    );
+    let top = std::process::Command::new("man")
+        .arg("-l")
+        .arg(dir.join("analyst.1"))
+        .env("PAGER", "cat")
+        .output()
+        .unwrap();
+    let text = plain(&top.stdout);
+    assert!(text.contains("EXAMPLES") && text.contains("analyst-ask(1)"), "{text}");
+}
+
+/// Completes `words` (the last one being completed) in bash with what
+/// `analyst completions bash` prints; returns the candidates.
+fn bash_complete(words: &[&str]) -> Vec<String> {
+    bash_complete_with(words, &[])
+}
+
+/// [`bash_complete`] with `env` set for bash (and what the script runs).
+fn bash_complete_with(words: &[&str], env: &[(&str, &std::ffi::OsStr)]) -> Vec<String> {
+    let generated = analyst().args(["completions", "bash"]).output().unwrap().stdout;
+    let path = ScratchFile::new("analyst.bash", generated);
+    let script = format!(
+        "source {}\nCOMP_WORDS=({})\nCOMP_CWORD={}\n_analyst analyst \"${{COMP_WORDS[COMP_CWORD]}}\" \"${{COMP_WORDS[COMP_CWORD-1]}}\"\nprintf '%s\\n' \"${{COMPREPLY[@]}}\"",
+        path.display(),
+        words.iter().map(|w| format!("'{w}'")).collect::<Vec<_>>().join(" "),
+        words.len() - 1
+    );
+    let output = std::process::Command::new("bash")
+        .args(["--norc", "-c", &script])
+        .envs(env.iter().copied())
+        .output()
+        .expect("bash runs");
+    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+    String::from_utf8(output.stdout)
+        .unwrap()
+        .lines()
+        .map(str::to_string)
+        .collect()
+}
+
+#[test]
+fn bash_completes_commands_flags_and_values() {
+    assert_eq!(bash_complete(&["analyst", "as"]), ["ask"]);
+    let commands = bash_complete(&["analyst", ""]);
+    for command in ["ask", "abort", "session", "rows", "check", "completions"] {
+        assert!(commands.iter().any(|c| c == command), "{command} in {commands:?}");
+    }
+    assert!(bash_complete(&["analyst", "ask", "--out"]).contains(&"--output".to_string()));
+    let modes = bash_complete(&["analyst", "ask", "-o", ""]);
+    assert_eq!(
+        modes,
+        ["answer", "raw", "events", "json", "csv", "table", "vega", "svg", "png", "html"]
+    );
+    assert_eq!(bash_complete(&["analyst", "completions", "po"]), ["powershell"]);
+}
+
+#[test]
+fn profile_completes_to_the_profiles_of_the_config_file() {
+    let dir = Scratch::new();
+    dir.write(
+        "analyst/config.toml",
+        "[profiles.prod]\nexternal_id = \"a\"\n[profiles.staging]\nexternal_id = \"b\"\n",
+    );
+    analyst()
+        .env("XDG_CONFIG_HOME", &*dir)
+        .args(["config", "profiles"])
+        .assert()
+        .success()
+        .stdout("prod\nstaging\n");
+    let binary = assert_cmd::cargo::cargo_bin("analyst");
+    let path = format!(
+        "{}:{}",
+        binary.parent().unwrap().display(),
+        std::env::var("PATH").unwrap_or_default()
+    );
+    let env = [
+        ("XDG_CONFIG_HOME", dir.as_os_str()),
+        ("PATH", std::ffi::OsStr::new(&path)),
+    ];
+    assert_eq!(
+        bash_complete_with(&["analyst", "--profile", ""], &env),
+        ["prod", "staging"]
+    );
+    assert_eq!(
+        bash_complete_with(&["analyst", "ask", "--profile", "st"], &env),
+        ["staging"]
+    );
+    // zsh and fish get the same completion (their scripts are edited as
+    // text: a change of clap_complete's output must not silently undo it).
+    for shell in ["zsh", "fish"] {
+        let script = analyst().args(["completions", shell]).output().unwrap().stdout;
+        assert!(
+            String::from_utf8_lossy(&script).contains("analyst config profiles 2>/dev/null"),
+            "{shell}"
+        );
+    }
+}

@@ -1,0 +1,223 @@
+//! The layout holds: each module imports only modules listed before it in
+//! the layer list of `src/lib.rs`'s documentation (dependencies point one
+//! way, no cycle), every module is in that list, the environment and
+//! clap's matches are read only in `settings/` (whose files also import
+//! one way, in the order `settings/mod.rs` lists them), and exit numbers
+//! appear only in `error.rs` (a literal picked as an exit code anywhere
+//! else is found, in a statement that picks one too).
+
+use std::path::{Path, PathBuf};
+
+/// The modules from the bottom up, as the documentation of `src/lib.rs`
+/// lists them (`//! - [`name`]: …`).
+fn layers() -> Vec<String> {
+    let lib = std::fs::read_to_string(src().join("lib.rs")).unwrap();
+    lib.lines()
+        .filter_map(|line| line.strip_prefix("//! - [`"))
+        .filter_map(|rest| rest.split_once('`').map(|(name, _)| name.to_string()))
+        .collect()
+}
+
+fn src() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("src")
+}
+
+/// Every source file with its text, and the top-level module it belongs to.
+fn files() -> Vec<(PathBuf, String, String)> {
+    let mut found = Vec::new();
+    let mut dirs = vec![src()];
+    while let Some(dir) = dirs.pop() {
+        for entry in std::fs::read_dir(dir).unwrap() {
+            let path = entry.unwrap().path();
+            if path.is_dir() {
+                dirs.push(path);
+            } else if path.extension().is_some_and(|ext| ext == "rs") {
+                let relative = path.strip_prefix(src()).unwrap();
+                let top = relative.components().next().unwrap().as_os_str().to_string_lossy();
+                let module = top.trim_end_matches(".rs").to_string();
+                let text = std::fs::read_to_string(&path).unwrap();
+                found.push((path, module, text));
+            }
+        }
+    }
+    found.sort();
+    found
+}
+
+/// The crate's modules a text names (`crate::name`), each once.
+fn named_modules(text: &str) -> Vec<String> {
+    let mut names: Vec<String> = text
+        .match_indices("crate::")
+        .map(|(at, _)| {
+            text[at + "crate::".len()..]
+                .chars()
+                .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
+                .collect()
+        })
+        .collect();
+    names.sort();
+    names.dedup();
+    names
+}
+
+#[test]
+fn every_module_imports_only_the_modules_below_it() {
+    let layers = layers();
+    assert!(layers.len() >= 10, "lib.rs lists the modules: {layers:?}");
+    let mut upward = Vec::new();
+    for (path, module, text) in files() {
+        let Some(level) = layers.iter().position(|name| *name == module) else {
+            assert!(
+                ["lib", "main"].contains(&module.as_str()),
+                "{} is not in lib.rs",
+                path.display()
+            );
+            continue;
+        };
+        for name in named_modules(&text) {
+            match layers.iter().position(|layer| *layer == name) {
+                Some(other) if other > level => upward.push(format!("{} imports {name}", path.display())),
+                _ => {}
+            }
+        }
+    }
+    assert!(
+        upward.is_empty(),
+        "imports pointing up the layout:\n{}",
+        upward.join("\n")
+    );
+}
+
+#[test]
+fn only_commands_lib_and_settings_use_the_cli_or_the_commands() {
+    for (path, module, text) in files() {
+        if ["commands", "lib", "main", "settings"].contains(&module.as_str()) {
+            continue;
+        }
+        for name in named_modules(&text) {
+            assert!(
+                name != "cli" && name != "commands",
+                "{} uses {name}: only commands/, lib.rs and settings/ may",
+                path.display()
+            );
+        }
+    }
+}
+
+#[test]
+fn only_settings_reads_the_environment_and_the_matches() {
+    for (path, module, text) in files() {
+        if module == "settings" {
+            continue;
+        }
+        for needle in ["env::var", "ArgMatches", "FromArgMatches"] {
+            assert!(!text.contains(needle), "{} uses {needle}", path.display());
+        }
+    }
+}
+
+/// True when `line` holds a whole-number literal (not part of a name).
+fn has_number(line: &str) -> bool {
+    line.split(|c: char| !c.is_ascii_alphanumeric() && c != '_')
+        .any(|token| !token.is_empty() && token.chars().all(|c| c.is_ascii_digit()))
+}
+
+/// The code of `text` where an exit code is picked: a line that speaks of
+/// an exit (`exit_code`, `exit(`, `ExitCode::`), and every line of a
+/// `let (…, exit_code) = match` or `=> …exit…` statement, up to its end.
+fn exit_code_lines(text: &str) -> Vec<&str> {
+    let mut found = Vec::new();
+    let mut in_statement = false;
+    for line in text.lines() {
+        let code = line.split("//").next().unwrap_or("");
+        let speaks_of_exit = ["exit_code", "exit(", "ExitCode::", "SUCCESS"].iter().any(|word| code.contains(word));
+        if ["exit_code) =", "exit_code = match", "exit_code: match", "exit_code = Some(match"]
+            .iter()
+            .any(|start| code.contains(start))
+        {
+            in_statement = true;
+        }
+        if speaks_of_exit || in_statement {
+            found.push(code);
+        }
+        if in_statement && (code.trim_start().starts_with("};") || code.trim_start().starts_with("});")) {
+            in_statement = false;
+        }
+    }
+    found
+}
+
+#[test]
+fn exit_numbers_appear_only_in_error_rs() {
+    for (path, module, text) in files() {
+        // error.rs is the table; cli.rs writes the codes in help texts;
+        // the history stores the codes others picked (by column number).
+        if ["error", "cli", "history"].contains(&module.as_str()) {
+            continue;
+        }
+        for line in exit_code_lines(&text) {
+            assert!(!has_number(line), "{} picks an exit number: {line}", path.display());
+        }
+    }
+}
+
+#[test]
+fn the_exit_number_check_finds_literal_codes() {
+    let picked = "let (status, exit_code) = match x {\n    (true, ..) => (Outcome::Passed, 0),\n    _ => (Outcome::Failed, 9),\n};";
+    assert!(exit_code_lines(picked).iter().any(|line| has_number(line)));
+    assert!(has_number("turn.exit_code = settled.map_or(0, code);"));
+    let matched = "turn.exit_code = match &result {\n    Ok(()) => 0,\n    Err(err) => kind_of(err).exit_code(),\n};";
+    assert!(exit_code_lines(matched).iter().any(|line| has_number(line)));
+    assert!(!exit_code_lines("let exit_code = SUCCESS;").iter().any(|line| has_number(line)));
+    assert!(!has_number("kind.exit_code() as u8 + width_2"));
+}
+
+#[test]
+fn each_settings_file_imports_only_the_settings_files_above_it() {
+    let folder = src().join("settings");
+    let mod_rs = std::fs::read_to_string(folder.join("mod.rs")).unwrap();
+    let order: Vec<String> = mod_rs
+        .lines()
+        .filter_map(|line| line.strip_prefix("//! - [`"))
+        .filter_map(|rest| rest.split_once('`').map(|(name, _)| name.to_string()))
+        .collect();
+    let mut files: Vec<String> = std::fs::read_dir(&folder)
+        .unwrap()
+        .map(|entry| entry.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|name| name != "mod.rs")
+        .collect();
+    files.sort();
+    let mut listed = order.iter().map(|name| format!("{name}.rs")).collect::<Vec<_>>();
+    listed.sort();
+    assert_eq!(files, listed, "settings/mod.rs lists every file of settings/");
+    let mut upward = Vec::new();
+    for (level, name) in order.iter().enumerate() {
+        let text = std::fs::read_to_string(folder.join(format!("{name}.rs"))).unwrap();
+        for higher in &order[level + 1..] {
+            if text.contains(&format!("super::{higher}")) {
+                upward.push(format!("settings/{name}.rs imports settings/{higher}.rs"));
+            }
+        }
+    }
+    assert!(
+        upward.is_empty(),
+        "imports pointing up settings/:\n{}",
+        upward.join("\n")
+    );
+}
+
+#[test]
+fn the_help_lists_exactly_the_exit_codes_of_the_failure_kinds() {
+    use analyst::error::Kind;
+    let mut listed: Vec<u8> = analyst::cli::EXIT_STATUS
+        .iter()
+        .flat_map(|(codes, _)| codes.split(", "))
+        .filter(|code| !code.is_empty())
+        .map(|code| code.parse().expect("a number"))
+        .collect();
+    let mut kinds: Vec<u8> = Kind::ALL.iter().map(|kind| kind.exit_code()).collect();
+    listed.sort_unstable();
+    kinds.sort_unstable();
+    kinds.dedup();
+    assert_eq!(listed, kinds, "cli::EXIT_STATUS and Kind::exit_code agree");
+}

@@ -1,0 +1,37 @@
+//! The integration tests, one binary (the crate is linked once): a module
+//! per area, each named after what it proves, and `support/`, the loopback
+//! emulator of the service and the helpers. The release artifacts are
+//! `tests/dist.rs`, a binary of its own (it builds them with Zig).
+
+mod support;
+
+mod abort;
+mod ask_chunking;
+mod ask_errors;
+mod ask_outputs;
+mod check;
+mod completions;
+mod cube_evals;
+mod cube_token;
+mod data_fidelity;
+mod evals;
+mod expectations;
+mod history;
+mod inert_pages;
+mod jq_and_files;
+mod layout;
+mod memory;
+mod network;
+mod parquet;
+mod profiles;
+mod readme;
+mod real_streams;
+mod resume;
+mod rows;
+mod security;
+mod session;
+mod shell;
+mod stopping;
+mod stream_properties;
+mod terminal;
+mod vega_render;

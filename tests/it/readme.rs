@@ -1,0 +1,228 @@
+//! Every example of the README runs: each `sh` block in order, in one
+//! scratch folder, against the emulator (whose agent answers with SQL that
+//! really runs on the warehouse); the TOML blocks are the shipped example
+//! suite and a config that loads. `export ANALYST_…` lines are the README's
+//! placeholders: the emulator's values stand in for them. The two `cargo`
+//! commands are run by `.ci/run`, which this test checks too.
+
+use std::path::Path;
+
+use crate::support::*;
+
+/// The agent's SQL: 250 orders, of which the stream carries 100.
+const AGENT_SQL: &str =
+    "SELECT id, created_at AS day, region, amount AS revenue FROM orders WHERE id <= 250 ORDER BY id LIMIT 250";
+
+fn readme() -> String {
+    std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("README.md")).unwrap()
+}
+
+/// The fenced code blocks of `language`, in order.
+fn blocks(text: &str, language: &str) -> Vec<String> {
+    let mut found = Vec::new();
+    let mut current: Option<String> = None;
+    for line in text.lines() {
+        match &mut current {
+            None if line
+                .trim_start()
+                .strip_prefix("```")
+                .is_some_and(|info| info.trim() == language) =>
+            {
+                current = Some(String::new());
+            }
+            Some(_) if line.trim_start().starts_with("```") => found.push(current.take().unwrap()),
+            Some(block) => {
+                block.push_str(line);
+                block.push('\n');
+            }
+            None => {}
+        }
+    }
+    found
+}
+
+fn scratch() -> Scratch {
+    let dir = Scratch::new();
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    for example in [
+        "examples/smoke.toml",
+        "examples/evals.toml",
+        "examples/agents/eval_questions.yml",
+        "examples/agents/eval_questions/sales.yml",
+        "examples/agents/certified_queries/revenue_by_region.md",
+        "examples/agents/config.yml",
+    ] {
+        dir.write(example, std::fs::read(root.join(example)).unwrap());
+    }
+    // mail(1) stands in for the real one: it reads the message and succeeds.
+    let mail = dir.write("stubs/mail", "#!/bin/sh\ncat > /dev/null\n");
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(&mail, std::fs::Permissions::from_mode(0o755)).unwrap();
+    }
+    dir
+}
+
+/// Runs `script` with bash (`-e -o pipefail`) in `dir`, `analyst` and the
+/// stubs on the PATH, the service and the data query API the emulator's.
+fn bash(emu: &Emulator, dir: &Path, script: &str) -> std::process::Output {
+    let binary = assert_cmd::cargo::cargo_bin("analyst");
+    let path = format!(
+        "{}:{}:{}",
+        binary.parent().unwrap().display(),
+        dir.join("stubs").display(),
+        std::env::var("PATH").unwrap_or_default()
+    );
+    std::process::Command::new("bash")
+        .args(["--norc", "-e", "-o", "pipefail", "-c", script])
+        .current_dir(dir)
+        .env("PATH", &path)
+        .env("ANALYST_CHAT_URL", emu.chat_url())
+        .env("ANALYST_API_KEY", API_KEY)
+        .env("ANALYST_EXTERNAL_ID", "ci-bot")
+        .env("ANALYST_BASE_URL", emu.base())
+        .env("ANALYST_DEPLOYMENT_ID", "42")
+        .env("ANALYST_DATA_URL", emu.data_url())
+        .env("ANALYST_DATA_SECRET", DATA_SECRET)
+        .env("XDG_CONFIG_HOME", no_config_home())
+        .env("NO_COLOR", "1")
+        .output()
+        .unwrap()
+}
+
+#[test]
+fn every_shell_example_runs_against_the_emulator() {
+    let emu = Emulator::start();
+    emu.agent(|a| a.warehouse_sql = Some(AGENT_SQL.into()));
+    let dir = scratch();
+    let examples = blocks(&readme(), "sh");
+    assert!(examples.len() >= 12, "found only {} sh examples", examples.len());
+    let mut ran = 0;
+    for example in &examples {
+        if example.lines().any(|line| line.trim_start().starts_with("cargo ")) {
+            continue;
+        }
+        let script: String = example
+            .lines()
+            .filter(|line| !line.trim_start().starts_with("export ANALYST_"))
+            .map(|line| format!("{line}\n"))
+            .collect();
+        let output = bash(&emu, &dir, &script);
+        assert!(
+            output.status.success(),
+            "this README example failed:\n{example}\nstdout:\n{}\nstderr:\n{}",
+            String::from_utf8_lossy(&output.stdout),
+            String::from_utf8_lossy(&output.stderr)
+        );
+        ran += 1;
+    }
+    assert!(ran >= 11, "ran {ran} examples");
+    // What the examples made is what they promise.
+    let all = std::fs::read_to_string(dir.join("all.csv")).unwrap();
+    assert_eq!(
+        all,
+        warehouse::csv(AGENT_SQL),
+        "all.csv holds every row of the agent's query"
+    );
+    assert!(std::fs::read_to_string(dir.join("orders.svg"))
+        .unwrap()
+        .starts_with("<svg"));
+    assert!(std::fs::read_to_string(dir.join("chart.vl.json"))
+        .unwrap()
+        .contains("\"values\""));
+    assert!(dir.join("exports/revenue.csv").exists() && dir.join("smoke.xml").exists());
+}
+
+#[test]
+fn the_ci_matrix_in_the_readme_runs_its_shards_and_merges_them() {
+    let emu = Emulator::start();
+    emu.agent(|a| a.warehouse_sql = Some(AGENT_SQL.into()));
+    let dir = scratch();
+    let workflow = blocks(&readme(), "yaml")
+        .into_iter()
+        .find(|block| block.contains("check merge"))
+        .expect("a workflow with a merge job");
+    let commands: Vec<&str> = workflow
+        .lines()
+        .filter_map(|line| line.trim_start().strip_prefix("run: "))
+        .filter(|command| command.starts_with("analyst check"))
+        .collect();
+    let [shard, merge] = commands[..] else {
+        panic!("a shard command and a merge command: {commands:?}")
+    };
+    let shards = workflow
+        .lines()
+        .find_map(|line| line.trim_start().strip_prefix("shard: ["))
+        .expect("the matrix of shards");
+    let shards: Vec<&str> = shards.trim_end_matches(']').split(", ").collect();
+    assert_eq!(shards, ["1", "2", "3", "4"]);
+    for k in &shards {
+        let output = bash(&emu, &dir, &shard.replace("${{ matrix.shard }}", k));
+        assert!(
+            output.status.success(),
+            "{shard}: {}",
+            String::from_utf8_lossy(&output.stderr)
+        );
+    }
+    let output = bash(&emu, &dir, merge);
+    assert!(
+        output.status.success(),
+        "{merge}: {}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let suite = shard.split_whitespace().nth(2).unwrap();
+    let whole = bash(&emu, &dir, &format!("analyst check {suite} -o json"));
+    let cases = |report: &[u8]| -> Vec<(String, String)> {
+        let report: serde_json::Value = serde_json::from_slice(report).unwrap();
+        report["cases"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|case| (case["name"].to_string(), case["status"].to_string()))
+            .collect()
+    };
+    let merged = std::fs::read(dir.join("evals.json")).unwrap();
+    assert_eq!(cases(&merged), cases(&whole.stdout));
+    assert!(dir.join("evals.xml").exists());
+}
+
+#[test]
+fn the_suite_in_the_readme_is_the_shipped_example() {
+    let shipped = std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/smoke.toml")).unwrap();
+    assert_eq!(blocks(&readme(), "toml")[0], shipped);
+}
+
+#[test]
+fn the_config_in_the_readme_loads() {
+    let config = blocks(&readme(), "toml")[1].clone();
+    let path = ScratchFile::new("config.toml", config);
+    for profile in ["prod", "staging"] {
+        analyst()
+            .env("ANALYST_CONFIG", &path)
+            .args([
+                "--profile",
+                profile,
+                "ask",
+                "--replay",
+                &fixture("revenue-by-month.ndjson"),
+            ])
+            .assert()
+            .success();
+    }
+}
+
+#[test]
+fn ci_runs_the_readme_commands() {
+    let commands: Vec<String> = blocks(&readme(), "sh")
+        .iter()
+        .flat_map(|block| block.lines().map(str::to_string).collect::<Vec<_>>())
+        .filter(|line| line.starts_with("cargo "))
+        .map(|line| line.split('#').next().unwrap().trim().to_string())
+        .collect();
+    assert_eq!(commands.len(), 2, "the README names exactly two commands: {commands:?}");
+    let ci = std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join(".ci/run")).unwrap();
+    for command in commands {
+        assert!(ci.contains(&command), ".ci/run does not run `{command}`");
+    }
+}

@@ -1,0 +1,241 @@
+//! The loopback emulator of the Chat API, faithful to the API document and
+//! `service-facts.md`, plus helpers to run the real `analyst` binary against
+//! it. A hand-rolled `std::net` server: a thread per connection,
+//! `Connection: close`, chunked framing written by hand so a test can cut the
+//! stream at any byte, slow it down, end it cleanly or drop the connection.
+
+#![allow(dead_code)]
+
+mod emulator;
+mod replies;
+mod running;
+mod service;
+pub mod stream;
+pub mod warehouse;
+
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+use assert_cmd::Command;
+
+pub use emulator::*;
+pub use replies::*;
+#[allow(unused_imports)]
+pub use running::*;
+pub(crate) use service::*;
+pub use stream::{ChatStream, Distortion, Family, Shape, SpecForm, SqlCall};
+
+/// The API key the emulator accepts.
+pub const API_KEY: &str = "sk-test-4f2a9c81d7e6";
+/// The account and agent of the emulated Chat API URL.
+pub const ACCOUNT: &str = "acme";
+pub const AGENT: &str = "agent-7";
+/// The deployment of the deployment-scoped chat URL.
+pub const DEPLOYMENT: &str = "42";
+/// The secret that signs Cube tokens (`X-Cube-Auth-Token`) for the chat.
+pub const CUBE_TOKEN_SECRET: &str = "cube-token-secret-5b1c";
+/// The deployment's API secret, which signs data query API tokens.
+pub const DATA_SECRET: &str = "data-secret-7f3e19a2";
+/// The most rows the data query API returns in one answer, with or without
+/// LIMIT (a real Cube server's default; nothing in the answer says so).
+pub const SERVER_ROW_CAP: usize = 50_000;
+/// Rows per `data` line of the data query API's answer.
+pub(crate) const DATA_CHUNK_ROWS: usize = 1_000;
+/// Internal users that exist on the emulated account.
+pub const INTERNAL_USERS: [&str; 2] = ["ana@acme.example", "admin"];
+
+/// The `analyst` binary with a clean `ANALYST_*` environment.
+pub fn analyst() -> Command {
+    let mut command = Command::cargo_bin("analyst").expect("binary built");
+    for (key, _) in std::env::vars() {
+        if key.starts_with("ANALYST_") {
+            command.env_remove(key);
+        }
+    }
+    command
+        .env("NO_COLOR", "1")
+        .env("XDG_CONFIG_HOME", no_config_home())
+        .env("XDG_DATA_HOME", test_data_home());
+    command
+}
+
+/// The `analyst` binary as a plain `std::process::Command` (for tests that
+/// manage its pipes), with the clean environment of [`analyst`].
+pub fn analyst_process() -> std::process::Command {
+    let mut command = std::process::Command::new(assert_cmd::cargo::cargo_bin("analyst"));
+    for (key, _) in std::env::vars() {
+        if key.starts_with("ANALYST_") {
+            command.env_remove(key);
+        }
+    }
+    command
+        .env("NO_COLOR", "1")
+        .env("XDG_CONFIG_HOME", no_config_home())
+        .env("XDG_DATA_HOME", test_data_home());
+    command
+}
+
+/// A fresh directory under the system's temporary directory, unique to
+/// this test process and call, removed with its contents when dropped (a
+/// failing test's too), so test runs leave nothing behind.
+pub struct Scratch(PathBuf);
+
+impl Scratch {
+    /// Creates the directory.
+    pub fn new() -> Scratch {
+        static COUNTER: AtomicUsize = AtomicUsize::new(0);
+        let dir = std::env::temp_dir().join(format!(
+            "analyst-test-{}-{}",
+            std::process::id(),
+            COUNTER.fetch_add(1, Ordering::SeqCst)
+        ));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).expect("create a scratch directory");
+        Scratch(dir)
+    }
+
+    /// Writes `contents` to the file `name` in it (folders created) and
+    /// returns the file's path.
+    pub fn write(&self, name: &str, contents: impl AsRef<[u8]>) -> PathBuf {
+        let path = self.0.join(name);
+        if let Some(parent) = path.parent() {
+            std::fs::create_dir_all(parent).expect("create a scratch folder");
+        }
+        std::fs::write(&path, contents).expect("write a scratch file");
+        path
+    }
+}
+
+impl std::ops::Deref for Scratch {
+    type Target = Path;
+
+    fn deref(&self) -> &Path {
+        &self.0
+    }
+}
+
+impl AsRef<Path> for Scratch {
+    fn as_ref(&self) -> &Path {
+        &self.0
+    }
+}
+
+impl AsRef<std::ffi::OsStr> for Scratch {
+    fn as_ref(&self) -> &std::ffi::OsStr {
+        self.0.as_os_str()
+    }
+}
+
+impl Drop for Scratch {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+/// A file in a [`Scratch`] directory of its own, removed with it; it stands
+/// for the file's path (`.arg(&file)`, `file.with_file_name(…)`).
+pub struct ScratchFile {
+    path: PathBuf,
+    _dir: Scratch,
+}
+
+impl ScratchFile {
+    /// Writes `contents` to a new file called `name`.
+    pub fn new(name: &str, contents: impl AsRef<[u8]>) -> ScratchFile {
+        let dir = Scratch::new();
+        ScratchFile {
+            path: dir.write(name, contents),
+            _dir: dir,
+        }
+    }
+}
+
+impl std::ops::Deref for ScratchFile {
+    type Target = Path;
+
+    fn deref(&self) -> &Path {
+        &self.path
+    }
+}
+
+impl AsRef<Path> for ScratchFile {
+    fn as_ref(&self) -> &Path {
+        &self.path
+    }
+}
+
+impl AsRef<std::ffi::OsStr> for ScratchFile {
+    fn as_ref(&self) -> &std::ffi::OsStr {
+        self.path.as_os_str()
+    }
+}
+
+/// A config home with no `analyst/config.toml`, so a developer's own
+/// profiles never leak into tests.
+/// Where the history of the tests' runs goes (`XDG_DATA_HOME`): a folder
+/// of this test process, never the user's.
+pub fn test_data_home() -> PathBuf {
+    std::env::temp_dir().join(format!("analyst-tests-data-{}", std::process::id()))
+}
+
+pub fn no_config_home() -> PathBuf {
+    std::env::temp_dir().join("analyst-tests-no-config-home")
+}
+
+/// The folder of the Vega-Lite renderer used by tests (`tests/vega`), its
+/// npm packages installed on first use from the committed lock file.
+pub fn vega_renderer() -> PathBuf {
+    static READY: std::sync::OnceLock<PathBuf> = std::sync::OnceLock::new();
+    READY
+        .get_or_init(|| {
+            let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/vega");
+            if !dir.join("node_modules/vega-lite").exists() {
+                let status = std::process::Command::new("npm")
+                    .args(["ci", "--no-audit", "--no-fund", "--loglevel=error"])
+                    .current_dir(&dir)
+                    .status()
+                    .expect("npm is needed to install the Vega-Lite renderer (tests/vega): install Node.js");
+                assert!(status.success(), "npm ci in tests/vega failed");
+            }
+            dir
+        })
+        .clone()
+}
+
+/// A Cube token for the external user `user`, with the chat scope.
+pub fn cube_token(user: &str) -> String {
+    let claims = serde_json::json!({ "externalId": user, "scope": ["chat"] });
+    analyst::api::data::sign_hs256(
+        CUBE_TOKEN_SECRET.as_bytes(),
+        claims.as_object().unwrap(),
+        std::time::SystemTime::now(),
+    )
+}
+
+/// A path in the crate's tests/fixtures.
+pub fn fixture(name: &str) -> String {
+    format!("{}/tests/fixtures/{name}", env!("CARGO_MANIFEST_DIR"))
+}
+
+/// The case named `name` of a `check -o json` report.
+pub fn case<'a>(report: &'a serde_json::Value, name: &str) -> &'a serde_json::Value {
+    report["cases"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|case| case["name"] == name)
+        .unwrap_or_else(|| panic!("no case {name}: {report}"))
+}
+
+/// Asserts that `output` exited with `code`; when it did not, the failure
+/// shows what it wrote on stderr and stdout.
+#[track_caller]
+pub fn exits(output: &std::process::Output, code: i32) {
+    assert!(
+        output.status.code() == Some(code),
+        "exit {:?}, not {code}\n--- stderr\n{}--- stdout\n{}",
+        output.status.code(),
+        String::from_utf8_lossy(&output.stderr),
+        String::from_utf8_lossy(&output.stdout)
+    );
+}
