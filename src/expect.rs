@@ -8,11 +8,11 @@ use std::cmp::Ordering;
 
 use serde_json::Value;
 
-use crate::output::shorten;
 use crate::results::{same_tool, Pick, Picker, RowSource};
 use crate::settings::Expectations;
 use crate::stream::transcript::{Event, Transcript};
 use crate::stream::turn::Renderer;
+use crate::text::shorten;
 
 /// How much of what came is quoted in a failure line.
 const QUOTE_CHARS: usize = 120;

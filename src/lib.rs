@@ -6,6 +6,9 @@
 //! this list (`tests/layout.rs` checks it):
 //! - [`cli`]: the clap definitions (the command-line contract);
 //! - [`error`]: failure kinds and the one map to exit codes;
+//! - [`redact`]: the secrets the process knows, kept out of everything shown;
+//! - [`text`]: text made safe for a terminal, shortened, escaped;
+//! - [`files`]: private files and files written whole;
 //! - [`jq`]: the `--jq` filter of JSON outputs;
 //! - [`output`]: stdout (data) and stderr (notes);
 //! - [`history`]: the local SQLite record of turns and thread names;
@@ -26,14 +29,17 @@ pub mod cli;
 pub mod commands;
 pub mod error;
 pub mod expect;
+pub mod files;
 pub mod history;
 pub mod jq;
 pub mod net;
 pub mod output;
+pub mod redact;
 pub mod render;
 pub mod results;
 pub mod settings;
 pub mod stream;
+pub mod text;
 pub mod themes;
 
 use clap::CommandFactory;

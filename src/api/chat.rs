@@ -13,9 +13,9 @@ use crate::error::{fail, kind_of, usage, Kind};
 use crate::net::http::{backoff, Credential, Http, Retry};
 use crate::net::signals;
 use crate::net::source::Source;
-use crate::output::human;
 use crate::settings::{ChatSettings, Network, Question, Secret, SessionSettings};
 use crate::stream::turn::{Conclusion, Resumable, Sinks, Turn};
+use crate::text::human;
 
 /// The time an abort may take when a turn stops early, retries included;
 /// the process moves on soon after, answered or not.

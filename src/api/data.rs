@@ -21,12 +21,13 @@ use crate::error::{bad_stream, kind_of, usage, Fault, Kind};
 use crate::net::http::{Credential, Http, Retry};
 use crate::net::signals;
 use crate::net::source::{timeout, Source};
-use crate::output::{human, shorten_to, Notes, SERVICE_MESSAGE_CHARS};
+use crate::output::Notes;
 use crate::results::{unique_names, Column, RowSink, RowSource};
 use crate::settings::{DataCredential, DataSettings, Network, Secret};
 use crate::stream::lines::Line;
 use crate::stream::message::json_text;
 use crate::stream::turn::{read_lines, LineFold};
+use crate::text::{human, shorten_to, SERVICE_MESSAGE_CHARS};
 
 /// How long a signed token is valid: enough for one request and its answer.
 const TOKEN_LIFETIME: Duration = Duration::from_secs(10 * 60);

@@ -15,9 +15,10 @@ use crate::api::data::DataClient;
 use crate::api::session;
 use crate::error::{fail, kind_of, Kind};
 use crate::net::http::{Http, Retry};
-use crate::output::{visible, Notes, Out};
+use crate::output::{Notes, Out};
 use crate::results::Collected;
 use crate::settings::{DoctorSettings, Finding, FindingState};
+use crate::text::visible;
 
 /// A chat id no chat has: aborting it proves the key and the agent (404).
 const MADE_UP_CHAT: &str = "analyst-doctor-no-such-chat";

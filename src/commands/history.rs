@@ -11,11 +11,12 @@ use serde::Serialize;
 use crate::cli::{ExportFormat, UsageOutput};
 use crate::error::{fail, Kind};
 use crate::history::{History, ListedTurn, TurnRecord, Usage, UsageBy, UsageGroup, UsageRecord};
-use crate::output::{shorten_to, visible, Notes, Out, Output, Tone};
+use crate::output::{Notes, Out, Output, Tone};
 use crate::render::html::{inert_page, markdown};
 use crate::render::json;
 use crate::render::table::one_line;
 use crate::settings::{HistoryCommand, HistorySettings, Price};
+use crate::text::{shorten_to, visible};
 
 /// Runs `analyst history`.
 pub fn run(settings: HistorySettings, notes: &Notes, out: &mut Out) -> Result<()> {

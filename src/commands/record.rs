@@ -4,7 +4,8 @@
 //! warning: the command goes on.
 
 use crate::history::{QueryRecord, TurnRecord, UsageRecord, ANSWER_CUT_MARKER, MAX_RECORDED_ANSWER};
-use crate::output::{redact, Notes};
+use crate::output::Notes;
+use crate::redact::redact;
 use reqwest::Url;
 
 use crate::settings::Recording;

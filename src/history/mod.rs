@@ -32,7 +32,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use crate::error::{fail, Kind};
-use crate::output::create_private_folder;
+use crate::files::create_private_folder;
 
 /// How long a writer waits for another to finish.
 const BUSY_TIMEOUT: Duration = Duration::from_secs(30);

@@ -13,9 +13,11 @@ use serde::Serialize;
 
 use super::signals;
 use crate::error::{root_causes, Fault, Kind};
-use crate::output::{human, redact, shorten, Notes};
+use crate::output::Notes;
+use crate::redact::redact;
 use crate::settings::checks::is_loopback;
 use crate::settings::Secret;
+use crate::text::{human, shorten};
 
 /// How much of an error body is read to summarise it.
 const ERROR_BODY_LIMIT: u64 = 64 * 1024;
@@ -551,7 +553,7 @@ fn collapse_whitespace(text: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::output::SUMMARY_CHARS;
+    use crate::text::SUMMARY_CHARS;
 
     #[test]
     fn a_host_that_does_not_exist_is_told_from_a_dns_hiccup() {

@@ -16,9 +16,9 @@ use anyhow::Result;
 
 use super::signals;
 use crate::error::{Fault, Kind};
-use crate::output::human;
 use crate::settings::Limits;
 use crate::stream::lines::Chunks;
+use crate::text::human;
 
 /// How long the main thread waits for a chunk before it looks at signals again.
 const POLL: Duration = Duration::from_millis(50);

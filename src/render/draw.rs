@@ -16,7 +16,7 @@ use resvg::{tiny_skia, usvg};
 use rquickjs::{CatchResultExt, CaughtError, Context, Function, Promise, Runtime};
 
 use crate::error::{fail, Kind};
-use crate::output::human;
+use crate::text::human;
 
 /// Vega 6.4.0 (BSD-3-Clause).
 const VEGA: &str = include_str!("../../vendor/vega/vega-6.4.0.min.js");

@@ -13,12 +13,13 @@ use pulldown_cmark::{CowStr, Event as Markdown, Options, Parser, Tag, TagEnd};
 use serde_json::{Map, Value};
 
 use super::vega::{complete_picked, configured_chart};
-use crate::output::{escape_markup, Notes, Output};
+use crate::output::{Notes, Output};
 use crate::results::{Pick, Picker, SqlResult};
 use crate::stream::lines::Line;
 use crate::stream::message::Message;
 use crate::stream::transcript::{Event, Transcript};
 use crate::stream::turn::{Ending, Renderer};
+use crate::text::escape_markup;
 
 /// Rows shown of each SQL result; the page says how many more exist.
 const ROWS_SHOWN: usize = 100;

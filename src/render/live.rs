@@ -12,7 +12,7 @@ use std::time::Duration;
 use anyhow::Result;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
-use crate::output::{shorten, visible, Notes, Output};
+use crate::output::{Notes, Output};
 use crate::render::markdown::{complete_blocks, Blocks, Markdown};
 use crate::results::same_tool;
 use crate::settings::Display;
@@ -20,6 +20,7 @@ use crate::stream::lines::Line;
 use crate::stream::message::{decode_embedded_json, Message};
 use crate::stream::transcript::{Event, FinishedTool, Transcript};
 use crate::stream::turn::{Ending, Renderer, Status};
+use crate::text::{shorten, visible};
 
 /// What an output of `ask` shows, as far as notes care: a note about the
 /// answer is given only where the answer is shown, and a hint never names

@@ -6,7 +6,7 @@
 
 use pulldown_cmark::{Alignment, CodeBlockKind, Event, HeadingLevel, Options, Parser, Tag, TagEnd};
 
-use crate::output::visible;
+use crate::text::visible;
 
 /// The styles used, as SGR sequences.
 const BOLD: &str = "\x1b[1m";

@@ -10,8 +10,8 @@ use std::borrow::Cow;
 use serde_json::value::RawValue;
 use serde_json::Value;
 
-use crate::output::visible;
 use crate::results::{Column, RowSink, SqlResult};
+use crate::text::visible;
 
 /// The formats rows can be written in.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -17,10 +17,11 @@ use serde_json::{Map, Value};
 
 use super::draw;
 use crate::error::{fail, kind_of, Kind};
-use crate::output::{shorten_to, Notes, Output};
+use crate::output::{Notes, Output};
 use crate::results::{Pick, Picker, SqlResult, TypedRows};
 use crate::stream::transcript::{Event, Transcript};
 use crate::stream::turn::{Ending, Renderer};
+use crate::text::shorten_to;
 use crate::themes::merge;
 
 const SCHEMA: &str = "https://vega.github.io/schema/vega-lite/v5.json";

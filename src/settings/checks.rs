@@ -280,30 +280,6 @@ pub fn check_output_file(flag: &str, path: &Path) -> Result<()> {
     }
 }
 
-/// No file a command writes (each given with its flag) is one it reads
-/// (each named as "the --replay file"), which it would empty before reading
-/// it (a nightly job overwriting its own saved stream), nor one it also
-/// writes by another flag. Files are compared as the system sees them: a
-/// link or another spelling of a file is that file.
-pub fn check_files_apart(read: &[(&str, &Path)], written: &[(&str, &Path)]) -> Result<()> {
-    let same = |a: &Path, b: &Path| a == b || same_file::is_same_file(a, b).unwrap_or(false);
-    for (at, (flag, path)) in written.iter().enumerate() {
-        if let Some((source, _)) = read.iter().find(|(_, read)| same(path, read)) {
-            return Err(usage(format!(
-                "{flag} {} is {source}, which this command reads: writing it would destroy it",
-                path.display()
-            )));
-        }
-        if let Some((other, _)) = written[..at].iter().find(|(_, other)| same(path, other)) {
-            return Err(usage(format!(
-                "{flag} {} is also the {other} file: give each its own",
-                path.display()
-            )));
-        }
-    }
-    Ok(())
-}
-
 /// `--vega-config FILE|THEME`: a theme of `vega-themes`, else a file
 /// holding a JSON object.
 pub fn vega_config(text: &str) -> Result<Map<String, Value>> {

@@ -44,11 +44,12 @@ use crate::cli::{
     RowsArgs, RowsOutput, SessionAction, SessionArgs, SessionOutput, SessionRevokeArgs,
 };
 use crate::error::usage;
+use crate::files::check_files_apart;
 use crate::output::{Destination, JqInput, Notes};
 use crate::results::Pick;
 use checks::{
-    check_embed_tenant, check_files_apart, check_output_file, check_picture, duration, parse_setting, parse_shard,
-    regex, service_url, variable, vega_config,
+    check_embed_tenant, check_output_file, check_picture, duration, parse_setting, parse_shard, regex, service_url,
+    variable, vega_config,
 };
 use identity::{parse_attribute, parse_security_context, FieldNames};
 use profile::{Config, Profile};

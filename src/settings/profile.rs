@@ -11,7 +11,7 @@ use serde::Deserialize;
 use super::checks::{variable, Finding, FindingState};
 use crate::cli::var;
 use crate::error::usage;
-use crate::output::shell_quote;
+use crate::text::shell_quote;
 
 /// One profile of the config file.
 #[derive(Clone, Debug, Default, Deserialize)]

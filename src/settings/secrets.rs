@@ -3,7 +3,6 @@
 //! with the origin messages name, and read only when a command needs it.
 //! The commands, `doctor` and `config list` all ask it.
 
-use std::fmt;
 use std::io::Read;
 use std::path::PathBuf;
 use std::process::{Command as Process, Stdio};
@@ -14,40 +13,9 @@ use super::checks::{variable, Finding, FindingState};
 use super::profile::{expand_home, Profile};
 use crate::cli::var;
 use crate::error::usage;
-use crate::output::{register_secret, Notes};
-
-/// A secret (API key, token or data secret). Its `Debug` and `Display`
-/// print `***`, so it cannot leak through a log line, an error message or a
-/// panic.
-#[derive(Clone)]
-pub struct Secret(String);
-
-impl Secret {
-    /// Wraps a secret value, and registers it to be redacted from
-    /// everything shown or saved.
-    pub fn new(value: String) -> Self {
-        register_secret(&value);
-        Secret(value)
-    }
-
-    /// The secret itself, for the one place that puts it in a header or
-    /// signs with it.
-    pub fn expose(&self) -> &str {
-        &self.0
-    }
-}
-
-impl fmt::Debug for Secret {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("***")
-    }
-}
-
-impl fmt::Display for Secret {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("***")
-    }
-}
+use crate::output::Notes;
+use crate::redact::register_secret;
+pub use crate::redact::Secret;
 
 /// The environment variables that hold secrets: a profile's commands run
 /// without them.
@@ -318,15 +286,4 @@ pub fn no_key() -> anyhow::Error {
 /// The usage error of a deployment chat URL without a Cube token.
 pub fn no_cube_token() -> anyhow::Error {
     usage("a deployment chat URL (…/deployments/ID/chat/…) takes only a Cube token: set ANALYST_CUBE_TOKEN (or pass --cube-token-file PATH); an API key is not accepted there")
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn secrets_never_print() {
-        let key = Secret::new("sk-very-secret".into());
-        assert_eq!(format!("{key} {key:?}"), "*** ***");
-    }
 }

@@ -4,9 +4,9 @@
 
 use std::time::Duration;
 
+use crate::support::*;
 use predicates::prelude::*;
 use serde_json::json;
-use crate::support::*;
 
 /// An emulator with one finished chat, `chat-0001`, owned by `ci-bot`.
 fn with_a_chat() -> Emulator {

@@ -6,9 +6,9 @@ use std::io::Read;
 use std::process::Stdio;
 use std::time::Duration;
 
+use crate::support::*;
 use predicates::prelude::*;
 use serde_json::{json, Value};
-use crate::support::*;
 
 fn stderr_of(output: &std::process::Output) -> String {
     String::from_utf8_lossy(&output.stderr).into_owned()

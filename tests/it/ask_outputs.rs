@@ -1,9 +1,9 @@
 //! `analyst ask`: every output mode against the emulator and offline replay,
 //! both result shapes, both input keys, both tool-name families.
 
+use crate::support::*;
 use predicates::prelude::*;
 use serde_json::{json, Value};
-use crate::support::*;
 
 fn stdout_json(output: &std::process::Output) -> Value {
     serde_json::from_slice(&output.stdout).expect("stdout is one JSON document")

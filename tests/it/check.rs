@@ -5,9 +5,9 @@
 
 use std::time::Duration;
 
+use crate::support::*;
 use predicates::prelude::*;
 use serde_json::{json, Value};
-use crate::support::*;
 
 /// The permission bits of the file at `path`.
 fn mode_of(path: &std::path::Path) -> u32 {

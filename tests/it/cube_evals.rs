@@ -5,8 +5,8 @@
 
 use std::path::{Path, PathBuf};
 
-use serde_json::Value;
 use crate::support::*;
+use serde_json::Value;
 
 use crate::support::warehouse;
 

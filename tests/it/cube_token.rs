@@ -5,9 +5,9 @@
 //! flags given anyway are sent as `sessionSettings`. Abort works on both
 //! URL forms. The token is never printed.
 
+use crate::support::*;
 use predicates::prelude::*;
 use serde_json::json;
-use crate::support::*;
 
 /// `analyst` pointed at the deployment URL with a Cube token and no key
 /// or identity.

@@ -3,8 +3,8 @@
 //! names, numbers beyond f64), and answers of the data query API that do
 //! not hold together refused rather than written half-right.
 
-use serde_json::Value;
 use crate::support::*;
+use serde_json::Value;
 
 /// A stream whose one SQL result holds `result` (a JSON object, as text).
 fn stream_with_result(result: &str) -> Vec<u8> {

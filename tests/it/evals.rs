@@ -3,9 +3,9 @@
 //! reports with ids, timings and usage, baselines, shards merged into one
 //! report, and the validation of the new suite fields.
 
+use crate::support::*;
 use serde_json::{json, Value};
 use std::path::{Path, PathBuf};
-use crate::support::*;
 
 /// The query the emulated agent answers with: five regions.
 const BY_REGION: &str =

@@ -2,8 +2,8 @@
 //! expectations leave stdout and the exit code alone; each unmet one prints
 //! a line with what was expected and what came, and the exit code is 9.
 
-use predicates::prelude::*;
 use crate::support::*;
+use predicates::prelude::*;
 
 fn expectation_lines(output: &std::process::Output) -> Vec<String> {
     String::from_utf8_lossy(&output.stderr)

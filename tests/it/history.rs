@@ -7,9 +7,9 @@
 
 use std::path::{Path, PathBuf};
 
+use crate::support::*;
 use rusqlite::Connection;
 use serde_json::Value;
-use crate::support::*;
 
 /// A fresh folder and the history database in it.
 fn database() -> (Scratch, PathBuf) {

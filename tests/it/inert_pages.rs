@@ -8,8 +8,8 @@ use std::net::TcpListener;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use serde_json::json;
 use crate::support::*;
+use serde_json::json;
 
 /// A loopback web server that serves `page` at `/page.html`, answers 404
 /// to anything else, and logs the path of every request.

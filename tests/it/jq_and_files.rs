@@ -2,8 +2,8 @@
 //! `--output-file FILE` on every command that writes data (atomic, 0600,
 //! untouched on failure).
 
-use predicates::prelude::*;
 use crate::support::*;
+use predicates::prelude::*;
 
 /// The permission bits of the file at `path`.
 fn mode_of(path: &std::path::Path) -> u32 {

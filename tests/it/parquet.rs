@@ -4,8 +4,8 @@
 
 use std::path::Path;
 
-use serde_json::Value;
 use crate::support::*;
+use serde_json::Value;
 
 /// The row groups of the Parquet file at `path`, each column's Arrow type,
 /// and every row as pyarrow reads it, values as JSON (timestamps and dates

@@ -6,9 +6,9 @@ use std::path::Path;
 
 use assert_cmd::Command;
 
+use crate::support::*;
 use predicates::prelude::*;
 use serde_json::json;
-use crate::support::*;
 
 /// A fresh config home holding `analyst/config.toml` with `text`.
 fn config_home(text: &str) -> Scratch {

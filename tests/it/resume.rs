@@ -4,8 +4,8 @@
 //! `messageId`; the resumed turn reads the same as an uninterrupted one;
 //! when `--retries` run out, exit 7 with the command that resumes by hand.
 
-use serde_json::Value;
 use crate::support::*;
+use serde_json::Value;
 
 /// `-o json` of `analyst ask ARGS`, its exit code and stderr.
 fn ask_json(emu: &Emulator, args: &[&str]) -> (Option<i32>, Value, String) {

@@ -3,9 +3,9 @@
 //! on a real SQLite warehouse; outputs are compared with what the query
 //! really returns.
 
+use crate::support::*;
 use predicates::prelude::*;
 use serde_json::{json, Value};
-use crate::support::*;
 
 /// 250 orders: the agent's result holds the first 100.
 const ORDERS_250: &str = "SELECT id, region, status, amount, note FROM orders WHERE id <= 250 ORDER BY id LIMIT 250";

@@ -6,8 +6,8 @@
 
 use std::time::Duration;
 
-use serde_json::Value;
 use crate::support::*;
+use serde_json::Value;
 
 /// The chat ids of the abort requests the emulator received.
 fn aborted(emu: &Emulator) -> Vec<String> {

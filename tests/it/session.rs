@@ -2,9 +2,9 @@
 //! (unset fields omitted, the sessionSettings rules checked before sending);
 //! prints the sessionId; statuses map to the contract's exit codes.
 
+use crate::support::*;
 use predicates::prelude::*;
 use serde_json::json;
-use crate::support::*;
 
 fn session(emu: &Emulator) -> assert_cmd::Command {
     let mut command = emu.analyst();

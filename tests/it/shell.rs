@@ -2,8 +2,8 @@
 //! are one `analyst: error:` line naming the flag, variable, profile key or
 //! API the value really came from.
 
-use predicates::prelude::*;
 use crate::support::*;
+use predicates::prelude::*;
 
 /// Asserts that `output` failed with `code` and one stderr line holding
 /// every piece of `expected`.

@@ -5,8 +5,8 @@
 
 use std::time::Duration;
 
-use serde_json::{json, Value};
 use crate::support::*;
+use serde_json::{json, Value};
 
 /// A chat that would stream for about a minute unless aborted.
 fn slow_chat() -> Emulator {

@@ -7,6 +7,7 @@ use std::io::{self, Read};
 
 use std::time::Instant;
 
+use crate::support::*;
 use analyst::error::Kind;
 use analyst::render::json::Json;
 use analyst::results::{Pick, Picker};
@@ -15,7 +16,6 @@ use analyst::stream::message::{Message, ParseError};
 use analyst::stream::turn::{Ending, Failure, Renderer, Sinks, Status, Turn};
 use serde_json::value::RawValue;
 use serde_json::Value;
-use crate::support::*;
 
 /// A deterministic generator (xorshift64*), so a failure names its seed.
 struct Rng(u64);

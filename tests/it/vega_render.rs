@@ -7,8 +7,8 @@
 use std::io::Write;
 use std::process::{Command, Stdio};
 
-use serde_json::Value;
 use crate::support::*;
+use serde_json::Value;
 
 /// Bars drawn for `spec`: (x, height) of every mark item.
 fn draw(spec: &Value) -> Vec<(f64, f64)> {

@@ -23,9 +23,10 @@ use crate::api::chat::ChatClient;
 use crate::api::data::DataClient;
 use crate::error::{fail, kind_of, Fault, Kind, SUCCESS};
 use crate::expect::Check;
+use crate::files::{create_private_folder, LazyFile};
 use crate::net::http::Http;
 use crate::net::signals;
-use crate::output::{create_private_folder, human, visible, LazyFile, Notes, Out, Tone};
+use crate::output::{Notes, Out, Tone};
 use crate::results::{Collected, RowSink, RowSource, SqlResult};
 use crate::settings::checks::new_message_id;
 use crate::settings::{
@@ -34,6 +35,7 @@ use crate::settings::{
 };
 use crate::stream::transcript::Event;
 use crate::stream::turn::{Renderer, Sinks, Timings, Turn};
+use crate::text::{human, visible};
 
 pub mod cube;
 pub mod grade;

@@ -13,8 +13,8 @@ use serde_json::json;
 use super::grade::{Reason, Verdict};
 use crate::error::{usage, Kind, SUCCESS};
 pub use crate::history::Usage;
-use crate::output::{escape_markup, visible};
 use crate::settings::checks::parse_shard;
+use crate::text::{escape_markup, visible};
 
 /// How a run, or a case, ended.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]

@@ -1,0 +1,123 @@
+//! Files that hold what only their owner may read: created 0600 (folders
+//! 0700), not before there is something to write ([`LazyFile`]), or written
+//! whole beside their place and renamed over it ([`temporary_beside`]);
+//! and no command writing a file it reads ([`check_files_apart`]).
+
+use std::fs::File;
+use std::io::{self, BufWriter, Write};
+use std::path::{Path, PathBuf};
+
+use anyhow::Result;
+
+use crate::error::usage;
+
+/// Creates (or truncates) `path` for data only its owner may read: a
+/// stream, a report, rows. Mode 0600, also when the file already existed.
+pub fn create_private(path: &Path) -> io::Result<File> {
+    let mut options = std::fs::OpenOptions::new();
+    options.write(true).create(true).truncate(true);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::{OpenOptionsExt, PermissionsExt};
+        options.mode(0o600);
+        let file = options.open(path)?;
+        file.set_permissions(std::fs::Permissions::from_mode(0o600))?;
+        Ok(file)
+    }
+    #[cfg(not(unix))]
+    options.open(path)
+}
+
+/// Creates the folder `path` and any missing parent for data only its
+/// owner may read (`check --save`): mode 0700 for each folder created; one
+/// that exists is left as it is.
+pub fn create_private_folder(path: &Path) -> io::Result<()> {
+    let mut builder = std::fs::DirBuilder::new();
+    builder.recursive(true);
+    #[cfg(unix)]
+    std::os::unix::fs::DirBuilderExt::mode(&mut builder, 0o700);
+    builder.create(path)
+}
+
+/// A private file ([`create_private`]) created on its first write, so that
+/// nothing is created or truncated before there is something to keep (a
+/// request the service refused leaves an earlier file as it was).
+pub struct LazyFile {
+    path: PathBuf,
+    file: Option<BufWriter<File>>,
+}
+
+impl LazyFile {
+    /// The file at `path`, not created yet.
+    pub fn new(path: PathBuf) -> Self {
+        LazyFile { path, file: None }
+    }
+
+    /// Where the file is.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// True once the file was created (something was written to it).
+    pub fn created(&self) -> bool {
+        self.file.is_some()
+    }
+
+    fn open(&mut self) -> io::Result<&mut BufWriter<File>> {
+        match &mut self.file {
+            Some(file) => Ok(file),
+            file => Ok(file.insert(BufWriter::new(create_private(&self.path)?))),
+        }
+    }
+}
+
+impl Write for LazyFile {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        self.open()?.write(buf)
+    }
+
+    fn write_all(&mut self, buf: &[u8]) -> io::Result<()> {
+        self.open()?.write_all(buf)
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        match &mut self.file {
+            Some(file) => file.flush(),
+            None => Ok(()),
+        }
+    }
+}
+
+/// A private temporary file in `path`'s folder, to be renamed over it
+/// once it is whole: `path` is never left half-written.
+pub fn temporary_beside(path: &Path) -> io::Result<tempfile::NamedTempFile> {
+    let folder = match path.parent() {
+        Some(folder) if !folder.as_os_str().is_empty() => folder,
+        _ => Path::new("."),
+    };
+    tempfile::Builder::new().prefix(".analyst-").tempfile_in(folder)
+}
+
+/// No file a command writes (each given with its flag) is one it reads
+/// (each named as "the --replay file"), which it would empty before reading
+/// it (a nightly job overwriting its own saved stream), nor one it also
+/// writes by another flag. Files are compared as the system sees them: a
+/// link or another spelling of a file is that file.
+pub fn check_files_apart(read: &[(&str, &Path)], written: &[(&str, &Path)]) -> Result<()> {
+    let same = |a: &Path, b: &Path| a == b || same_file::is_same_file(a, b).unwrap_or(false);
+    for (at, (flag, path)) in written.iter().enumerate() {
+        if let Some((source, _)) = read.iter().find(|(_, read)| same(path, read)) {
+            return Err(usage(format!(
+                "{flag} {} is {source}, which this command reads: writing it would destroy it",
+                path.display()
+            )));
+        }
+        if let Some((other, _)) = written[..at].iter().find(|(_, other)| same(path, other)) {
+            return Err(usage(format!(
+                "{flag} {} is also the {other} file: give each its own",
+                path.display()
+            )));
+        }
+    }
+    Ok(())
+}

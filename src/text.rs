@@ -1,0 +1,197 @@
+//! Text as people see it: made safe for a terminal ([`visible`]: no
+//! control or bidirectional character acts), shortened ([`shorten`],
+//! secrets redacted first), escaped for markup or the shell, and durations
+//! as people write them. A leaf: the wire, the stream and the renderers
+//! all use it.
+
+use std::borrow::Cow;
+use std::time::Duration;
+
+use crate::redact::redact;
+
+/// `bytes` with every control character that could act on a terminal
+/// written as `\xNN`, and C1 controls and the bidirectional controls that
+/// reorder what a terminal shows (U+061C, U+200E, U+200F, U+202A–U+202E,
+/// U+2066–U+2069) as `\u{N}`: escape sequences (colours, titles, the
+/// clipboard through OSC 52, clearing the screen), lone carriage returns,
+/// text that reads other than it is. Newlines, tabs and `\r\n` stay.
+/// Borrowed when there is nothing to change, the common case.
+pub fn visible_bytes(bytes: &[u8]) -> Cow<'_, [u8]> {
+    if !(0..bytes.len()).any(|i| acting_len(bytes, i) > 0) {
+        return Cow::Borrowed(bytes);
+    }
+    let mut shown = Vec::with_capacity(bytes.len() + 16);
+    let mut i = 0;
+    while i < bytes.len() {
+        match acting_len(bytes, i) {
+            0 => {
+                shown.push(bytes[i]);
+                i += 1;
+            }
+            1 => {
+                shown.extend_from_slice(format!("\\x{:02x}", bytes[i]).as_bytes());
+                i += 1;
+            }
+            len => {
+                let code = std::str::from_utf8(&bytes[i..i + len])
+                    .ok()
+                    .and_then(|c| c.chars().next())
+                    .map_or(0, u32::from);
+                shown.extend_from_slice(format!("\\u{{{code:02x}}}").as_bytes());
+                i += len;
+            }
+        }
+    }
+    Cow::Owned(shown)
+}
+
+/// How many bytes at `bytes[i]` are a character that acts on a terminal
+/// (see [`visible_bytes`]); 0 for one shown as it is.
+fn acting_len(bytes: &[u8], i: usize) -> usize {
+    let next = |n: usize| bytes.get(i + n).copied().unwrap_or(0);
+    match bytes[i] {
+        b'\n' | b'\t' => 0,
+        b'\r' => usize::from(next(1) != b'\n'),
+        0..=0x1f | 0x7f => 1,
+        // C1 controls, U+0080..=U+009F.
+        0xc2 if (0x80..=0x9f).contains(&next(1)) => 2,
+        // U+061C, the Arabic letter mark.
+        0xd8 if next(1) == 0x9c => 2,
+        // U+200E, U+200F and U+202A..=U+202E.
+        0xe2 if next(1) == 0x80 && matches!(next(2), 0x8e | 0x8f | 0xaa..=0xae) => 3,
+        // U+2066..=U+2069.
+        0xe2 if next(1) == 0x81 && (0xa6..=0xa9).contains(&next(2)) => 3,
+        _ => 0,
+    }
+}
+
+/// `text` with its control characters made visible (see [`visible_bytes`]).
+pub fn visible(text: &str) -> Cow<'_, str> {
+    match visible_bytes(text.as_bytes()) {
+        Cow::Borrowed(_) => Cow::Borrowed(text),
+        // Only whole characters were replaced, by ASCII.
+        Cow::Owned(bytes) => Cow::Owned(String::from_utf8_lossy(&bytes).into_owned()),
+    }
+}
+
+/// A duration as people write it: `90s`, `5m`, `1.5s`, `250ms`.
+pub fn human(duration: Duration) -> String {
+    let ms = duration.as_millis();
+    if ms.is_multiple_of(60_000) && ms > 0 {
+        format!("{}m", ms / 60_000)
+    } else if ms.is_multiple_of(1000) {
+        format!("{}s", ms / 1000)
+    } else if ms < 1000 {
+        format!("{ms}ms")
+    } else {
+        format!("{:.1}s", duration.as_secs_f64())
+    }
+}
+
+/// How long a quoted piece of text (an error body, a tool's error) may be,
+/// in characters.
+pub const SUMMARY_CHARS: usize = 200;
+
+/// How long a message the service wrote for people (a SQL error that
+/// lists the valid members) may be before it is cut, in characters.
+pub const SERVICE_MESSAGE_CHARS: usize = 8 * 1024;
+
+/// `text`, every secret redacted first, trimmed and cut to
+/// [`SUMMARY_CHARS`] characters with `…` when longer.
+pub fn shorten(text: &str) -> String {
+    shorten_to(text, SUMMARY_CHARS)
+}
+
+/// `text`, every secret redacted first, trimmed and cut to `limit`
+/// characters with `…` when longer.
+pub fn shorten_to(text: &str, limit: usize) -> String {
+    let text = redact(text);
+    let text = text.trim();
+    match text.char_indices().nth(limit) {
+        Some((cut, _)) => format!("{}…", &text[..cut]),
+        None => text.to_string(),
+    }
+}
+
+/// Text safe inside XML and HTML: the five entities escaped, characters
+/// XML 1.0 forbids dropped.
+pub fn escape_markup(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        match c {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '"' => out.push_str("&quot;"),
+            '\'' => out.push_str("&#39;"),
+            '\t' | '\n' | '\r' => out.push(c),
+            c if (c as u32) < 0x20 || c == '\u{fffe}' || c == '\u{ffff}' => {}
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+/// `text` as one shell word: as it is when it holds only characters no
+/// shell treats specially, else in single quotes (an id the service chose
+/// can then never run as a command when a hint is pasted).
+pub fn shell_quote(text: &str) -> String {
+    let plain = !text.is_empty()
+        && text
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || "-_.,:/@%+=".contains(c));
+    match plain {
+        true => text.to_string(),
+        false => format!("'{}'", text.replace('\'', r"'\''")),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn secrets_are_redacted_before_text_is_shortened() {
+        crate::redact::register_secret("sk-shorten-test-93f1");
+        let echo = format!(
+            "{}Invalid key sk-shorten-test-93f1 (sk-shorten-test-93f1)",
+            "x".repeat(180)
+        );
+        let short = shorten(&echo);
+        assert!(!short.contains("sk-shorten"), "{short}");
+        assert!(short.ends_with('…'));
+    }
+
+    #[test]
+    fn markup_is_escaped_and_forbidden_characters_dropped() {
+        assert_eq!(
+            escape_markup("a<b & \"c\" 'd'\u{1}>"),
+            "a&lt;b &amp; &quot;c&quot; &#39;d&#39;&gt;"
+        );
+    }
+
+    #[test]
+    fn control_characters_are_made_visible_but_newlines_and_tabs_stay() {
+        assert_eq!(
+            visible("a\x1b]52;c;ZXZpbA==\x07b\tc\nd\r\ne\rf\u{9b}2Jg"),
+            "a\\x1b]52;c;ZXZpbA==\\x07b\tc\nd\r\ne\\x0df\\u{9b}2Jg"
+        );
+        assert!(matches!(visible("plain ünïcode\n"), Cow::Borrowed(_)));
+        // Bidirectional controls reorder what is shown: visible too; the
+        // characters encoded beside them (…, —, Arabic letters) stay.
+        assert_eq!(
+            visible("a\u{202e}b\u{2066}c\u{200f}d\u{61c}e\u{2069}"),
+            "a\\u{202e}b\\u{2066}c\\u{200f}d\\u{61c}e\\u{2069}"
+        );
+        assert!(matches!(visible("… — ؛ ع \u{2065}"), Cow::Borrowed(_)));
+    }
+
+    #[test]
+    fn ids_are_quoted_for_the_shell_only_when_needed() {
+        assert_eq!(shell_quote("chat-0001"), "chat-0001");
+        assert_eq!(shell_quote("1732512345678-message"), "1732512345678-message");
+        assert_eq!(shell_quote("abc; curl x | sh #"), "'abc; curl x | sh #'");
+        assert_eq!(shell_quote("it's"), r"'it'\''s'");
+        assert_eq!(shell_quote(""), "''");
+    }
+}
