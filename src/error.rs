@@ -169,6 +169,12 @@ impl fmt::Display for Fault {
 
 impl std::error::Error for Fault {}
 
+/// The exit code of a command (or a turn) that ended with `failure`
+/// ([`SUCCESS`] without one): the one place a failure becomes a number.
+pub fn exit_code(failure: Option<&anyhow::Error>) -> u8 {
+    failure.map_or(SUCCESS, |err| kind_of(err).exit_code())
+}
+
 /// A usage failure (bad flags or input) as an `anyhow::Error`.
 pub fn usage(message: impl Into<String>) -> anyhow::Error {
     Fault::new(Kind::Usage, message).into()

@@ -11,7 +11,7 @@ use serde_json::Value;
 use crate::results::{same_tool, Pick, Picker, RowSource};
 use crate::settings::Expectations;
 use crate::stream::transcript::{Event, Transcript};
-use crate::stream::turn::Renderer;
+use crate::stream::turn::Observer;
 use crate::text::shorten;
 
 /// How much of what came is quoted in a failure line.
@@ -24,7 +24,7 @@ pub struct Check {
     picker: Option<Picker>,
 }
 
-impl Renderer for Check {
+impl Observer for Check {
     fn event(&mut self, event: &Event) {
         if let Some(picker) = &mut self.picker {
             picker.event(event);

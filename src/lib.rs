@@ -20,6 +20,7 @@
 //! - [`api`]: the chat, data query and session APIs on the wire;
 //! - [`expect`]: expectations checked against a turn;
 //! - [`render`]: one renderer per output mode;
+//! - [`exchange`]: one turn asked of the service, from question to record;
 //! - [`commands`]: one module per subcommand.
 
 #![warn(missing_docs)]
@@ -28,6 +29,7 @@ pub mod api;
 pub mod cli;
 pub mod commands;
 pub mod error;
+pub mod exchange;
 pub mod expect;
 pub mod files;
 pub mod history;

@@ -11,184 +11,107 @@ use std::time::Instant;
 
 use anyhow::Result;
 
-use super::record::{self, QueryLog};
 use crate::api::chat::ChatClient;
 use crate::api::data::DataClient;
 use crate::cli::OutputMode;
-use crate::error::{fail, kind_of, usage, Kind, SUCCESS};
+use crate::error::{exit_code, fail, kind_of, usage, Kind};
+use crate::exchange::{replay, Asked, Exchange, RecordAs, Settled, TurnObserver};
 use crate::expect::Check;
 use crate::files::LazyFile;
-use crate::history::{chat_url, History, TurnRecord, MAX_RECORDED_ANSWER};
+use crate::history::MAX_RECORDED_ANSWER;
 use crate::net::http::Http;
 use crate::net::signals;
-use crate::net::source::Source;
 use crate::output::{Notes, Out};
 use crate::render::live::{Mode, Watched};
 use crate::render::table::TableFormat;
 use crate::render::vega::ChartFormat;
 use crate::render::{answer, csv, events, html, json, raw, vega};
 use crate::results::{RowSink, RowSource};
-use crate::settings::{AskSettings, AskSource, ChatSettings, DataSettings, Network, ThreadSettings};
+use crate::settings::{AskSettings, AskSource, DataSettings, Network};
 use crate::stream::transcript::{AnswerText, Keep, Transcript};
-use crate::stream::turn::{Ending, Failure, Renderer, Sinks, Status, Turn};
+use crate::stream::turn::{Ending, Failure, Renderer, Status};
 
 /// Runs `analyst ask`, and records the turn in the history (with the exit
 /// code it ends with) when it was asked of the service.
 pub fn run(settings: AskSettings, notes: &Notes, out: &mut Out) -> Result<()> {
-    let mut recorded = None;
-    let result = ask(&settings, notes, out, &mut recorded);
-    if let (Some(recording), Some(mut turn)) = (&settings.recording, recorded) {
-        turn.exit_code = match &result {
-            Ok(()) => SUCCESS,
-            Err(err) => kind_of(err).exit_code(),
+    let mut settled = None;
+    let result = ask(&settings, notes, out, &mut settled);
+    if let Some(settled) = settled.as_mut() {
+        let how = RecordAs {
+            command: "ask",
+            exit_code: exit_code(result.as_ref().err()),
+            ..RecordAs::default()
         };
-        record::write(recording, &turn, notes);
+        settled.record(how, notes);
     }
     result
 }
 
-/// The thread `--thread` names: its history database (none when it cannot
-/// be opened: a warning, and the question starts a new chat) and the chat
-/// it continues, unless it is new or older than `--thread-ttl`.
-fn thread_chat(thread: &ThreadSettings, chat: &ChatSettings, notes: &Notes) -> (Option<History>, Option<String>) {
-    let history = match History::open(&thread.db) {
-        Ok(history) => history,
-        Err(why) => {
-            notes.warn(&format!(
-                "--thread {}: {why:#}; the question starts a new chat",
-                thread.name
-            ));
-            return (None, None);
-        }
-    };
-    let known = history.thread(&thread.name, &chat_url(&chat.url), &chat.asker(None));
-    let chat_id = match known {
-        Ok(Some(known)) if known.last_turn_at >= crate::history::before(thread.ttl) => Some(known.chat_id),
-        Ok(Some(known)) => {
-            notes.info(&format!(
-                "thread {}: its last turn ({}) is older than --thread-ttl: starting afresh",
-                thread.name, known.last_turn_at
-            ));
-            None
-        }
-        Ok(None) => None,
-        Err(why) => {
-            notes.warn(&format!("--thread {}: {why:#}", thread.name));
-            None
-        }
-    };
-    (Some(history), chat_id)
-}
-
-/// Asks (or replays) and renders; `recorded` receives the turn as the
-/// history records it, when it was asked of the service.
-fn ask(settings: &AskSettings, notes: &Notes, out: &mut Out, recorded: &mut Option<TurnRecord>) -> Result<()> {
+/// Asks (or replays) and renders; `settled` receives the turn once it is
+/// over, to be recorded with the exit code the command ends with.
+fn ask(settings: &AskSettings, notes: &Notes, out: &mut Out, settled: &mut Option<Settled>) -> Result<()> {
     let started = Instant::now();
-    let at = crate::history::now();
     signals::watch();
     let network = settings.network;
     // Created when the first line arrives: a refused request leaves an
     // earlier file as it was.
     let mut tee = settings.tee.clone().map(LazyFile::new);
-    let output = Watched::new(
+    let mut output = Watched::new(
         renderer(settings, notes),
         mode(settings.output),
         notes,
         settings.display,
         settings.all_rows,
     );
-    let mut renderer = (
-        (output, Check::new(settings.expectations.clone())),
-        QueryLog::new(settings.recording.is_some()),
+    let mut observer = TurnObserver::new(
+        Some(&mut output),
+        Check::new(settings.expectations.clone()),
+        settings.recording.is_some(),
     );
-    let mut sinks = Sinks {
-        tee: tee.as_mut().map(|tee| tee as &mut dyn Write),
-        renderer: &mut renderer,
-        out,
-    };
-    let (turn, client, read) = match &settings.source {
-        AskSource::Replay(path) => {
-            let file = open_replay(path)?;
-            let mut source = Source::start(move || Ok(file), network.limits, started);
-            let mut turn = Turn::new(started);
-            turn.transcript.keep(keep(settings));
-            let read = source.wait_open().and_then(|()| turn.read(source, &mut sinks));
-            (turn, None, read)
-        }
+    let turn = match &settings.source {
+        AskSource::Replay(path) => replay(
+            open_replay(path)?,
+            network,
+            started,
+            keep(settings),
+            tee.as_mut(),
+            &mut observer,
+            out,
+        ),
         AskSource::Chat { chat, question } => {
             if let Some(id) = &question.message_id {
                 notes.info(&format!("message: {id}"));
             }
-            let mut question = question.clone();
-            let thread = settings.thread.as_ref().map(|thread| {
-                let (history, chat_id) = thread_chat(thread, chat, notes);
-                question.chat_id = chat_id.clone();
-                (thread, history, chat_id)
-            });
-            let client = ChatClient::new(Http::new(network.connect_timeout, notes)?, chat);
-            let mut turn = Turn::of(&question, started);
-            turn.transcript.keep(keep(settings));
-            let mut read = client.read_turn(&question, network, &mut turn, &mut sinks);
-            // A thread whose chat the service forgot starts afresh.
-            if let Some((thread, _, Some(chat_id))) = &thread {
-                if read.as_ref().is_err_and(|err| kind_of(err) == Kind::NotFound) && turn.transcript.chat_id().is_none()
-                {
-                    notes.info(&format!(
-                        "thread {}: the service no longer knows chat {chat_id}: starting afresh",
-                        thread.name
-                    ));
-                    question.chat_id = None;
-                    turn = Turn::of(&question, started);
-                    turn.transcript.keep(keep(settings));
-                    read = client.read_turn(&question, network, &mut turn, &mut sinks);
-                }
-            }
-            if let Some((thread, Some(history), _)) = &thread {
-                if let Some(chat_id) = turn.transcript.chat_id() {
-                    let kept = history.set_thread(&thread.name, &chat_url(&chat.url), &chat.asker(None), chat_id);
-                    if let Err(why) = kept {
-                        notes.warn(&format!("--thread {}: the chat id was not kept: {why:#}", thread.name));
-                    }
-                }
-            }
-            (turn, Some((client, chat, question)), read)
+            let exchange = Exchange {
+                client: ChatClient::new(Http::new(network.connect_timeout, notes)?, chat),
+                url: &chat.url,
+                asker: chat.asker(None),
+                recording: settings.recording.as_ref(),
+                notes,
+            };
+            exchange.ask(Asked {
+                question: question.clone(),
+                thread: settings.thread.as_ref(),
+                started,
+                network,
+                keep: keep(settings),
+                tee: tee.as_mut(),
+                observer: &mut observer,
+                out,
+                explain_timeout: None,
+            })
         }
     };
-    let tee_flushed = match tee.as_mut().map(Write::flush) {
-        Some(Err(err)) => Err(fail(Kind::CannotWrite, format!("cannot write the --tee file: {err}"))),
-        _ => Ok(()),
-    };
-    let transcript = &turn.transcript;
-    let conclusion = turn.conclude(read, tee_flushed);
-    let status = conclusion.status;
-    let failure = match &client {
-        Some((client, ..)) => client.settle(conclusion, transcript.chat_id()),
-        None => conclusion.failure,
-    };
-    let (mut renderer, queries) = renderer;
-    if let (Some((_, chat, question)), Some(_)) = (&client, &settings.recording) {
-        let mut turn_record = record::turn(
-            at,
-            &chat.url,
-            chat.asker(None),
-            question.input.as_deref(),
-            transcript,
-            status,
-            &turn.timings,
-        );
-        turn_record.command = "ask".into();
-        turn_record.queries = queries.into_queries();
-        turn_record.thread = settings.thread.as_ref().map(|thread| thread.name.clone());
-        *recorded = Some(turn_record);
-    }
-    if let Some(err) = failure {
-        let kind = kind_of(&err);
+    let turn = settled.insert(turn);
+    let (transcript, status) = (&turn.turn.transcript, turn.status);
+    if let Some(err) = &turn.failure {
+        let kind = kind_of(err);
         if kind == Kind::ReaderGone {
             notes.debug(&format!("stdout was closed: {err:#}"));
             return Ok(());
         }
         let message = format!("{err:#}");
-        write_failure(&mut renderer, transcript, status, kind, &message, out);
+        write_failure(&mut observer, transcript, status, kind, &message, out);
         return Err(fail(kind, message));
     }
     let all_rows = AllRows {
@@ -204,7 +127,7 @@ fn ask(settings: &AskSettings, notes: &Notes, out: &mut Out, recorded: &mut Opti
         all_rows: settings.all_rows.then_some(&all_rows as &dyn RowSource),
         allow_partial: settings.allow_partial,
     };
-    let rendered = renderer.end(transcript, &ending, out).and_then(|()| Ok(out.flush()?));
+    let rendered = observer.end(transcript, &ending, out).and_then(|()| Ok(out.flush()?));
     // A signal that came while the output was written (fetching every
     // row, a slow reader) is not ignored.
     if let Some(signal) = signals::received() {
@@ -215,7 +138,7 @@ fn ask(settings: &AskSettings, notes: &Notes, out: &mut Out, recorded: &mut Opti
             return rendered;
         }
     }
-    let unmet = renderer.1.unmet(transcript);
+    let unmet = observer.check.unmet(transcript);
     for line in &unmet {
         notes.expectation(line);
     }

@@ -7,6 +7,7 @@ use std::io::Write;
 
 use anyhow::Result;
 use serde::Serialize;
+use serde_json::Value;
 
 use crate::cli::{ExportFormat, UsageOutput};
 use crate::error::{fail, Kind};
@@ -14,7 +15,8 @@ use crate::history::{History, ListedTurn, TurnRecord, Usage, UsageBy, UsageGroup
 use crate::output::{Notes, Out, Output, Tone};
 use crate::render::html::{inert_page, markdown};
 use crate::render::json;
-use crate::render::table::one_line;
+use crate::render::table::{self, one_line, TableFormat, TableWriter};
+use crate::results::{Column, RowSink};
 use crate::settings::{HistoryCommand, HistorySettings, Price};
 use crate::text::{shorten_to, visible};
 
@@ -79,58 +81,33 @@ pub fn run(settings: HistorySettings, notes: &Notes, out: &mut Out) -> Result<()
 /// `history list` for a person: a line per turn, the question cut to the
 /// terminal's width, the status coloured when `styled`.
 fn list_table(turns: &[ListedTurn], width: Option<u16>, styled: bool) -> String {
-    let rows: Vec<[String; 5]> = turns
+    let rows: Vec<Vec<String>> = turns
         .iter()
         .map(|turn| {
-            [
+            vec![
                 turn.id.to_string(),
                 turn.at.get(..16).unwrap_or(&turn.at).replace('T', " "),
-                one_line(turn.thread.as_deref().unwrap_or("-")),
-                visible(&turn.status).into_owned(),
+                turn.thread.clone().unwrap_or_else(|| "-".to_string()),
+                turn.status.clone(),
                 turn.total_tokens.map_or("-".to_string(), |tokens| tokens.to_string()),
+                turn.question.clone().unwrap_or_default(),
             ]
         })
         .collect();
-    let headers = ["ID", "TIME (UTC)", "THREAD", "STATUS", "TOKENS"];
-    let widths: Vec<usize> = (0..5)
-        .map(|column| {
-            rows.iter()
-                .map(|row| row[column].chars().count())
-                .chain([headers[column].len()])
-                .max()
-                .unwrap_or(0)
-        })
-        .collect();
-    let used: usize = widths.iter().map(|width| width + 2).sum();
-    // The question's room, its `…` included.
-    let room = width.map_or(usize::MAX, |width| (width as usize).saturating_sub(used + 1).max(10));
-    let mut text = String::new();
-    let mut line = |cells: [&str; 5], question: &str| {
-        for (column, (cell, width)) in cells.iter().zip(&widths).enumerate() {
-            let padded = format!("{cell:<width$}");
-            let tone = match *cell {
-                "completed" => Some(Tone::Good),
-                "incomplete" | "cut" | "suspended" => Some(Tone::Warning),
-                "error" | "aborted" => Some(Tone::Bad),
-                _ => None,
-            };
-            match tone.filter(|_| styled && column == 3) {
-                Some(tone) => {
-                    let _ = write!(text, "{}  ", tone.paint(&padded));
-                }
-                None => {
-                    let _ = write!(text, "{padded}  ");
-                }
-            }
-        }
-        let _ = writeln!(text, "{}", shorten_to(question, room));
+    let paint = |column: usize, cell: &str| match cell {
+        _ if !styled || column != 3 => None,
+        "completed" => Some(Tone::Good),
+        "incomplete" | "cut" | "suspended" => Some(Tone::Warning),
+        "error" | "aborted" => Some(Tone::Bad),
+        _ => None,
     };
-    line(headers, "QUESTION");
-    for (row, turn) in rows.iter().zip(turns) {
-        let cells = [&*row[0], &*row[1], &*row[2], &*row[3], &*row[4]];
-        line(cells, &one_line(turn.question.as_deref().unwrap_or("")));
-    }
-    text
+    table::plain(
+        &["ID", "TIME (UTC)", "THREAD", "STATUS", "TOKENS", "QUESTION"],
+        &rows,
+        &[false; 6],
+        width,
+        &paint,
+    )
 }
 
 /// `history show` for a person.
@@ -374,11 +351,21 @@ fn turn_cost(usage: &UsageRecord, price_of: &impl Fn(&str) -> Option<Price>) -> 
 }
 
 fn write_usage(rows: &[Priced], output: UsageOutput, with_cost: bool, out: &mut Out) -> Result<()> {
+    let figures = |row: &Priced| {
+        let (group, spent) = (&row.group, row.group.spent);
+        [
+            group.turns.to_string(),
+            spent.input_tokens.to_string(),
+            spent.output_tokens.to_string(),
+            spent.cache_read_tokens.to_string(),
+            spent.cache_write_tokens.to_string(),
+            spent.llm_calls.to_string(),
+        ]
+    };
     match output {
         UsageOutput::Json => json::write(&rows, out),
         UsageOutput::Csv => {
-            let mut writer = csv::Writer::from_writer(&mut *out);
-            writer.write_record([
+            let names = [
                 "key",
                 "turns",
                 "input_tokens",
@@ -388,57 +375,52 @@ fn write_usage(rows: &[Priced], output: UsageOutput, with_cost: bool, out: &mut 
                 "llm_calls",
                 "seconds",
                 "cost",
-            ])?;
+            ];
+            let columns: Vec<Column> = names.iter().map(|name| Column::new(*name, "String")).collect();
+            let mut writer = TableWriter::new(TableFormat::Csv, &mut *out);
+            writer.columns(&columns)?;
             for row in rows {
-                let group = &row.group;
-                let spent = group.spent;
-                writer.write_record([
-                    group.key.clone(),
-                    group.turns.to_string(),
-                    spent.input_tokens.to_string(),
-                    spent.output_tokens.to_string(),
-                    spent.cache_read_tokens.to_string(),
-                    spent.cache_write_tokens.to_string(),
-                    spent.llm_calls.to_string(),
-                    format!("{:.3}", group.seconds),
+                let mut cells = vec![Value::String(row.group.key.clone())];
+                cells.extend(figures(row).into_iter().map(Value::String));
+                cells.push(Value::String(format!("{:.3}", row.group.seconds)));
+                cells.push(Value::String(
                     row.cost.map_or(String::new(), |cost| format!("{cost:.4}")),
-                ])?;
+                ));
+                writer.row(&cells)?;
             }
-            writer.flush()?;
+            writer.finish()?;
             Ok(())
         }
         UsageOutput::Table => {
-            let mut text = format!(
-                "{:<28} {:>6} {:>12} {:>12} {:>10} {:>10}{}\n",
+            let mut headers = vec![
                 "GROUP",
                 "TURNS",
                 "INPUT",
                 "OUTPUT",
+                "CACHE READ",
+                "CACHE WRITE",
                 "LLM CALLS",
                 "SECONDS",
-                if with_cost { "        COST" } else { "" }
-            );
-            for row in rows {
-                let group = &row.group;
-                let _ = write!(
-                    text,
-                    "{:<28} {:>6} {:>12} {:>12} {:>10} {:>10.1}",
-                    shorten_to(&one_line(&group.key), 28),
-                    group.turns,
-                    group.spent.input_tokens,
-                    group.spent.output_tokens,
-                    group.spent.llm_calls,
-                    group.seconds
-                );
-                if with_cost {
-                    let _ = write!(
-                        text,
-                        " {:>11}",
-                        row.cost.map_or("-".to_string(), |cost| format!("${cost:.4}"))
-                    );
-                }
-                text.push('\n');
+            ];
+            if with_cost {
+                headers.push("COST");
             }
+            let table_rows: Vec<Vec<String>> = rows
+                .iter()
+                .map(|row| {
+                    let mut cells = vec![shorten_to(&row.group.key, 40)];
+                    cells.extend(figures(row));
+                    cells.push(format!("{:.1}", row.group.seconds));
+                    if with_cost {
+                        cells.push(row.cost.map_or("-".to_string(), |cost| format!("${cost:.4}")));
+                    }
+                    cells
+                })
+                .collect();
+            let mut numeric = vec![true; headers.len()];
+            numeric[0] = false;
+            // The cost is the last column, which a plain table only cuts.
+            let text = table::plain(&headers, &table_rows, &numeric, None, &|_, _| None);
             out.write_all(text.as_bytes())?;
             Ok(())
         }

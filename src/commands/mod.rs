@@ -10,7 +10,6 @@ pub mod config;
 pub mod doctor;
 pub mod history;
 pub mod man;
-pub mod record;
 pub mod rows;
 pub mod session;
 pub mod version;

@@ -22,7 +22,7 @@ use crate::render::table::{write_result, TableFormat, TableWriter};
 use crate::results::{shortfall, Column, Pick, Picker, RowSink, SqlResult};
 use crate::settings::{read_stdin, RowsSettings, SqlSource};
 use crate::stream::lines::Reads;
-use crate::stream::turn::{Sinks, Turn};
+use crate::stream::turn::{Observing, Sinks, Turn};
 
 /// Runs `analyst rows`.
 pub fn run(settings: RowsSettings, notes: &Notes, out: &mut Out) -> Result<()> {
@@ -143,7 +143,7 @@ fn saved_result(path: &str, pick: Pick) -> Result<SqlResult> {
     let mut picker = Picker::new(pick);
     let mut sinks = Sinks {
         tee: None,
-        renderer: &mut picker,
+        renderer: &mut Observing(&mut picker),
         out: &mut io::sink(),
     };
     let mut turn = Turn::new(Instant::now());

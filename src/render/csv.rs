@@ -9,7 +9,7 @@ use crate::error::{kind_of, Kind};
 use crate::output::Output;
 use crate::results::{Pick, Picker};
 use crate::stream::transcript::{Event, Transcript};
-use crate::stream::turn::{Ending, Renderer};
+use crate::stream::turn::{Ending, Observer, Renderer};
 
 /// The `csv` and `table` outputs.
 pub struct Csv {

@@ -18,7 +18,7 @@ use crate::results::{Pick, Picker, SqlResult};
 use crate::stream::lines::Line;
 use crate::stream::message::Message;
 use crate::stream::transcript::{Event, Transcript};
-use crate::stream::turn::{Ending, Renderer};
+use crate::stream::turn::{Ending, Observer, Renderer};
 use crate::text::escape_markup;
 
 /// Rows shown of each SQL result; the page says how many more exist.

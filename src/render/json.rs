@@ -94,7 +94,7 @@ impl Renderer for Json {
                     transcript,
                 },
                 errors: transcript.errors(),
-                usage: transcript.usage(),
+                usage: transcript.usage_sent(),
                 failure: ending.failure.map(|failure| FailureMember {
                     code: failure.kind.exit_code(),
                     message: failure.message,

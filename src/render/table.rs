@@ -10,8 +10,9 @@ use std::borrow::Cow;
 use serde_json::value::RawValue;
 use serde_json::Value;
 
+use crate::output::Tone;
 use crate::results::{Column, RowSink, SqlResult};
-use crate::text::visible;
+use crate::text::{shorten_to, visible};
 
 /// The formats rows can be written in.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -92,6 +93,11 @@ impl<W: Write> TableWriter<W> {
         };
         out.flush()?;
         Ok(out)
+    }
+
+    /// Writes one row, values in column order.
+    pub fn row(&mut self, row: &[Value]) -> Result<()> {
+        self.write_row(row)
     }
 
     /// Writes the rows of a SQL result of the stream, one at a time.
@@ -279,6 +285,57 @@ fn aligned(columns: &[Column], rows: Vec<Vec<String>>, width: Option<u16>) -> co
         }
     }
     table
+}
+
+/// A plain table for a person, without borders: each column as wide as its
+/// widest cell (two spaces between), the `numeric` ones right-aligned,
+/// every cell on one line, and the last column cut with `…` to what is
+/// left of `width`; `paint` may colour a cell (its padding with it).
+pub fn plain(
+    headers: &[&str],
+    rows: &[Vec<String>],
+    numeric: &[bool],
+    width: Option<u16>,
+    paint: &dyn Fn(usize, &str) -> Option<Tone>,
+) -> String {
+    let rows: Vec<Vec<String>> = rows
+        .iter()
+        .map(|row| row.iter().map(|cell| one_line(cell)).collect())
+        .collect();
+    let last = headers.len().saturating_sub(1);
+    let widths: Vec<usize> = (0..last)
+        .map(|column| {
+            rows.iter()
+                .map(|row| row.get(column).map_or(0, |cell| cell.chars().count()))
+                .chain([headers[column].chars().count()])
+                .max()
+                .unwrap_or(0)
+        })
+        .collect();
+    let used: usize = widths.iter().map(|width| width + 2).sum();
+    // The last column's room, its `…` included.
+    let room = width.map_or(usize::MAX, |width| (width as usize).saturating_sub(used + 1).max(10));
+    let mut text = String::new();
+    let mut line = |cells: Vec<&str>| {
+        for (column, (cell, width)) in cells.iter().zip(&widths).enumerate() {
+            let padded = match numeric.get(column).copied().unwrap_or(false) {
+                true => format!("{cell:>width$}  "),
+                false => format!("{cell:<width$}  "),
+            };
+            match paint(column, cell) {
+                Some(tone) => text.push_str(&tone.paint(&padded)),
+                None => text.push_str(&padded),
+            }
+        }
+        let cell = cells.get(last).copied().unwrap_or("");
+        text.push_str(&shorten_to(cell, room));
+        text.push('\n');
+    };
+    line(headers.to_vec());
+    for row in &rows {
+        line(row.iter().map(String::as_str).collect());
+    }
+    text
 }
 
 /// `text` as one line of an aligned table, in a pipe too: CR, LF and tab

@@ -20,7 +20,7 @@ use crate::error::{fail, kind_of, Kind};
 use crate::output::{Notes, Output};
 use crate::results::{Pick, Picker, SqlResult, TypedRows};
 use crate::stream::transcript::{Event, Transcript};
-use crate::stream::turn::{Ending, Renderer};
+use crate::stream::turn::{Ending, Observer, Renderer};
 use crate::text::shorten_to;
 use crate::themes::merge;
 

@@ -13,6 +13,7 @@ use serde_json::Value;
 use super::message::{
     decode_embedded_json, json_text, Message, ToolCall, ABORTED_ID, CUTOFF_ID, STATE_ID, SUSPENDED_ID, USAGE_ID,
 };
+use crate::history::UsageRecord;
 use crate::results::{is_sql_call, tool_error, SqlResult, ToolResult, SQL_INPUT_KEYS};
 
 /// A tool call, with input and result decoded from their JSON strings
@@ -207,7 +208,8 @@ pub struct Transcript {
     errors: Vec<String>,
     suspended: Option<String>,
     aborted: bool,
-    usage: Option<Value>,
+    /// The `__usage__` object as sent, and read once into its counts.
+    usage: Option<(Value, UsageRecord)>,
     saw_question: bool,
     /// Whether the request was a thread read (no question), when known;
     /// `None` for a saved stream, whose request is not known.
@@ -313,7 +315,13 @@ impl Transcript {
                 return None;
             }
             USAGE_ID => {
-                self.usage = msg.usage.and_then(|raw| serde_json::from_str(raw.get()).ok());
+                self.usage = msg
+                    .usage
+                    .and_then(|raw| serde_json::from_str::<Value>(raw.get()).ok())
+                    .map(|sent| {
+                        let record = UsageRecord::of(&sent);
+                        (sent, record)
+                    });
                 return None;
             }
             _ => {}
@@ -608,9 +616,16 @@ impl Transcript {
         self.aborted
     }
 
-    /// The `__usage__` object, when the service sent one.
-    pub fn usage(&self) -> Option<&Value> {
-        self.usage.as_ref()
+    /// What the turn's `__usage__` line reported: its counts and models,
+    /// read once as the line came.
+    pub fn usage(&self) -> Option<&UsageRecord> {
+        self.usage.as_ref().map(|(_, record)| record)
+    }
+
+    /// The `__usage__` object as the service sent it (`-o json` shows it
+    /// whole, fields unknown to analyst too).
+    pub fn usage_sent(&self) -> Option<&Value> {
+        self.usage.as_ref().map(|(sent, _)| sent)
     }
 }
 

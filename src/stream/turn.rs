@@ -120,33 +120,27 @@ pub trait Renderer {
     }
 }
 
-/// Two renderers that hear the same turn (an output and the expectations).
-impl<A: Renderer, B: Renderer> Renderer for (A, B) {
-    fn line(
-        &mut self,
-        line: &Line<'_>,
-        message: Option<&Message<'_>>,
-        transcript: &Transcript,
-        out: &mut dyn Output,
-    ) -> io::Result<()> {
-        self.0.line(line, message, transcript, out)?;
-        self.1.line(line, message, transcript, out)
-    }
+/// What keeps something of a turn as it goes, writing nothing: it hears
+/// of each event (a SQL result that finished, the turn's start after the
+/// thread's replayed past).
+pub trait Observer {
+    /// Something happened that may be kept.
+    fn event(&mut self, event: &Event);
+}
 
+/// A turn read only to keep something of it (`rows --from`: the SQL result
+/// picked): its observer hears every event, and nothing is written.
+pub struct Observing<'a>(pub &'a mut dyn Observer);
+
+impl Renderer for Observing<'_> {
     fn event(&mut self, event: &Event) {
         self.0.event(event);
-        self.1.event(event);
-    }
-
-    fn end(&mut self, transcript: &Transcript, ending: &Ending<'_>, out: &mut dyn Output) -> Result<()> {
-        self.0.end(transcript, ending, out)?;
-        self.1.end(transcript, ending, out)
     }
 }
 
 /// A picker keeps the SQL result its pick selects as the turn goes (and
 /// none of the thread's replayed past).
-impl Renderer for Picker {
+impl Observer for Picker {
     fn event(&mut self, event: &Event) {
         match event {
             Event::ToolFinished(finished) => {

@@ -9,11 +9,13 @@ use std::time::Instant;
 
 use crate::support::*;
 use analyst::error::Kind;
+use analyst::output::Output;
 use analyst::render::json::Json;
 use analyst::results::{Pick, Picker};
-use analyst::stream::lines::Reads;
+use analyst::stream::lines::{Line, Reads};
 use analyst::stream::message::{Message, ParseError};
-use analyst::stream::turn::{Ending, Failure, Renderer, Sinks, Status, Turn};
+use analyst::stream::transcript::{Event, Transcript};
+use analyst::stream::turn::{Ending, Failure, Observer, Renderer, Sinks, Status, Turn};
 use serde_json::value::RawValue;
 use serde_json::Value;
 
@@ -49,11 +51,45 @@ impl Read for Chunks<'_> {
     }
 }
 
+/// `-o json` with two pickers beside it, as `csv` and `--min-rows` keep
+/// theirs: every event goes to all three.
+struct JsonAndPickers {
+    json: Json,
+    last: Picker,
+    third: Picker,
+}
+
+impl Renderer for JsonAndPickers {
+    fn line(
+        &mut self,
+        line: &Line<'_>,
+        message: Option<&Message<'_>>,
+        transcript: &Transcript,
+        out: &mut dyn Output,
+    ) -> io::Result<()> {
+        self.json.line(line, message, transcript, out)
+    }
+
+    fn event(&mut self, event: &Event) {
+        self.json.event(event);
+        self.last.event(event);
+        self.third.event(event);
+    }
+
+    fn end(&mut self, transcript: &Transcript, ending: &Ending<'_>, out: &mut dyn Output) -> anyhow::Result<()> {
+        self.json.end(transcript, ending, out)
+    }
+}
+
 /// Folds a stream the way `ask -o json` does (with pickers as `csv` and
 /// `--min-rows` keep them) and renders the document; stops at the first
 /// line that is not a message, as `ask` does.
 fn fold(source: impl Read) -> String {
-    let mut renderer = (Json::default(), (Picker::new(Pick::Last), Picker::new(Pick::Index(3))));
+    let mut renderer = JsonAndPickers {
+        json: Json::default(),
+        last: Picker::new(Pick::Last),
+        third: Picker::new(Pick::Index(3)),
+    };
     let mut turn = Turn::new(Instant::now());
     let mut sinks = Sinks {
         tee: None,
@@ -62,7 +98,7 @@ fn fold(source: impl Read) -> String {
     };
     let failure = turn.read(Reads(source), &mut sinks).err().map(|err| format!("{err:#}"));
     let transcript = &turn.transcript;
-    let _ = (renderer.1 .0.picked(), renderer.1 .1.picked());
+    let _ = (renderer.last.picked(), renderer.third.picked());
     let _ = (
         transcript.answer(),
         transcript.thread(),

@@ -18,10 +18,10 @@ use anyhow::Result;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use serde_json::{json, Value};
 
-use super::record::{self, QueryLog};
 use crate::api::chat::ChatClient;
 use crate::api::data::DataClient;
 use crate::error::{fail, kind_of, Fault, Kind, SUCCESS};
+use crate::exchange::{Asked, Exchange, RecordAs, TurnObserver};
 use crate::expect::Check;
 use crate::files::{create_private_folder, LazyFile};
 use crate::net::http::Http;
@@ -33,8 +33,8 @@ use crate::settings::{
     ChatSettings, CheckListSettings, CheckSettings, DataSettings, IdentityInput, Limits, MergeSettings, Network,
     Question, ReportSettings, Selection,
 };
-use crate::stream::transcript::Event;
-use crate::stream::turn::{Renderer, Sinks, Timings, Turn};
+use crate::stream::transcript::Keep;
+use crate::stream::turn::{Timings, Turn};
 use crate::text::{human, visible};
 
 pub mod cube;
@@ -43,7 +43,7 @@ pub mod report;
 pub mod suite;
 
 use grade::{grade, Miss, Reason, Sheet, Verdict};
-use report::{seconds, CaseReport, CubeGrade, Outcome, Report, RunReport, Usage};
+use report::{seconds, CaseReport, CubeGrade, Outcome, Report, RunReport};
 use suite::{Case, GroundTruth, RowsSource};
 
 /// Runs `analyst check`.
@@ -502,9 +502,15 @@ impl Runner<'_> {
             saved: Vec::new(),
             cube: CubeGrade::default(),
         };
-        let client = self.client.as_user(case.settings.clone());
+        let exchange = Exchange {
+            client: self.client.as_user(case.settings.clone()),
+            url: &self.settings.url,
+            asker: self.chat.asker(Some(&case.settings)),
+            recording: self.settings.recording.as_ref(),
+            notes: &self.notes,
+        };
         for turn_index in 0..case.turns.len() {
-            let outcome = self.run_turn(slot, case, turn_index, &client, &mut run, started);
+            let outcome = self.run_turn(slot, case, turn_index, &exchange, &mut run, started);
             if let Err(verdict) = outcome {
                 if let RunEnd::Stop { kind, message } = &verdict {
                     signals::stop_everything(Fault::stop(*kind, message.clone()));
@@ -528,7 +534,7 @@ impl Runner<'_> {
         slot: Slot,
         case: &Case,
         turn_index: usize,
-        client: &ChatClient,
+        exchange: &Exchange<'_>,
         run: &mut RunReport,
         case_started: Instant,
     ) -> Result<(), RunEnd> {
@@ -567,76 +573,72 @@ impl Runner<'_> {
         if turn.rows.is_some() {
             check = check.keeping_result();
         }
-        let mut reading = Turn::of(&question, turn_started);
-        let mut saved = self.save_file(slot, case, turn_index);
-        let mut renderers = (
-            (check, LastQuery::default()),
-            QueryLog::new(self.settings.recording.is_some()),
+        let mut observer = TurnObserver::new(None, check, self.settings.recording.is_some());
+        observer.last_query.on = matches!(
+            turn.rows.as_ref().map(|rows| &rows.source),
+            Some(RowsSource::GroundTruth(_))
         );
-        let at = crate::history::now();
-        let mut sinks = Sinks {
-            tee: saved.as_mut().map(|file| file as &mut dyn Write),
-            renderer: &mut renderers,
-            out: &mut std::io::sink(),
-        };
-        let read = client.read_turn(&question, network, &mut reading, &mut sinks);
-        if let Some(file) = saved.as_mut() {
-            let _ = file.flush();
-            if file.created() {
-                run.saved.push(file.path().display().to_string());
-            }
-        }
-        add_timings(run, &reading.timings, turn_started.duration_since(case_started));
-        let transcript = &reading.transcript;
-        if run.chat_id.is_none() {
-            run.chat_id = transcript.chat_id().map(str::to_string);
-        }
-        if let Some(usage) = transcript.usage() {
-            run.usage.get_or_insert_default().add(Usage::of(usage));
-        }
-        let mut conclusion = reading.conclude(read, Ok(()));
+        let mut saved = self.save_file(slot, case, turn_index);
         // A timeout at the turn's deadline is the case's (or the run's);
         // one before it is a stall.
-        let deadline = turn_started.elapsed() >= left;
-        conclusion.failure = conclusion.failure.map(|err| match kind_of(&err) {
-            Kind::Timeout if deadline && limited_by_run => {
+        let explain = |err: anyhow::Error| match kind_of(&err) {
+            Kind::Timeout if turn_started.elapsed() >= left && limited_by_run => {
                 fail(Kind::Timeout, "the --timeout of the whole run expired")
             }
-            Kind::Timeout if deadline => fail(
+            Kind::Timeout if turn_started.elapsed() >= left => fail(
                 Kind::Timeout,
                 format!("timed out after {} (the case's timeout)", human(case.timeout)),
             ),
             _ => err,
+        };
+        let mut settled = exchange.ask(Asked {
+            question,
+            thread: None,
+            started: turn_started,
+            network,
+            keep: Keep::default(),
+            tee: saved.as_mut(),
+            observer: &mut observer,
+            out: &mut std::io::sink(),
+            explain_timeout: Some(&explain),
         });
-        let status = conclusion.status;
-        let settled = client.settle(conclusion, transcript.chat_id());
-        let ((check, LastQuery(last_query)), queries) = renderers;
-        let turn_record = self.settings.recording.as_ref().map(|_| {
-            let mut turn_record = record::turn(
-                at,
-                &self.settings.url,
-                self.chat.asker(Some(&case.settings)),
-                Some(&turn.question),
-                transcript,
-                status,
-                &reading.timings,
-            );
-            turn_record.command = "check".into();
-            turn_record.queries = queries.into_queries();
-            turn_record.suite = Some(self.settings.selection.suite.display().to_string());
-            turn_record.case = Some(case.name.clone());
-            turn_record.exit_code = settled.as_ref().map_or(SUCCESS, |err| kind_of(err).exit_code());
-            turn_record
-        });
-        let verdict = self.judge(slot, case, turn_index, settled, last_query, check, &reading, run);
-        if let (Some(recording), Some(mut turn_record)) = (&self.settings.recording, turn_record) {
-            turn_record.verdict_exit_code = Some(match &verdict {
-                Ok(()) => SUCCESS,
-                Err(RunEnd::Failed(_)) => Kind::Expectation.exit_code(),
-                Err(RunEnd::Error { kind, .. } | RunEnd::Stop { kind, .. }) => kind.exit_code(),
-            });
-            record::write(recording, &turn_record, &self.notes);
+        if let Some(file) = saved.as_ref().filter(|file| file.created()) {
+            run.saved.push(file.path().display().to_string());
         }
+        let reading = &settled.turn;
+        add_timings(run, &reading.timings, turn_started.duration_since(case_started));
+        if run.chat_id.is_none() {
+            run.chat_id = reading.transcript.chat_id().map(str::to_string);
+        }
+        if let Some(usage) = reading.transcript.usage() {
+            run.usage.get_or_insert_default().add(usage.counts);
+        }
+        let turn_exit_code = settled.exit_code();
+        let failure = settled.failure.take();
+        let last_query = observer.last_query.result.take();
+        let verdict = self.judge(
+            slot,
+            case,
+            turn_index,
+            failure,
+            last_query,
+            observer.check,
+            &settled.turn,
+            run,
+        );
+        let verdict_exit_code = match &verdict {
+            Ok(()) => SUCCESS,
+            Err(RunEnd::Failed(_)) => Kind::Expectation.exit_code(),
+            Err(RunEnd::Error { kind, .. } | RunEnd::Stop { kind, .. }) => kind.exit_code(),
+        };
+        let how = RecordAs {
+            command: "check",
+            exit_code: turn_exit_code,
+            verdict_exit_code: Some(verdict_exit_code),
+            suite: Some(self.settings.selection.suite.display().to_string()),
+            case: Some(case.name.clone()),
+        };
+        settled.record(how, &self.notes);
         verdict
     }
 
@@ -879,24 +881,6 @@ fn overridden(mut case: Case, settings: &CheckSettings) -> Case {
     budgets.tokens = settings.max_tokens.or(budgets.tokens);
     budgets.llm_calls = settings.max_llm_calls.or(budgets.llm_calls);
     case
-}
-
-/// Keeps a turn's last SQL result, failed or not: what Cube grades.
-#[derive(Default)]
-struct LastQuery(Option<SqlResult>);
-
-impl Renderer for LastQuery {
-    fn event(&mut self, event: &Event) {
-        match event {
-            Event::ToolFinished(finished) => {
-                if let Some((_, result)) = &finished.sql {
-                    self.0 = Some(result.clone());
-                }
-            }
-            Event::TurnStarts => self.0 = None,
-            Event::ChatId(_) => {}
-        }
-    }
 }
 
 /// Adds a turn's timings (counted from the turn's start, `offset` after the

@@ -14,6 +14,7 @@ use toml::Spanned;
 
 use crate::error::usage;
 use crate::expect::Comparison;
+use crate::history::UsageRecord;
 use crate::results::Pick;
 use crate::settings::checks::parse_duration;
 use crate::settings::{DataSettings, Expectations, IdentityInput, SessionSettings};
@@ -197,7 +198,7 @@ pub struct Budgets {
 impl Budgets {
     /// Why a turn that took `took` and reported `usage` went over its
     /// budgets, one line each (none when within them).
-    pub fn exceeded(&self, took: Duration, usage: Option<&Value>) -> Vec<String> {
+    pub fn exceeded(&self, took: Duration, usage: Option<&UsageRecord>) -> Vec<String> {
         let mut over = Vec::new();
         if let Some(limit) = self.seconds.filter(|&limit| took > limit) {
             over.push(format!(
@@ -206,12 +207,23 @@ impl Budgets {
                 limit.as_secs_f64()
             ));
         }
-        for (limit, key, field) in [
-            (self.tokens, "totalTokens", "max_tokens"),
-            (self.llm_calls, "llmCalls", "max_llm_calls"),
+        let counts = usage.map(|usage| usage.counts);
+        for (limit, spent, key, field) in [
+            (
+                self.tokens,
+                counts.map(|counts| counts.total_tokens),
+                "totalTokens",
+                "max_tokens",
+            ),
+            (
+                self.llm_calls,
+                counts.map(|counts| counts.llm_calls),
+                "llmCalls",
+                "max_llm_calls",
+            ),
         ] {
             let Some(limit) = limit else { continue };
-            match usage.and_then(|usage| usage.get(key)).and_then(Value::as_u64) {
+            match spent {
                 Some(spent) if spent > limit => over.push(format!("the turn used {spent} {key}, over {field} {limit}")),
                 Some(_) => {}
                 None => over.push(format!(
