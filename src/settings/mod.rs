@@ -13,8 +13,10 @@
 //! - [`secrets`]: where each secret comes from (never argv, never printed);
 //! - [`types`]: what the commands receive;
 //! - [`history`]: the history database, recording, threads, `analyst history`;
+//! - [`check`]: what `check` and `check --list` receive;
 //! - [`doctor`]: what `doctor` checks and `config list` shows.
 
+pub mod check;
 pub mod checks;
 pub mod doctor;
 pub mod history;
@@ -48,8 +50,7 @@ use crate::files::check_files_apart;
 use crate::output::{Destination, JqInput, Notes};
 use crate::results::Pick;
 use checks::{
-    check_embed_tenant, check_output_file, check_picture, duration, parse_setting, parse_shard, regex, service_url,
-    variable, vega_config,
+    check_embed_tenant, check_output_file, check_picture, duration, parse_setting, service_url, variable, vega_config,
 };
 use identity::{parse_attribute, parse_security_context, FieldNames};
 use profile::{Config, Profile};
@@ -646,69 +647,6 @@ impl Sources<'_> {
             destination,
             always: args.always,
             allow_partial: args.allow_partial,
-            data,
-            network,
-        })
-    }
-
-    /// The suite of `check` and which of its cases run.
-    fn selection(&self, args: &mut CheckArgs) -> Result<Selection> {
-        let shard = args
-            .shard
-            .as_deref()
-            .map(|text| parse_shard(text).map_err(|err| usage(format!("--shard: {err}"))))
-            .transpose()?;
-        Ok(Selection {
-            suite: args
-                .suite
-                .take()
-                .ok_or_else(|| usage("check what? give a SUITE file"))?,
-            agents_path: variable(var::CUBE_AGENTS_PATH).map(PathBuf::from),
-            certified: args.certified,
-            filter: args
-                .filter
-                .as_deref()
-                .map(|pattern| regex(pattern, "--filter"))
-                .transpose()?,
-            shard,
-        })
-    }
-
-    /// `check --list`: no URL, credential or data API is needed, and no
-    /// identity (cases are listed as a run would ask them).
-    fn check_list(&self, mut args: CheckArgs) -> Result<CheckListSettings> {
-        let mut identity = self.identity(&args.identity)?;
-        if identity.external_id.is_none() && identity.internal_id.is_none() {
-            // Only the suite's own identity fields are checked.
-            identity.external_id = Some("analyst-list".to_string());
-        }
-        Ok(CheckListSettings {
-            selection: self.selection(&mut args)?,
-            identity,
-            report: ReportSettings::of(args.report)?,
-        })
-    }
-
-    fn check(&self, mut args: CheckArgs, network: Network) -> Result<CheckSettings> {
-        let identity = self.identity(&args.identity)?;
-        let url = self.chat_url(&args.endpoint)?;
-        let (key, cube_token) = self.chat_credentials(&url, &args.endpoint)?;
-        let data = self.data(&args.data, identity.security_context.clone());
-        Ok(CheckSettings {
-            selection: self.selection(&mut args)?,
-            jobs: usize::from(args.jobs),
-            repeat: args.repeat.map(usize::from),
-            pass_rate: args.pass_rate,
-            max_seconds: args.max_seconds.map(std::time::Duration::from_secs_f64),
-            max_tokens: args.max_tokens,
-            max_llm_calls: args.max_llm_calls,
-            recording: history::recording(args.no_history, self.profile)?,
-            report: ReportSettings::of(args.report)?,
-            save: args.save,
-            url,
-            key,
-            cube_token,
-            identity,
             data,
             network,
         })

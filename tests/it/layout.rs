@@ -203,7 +203,12 @@ fn each_settings_file_imports_only_the_settings_files_above_it() {
     for (level, name) in order.iter().enumerate() {
         let text = std::fs::read_to_string(folder.join(format!("{name}.rs"))).unwrap();
         for higher in &order[level + 1..] {
-            if text.contains(&format!("super::{higher}")) {
+            let named = format!("super::{higher}");
+            let imports = text.match_indices(&named).any(|(at, _)| {
+                let next = text[at + named.len()..].chars().next();
+                !next.is_some_and(|c| c.is_ascii_alphanumeric() || c == '_')
+            });
+            if imports {
                 upward.push(format!("settings/{name}.rs imports settings/{higher}.rs"));
             }
         }

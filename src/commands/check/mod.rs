@@ -7,7 +7,6 @@
 //! JSON reports of shards. Exit 0 when all pass, 9 when an expectation
 //! failed, otherwise the code of the failure.
 
-use std::collections::HashMap;
 use std::io::Write;
 use std::path::Path;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
@@ -15,8 +14,6 @@ use std::sync::{Mutex, OnceLock};
 use std::time::{Duration, Instant};
 
 use anyhow::Result;
-use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
-use serde_json::{json, Value};
 
 use crate::api::chat::ChatClient;
 use crate::api::data::DataClient;
@@ -29,18 +26,21 @@ use crate::net::signals;
 use crate::output::{Notes, Out, Tone};
 use crate::results::{Collected, RowSink, RowSource, SqlResult};
 use crate::settings::checks::new_message_id;
-use crate::settings::{
-    ChatSettings, CheckListSettings, CheckSettings, DataSettings, IdentityInput, Limits, MergeSettings, Network,
-    Question, ReportSettings, Selection,
-};
+use crate::settings::{ChatSettings, CheckSettings, Limits, MergeSettings, Network, Question, ReportSettings};
 use crate::stream::transcript::Keep;
 use crate::stream::turn::{Timings, Turn};
-use crate::text::{human, visible};
+use crate::text::human;
 
 pub mod cube;
 pub mod grade;
+mod progress;
 pub mod report;
+mod select;
 pub mod suite;
+
+use progress::RunsProgress;
+pub use select::list;
+use select::load;
 
 use grade::{grade, Miss, Reason, Sheet, Verdict};
 use report::{seconds, CaseReport, CubeGrade, Outcome, Report, RunReport};
@@ -110,109 +110,6 @@ pub fn run(settings: CheckSettings, notes: &Notes, out: &mut Out) -> Result<()> 
     report.gate(settings.report.min_accuracy);
     publish(&mut report, &settings.report, baseline, notes, out)?;
     conclude(&report, &settings.report)
-}
-
-/// Runs `analyst check --list`: the cases a run would ask, one a line
-/// (`NAME<TAB>FILE:LINE<TAB>QUESTION`) or as a JSON array; nothing is sent.
-pub fn list(settings: CheckListSettings, notes: &Notes, out: &mut Out) -> Result<()> {
-    let cases = load(&settings.selection, &settings.identity, None, notes)?;
-    if settings.report.json {
-        let listed: Vec<Value> = cases
-            .iter()
-            .map(|case| {
-                json!({
-                    "name": case.name,
-                    "space": case.space,
-                    "question": case.turns.first().map(|turn| &turn.question),
-                    "source": case.source,
-                    "groundTruth": case.ground_truth(),
-                })
-            })
-            .collect();
-        serde_json::to_writer_pretty(&mut *out, &listed)?;
-        writeln!(out)?;
-    } else {
-        for case in &cases {
-            let question = case.turns.first().map_or("", |turn| turn.question.as_str());
-            writeln!(
-                out,
-                "{}\t{}\t{}",
-                one_field(&case.name),
-                one_field(&case.source),
-                one_field(question)
-            )?;
-        }
-    }
-    out.flush()?;
-    Ok(())
-}
-
-/// A value as one field of a tab-separated line: tabs and line breaks
-/// written as `\t`, `\n`, `\r`.
-fn one_field(text: &str) -> String {
-    text.replace('\t', "\\t").replace('\n', "\\n").replace('\r', "\\r")
-}
-
-/// The cases of the suite that `selection` selects: read and validated
-/// whole (`data`: the data query API the ground truths need, `None` when
-/// nothing will run), then `--filter` and `--shard`. A filter that selects
-/// nothing is a usage error; an empty shard (fewer cases than shards) is
-/// a note.
-fn load(
-    selection: &Selection,
-    identity: &IdentityInput,
-    data: Option<&DataSettings>,
-    notes: &Notes,
-) -> Result<Vec<Case>> {
-    let suite = &selection.suite;
-    let cases = match cube::is_cube_suite(suite) {
-        true => cube::load(
-            suite,
-            selection.agents_path.as_deref(),
-            selection.certified,
-            identity,
-            data,
-        )?,
-        false if selection.certified => {
-            return Err(crate::error::usage(
-                "--certified reads Cube's eval files: give an agents/ folder or an eval_questions YAML file",
-            ))
-        }
-        false => suite::load(suite, identity, data)?,
-    };
-    let total = cases.len();
-    let mut cases: Vec<Case> = match &selection.filter {
-        None => cases,
-        Some(filter) => {
-            let kept: Vec<Case> = cases.into_iter().filter(|case| filter.is_match(&case.name)).collect();
-            if kept.is_empty() {
-                return Err(crate::error::usage(format!(
-                    "--filter {:?} matches none of the {total} cases of {}: see them with --list",
-                    filter.as_str(),
-                    suite.display()
-                )));
-            }
-            kept
-        }
-    };
-    if let Some((k, n)) = selection.shard {
-        let selected = cases.len();
-        let mut names: Vec<&str> = cases.iter().map(|case| case.name.as_str()).collect();
-        names.sort_unstable();
-        let mine: Vec<String> = names
-            .iter()
-            .enumerate()
-            .filter(|(position, _)| *position as u32 % n + 1 == k)
-            .map(|(_, name)| name.to_string())
-            .collect();
-        cases.retain(|case| mine.contains(&case.name));
-        if cases.is_empty() {
-            notes.warn(&format!(
-                "shard {k}/{n} is empty: {selected} cases are dealt to {n} shards; nothing runs"
-            ));
-        }
-    }
-    Ok(cases)
 }
 
 /// How many runs `case` has in this run.
@@ -896,100 +793,6 @@ fn add_timings(run: &mut RunReport, turn: &Timings, offset: Duration) {
     }
     if turn.answer.is_some() {
         run.answer = at(turn.answer);
-    }
-}
-
-/// Live progress on a terminal (stderr): runs done of all, passing,
-/// failing, and the slowest run still going. Lines printed meanwhile go
-/// above it. Nothing is drawn when progress is not shown.
-struct RunsProgress {
-    /// Where notes go: above the bar while it is drawn.
-    notes: Notes,
-    bar: Option<ProgressBar>,
-    running: Mutex<HashMap<usize, (String, Instant)>>,
-    passing: AtomicUsize,
-    failing: AtomicUsize,
-}
-
-impl RunsProgress {
-    fn new(runs: usize, notes: &Notes) -> Self {
-        let bar = notes.show_progress().then(|| {
-            let bar = ProgressBar::with_draw_target(Some(runs as u64), ProgressDrawTarget::stderr());
-            if let Ok(style) = ProgressStyle::with_template("{bar:24} {pos}/{len} runs  {msg}") {
-                bar.set_style(style);
-            }
-            notes.above(Some(&bar));
-            bar
-        });
-        RunsProgress {
-            notes: notes.clone(),
-            bar,
-            running: Mutex::new(HashMap::new()),
-            passing: AtomicUsize::new(0),
-            failing: AtomicUsize::new(0),
-        }
-    }
-
-    fn is_shown(&self) -> bool {
-        self.bar.is_some()
-    }
-
-    /// Run `index` (of case `name`) started.
-    fn started(&self, index: usize, name: &str) {
-        if let Ok(mut running) = self.running.lock() {
-            running.insert(index, (visible(name).into_owned(), Instant::now()));
-        }
-    }
-
-    /// Run `index` ended as `status`; `report` prints its lines above the bar.
-    fn finished(&self, index: usize, status: Outcome, report: impl FnOnce()) {
-        if let Ok(mut running) = self.running.lock() {
-            running.remove(&index);
-        }
-        let counter = if status == Outcome::Passed {
-            &self.passing
-        } else {
-            &self.failing
-        };
-        counter.fetch_add(1, Ordering::SeqCst);
-        // Its lines go above the bar, as every note does.
-        report();
-        if let Some(bar) = &self.bar {
-            bar.inc(1);
-            self.redraw();
-        }
-    }
-
-    /// Updates the message: the counts and the slowest run going.
-    fn redraw(&self) {
-        let Some(bar) = &self.bar else { return };
-        let slowest = self.running.lock().ok().and_then(|running| {
-            running
-                .values()
-                .min_by_key(|(_, since)| *since)
-                .map(|(name, since)| format!("; slowest running: {name} ({}s)", since.elapsed().as_secs()))
-        });
-        bar.set_message(format!(
-            "{} passing, {} failing{}",
-            self.passing.load(Ordering::SeqCst),
-            self.failing.load(Ordering::SeqCst),
-            slowest.unwrap_or_default()
-        ));
-    }
-
-    /// Redraws four times a second until `done`.
-    fn tick_until(&self, done: &AtomicBool) {
-        while !done.load(Ordering::SeqCst) {
-            self.redraw();
-            std::thread::sleep(Duration::from_millis(250));
-        }
-    }
-
-    fn clear(&self) {
-        self.notes.above(None);
-        if let Some(bar) = &self.bar {
-            bar.finish_and_clear();
-        }
     }
 }
 

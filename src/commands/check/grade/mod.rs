@@ -1,0 +1,480 @@
+//! Grading as Cube grades its eval questions: the agent's result set
+//! against the ground truth's, by execution. Row order never matters (the
+//! rows are multisets: duplicates count), numbers compare to 4 significant
+//! figures (also numbers sent as strings), column names are ignored and
+//! extra agent columns allowed: each ground-truth column must be matched,
+//! by its values, by a distinct agent column. The failure reasons come in
+//! Cube's order: missing columns, too few rows, too many rows, then values.
+//!
+//! Rows go from the stream and the data query API straight into a
+//! [`Sheet`]: each distinct value is kept once, as the text it was sent
+//! in, and a cell is its four-byte number. Numbers compare by their
+//! decimal digits, so none turns into NULL or infinity on the way.
+//!
+//! The verdict is exact: when several agent columns hold the same values
+//! (a month and its rank), every assignment of agent columns to the
+//! ground truth's that the values allow is tried, refining a partition
+//! of the rows one column at a time, until one makes the rows equal.
+//! Identical columns are tried once, so 500 equal columns cost what one
+//! does; a search that could still explode stops at a bound and says so.
+
+mod search;
+mod sheet;
+
+use std::collections::HashMap;
+use std::hash::{Hash, Hasher};
+use std::time::Instant;
+
+use serde::{Deserialize, Serialize};
+
+use search::{Found, Search};
+use sheet::Key;
+pub use sheet::Sheet;
+
+/// A question's verdict, with Cube's names.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Verdict {
+    /// The agent's result reproduces the ground truth.
+    Pass,
+    /// Both ran; the results differ.
+    Fail,
+    /// Nothing to compare: the agent ran no query.
+    Review,
+    /// The agent's turn, its query or the ground truth failed (or the
+    /// certified query was not found).
+    Error,
+}
+
+/// Why a question did not pass: Cube's score reasons.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Reason {
+    /// The agent's result has fewer columns than the ground truth.
+    #[serde(rename = "Missing columns")]
+    MissingColumns,
+    /// The agent's result has fewer rows.
+    #[serde(rename = "Row count mismatch")]
+    RowCountMismatch,
+    /// The agent's result has more rows.
+    #[serde(rename = "Unexpected rows")]
+    UnexpectedRows,
+    /// Same shape, but no matching of columns makes the rows equal.
+    #[serde(rename = "Value mismatch")]
+    ValueMismatch,
+    /// The agent's own last query failed.
+    #[serde(rename = "Query error")]
+    QueryError,
+    /// The ground truth's SQL failed.
+    #[serde(rename = "Ground truth query failed")]
+    GroundTruthQueryFailed,
+    /// The question names a certified query there is none of.
+    #[serde(rename = "Ground truth not found")]
+    GroundTruthNotFound,
+    /// The agent's turn failed (an in-stream error, cut, timed out).
+    #[serde(rename = "Agent error")]
+    AgentError,
+}
+
+impl Reason {
+    /// The reason as Cube shows it.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Reason::MissingColumns => "Missing columns",
+            Reason::RowCountMismatch => "Row count mismatch",
+            Reason::UnexpectedRows => "Unexpected rows",
+            Reason::ValueMismatch => "Value mismatch",
+            Reason::QueryError => "Query error",
+            Reason::GroundTruthQueryFailed => "Ground truth query failed",
+            Reason::GroundTruthNotFound => "Ground truth not found",
+            Reason::AgentError => "Agent error",
+        }
+    }
+
+    /// The verdict a question with this reason gets.
+    pub fn verdict(self) -> Verdict {
+        match self {
+            Reason::MissingColumns | Reason::RowCountMismatch | Reason::UnexpectedRows | Reason::ValueMismatch => {
+                Verdict::Fail
+            }
+            Reason::QueryError | Reason::GroundTruthQueryFailed | Reason::GroundTruthNotFound | Reason::AgentError => {
+                Verdict::Error
+            }
+        }
+    }
+}
+
+/// Why a question did not pass: its verdict, Cube's score reason (none
+/// for `review`) and one sentence a person can act on.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Miss {
+    /// `fail`, `review` or `error`.
+    pub verdict: Verdict,
+    /// Cube's score reason; `None` for `review`.
+    pub reason: Option<Reason>,
+    /// What differs, first: the counts, or a row, a column and both values.
+    pub analysis: String,
+}
+
+impl Miss {
+    /// A miss for `reason` (its verdict follows), told by `analysis`.
+    pub fn new(reason: Reason, analysis: impl Into<String>) -> Miss {
+        Miss {
+            verdict: reason.verdict(),
+            reason: Some(reason),
+            analysis: analysis.into(),
+        }
+    }
+
+    /// Cube's `review`: nothing to compare, as `analysis` says.
+    pub fn review(analysis: impl Into<String>) -> Miss {
+        Miss {
+            verdict: Verdict::Review,
+            reason: None,
+            analysis: analysis.into(),
+        }
+    }
+}
+
+/// How much work the search for a column assignment may do, in cells
+/// looked at: about a second.
+const SEARCH_BUDGET: u64 = 50_000_000;
+
+/// Why grading stopped before its verdict.
+#[derive(Debug, PartialEq, Eq)]
+pub struct OutOfTime;
+
+/// Grades `agent` against `truth`: `None` when it passes, else the reason
+/// and the analysis. `Err` when `deadline` passed first.
+pub fn grade(agent: &Sheet, truth: &Sheet, deadline: Option<Instant>) -> Result<Option<Miss>, OutOfTime> {
+    grade_within(agent, truth, deadline, SEARCH_BUDGET)
+}
+
+/// [`grade`] with the search bounded by `budget` cells looked at.
+fn grade_within(
+    agent: &Sheet,
+    truth: &Sheet,
+    deadline: Option<Instant>,
+    budget: u64,
+) -> Result<Option<Miss>, OutOfTime> {
+    let (agent_width, truth_width) = (agent.width(), truth.width());
+    if agent_width < truth_width {
+        return Ok(Some(Miss::new(
+            Reason::MissingColumns,
+            format!(
+                "the agent returned {agent_width} column{}, the ground truth has {truth_width}",
+                plural(agent_width)
+            ),
+        )));
+    }
+    let (got, want) = (agent.rows, truth.rows);
+    if got != want {
+        let reason = match got < want {
+            true => Reason::RowCountMismatch,
+            false => Reason::UnexpectedRows,
+        };
+        return Ok(Some(Miss::new(
+            reason,
+            format!(
+                "the agent returned {got} row{}, the ground truth has {want}",
+                plural(got)
+            ),
+        )));
+    }
+    let grading = Grading::new(agent, truth);
+    let candidates = grading.candidates(deadline)?;
+    let matching = match_columns(&candidates, agent_width);
+    if let Some(column) = matching.iter().position(Option::is_none) {
+        return Ok(Some(grading.value_mismatch(&candidates, &matching, column)));
+    }
+    let mut search = Search::new(&grading, &candidates, deadline, budget);
+    match search.run()? {
+        Found::Assignment => Ok(None),
+        Found::Nothing => Ok(Some(grading.rows_do_not_pair(&matching))),
+        Found::OutOfBudget => Ok(Some(Miss::review(format!(
+            "undecided: {} ground-truth columns share their values with {} agent columns, and the search for an assignment that makes the rows equal stopped after {} steps; compare the results by hand",
+            search.ambiguous_truth(),
+            search.ambiguous_agent(),
+            search.steps
+        )))),
+    }
+}
+
+fn plural(count: usize) -> &'static str {
+    if count == 1 {
+        ""
+    } else {
+        "s"
+    }
+}
+
+/// Both sheets, their values keyed alike: the agent's texts take the
+/// ground truth's numbers where the ground truth has them.
+struct Grading<'a> {
+    agent: &'a Sheet,
+    truth: &'a Sheet,
+    agent_keys: Vec<Key>,
+}
+
+impl<'a> Grading<'a> {
+    fn new(agent: &'a Sheet, truth: &'a Sheet) -> Self {
+        let foreign = truth.values.keys.len() as u32;
+        let agent_keys = agent
+            .values
+            .keys
+            .iter()
+            .enumerate()
+            .map(|(id, key)| match key {
+                Key::Text(_) => {
+                    let text = agent.values.shown(id as u32);
+                    match truth.values.find(text) {
+                        Some(same) => Key::Text(same),
+                        None => Key::Text(foreign.saturating_add(id as u32)),
+                    }
+                }
+                other => *other,
+            })
+            .collect();
+        Grading {
+            agent,
+            truth,
+            agent_keys,
+        }
+    }
+
+    fn agent_key(&self, column: usize, row: usize) -> Key {
+        self.agent_keys[self.agent.cell(column, row) as usize]
+    }
+
+    fn truth_key(&self, column: usize, row: usize) -> Key {
+        self.truth.values.keys[self.truth.cell(column, row) as usize]
+    }
+
+    /// The keys of a column in row order.
+    fn agent_column(&self, column: usize) -> Vec<Key> {
+        (0..self.agent.rows).map(|row| self.agent_key(column, row)).collect()
+    }
+
+    fn truth_column(&self, column: usize) -> Vec<Key> {
+        (0..self.truth.rows).map(|row| self.truth_key(column, row)).collect()
+    }
+
+    /// For each ground-truth column, the agent columns holding the same
+    /// multiset of values; `Err` when `deadline` passed first.
+    fn candidates(&self, deadline: Option<Instant>) -> Result<Vec<Vec<usize>>, OutOfTime> {
+        let sorted = |mut keys: Vec<Key>| {
+            keys.sort_unstable();
+            keys
+        };
+        let truth: Vec<(u64, Vec<Key>)> = (0..self.truth.width())
+            .map(|column| fingerprinted(sorted(self.truth_column(column))))
+            .collect();
+        let mut candidates = vec![Vec::new(); truth.len()];
+        for agent_column in 0..self.agent.width() {
+            if deadline.is_some_and(|deadline| Instant::now() >= deadline) {
+                return Err(OutOfTime);
+            }
+            let (print, keys) = fingerprinted(sorted(self.agent_column(agent_column)));
+            for (found, (truth_print, truth_keys)) in candidates.iter_mut().zip(&truth) {
+                if print == *truth_print && keys == *truth_keys {
+                    found.push(agent_column);
+                }
+            }
+        }
+        Ok(candidates)
+    }
+
+    /// The analysis of a ground-truth column no agent column matches (in
+    /// `matching`, a largest matching of the columns): its first row whose
+    /// value differs from the agent's row with the same values in the
+    /// matched columns, else what the two columns hold that the other
+    /// lacks.
+    fn value_mismatch(&self, candidates: &[Vec<usize>], matching: &[Option<usize>], column: usize) -> Miss {
+        let name = self
+            .truth
+            .name(column)
+            .map_or(String::new(), |name| format!(" ({name})"));
+        let head = format!("column {} of the ground truth{name} has no match", column + 1);
+        let matched: Vec<(usize, usize)> = matching
+            .iter()
+            .enumerate()
+            .filter_map(|(truth_index, agent)| Some((truth_index, (*agent)?)))
+            .collect();
+        // The agent column to show: one that matches no ground-truth column
+        // (the one that differs, most likely), else one not matched.
+        let order = || (column..self.agent.width()).chain(0..column);
+        let unmatched = |agent_index: &usize| !matched.iter().any(|(_, used)| used == agent_index);
+        let compared = order()
+            .find(|agent_index| unmatched(agent_index) && !candidates.iter().any(|found| found.contains(agent_index)))
+            .or_else(|| order().find(unmatched));
+        let Some(compared) = compared else {
+            return Miss::new(Reason::ValueMismatch, head);
+        };
+        // A row is found by the values of the matched columns only where
+        // they name one row on each side.
+        let mut agent_by_key: HashMap<Vec<Key>, Option<usize>> = HashMap::new();
+        for row in 0..self.agent.rows {
+            let key: Vec<Key> = matched.iter().map(|&(_, a)| self.agent_key(a, row)).collect();
+            agent_by_key
+                .entry(key)
+                .and_modify(|found| *found = None)
+                .or_insert(Some(row));
+        }
+        let mut truth_keys: HashMap<Vec<Key>, usize> = HashMap::new();
+        let keys: Vec<Vec<Key>> = (0..self.truth.rows)
+            .map(|row| matched.iter().map(|&(t, _)| self.truth_key(t, row)).collect())
+            .collect();
+        for key in &keys {
+            *truth_keys.entry(key.clone()).or_default() += 1;
+        }
+        for (row, key) in keys.iter().enumerate().filter(|_| !matched.is_empty()) {
+            let Some(&Some(other)) = agent_by_key.get(key) else {
+                continue;
+            };
+            if truth_keys[key] == 1 && self.truth_key(column, row) != self.agent_key(compared, other) {
+                let label = matched.first().map_or(String::new(), |&(truth_index, _)| {
+                    format!("{} ", self.truth.shown(truth_index, row))
+                });
+                return Miss::new(
+                    Reason::ValueMismatch,
+                    format!(
+                        "{head}: row {label}{} vs {}",
+                        self.truth.shown(column, row),
+                        self.agent.shown(compared, other)
+                    ),
+                );
+            }
+        }
+        match self.differences(column, compared) {
+            Some((want, got)) => Miss::new(
+                Reason::ValueMismatch,
+                format!("{head}: the ground truth has {want} where the agent has {got}"),
+            ),
+            None => Miss::new(Reason::ValueMismatch, head),
+        }
+    }
+
+    /// A value ground-truth column `truth_column` holds that agent column
+    /// `agent_column` lacks, and one the agent's holds that it lacks (as
+    /// multisets, shown as sent).
+    fn differences(&self, truth_column: usize, agent_column: usize) -> Option<(String, String)> {
+        let sorted = |keys: Vec<Key>, shown: &dyn Fn(usize) -> String| {
+            let mut keyed: Vec<(Key, usize)> = keys.into_iter().zip(0..).collect();
+            keyed.sort_unstable();
+            keyed
+                .into_iter()
+                .map(|(key, row)| (key, row, shown(row)))
+                .collect::<Vec<_>>()
+        };
+        let want = sorted(self.truth_column(truth_column), &|row| {
+            self.truth.shown(truth_column, row).to_string()
+        });
+        let got = sorted(self.agent_column(agent_column), &|row| {
+            self.agent.shown(agent_column, row).to_string()
+        });
+        let (mut only_want, mut only_got) = (None, None);
+        let (mut i, mut j) = (0, 0);
+        while i < want.len() && j < got.len() && (only_want.is_none() || only_got.is_none()) {
+            match want[i].0.cmp(&got[j].0) {
+                std::cmp::Ordering::Equal => (i, j) = (i + 1, j + 1),
+                std::cmp::Ordering::Less => {
+                    only_want.get_or_insert_with(|| want[i].2.clone());
+                    i += 1;
+                }
+                std::cmp::Ordering::Greater => {
+                    only_got.get_or_insert_with(|| got[j].2.clone());
+                    j += 1;
+                }
+            }
+        }
+        let only_want = only_want.or_else(|| want.get(i).map(|(_, _, shown)| shown.clone()))?;
+        let only_got = only_got.or_else(|| got.get(j).map(|(_, _, shown)| shown.clone()))?;
+        Some((only_want, only_got))
+    }
+
+    /// The analysis when every column has a match but no assignment pairs
+    /// the rows: a ground-truth row the agent's result lacks under the
+    /// assignment `matching`.
+    fn rows_do_not_pair(&self, matching: &[Option<usize>]) -> Miss {
+        let matching: Vec<usize> = matching.iter().flatten().copied().collect();
+        let mut counts: HashMap<Vec<Key>, i64> = HashMap::with_capacity(self.agent.rows);
+        for row in 0..self.agent.rows {
+            *counts
+                .entry(matching.iter().map(|&a| self.agent_key(a, row)).collect())
+                .or_default() += 1;
+        }
+        let missing = (0..self.truth.rows).find(|&row| {
+            let key: Vec<Key> = (0..matching.len()).map(|t| self.truth_key(t, row)).collect();
+            match counts.get_mut(&key) {
+                Some(count) if *count > 0 => {
+                    *count -= 1;
+                    false
+                }
+                _ => true,
+            }
+        });
+        let Some(row) = missing else {
+            return Miss::new(Reason::ValueMismatch, "every column has a match, but not row by row");
+        };
+        let shown: Vec<&str> = (0..self.truth.width())
+            .map(|column| self.truth.shown(column, row))
+            .collect();
+        Miss::new(
+            Reason::ValueMismatch,
+            format!(
+                "every column has a match, but not row by row: the ground truth's row ({}) is not in the agent's result",
+                shown.join(", ")
+            ),
+        )
+    }
+}
+
+/// A hash of `keys` (a column sorted), and the keys.
+fn fingerprinted(keys: Vec<Key>) -> (u64, Vec<Key>) {
+    let mut hasher = std::hash::DefaultHasher::new();
+    keys.hash(&mut hasher);
+    (hasher.finish(), keys)
+}
+
+/// A largest matching of ground-truth columns to distinct agent columns
+/// among `candidates` (augmenting paths: polynomial, and two equal
+/// ground-truth columns cannot both claim one agent column), columns
+/// kept in their own places where they can be. `None` for a
+/// ground-truth column left without one.
+fn match_columns(candidates: &[Vec<usize>], agent_width: usize) -> Vec<Option<usize>> {
+    fn augment(truth: usize, candidates: &[Vec<usize>], owner: &mut [Option<usize>], seen: &mut [bool]) -> bool {
+        for &agent in &candidates[truth] {
+            if seen[agent] {
+                continue;
+            }
+            seen[agent] = true;
+            if owner[agent].is_none_or(|other| augment(other, candidates, owner, seen)) {
+                owner[agent] = Some(truth);
+                return true;
+            }
+        }
+        false
+    }
+    let mut owner: Vec<Option<usize>> = vec![None; agent_width];
+    // Columns in their own places first; the others find room around them.
+    for (truth, found) in candidates.iter().enumerate() {
+        if found.contains(&truth) {
+            owner[truth] = Some(truth);
+        }
+    }
+    for truth in 0..candidates.len() {
+        if !owner.contains(&Some(truth)) {
+            let mut seen = vec![false; agent_width];
+            augment(truth, candidates, &mut owner, &mut seen);
+        }
+    }
+    let mut matching = vec![None; candidates.len()];
+    for (agent, truth) in owner.iter().enumerate() {
+        if let Some(truth) = truth {
+            matching[*truth] = Some(agent);
+        }
+    }
+    matching
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,451 @@
+//! The grading's tests: each rule of Cube's, values as sent, the exact
+//! search (month and rank, a bound that says so, a deadline), and property
+//! tests: any result against itself reordered, renamed and widened passes,
+//! a changed cell fails naming it.
+
+use super::*;
+use proptest::prelude::*;
+use serde_json::value::RawValue;
+use serde_json::{json, Value};
+
+/// A sheet of `rows` (JSON arrays), its columns named `prefix1…`.
+fn sheet(prefix: &str, rows: &Value) -> Sheet {
+    let rows = rows.as_array().unwrap();
+    let width = rows.iter().map(|row| row.as_array().unwrap().len()).max().unwrap_or(0);
+    let mut sheet = Sheet {
+        names: (1..=width).map(|i| format!("{prefix}{i}")).collect(),
+        ..Sheet::default()
+    };
+    let texts: Vec<Vec<String>> = rows
+        .iter()
+        .map(|row| row.as_array().unwrap().iter().map(Value::to_string).collect())
+        .collect();
+    push_texts(&mut sheet, &texts);
+    sheet
+}
+
+/// Pushes rows of cells given as their JSON text.
+fn push_texts(sheet: &mut Sheet, rows: &[Vec<String>]) {
+    for row in rows {
+        let raws: Vec<Box<RawValue>> = row
+            .iter()
+            .map(|text| RawValue::from_string(text.clone()).unwrap())
+            .collect();
+        let refs: Vec<&RawValue> = raws.iter().map(AsRef::as_ref).collect();
+        sheet.push(&refs).unwrap();
+    }
+}
+
+/// Grades agent rows against truth rows (columns named `a…` and `c…`).
+fn graded(agent: Value, truth: Value) -> Option<Miss> {
+    grade(&sheet("a", &agent), &sheet("c", &truth), None).unwrap()
+}
+
+/// Grades sheets whose cells are given as the JSON text sent.
+fn graded_texts(agent: &[&str], truth: &[&str]) -> Option<Miss> {
+    let column = |cells: &[&str]| {
+        let mut sheet = Sheet::default();
+        push_texts(
+            &mut sheet,
+            &cells.iter().map(|cell| vec![cell.to_string()]).collect::<Vec<_>>(),
+        );
+        sheet
+    };
+    grade(&column(agent), &column(truth), None).unwrap()
+}
+
+fn reason(miss: Option<Miss>) -> Option<Reason> {
+    miss.and_then(|miss| miss.reason)
+}
+
+#[test]
+fn order_names_and_extra_columns_do_not_matter() {
+    let truth = json!([["East", 6646], ["West", 10787]]);
+    let agent = json!([[10787.0, "West", "x"], ["6646.4", "East", "y"]]);
+    assert_eq!(graded(agent, truth), None);
+}
+
+#[test]
+fn numbers_compare_to_four_significant_figures() {
+    assert_eq!(graded(json!([[6646.0]]), json!([[6646]])), None);
+    assert_eq!(graded(json!([[6646.4]]), json!([[6646]])), None);
+    assert_eq!(
+        graded(json!([["6646"]]), json!([[6646.0]])),
+        None,
+        "a number sent as a string"
+    );
+    assert_eq!(graded(json!([[" 6646 "]]), json!([[6646]])), None, "blanks around it");
+    assert_eq!(graded(json!([[0.0001234]]), json!([[0.00012344]])), None);
+    assert_eq!(graded(json!([[-12.341]]), json!([[-12.34]])), None);
+    assert_eq!(graded(json!([[9999.6]]), json!([[10000]])), None, "rounding carries");
+    assert_eq!(
+        reason(graded(json!([[6656]]), json!([[6646]]))),
+        Some(Reason::ValueMismatch)
+    );
+    assert_eq!(
+        reason(graded(json!([[6647]]), json!([[6646]]))),
+        Some(Reason::ValueMismatch)
+    );
+    assert_eq!(
+        reason(graded(json!([[-6646]]), json!([[6646]]))),
+        Some(Reason::ValueMismatch)
+    );
+    assert_eq!(
+        graded(json!([[66460.4]]), json!([[66461]])),
+        None,
+        "the 5th figure differs"
+    );
+    assert_eq!(graded(json!([["+5"]]), json!([["5."]])), None);
+    assert_eq!(graded(json!([[".5"]]), json!([[0.5]])), None);
+}
+
+#[test]
+fn values_keep_what_they_were_sent_as() {
+    // A number no double holds is no NULL and no infinity.
+    assert_eq!(reason(graded_texts(&["1e400"], &["null"])), Some(Reason::ValueMismatch));
+    assert_eq!(
+        reason(graded_texts(&["1e400"], &["1e401"])),
+        Some(Reason::ValueMismatch)
+    );
+    assert_eq!(
+        reason(graded_texts(&["-1e400"], &["1e400"])),
+        Some(Reason::ValueMismatch)
+    );
+    assert_eq!(graded_texts(&["1e400"], &["1.0000E+400"]), None);
+    assert_eq!(graded_texts(&["\"1e400\""], &["1e400"]), None, "as a string too");
+    assert_eq!(graded_texts(&["1e-400"], &["1.00001e-400"]), None);
+    // Forty digits, by their digits.
+    let forty = "1234567890123456789012345678901234567890";
+    assert_eq!(graded_texts(&[forty], &["1.2345e39"]), None);
+    assert_eq!(
+        reason(graded_texts(&[forty], &["1.2355e39"])),
+        Some(Reason::ValueMismatch)
+    );
+    assert_eq!(
+        reason(graded_texts(&[forty], &["1234567890123456789012345678901234567890000"])),
+        Some(Reason::ValueMismatch)
+    );
+    // Zero has no sign.
+    assert_eq!(graded_texts(&["-0"], &["0"]), None);
+    assert_eq!(graded_texts(&["-0.0e7"], &["\"0\""]), None);
+    // NULL equals only NULL.
+    assert_eq!(graded_texts(&["null"], &["null"]), None);
+    for other in ["0", "\"\"", "\"null\"", "false"] {
+        assert_eq!(
+            reason(graded_texts(&["null"], &[other])),
+            Some(Reason::ValueMismatch),
+            "{other}"
+        );
+        assert_eq!(
+            reason(graded_texts(&[other], &["null"])),
+            Some(Reason::ValueMismatch),
+            "{other}"
+        );
+    }
+    // NaN and Infinity sent as strings are text: equal to themselves
+    // only, never a number or NULL.
+    assert_eq!(graded_texts(&["\"NaN\""], &["\"NaN\""]), None);
+    assert_eq!(graded_texts(&["\"Infinity\""], &["\"Infinity\""]), None);
+    for (agent, truth) in [
+        ("\"NaN\"", "null"),
+        ("\"Infinity\"", "1e400"),
+        ("\"-Infinity\"", "\"Infinity\""),
+        ("\"inf\"", "\"Infinity\""),
+    ] {
+        assert_eq!(
+            reason(graded_texts(&[agent], &[truth])),
+            Some(Reason::ValueMismatch),
+            "{agent} {truth}"
+        );
+    }
+    // An exponent no key holds compares as its text.
+    assert_eq!(
+        graded_texts(&["1e99999999999999999999"], &["1e99999999999999999999"]),
+        None
+    );
+    assert_eq!(
+        reason(graded_texts(&["1e99999999999999999999"], &["1E99999999999999999999"])),
+        Some(Reason::ValueMismatch)
+    );
+}
+
+#[test]
+fn nulls_dates_and_text_compare_as_they_are() {
+    assert_eq!(
+        graded(json!([[null, "2024-01-01"]]), json!([[null, "2024-01-01"]])),
+        None
+    );
+    assert_eq!(
+        reason(graded(json!([["2024-01-01T00:00:00.000"]]), json!([["2024-01-01"]]))),
+        Some(Reason::ValueMismatch)
+    );
+    assert_eq!(
+        reason(graded(json!([[null]]), json!([[0]]))),
+        Some(Reason::ValueMismatch)
+    );
+    assert_eq!(
+        reason(graded(json!([[""]]), json!([[null]]))),
+        Some(Reason::ValueMismatch)
+    );
+    assert_eq!(graded(json!([[true, [1, 2]]]), json!([["true", [1, 2]]])), None);
+}
+
+#[test]
+fn rows_are_a_multiset() {
+    let truth = json!([["a"], ["a"], ["b"]]);
+    assert_eq!(graded(json!([["b"], ["a"], ["a"]]), truth.clone()), None);
+    assert_eq!(
+        reason(graded(json!([["a"], ["b"], ["b"]]), truth.clone())),
+        Some(Reason::ValueMismatch)
+    );
+    let miss = graded(json!([["a"], ["b"]]), truth.clone()).unwrap();
+    assert_eq!(miss.reason, Some(Reason::RowCountMismatch));
+    assert_eq!(miss.analysis, "the agent returned 2 rows, the ground truth has 3");
+    let miss = graded(json!([["a"], ["b"], ["a"], ["a"]]), truth).unwrap();
+    assert_eq!(miss.reason, Some(Reason::UnexpectedRows));
+}
+
+#[test]
+fn reasons_come_in_cubes_order() {
+    let miss = graded(json!([["a"]]), json!([["a", 1], ["b", 2]])).unwrap();
+    assert_eq!(miss.reason, Some(Reason::MissingColumns));
+    assert_eq!(miss.analysis, "the agent returned 1 column, the ground truth has 2");
+}
+
+#[test]
+fn empty_and_one_column_results() {
+    assert_eq!(graded(json!([]), json!([])), None);
+    assert_eq!(graded(json!([[1]]), json!([[1]])), None);
+    // An empty result still has its columns (from its schema).
+    let named = |rows: &Value| Sheet {
+        names: vec!["n".into()],
+        ..sheet("n", rows)
+    };
+    let (none, some) = (named(&json!([])), named(&json!([[1]])));
+    assert_eq!(
+        reason(grade(&none, &some, None).unwrap()),
+        Some(Reason::RowCountMismatch)
+    );
+    assert_eq!(reason(grade(&some, &none, None).unwrap()), Some(Reason::UnexpectedRows));
+    assert_eq!(reason(graded(json!([]), json!([[1]]))), Some(Reason::MissingColumns));
+}
+
+#[test]
+fn two_equal_truth_columns_need_two_agent_columns() {
+    let truth = json!([[1, 1], [2, 2]]);
+    assert_eq!(graded(json!([[1, 1], [2, 2]]), truth.clone()), None);
+    assert_eq!(
+        reason(graded(json!([[1, "x"], [2, "y"]]), truth)),
+        Some(Reason::ValueMismatch)
+    );
+}
+
+#[test]
+fn columns_that_match_alone_must_also_pair_row_by_row() {
+    let truth = json!([["East", 1], ["West", 2]]);
+    assert_eq!(graded(json!([["East", 2, 1], ["West", 1, 2]]), truth.clone()), None);
+    let miss = graded(json!([["East", 2], ["West", 1]]), truth).unwrap();
+    assert_eq!(miss.reason, Some(Reason::ValueMismatch));
+    assert!(miss.analysis.contains("not row by row"), "{}", miss.analysis);
+}
+
+#[test]
+fn a_month_and_its_rank_are_told_apart() {
+    // Both columns hold 1..12, nothing else tells the rows apart, and
+    // the first pairing tried is the wrong one.
+    let truth: Vec<Value> = (1..=12).map(|m| json!([m, (m * 5) % 12 + 1])).collect();
+    let agent: Vec<Value> = (1..=12).map(|m| json!([(m * 5) % 12 + 1, m])).collect();
+    assert_eq!(graded(Value::Array(agent), Value::Array(truth)), None);
+    // With a third column.
+    let rows: Vec<Value> = (1..=12).map(|m| json!([m, 13 - m, m * 100])).collect();
+    let truth = Value::Array(rows.clone());
+    assert_eq!(graded(truth.clone(), truth.clone()), None);
+    let swapped: Vec<Value> = (1..=12).map(|m| json!([13 - m, m * 100, m])).collect();
+    assert_eq!(graded(Value::Array(swapped), truth.clone()), None);
+    // Origin and destination cities.
+    let trips = json!([
+        ["Oslo", "Rome", 3],
+        ["Rome", "Oslo", 5],
+        ["Oslo", "Paris", 2],
+        ["Paris", "Rome", 1]
+    ]);
+    let reordered = json!([
+        [1, "Rome", "Paris"],
+        [2, "Paris", "Oslo"],
+        [5, "Oslo", "Rome"],
+        [3, "Rome", "Oslo"]
+    ]);
+    assert_eq!(graded(reordered, trips.clone()), None);
+    let wrong = json!([
+        [1, "Paris", "Rome"],
+        [2, "Oslo", "Paris"],
+        [5, "Rome", "Oslo"],
+        [3, "Oslo", "Rome"]
+    ]);
+    assert_eq!(graded(wrong, trips), None, "the same trips, columns swapped");
+}
+
+#[test]
+fn the_analysis_names_the_row_the_column_and_both_values() {
+    let truth = Sheet {
+        names: vec!["region".into(), "revenue".into()],
+        ..sheet("c", &json!([["East", 6646], ["West", 10787]]))
+    };
+    let agent = sheet("a", &json!([["East", 6646], ["West", 10900]]));
+    let miss = grade(&agent, &truth, None).unwrap().unwrap();
+    assert_eq!(miss.reason, Some(Reason::ValueMismatch));
+    assert_eq!(
+        miss.analysis,
+        "column 2 of the ground truth (revenue) has no match: row West 10787 vs 10900"
+    );
+    // Without a column to find the row by, what each side lacks.
+    let miss = graded(json!([[1], [5], [3]]), json!([[1], [2], [3]])).unwrap();
+    assert_eq!(
+        miss.analysis,
+        "column 1 of the ground truth (c1) has no match: the ground truth has 2 where the agent has 5"
+    );
+}
+
+#[test]
+fn wide_results_of_equal_columns_are_matched_at_once() {
+    // 500 columns of equal values on both sides: every agent column is
+    // a candidate for every truth column (500! assignments).
+    let row = Value::Array(vec![json!(1); 500]);
+    let rows = Value::Array(vec![row; 200]);
+    let agent = sheet("a", &rows);
+    let truth = sheet("c", &rows);
+    assert_eq!(grade_within(&agent, &truth, None, 10_000).unwrap(), None);
+}
+
+#[test]
+fn a_search_past_its_bound_says_so() {
+    let rows: Vec<Value> = (0..12)
+        .map(|m| json!([m, (m * 5) % 12, (m * 7) % 12, 11 - m]))
+        .collect();
+    let truth = sheet("c", &Value::Array(rows.clone()));
+    let reversed: Vec<Value> = rows
+        .iter()
+        .map(|row| {
+            let cells = row.as_array().unwrap();
+            Value::Array(cells.iter().rev().cloned().collect())
+        })
+        .collect();
+    let agent = sheet("a", &Value::Array(reversed));
+    assert_eq!(grade_within(&agent, &truth, None, SEARCH_BUDGET).unwrap(), None);
+    let miss = grade_within(&agent, &truth, None, 20).unwrap().unwrap();
+    assert_eq!(miss.verdict, Verdict::Review);
+    assert!(
+        miss.analysis
+            .starts_with("undecided: 4 ground-truth columns share their values with 4 agent columns"),
+        "{}",
+        miss.analysis
+    );
+}
+
+#[test]
+fn grading_stops_at_the_deadline() {
+    let rows: Vec<Value> = (0..12).map(|m| json!([m, 11 - m])).collect();
+    let truth = sheet("c", &Value::Array(rows.clone()));
+    let past = Instant::now();
+    assert_eq!(grade(&truth, &truth, Some(past)), Err(OutOfTime));
+}
+
+/// A table of small values (so columns often share them), as rows of
+/// JSON texts.
+fn table() -> impl Strategy<Value = Vec<Vec<String>>> {
+    let cell = prop_oneof![
+        (0..4i32).prop_map(|n| n.to_string()),
+        (0..3i32).prop_map(|n| format!("\"{n}\"")),
+        prop::sample::select(vec!["\"a\"", "\"b\"", "null", "1.0", "-0"]).prop_map(str::to_string),
+    ];
+    (1..5usize, 0..14usize)
+        .prop_flat_map(move |(width, rows)| prop::collection::vec(prop::collection::vec(cell.clone(), width), rows))
+}
+
+/// A table whose columns all hold the same values in other orders (a
+/// month and its rank), so most pairings of columns are wrong.
+fn ambiguous_table() -> impl Strategy<Value = Vec<Vec<String>>> {
+    (2..6usize, 2..10usize).prop_flat_map(|(width, rows)| {
+        let base = prop::collection::vec(0..4i32, rows);
+        (base, prop::collection::vec(any::<u64>(), width)).prop_map(move |(base, seeds)| {
+            let columns: Vec<Vec<i32>> = seeds
+                .iter()
+                .map(|&seed| {
+                    let mut column = base.clone();
+                    fastrand::Rng::with_seed(seed).shuffle(&mut column);
+                    column
+                })
+                .collect();
+            (0..base.len())
+                .map(|row| columns.iter().map(|column| column[row].to_string()).collect())
+                .collect()
+        })
+    })
+}
+
+/// Grades tables given as rows of JSON texts.
+fn graded_rows(agent: &[Vec<String>], truth: &[Vec<String>]) -> Option<Miss> {
+    let of = |rows: &[Vec<String>]| {
+        let mut sheet = Sheet {
+            names: (0..rows.first().map_or(0, Vec::len)).map(|i| format!("c{i}")).collect(),
+            ..Sheet::default()
+        };
+        push_texts(&mut sheet, rows);
+        sheet
+    };
+    grade(&of(agent), &of(truth), None).unwrap()
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(400))]
+
+    #[test]
+    fn any_result_passes_against_itself_reordered_renamed_and_widened(
+        truth in prop_oneof![table(), ambiguous_table()],
+        seed in any::<u64>(),
+        extra in prop::collection::vec(prop::sample::select(vec!["0", "1", "\"a\"", "null"]), 0..3),
+    ) {
+        let width = truth.first().map_or(0, Vec::len);
+        let mut rng = fastrand::Rng::with_seed(seed);
+        let mut order: Vec<usize> = (0..width + extra.len()).collect();
+        rng.shuffle(&mut order);
+        let mut rows = truth.clone();
+        rng.shuffle(&mut rows);
+        let agent: Vec<Vec<String>> = rows
+            .iter()
+            .enumerate()
+            .map(|(row, cells)| {
+                order
+                    .iter()
+                    .map(|&column| match cells.get(column) {
+                        Some(cell) => cell.clone(),
+                        // An extra column: any value, not one per row.
+                        None => extra[(column - width + row) % extra.len()].to_string(),
+                    })
+                    .collect()
+            })
+            .collect();
+        prop_assert_eq!(graded_rows(&truth, &truth), None);
+        prop_assert_eq!(graded_rows(&agent, &truth), None);
+    }
+
+    #[test]
+    fn a_changed_cell_fails_with_a_value_mismatch_naming_it(
+        truth in table().prop_filter("a row", |rows| !rows.is_empty()),
+        row in any::<prop::sample::Index>(),
+        column in any::<prop::sample::Index>(),
+    ) {
+        let mut agent = truth.clone();
+        let row = row.index(agent.len());
+        let column = column.index(agent[row].len());
+        agent[row][column] = "\"changed\"".to_string();
+        let miss = graded_rows(&agent, &truth).expect("a changed cell fails");
+        prop_assert_eq!(miss.reason, Some(Reason::ValueMismatch));
+        let original = serde_json::from_str::<Value>(&truth[row][column]).unwrap();
+        let original = original.as_str().map_or(original.to_string(), str::to_string);
+        prop_assert!(
+            miss.analysis.contains("changed") || miss.analysis.contains(&original),
+            "{}", miss.analysis
+        );
+    }
+}

@@ -1,0 +1,116 @@
+//! The cases a `check` run asks: the suite read (a TOML suite or Cube's
+//! eval files) and validated, then `--filter` and `--shard`; and `--list`,
+//! which prints them and asks nothing.
+
+use std::io::Write;
+
+use anyhow::Result;
+use serde_json::{json, Value};
+
+use super::suite::Case;
+use super::{cube, suite};
+use crate::output::{Notes, Out};
+use crate::settings::{CheckListSettings, DataSettings, IdentityInput, Selection};
+
+/// Runs `analyst check --list`: the cases a run would ask, one a line
+/// (`NAME<TAB>FILE:LINE<TAB>QUESTION`) or as a JSON array; nothing is sent.
+pub fn list(settings: CheckListSettings, notes: &Notes, out: &mut Out) -> Result<()> {
+    let cases = load(&settings.selection, &settings.identity, None, notes)?;
+    if settings.report.json {
+        let listed: Vec<Value> = cases
+            .iter()
+            .map(|case| {
+                json!({
+                    "name": case.name,
+                    "space": case.space,
+                    "question": case.turns.first().map(|turn| &turn.question),
+                    "source": case.source,
+                    "groundTruth": case.ground_truth(),
+                })
+            })
+            .collect();
+        serde_json::to_writer_pretty(&mut *out, &listed)?;
+        writeln!(out)?;
+    } else {
+        for case in &cases {
+            let question = case.turns.first().map_or("", |turn| turn.question.as_str());
+            writeln!(
+                out,
+                "{}\t{}\t{}",
+                one_field(&case.name),
+                one_field(&case.source),
+                one_field(question)
+            )?;
+        }
+    }
+    out.flush()?;
+    Ok(())
+}
+
+/// A value as one field of a tab-separated line: tabs and line breaks
+/// written as `\t`, `\n`, `\r`.
+fn one_field(text: &str) -> String {
+    text.replace('\t', "\\t").replace('\n', "\\n").replace('\r', "\\r")
+}
+
+/// The cases of the suite that `selection` selects: read and validated
+/// whole (`data`: the data query API the ground truths need, `None` when
+/// nothing will run), then `--filter` and `--shard`. A filter that selects
+/// nothing is a usage error; an empty shard (fewer cases than shards) is
+/// a note.
+pub(super) fn load(
+    selection: &Selection,
+    identity: &IdentityInput,
+    data: Option<&DataSettings>,
+    notes: &Notes,
+) -> Result<Vec<Case>> {
+    let suite = &selection.suite;
+    let cases = match cube::is_cube_suite(suite) {
+        true => cube::load(
+            suite,
+            selection.agents_path.as_deref(),
+            selection.certified,
+            identity,
+            data,
+        )?,
+        false if selection.certified => {
+            return Err(crate::error::usage(
+                "--certified reads Cube's eval files: give an agents/ folder or an eval_questions YAML file",
+            ))
+        }
+        false => suite::load(suite, identity, data)?,
+    };
+    let total = cases.len();
+    let mut cases: Vec<Case> = match &selection.filter {
+        None => cases,
+        Some(filter) => {
+            let kept: Vec<Case> = cases.into_iter().filter(|case| filter.is_match(&case.name)).collect();
+            if kept.is_empty() {
+                return Err(crate::error::usage(format!(
+                    "--filter {:?} matches none of the {total} cases of {}: see them with --list",
+                    filter.as_str(),
+                    suite.display()
+                )));
+            }
+            kept
+        }
+    };
+    if let Some((k, n)) = selection.shard {
+        let selected = cases.len();
+        let mut names: Vec<&str> = cases.iter().map(|case| case.name.as_str()).collect();
+        names.sort_unstable();
+        let mine: Vec<String> = names
+            .iter()
+            .enumerate()
+            .filter(|(position, _)| *position as u32 % n + 1 == k)
+            .map(|(_, name)| name.to_string())
+            .collect();
+        cases.retain(|case| mine.contains(&case.name));
+        if cases.is_empty() {
+            notes.warn(&format!(
+                "shard {k}/{n} is empty: {selected} cases are dealt to {n} shards; nothing runs"
+            ));
+        }
+    }
+    Ok(cases)
+}

@@ -1,0 +1,77 @@
+//! What `check` and `check --list` receive: the suite and which of its
+//! cases run, and for a run the chat, the data query API and the history.
+
+use std::path::PathBuf;
+
+use anyhow::Result;
+
+use super::checks::{parse_shard, regex, variable};
+use super::types::{CheckListSettings, CheckSettings, Network, ReportSettings, Selection};
+use super::{history, Sources};
+use crate::cli::{var, CheckArgs};
+use crate::error::usage;
+
+impl Sources<'_> {
+    /// The suite of `check` and which of its cases run.
+    fn selection(&self, args: &mut CheckArgs) -> Result<Selection> {
+        let shard = args
+            .shard
+            .as_deref()
+            .map(|text| parse_shard(text).map_err(|err| usage(format!("--shard: {err}"))))
+            .transpose()?;
+        Ok(Selection {
+            suite: args
+                .suite
+                .take()
+                .ok_or_else(|| usage("check what? give a SUITE file"))?,
+            agents_path: variable(var::CUBE_AGENTS_PATH).map(PathBuf::from),
+            certified: args.certified,
+            filter: args
+                .filter
+                .as_deref()
+                .map(|pattern| regex(pattern, "--filter"))
+                .transpose()?,
+            shard,
+        })
+    }
+
+    /// `check --list`: no URL, credential or data API is needed, and no
+    /// identity (cases are listed as a run would ask them).
+    pub(super) fn check_list(&self, mut args: CheckArgs) -> Result<CheckListSettings> {
+        let mut identity = self.identity(&args.identity)?;
+        if identity.external_id.is_none() && identity.internal_id.is_none() {
+            // Only the suite's own identity fields are checked.
+            identity.external_id = Some("analyst-list".to_string());
+        }
+        Ok(CheckListSettings {
+            selection: self.selection(&mut args)?,
+            identity,
+            report: ReportSettings::of(args.report)?,
+        })
+    }
+
+    pub(super) fn check(&self, mut args: CheckArgs, network: Network) -> Result<CheckSettings> {
+        let identity = self.identity(&args.identity)?;
+        let url = self.chat_url(&args.endpoint)?;
+        let (key, cube_token) = self.chat_credentials(&url, &args.endpoint)?;
+        let data = self.data(&args.data, identity.security_context.clone());
+        Ok(CheckSettings {
+            selection: self.selection(&mut args)?,
+            jobs: usize::from(args.jobs),
+            repeat: args.repeat.map(usize::from),
+            pass_rate: args.pass_rate,
+            max_seconds: args.max_seconds.map(std::time::Duration::from_secs_f64),
+            max_tokens: args.max_tokens,
+            max_llm_calls: args.max_llm_calls,
+            recording: history::recording(args.no_history, self.profile)?,
+            report: ReportSettings::of(args.report)?,
+            save: args.save,
+            url,
+            key,
+            cube_token,
+            identity,
+            data,
+            network,
+        })
+    }
+}
