@@ -71,6 +71,22 @@ fn main_job_runs(binary: &Path) {
 }
 
 #[test]
+fn the_readme_states_the_shipped_binary_size() {
+    dist();
+    let binary = root().join("target").join(this_target()).join("release/analyst");
+    let actual = std::fs::metadata(&binary).unwrap().len() as f64 / 1e6;
+    let readme = std::fs::read_to_string(root().join("README.md")).unwrap();
+    let (_, after) = readme
+        .split_once("The release binary is\nstripped; it is ")
+        .expect("the README states the release binary's size");
+    let stated: f64 = after.split(' ').next().unwrap().parse().unwrap();
+    assert!(
+        (stated - actual).abs() <= 0.3,
+        "the README says {stated} MB, the binary scripts/dist built is {actual:.1} MB"
+    );
+}
+
+#[test]
 fn every_artifact_is_listed_in_sha256sums() {
     let sums = std::fs::read_to_string(dist().join("SHA256SUMS")).unwrap();
     let mut listed: Vec<&str> = sums.lines().map(|line| line.rsplit(' ').next().unwrap()).collect();

@@ -61,7 +61,7 @@ fn ask(settings: &AskSettings, notes: &Notes, out: &mut Out, settled: &mut Optio
         mode(settings.output),
         notes,
         settings.display,
-        settings.all_rows,
+        mode(settings.output).notes_truncated(settings.all_rows, settings.allow_partial),
     );
     let mut observer = TurnObserver::new(
         Some(&mut output),

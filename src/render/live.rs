@@ -45,6 +45,16 @@ impl Mode {
         matches!(self, Mode::Answer | Mode::Json)
     }
 
+    /// Whether a truncated result is worth a note as it arrives: not when
+    /// every row will be fetched (`all_rows`), nor when this mode ends in
+    /// an error naming the truncated result it shows (its rows, its chart
+    /// or the JSON of every result, unless `allow_partial`): the error
+    /// says it once.
+    pub fn notes_truncated(self, all_rows: bool, allow_partial: bool) -> bool {
+        let refuses = matches!(self, Mode::Json | Mode::Rows | Mode::Chart) && !allow_partial;
+        !all_rows && !refuses
+    }
+
     /// How to get every row of truncated SQL result `number` from here.
     fn every_row(self, number: usize) -> String {
         match self {
@@ -66,13 +76,13 @@ pub struct Watched<'n> {
 
 impl<'n> Watched<'n> {
     /// `inner`, the output of `-o mode`, with notes through `notes` (each
-    /// where it helps that mode: see [`Mode`]) and the live `display`; with
-    /// `all_rows` (every row of a truncated result will be fetched) a
-    /// truncated result is not worth a note.
-    pub fn new(inner: Box<dyn Renderer>, mode: Mode, notes: &'n Notes, display: Display, all_rows: bool) -> Self {
+    /// where it helps that mode: see [`Mode`]) and the live `display`; a
+    /// truncated result gets a note only when `note_truncated` (see
+    /// [`Mode::notes_truncated`]).
+    pub fn new(inner: Box<dyn Renderer>, mode: Mode, notes: &'n Notes, display: Display, note_truncated: bool) -> Self {
         Watched {
             inner,
-            notes: EventNotes::new(notes, mode, all_rows),
+            notes: EventNotes::new(notes, mode, note_truncated),
             live: (display.spinner || display.stream_answer).then(|| Live::start(display, mode, notes)),
         }
     }
@@ -366,17 +376,17 @@ const NOTES_OF_A_KIND: usize = 5;
 struct EventNotes<'a> {
     notes: &'a Notes,
     mode: Mode,
-    all_rows: bool,
+    note_truncated: bool,
     failures: usize,
     truncated: usize,
 }
 
 impl<'a> EventNotes<'a> {
-    fn new(notes: &'a Notes, mode: Mode, all_rows: bool) -> Self {
+    fn new(notes: &'a Notes, mode: Mode, note_truncated: bool) -> Self {
         EventNotes {
             notes,
             mode,
-            all_rows,
+            note_truncated,
             failures: 0,
             truncated: 0,
         }
@@ -415,7 +425,7 @@ impl<'a> EventNotes<'a> {
         if let Some((number, sql)) = tool
             .sql
             .as_ref()
-            .filter(|_| wanted && tool.call.error.is_none() && !self.all_rows)
+            .filter(|_| wanted && tool.call.error.is_none() && self.note_truncated)
         {
             if let Some(total) = sql.total_rows.filter(|&total| total > sql.rows().len() as u64) {
                 let title = sql.title.as_deref().map(|t| format!(" \"{t}\"")).unwrap_or_default();

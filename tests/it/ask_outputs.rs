@@ -580,6 +580,13 @@ fn a_truncated_result_is_exit_10_unless_all_rows_or_allow_partial() {
             ),
             "{mode}: not hidden by -q: {stderr}"
         );
+        let loud = emu.analyst().args(["ask", "-o", mode, "Revenue?"]).output().unwrap();
+        let stderr = String::from_utf8_lossy(&loud.stderr);
+        assert_eq!(
+            stderr.matches("truncated").count(),
+            1,
+            "{mode}: said once, by the error, not also by a warning: {stderr}"
+        );
         emu.analyst()
             .args(["ask", "-o", mode, "--allow-partial", "Revenue?"])
             .assert()
