@@ -78,8 +78,10 @@ pub fn run(settings: HistorySettings, notes: &Notes, out: &mut Out) -> Result<()
     Ok(())
 }
 
-/// `history list` for a person: a line per turn, the question cut to the
-/// terminal's width, the status coloured when `styled`.
+/// `history list` for a person: a line per turn, how its stream ended and
+/// the exit code its command ended with (a completed turn whose result was
+/// truncated ended with 10), the question cut to the terminal's width, the
+/// status and exit code coloured when `styled`.
 fn list_table(turns: &[ListedTurn], width: Option<u16>, styled: bool) -> String {
     let rows: Vec<Vec<String>> = turns
         .iter()
@@ -89,22 +91,23 @@ fn list_table(turns: &[ListedTurn], width: Option<u16>, styled: bool) -> String 
                 turn.at.get(..16).unwrap_or(&turn.at).replace('T', " "),
                 turn.thread.clone().unwrap_or_else(|| "-".to_string()),
                 turn.status.clone(),
+                turn.exit_code.to_string(),
                 turn.total_tokens.map_or("-".to_string(), |tokens| tokens.to_string()),
                 turn.question.clone().unwrap_or_default(),
             ]
         })
         .collect();
-    let paint = |column: usize, cell: &str| match cell {
-        _ if !styled || column != 3 => None,
-        "completed" => Some(Tone::Good),
-        "incomplete" | "cut" | "suspended" => Some(Tone::Warning),
-        "error" | "aborted" => Some(Tone::Bad),
+    let paint = |column: usize, cell: &str| match (column, cell) {
+        _ if !styled => None,
+        (3, "completed") | (4, "0") => Some(Tone::Good),
+        (3, "incomplete" | "cut" | "suspended") => Some(Tone::Warning),
+        (3, "error" | "aborted") | (4, _) => Some(Tone::Bad),
         _ => None,
     };
     table::plain(
-        &["ID", "TIME (UTC)", "THREAD", "STATUS", "TOKENS", "QUESTION"],
+        &["ID", "TIME (UTC)", "THREAD", "STATUS", "EXIT", "TOKENS", "QUESTION"],
         &rows,
-        &[false; 6],
+        &[false, false, false, false, true, true, false],
         width,
         &paint,
     )

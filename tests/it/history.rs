@@ -864,3 +864,35 @@ fn doctor_and_config_list_show_the_history_settings_and_their_origin() {
     let doctor = String::from_utf8_lossy(&output.stdout);
     assert!(doctor.contains("off (ANALYST_HISTORY=0)"), "{doctor}");
 }
+
+#[test]
+fn the_list_shows_the_exit_code_beside_how_the_stream_ended() {
+    let emu = Emulator::start();
+    let (_dir, db) = database();
+    emu.agent(|a| {
+        a.rows = 250;
+        a.returned = 100;
+    });
+    let output = analyst_into(&emu, &db)
+        .args(["ask", "-q", "-o", "csv", "Revenue?"])
+        .output()
+        .unwrap();
+    exits(&output, 10);
+    analyst_into(&emu, &db).args(["ask", "-q", "Revenue?"]).assert().success();
+    let output = analyst().env("ANALYST_HISTORY_DB", &db).args(["history", "list"]).output().unwrap();
+    let table = String::from_utf8(output.stdout).unwrap();
+    let lines: Vec<&str> = table.lines().collect();
+    let header: Vec<&str> = lines[0].split_whitespace().collect();
+    assert_eq!(
+        header[..6],
+        ["ID", "TIME", "(UTC)", "THREAD", "STATUS", "EXIT"],
+        "{table}"
+    );
+    let row = |id: &str| -> Vec<&str> {
+        let line = lines.iter().find(|line| line.starts_with(id)).unwrap();
+        line.split_whitespace().collect()
+    };
+    // ID, date, time, thread, status, exit code.
+    assert_eq!(row("1")[4..6], ["completed", "10"], "{table}");
+    assert_eq!(row("2")[4..6], ["completed", "0"], "{table}");
+}
