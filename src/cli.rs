@@ -370,8 +370,8 @@ pub struct HistoryListArgs {
     pub grep: Option<String>,
 
     /// table (for a person) or json (an array)
-    #[arg(short, long, value_enum, value_name = "MODE", default_value_t = HistoryOutput::Table)]
-    pub output: HistoryOutput,
+    #[arg(short, long, value_enum, value_name = "MODE", default_value_t = TableOrJson::Table)]
+    pub output: TableOrJson,
 
     /// Where the data goes: --jq, --output-file.
     #[command(flatten)]
@@ -386,8 +386,8 @@ pub struct HistoryShowArgs {
     pub id: String,
 
     /// table (for a person) or json
-    #[arg(short, long, value_enum, value_name = "MODE", default_value_t = HistoryOutput::Table)]
-    pub output: HistoryOutput,
+    #[arg(short, long, value_enum, value_name = "MODE", default_value_t = TableOrJson::Table)]
+    pub output: TableOrJson,
 
     /// Where the data goes: --jq, --output-file.
     #[command(flatten)]
@@ -447,9 +447,9 @@ pub struct HistoryForgetArgs {
     pub all: bool,
 }
 
-/// How `history list` and `show` print.
+/// How `history list`, `history show` and `doctor` print.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
-pub enum HistoryOutput {
+pub enum TableOrJson {
     /// Aligned, for a person
     Table,
     /// JSON
@@ -533,6 +533,10 @@ pub struct DoctorArgs {
     /// Check the settings only: call no endpoint
     #[arg(long)]
     pub offline: bool,
+
+    /// table (for a person, fitted to the terminal) or json (an array of findings)
+    #[arg(short, long, value_enum, value_name = "MODE", default_value_t = TableOrJson::Table)]
+    pub output: TableOrJson,
 
     /// The chat API and its credentials.
     #[command(flatten)]

@@ -106,7 +106,7 @@ where
         Command::Version => commands::version::run(&mut out),
         Command::History(settings) => commands::history::run(*settings, &notes, &mut out),
         Command::Doctor(settings) => commands::doctor::run(*settings, &notes, &mut out),
-        Command::ConfigList(findings) => commands::config::list(&findings, &mut out),
+        Command::ConfigList(findings, width) => commands::config::list(&findings, width, &mut out),
         Command::ConfigPath(path) => commands::config::path(path.as_deref(), &mut out),
         Command::ConfigProfiles(names) => commands::config::profiles(&names, &mut out),
     };

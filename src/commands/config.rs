@@ -7,15 +7,19 @@ use std::io::Write;
 use anyhow::Result;
 
 use crate::output::Out;
+use crate::render::table;
 use crate::settings::Finding;
 
 /// Runs `analyst config list`: a table of setting, value, and where it
-/// came from.
-pub fn list(findings: &[Finding], out: &mut Out) -> Result<()> {
-    let rows = findings
+/// came from, fitted to `width` (a terminal's).
+pub fn list(findings: &[Finding], width: Option<u16>, out: &mut Out) -> Result<()> {
+    let rows: Vec<Vec<String>> = findings
         .iter()
-        .map(|finding| vec![finding.what.clone(), finding.found.clone(), finding.from.clone()]);
-    super::doctor::write_table(&["setting", "value", "from"], rows, out)
+        .map(|finding| vec![finding.what.clone(), finding.found.clone(), finding.from.clone()])
+        .collect();
+    out.write_all(table::wrapped(&["setting", "value", "from"], &rows, width).as_bytes())?;
+    out.flush()?;
+    Ok(())
 }
 
 /// Runs `analyst config path`: the path, whether or not the file exists.

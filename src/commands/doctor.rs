@@ -1,14 +1,14 @@
 //! `analyst doctor`: the setup checked without asking the agent anything.
 //! The settings' checks come from `settings`; here the endpoints are
 //! called harmlessly (unless `--offline`), and every finding is printed as
-//! a table: what, how it came out, what was found, where it came from.
+//! a table (or with `-o json` an array): what, how it came out, what was
+//! found, where it came from.
 //! Exit 0 when all is well, else the code of the first failing check.
 
 use std::io::Write;
 use std::time::Instant;
 
 use anyhow::Result;
-use comfy_table::{presets, Table};
 
 use crate::api::chat::ChatClient;
 use crate::api::data::DataClient;
@@ -16,9 +16,9 @@ use crate::api::session;
 use crate::error::{fail, kind_of, Kind};
 use crate::net::http::{Http, Retry};
 use crate::output::{Notes, Out};
+use crate::render::table;
 use crate::results::Collected;
 use crate::settings::{DoctorSettings, Finding, FindingState};
-use crate::text::visible;
 
 /// A chat id no chat has: aborting it proves the key and the agent (404).
 const MADE_UP_CHAT: &str = "analyst-doctor-no-such-chat";
@@ -31,7 +31,7 @@ pub fn run(settings: DoctorSettings, notes: &Notes, out: &mut Out) -> Result<()>
     if !settings.offline {
         findings.extend(call_endpoints(&settings, notes)?);
     }
-    print(&findings, out)?;
+    print(&findings, settings.json, settings.width, out)?;
     let failed: Vec<&Finding> = findings
         .iter()
         .filter(|finding| matches!(finding.state, FindingState::Failed(_)))
@@ -55,33 +55,49 @@ pub fn run(settings: DoctorSettings, notes: &Notes, out: &mut Out) -> Result<()>
     }
 }
 
-/// Prints the findings as a table on stdout.
-fn print(findings: &[Finding], out: &mut Out) -> Result<()> {
-    let rows = findings.iter().map(|finding| {
-        let result = match finding.state {
-            FindingState::Ok => "ok".to_string(),
-            FindingState::Unset => "not set".to_string(),
-            FindingState::Failed(kind) => format!("FAIL (exit {})", kind.exit_code()),
-        };
-        vec![
-            finding.what.clone(),
-            result,
-            finding.found.clone(),
-            finding.from.clone(),
-        ]
-    });
-    write_table(&["check", "result", "found", "from"], rows, out)
-}
-
-/// Writes `rows` under `header` as a table on stdout (cells made visible).
-pub fn write_table(header: &[&str], rows: impl Iterator<Item = Vec<String>>, out: &mut Out) -> Result<()> {
-    let mut table = Table::new();
-    table.load_preset(presets::UTF8_FULL_CONDENSED);
-    table.set_header(header.iter().copied());
-    for row in rows {
-        table.add_row(row.iter().map(|cell| visible(cell).into_owned()));
+/// Prints the findings: a table fitted to `width`, or with `json` an
+/// array of `{check, result, exitCode, found, from}` (`result` one of `ok`,
+/// `unset`, `failed`; `exitCode` the code a failure stands for, else null).
+fn print(findings: &[Finding], json: bool, width: Option<u16>, out: &mut Out) -> Result<()> {
+    if json {
+        let array: Vec<serde_json::Value> = findings
+            .iter()
+            .map(|finding| {
+                let (result, exit_code) = match finding.state {
+                    FindingState::Ok => ("ok", None),
+                    FindingState::Unset => ("unset", None),
+                    FindingState::Failed(kind) => ("failed", Some(kind.exit_code())),
+                };
+                serde_json::json!({
+                    "check": finding.what,
+                    "result": result,
+                    "exitCode": exit_code,
+                    "found": finding.found,
+                    "from": finding.from,
+                })
+            })
+            .collect();
+        serde_json::to_writer_pretty(&mut *out, &array)?;
+        writeln!(out)?;
+    } else {
+        let rows: Vec<Vec<String>> = findings
+            .iter()
+            .map(|finding| {
+                let result = match finding.state {
+                    FindingState::Ok => "ok".to_string(),
+                    FindingState::Unset => "not set".to_string(),
+                    FindingState::Failed(kind) => format!("FAIL (exit {})", kind.exit_code()),
+                };
+                vec![
+                    finding.what.clone(),
+                    result,
+                    finding.found.clone(),
+                    finding.from.clone(),
+                ]
+            })
+            .collect();
+        out.write_all(table::wrapped(&["check", "result", "found", "from"], &rows, width).as_bytes())?;
     }
-    writeln!(out, "{table}")?;
     out.flush()?;
     Ok(())
 }

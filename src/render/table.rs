@@ -287,6 +287,32 @@ fn aligned(columns: &[Column], rows: Vec<Vec<String>>, width: Option<u16>) -> co
     table
 }
 
+/// A boxed table for a person whose every cell must be read whole (the
+/// findings of `doctor`, the settings of `config list`): cells made
+/// visible; with a `width` (a terminal's), long cells wrap onto more lines
+/// so that the table fits it, the last column (where each value came
+/// from) at most a quarter of it.
+pub fn wrapped(headers: &[&str], rows: &[Vec<String>], width: Option<u16>) -> String {
+    let mut table = comfy_table::Table::new();
+    table.load_preset(comfy_table::presets::UTF8_FULL_CONDENSED);
+    table.set_header(headers.iter().copied());
+    for row in rows {
+        table.add_row(row.iter().map(|cell| visible(cell).into_owned()));
+    }
+    if let Some(width) = width {
+        use comfy_table::{ColumnConstraint, Width};
+        table
+            .set_width(width)
+            .set_content_arrangement(comfy_table::ContentArrangement::Dynamic);
+        // Where a value came from is short to read: the room goes to the
+        // value.
+        if let Some(last) = table.column_mut(headers.len().saturating_sub(1)) {
+            last.set_constraint(ColumnConstraint::UpperBoundary(Width::Percentage(25)));
+        }
+    }
+    format!("{table}\n")
+}
+
 /// A plain table for a person, without borders: each column as wide as its
 /// widest cell (two spaces between), the `numeric` ones right-aligned,
 /// every cell on one line, and the last column cut with `…` to what is

@@ -11,7 +11,7 @@ use super::profile::Config;
 use super::secrets::Secrets;
 use super::types::{DoctorSettings, Network};
 use super::{security_context, SessionSettings, Sources};
-use crate::cli::{var, DoctorArgs};
+use crate::cli::{var, DoctorArgs, TableOrJson};
 use crate::error::{kind_of, usage, Fault};
 
 impl Sources<'_> {
@@ -61,6 +61,7 @@ impl Sources<'_> {
         args: DoctorArgs,
         config_problem: Option<anyhow::Error>,
         network: Network,
+        width: Option<u16>,
     ) -> DoctorSettings {
         let mut findings = vec![match config_problem {
             Some(err) => Finding::new(
@@ -183,6 +184,8 @@ impl Sources<'_> {
             account,
             offline: args.offline,
             network,
+            json: args.output == TableOrJson::Json,
+            width,
         }
     }
 }

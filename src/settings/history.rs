@@ -13,7 +13,7 @@ pub use super::profile::Price;
 use super::profile::{Config, Profile};
 use super::types::{destination, mode_name};
 use crate::cli::{
-    var, ExportFormat, HistoryAction, HistoryArgs, HistoryForgetArgs, HistoryListArgs, HistoryOutput, UsageGrouping,
+    var, ExportFormat, HistoryAction, HistoryArgs, HistoryForgetArgs, HistoryListArgs, TableOrJson, UsageGrouping,
     UsageOutput,
 };
 use crate::error::usage;
@@ -239,8 +239,8 @@ pub fn history(
 ) -> Result<HistorySettings> {
     let db =
         database(profile).ok_or_else(|| usage("no home folder for the history database: set ANALYST_HISTORY_DB"))?;
-    let json_only = |output: HistoryOutput| match output {
-        HistoryOutput::Json => Ok(JqInput::Whole),
+    let json_only = |output: TableOrJson| match output {
+        TableOrJson::Json => Ok(JqInput::Whole),
         other => Err((mode_name(other), "-o json")),
     };
     let (command, destination) = match args.action.unwrap_or(HistoryAction::List(args.list)) {
@@ -248,7 +248,7 @@ pub fn history(
         HistoryAction::Show(show) => (
             HistoryCommand::Show {
                 id: show.id,
-                json: show.output == HistoryOutput::Json,
+                json: show.output == TableOrJson::Json,
             },
             destination(show.destination, json_only(show.output))?,
         ),
@@ -309,9 +309,9 @@ fn list_command(list: HistoryListArgs) -> Result<(HistoryCommand, Destination)> 
         .as_deref()
         .map(|pattern| regex(pattern, "--grep"))
         .transpose()?;
-    let json = list.output == HistoryOutput::Json;
+    let json = list.output == TableOrJson::Json;
     let input = match list.output {
-        HistoryOutput::Json => Ok(JqInput::Whole),
+        TableOrJson::Json => Ok(JqInput::Whole),
         other => Err((mode_name(other), "-o json")),
     };
     let filter = ListFilter {

@@ -81,8 +81,9 @@ pub enum Command {
     Version,
     /// `analyst doctor`.
     Doctor(Box<DoctorSettings>),
-    /// `analyst config list`: the settings, each with where it came from.
-    ConfigList(Vec<Finding>),
+    /// `analyst config list`: the settings, each with where it came from,
+    /// and the terminal's width the table fits.
+    ConfigList(Vec<Finding>, Option<u16>),
     /// `analyst config path`.
     ConfigPath(Option<PathBuf>),
     /// `analyst history`.
@@ -198,7 +199,7 @@ impl Command {
             | Command::Completions(..)
             | Command::Version
             | Command::Doctor(_)
-            | Command::ConfigList(_)
+            | Command::ConfigList(..)
             | Command::ConfigPath(_)
             | Command::ConfigProfiles(_) => return Destination::default(),
         };
@@ -340,8 +341,13 @@ fn resolve_command(
         }),
         CliCommand::Check(args) if args.list => Command::CheckList(Box::new(sources.check_list(args)?)),
         CliCommand::Check(args) => Command::Check(Box::new(sources.check(args, network)?)),
-        CliCommand::Doctor(args) => Command::Doctor(Box::new(sources.doctor(args, config_problem, network))),
-        CliCommand::Config(_) => Command::ConfigList(sources.config_list()),
+        CliCommand::Doctor(args) => Command::Doctor(Box::new(sources.doctor(
+            args,
+            config_problem,
+            network,
+            terminal_width(terminals.stdout),
+        ))),
+        CliCommand::Config(_) => Command::ConfigList(sources.config_list(), terminal_width(terminals.stdout)),
         CliCommand::Completions(args) => Command::Completions(args.target, args.dir),
         CliCommand::Version => Command::Version,
         CliCommand::History(args) => Command::History(Box::new(history::history(

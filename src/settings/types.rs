@@ -409,6 +409,10 @@ pub struct DoctorSettings {
     pub offline: bool,
     /// Timeouts and retries.
     pub network: Network,
+    /// `-o json`: the findings as a JSON array, not a table.
+    pub json: bool,
+    /// The terminal's width the table fits, when stdout is one.
+    pub width: Option<u16>,
 }
 
 /// What a chat must show to pass (`ask --expect-*`, a `check` turn): the

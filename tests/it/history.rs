@@ -878,8 +878,15 @@ fn the_list_shows_the_exit_code_beside_how_the_stream_ended() {
         .output()
         .unwrap();
     exits(&output, 10);
-    analyst_into(&emu, &db).args(["ask", "-q", "Revenue?"]).assert().success();
-    let output = analyst().env("ANALYST_HISTORY_DB", &db).args(["history", "list"]).output().unwrap();
+    analyst_into(&emu, &db)
+        .args(["ask", "-q", "Revenue?"])
+        .assert()
+        .success();
+    let output = analyst()
+        .env("ANALYST_HISTORY_DB", &db)
+        .args(["history", "list"])
+        .output()
+        .unwrap();
     let table = String::from_utf8(output.stdout).unwrap();
     let lines: Vec<&str> = table.lines().collect();
     let header: Vec<&str> = lines[0].split_whitespace().collect();

@@ -285,6 +285,32 @@ fn doctor_checks_every_setting_and_calls_each_endpoint_harmlessly() {
     let table = String::from_utf8(output.stdout).unwrap();
     assert!(row(&table, "chat API answers").contains("FAIL (exit 3)"), "{table}");
     assert!(row(&table, "data query API").contains("not set"), "{table}");
+    // The same findings for a script: -o json, the same exit code.
+    let output = emu
+        .analyst()
+        .env("ANALYST_API_KEY", "sk-wrong-key")
+        .args(["doctor", "-o", "json"])
+        .output()
+        .unwrap();
+    exits(&output, 3);
+    let findings: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
+    let finding = |check: &str| {
+        findings
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|finding| finding["check"] == check)
+            .unwrap_or_else(|| panic!("no {check} in {findings}"))
+            .clone()
+    };
+    let answers = finding("chat API answers");
+    assert_eq!(
+        (&answers["result"], &answers["exitCode"]),
+        (&"failed".into(), &3.into())
+    );
+    assert_eq!(finding("data query API")["result"], "unset");
+    assert_eq!(finding("chat URL")["from"], "ANALYST_CHAT_URL");
+    assert!(!String::from_utf8_lossy(&output.stdout).contains("sk-wrong-key"));
 
     // --offline calls nothing; a bad setting is its exit code.
     let emu = Emulator::start();
