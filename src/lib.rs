@@ -72,6 +72,11 @@ where
             let _ = err.print();
             return error::SUCCESS;
         }
+        // `analyst` (or `analyst config`) alone: what it can do, on stderr.
+        Err(err) if err.kind() == clap::error::ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand => {
+            let _ = err.print();
+            return Kind::Usage.exit_code();
+        }
         Err(err) => {
             let (quiet, verbose, progress, color) = (false, false, false, false);
             Notes::new(quiet, verbose, progress, color).error(&one_line(&err, &cli, &args));

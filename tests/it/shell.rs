@@ -69,6 +69,26 @@ fn command_line_mistakes_are_one_prefixed_line_naming_the_help_to_read() {
 }
 
 #[test]
+fn a_command_alone_lists_what_it_can_do() {
+    for (args, listed) in [
+        (vec![], ["ask", "check", "history", "doctor"]),
+        (vec!["config"], ["list", "path", "profiles", "help"]),
+    ] {
+        let output = analyst().args(&args).output().unwrap();
+        exits(&output, 2);
+        assert!(output.stdout.is_empty());
+        let stderr = String::from_utf8(output.stderr).unwrap();
+        assert!(stderr.contains("Commands:"), "{args:?}: {stderr}");
+        for command in listed {
+            assert!(
+                stderr.lines().any(|line| line.trim_start().starts_with(&format!("{command} "))),
+                "{args:?} lists {command}: {stderr}"
+            );
+        }
+    }
+}
+
+#[test]
 fn values_are_blamed_on_where_they_came_from() {
     let emu = Emulator::start();
     // The environment's external id, not the flag.
