@@ -18,12 +18,12 @@ set edit:completion:arg-completer[analyst] = {|@words|
     }
     var completions = [
         &'analyst'= {
-            cand --connect-timeout 'How long to wait for a connection to the service'
-            cand --timeout 'Wall-clock limit of the whole command (e.g. 90s, 5m); a running chat is aborted, exit 124'
-            cand --idle-timeout 'A stream that sends nothing for this long is stalled: the chat is aborted, exit 124'
-            cand --retries 'How many times a transient failure is tried again (0 = never): a refused or reset connection, 429, 502, 503, 504; for ask, a dropped or suspended turn is resumed with the same message id'
             cand --profile 'Use this profile of the config file (~/.config/analyst/config.toml)'
             cand --color 'Colour on stderr: auto (on a terminal, unless NO_COLOR is set and not empty), always, never'
+            cand --connect-timeout '--connect-timeout before the command'
+            cand --timeout '--timeout before the command'
+            cand --idle-timeout '--idle-timeout before the command'
+            cand --retries '--retries before the command'
             cand -v 'Log each HTTP request and response status to stderr (the key is always redacted)'
             cand --verbose 'Log each HTTP request and response status to stderr (the key is always redacted)'
             cand -q 'Print nothing on stderr but errors'
@@ -289,10 +289,6 @@ set edit:completion:arg-completer[analyst] = {|@words|
             cand --output-file 'Write the output to FILE instead of stdout, atomically: FILE (created 0600) is replaced only when the command succeeds, never left partial; a file the command reads is refused'
             cand --baseline 'Compare with an earlier -o json REPORT: list the cases that newly fail, whose pass rate dropped, or whose median duration or tokens grew by more than 20%'
             cand --min-accuracy 'The run passes when at least this share of its cases pass (0.9 or 90%), instead of every case; the cases that fail are still listed, and below it the exit code is 9'
-            cand --connect-timeout 'How long to wait for a connection to the service'
-            cand --timeout 'Wall-clock limit of the whole command (e.g. 90s, 5m); a running chat is aborted, exit 124'
-            cand --idle-timeout 'A stream that sends nothing for this long is stalled: the chat is aborted, exit 124'
-            cand --retries 'How many times a transient failure is tried again (0 = never): a refused or reset connection, 429, 502, 503, 504; for ask, a dropped or suspended turn is resumed with the same message id'
             cand --profile 'Use this profile of the config file (~/.config/analyst/config.toml)'
             cand --color 'Colour on stderr: auto (on a terminal, unless NO_COLOR is set and not empty), always, never'
             cand --tap 'Print TAP (Test Anything Protocol) on stdout'
@@ -315,6 +311,8 @@ set edit:completion:arg-completer[analyst] = {|@words|
         &'analyst;check;help;help'= {
         }
         &'analyst;doctor'= {
+            cand -o 'table (for a person, fitted to the terminal) or json (an array of findings)'
+            cand --output 'table (for a person, fitted to the terminal) or json (an array of findings)'
             cand --chat-url 'The full Chat API URL from the agent settings (ends in /chat/stream-chat-state)'
             cand --api-key-file 'Read the API key from this file (''-'' = stdin) instead of ANALYST_API_KEY'
             cand --cube-token-file 'Read a Cube token (JWT, sent as X-Cube-Auth-Token) from this file (''-'' = stdin) instead of ANALYST_CUBE_TOKEN'
@@ -347,10 +345,6 @@ set edit:completion:arg-completer[analyst] = {|@words|
             cand --version 'Print version'
         }
         &'analyst;config'= {
-            cand --connect-timeout 'How long to wait for a connection to the service'
-            cand --timeout 'Wall-clock limit of the whole command (e.g. 90s, 5m); a running chat is aborted, exit 124'
-            cand --idle-timeout 'A stream that sends nothing for this long is stalled: the chat is aborted, exit 124'
-            cand --retries 'How many times a transient failure is tried again (0 = never): a refused or reset connection, 429, 502, 503, 504; for ask, a dropped or suspended turn is resumed with the same message id'
             cand --profile 'Use this profile of the config file (~/.config/analyst/config.toml)'
             cand --color 'Colour on stderr: auto (on a terminal, unless NO_COLOR is set and not empty), always, never'
             cand -v 'Log each HTTP request and response status to stderr (the key is always redacted)'
@@ -367,10 +361,6 @@ set edit:completion:arg-completer[analyst] = {|@words|
             cand help 'Print this message or the help of the given subcommand(s)'
         }
         &'analyst;config;list'= {
-            cand --connect-timeout 'How long to wait for a connection to the service'
-            cand --timeout 'Wall-clock limit of the whole command (e.g. 90s, 5m); a running chat is aborted, exit 124'
-            cand --idle-timeout 'A stream that sends nothing for this long is stalled: the chat is aborted, exit 124'
-            cand --retries 'How many times a transient failure is tried again (0 = never): a refused or reset connection, 429, 502, 503, 504; for ask, a dropped or suspended turn is resumed with the same message id'
             cand --profile 'Use this profile of the config file (~/.config/analyst/config.toml)'
             cand --color 'Colour on stderr: auto (on a terminal, unless NO_COLOR is set and not empty), always, never'
             cand -v 'Log each HTTP request and response status to stderr (the key is always redacted)'
@@ -383,10 +373,6 @@ set edit:completion:arg-completer[analyst] = {|@words|
             cand --version 'Print version'
         }
         &'analyst;config;path'= {
-            cand --connect-timeout 'How long to wait for a connection to the service'
-            cand --timeout 'Wall-clock limit of the whole command (e.g. 90s, 5m); a running chat is aborted, exit 124'
-            cand --idle-timeout 'A stream that sends nothing for this long is stalled: the chat is aborted, exit 124'
-            cand --retries 'How many times a transient failure is tried again (0 = never): a refused or reset connection, 429, 502, 503, 504; for ask, a dropped or suspended turn is resumed with the same message id'
             cand --profile 'Use this profile of the config file (~/.config/analyst/config.toml)'
             cand --color 'Colour on stderr: auto (on a terminal, unless NO_COLOR is set and not empty), always, never'
             cand -v 'Log each HTTP request and response status to stderr (the key is always redacted)'
@@ -399,10 +385,6 @@ set edit:completion:arg-completer[analyst] = {|@words|
             cand --version 'Print version'
         }
         &'analyst;config;profiles'= {
-            cand --connect-timeout 'How long to wait for a connection to the service'
-            cand --timeout 'Wall-clock limit of the whole command (e.g. 90s, 5m); a running chat is aborted, exit 124'
-            cand --idle-timeout 'A stream that sends nothing for this long is stalled: the chat is aborted, exit 124'
-            cand --retries 'How many times a transient failure is tried again (0 = never): a refused or reset connection, 429, 502, 503, 504; for ask, a dropped or suspended turn is resumed with the same message id'
             cand --profile 'Use this profile of the config file (~/.config/analyst/config.toml)'
             cand --color 'Colour on stderr: auto (on a terminal, unless NO_COLOR is set and not empty), always, never'
             cand -v 'Log each HTTP request and response status to stderr (the key is always redacted)'
@@ -430,10 +412,6 @@ set edit:completion:arg-completer[analyst] = {|@words|
         }
         &'analyst;completions'= {
             cand --dir 'With man: write every page (analyst.1, analyst-ask.1, …) into DIR instead of printing analyst(1)'
-            cand --connect-timeout 'How long to wait for a connection to the service'
-            cand --timeout 'Wall-clock limit of the whole command (e.g. 90s, 5m); a running chat is aborted, exit 124'
-            cand --idle-timeout 'A stream that sends nothing for this long is stalled: the chat is aborted, exit 124'
-            cand --retries 'How many times a transient failure is tried again (0 = never): a refused or reset connection, 429, 502, 503, 504; for ask, a dropped or suspended turn is resumed with the same message id'
             cand --profile 'Use this profile of the config file (~/.config/analyst/config.toml)'
             cand --color 'Colour on stderr: auto (on a terminal, unless NO_COLOR is set and not empty), always, never'
             cand -v 'Log each HTTP request and response status to stderr (the key is always redacted)'
@@ -455,10 +433,6 @@ set edit:completion:arg-completer[analyst] = {|@words|
             cand --output 'table (for a person) or json (an array)'
             cand --jq 'Filter the JSON output through a jq expression, as gh --jq does: strings print raw, other values as compact JSON, one per line'
             cand --output-file 'Write the output to FILE instead of stdout, atomically: FILE (created 0600) is replaced only when the command succeeds, never left partial; a file the command reads is refused'
-            cand --connect-timeout 'How long to wait for a connection to the service'
-            cand --timeout 'Wall-clock limit of the whole command (e.g. 90s, 5m); a running chat is aborted, exit 124'
-            cand --idle-timeout 'A stream that sends nothing for this long is stalled: the chat is aborted, exit 124'
-            cand --retries 'How many times a transient failure is tried again (0 = never): a refused or reset connection, 429, 502, 503, 504; for ask, a dropped or suspended turn is resumed with the same message id'
             cand --profile 'Use this profile of the config file (~/.config/analyst/config.toml)'
             cand --color 'Colour on stderr: auto (on a terminal, unless NO_COLOR is set and not empty), always, never'
             cand -v 'Log each HTTP request and response status to stderr (the key is always redacted)'
@@ -486,10 +460,6 @@ set edit:completion:arg-completer[analyst] = {|@words|
             cand --output 'table (for a person) or json (an array)'
             cand --jq 'Filter the JSON output through a jq expression, as gh --jq does: strings print raw, other values as compact JSON, one per line'
             cand --output-file 'Write the output to FILE instead of stdout, atomically: FILE (created 0600) is replaced only when the command succeeds, never left partial; a file the command reads is refused'
-            cand --connect-timeout 'How long to wait for a connection to the service'
-            cand --timeout 'Wall-clock limit of the whole command (e.g. 90s, 5m); a running chat is aborted, exit 124'
-            cand --idle-timeout 'A stream that sends nothing for this long is stalled: the chat is aborted, exit 124'
-            cand --retries 'How many times a transient failure is tried again (0 = never): a refused or reset connection, 429, 502, 503, 504; for ask, a dropped or suspended turn is resumed with the same message id'
             cand --profile 'Use this profile of the config file (~/.config/analyst/config.toml)'
             cand --color 'Colour on stderr: auto (on a terminal, unless NO_COLOR is set and not empty), always, never'
             cand -v 'Log each HTTP request and response status to stderr (the key is always redacted)'
@@ -506,10 +476,6 @@ set edit:completion:arg-completer[analyst] = {|@words|
             cand --output 'table (for a person) or json'
             cand --jq 'Filter the JSON output through a jq expression, as gh --jq does: strings print raw, other values as compact JSON, one per line'
             cand --output-file 'Write the output to FILE instead of stdout, atomically: FILE (created 0600) is replaced only when the command succeeds, never left partial; a file the command reads is refused'
-            cand --connect-timeout 'How long to wait for a connection to the service'
-            cand --timeout 'Wall-clock limit of the whole command (e.g. 90s, 5m); a running chat is aborted, exit 124'
-            cand --idle-timeout 'A stream that sends nothing for this long is stalled: the chat is aborted, exit 124'
-            cand --retries 'How many times a transient failure is tried again (0 = never): a refused or reset connection, 429, 502, 503, 504; for ask, a dropped or suspended turn is resumed with the same message id'
             cand --profile 'Use this profile of the config file (~/.config/analyst/config.toml)'
             cand --color 'Colour on stderr: auto (on a terminal, unless NO_COLOR is set and not empty), always, never'
             cand -v 'Log each HTTP request and response status to stderr (the key is always redacted)'
@@ -526,10 +492,6 @@ set edit:completion:arg-completer[analyst] = {|@words|
             cand --output 'markdown, html (one inert page, as ask -o html) or json'
             cand --jq 'Filter the JSON output through a jq expression, as gh --jq does: strings print raw, other values as compact JSON, one per line'
             cand --output-file 'Write the output to FILE instead of stdout, atomically: FILE (created 0600) is replaced only when the command succeeds, never left partial; a file the command reads is refused'
-            cand --connect-timeout 'How long to wait for a connection to the service'
-            cand --timeout 'Wall-clock limit of the whole command (e.g. 90s, 5m); a running chat is aborted, exit 124'
-            cand --idle-timeout 'A stream that sends nothing for this long is stalled: the chat is aborted, exit 124'
-            cand --retries 'How many times a transient failure is tried again (0 = never): a refused or reset connection, 429, 502, 503, 504; for ask, a dropped or suspended turn is resumed with the same message id'
             cand --profile 'Use this profile of the config file (~/.config/analyst/config.toml)'
             cand --color 'Colour on stderr: auto (on a terminal, unless NO_COLOR is set and not empty), always, never'
             cand -v 'Log each HTTP request and response status to stderr (the key is always redacted)'
@@ -548,10 +510,6 @@ set edit:completion:arg-completer[analyst] = {|@words|
             cand --output 'table (for a person), json or csv'
             cand --jq 'Filter the JSON output through a jq expression, as gh --jq does: strings print raw, other values as compact JSON, one per line'
             cand --output-file 'Write the output to FILE instead of stdout, atomically: FILE (created 0600) is replaced only when the command succeeds, never left partial; a file the command reads is refused'
-            cand --connect-timeout 'How long to wait for a connection to the service'
-            cand --timeout 'Wall-clock limit of the whole command (e.g. 90s, 5m); a running chat is aborted, exit 124'
-            cand --idle-timeout 'A stream that sends nothing for this long is stalled: the chat is aborted, exit 124'
-            cand --retries 'How many times a transient failure is tried again (0 = never): a refused or reset connection, 429, 502, 503, 504; for ask, a dropped or suspended turn is resumed with the same message id'
             cand --profile 'Use this profile of the config file (~/.config/analyst/config.toml)'
             cand --color 'Colour on stderr: auto (on a terminal, unless NO_COLOR is set and not empty), always, never'
             cand -v 'Log each HTTP request and response status to stderr (the key is always redacted)'
@@ -566,10 +524,6 @@ set edit:completion:arg-completer[analyst] = {|@words|
         &'analyst;history;forget'= {
             cand --before 'Delete the turns before DATE (2026-01-01) or DURATION ago (90d)'
             cand --thread 'Delete a thread''s turns and its name'
-            cand --connect-timeout 'How long to wait for a connection to the service'
-            cand --timeout 'Wall-clock limit of the whole command (e.g. 90s, 5m); a running chat is aborted, exit 124'
-            cand --idle-timeout 'A stream that sends nothing for this long is stalled: the chat is aborted, exit 124'
-            cand --retries 'How many times a transient failure is tried again (0 = never): a refused or reset connection, 429, 502, 503, 504; for ask, a dropped or suspended turn is resumed with the same message id'
             cand --profile 'Use this profile of the config file (~/.config/analyst/config.toml)'
             cand --color 'Colour on stderr: auto (on a terminal, unless NO_COLOR is set and not empty), always, never'
             cand --all 'Delete every turn and thread name'
@@ -603,10 +557,6 @@ set edit:completion:arg-completer[analyst] = {|@words|
         &'analyst;history;help;help'= {
         }
         &'analyst;version'= {
-            cand --connect-timeout 'How long to wait for a connection to the service'
-            cand --timeout 'Wall-clock limit of the whole command (e.g. 90s, 5m); a running chat is aborted, exit 124'
-            cand --idle-timeout 'A stream that sends nothing for this long is stalled: the chat is aborted, exit 124'
-            cand --retries 'How many times a transient failure is tried again (0 = never): a refused or reset connection, 429, 502, 503, 504; for ask, a dropped or suspended turn is resumed with the same message id'
             cand --profile 'Use this profile of the config file (~/.config/analyst/config.toml)'
             cand --color 'Colour on stderr: auto (on a terminal, unless NO_COLOR is set and not empty), always, never'
             cand -v 'Log each HTTP request and response status to stderr (the key is always redacted)'

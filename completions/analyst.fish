@@ -1,6 +1,6 @@
 # Print an optspec for argparse to handle cmd's options that are independent of any subcommand.
 function __fish_analyst_global_optspecs
-    string join \n v/verbose q/quiet connect-timeout= timeout= idle-timeout= retries= profile= color= h/help V/version
+    string join \n v/verbose q/quiet profile= color= connect-timeout= timeout= idle-timeout= retries= h/help V/version
 end
 
 function __fish_analyst_needs_command
@@ -24,14 +24,14 @@ function __fish_analyst_using_subcommand
     contains -- $cmd[1] $argv
 end
 
-complete -c analyst -n "__fish_analyst_needs_command" -l connect-timeout -d 'How long to wait for a connection to the service' -r
-complete -c analyst -n "__fish_analyst_needs_command" -l timeout -d 'Wall-clock limit of the whole command (e.g. 90s, 5m); a running chat is aborted, exit 124' -r
-complete -c analyst -n "__fish_analyst_needs_command" -l idle-timeout -d 'A stream that sends nothing for this long is stalled: the chat is aborted, exit 124' -r
-complete -c analyst -n "__fish_analyst_needs_command" -l retries -d 'How many times a transient failure is tried again (0 = never): a refused or reset connection, 429, 502, 503, 504; for ask, a dropped or suspended turn is resumed with the same message id' -r
 complete -c analyst -n "__fish_analyst_needs_command" -l profile -d 'Use this profile of the config file (~/.config/analyst/config.toml)' -r -f -a '(analyst config profiles 2>/dev/null)'
 complete -c analyst -n "__fish_analyst_needs_command" -l color -d 'Colour on stderr: auto (on a terminal, unless NO_COLOR is set and not empty), always, never' -r -f -a "auto\t'On a terminal, unless NO_COLOR is set to something'
 always\t'Always, also in a pipe'
 never\t'Never'"
+complete -c analyst -n "__fish_analyst_needs_command" -l connect-timeout -d '--connect-timeout before the command' -r
+complete -c analyst -n "__fish_analyst_needs_command" -l timeout -d '--timeout before the command' -r
+complete -c analyst -n "__fish_analyst_needs_command" -l idle-timeout -d '--idle-timeout before the command' -r
+complete -c analyst -n "__fish_analyst_needs_command" -l retries -d '--retries before the command' -r
 complete -c analyst -n "__fish_analyst_needs_command" -s v -l verbose -d 'Log each HTTP request and response status to stderr (the key is always redacted)'
 complete -c analyst -n "__fish_analyst_needs_command" -s q -l quiet -d 'Print nothing on stderr but errors'
 complete -c analyst -n "__fish_analyst_needs_command" -s h -l help -d 'Print help (see more with \'--help\')'
@@ -273,10 +273,6 @@ complete -c analyst -n "__fish_analyst_using_subcommand check; and __fish_seen_s
 complete -c analyst -n "__fish_analyst_using_subcommand check; and __fish_seen_subcommand_from merge" -l output-file -d 'Write the output to FILE instead of stdout, atomically: FILE (created 0600) is replaced only when the command succeeds, never left partial; a file the command reads is refused' -r -F
 complete -c analyst -n "__fish_analyst_using_subcommand check; and __fish_seen_subcommand_from merge" -l baseline -d 'Compare with an earlier -o json REPORT: list the cases that newly fail, whose pass rate dropped, or whose median duration or tokens grew by more than 20%' -r -F
 complete -c analyst -n "__fish_analyst_using_subcommand check; and __fish_seen_subcommand_from merge" -l min-accuracy -d 'The run passes when at least this share of its cases pass (0.9 or 90%), instead of every case; the cases that fail are still listed, and below it the exit code is 9' -r
-complete -c analyst -n "__fish_analyst_using_subcommand check; and __fish_seen_subcommand_from merge" -l connect-timeout -d 'How long to wait for a connection to the service' -r
-complete -c analyst -n "__fish_analyst_using_subcommand check; and __fish_seen_subcommand_from merge" -l timeout -d 'Wall-clock limit of the whole command (e.g. 90s, 5m); a running chat is aborted, exit 124' -r
-complete -c analyst -n "__fish_analyst_using_subcommand check; and __fish_seen_subcommand_from merge" -l idle-timeout -d 'A stream that sends nothing for this long is stalled: the chat is aborted, exit 124' -r
-complete -c analyst -n "__fish_analyst_using_subcommand check; and __fish_seen_subcommand_from merge" -l retries -d 'How many times a transient failure is tried again (0 = never): a refused or reset connection, 429, 502, 503, 504; for ask, a dropped or suspended turn is resumed with the same message id' -r
 complete -c analyst -n "__fish_analyst_using_subcommand check; and __fish_seen_subcommand_from merge" -l profile -d 'Use this profile of the config file (~/.config/analyst/config.toml)' -r -f -a '(analyst config profiles 2>/dev/null)'
 complete -c analyst -n "__fish_analyst_using_subcommand check; and __fish_seen_subcommand_from merge" -l color -d 'Colour on stderr: auto (on a terminal, unless NO_COLOR is set and not empty), always, never' -r -f -a "auto\t'On a terminal, unless NO_COLOR is set to something'
 always\t'Always, also in a pipe'
@@ -289,6 +285,8 @@ complete -c analyst -n "__fish_analyst_using_subcommand check; and __fish_seen_s
 complete -c analyst -n "__fish_analyst_using_subcommand check; and __fish_seen_subcommand_from merge" -s V -l version -d 'Print version'
 complete -c analyst -n "__fish_analyst_using_subcommand check; and __fish_seen_subcommand_from help" -f -a "merge" -d 'Merge the -o json reports of shards into one report, as one unsharded run'
 complete -c analyst -n "__fish_analyst_using_subcommand check; and __fish_seen_subcommand_from help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c analyst -n "__fish_analyst_using_subcommand doctor" -s o -l output -d 'table (for a person, fitted to the terminal) or json (an array of findings)' -r -f -a "table\t'Aligned, for a person'
+json\t'JSON'"
 complete -c analyst -n "__fish_analyst_using_subcommand doctor" -l chat-url -d 'The full Chat API URL from the agent settings (ends in /chat/stream-chat-state)' -r
 complete -c analyst -n "__fish_analyst_using_subcommand doctor" -l api-key-file -d 'Read the API key from this file (\'-\' = stdin) instead of ANALYST_API_KEY' -r
 complete -c analyst -n "__fish_analyst_using_subcommand doctor" -l cube-token-file -d 'Read a Cube token (JWT, sent as X-Cube-Auth-Token) from this file (\'-\' = stdin) instead of ANALYST_CUBE_TOKEN' -r
@@ -317,10 +315,6 @@ complete -c analyst -n "__fish_analyst_using_subcommand doctor" -s v -l verbose 
 complete -c analyst -n "__fish_analyst_using_subcommand doctor" -s q -l quiet -d 'Print nothing on stderr but errors'
 complete -c analyst -n "__fish_analyst_using_subcommand doctor" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c analyst -n "__fish_analyst_using_subcommand doctor" -s V -l version -d 'Print version'
-complete -c analyst -n "__fish_analyst_using_subcommand config; and not __fish_seen_subcommand_from list path profiles help" -l connect-timeout -d 'How long to wait for a connection to the service' -r
-complete -c analyst -n "__fish_analyst_using_subcommand config; and not __fish_seen_subcommand_from list path profiles help" -l timeout -d 'Wall-clock limit of the whole command (e.g. 90s, 5m); a running chat is aborted, exit 124' -r
-complete -c analyst -n "__fish_analyst_using_subcommand config; and not __fish_seen_subcommand_from list path profiles help" -l idle-timeout -d 'A stream that sends nothing for this long is stalled: the chat is aborted, exit 124' -r
-complete -c analyst -n "__fish_analyst_using_subcommand config; and not __fish_seen_subcommand_from list path profiles help" -l retries -d 'How many times a transient failure is tried again (0 = never): a refused or reset connection, 429, 502, 503, 504; for ask, a dropped or suspended turn is resumed with the same message id' -r
 complete -c analyst -n "__fish_analyst_using_subcommand config; and not __fish_seen_subcommand_from list path profiles help" -l profile -d 'Use this profile of the config file (~/.config/analyst/config.toml)' -r -f -a '(analyst config profiles 2>/dev/null)'
 complete -c analyst -n "__fish_analyst_using_subcommand config; and not __fish_seen_subcommand_from list path profiles help" -l color -d 'Colour on stderr: auto (on a terminal, unless NO_COLOR is set and not empty), always, never' -r -f -a "auto\t'On a terminal, unless NO_COLOR is set to something'
 always\t'Always, also in a pipe'
@@ -333,10 +327,6 @@ complete -c analyst -n "__fish_analyst_using_subcommand config; and not __fish_s
 complete -c analyst -n "__fish_analyst_using_subcommand config; and not __fish_seen_subcommand_from list path profiles help" -f -a "path" -d 'Print the config file\'s path (whether or not it exists)'
 complete -c analyst -n "__fish_analyst_using_subcommand config; and not __fish_seen_subcommand_from list path profiles help" -f -a "profiles" -d 'Print the names of the config file\'s profiles, one per line (what shell completion of --profile offers)'
 complete -c analyst -n "__fish_analyst_using_subcommand config; and not __fish_seen_subcommand_from list path profiles help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
-complete -c analyst -n "__fish_analyst_using_subcommand config; and __fish_seen_subcommand_from list" -l connect-timeout -d 'How long to wait for a connection to the service' -r
-complete -c analyst -n "__fish_analyst_using_subcommand config; and __fish_seen_subcommand_from list" -l timeout -d 'Wall-clock limit of the whole command (e.g. 90s, 5m); a running chat is aborted, exit 124' -r
-complete -c analyst -n "__fish_analyst_using_subcommand config; and __fish_seen_subcommand_from list" -l idle-timeout -d 'A stream that sends nothing for this long is stalled: the chat is aborted, exit 124' -r
-complete -c analyst -n "__fish_analyst_using_subcommand config; and __fish_seen_subcommand_from list" -l retries -d 'How many times a transient failure is tried again (0 = never): a refused or reset connection, 429, 502, 503, 504; for ask, a dropped or suspended turn is resumed with the same message id' -r
 complete -c analyst -n "__fish_analyst_using_subcommand config; and __fish_seen_subcommand_from list" -l profile -d 'Use this profile of the config file (~/.config/analyst/config.toml)' -r -f -a '(analyst config profiles 2>/dev/null)'
 complete -c analyst -n "__fish_analyst_using_subcommand config; and __fish_seen_subcommand_from list" -l color -d 'Colour on stderr: auto (on a terminal, unless NO_COLOR is set and not empty), always, never' -r -f -a "auto\t'On a terminal, unless NO_COLOR is set to something'
 always\t'Always, also in a pipe'
@@ -345,10 +335,6 @@ complete -c analyst -n "__fish_analyst_using_subcommand config; and __fish_seen_
 complete -c analyst -n "__fish_analyst_using_subcommand config; and __fish_seen_subcommand_from list" -s q -l quiet -d 'Print nothing on stderr but errors'
 complete -c analyst -n "__fish_analyst_using_subcommand config; and __fish_seen_subcommand_from list" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c analyst -n "__fish_analyst_using_subcommand config; and __fish_seen_subcommand_from list" -s V -l version -d 'Print version'
-complete -c analyst -n "__fish_analyst_using_subcommand config; and __fish_seen_subcommand_from path" -l connect-timeout -d 'How long to wait for a connection to the service' -r
-complete -c analyst -n "__fish_analyst_using_subcommand config; and __fish_seen_subcommand_from path" -l timeout -d 'Wall-clock limit of the whole command (e.g. 90s, 5m); a running chat is aborted, exit 124' -r
-complete -c analyst -n "__fish_analyst_using_subcommand config; and __fish_seen_subcommand_from path" -l idle-timeout -d 'A stream that sends nothing for this long is stalled: the chat is aborted, exit 124' -r
-complete -c analyst -n "__fish_analyst_using_subcommand config; and __fish_seen_subcommand_from path" -l retries -d 'How many times a transient failure is tried again (0 = never): a refused or reset connection, 429, 502, 503, 504; for ask, a dropped or suspended turn is resumed with the same message id' -r
 complete -c analyst -n "__fish_analyst_using_subcommand config; and __fish_seen_subcommand_from path" -l profile -d 'Use this profile of the config file (~/.config/analyst/config.toml)' -r -f -a '(analyst config profiles 2>/dev/null)'
 complete -c analyst -n "__fish_analyst_using_subcommand config; and __fish_seen_subcommand_from path" -l color -d 'Colour on stderr: auto (on a terminal, unless NO_COLOR is set and not empty), always, never' -r -f -a "auto\t'On a terminal, unless NO_COLOR is set to something'
 always\t'Always, also in a pipe'
@@ -357,10 +343,6 @@ complete -c analyst -n "__fish_analyst_using_subcommand config; and __fish_seen_
 complete -c analyst -n "__fish_analyst_using_subcommand config; and __fish_seen_subcommand_from path" -s q -l quiet -d 'Print nothing on stderr but errors'
 complete -c analyst -n "__fish_analyst_using_subcommand config; and __fish_seen_subcommand_from path" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c analyst -n "__fish_analyst_using_subcommand config; and __fish_seen_subcommand_from path" -s V -l version -d 'Print version'
-complete -c analyst -n "__fish_analyst_using_subcommand config; and __fish_seen_subcommand_from profiles" -l connect-timeout -d 'How long to wait for a connection to the service' -r
-complete -c analyst -n "__fish_analyst_using_subcommand config; and __fish_seen_subcommand_from profiles" -l timeout -d 'Wall-clock limit of the whole command (e.g. 90s, 5m); a running chat is aborted, exit 124' -r
-complete -c analyst -n "__fish_analyst_using_subcommand config; and __fish_seen_subcommand_from profiles" -l idle-timeout -d 'A stream that sends nothing for this long is stalled: the chat is aborted, exit 124' -r
-complete -c analyst -n "__fish_analyst_using_subcommand config; and __fish_seen_subcommand_from profiles" -l retries -d 'How many times a transient failure is tried again (0 = never): a refused or reset connection, 429, 502, 503, 504; for ask, a dropped or suspended turn is resumed with the same message id' -r
 complete -c analyst -n "__fish_analyst_using_subcommand config; and __fish_seen_subcommand_from profiles" -l profile -d 'Use this profile of the config file (~/.config/analyst/config.toml)' -r -f -a '(analyst config profiles 2>/dev/null)'
 complete -c analyst -n "__fish_analyst_using_subcommand config; and __fish_seen_subcommand_from profiles" -l color -d 'Colour on stderr: auto (on a terminal, unless NO_COLOR is set and not empty), always, never' -r -f -a "auto\t'On a terminal, unless NO_COLOR is set to something'
 always\t'Always, also in a pipe'
@@ -374,10 +356,6 @@ complete -c analyst -n "__fish_analyst_using_subcommand config; and __fish_seen_
 complete -c analyst -n "__fish_analyst_using_subcommand config; and __fish_seen_subcommand_from help" -f -a "profiles" -d 'Print the names of the config file\'s profiles, one per line (what shell completion of --profile offers)'
 complete -c analyst -n "__fish_analyst_using_subcommand config; and __fish_seen_subcommand_from help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c analyst -n "__fish_analyst_using_subcommand completions" -l dir -d 'With man: write every page (analyst.1, analyst-ask.1, …) into DIR instead of printing analyst(1)' -r -F
-complete -c analyst -n "__fish_analyst_using_subcommand completions" -l connect-timeout -d 'How long to wait for a connection to the service' -r
-complete -c analyst -n "__fish_analyst_using_subcommand completions" -l timeout -d 'Wall-clock limit of the whole command (e.g. 90s, 5m); a running chat is aborted, exit 124' -r
-complete -c analyst -n "__fish_analyst_using_subcommand completions" -l idle-timeout -d 'A stream that sends nothing for this long is stalled: the chat is aborted, exit 124' -r
-complete -c analyst -n "__fish_analyst_using_subcommand completions" -l retries -d 'How many times a transient failure is tried again (0 = never): a refused or reset connection, 429, 502, 503, 504; for ask, a dropped or suspended turn is resumed with the same message id' -r
 complete -c analyst -n "__fish_analyst_using_subcommand completions" -l profile -d 'Use this profile of the config file (~/.config/analyst/config.toml)' -r -f -a '(analyst config profiles 2>/dev/null)'
 complete -c analyst -n "__fish_analyst_using_subcommand completions" -l color -d 'Colour on stderr: auto (on a terminal, unless NO_COLOR is set and not empty), always, never' -r -f -a "auto\t'On a terminal, unless NO_COLOR is set to something'
 always\t'Always, also in a pipe'
@@ -395,10 +373,6 @@ complete -c analyst -n "__fish_analyst_using_subcommand history; and not __fish_
 json\t'JSON'"
 complete -c analyst -n "__fish_analyst_using_subcommand history; and not __fish_seen_subcommand_from list show export usage forget help" -l jq -d 'Filter the JSON output through a jq expression, as gh --jq does: strings print raw, other values as compact JSON, one per line' -r
 complete -c analyst -n "__fish_analyst_using_subcommand history; and not __fish_seen_subcommand_from list show export usage forget help" -l output-file -d 'Write the output to FILE instead of stdout, atomically: FILE (created 0600) is replaced only when the command succeeds, never left partial; a file the command reads is refused' -r -F
-complete -c analyst -n "__fish_analyst_using_subcommand history; and not __fish_seen_subcommand_from list show export usage forget help" -l connect-timeout -d 'How long to wait for a connection to the service' -r
-complete -c analyst -n "__fish_analyst_using_subcommand history; and not __fish_seen_subcommand_from list show export usage forget help" -l timeout -d 'Wall-clock limit of the whole command (e.g. 90s, 5m); a running chat is aborted, exit 124' -r
-complete -c analyst -n "__fish_analyst_using_subcommand history; and not __fish_seen_subcommand_from list show export usage forget help" -l idle-timeout -d 'A stream that sends nothing for this long is stalled: the chat is aborted, exit 124' -r
-complete -c analyst -n "__fish_analyst_using_subcommand history; and not __fish_seen_subcommand_from list show export usage forget help" -l retries -d 'How many times a transient failure is tried again (0 = never): a refused or reset connection, 429, 502, 503, 504; for ask, a dropped or suspended turn is resumed with the same message id' -r
 complete -c analyst -n "__fish_analyst_using_subcommand history; and not __fish_seen_subcommand_from list show export usage forget help" -l profile -d 'Use this profile of the config file (~/.config/analyst/config.toml)' -r -f -a '(analyst config profiles 2>/dev/null)'
 complete -c analyst -n "__fish_analyst_using_subcommand history; and not __fish_seen_subcommand_from list show export usage forget help" -l color -d 'Colour on stderr: auto (on a terminal, unless NO_COLOR is set and not empty), always, never' -r -f -a "auto\t'On a terminal, unless NO_COLOR is set to something'
 always\t'Always, also in a pipe'
@@ -422,10 +396,6 @@ complete -c analyst -n "__fish_analyst_using_subcommand history; and __fish_seen
 json\t'JSON'"
 complete -c analyst -n "__fish_analyst_using_subcommand history; and __fish_seen_subcommand_from list" -l jq -d 'Filter the JSON output through a jq expression, as gh --jq does: strings print raw, other values as compact JSON, one per line' -r
 complete -c analyst -n "__fish_analyst_using_subcommand history; and __fish_seen_subcommand_from list" -l output-file -d 'Write the output to FILE instead of stdout, atomically: FILE (created 0600) is replaced only when the command succeeds, never left partial; a file the command reads is refused' -r -F
-complete -c analyst -n "__fish_analyst_using_subcommand history; and __fish_seen_subcommand_from list" -l connect-timeout -d 'How long to wait for a connection to the service' -r
-complete -c analyst -n "__fish_analyst_using_subcommand history; and __fish_seen_subcommand_from list" -l timeout -d 'Wall-clock limit of the whole command (e.g. 90s, 5m); a running chat is aborted, exit 124' -r
-complete -c analyst -n "__fish_analyst_using_subcommand history; and __fish_seen_subcommand_from list" -l idle-timeout -d 'A stream that sends nothing for this long is stalled: the chat is aborted, exit 124' -r
-complete -c analyst -n "__fish_analyst_using_subcommand history; and __fish_seen_subcommand_from list" -l retries -d 'How many times a transient failure is tried again (0 = never): a refused or reset connection, 429, 502, 503, 504; for ask, a dropped or suspended turn is resumed with the same message id' -r
 complete -c analyst -n "__fish_analyst_using_subcommand history; and __fish_seen_subcommand_from list" -l profile -d 'Use this profile of the config file (~/.config/analyst/config.toml)' -r -f -a '(analyst config profiles 2>/dev/null)'
 complete -c analyst -n "__fish_analyst_using_subcommand history; and __fish_seen_subcommand_from list" -l color -d 'Colour on stderr: auto (on a terminal, unless NO_COLOR is set and not empty), always, never' -r -f -a "auto\t'On a terminal, unless NO_COLOR is set to something'
 always\t'Always, also in a pipe'
@@ -438,10 +408,6 @@ complete -c analyst -n "__fish_analyst_using_subcommand history; and __fish_seen
 json\t'JSON'"
 complete -c analyst -n "__fish_analyst_using_subcommand history; and __fish_seen_subcommand_from show" -l jq -d 'Filter the JSON output through a jq expression, as gh --jq does: strings print raw, other values as compact JSON, one per line' -r
 complete -c analyst -n "__fish_analyst_using_subcommand history; and __fish_seen_subcommand_from show" -l output-file -d 'Write the output to FILE instead of stdout, atomically: FILE (created 0600) is replaced only when the command succeeds, never left partial; a file the command reads is refused' -r -F
-complete -c analyst -n "__fish_analyst_using_subcommand history; and __fish_seen_subcommand_from show" -l connect-timeout -d 'How long to wait for a connection to the service' -r
-complete -c analyst -n "__fish_analyst_using_subcommand history; and __fish_seen_subcommand_from show" -l timeout -d 'Wall-clock limit of the whole command (e.g. 90s, 5m); a running chat is aborted, exit 124' -r
-complete -c analyst -n "__fish_analyst_using_subcommand history; and __fish_seen_subcommand_from show" -l idle-timeout -d 'A stream that sends nothing for this long is stalled: the chat is aborted, exit 124' -r
-complete -c analyst -n "__fish_analyst_using_subcommand history; and __fish_seen_subcommand_from show" -l retries -d 'How many times a transient failure is tried again (0 = never): a refused or reset connection, 429, 502, 503, 504; for ask, a dropped or suspended turn is resumed with the same message id' -r
 complete -c analyst -n "__fish_analyst_using_subcommand history; and __fish_seen_subcommand_from show" -l profile -d 'Use this profile of the config file (~/.config/analyst/config.toml)' -r -f -a '(analyst config profiles 2>/dev/null)'
 complete -c analyst -n "__fish_analyst_using_subcommand history; and __fish_seen_subcommand_from show" -l color -d 'Colour on stderr: auto (on a terminal, unless NO_COLOR is set and not empty), always, never' -r -f -a "auto\t'On a terminal, unless NO_COLOR is set to something'
 always\t'Always, also in a pipe'
@@ -455,10 +421,6 @@ html\t'One self-contained, inert HTML page'
 json\t'JSON: the turns with their queries'"
 complete -c analyst -n "__fish_analyst_using_subcommand history; and __fish_seen_subcommand_from export" -l jq -d 'Filter the JSON output through a jq expression, as gh --jq does: strings print raw, other values as compact JSON, one per line' -r
 complete -c analyst -n "__fish_analyst_using_subcommand history; and __fish_seen_subcommand_from export" -l output-file -d 'Write the output to FILE instead of stdout, atomically: FILE (created 0600) is replaced only when the command succeeds, never left partial; a file the command reads is refused' -r -F
-complete -c analyst -n "__fish_analyst_using_subcommand history; and __fish_seen_subcommand_from export" -l connect-timeout -d 'How long to wait for a connection to the service' -r
-complete -c analyst -n "__fish_analyst_using_subcommand history; and __fish_seen_subcommand_from export" -l timeout -d 'Wall-clock limit of the whole command (e.g. 90s, 5m); a running chat is aborted, exit 124' -r
-complete -c analyst -n "__fish_analyst_using_subcommand history; and __fish_seen_subcommand_from export" -l idle-timeout -d 'A stream that sends nothing for this long is stalled: the chat is aborted, exit 124' -r
-complete -c analyst -n "__fish_analyst_using_subcommand history; and __fish_seen_subcommand_from export" -l retries -d 'How many times a transient failure is tried again (0 = never): a refused or reset connection, 429, 502, 503, 504; for ask, a dropped or suspended turn is resumed with the same message id' -r
 complete -c analyst -n "__fish_analyst_using_subcommand history; and __fish_seen_subcommand_from export" -l profile -d 'Use this profile of the config file (~/.config/analyst/config.toml)' -r -f -a '(analyst config profiles 2>/dev/null)'
 complete -c analyst -n "__fish_analyst_using_subcommand history; and __fish_seen_subcommand_from export" -l color -d 'Colour on stderr: auto (on a terminal, unless NO_COLOR is set and not empty), always, never' -r -f -a "auto\t'On a terminal, unless NO_COLOR is set to something'
 always\t'Always, also in a pipe'
@@ -479,10 +441,6 @@ json\t'JSON (an array)'
 csv\t'CSV'"
 complete -c analyst -n "__fish_analyst_using_subcommand history; and __fish_seen_subcommand_from usage" -l jq -d 'Filter the JSON output through a jq expression, as gh --jq does: strings print raw, other values as compact JSON, one per line' -r
 complete -c analyst -n "__fish_analyst_using_subcommand history; and __fish_seen_subcommand_from usage" -l output-file -d 'Write the output to FILE instead of stdout, atomically: FILE (created 0600) is replaced only when the command succeeds, never left partial; a file the command reads is refused' -r -F
-complete -c analyst -n "__fish_analyst_using_subcommand history; and __fish_seen_subcommand_from usage" -l connect-timeout -d 'How long to wait for a connection to the service' -r
-complete -c analyst -n "__fish_analyst_using_subcommand history; and __fish_seen_subcommand_from usage" -l timeout -d 'Wall-clock limit of the whole command (e.g. 90s, 5m); a running chat is aborted, exit 124' -r
-complete -c analyst -n "__fish_analyst_using_subcommand history; and __fish_seen_subcommand_from usage" -l idle-timeout -d 'A stream that sends nothing for this long is stalled: the chat is aborted, exit 124' -r
-complete -c analyst -n "__fish_analyst_using_subcommand history; and __fish_seen_subcommand_from usage" -l retries -d 'How many times a transient failure is tried again (0 = never): a refused or reset connection, 429, 502, 503, 504; for ask, a dropped or suspended turn is resumed with the same message id' -r
 complete -c analyst -n "__fish_analyst_using_subcommand history; and __fish_seen_subcommand_from usage" -l profile -d 'Use this profile of the config file (~/.config/analyst/config.toml)' -r -f -a '(analyst config profiles 2>/dev/null)'
 complete -c analyst -n "__fish_analyst_using_subcommand history; and __fish_seen_subcommand_from usage" -l color -d 'Colour on stderr: auto (on a terminal, unless NO_COLOR is set and not empty), always, never' -r -f -a "auto\t'On a terminal, unless NO_COLOR is set to something'
 always\t'Always, also in a pipe'
@@ -493,10 +451,6 @@ complete -c analyst -n "__fish_analyst_using_subcommand history; and __fish_seen
 complete -c analyst -n "__fish_analyst_using_subcommand history; and __fish_seen_subcommand_from usage" -s V -l version -d 'Print version'
 complete -c analyst -n "__fish_analyst_using_subcommand history; and __fish_seen_subcommand_from forget" -l before -d 'Delete the turns before DATE (2026-01-01) or DURATION ago (90d)' -r
 complete -c analyst -n "__fish_analyst_using_subcommand history; and __fish_seen_subcommand_from forget" -l thread -d 'Delete a thread\'s turns and its name' -r
-complete -c analyst -n "__fish_analyst_using_subcommand history; and __fish_seen_subcommand_from forget" -l connect-timeout -d 'How long to wait for a connection to the service' -r
-complete -c analyst -n "__fish_analyst_using_subcommand history; and __fish_seen_subcommand_from forget" -l timeout -d 'Wall-clock limit of the whole command (e.g. 90s, 5m); a running chat is aborted, exit 124' -r
-complete -c analyst -n "__fish_analyst_using_subcommand history; and __fish_seen_subcommand_from forget" -l idle-timeout -d 'A stream that sends nothing for this long is stalled: the chat is aborted, exit 124' -r
-complete -c analyst -n "__fish_analyst_using_subcommand history; and __fish_seen_subcommand_from forget" -l retries -d 'How many times a transient failure is tried again (0 = never): a refused or reset connection, 429, 502, 503, 504; for ask, a dropped or suspended turn is resumed with the same message id' -r
 complete -c analyst -n "__fish_analyst_using_subcommand history; and __fish_seen_subcommand_from forget" -l profile -d 'Use this profile of the config file (~/.config/analyst/config.toml)' -r -f -a '(analyst config profiles 2>/dev/null)'
 complete -c analyst -n "__fish_analyst_using_subcommand history; and __fish_seen_subcommand_from forget" -l color -d 'Colour on stderr: auto (on a terminal, unless NO_COLOR is set and not empty), always, never' -r -f -a "auto\t'On a terminal, unless NO_COLOR is set to something'
 always\t'Always, also in a pipe'
@@ -512,10 +466,6 @@ complete -c analyst -n "__fish_analyst_using_subcommand history; and __fish_seen
 complete -c analyst -n "__fish_analyst_using_subcommand history; and __fish_seen_subcommand_from help" -f -a "usage" -d 'Turns, tokens, LLM calls, time and cost, grouped'
 complete -c analyst -n "__fish_analyst_using_subcommand history; and __fish_seen_subcommand_from help" -f -a "forget" -d 'Delete turns (and their thread names), erased from the file and its log'
 complete -c analyst -n "__fish_analyst_using_subcommand history; and __fish_seen_subcommand_from help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
-complete -c analyst -n "__fish_analyst_using_subcommand version" -l connect-timeout -d 'How long to wait for a connection to the service' -r
-complete -c analyst -n "__fish_analyst_using_subcommand version" -l timeout -d 'Wall-clock limit of the whole command (e.g. 90s, 5m); a running chat is aborted, exit 124' -r
-complete -c analyst -n "__fish_analyst_using_subcommand version" -l idle-timeout -d 'A stream that sends nothing for this long is stalled: the chat is aborted, exit 124' -r
-complete -c analyst -n "__fish_analyst_using_subcommand version" -l retries -d 'How many times a transient failure is tried again (0 = never): a refused or reset connection, 429, 502, 503, 504; for ask, a dropped or suspended turn is resumed with the same message id' -r
 complete -c analyst -n "__fish_analyst_using_subcommand version" -l profile -d 'Use this profile of the config file (~/.config/analyst/config.toml)' -r -f -a '(analyst config profiles 2>/dev/null)'
 complete -c analyst -n "__fish_analyst_using_subcommand version" -l color -d 'Colour on stderr: auto (on a terminal, unless NO_COLOR is set and not empty), always, never' -r -f -a "auto\t'On a terminal, unless NO_COLOR is set to something'
 always\t'Always, also in a pipe'

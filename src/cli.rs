@@ -208,22 +208,6 @@ pub struct GlobalArgs {
     #[arg(short, long, global = true)]
     pub quiet: bool,
 
-    /// How long to wait for a connection to the service
-    #[arg(long, global = true, value_name = "DURATION", default_value = "10s")]
-    pub connect_timeout: String,
-
-    /// Wall-clock limit of the whole command (e.g. 90s, 5m); a running chat is aborted, exit 124
-    #[arg(long, global = true, env = var::TIMEOUT, value_name = "DURATION")]
-    pub timeout: Option<String>,
-
-    /// A stream that sends nothing for this long is stalled: the chat is aborted, exit 124
-    #[arg(long, global = true, value_name = "DURATION", default_value = "5m")]
-    pub idle_timeout: String,
-
-    /// How many times a transient failure is tried again (0 = never): a refused or reset connection, 429, 502, 503, 504; for ask, a dropped or suspended turn is resumed with the same message id
-    #[arg(long, global = true, value_name = "N", default_value_t = 3)]
-    pub retries: u32,
-
     /// Use this profile of the config file (~/.config/analyst/config.toml)
     #[arg(long, global = true, env = var::PROFILE, value_name = "NAME")]
     pub profile: Option<String>,
@@ -231,6 +215,65 @@ pub struct GlobalArgs {
     /// Colour on stderr: auto (on a terminal, unless NO_COLOR is set and not empty), always, never
     #[arg(long, global = true, value_enum, value_name = "WHEN", default_value_t = ColorWhen::Auto)]
     pub color: ColorWhen,
+
+    /// The network options written before the command.
+    #[command(flatten)]
+    pub leading_network: LeadingNetworkArgs,
+}
+
+/// The network options written before the command (`analyst --retries 0
+/// ask …`), where earlier versions took them: still accepted, not shown
+/// in help (they belong to the commands that call the service); given
+/// after the command as well, the command's own win.
+#[derive(Debug, Args)]
+pub struct LeadingNetworkArgs {
+    /// --connect-timeout before the command.
+    #[arg(
+        long = "connect-timeout",
+        id = "leading_connect_timeout",
+        hide = true,
+        value_name = "DURATION"
+    )]
+    pub connect_timeout: Option<String>,
+
+    /// --timeout before the command.
+    #[arg(long = "timeout", id = "leading_timeout", hide = true, value_name = "DURATION")]
+    pub timeout: Option<String>,
+
+    /// --idle-timeout before the command.
+    #[arg(
+        long = "idle-timeout",
+        id = "leading_idle_timeout",
+        hide = true,
+        value_name = "DURATION"
+    )]
+    pub idle_timeout: Option<String>,
+
+    /// --retries before the command.
+    #[arg(long = "retries", id = "leading_retries", hide = true, value_name = "N")]
+    pub retries: Option<u32>,
+}
+
+/// Timeouts and retries: the options of the commands that call the
+/// service (ask, abort, session, rows, check, doctor), and only theirs.
+#[derive(Debug, Args)]
+#[command(next_help_heading = "Network")]
+pub struct NetworkArgs {
+    /// How long to wait for a connection to the service
+    #[arg(long, value_name = "DURATION", default_value = "10s")]
+    pub connect_timeout: String,
+
+    /// Wall-clock limit of the whole command (e.g. 90s, 5m); a running chat is aborted, exit 124
+    #[arg(long, env = var::TIMEOUT, value_name = "DURATION")]
+    pub timeout: Option<String>,
+
+    /// A stream that sends nothing for this long is stalled: the chat is aborted, exit 124
+    #[arg(long, value_name = "DURATION", default_value = "5m")]
+    pub idle_timeout: String,
+
+    /// How many times a transient failure is tried again (0 = never): a refused or reset connection, 429, 502, 503, 504; for ask, a dropped or suspended turn is resumed with the same message id
+    #[arg(long, value_name = "N", default_value_t = 3)]
+    pub retries: u32,
 }
 
 /// When notes on stderr are painted.
@@ -553,6 +596,10 @@ pub struct DoctorArgs {
     /// Who asks.
     #[command(flatten)]
     pub identity: IdentityArgs,
+
+    /// Timeouts and retries.
+    #[command(flatten)]
+    pub network: NetworkArgs,
 }
 
 /// Arguments of `analyst config`.
@@ -758,6 +805,10 @@ pub struct CheckArgs {
     /// Who asks, unless the suite says otherwise.
     #[command(flatten)]
     pub identity: IdentityArgs,
+
+    /// Timeouts and retries.
+    #[command(flatten)]
+    pub network: NetworkArgs,
 }
 
 /// Where a command's data goes instead of plain stdout.
@@ -962,6 +1013,10 @@ pub struct RowsArgs {
     /// Where the data query API is.
     #[command(flatten)]
     pub data: DataEndpointArgs,
+
+    /// Timeouts and retries.
+    #[command(flatten)]
+    pub network: NetworkArgs,
 }
 
 const ABORT_AFTER_HELP: &str = "\
@@ -1005,6 +1060,10 @@ pub struct AbortArgs {
     /// Who owns the chat.
     #[command(flatten)]
     pub identity: IdentityArgs,
+
+    /// Timeouts and retries.
+    #[command(flatten)]
+    pub network: NetworkArgs,
 }
 
 /// What `analyst session` prints.
@@ -1071,6 +1130,10 @@ pub struct SessionArgs {
     /// The user the session is for.
     #[command(flatten)]
     pub identity: IdentityArgs,
+
+    /// Timeouts and retries.
+    #[command(flatten)]
+    pub network: NetworkArgs,
 }
 
 /// What `analyst session` does besides minting.
@@ -1095,6 +1158,10 @@ pub struct SessionRevokeArgs {
     /// How to authenticate.
     #[command(flatten)]
     pub key: KeyArgs,
+
+    /// Timeouts and retries.
+    #[command(flatten)]
+    pub network: NetworkArgs,
 }
 
 const ASK_AFTER_HELP: &str = "\
@@ -1380,4 +1447,8 @@ pub struct AskArgs {
     /// Who is asking.
     #[command(flatten)]
     pub identity: IdentityArgs,
+
+    /// Timeouts and retries.
+    #[command(flatten)]
+    pub network: NetworkArgs,
 }

@@ -6,7 +6,7 @@ use std::path::PathBuf;
 use anyhow::Result;
 
 use super::checks::{parse_shard, regex, variable};
-use super::types::{CheckListSettings, CheckSettings, Network, ReportSettings, Selection};
+use super::types::{CheckListSettings, CheckSettings, ReportSettings, Selection};
 use super::{history, Sources};
 use crate::cli::{var, CheckArgs};
 use crate::error::usage;
@@ -50,7 +50,8 @@ impl Sources<'_> {
         })
     }
 
-    pub(super) fn check(&self, mut args: CheckArgs, network: Network) -> Result<CheckSettings> {
+    pub(super) fn check(&self, mut args: CheckArgs) -> Result<CheckSettings> {
+        let network = self.network(&args.network)?;
         let identity = self.identity(&args.identity)?;
         let url = self.chat_url(&args.endpoint)?;
         let (key, cube_token) = self.chat_credentials(&url, &args.endpoint)?;

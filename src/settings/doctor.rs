@@ -9,7 +9,7 @@ use reqwest::Url;
 use super::checks::{variable, Finding, FindingState};
 use super::profile::Config;
 use super::secrets::Secrets;
-use super::types::{DoctorSettings, Network};
+use super::types::DoctorSettings;
 use super::{security_context, SessionSettings, Sources};
 use crate::cli::{var, DoctorArgs, TableOrJson};
 use crate::error::{kind_of, usage, Fault};
@@ -55,14 +55,15 @@ impl Sources<'_> {
 
     /// `analyst doctor`: every setting checked as the commands would check
     /// it, each failure a finding rather than the end (a broken config file
-    /// is `config_problem`); what the endpoints need, to call them.
+    /// is `config_problem`); what the endpoints need, to call them; the
+    /// table fits `width`. A bad timeout or retry count is a usage error.
     pub(super) fn doctor(
         &self,
         args: DoctorArgs,
         config_problem: Option<anyhow::Error>,
-        network: Network,
         width: Option<u16>,
-    ) -> DoctorSettings {
+    ) -> Result<DoctorSettings> {
+        let network = self.network(&args.network)?;
         let mut findings = vec![match config_problem {
             Some(err) => Finding::new(
                 "config file",
@@ -177,7 +178,7 @@ impl Sources<'_> {
                 }
             }
         };
-        DoctorSettings {
+        Ok(DoctorSettings {
             findings,
             chat,
             data: data_ready.then_some(data),
@@ -186,6 +187,6 @@ impl Sources<'_> {
             network,
             json: args.output == TableOrJson::Json,
             width,
-        }
+        })
     }
 }

@@ -42,8 +42,9 @@ use serde_json::{Map, Value};
 
 use crate::cli::{
     var, AbortArgs, AskArgs, ChatEndpointArgs, CheckAction, CheckArgs, Cli, ColorWhen, Command as CliCommand,
-    CompletionTarget, ConfigAction, ConfigArgs, DataEndpointArgs, GlobalArgs, IdentityArgs, OutputMode, QuerySelector,
-    RowsArgs, RowsOutput, SessionAction, SessionArgs, SessionOutput, SessionRevokeArgs,
+    CompletionTarget, ConfigAction, ConfigArgs, DataEndpointArgs, GlobalArgs, IdentityArgs, LeadingNetworkArgs,
+    NetworkArgs, OutputMode, QuerySelector, RowsArgs, RowsOutput, SessionAction, SessionArgs, SessionOutput,
+    SessionRevokeArgs,
 };
 use crate::error::usage;
 use crate::files::check_files_apart;
@@ -297,26 +298,9 @@ fn resolve_command(
             profile.chosen_by
         ));
     }
-    let limit = |text: &str, from: &str| duration(text, from).map(|limit| Some(limit).filter(|limit| !limit.is_zero()));
-    let timeout_from = match matches.value_source("timeout") {
-        Some(ValueSource::EnvVariable) => var::TIMEOUT,
-        _ => "--timeout",
-    };
-    let network = Network {
-        connect_timeout: duration(&global.connect_timeout, "--connect-timeout")?,
-        limits: Limits {
-            timeout: global
-                .timeout
-                .as_deref()
-                .map(|text| limit(text, timeout_from))
-                .transpose()?
-                .flatten(),
-            idle: limit(&global.idle_timeout, "--idle-timeout")?,
-        },
-        retries: global.retries,
-    };
     let sources = Sources {
         sub,
+        leading_network: &global.leading_network,
         profile: profile.as_ref(),
         config: config.as_ref(),
         notes,
@@ -324,14 +308,14 @@ fn resolve_command(
         styles,
     };
     let command = match command {
-        CliCommand::Ask(args) => Command::Ask(Box::new(sources.ask(args, network)?)),
-        CliCommand::Abort(args) => Command::Abort(sources.abort(args, network)?),
+        CliCommand::Ask(args) => Command::Ask(Box::new(sources.ask(args)?)),
+        CliCommand::Abort(args) => Command::Abort(sources.abort(args)?),
         CliCommand::Session(SessionArgs {
             action: Some(SessionAction::Revoke(args)),
             ..
-        }) => Command::RevokeSessions(sources.revoke(args, network)?),
-        CliCommand::Session(args) => Command::Session(sources.session(args, network)?),
-        CliCommand::Rows(args) => Command::Rows(sources.rows(args, network)?),
+        }) => Command::RevokeSessions(sources.revoke(args)?),
+        CliCommand::Session(args) => Command::Session(sources.session(args)?),
+        CliCommand::Rows(args) => Command::Rows(sources.rows(args)?),
         CliCommand::Check(CheckArgs {
             action: Some(CheckAction::Merge(args)),
             ..
@@ -340,13 +324,12 @@ fn resolve_command(
             report: ReportSettings::of(args.report)?,
         }),
         CliCommand::Check(args) if args.list => Command::CheckList(Box::new(sources.check_list(args)?)),
-        CliCommand::Check(args) => Command::Check(Box::new(sources.check(args, network)?)),
+        CliCommand::Check(args) => Command::Check(Box::new(sources.check(args)?)),
         CliCommand::Doctor(args) => Command::Doctor(Box::new(sources.doctor(
             args,
             config_problem,
-            network,
             terminal_width(terminals.stdout),
-        ))),
+        )?)),
         CliCommand::Config(_) => Command::ConfigList(sources.config_list(), terminal_width(terminals.stdout)),
         CliCommand::Completions(args) => Command::Completions(args.target, args.dir),
         CliCommand::Version => Command::Version,
@@ -398,6 +381,8 @@ fn pick(selector: QuerySelector) -> Pick {
 /// profile, and the notes (for warnings such as a readable key file).
 struct Sources<'a> {
     sub: Option<&'a ArgMatches>,
+    /// The network options written before the command.
+    leading_network: &'a LeadingNetworkArgs,
     profile: Option<&'a Profile>,
     config: Option<&'a Config>,
     notes: &'a Notes,
@@ -408,7 +393,54 @@ struct Sources<'a> {
 }
 
 impl Sources<'_> {
-    fn ask(&self, args: AskArgs, network: Network) -> Result<AskSettings> {
+    /// The timeouts and retries of `args`, the network options of the
+    /// command run (clap holds them in its innermost subcommand's
+    /// matches): each given after the command, else before it, else from
+    /// the environment (`ANALYST_TIMEOUT`), else the default.
+    fn network(&self, args: &NetworkArgs) -> Result<Network> {
+        let mut at = self.sub;
+        while let Some((_, deeper)) = at.and_then(ArgMatches::subcommand) {
+            at = Some(deeper);
+        }
+        let given = |id: &str| at.and_then(|at| at.value_source(id)) == Some(ValueSource::CommandLine);
+        let leading = self.leading_network;
+        let pick = |id: &str, after: &String, before: &Option<String>| match before {
+            Some(before) if !given(id) => before.clone(),
+            _ => after.clone(),
+        };
+        let timeout = match &leading.timeout {
+            Some(before) if !given("timeout") => Some((before.clone(), "--timeout")),
+            _ => {
+                let from = match at.and_then(|at| at.value_source("timeout")) {
+                    Some(ValueSource::EnvVariable) => var::TIMEOUT,
+                    _ => "--timeout",
+                };
+                args.timeout.clone().map(|text| (text, from))
+            }
+        };
+        let limit =
+            |text: &str, from: &str| duration(text, from).map(|limit| Some(limit).filter(|limit| !limit.is_zero()));
+        Ok(Network {
+            connect_timeout: duration(
+                &pick("connect_timeout", &args.connect_timeout, &leading.connect_timeout),
+                "--connect-timeout",
+            )?,
+            limits: Limits {
+                timeout: timeout.map(|(text, from)| limit(&text, from)).transpose()?.flatten(),
+                idle: limit(
+                    &pick("idle_timeout", &args.idle_timeout, &leading.idle_timeout),
+                    "--idle-timeout",
+                )?,
+            },
+            retries: match leading.retries {
+                Some(before) if !given("retries") => before,
+                _ => args.retries,
+            },
+        })
+    }
+
+    fn ask(&self, args: AskArgs) -> Result<AskSettings> {
+        let network = self.network(&args.network)?;
         let pick = pick(args.query);
         let expectations = Expectations::new(
             args.expect_answer.as_deref(),
@@ -496,7 +528,8 @@ impl Sources<'_> {
         })
     }
 
-    fn abort(&self, args: AbortArgs, network: Network) -> Result<AbortSettings> {
+    fn abort(&self, args: AbortArgs) -> Result<AbortSettings> {
+        let network = self.network(&args.network)?;
         let identity = self.identity(&args.identity)?;
         let chat = self.chat(&args.endpoint, &identity)?;
         let chat_id = args.chat_id.trim().to_string();
@@ -506,7 +539,8 @@ impl Sources<'_> {
         Ok(AbortSettings { chat, chat_id, network })
     }
 
-    fn session(&self, args: SessionArgs, network: Network) -> Result<SessionCommandSettings> {
+    fn session(&self, args: SessionArgs) -> Result<SessionCommandSettings> {
+        let network = self.network(&args.network)?;
         let base_url = self.base_url(args.base_url)?;
         if args.identity.persistent || args.identity.ttl.is_some() {
             return Err(usage(
@@ -580,7 +614,8 @@ impl Sources<'_> {
         })
     }
 
-    fn revoke(&self, args: SessionRevokeArgs, network: Network) -> Result<RevokeSettings> {
+    fn revoke(&self, args: SessionRevokeArgs) -> Result<RevokeSettings> {
+        let network = self.network(&args.network)?;
         let base_url = self.base_url(args.base_url)?;
         let session_ids: Vec<String> = match args.session_id.trim() {
             "-" => {
@@ -610,7 +645,8 @@ impl Sources<'_> {
         })
     }
 
-    fn rows(&self, args: RowsArgs, network: Network) -> Result<RowsSettings> {
+    fn rows(&self, args: RowsArgs) -> Result<RowsSettings> {
+        let network = self.network(&args.network)?;
         let sql = match (args.sql, args.sql_file, args.from) {
             (Some(sql), _, _) => SqlSource::Text(sql),
             (None, Some(path), _) => SqlSource::File(path),

@@ -81,7 +81,9 @@ fn a_command_alone_lists_what_it_can_do() {
         assert!(stderr.contains("Commands:"), "{args:?}: {stderr}");
         for command in listed {
             assert!(
-                stderr.lines().any(|line| line.trim_start().starts_with(&format!("{command} "))),
+                stderr
+                    .lines()
+                    .any(|line| line.trim_start().starts_with(&format!("{command} "))),
                 "{args:?} lists {command}: {stderr}"
             );
         }
@@ -438,4 +440,44 @@ fn suite_mistakes_are_one_line_naming_the_suite_field() {
     let document: serde_json::Value = serde_json::from_slice(&std::fs::read(&report).unwrap()).unwrap();
     assert_eq!(document["passed"], 1);
     emu.expect(Route::Chat, 1);
+}
+
+#[test]
+fn network_options_belong_to_the_commands_that_call_the_service() {
+    let help = |args: &[&str]| {
+        let output = analyst().args(args).arg("--help").output().unwrap();
+        exits(&output, 0);
+        String::from_utf8(output.stdout).unwrap()
+    };
+    for args in [&["history", "list"][..], &["check", "merge"], &["config", "list"], &["completions"], &[]] {
+        let shown = help(args);
+        for flag in ["--retries", "--timeout", "--idle-timeout", "--connect-timeout"] {
+            let offered = format!("{flag} <");
+            assert!(!shown.contains(&offered), "{args:?} --help offers {flag}:\n{shown}");
+        }
+    }
+    for args in [&["ask"][..], &["abort"], &["session"], &["session", "revoke"], &["rows"], &["check"], &["doctor"]] {
+        let shown = help(args);
+        assert!(shown.contains("Network:") && shown.contains("--retries"), "{args:?}:\n{shown}");
+    }
+    // Not taken by a command that calls nothing; still taken before the
+    // command, as earlier versions took them, and after it the command's own win.
+    let output = analyst().args(["history", "list", "--retries", "0"]).output().unwrap();
+    exits(&output, 2);
+    let emu = Emulator::start();
+    emu.analyst().args(["--retries", "0", "ask", "-q", "Q"]).assert().success();
+    let output = emu
+        .analyst()
+        .args(["--timeout", "1h", "ask", "--timeout", "nonsense", "Q"])
+        .output()
+        .unwrap();
+    exits(&output, 2);
+    assert!(String::from_utf8_lossy(&output.stderr).contains("--timeout"));
+    let output = emu
+        .analyst()
+        .env("ANALYST_TIMEOUT", "nonsense")
+        .args(["--timeout", "1h", "ask", "-q", "Q"])
+        .output()
+        .unwrap();
+    exits(&output, 0);
 }
