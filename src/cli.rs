@@ -115,7 +115,7 @@ pub const EXIT_STATUS: [(&str, &str); 16] = [
 ];
 
 /// The keys of a profile in the config file (FILES of the man pages).
-pub const CONFIG_KEYS: [(&str, &str); 12] = [
+pub const CONFIG_KEYS: [(&str, &str); 17] = [
     ("chat_url", "the Chat API URL"),
     ("base_url", "the account host, for session"),
     ("deployment_id", "the deployment, for session (a number)"),
@@ -133,7 +133,24 @@ pub const CONFIG_KEYS: [(&str, &str); 12] = [
         "a command whose output is a Cube token for the chat",
     ),
     ("data_token_command", "a command whose output is a data query API token"),
+    (
+        "history",
+        "false records no turn in the history (as --no-history, ANALYST_HISTORY=0)",
+    ),
+    (
+        "history_db",
+        "the history database (~ expanded; ANALYST_HISTORY_DB wins), else $XDG_DATA_HOME/analyst/history.db",
+    ),
+    ("history_keep", "prune turns older than this (90d) as new ones are recorded"),
     ("(top level) default", "the profile used without --profile"),
+    (
+        "(top level) [prices.\"MODEL\"]",
+        "what MODEL costs in US dollars per million tokens, for history usage: input, output, cache_read, cache_write",
+    ),
+    (
+        "(top level) [profiles.NAME]",
+        "a profile: the keys above",
+    ),
 ];
 
 /// The top-level `--help` epilogue: the environment, the exit codes, and

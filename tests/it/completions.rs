@@ -278,3 +278,28 @@ fn profile_completes_to_the_profiles_of_the_config_file() {
         );
     }
 }
+
+#[test]
+fn the_man_pages_files_name_every_key_the_config_file_takes() {
+    // The config file's reader lists what it takes when a key is unknown.
+    let dir = Scratch::new();
+    let keys = |text: &str| -> Vec<String> {
+        let config = dir.write("config.toml", text);
+        let output = analyst().env("ANALYST_CONFIG", &config).args(["config", "list"]).output().unwrap();
+        exits(&output, 2);
+        let stderr = String::from_utf8(output.stderr).unwrap();
+        let (_, expected) = stderr.split_once("expected one of ").expect(&stderr);
+        expected.split(", ").map(|key| key.trim().trim_matches('`').to_string()).collect()
+    };
+    let mut taken = keys("[profiles.p]\nno_such_key = 1\n");
+    taken.extend(keys("no_such_key = 1\n"));
+    taken.extend(keys("[prices.m]\nno_such_key = 1\n"));
+    assert!(taken.len() > 20, "{taken:?}");
+    let output = analyst().args(["completions", "man"]).output().unwrap();
+    let page = String::from_utf8(output.stdout).unwrap();
+    let files = &page[page.find(".SH FILES").expect("a FILES section")..];
+    let files = files.replace("\\_", "_").replace("\\-", "-");
+    for key in taken {
+        assert!(files.contains(&key), "analyst(1)'s FILES leaves out {key}:\n{files}");
+    }
+}
