@@ -141,16 +141,16 @@ pub const CONFIG_KEYS: [(&str, &str); 17] = [
         "history_db",
         "the history database (~ expanded; ANALYST_HISTORY_DB wins), else $XDG_DATA_HOME/analyst/history.db",
     ),
-    ("history_keep", "prune turns older than this (90d) as new ones are recorded"),
+    (
+        "history_keep",
+        "prune turns older than this (90d) as new ones are recorded",
+    ),
     ("(top level) default", "the profile used without --profile"),
     (
         "(top level) [prices.\"MODEL\"]",
         "what MODEL costs in US dollars per million tokens, for history usage: input, output, cache_read, cache_write",
     ),
-    (
-        "(top level) [profiles.NAME]",
-        "a profile: the keys above",
-    ),
+    ("(top level) [profiles.NAME]", "a profile: the keys above"),
 ];
 
 /// The top-level `--help` epilogue: the environment, the exit codes, and

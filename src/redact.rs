@@ -115,20 +115,33 @@ pub fn redact(text: &str) -> Cow<'_, str> {
 /// print `***`, so it cannot leak through a log line, an error message or a
 /// panic.
 #[derive(Clone)]
-pub struct Secret(String);
+pub struct Secret {
+    value: String,
+    origin: String,
+}
 
 impl Secret {
-    /// Wraps a secret value, and registers it to be redacted from
-    /// everything shown or saved.
-    pub fn new(value: String) -> Self {
+    /// Wraps a secret value that came from `origin` (a variable, a flag, a
+    /// profile's key: what a message tells the user to check), and
+    /// registers it to be redacted from everything shown or saved.
+    pub fn new(value: String, origin: impl Into<String>) -> Self {
         register_secret(&value);
-        Secret(value)
+        Secret {
+            value,
+            origin: origin.into(),
+        }
     }
 
     /// The secret itself, for the one place that puts it in a header or
     /// signs with it.
     pub fn expose(&self) -> &str {
-        &self.0
+        &self.value
+    }
+
+    /// Where it came from, as a message names it: `ANALYST_API_KEY`,
+    /// `--api-key-file`, `api_key_command of profile prod (FILE)`.
+    pub fn origin(&self) -> &str {
+        &self.origin
     }
 }
 
@@ -173,7 +186,7 @@ mod tests {
 
     #[test]
     fn secrets_never_print() {
-        let key = Secret::new("sk-very-secret".into());
+        let key = Secret::new("sk-very-secret".into(), "a test");
         assert_eq!(format!("{key} {key:?}"), "*** ***");
     }
 }

@@ -142,11 +142,10 @@ fn token(credential: &DataCredential) -> Secret {
         DataCredential::Signed {
             secret,
             security_context,
-        } => Secret::new(sign_hs256(
-            secret.expose().as_bytes(),
-            security_context,
-            SystemTime::now(),
-        )),
+        } => Secret::new(
+            sign_hs256(secret.expose().as_bytes(), security_context, SystemTime::now()),
+            format!("{}, which signed the token", secret.origin()),
+        ),
     }
 }
 

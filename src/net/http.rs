@@ -419,28 +419,36 @@ fn transport_fault(url: &Url, err: &reqwest::Error) -> Fault {
 }
 
 /// What to check after a status, for the API the credential is for: the
-/// flags and variables that named the URL and the credential of that API.
-fn hint(status: u16, auth: Credential<'_>) -> &'static str {
+/// flags and variables that named the URL of that API, or where the
+/// credential that was sent came from.
+fn hint(status: u16, auth: Credential<'_>) -> String {
+    let check = |what: &str, secret: &Secret| format!("the {what} (from {})", secret.origin());
     match (status, auth) {
-        (401, Credential::Chat { .. }) => {
-            "check the API key (ANALYST_API_KEY or --api-key-file) or the Cube token (ANALYST_CUBE_TOKEN or --cube-token-file)"
+        (401, Credential::Chat { key, cube_token }) => {
+            let checked: Vec<String> = [(key, "API key"), (cube_token, "Cube token")]
+                .into_iter()
+                .filter_map(|(secret, what)| secret.map(|secret| check(what, secret)))
+                .collect();
+            format!("check {}", checked.join(" and "))
         }
-        (401, Credential::ApiKey(_)) => "check the API key (ANALYST_API_KEY or --api-key-file)",
-        (401 | 403, Credential::Token(_)) => {
-            "check the data query API's credential (ANALYST_DATA_TOKEN, or ANALYST_DATA_SECRET with --security-context)"
+        (401, Credential::ApiKey(key)) => format!("check {}", check("API key", key)),
+        (401 | 403, Credential::Token(token)) => {
+            format!("check {}", check("data query API's credential", token))
         }
-        (403, _) => "this key or user may not do that",
-        (404 | 410, Credential::Chat { .. }) => "check --chat-url (ANALYST_CHAT_URL: account and agent) and --chat-id",
+        (403, _) => "this key or user may not do that".to_string(),
+        (404 | 410, Credential::Chat { .. }) => {
+            "check --chat-url (ANALYST_CHAT_URL: account and agent) and --chat-id".to_string()
+        }
         (404 | 410, Credential::ApiKey(_)) => {
-            "check --base-url (ANALYST_BASE_URL, the account host) and --deployment-id"
+            "check --base-url (ANALYST_BASE_URL, the account host) and --deployment-id".to_string()
         }
         (404 | 410, Credential::Token(_)) => {
-            "check --data-url (ANALYST_DATA_URL, e.g. https://<deployment>.cubecloudapp.dev/cubejs-api)"
+            "check --data-url (ANALYST_DATA_URL, e.g. https://<deployment>.cubecloudapp.dev/cubejs-api)".to_string()
         }
-        (408 | 429, _) => "the service is busy; try again later",
-        (300..=399, _) => "check the URL: the service answered with a redirect",
-        (400..=499, _) => "the service refused the request",
-        _ => "the service failed; try again later",
+        (408 | 429, _) => "the service is busy; try again later".to_string(),
+        (300..=399, _) => "check the URL: the service answered with a redirect".to_string(),
+        (400..=499, _) => "the service refused the request".to_string(),
+        _ => "the service failed; try again later".to_string(),
     }
 }
 

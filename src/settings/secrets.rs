@@ -131,7 +131,7 @@ impl SecretSource {
                 "the {what} contains control characters or several lines; it must be one line"
             )));
         }
-        Ok(Secret::new(secret.to_string()))
+        Ok(Secret::new(secret.to_string(), self.origin()))
     }
 
     /// Reads a secret's file, warning when users other than its owner may

@@ -515,7 +515,7 @@ impl DataSettings {
         if let Some(token) = self.token.as_ref().filter(|_| !sign) {
             let token = token.read(notes)?;
             let bare = token.expose().strip_prefix("Bearer ").unwrap_or(token.expose());
-            return Ok(DataCredential::Token(Secret::new(bare.to_string())));
+            return Ok(DataCredential::Token(Secret::new(bare.to_string(), token.origin())));
         }
         match &self.secret {
             Some(secret) => Ok(DataCredential::Signed {

@@ -60,7 +60,7 @@ fn status_401_exits_3_and_never_shows_the_key() {
     exits(&output, 3);
     let line = one_error_line(&output);
     assert!(
-        line.contains("401 Unauthorized: Invalid API key; check the API key (ANALYST_API_KEY"),
+        line.contains("401 Unauthorized: Invalid API key; check the API key (from ANALYST_API_KEY)"),
         "{line}"
     );
     let stderr = stderr_of(&output);

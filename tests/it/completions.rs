@@ -16,7 +16,7 @@ const FILES: [(&str, &str); 6] = [
     ("man", "man/analyst.1"),
 ];
 
-const REGENERATE: &str = "ANALYST_REGENERATE=1 cargo test --test completions";
+const REGENERATE: &str = "ANALYST_REGENERATE=1 cargo test --test it completions";
 
 fn committed(file: &str) -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("completions").join(file)
@@ -285,11 +285,18 @@ fn the_man_pages_files_name_every_key_the_config_file_takes() {
     let dir = Scratch::new();
     let keys = |text: &str| -> Vec<String> {
         let config = dir.write("config.toml", text);
-        let output = analyst().env("ANALYST_CONFIG", &config).args(["config", "list"]).output().unwrap();
+        let output = analyst()
+            .env("ANALYST_CONFIG", &config)
+            .args(["config", "list"])
+            .output()
+            .unwrap();
         exits(&output, 2);
         let stderr = String::from_utf8(output.stderr).unwrap();
         let (_, expected) = stderr.split_once("expected one of ").expect(&stderr);
-        expected.split(", ").map(|key| key.trim().trim_matches('`').to_string()).collect()
+        expected
+            .split(", ")
+            .map(|key| key.trim().trim_matches('`').to_string())
+            .collect()
     };
     let mut taken = keys("[profiles.p]\nno_such_key = 1\n");
     taken.extend(keys("no_such_key = 1\n"));

@@ -148,6 +148,39 @@ fn a_failing_key_command_is_a_usage_error() {
     assert!(emu.requests().is_empty());
 }
 
+#[test]
+fn a_refused_key_names_where_it_came_from() {
+    let emu = Emulator::start();
+    let home = config_home(&format!(
+        "[profiles.default]\nchat_url = \"{}\"\nexternal_id = \"u\"\napi_key_command = \"echo sk-wrong-key-1\"\n",
+        emu.chat_url()
+    ));
+    let output = analyst_in(&home)
+        .env_remove("ANALYST_API_KEY")
+        .args(["ask", "Q"])
+        .output()
+        .unwrap();
+    exits(&output, 3);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        stderr.contains("check the API key (from api_key_command of profile default (")
+            && !stderr.contains("ANALYST_API_KEY"),
+        "{stderr}"
+    );
+    // A key file named by the flag: the flag.
+    let key = home.write("key", "sk-wrong-key-2\n");
+    let output = analyst_in(&home)
+        .env_remove("ANALYST_API_KEY")
+        .args(["ask", "--api-key-file"])
+        .arg(&key)
+        .arg("Q")
+        .output()
+        .unwrap();
+    exits(&output, 3);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(stderr.contains("check the API key (from --api-key-file)"), "{stderr}");
+}
+
 #[cfg(unix)]
 #[test]
 fn a_key_file_other_users_can_read_draws_a_warning() {

@@ -4,7 +4,7 @@
 //! stream's exit codes, stdout and stderr are pinned in
 //! `tests/fixtures/real-streams/golden/NAME.txt`. A change of output shows
 //! as a diff of that file; when it is meant, bless the new outputs with
-//! `ANALYST_BLESS=1 cargo test --test real_streams` and review the diff.
+//! `ANALYST_BLESS=1 cargo test --test it real_streams` and review the diff.
 //! The real Cube server's data query answers (`real-streams/data-api`) are
 //! served by the emulator as recorded (status and body) to `rows`, pinned
 //! the same way in `golden/data-api/NAME.txt`.

@@ -449,23 +449,43 @@ fn network_options_belong_to_the_commands_that_call_the_service() {
         exits(&output, 0);
         String::from_utf8(output.stdout).unwrap()
     };
-    for args in [&["history", "list"][..], &["check", "merge"], &["config", "list"], &["completions"], &[]] {
+    for args in [
+        &["history", "list"][..],
+        &["check", "merge"],
+        &["config", "list"],
+        &["completions"],
+        &[],
+    ] {
         let shown = help(args);
         for flag in ["--retries", "--timeout", "--idle-timeout", "--connect-timeout"] {
             let offered = format!("{flag} <");
             assert!(!shown.contains(&offered), "{args:?} --help offers {flag}:\n{shown}");
         }
     }
-    for args in [&["ask"][..], &["abort"], &["session"], &["session", "revoke"], &["rows"], &["check"], &["doctor"]] {
+    for args in [
+        &["ask"][..],
+        &["abort"],
+        &["session"],
+        &["session", "revoke"],
+        &["rows"],
+        &["check"],
+        &["doctor"],
+    ] {
         let shown = help(args);
-        assert!(shown.contains("Network:") && shown.contains("--retries"), "{args:?}:\n{shown}");
+        assert!(
+            shown.contains("Network:") && shown.contains("--retries"),
+            "{args:?}:\n{shown}"
+        );
     }
     // Not taken by a command that calls nothing; still taken before the
     // command, as earlier versions took them, and after it the command's own win.
     let output = analyst().args(["history", "list", "--retries", "0"]).output().unwrap();
     exits(&output, 2);
     let emu = Emulator::start();
-    emu.analyst().args(["--retries", "0", "ask", "-q", "Q"]).assert().success();
+    emu.analyst()
+        .args(["--retries", "0", "ask", "-q", "Q"])
+        .assert()
+        .success();
     let output = emu
         .analyst()
         .args(["--timeout", "1h", "ask", "--timeout", "nonsense", "Q"])
