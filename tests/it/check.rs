@@ -302,7 +302,20 @@ fn tap_and_json_go_to_stdout() {
         tap.contains("\nnot ok 2 - no\n  ---\n  message: \"expected at least 99 rows"),
         "{tap}"
     );
-    assert!(tap.contains("  run.1.totalTokens: \"1280\"\n"), "{tap}");
+    // Each YAML block is YAML, each figure once, numbers as numbers.
+    for block in tap.split("  ---\n").skip(1) {
+        let block = block.split("  ...\n").next().unwrap();
+        let mut keys: Vec<&str> = block.lines().map(|line| line.split(':').next().unwrap()).collect();
+        let all = keys.len();
+        keys.sort_unstable();
+        keys.dedup();
+        assert_eq!(keys.len(), all, "a key repeated:\n{block}");
+        let figures: Value = serde_saphyr::from_str(block).unwrap_or_else(|err| panic!("{err}:\n{block}"));
+        assert_eq!(figures["run.1.totalTokens"], json!(1280), "{block}");
+        assert!(figures["passRate"].is_number() && figures["median.duration"].is_number(), "{block}");
+        assert!(figures["run.1.chatId"].is_string(), "{block}");
+    }
+    assert!(tap.contains("  exitCode: 9\n"), "{tap}");
     let output = emu.analyst().args(["check", "-o", "json"]).arg(&path).output().unwrap();
     let doc: Value = serde_json::from_slice(&output.stdout).unwrap();
     assert_eq!(

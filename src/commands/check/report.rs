@@ -8,7 +8,7 @@ use std::time::Duration;
 
 use anyhow::Result;
 use serde::{Deserialize, Serialize};
-use serde_json::json;
+use serde_json::{json, Value};
 
 use super::grade::{Reason, Verdict};
 use crate::error::{usage, Kind, SUCCESS};
@@ -561,15 +561,15 @@ fn verdict_lines(status: Outcome, name: &str, what: &str, messages: &[String], e
     }
 }
 
-/// The figures of a case as `name=value` pairs: its pass rate and
+/// The figures of a case as `name`, typed value pairs: its pass rate and
 /// medians, then each run's ids, timings and usage (`run.K.…`).
-fn properties(case: &CaseReport) -> Vec<(String, String)> {
+fn properties(case: &CaseReport) -> Vec<(String, Value)> {
     let mut properties = vec![
-        ("passRate".to_string(), case.pass_rate.to_string()),
-        ("requiredPassRate".to_string(), case.required_pass_rate.to_string()),
-        ("passedRuns".to_string(), case.passed_runs.to_string()),
-        ("runs".to_string(), case.runs.len().to_string()),
-        ("median.duration".to_string(), case.medians.duration.to_string()),
+        ("passRate".to_string(), json!(case.pass_rate)),
+        ("requiredPassRate".to_string(), json!(case.required_pass_rate)),
+        ("passedRuns".to_string(), json!(case.passed_runs)),
+        ("runs".to_string(), json!(case.runs.len())),
+        ("median.duration".to_string(), json!(case.medians.duration)),
     ];
     let optional = [
         ("median.firstByte", case.medians.first_byte),
@@ -578,17 +578,17 @@ fn properties(case: &CaseReport) -> Vec<(String, String)> {
     ];
     for (name, value) in optional {
         if let Some(value) = value {
-            properties.push((name.to_string(), value.to_string()));
+            properties.push((name.to_string(), json!(value)));
         }
     }
     for run in &case.runs {
-        let mut add = |name: &str, value: String| properties.push((format!("run.{}.{name}", run.run), value));
-        add("status", status_name(run.status).to_string());
-        add("exitCode", run.exit_code.to_string());
-        add("duration", run.duration.to_string());
+        let mut add = |name: &str, value: Value| properties.push((format!("run.{}.{name}", run.run), value));
+        add("status", json!(status_name(run.status)));
+        add("exitCode", json!(run.exit_code));
+        add("duration", json!(run.duration));
         for (name, value) in [("chatId", &run.chat_id), ("messageId", &run.message_id)] {
             if let Some(value) = value {
-                add(name, value.clone());
+                add(name, json!(value));
             }
         }
         for (name, value) in [
@@ -597,7 +597,7 @@ fn properties(case: &CaseReport) -> Vec<(String, String)> {
             ("answer", run.answer),
         ] {
             if let Some(value) = value {
-                add(name, value.to_string());
+                add(name, json!(value));
             }
         }
         if let Some(usage) = run.usage {
@@ -609,7 +609,7 @@ fn properties(case: &CaseReport) -> Vec<(String, String)> {
                 ("totalTokens", usage.total_tokens),
                 ("llmCalls", usage.llm_calls),
             ] {
-                add(name, value.to_string());
+                add(name, json!(value));
             }
         }
     }
@@ -648,6 +648,16 @@ pub fn junit(report: &Report, out: &mut impl Write) -> io::Result<()> {
         )?;
         writeln!(out, "      <properties>")?;
         for (name, value) in properties(case) {
+            // As Rust writes them: `3`, not `3.0`.
+            let value = match value {
+                Value::String(text) => text,
+                Value::Number(number) => match (number.as_u64(), number.as_f64()) {
+                    (Some(whole), _) => whole.to_string(),
+                    (None, Some(real)) => real.to_string(),
+                    _ => number.to_string(),
+                },
+                other => other.to_string(),
+            };
             writeln!(
                 out,
                 r#"        <property name="{}" value="{}"/>"#,
@@ -699,12 +709,12 @@ pub fn tap(report: &Report, out: &mut impl Write) -> io::Result<()> {
         writeln!(out, "  ---")?;
         if case.status != Outcome::Passed {
             writeln!(out, "  message: {}", json!(case.messages.join("; ")))?;
-            writeln!(out, "  exit_code: {}", case.exit_code)?;
+            writeln!(out, "  exitCode: {}", case.exit_code)?;
         }
-        writeln!(out, "  duration_ms: {}", (case.medians.duration * 1000.0).round())?;
-        writeln!(out, "  pass_rate: {}", case.pass_rate)?;
+        // Each figure once, as JUnit names it; numbers as numbers, text
+        // quoted (a JSON string is a YAML one).
         for (name, value) in properties(case) {
-            writeln!(out, "  {name}: {}", json!(value))?;
+            writeln!(out, "  {name}: {value}")?;
         }
         writeln!(out, "  ...")?;
     }
