@@ -247,18 +247,28 @@ where
     if sender.send(Chunk::Opened).is_err() {
         return;
     }
-    // One read buffer; each chunk sent is a copy of what a read gave, so a
-    // stream of small reads costs its bytes, not a buffer each.
+    // One read buffer; a short read is sent as a copy of what it gave, so a
+    // stream of small reads costs its bytes, not a buffer each. A spare
+    // that comes back full (its read filled it: a file, a fast stream) is
+    // read into straight away, with no copy.
     let mut buffer = vec![0; CHUNK];
     loop {
-        let chunk = match source.read(&mut buffer) {
-            Ok(0) => Chunk::End,
-            Ok(n) => {
-                let mut data = spares.try_recv().unwrap_or_default();
+        let mut data = spares.try_recv().unwrap_or_default();
+        let read = if data.len() == CHUNK {
+            source.read(&mut data).map(|n| {
+                data.truncate(n);
+                n
+            })
+        } else {
+            source.read(&mut buffer).map(|n| {
                 data.clear();
                 data.extend_from_slice(&buffer[..n]);
-                Chunk::Data(data)
-            }
+                n
+            })
+        };
+        let chunk = match read {
+            Ok(0) => Chunk::End,
+            Ok(_) => Chunk::Data(data),
             Err(err) if err.kind() == io::ErrorKind::Interrupted => continue,
             Err(err) => Chunk::Failed(err),
         };
