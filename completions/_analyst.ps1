@@ -50,6 +50,7 @@ Register-ArgumentCompleter -Native -CommandName 'analyst' -ScriptBlock {
         }
         'analyst;ask' {
             [CompletionResult]::new('--chat-id', '--chat-id', [CompletionResultType]::ParameterName, 'Continue this thread (the chat id printed on stderr as ''chat: <id>'')')
+            [CompletionResult]::new('--image', '--image', [CompletionResultType]::ParameterName, 'Send an image with the question (repeatable; ''-'' reads one from stdin when the question is an argument): PNG, JPEG, GIF or WebP, at most 20 MiB')
             [CompletionResult]::new('--thread', '--thread', [CompletionResultType]::ParameterName, 'Continue the thread named NAME (its chat id is remembered in the history database per chat URL and identity); a new name, or a thread the service forgot or older than --thread-ttl, starts afresh')
             [CompletionResult]::new('--thread-ttl', '--thread-ttl', [CompletionResultType]::ParameterName, 'A thread whose last turn is older than this starts afresh')
             [CompletionResult]::new('--resume', '--resume', [CompletionResultType]::ParameterName, 'With --chat-id: resume that suspended turn (sends chatId and messageId; no question needed)')
@@ -57,7 +58,7 @@ Register-ArgumentCompleter -Native -CommandName 'analyst' -ScriptBlock {
             [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'What to write on stdout')
             [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'What to write on stdout')
             [CompletionResult]::new('--jq', '--jq', [CompletionResultType]::ParameterName, 'Filter the JSON output through a jq expression, as gh --jq does: strings print raw, other values as compact JSON, one per line')
-            [CompletionResult]::new('--output-file', '--output-file', [CompletionResultType]::ParameterName, 'Write the output to FILE instead of stdout, atomically: FILE (created 0600) is replaced only when the command succeeds, never left partial; a file the command reads is refused')
+            [CompletionResult]::new('--output-file', '--output-file', [CompletionResultType]::ParameterName, 'Write the output to FILE instead of stdout, atomically: FILE (created 0600) is replaced only when the command succeeds (check: when every case got a verdict, exit 0 or 9), never left partial; a file the command reads is refused')
             [CompletionResult]::new('--query', '--query', [CompletionResultType]::ParameterName, 'Which SQL result csv, vega and svg use: ''last'' (the last one that did not fail) or a 1-based index')
             [CompletionResult]::new('--tee', '--tee', [CompletionResultType]::ParameterName, 'Also save the raw stream, byte for byte, to FILE')
             [CompletionResult]::new('--vega-config', '--vega-config', [CompletionResultType]::ParameterName, 'For vega, svg, png and html: a Vega config merged into the chart''s (a JSON file, or a theme of vega-themes: dark, excel, fivethirtyeight, ggplot2, googlecharts, latimes, powerbi, quartz, urbaninstitute, vox, carbonwhite, carbong10, carbong90, carbong100)')
@@ -137,7 +138,7 @@ Register-ArgumentCompleter -Native -CommandName 'analyst' -ScriptBlock {
             [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'What to write on stdout')
             [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'What to write on stdout')
             [CompletionResult]::new('--jq', '--jq', [CompletionResultType]::ParameterName, 'Filter the JSON output through a jq expression, as gh --jq does: strings print raw, other values as compact JSON, one per line')
-            [CompletionResult]::new('--output-file', '--output-file', [CompletionResultType]::ParameterName, 'Write the output to FILE instead of stdout, atomically: FILE (created 0600) is replaced only when the command succeeds, never left partial; a file the command reads is refused')
+            [CompletionResult]::new('--output-file', '--output-file', [CompletionResultType]::ParameterName, 'Write the output to FILE instead of stdout, atomically: FILE (created 0600) is replaced only when the command succeeds (check: when every case got a verdict, exit 0 or 9), never left partial; a file the command reads is refused')
             [CompletionResult]::new('--base-url', '--base-url', [CompletionResultType]::ParameterName, 'The account host, e.g. https://acme.cubecloud.dev')
             [CompletionResult]::new('--deployment-id', '--deployment-id', [CompletionResultType]::ParameterName, 'The deployment the session is for (deploymentId; the service requires it)')
             [CompletionResult]::new('--branch', '--branch', [CompletionResultType]::ParameterName, 'The development branch to embed (branchName; production when left out)')
@@ -213,7 +214,7 @@ Register-ArgumentCompleter -Native -CommandName 'analyst' -ScriptBlock {
             [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'What to write on stdout')
             [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'What to write on stdout')
             [CompletionResult]::new('--jq', '--jq', [CompletionResultType]::ParameterName, 'Filter the JSON output through a jq expression, as gh --jq does: strings print raw, other values as compact JSON, one per line')
-            [CompletionResult]::new('--output-file', '--output-file', [CompletionResultType]::ParameterName, 'Write the output to FILE instead of stdout, atomically: FILE (created 0600) is replaced only when the command succeeds, never left partial; a file the command reads is refused')
+            [CompletionResult]::new('--output-file', '--output-file', [CompletionResultType]::ParameterName, 'Write the output to FILE instead of stdout, atomically: FILE (created 0600) is replaced only when the command succeeds (check: when every case got a verdict, exit 0 or 9), never left partial; a file the command reads is refused')
             [CompletionResult]::new('--page-size', '--page-size', [CompletionResultType]::ParameterName, 'Page through the result N rows at a time with LIMIT/OFFSET until a short page (the server''s cap is 50,000; SQL with its own larger LIMIT is paged up to it)')
             [CompletionResult]::new('--order-by', '--order-by', [CompletionResultType]::ParameterName, 'Add ORDER BY COL before paging (pages of an unordered query can overlap or skip rows)')
             [CompletionResult]::new('--security-context', '--security-context', [CompletionResultType]::ParameterName, 'With ANALYST_DATA_SECRET: the signed token''s payload, a JSON object or @FILE')
@@ -250,11 +251,12 @@ Register-ArgumentCompleter -Native -CommandName 'analyst' -ScriptBlock {
             [CompletionResult]::new('--filter', '--filter', [CompletionResultType]::ParameterName, 'Run only the cases whose name matches REGEX')
             [CompletionResult]::new('--shard', '--shard', [CompletionResultType]::ParameterName, 'Run the K-th of N disjoint slices of the cases: sorted by name and dealt round-robin, so no shard has more than one case more than another, and the N shards together run every case once (for a CI matrix)')
             [CompletionResult]::new('--save', '--save', [CompletionResultType]::ParameterName, 'Keep each turn''s raw stream in DIR (replay it with ''ask --replay''); DIR is created 0700, each file 0600')
-            [CompletionResult]::new('--junit', '--junit', [CompletionResultType]::ParameterName, 'Write a JUnit XML report to FILE (one testcase per case)')
-            [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'Print one JSON document of all results on stdout')
-            [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'Print one JSON document of all results on stdout')
+            [CompletionResult]::new('--junit', '--junit', [CompletionResultType]::ParameterName, 'Write a JUnit XML report to FILE (one testcase per case), atomically, whenever every case got a verdict (failing ones too)')
+            [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'The report on stdout: json (one document of all results), markdown (the summary) or html (a page)')
+            [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'The report on stdout: json (one document of all results), markdown (the summary) or html (a page)')
+            [CompletionResult]::new('--summary', '--summary', [CompletionResultType]::ParameterName, 'Append a Markdown summary to FILE (made for $GITHUB_STEP_SUMMARY): the accuracy, a table of the cases that did not pass, every case in a collapsed block')
             [CompletionResult]::new('--jq', '--jq', [CompletionResultType]::ParameterName, 'Filter the JSON output through a jq expression, as gh --jq does: strings print raw, other values as compact JSON, one per line')
-            [CompletionResult]::new('--output-file', '--output-file', [CompletionResultType]::ParameterName, 'Write the output to FILE instead of stdout, atomically: FILE (created 0600) is replaced only when the command succeeds, never left partial; a file the command reads is refused')
+            [CompletionResult]::new('--output-file', '--output-file', [CompletionResultType]::ParameterName, 'Write the output to FILE instead of stdout, atomically: FILE (created 0600) is replaced only when the command succeeds (check: when every case got a verdict, exit 0 or 9), never left partial; a file the command reads is refused')
             [CompletionResult]::new('--baseline', '--baseline', [CompletionResultType]::ParameterName, 'Compare with an earlier -o json REPORT: list the cases that newly fail, whose pass rate dropped, or whose median duration or tokens grew by more than 20%')
             [CompletionResult]::new('--min-accuracy', '--min-accuracy', [CompletionResultType]::ParameterName, 'The run passes when at least this share of its cases pass (0.9 or 90%), instead of every case; the cases that fail are still listed, and below it the exit code is 9')
             [CompletionResult]::new('--chat-url', '--chat-url', [CompletionResultType]::ParameterName, 'The full Chat API URL from the agent settings (ends in /chat/stream-chat-state)')
@@ -290,16 +292,17 @@ Register-ArgumentCompleter -Native -CommandName 'analyst' -ScriptBlock {
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
             [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
-            [CompletionResult]::new('merge', 'merge', [CompletionResultType]::ParameterValue, 'Merge the -o json reports of shards into one report, as one unsharded run')
+            [CompletionResult]::new('merge', 'merge', [CompletionResultType]::ParameterValue, 'Merge the -o json reports of shards into one report, as one unsharded run; given one report, render it again in any format (--junit, --tap, -o json|markdown|html) without asking anything')
             [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
             break
         }
         'analyst;check;merge' {
-            [CompletionResult]::new('--junit', '--junit', [CompletionResultType]::ParameterName, 'Write a JUnit XML report to FILE (one testcase per case)')
-            [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'Print one JSON document of all results on stdout')
-            [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'Print one JSON document of all results on stdout')
+            [CompletionResult]::new('--junit', '--junit', [CompletionResultType]::ParameterName, 'Write a JUnit XML report to FILE (one testcase per case), atomically, whenever every case got a verdict (failing ones too)')
+            [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'The report on stdout: json (one document of all results), markdown (the summary) or html (a page)')
+            [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'The report on stdout: json (one document of all results), markdown (the summary) or html (a page)')
+            [CompletionResult]::new('--summary', '--summary', [CompletionResultType]::ParameterName, 'Append a Markdown summary to FILE (made for $GITHUB_STEP_SUMMARY): the accuracy, a table of the cases that did not pass, every case in a collapsed block')
             [CompletionResult]::new('--jq', '--jq', [CompletionResultType]::ParameterName, 'Filter the JSON output through a jq expression, as gh --jq does: strings print raw, other values as compact JSON, one per line')
-            [CompletionResult]::new('--output-file', '--output-file', [CompletionResultType]::ParameterName, 'Write the output to FILE instead of stdout, atomically: FILE (created 0600) is replaced only when the command succeeds, never left partial; a file the command reads is refused')
+            [CompletionResult]::new('--output-file', '--output-file', [CompletionResultType]::ParameterName, 'Write the output to FILE instead of stdout, atomically: FILE (created 0600) is replaced only when the command succeeds (check: when every case got a verdict, exit 0 or 9), never left partial; a file the command reads is refused')
             [CompletionResult]::new('--baseline', '--baseline', [CompletionResultType]::ParameterName, 'Compare with an earlier -o json REPORT: list the cases that newly fail, whose pass rate dropped, or whose median duration or tokens grew by more than 20%')
             [CompletionResult]::new('--min-accuracy', '--min-accuracy', [CompletionResultType]::ParameterName, 'The run passes when at least this share of its cases pass (0.9 or 90%), instead of every case; the cases that fail are still listed, and below it the exit code is 9')
             [CompletionResult]::new('--profile', '--profile', [CompletionResultType]::ParameterName, 'Use this profile of the config file (~/.config/analyst/config.toml)')
@@ -317,7 +320,7 @@ Register-ArgumentCompleter -Native -CommandName 'analyst' -ScriptBlock {
             break
         }
         'analyst;check;help' {
-            [CompletionResult]::new('merge', 'merge', [CompletionResultType]::ParameterValue, 'Merge the -o json reports of shards into one report, as one unsharded run')
+            [CompletionResult]::new('merge', 'merge', [CompletionResultType]::ParameterValue, 'Merge the -o json reports of shards into one report, as one unsharded run; given one report, render it again in any format (--junit, --tap, -o json|markdown|html) without asking anything')
             [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
             break
         }
@@ -460,7 +463,7 @@ Register-ArgumentCompleter -Native -CommandName 'analyst' -ScriptBlock {
             [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'table (for a person) or json (an array)')
             [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'table (for a person) or json (an array)')
             [CompletionResult]::new('--jq', '--jq', [CompletionResultType]::ParameterName, 'Filter the JSON output through a jq expression, as gh --jq does: strings print raw, other values as compact JSON, one per line')
-            [CompletionResult]::new('--output-file', '--output-file', [CompletionResultType]::ParameterName, 'Write the output to FILE instead of stdout, atomically: FILE (created 0600) is replaced only when the command succeeds, never left partial; a file the command reads is refused')
+            [CompletionResult]::new('--output-file', '--output-file', [CompletionResultType]::ParameterName, 'Write the output to FILE instead of stdout, atomically: FILE (created 0600) is replaced only when the command succeeds (check: when every case got a verdict, exit 0 or 9), never left partial; a file the command reads is refused')
             [CompletionResult]::new('--profile', '--profile', [CompletionResultType]::ParameterName, 'Use this profile of the config file (~/.config/analyst/config.toml)')
             [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'Colour on stderr: auto (on a terminal, unless NO_COLOR is set and not empty), always, never')
             [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Log each HTTP request and response status to stderr (the key is always redacted)')
@@ -488,7 +491,7 @@ Register-ArgumentCompleter -Native -CommandName 'analyst' -ScriptBlock {
             [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'table (for a person) or json (an array)')
             [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'table (for a person) or json (an array)')
             [CompletionResult]::new('--jq', '--jq', [CompletionResultType]::ParameterName, 'Filter the JSON output through a jq expression, as gh --jq does: strings print raw, other values as compact JSON, one per line')
-            [CompletionResult]::new('--output-file', '--output-file', [CompletionResultType]::ParameterName, 'Write the output to FILE instead of stdout, atomically: FILE (created 0600) is replaced only when the command succeeds, never left partial; a file the command reads is refused')
+            [CompletionResult]::new('--output-file', '--output-file', [CompletionResultType]::ParameterName, 'Write the output to FILE instead of stdout, atomically: FILE (created 0600) is replaced only when the command succeeds (check: when every case got a verdict, exit 0 or 9), never left partial; a file the command reads is refused')
             [CompletionResult]::new('--profile', '--profile', [CompletionResultType]::ParameterName, 'Use this profile of the config file (~/.config/analyst/config.toml)')
             [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'Colour on stderr: auto (on a terminal, unless NO_COLOR is set and not empty), always, never')
             [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Log each HTTP request and response status to stderr (the key is always redacted)')
@@ -505,7 +508,7 @@ Register-ArgumentCompleter -Native -CommandName 'analyst' -ScriptBlock {
             [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'table (for a person) or json')
             [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'table (for a person) or json')
             [CompletionResult]::new('--jq', '--jq', [CompletionResultType]::ParameterName, 'Filter the JSON output through a jq expression, as gh --jq does: strings print raw, other values as compact JSON, one per line')
-            [CompletionResult]::new('--output-file', '--output-file', [CompletionResultType]::ParameterName, 'Write the output to FILE instead of stdout, atomically: FILE (created 0600) is replaced only when the command succeeds, never left partial; a file the command reads is refused')
+            [CompletionResult]::new('--output-file', '--output-file', [CompletionResultType]::ParameterName, 'Write the output to FILE instead of stdout, atomically: FILE (created 0600) is replaced only when the command succeeds (check: when every case got a verdict, exit 0 or 9), never left partial; a file the command reads is refused')
             [CompletionResult]::new('--profile', '--profile', [CompletionResultType]::ParameterName, 'Use this profile of the config file (~/.config/analyst/config.toml)')
             [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'Colour on stderr: auto (on a terminal, unless NO_COLOR is set and not empty), always, never')
             [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Log each HTTP request and response status to stderr (the key is always redacted)')
@@ -522,7 +525,7 @@ Register-ArgumentCompleter -Native -CommandName 'analyst' -ScriptBlock {
             [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'markdown, html (one inert page, as ask -o html) or json')
             [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'markdown, html (one inert page, as ask -o html) or json')
             [CompletionResult]::new('--jq', '--jq', [CompletionResultType]::ParameterName, 'Filter the JSON output through a jq expression, as gh --jq does: strings print raw, other values as compact JSON, one per line')
-            [CompletionResult]::new('--output-file', '--output-file', [CompletionResultType]::ParameterName, 'Write the output to FILE instead of stdout, atomically: FILE (created 0600) is replaced only when the command succeeds, never left partial; a file the command reads is refused')
+            [CompletionResult]::new('--output-file', '--output-file', [CompletionResultType]::ParameterName, 'Write the output to FILE instead of stdout, atomically: FILE (created 0600) is replaced only when the command succeeds (check: when every case got a verdict, exit 0 or 9), never left partial; a file the command reads is refused')
             [CompletionResult]::new('--profile', '--profile', [CompletionResultType]::ParameterName, 'Use this profile of the config file (~/.config/analyst/config.toml)')
             [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'Colour on stderr: auto (on a terminal, unless NO_COLOR is set and not empty), always, never')
             [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Log each HTTP request and response status to stderr (the key is always redacted)')
@@ -541,7 +544,7 @@ Register-ArgumentCompleter -Native -CommandName 'analyst' -ScriptBlock {
             [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'table (for a person), json or csv')
             [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'table (for a person), json or csv')
             [CompletionResult]::new('--jq', '--jq', [CompletionResultType]::ParameterName, 'Filter the JSON output through a jq expression, as gh --jq does: strings print raw, other values as compact JSON, one per line')
-            [CompletionResult]::new('--output-file', '--output-file', [CompletionResultType]::ParameterName, 'Write the output to FILE instead of stdout, atomically: FILE (created 0600) is replaced only when the command succeeds, never left partial; a file the command reads is refused')
+            [CompletionResult]::new('--output-file', '--output-file', [CompletionResultType]::ParameterName, 'Write the output to FILE instead of stdout, atomically: FILE (created 0600) is replaced only when the command succeeds (check: when every case got a verdict, exit 0 or 9), never left partial; a file the command reads is refused')
             [CompletionResult]::new('--profile', '--profile', [CompletionResultType]::ParameterName, 'Use this profile of the config file (~/.config/analyst/config.toml)')
             [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'Colour on stderr: auto (on a terminal, unless NO_COLOR is set and not empty), always, never')
             [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Log each HTTP request and response status to stderr (the key is always redacted)')
@@ -641,7 +644,7 @@ Register-ArgumentCompleter -Native -CommandName 'analyst' -ScriptBlock {
             break
         }
         'analyst;help;check' {
-            [CompletionResult]::new('merge', 'merge', [CompletionResultType]::ParameterValue, 'Merge the -o json reports of shards into one report, as one unsharded run')
+            [CompletionResult]::new('merge', 'merge', [CompletionResultType]::ParameterValue, 'Merge the -o json reports of shards into one report, as one unsharded run; given one report, render it again in any format (--junit, --tap, -o json|markdown|html) without asking anything')
             break
         }
         'analyst;help;check;merge' {

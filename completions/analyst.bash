@@ -327,13 +327,17 @@ _analyst() {
             return 0
             ;;
         analyst__subcmd__ask)
-            opts="-o -v -q -h -V --chat-id --thread --thread-ttl --no-history --resume --branch --default-branch --output --jq --output-file --query --tee --vega-config --scale --replay --fail-on-tool-error --all-rows --allow-partial --expect-answer --expect-sql --expect-tool --min-rows --data-url --chat-url --api-key-file --cube-token-file --external-id --internal-id --email --attr --group --security-context --persistent --ttl --timezone --no-authoring --connect-timeout --timeout --idle-timeout --retries --verbose --quiet --profile --color --help --version"
+            opts="-o -v -q -h -V --chat-id --image --thread --thread-ttl --no-history --resume --branch --default-branch --output --jq --output-file --query --tee --vega-config --scale --replay --fail-on-tool-error --all-rows --allow-partial --expect-answer --expect-sql --expect-tool --min-rows --data-url --chat-url --api-key-file --cube-token-file --external-id --internal-id --email --attr --group --security-context --persistent --ttl --timezone --no-authoring --connect-timeout --timeout --idle-timeout --retries --verbose --quiet --profile --color --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
                 --chat-id)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --image)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -485,7 +489,7 @@ _analyst() {
             return 0
             ;;
         analyst__subcmd__check)
-            opts="-j -o -v -q -h -V --jobs --repeat --pass-rate --max-seconds --max-tokens --max-llm-calls --certified --no-history --filter --shard --list --save --junit --tap --output --jq --output-file --baseline --fail-on-regression --min-accuracy --chat-url --api-key-file --cube-token-file --data-url --external-id --internal-id --email --attr --group --security-context --persistent --ttl --timezone --no-authoring --connect-timeout --timeout --idle-timeout --retries --verbose --quiet --profile --color --help --version merge help"
+            opts="-j -o -v -q -h -V --jobs --repeat --pass-rate --max-seconds --max-tokens --max-llm-calls --certified --no-history --filter --shard --list --save --junit --tap --output --summary --jq --output-file --baseline --fail-on-regression --min-accuracy --chat-url --api-key-file --cube-token-file --data-url --external-id --internal-id --email --attr --group --security-context --persistent --ttl --timezone --no-authoring --connect-timeout --timeout --idle-timeout --retries --verbose --quiet --profile --color --help --version merge help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -536,11 +540,15 @@ _analyst() {
                     return 0
                     ;;
                 --output)
-                    COMPREPLY=($(compgen -W "json" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "json markdown html" -- "${cur}"))
                     return 0
                     ;;
                 -o)
-                    COMPREPLY=($(compgen -W "json" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "json markdown html" -- "${cur}"))
+                    return 0
+                    ;;
+                --summary)
+                    COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
                 --jq)
@@ -681,7 +689,7 @@ _analyst() {
             return 0
             ;;
         analyst__subcmd__check__subcmd__merge)
-            opts="-o -v -q -h -V --junit --tap --output --jq --output-file --baseline --fail-on-regression --min-accuracy --verbose --quiet --profile --color --help --version"
+            opts="-o -v -q -h -V --junit --tap --output --summary --jq --output-file --baseline --fail-on-regression --min-accuracy --verbose --quiet --profile --color --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -692,11 +700,15 @@ _analyst() {
                     return 0
                     ;;
                 --output)
-                    COMPREPLY=($(compgen -W "json" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "json markdown html" -- "${cur}"))
                     return 0
                     ;;
                 -o)
-                    COMPREPLY=($(compgen -W "json" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "json markdown html" -- "${cur}"))
+                    return 0
+                    ;;
+                --summary)
+                    COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
                 --jq)

@@ -46,6 +46,7 @@ set edit:completion:arg-completer[analyst] = {|@words|
         }
         &'analyst;ask'= {
             cand --chat-id 'Continue this thread (the chat id printed on stderr as ''chat: <id>'')'
+            cand --image 'Send an image with the question (repeatable; ''-'' reads one from stdin when the question is an argument): PNG, JPEG, GIF or WebP, at most 20 MiB'
             cand --thread 'Continue the thread named NAME (its chat id is remembered in the history database per chat URL and identity); a new name, or a thread the service forgot or older than --thread-ttl, starts afresh'
             cand --thread-ttl 'A thread whose last turn is older than this starts afresh'
             cand --resume 'With --chat-id: resume that suspended turn (sends chatId and messageId; no question needed)'
@@ -53,7 +54,7 @@ set edit:completion:arg-completer[analyst] = {|@words|
             cand -o 'What to write on stdout'
             cand --output 'What to write on stdout'
             cand --jq 'Filter the JSON output through a jq expression, as gh --jq does: strings print raw, other values as compact JSON, one per line'
-            cand --output-file 'Write the output to FILE instead of stdout, atomically: FILE (created 0600) is replaced only when the command succeeds, never left partial; a file the command reads is refused'
+            cand --output-file 'Write the output to FILE instead of stdout, atomically: FILE (created 0600) is replaced only when the command succeeds (check: when every case got a verdict, exit 0 or 9), never left partial; a file the command reads is refused'
             cand --query 'Which SQL result csv, vega and svg use: ''last'' (the last one that did not fail) or a 1-based index'
             cand --tee 'Also save the raw stream, byte for byte, to FILE'
             cand --vega-config 'For vega, svg, png and html: a Vega config merged into the chart''s (a JSON file, or a theme of vega-themes: dark, excel, fivethirtyeight, ggplot2, googlecharts, latimes, powerbi, quartz, urbaninstitute, vox, carbonwhite, carbong10, carbong90, carbong100)'
@@ -131,7 +132,7 @@ set edit:completion:arg-completer[analyst] = {|@words|
             cand -o 'What to write on stdout'
             cand --output 'What to write on stdout'
             cand --jq 'Filter the JSON output through a jq expression, as gh --jq does: strings print raw, other values as compact JSON, one per line'
-            cand --output-file 'Write the output to FILE instead of stdout, atomically: FILE (created 0600) is replaced only when the command succeeds, never left partial; a file the command reads is refused'
+            cand --output-file 'Write the output to FILE instead of stdout, atomically: FILE (created 0600) is replaced only when the command succeeds (check: when every case got a verdict, exit 0 or 9), never left partial; a file the command reads is refused'
             cand --base-url 'The account host, e.g. https://acme.cubecloud.dev'
             cand --deployment-id 'The deployment the session is for (deploymentId; the service requires it)'
             cand --branch 'The development branch to embed (branchName; production when left out)'
@@ -202,7 +203,7 @@ set edit:completion:arg-completer[analyst] = {|@words|
             cand -o 'What to write on stdout'
             cand --output 'What to write on stdout'
             cand --jq 'Filter the JSON output through a jq expression, as gh --jq does: strings print raw, other values as compact JSON, one per line'
-            cand --output-file 'Write the output to FILE instead of stdout, atomically: FILE (created 0600) is replaced only when the command succeeds, never left partial; a file the command reads is refused'
+            cand --output-file 'Write the output to FILE instead of stdout, atomically: FILE (created 0600) is replaced only when the command succeeds (check: when every case got a verdict, exit 0 or 9), never left partial; a file the command reads is refused'
             cand --page-size 'Page through the result N rows at a time with LIMIT/OFFSET until a short page (the server''s cap is 50,000; SQL with its own larger LIMIT is paged up to it)'
             cand --order-by 'Add ORDER BY COL before paging (pages of an unordered query can overlap or skip rows)'
             cand --security-context 'With ANALYST_DATA_SECRET: the signed token''s payload, a JSON object or @FILE'
@@ -238,11 +239,12 @@ set edit:completion:arg-completer[analyst] = {|@words|
             cand --filter 'Run only the cases whose name matches REGEX'
             cand --shard 'Run the K-th of N disjoint slices of the cases: sorted by name and dealt round-robin, so no shard has more than one case more than another, and the N shards together run every case once (for a CI matrix)'
             cand --save 'Keep each turn''s raw stream in DIR (replay it with ''ask --replay''); DIR is created 0700, each file 0600'
-            cand --junit 'Write a JUnit XML report to FILE (one testcase per case)'
-            cand -o 'Print one JSON document of all results on stdout'
-            cand --output 'Print one JSON document of all results on stdout'
+            cand --junit 'Write a JUnit XML report to FILE (one testcase per case), atomically, whenever every case got a verdict (failing ones too)'
+            cand -o 'The report on stdout: json (one document of all results), markdown (the summary) or html (a page)'
+            cand --output 'The report on stdout: json (one document of all results), markdown (the summary) or html (a page)'
+            cand --summary 'Append a Markdown summary to FILE (made for $GITHUB_STEP_SUMMARY): the accuracy, a table of the cases that did not pass, every case in a collapsed block'
             cand --jq 'Filter the JSON output through a jq expression, as gh --jq does: strings print raw, other values as compact JSON, one per line'
-            cand --output-file 'Write the output to FILE instead of stdout, atomically: FILE (created 0600) is replaced only when the command succeeds, never left partial; a file the command reads is refused'
+            cand --output-file 'Write the output to FILE instead of stdout, atomically: FILE (created 0600) is replaced only when the command succeeds (check: when every case got a verdict, exit 0 or 9), never left partial; a file the command reads is refused'
             cand --baseline 'Compare with an earlier -o json REPORT: list the cases that newly fail, whose pass rate dropped, or whose median duration or tokens grew by more than 20%'
             cand --min-accuracy 'The run passes when at least this share of its cases pass (0.9 or 90%), instead of every case; the cases that fail are still listed, and below it the exit code is 9'
             cand --chat-url 'The full Chat API URL from the agent settings (ends in /chat/stream-chat-state)'
@@ -278,15 +280,16 @@ set edit:completion:arg-completer[analyst] = {|@words|
             cand --help 'Print help (see more with ''--help'')'
             cand -V 'Print version'
             cand --version 'Print version'
-            cand merge 'Merge the -o json reports of shards into one report, as one unsharded run'
+            cand merge 'Merge the -o json reports of shards into one report, as one unsharded run; given one report, render it again in any format (--junit, --tap, -o json|markdown|html) without asking anything'
             cand help 'Print this message or the help of the given subcommand(s)'
         }
         &'analyst;check;merge'= {
-            cand --junit 'Write a JUnit XML report to FILE (one testcase per case)'
-            cand -o 'Print one JSON document of all results on stdout'
-            cand --output 'Print one JSON document of all results on stdout'
+            cand --junit 'Write a JUnit XML report to FILE (one testcase per case), atomically, whenever every case got a verdict (failing ones too)'
+            cand -o 'The report on stdout: json (one document of all results), markdown (the summary) or html (a page)'
+            cand --output 'The report on stdout: json (one document of all results), markdown (the summary) or html (a page)'
+            cand --summary 'Append a Markdown summary to FILE (made for $GITHUB_STEP_SUMMARY): the accuracy, a table of the cases that did not pass, every case in a collapsed block'
             cand --jq 'Filter the JSON output through a jq expression, as gh --jq does: strings print raw, other values as compact JSON, one per line'
-            cand --output-file 'Write the output to FILE instead of stdout, atomically: FILE (created 0600) is replaced only when the command succeeds, never left partial; a file the command reads is refused'
+            cand --output-file 'Write the output to FILE instead of stdout, atomically: FILE (created 0600) is replaced only when the command succeeds (check: when every case got a verdict, exit 0 or 9), never left partial; a file the command reads is refused'
             cand --baseline 'Compare with an earlier -o json REPORT: list the cases that newly fail, whose pass rate dropped, or whose median duration or tokens grew by more than 20%'
             cand --min-accuracy 'The run passes when at least this share of its cases pass (0.9 or 90%), instead of every case; the cases that fail are still listed, and below it the exit code is 9'
             cand --profile 'Use this profile of the config file (~/.config/analyst/config.toml)'
@@ -303,7 +306,7 @@ set edit:completion:arg-completer[analyst] = {|@words|
             cand --version 'Print version'
         }
         &'analyst;check;help'= {
-            cand merge 'Merge the -o json reports of shards into one report, as one unsharded run'
+            cand merge 'Merge the -o json reports of shards into one report, as one unsharded run; given one report, render it again in any format (--junit, --tap, -o json|markdown|html) without asking anything'
             cand help 'Print this message or the help of the given subcommand(s)'
         }
         &'analyst;check;help;merge'= {
@@ -432,7 +435,7 @@ set edit:completion:arg-completer[analyst] = {|@words|
             cand -o 'table (for a person) or json (an array)'
             cand --output 'table (for a person) or json (an array)'
             cand --jq 'Filter the JSON output through a jq expression, as gh --jq does: strings print raw, other values as compact JSON, one per line'
-            cand --output-file 'Write the output to FILE instead of stdout, atomically: FILE (created 0600) is replaced only when the command succeeds, never left partial; a file the command reads is refused'
+            cand --output-file 'Write the output to FILE instead of stdout, atomically: FILE (created 0600) is replaced only when the command succeeds (check: when every case got a verdict, exit 0 or 9), never left partial; a file the command reads is refused'
             cand --profile 'Use this profile of the config file (~/.config/analyst/config.toml)'
             cand --color 'Colour on stderr: auto (on a terminal, unless NO_COLOR is set and not empty), always, never'
             cand -v 'Log each HTTP request and response status to stderr (the key is always redacted)'
@@ -459,7 +462,7 @@ set edit:completion:arg-completer[analyst] = {|@words|
             cand -o 'table (for a person) or json (an array)'
             cand --output 'table (for a person) or json (an array)'
             cand --jq 'Filter the JSON output through a jq expression, as gh --jq does: strings print raw, other values as compact JSON, one per line'
-            cand --output-file 'Write the output to FILE instead of stdout, atomically: FILE (created 0600) is replaced only when the command succeeds, never left partial; a file the command reads is refused'
+            cand --output-file 'Write the output to FILE instead of stdout, atomically: FILE (created 0600) is replaced only when the command succeeds (check: when every case got a verdict, exit 0 or 9), never left partial; a file the command reads is refused'
             cand --profile 'Use this profile of the config file (~/.config/analyst/config.toml)'
             cand --color 'Colour on stderr: auto (on a terminal, unless NO_COLOR is set and not empty), always, never'
             cand -v 'Log each HTTP request and response status to stderr (the key is always redacted)'
@@ -475,7 +478,7 @@ set edit:completion:arg-completer[analyst] = {|@words|
             cand -o 'table (for a person) or json'
             cand --output 'table (for a person) or json'
             cand --jq 'Filter the JSON output through a jq expression, as gh --jq does: strings print raw, other values as compact JSON, one per line'
-            cand --output-file 'Write the output to FILE instead of stdout, atomically: FILE (created 0600) is replaced only when the command succeeds, never left partial; a file the command reads is refused'
+            cand --output-file 'Write the output to FILE instead of stdout, atomically: FILE (created 0600) is replaced only when the command succeeds (check: when every case got a verdict, exit 0 or 9), never left partial; a file the command reads is refused'
             cand --profile 'Use this profile of the config file (~/.config/analyst/config.toml)'
             cand --color 'Colour on stderr: auto (on a terminal, unless NO_COLOR is set and not empty), always, never'
             cand -v 'Log each HTTP request and response status to stderr (the key is always redacted)'
@@ -491,7 +494,7 @@ set edit:completion:arg-completer[analyst] = {|@words|
             cand -o 'markdown, html (one inert page, as ask -o html) or json'
             cand --output 'markdown, html (one inert page, as ask -o html) or json'
             cand --jq 'Filter the JSON output through a jq expression, as gh --jq does: strings print raw, other values as compact JSON, one per line'
-            cand --output-file 'Write the output to FILE instead of stdout, atomically: FILE (created 0600) is replaced only when the command succeeds, never left partial; a file the command reads is refused'
+            cand --output-file 'Write the output to FILE instead of stdout, atomically: FILE (created 0600) is replaced only when the command succeeds (check: when every case got a verdict, exit 0 or 9), never left partial; a file the command reads is refused'
             cand --profile 'Use this profile of the config file (~/.config/analyst/config.toml)'
             cand --color 'Colour on stderr: auto (on a terminal, unless NO_COLOR is set and not empty), always, never'
             cand -v 'Log each HTTP request and response status to stderr (the key is always redacted)'
@@ -509,7 +512,7 @@ set edit:completion:arg-completer[analyst] = {|@words|
             cand -o 'table (for a person), json or csv'
             cand --output 'table (for a person), json or csv'
             cand --jq 'Filter the JSON output through a jq expression, as gh --jq does: strings print raw, other values as compact JSON, one per line'
-            cand --output-file 'Write the output to FILE instead of stdout, atomically: FILE (created 0600) is replaced only when the command succeeds, never left partial; a file the command reads is refused'
+            cand --output-file 'Write the output to FILE instead of stdout, atomically: FILE (created 0600) is replaced only when the command succeeds (check: when every case got a verdict, exit 0 or 9), never left partial; a file the command reads is refused'
             cand --profile 'Use this profile of the config file (~/.config/analyst/config.toml)'
             cand --color 'Colour on stderr: auto (on a terminal, unless NO_COLOR is set and not empty), always, never'
             cand -v 'Log each HTTP request and response status to stderr (the key is always redacted)'
@@ -593,7 +596,7 @@ set edit:completion:arg-completer[analyst] = {|@words|
         &'analyst;help;rows'= {
         }
         &'analyst;help;check'= {
-            cand merge 'Merge the -o json reports of shards into one report, as one unsharded run'
+            cand merge 'Merge the -o json reports of shards into one report, as one unsharded run; given one report, render it again in any format (--junit, --tap, -o json|markdown|html) without asking anything'
         }
         &'analyst;help;check;merge'= {
         }

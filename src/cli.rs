@@ -107,7 +107,7 @@ pub const EXIT_STATUS: [(&str, &str); 16] = [
     ("8", "a tool error, with --fail-on-tool-error"),
     ("9", "an --expect-* / --min-rows check, a check comparison or budget failed (or a regression with --fail-on-regression)"),
     ("10", "fewer rows than totalRows: rows, or a truncated result in ask (unless --all-rows or --allow-partial)"),
-    ("11", "nothing to render: no SQL result (csv, table) or no chart that draws (vega, svg, png)"),
+    ("11", "nothing to render: no SQL result (csv, table; the agent may have put its results inline, as a Markdown table in the answer) or no chart that draws (vega, svg, png)"),
     ("74", "an output could not be written: stdout, --output-file, --tee, --junit (a full disk)"),
     ("124", "--timeout expired or the stream stalled (the chat was aborted)"),
     ("129, 130, 143", "SIGHUP, Ctrl-C (SIGINT), SIGTERM (the chat was aborted)"),
@@ -692,6 +692,7 @@ Suite file (TOML):
   ordered = false                 #   sorted first unless true; column names ignored
   tolerance = 0.001               #   relative, for numbers (default exact)
   chat = [\"And by quarter?\", { question = \"Which region led?\", expect_answer = \"EMEA\" }]
+  images = [\"chart.png\"]         # sent with the first question (relative to the suite)
 
 Cube's own eval files: SUITE may be Cube's agents folder, a repository holding
 one (at $CUBE_CLOUD_AGENTS_CONFIG_PATH, else agents/; an agents/ folder inside
@@ -715,11 +716,20 @@ and the accuracy, 80% (8/10).
   analyst check agents/ --list                   # what would run; sends nothing
   analyst check agents/ --certified --min-accuracy 90% --junit agents.xml
 
-Reports: -o json has per case its verdict, pass rate, medians and every run (chat
-and message ids, duration, time to first byte, tokens, LLM calls, exit code,
-failed expectations); --junit and --tap carry the same figures. Shards of a CI
-matrix (--shard K/N, each with -o json) become one report with
-'analyst check merge shard-*.json', which exits as one unsharded run would.
+Reports: -o json has per case its verdict, pass rate, medians and every run
+(chat and message ids, question, answer text, seconds {firstByte, firstSql,
+answer, total}, tokens, LLM calls, exit code, failed expectations); --junit and
+--tap carry the same figures. -o markdown and --summary FILE (appended; for
+$GITHUB_STEP_SUMMARY) give the accuracy, a table of the cases that did not pass
+and every case, all text escaped; -o html one offline, inert page with a chart
+of the verdicts per space. Every report is written when every case got a
+verdict (exit 0 or 9), failing ones too. stderr tags each run PASS, FAIL,
+REVIEW or ERROR; with --repeat, 'consistent K/N' counts the cases that passed
+every run. When stderr is not a terminal, a START line when a run starts and
+a RUNNING line every 30 s. Shards of a CI matrix (--shard K/N, each with -o
+json) become one report with 'analyst check merge shard-*.json', which exits
+as one unsharded run would; 'check merge REPORT.json' renders one report again
+in any format.
 --baseline REPORT.json lists the cases that newly fail, whose pass rate dropped,
 or whose median duration or tokens grew by more than 20%.
 
@@ -730,12 +740,17 @@ timed out…); 2 for a malformed suite or a --filter that selects nothing
 (nothing runs). With Cube's eval files a fail, review or error verdict is 9. A
 failure of the whole run (a signal, credentials refused, the service
 unreachable or failing, --timeout) stops it at once, aborting running chats:
-its own code (3, 6, 124, 130…), one line, no report.";
+its own code (3, 6, 124, 130…), one line, no report (--output-file and --junit
+left as they were).";
 
 const MERGE_AFTER_HELP: &str = "\
 Example (a CI matrix of 4 shards, then one job):
   analyst check --shard 2/4 -o json smoke.toml > shard-2.json   # in each shard
   analyst check merge shard-*.json --junit report.xml -o json > report.json
+
+Example (a saved report, read again as a page and a step summary):
+  analyst check merge report.json -o html --output-file report.html
+  analyst check merge report.json -o markdown >> \"$GITHUB_STEP_SUMMARY\"
 
 Every shard of a K/N set must be given once; a case in two reports is refused.
 The exit code is what one unsharded run would have given.";
@@ -745,6 +760,10 @@ The exit code is what one unsharded run would have given.";
 pub enum CheckOutput {
     /// One JSON document with every case's result and timings
     Json,
+    /// The Markdown summary (as --summary writes it) on stdout
+    Markdown,
+    /// One self-contained, offline, inert HTML page: the accuracy, a chart of verdicts, every case
+    Html,
 }
 
 /// Arguments of `analyst check`.
@@ -835,7 +854,7 @@ pub struct DestinationArgs {
     #[arg(long, value_name = "EXPR")]
     pub jq: Option<String>,
 
-    /// Write the output to FILE instead of stdout, atomically: FILE (created 0600) is replaced only when the command succeeds, never left partial; a file the command reads is refused
+    /// Write the output to FILE instead of stdout, atomically: FILE (created 0600) is replaced only when the command succeeds (check: when every case got a verdict, exit 0 or 9), never left partial; a file the command reads is refused
     #[arg(long, value_name = "FILE")]
     pub output_file: Option<PathBuf>,
 }
@@ -844,7 +863,7 @@ pub struct DestinationArgs {
 /// compared with.
 #[derive(Debug, Args)]
 pub struct ReportArgs {
-    /// Write a JUnit XML report to FILE (one testcase per case)
+    /// Write a JUnit XML report to FILE (one testcase per case), atomically, whenever every case got a verdict (failing ones too)
     #[arg(long, value_name = "FILE")]
     pub junit: Option<PathBuf>,
 
@@ -852,9 +871,13 @@ pub struct ReportArgs {
     #[arg(long, conflicts_with = "output")]
     pub tap: bool,
 
-    /// Print one JSON document of all results on stdout
+    /// The report on stdout: json (one document of all results), markdown (the summary) or html (a page)
     #[arg(short, long, value_enum, value_name = "MODE")]
     pub output: Option<CheckOutput>,
+
+    /// Append a Markdown summary to FILE (made for $GITHUB_STEP_SUMMARY): the accuracy, a table of the cases that did not pass, every case in a collapsed block
+    #[arg(long, value_name = "FILE")]
+    pub summary: Option<PathBuf>,
 
     /// Where the data goes: --jq, --output-file.
     #[command(flatten)]
@@ -876,7 +899,7 @@ pub struct ReportArgs {
 /// What `analyst check` does instead of running a suite.
 #[derive(Debug, Subcommand)]
 pub enum CheckAction {
-    /// Merge the -o json reports of shards into one report, as one unsharded run
+    /// Merge the -o json reports of shards into one report, as one unsharded run; given one report, render it again in any format (--junit, --tap, -o json|markdown|html) without asking anything
     #[command(after_help = MERGE_AFTER_HELP)]
     Merge(MergeArgs),
 }
@@ -1372,6 +1395,10 @@ pub struct AskArgs {
     /// Continue this thread (the chat id printed on stderr as 'chat: <id>')
     #[arg(long, value_name = "ID")]
     pub chat_id: Option<String>,
+
+    /// Send an image with the question (repeatable; '-' reads one from stdin when the question is an argument): PNG, JPEG, GIF or WebP, at most 20 MiB
+    #[arg(long, value_name = "FILE", conflicts_with = "replay")]
+    pub image: Vec<PathBuf>,
 
     /// Continue the thread named NAME (its chat id is remembered in the history database per chat URL and identity); a new name, or a thread the service forgot or older than --thread-ttl, starts afresh
     #[arg(long, value_name = "NAME", conflicts_with_all = ["chat_id", "replay"])]

@@ -28,6 +28,7 @@ use crate::stream::lines::Line;
 use crate::stream::message::Message;
 use crate::stream::transcript::{Event, Keep, Transcript};
 use crate::stream::turn::{Ending, Observer, Renderer, Sinks, Status, Turn};
+use crate::text::head;
 
 /// Where a turn is asked, by whom, and where it is recorded.
 pub struct Exchange<'a> {
@@ -377,12 +378,8 @@ impl Exchange<'_> {
 /// The answer as the history keeps it: its first [`MAX_RECORDED_ANSWER`]
 /// bytes, and [`ANSWER_CUT_MARKER`] when there was more.
 fn recorded_answer(answer: &str, cut: bool) -> String {
-    let mut end = answer.len().min(MAX_RECORDED_ANSWER);
-    while !answer.is_char_boundary(end) {
-        end -= 1;
-    }
-    let mut kept = answer[..end].to_string();
-    if cut || end < answer.len() {
+    let mut kept = head(answer, MAX_RECORDED_ANSWER).to_string();
+    if cut || kept.len() < answer.len() {
         kept.push_str(ANSWER_CUT_MARKER);
     }
     kept

@@ -98,6 +98,27 @@ pub fn temporary_beside(path: &Path) -> io::Result<tempfile::NamedTempFile> {
     tempfile::Builder::new().prefix(".analyst-").tempfile_in(folder)
 }
 
+/// Writes `bytes` as the whole of `path` (created 0600): into a temporary
+/// file beside it, synced, then renamed over it, so that `path` is never
+/// half-written and an earlier file stays as it was when this fails.
+pub fn write_whole(path: &Path, bytes: &[u8]) -> io::Result<()> {
+    let mut file = temporary_beside(path)?;
+    file.write_all(bytes)?;
+    file.as_file().sync_all()?;
+    file.persist(path).map(drop).map_err(|err| err.error)
+}
+
+/// Appends `text` to `path` in one write (created 0600 when it is not
+/// there): a summary added to a file others append to as well
+/// (`$GITHUB_STEP_SUMMARY`).
+pub fn append(path: &Path, text: &str) -> io::Result<()> {
+    let mut options = std::fs::OpenOptions::new();
+    options.append(true).create(true);
+    #[cfg(unix)]
+    std::os::unix::fs::OpenOptionsExt::mode(&mut options, 0o600);
+    options.open(path)?.write_all(text.as_bytes())
+}
+
 /// No file a command writes (each given with its flag) is one it reads
 /// (each named as "the --replay file"), which it would empty before reading
 /// it (a nightly job overwriting its own saved stream), nor one it also

@@ -81,6 +81,8 @@ pub struct Out {
     /// Why the output must stop now (a signal, the deadline), asked while
     /// a filter runs.
     stop: Box<dyn Fn() -> Option<Fault>>,
+    /// The output is whole whatever the command's exit (see [`Out::mark_whole`]).
+    whole: bool,
 }
 
 /// A `--jq` filter: checked, then running.
@@ -112,7 +114,16 @@ impl Out {
                 .map(|(filter, input)| (Filtering::Checked(filter), input)),
             pending: Vec::new(),
             stop: Box::new(|| None),
+            whole: false,
         }
+    }
+
+    /// Says that what was written is the whole output even if the command
+    /// then fails: a `check` report of a run whose cases did not all pass
+    /// (exit 9) is kept as an `--output-file`, like a report of a run that
+    /// passed.
+    pub fn mark_whole(&mut self) {
+        self.whole = true;
     }
 
     /// The same output, whose `--jq` filter stops when `stop` says why (a
@@ -149,9 +160,10 @@ impl Out {
     }
 
     /// Ends the output: a `--jq` filter reads what is left; stdout is
-    /// flushed; an `--output-file` replaces FILE when `succeeded`, and is
-    /// dropped (FILE untouched) when not.
+    /// flushed; an `--output-file` replaces FILE when `succeeded` (or the
+    /// output was marked whole), and is dropped (FILE untouched) when not.
     pub fn finish(mut self, succeeded: bool) -> io::Result<()> {
+        let succeeded = succeeded || self.whole;
         if self.jq.is_some() {
             let pending = std::mem::take(&mut self.pending);
             if pending.iter().any(|byte| !byte.is_ascii_whitespace()) {

@@ -113,6 +113,41 @@ pub fn shorten_to(text: &str, limit: usize) -> String {
     }
 }
 
+/// The longest start of `text` of at most `limit` bytes that ends
+/// between characters.
+pub fn head(text: &str, limit: usize) -> &str {
+    let mut end = text.len().min(limit);
+    while !text.is_char_boundary(end) {
+        end -= 1;
+    }
+    &text[..end]
+}
+
+/// Text shown as itself in Markdown, on one line, safe in a table cell: its
+/// control characters made visible, each line break a space, and every
+/// ASCII punctuation mark Markdown may give a meaning (GitHub's `$` math
+/// included) escaped with a backslash, so that it cannot close a table
+/// cell (`|`), open a link (`](`), add HTML (`<`) or become a link of its
+/// own (`https://…`, `www.…`, `a@b.example`).
+pub fn markdown_text(text: &str) -> String {
+    /// Punctuation Markdown gives no meaning inside a line, left as it is
+    /// so that the text stays readable (`6/13`, `a, b; c?`).
+    const MARKDOWN_PLAIN: &str = ",;?'\"%=/";
+    let text = visible(text);
+    let mut escaped = String::with_capacity(text.len() + text.len() / 8);
+    for c in text.chars() {
+        match c {
+            '\n' | '\r' => escaped.push(' '),
+            c if c.is_ascii_punctuation() && !MARKDOWN_PLAIN.contains(c) => {
+                escaped.push('\\');
+                escaped.push(c);
+            }
+            c => escaped.push(c),
+        }
+    }
+    escaped
+}
+
 /// Text safe inside XML and HTML: the five entities escaped, characters
 /// XML 1.0 forbids dropped.
 pub fn escape_markup(text: &str) -> String {
@@ -193,5 +228,22 @@ mod tests {
         assert_eq!(shell_quote("abc; curl x | sh #"), "'abc; curl x | sh #'");
         assert_eq!(shell_quote("it's"), r"'it'\''s'");
         assert_eq!(shell_quote(""), "''");
+    }
+
+    proptest::proptest! {
+        /// Whatever a name or an answer holds, a table cell of it renders
+        /// (as GitHub's Markdown does, tables on) to that text and nothing
+        /// else: one row of one cell, no element of its own.
+        #[test]
+        fn markdown_text_renders_as_itself_in_a_table_cell(text in "[ -~]{0,40}") {
+            let markdown = format!("| h |\n|---|\n| {} |\n", markdown_text(&text));
+            let mut html = String::new();
+            let options = pulldown_cmark::Options::ENABLE_TABLES | pulldown_cmark::Options::ENABLE_STRIKETHROUGH;
+            pulldown_cmark::html::push_html(&mut html, pulldown_cmark::Parser::new_ext(&markdown, options));
+            let cell = html.split("<td>").nth(1).and_then(|rest| rest.split("</td>").next());
+            // Quotes may or may not be written as entities.
+            let unquoted = |html: &str| html.replace("&#39;", "'").replace("&quot;", "\"");
+            proptest::prop_assert_eq!(cell.map(unquoted), Some(unquoted(&escape_markup(text.trim()))), "{}", html);
+        }
     }
 }

@@ -13,7 +13,7 @@ use crate::error::{fail, kind_of, usage, Kind};
 use crate::net::http::{backoff, Credential, Http, Retry};
 use crate::net::signals;
 use crate::net::source::Source;
-use crate::settings::{ChatSettings, Network, Question, Secret, SessionSettings};
+use crate::settings::{ChatSettings, Image, Network, Question, Secret, SessionSettings};
 use crate::stream::turn::{Conclusion, Resumable, Sinks, Turn};
 use crate::text::human;
 
@@ -46,6 +46,9 @@ pub struct ChatRequest<'a> {
     /// Whether that branch is the default one (sent only with a branch).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub is_default_branch: Option<bool>,
+    /// Images sent with the question.
+    #[serde(skip_serializing_if = "<[Image]>::is_empty")]
+    pub images: &'a [Image],
 }
 
 /// Where the chat service is and who asks: what every turn and its abort need.
@@ -98,6 +101,7 @@ impl ChatClient {
             session_settings: self.identity.as_ref(),
             active_branch_name: question.branch.as_deref(),
             is_default_branch: question.branch.as_ref().map(|_| question.default_branch),
+            images: &question.images,
         })?;
         let client = self.clone();
         let limits = network.limits;

@@ -255,15 +255,11 @@ where
     loop {
         let mut data = spares.try_recv().unwrap_or_default();
         let read = if data.len() == CHUNK {
-            source.read(&mut data).map(|n| {
-                data.truncate(n);
-                n
-            })
+            source.read(&mut data).inspect(|&n| data.truncate(n))
         } else {
-            source.read(&mut buffer).map(|n| {
+            source.read(&mut buffer).inspect(|&n| {
                 data.clear();
                 data.extend_from_slice(&buffer[..n]);
-                n
             })
         };
         let chunk = match read {

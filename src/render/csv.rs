@@ -34,11 +34,11 @@ impl Renderer for Csv {
         self.picker.event(event);
     }
 
-    fn end(&mut self, _transcript: &Transcript, ending: &Ending<'_>, out: &mut dyn Output) -> Result<()> {
+    fn end(&mut self, transcript: &Transcript, ending: &Ending<'_>, out: &mut dyn Output) -> Result<()> {
         if ending.failure.is_some() {
             return Ok(());
         }
-        let result = super::picked(&mut self.picker)?;
+        let result = super::picked(&mut self.picker, transcript)?;
         let Some(source) = ending.all_rows.filter(|_| result.may_lack_rows()) else {
             write_result(result, self.format, out)?;
             return match result.total_rows.filter(|_| result.is_truncated()) {

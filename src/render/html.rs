@@ -97,7 +97,7 @@ impl Renderer for Html {
         // A page needs no SQL result; a picked one is completed and judged
         // as for `vega`.
         let partial = match self.picker.picked() {
-            Ok(_) => complete_picked(&mut self.picker, &self.pick.describe(), ending)?.1,
+            Ok(_) => complete_picked(&mut self.picker, &self.pick.describe(), transcript, ending)?.1,
             Err(_) => Ok(()),
         };
         let page = self.page(transcript);

@@ -8,6 +8,13 @@ use pulldown_cmark::{Alignment, CodeBlockKind, Event, HeadingLevel, Options, Par
 
 use crate::text::visible;
 
+/// True when the Markdown `text` holds a table: an agent that put its
+/// results inline (Cube's `chassis` runtime) rather than as a SQL tool
+/// result.
+pub fn has_table(text: &str) -> bool {
+    Parser::new_ext(text, Options::ENABLE_TABLES).any(|event| matches!(event, Event::Start(Tag::Table(_))))
+}
+
 /// The styles used, as SGR sequences.
 const BOLD: &str = "\x1b[1m";
 const ITALIC: &str = "\x1b[3m";

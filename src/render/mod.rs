@@ -22,14 +22,25 @@ pub mod vega;
 
 use crate::error::Fault;
 use crate::results::{Picker, SqlResult};
+use crate::stream::transcript::Transcript;
 
 /// The result `picker` selected for an output of `ask`, or why there is
 /// none; with no SQL result at all, the outputs that have the answer are
-/// named.
-fn picked(picker: &mut Picker) -> Result<&mut SqlResult, Fault> {
+/// named, and an answer of `transcript` that holds a Markdown table is
+/// said to be where the results went.
+fn picked<'a>(picker: &'a mut Picker, transcript: &Transcript) -> Result<&'a mut SqlResult, Fault> {
     let none = picker.is_empty();
-    picker.picked_mut().map_err(|fault| match none {
-        true => Fault::new(fault.kind, format!("{fault} (try -o answer or -o json)")),
-        false => fault,
+    picker.picked_mut().map_err(|fault| {
+        let inline = transcript
+            .answer()
+            .is_some_and(|(answer, _)| markdown::has_table(answer));
+        match (none, inline) {
+            (true, true) => Fault::new(fault.kind, INLINE_RESULTS),
+            (true, false) => Fault::new(fault.kind, format!("{fault} (try -o answer or -o json)")),
+            (false, _) => fault,
+        }
     })
 }
+
+/// Why a turn whose answer holds a table has no SQL result.
+pub const INLINE_RESULTS: &str = "the stream has no SQL result: the agent put its results inline, as a Markdown table in its answer (as agents on Cube's chassis runtime do); -o answer or -o json shows it";

@@ -74,12 +74,12 @@ impl Renderer for Vega {
     /// Writes the chart spec of the picked result with its data (with
     /// `--all-rows`, every row of a truncated one), or fails with
     /// [`Kind::NothingToRender`] when there is no chart that draws.
-    fn end(&mut self, _transcript: &Transcript, ending: &Ending<'_>, out: &mut dyn Output) -> Result<()> {
+    fn end(&mut self, transcript: &Transcript, ending: &Ending<'_>, out: &mut dyn Output) -> Result<()> {
         if ending.failure.is_some() {
             return Ok(());
         }
         let which = self.pick.describe();
-        let (result, partial) = complete_picked(&mut self.picker, &which, ending)?;
+        let (result, partial) = complete_picked(&mut self.picker, &which, transcript, ending)?;
         let spec = configured_chart(result, &which, self.config.as_ref(), &self.notes)?;
         match self.format {
             ChartFormat::Spec => {
@@ -96,16 +96,17 @@ impl Renderer for Vega {
     }
 }
 
-/// The result `picker` selected (`which`, in messages), completed with
-/// every row when `--all-rows` fetched them, and what its truncation still
-/// is: a [`Kind::Partial`] failure, unless accepted, for the caller to
-/// return once its output is written.
+/// The result `picker` selected (`which`, in messages) from the turn of
+/// `transcript`, completed with every row when `--all-rows` fetched them,
+/// and what its truncation still is: a [`Kind::Partial`] failure, unless
+/// accepted, for the caller to return once its output is written.
 pub fn complete_picked<'a>(
     picker: &'a mut Picker,
     which: &str,
+    transcript: &Transcript,
     ending: &Ending<'_>,
 ) -> Result<(&'a mut SqlResult, Result<()>)> {
-    let result = super::picked(picker)?;
+    let result = super::picked(picker, transcript)?;
     if let Some(source) = ending.all_rows.filter(|_| result.may_lack_rows()) {
         match result.complete(source) {
             Err(err) if kind_of(&err) == Kind::Partial => return Ok((result, Err(err))),

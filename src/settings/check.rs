@@ -6,7 +6,7 @@ use std::path::PathBuf;
 use anyhow::Result;
 
 use super::checks::{parse_shard, regex, variable};
-use super::types::{CheckListSettings, CheckSettings, ReportSettings, Selection};
+use super::types::{CheckListSettings, CheckSettings, ReportFormat, ReportSettings, Selection};
 use super::{history, Sources};
 use crate::cli::{var, CheckArgs};
 use crate::error::usage;
@@ -43,10 +43,15 @@ impl Sources<'_> {
             // Only the suite's own identity fields are checked.
             identity.external_id = Some("analyst-list".to_string());
         }
+        let selection = self.selection(&mut args)?;
+        let report = ReportSettings::of(args.report)?;
+        if !matches!(report.format, None | Some(ReportFormat::Json)) {
+            return Err(usage("--list prints one case a line, or with -o json an array"));
+        }
         Ok(CheckListSettings {
-            selection: self.selection(&mut args)?,
+            selection,
             identity,
-            report: ReportSettings::of(args.report)?,
+            report,
         })
     }
 

@@ -9,6 +9,7 @@
 //! (`tests/layout.rs` checks it):
 //! - [`checks`]: validators, and the environment's rule;
 //! - [`identity`]: who asks, and the rules of `sessionSettings`;
+//! - [`image`]: images sent with a question, read and checked;
 //! - [`profile`]: the config file and its profiles;
 //! - [`secrets`]: where each secret comes from (never argv, never printed);
 //! - [`types`]: what the commands receive;
@@ -21,6 +22,7 @@ pub mod checks;
 pub mod doctor;
 pub mod history;
 pub mod identity;
+pub mod image;
 pub mod profile;
 pub mod secrets;
 pub mod types;
@@ -28,6 +30,7 @@ pub mod types;
 pub use checks::{forget_empty_variables, read_stdin, Finding, FindingState};
 pub use history::{HistoryCommand, HistorySettings, Price, Recording, ThreadSettings};
 pub use identity::{IdentityInput, SessionSettings, UserAttribute};
+pub use image::Image;
 pub use secrets::Secret;
 pub use types::*;
 
@@ -115,10 +118,11 @@ impl Command {
     /// input (`-`) is none.
     fn files<'a>(&'a self) -> (NamedFiles<'a>, NamedFiles<'a>) {
         type Named<'a> = (&'static str, Option<&'a Path>);
-        fn report(report: &ReportSettings) -> (Named<'_>, [Named<'_>; 2]) {
+        fn report(report: &ReportSettings) -> (Named<'_>, [Named<'_>; 3]) {
             let written = [
                 ("--output-file", report.destination.file.as_deref()),
                 ("--junit", report.junit.as_deref()),
+                ("--summary", report.summary.as_deref()),
             ];
             (("the --baseline report", report.baseline.as_deref()), written)
         }
@@ -475,10 +479,25 @@ impl Sources<'_> {
                 let chat = self.chat(&args.endpoint, &identity)?;
                 let secret_on_stdin = args.endpoint.key.api_key_file.as_deref() == Some("-")
                     || args.endpoint.cube_token_file.as_deref() == Some("-");
-                if args.question.as_deref() == Some("-") && secret_on_stdin {
-                    return Err(usage(
-                        "standard input cannot hold both the question ('-') and the API key or Cube token ('-')",
-                    ));
+                let images_on_stdin = args.image.iter().filter(|path| path.as_os_str() == "-").count();
+                if images_on_stdin > 1 {
+                    return Err(usage("--image - is given twice: standard input holds one image"));
+                }
+                let on_stdin: Vec<&str> = [
+                    (args.question.as_deref() == Some("-"), "the question ('-')"),
+                    (secret_on_stdin, "the API key or Cube token ('-')"),
+                    (images_on_stdin == 1, "an image (--image -)"),
+                ]
+                .into_iter()
+                .filter_map(|(on, what)| on.then_some(what))
+                .collect();
+                if let [first, others @ ..] = on_stdin.as_slice() {
+                    if !others.is_empty() {
+                        return Err(usage(format!(
+                            "standard input cannot hold both {first} and {}",
+                            others.join(" and ")
+                        )));
+                    }
                 }
                 AskSource::Chat {
                     chat: Box::new(chat),

@@ -14,6 +14,7 @@ use serde_json::{Map, Value};
 
 use super::checks::{check_output_file, is_message_id, new_message_id, read_stdin, regex, service_url, Finding};
 use super::identity::{IdentityInput, SessionSettings};
+use super::image::Image;
 use super::secrets::{Secret, SecretSource};
 use crate::cli::{AskArgs, CheckOutput, DestinationArgs, OutputMode, ReportArgs, RowsOutput, SessionOutput};
 use crate::error::usage;
@@ -116,6 +117,8 @@ pub struct Question {
     pub branch: Option<String>,
     /// `isDefaultBranch` (sent only with a branch).
     pub default_branch: bool,
+    /// Images sent with the question (`--image`).
+    pub images: Vec<Image>,
 }
 
 /// Where the stream of `ask` comes from.
@@ -305,10 +308,10 @@ pub struct RowsSettings {
 pub struct ReportSettings {
     /// `--junit FILE`.
     pub junit: Option<PathBuf>,
-    /// `--tap`.
-    pub tap: bool,
-    /// `-o json`.
-    pub json: bool,
+    /// `--summary FILE`: the Markdown summary appended to it.
+    pub summary: Option<PathBuf>,
+    /// The report on stdout (or `--output-file`): `--tap` or `-o MODE`.
+    pub format: Option<ReportFormat>,
     /// `--baseline REPORT`.
     pub baseline: Option<PathBuf>,
     /// `--fail-on-regression`.
@@ -563,25 +566,51 @@ pub(super) fn mode_name(mode: impl ValueEnum) -> String {
     format!("-o {}", name.unwrap_or_default())
 }
 
+/// The report a `check` run (or merge) writes on stdout.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ReportFormat {
+    /// `--tap`: TAP version 13.
+    Tap,
+    /// `-o json`: the report as one document.
+    Json,
+    /// `-o markdown`: the summary `--summary` appends.
+    Markdown,
+    /// `-o html`: one inert page.
+    Html,
+}
+
 impl ReportSettings {
-    /// The report flags, the `--junit` file checked to be writable.
+    /// The report flags, the `--junit` and `--summary` files checked to be
+    /// writable.
     pub(super) fn of(args: ReportArgs) -> Result<ReportSettings> {
         if let Some(path) = &args.junit {
             check_output_file("--junit", path)?;
         }
-        let json = args.output == Some(CheckOutput::Json);
+        if let Some(path) = &args.summary {
+            check_output_file("--summary", path)?;
+        }
+        let format = match (args.tap, args.output) {
+            (true, _) => Some(ReportFormat::Tap),
+            (false, Some(CheckOutput::Json)) => Some(ReportFormat::Json),
+            (false, Some(CheckOutput::Markdown)) => Some(ReportFormat::Markdown),
+            (false, Some(CheckOutput::Html)) => Some(ReportFormat::Html),
+            (false, None) => None,
+        };
         Ok(ReportSettings {
             destination: destination(
                 args.destination,
-                match (json, args.tap) {
-                    (true, _) => Ok(JqInput::Whole),
-                    (false, true) => Err(("--tap".into(), "-o json")),
-                    (false, false) => Err(("a report without -o json".into(), "-o json")),
+                match format {
+                    Some(ReportFormat::Json) => Ok(JqInput::Whole),
+                    Some(ReportFormat::Tap) => Err(("--tap".into(), "-o json")),
+                    Some(ReportFormat::Markdown | ReportFormat::Html) => {
+                        Err(("a report other than -o json".into(), "-o json"))
+                    }
+                    None => Err(("a report without -o json".into(), "-o json")),
                 },
             )?,
             junit: args.junit,
-            tap: args.tap,
-            json,
+            summary: args.summary,
+            format,
             baseline: args.baseline,
             fail_on_regression: args.fail_on_regression,
             min_accuracy: args.min_accuracy,
@@ -628,12 +657,21 @@ impl Question {
         if branch == Some("") {
             return Err(usage("--branch is empty"));
         }
+        if input.is_none() && !args.image.is_empty() {
+            return Err(usage("--image goes with a question: a read of the thread sends none"));
+        }
+        let images = args
+            .image
+            .iter()
+            .map(|path| Image::read(path, &format!("--image {}", path.display())))
+            .collect::<Result<Vec<Image>>>()?;
         Ok(Question {
             input,
             chat_id: chat_id.map(str::to_string),
             message_id,
             branch: branch.map(str::to_string),
             default_branch: args.default_branch,
+            images,
         })
     }
 }

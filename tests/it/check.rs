@@ -312,7 +312,10 @@ fn tap_and_json_go_to_stdout() {
         assert_eq!(keys.len(), all, "a key repeated:\n{block}");
         let figures: Value = serde_saphyr::from_str(block).unwrap_or_else(|err| panic!("{err}:\n{block}"));
         assert_eq!(figures["run.1.totalTokens"], json!(1280), "{block}");
-        assert!(figures["passRate"].is_number() && figures["median.duration"].is_number(), "{block}");
+        assert!(
+            figures["passRate"].is_number() && figures["median.duration"].is_number(),
+            "{block}"
+        );
         assert!(figures["run.1.chatId"].is_string(), "{block}");
     }
     assert!(tap.contains("  exitCode: 9\n"), "{tap}");
@@ -325,8 +328,12 @@ fn tap_and_json_go_to_stdout() {
     assert_eq!(doc["cases"][0]["status"], "passed");
     assert_eq!(doc["cases"][1]["exitCode"], 9);
     let run = &doc["cases"][0]["runs"][0];
-    assert!(run["duration"].as_f64().unwrap() >= 0.0);
+    let seconds = &run["seconds"];
+    assert!(seconds["total"].as_f64().unwrap() >= seconds["firstByte"].as_f64().unwrap());
     assert!(run["chatId"].as_str().unwrap().starts_with("chat-"));
+    // The question asked and the answer's text, for a person to review.
+    assert_eq!(run["question"], "Q");
+    assert!(run["answer"].as_str().unwrap().contains("revenue rose"), "{run}");
     emu.analyst()
         .args(["check", "--tap", "-o", "json"])
         .arg(&path)
@@ -469,7 +476,14 @@ pass_rate = 0.6
         .unwrap();
     let stderr = String::from_utf8_lossy(&output.stderr);
     exits(&output, 0);
-    assert_eq!(stderr.matches("(run ").count(), 5, "every run is reported: {stderr}");
+    let verdicts = stderr
+        .lines()
+        .filter(|line| line.starts_with("PASS") || line.starts_with("FAIL"));
+    assert_eq!(
+        verdicts.filter(|line| line.contains("(run ")).count(),
+        5,
+        "every run is reported: {stderr}"
+    );
     let report: Value = serde_json::from_slice(&output.stdout).unwrap();
     let case = &report["cases"][0];
     assert_eq!((&case["status"], &case["passedRuns"]), (&json!("passed"), &json!(3)));
@@ -665,6 +679,12 @@ fn cli_share(text: &str) -> f64 {
     }
 }
 
+/// The lines of a `check` run's stderr besides those saying a run started
+/// (a log hears of each): for a failure of the whole run, the one line.
+pub(crate) fn failure_lines(stderr: &str) -> usize {
+    stderr.lines().filter(|line| !line.starts_with("START ")).count()
+}
+
 #[test]
 fn refused_credentials_stop_the_run_at_once_and_abort_what_runs() {
     // One case at a time: the first refusal ends the run; no other case
@@ -679,7 +699,7 @@ fn refused_credentials_stop_the_run_at_once_and_abort_what_runs() {
         .unwrap();
     let stderr = String::from_utf8_lossy(&output.stderr);
     exits(&output, 3);
-    assert_eq!(stderr.lines().count(), 1, "one line: {stderr}");
+    assert_eq!(failure_lines(&stderr), 1, "one line: {stderr}");
     assert!(
         stderr.contains("401") && stderr.contains("the run stopped: 1 of 4 runs finished"),
         "{stderr}"
@@ -701,7 +721,7 @@ fn refused_credentials_stop_the_run_at_once_and_abort_what_runs() {
         .unwrap();
     let stderr = String::from_utf8_lossy(&output.stderr);
     exits(&output, 3);
-    assert_eq!(stderr.lines().count(), 1, "one line: {stderr}");
+    assert_eq!(failure_lines(&stderr), 1, "one line: {stderr}");
     let aborts: Vec<Value> = emu.requests_on(Route::Abort).iter().map(Recorded::json).collect();
     assert_eq!(aborts.len(), 1, "{aborts:?}: {stderr}");
     assert_eq!(aborts[0]["chatId"], "chat-0001");
@@ -726,6 +746,6 @@ fn an_unreachable_service_stops_the_run_at_once() {
         .unwrap();
     let stderr = String::from_utf8_lossy(&output.stderr);
     exits(&output, 6);
-    assert_eq!(stderr.lines().count(), 1, "one line: {stderr}");
+    assert_eq!(failure_lines(&stderr), 1, "one line: {stderr}");
     assert!(stderr.contains("the run stopped: 1 of 3 runs finished"), "{stderr}");
 }

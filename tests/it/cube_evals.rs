@@ -11,7 +11,7 @@ use serde_json::Value;
 use crate::support::warehouse;
 
 /// The example `agents/` folder of the repository.
-fn examples() -> PathBuf {
+pub(crate) fn examples() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/agents")
 }
 
@@ -19,7 +19,7 @@ fn examples() -> PathBuf {
 /// of the question: right ones with other names, order and an extra
 /// column; numbers off in the 5th figure (a pass) and the 3rd (a fail); a
 /// missing row and column; no query; an in-stream error; a failing query.
-fn answers() -> Vec<(String, Answer)> {
+pub(crate) fn answers() -> Vec<(String, Answer)> {
     let sql = |text: &str| Answer::Sql(text.to_string());
     vec![
         (
@@ -72,7 +72,7 @@ fn answers() -> Vec<(String, Answer)> {
 
 /// `analyst check` against the emulator (with the data query API) of
 /// `suite`, with `args`: exit code, stdout and stderr.
-fn check(emu: &Emulator, suite: &Path, args: &[&str]) -> (Option<i32>, String, String) {
+pub(crate) fn check(emu: &Emulator, suite: &Path, args: &[&str]) -> (Option<i32>, String, String) {
     let output = emu
         .analyst()
         .env("ANALYST_DATA_URL", emu.data_url())
@@ -615,7 +615,7 @@ fn refused_data_api_credentials_stop_the_run_at_once() {
         .unwrap();
     let stderr = String::from_utf8_lossy(&output.stderr);
     exits(&output, 3);
-    assert_eq!(stderr.lines().count(), 1, "one line: {stderr}");
+    assert_eq!(crate::check::failure_lines(&stderr), 1, "one line: {stderr}");
     assert!(stderr.contains("the run stopped: 1 of 11 runs finished"), "{stderr}");
     assert_eq!(emu.requests_on(Route::Chat).len(), 1, "no further case started");
     assert!(output.stdout.is_empty());

@@ -202,8 +202,10 @@ fn the_json_report_gives_every_run_with_ids_timings_usage_and_medians() {
             json!({"inputTokens": 4000, "outputTokens": 160, "cacheReadTokens": 300,
                    "cacheWriteTokens": 100, "totalTokens": 4560, "llmCalls": 6})
         );
-        let first_byte = run["firstByte"].as_f64().unwrap();
-        assert!(first_byte <= run["duration"].as_f64().unwrap());
+        let seconds = &run["seconds"];
+        let first_byte = seconds["firstByte"].as_f64().unwrap();
+        assert!(first_byte <= seconds["answer"].as_f64().unwrap());
+        assert!(seconds["answer"].as_f64().unwrap() <= seconds["total"].as_f64().unwrap());
         assert_eq!((&run["status"], &run["exitCode"]), (&json!("passed"), &json!(0)));
     }
     assert_eq!(twice["medians"]["totalTokens"], 4560.0);

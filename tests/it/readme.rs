@@ -144,7 +144,7 @@ fn the_ci_matrix_in_the_readme_runs_its_shards_and_merges_them() {
     let dir = scratch();
     let workflow = blocks(&readme(), "yaml")
         .into_iter()
-        .find(|block| block.contains("check merge"))
+        .find(|block| block.contains("check merge") && block.contains("matrix:"))
         .expect("a workflow with a merge job");
     let commands: Vec<&str> = workflow
         .lines()
@@ -188,6 +188,39 @@ fn the_ci_matrix_in_the_readme_runs_its_shards_and_merges_them() {
     let merged = std::fs::read(dir.join("evals.json")).unwrap();
     assert_eq!(cases(&merged), cases(&whole.stdout));
     assert!(dir.join("evals.xml").exists());
+}
+
+#[test]
+fn the_smoke_check_workflow_writes_the_step_summary_and_the_page() {
+    let emu = Emulator::start();
+    let dir = scratch();
+    let steps = blocks(&readme(), "yaml")
+        .into_iter()
+        .find(|block| block.contains("GITHUB_STEP_SUMMARY") && block.contains("smoke.toml"))
+        .expect("the smoke check's steps");
+    let steps: serde_json::Value = serde_saphyr::from_str(&steps).unwrap();
+    let summary = dir.write("step-summary.md", "");
+    let mut ran = 0;
+    for step in steps.as_array().unwrap() {
+        let Some(script) = step["run"].as_str() else { continue };
+        let script = format!("export GITHUB_STEP_SUMMARY={}\n{script}", summary.display());
+        let output = bash(&emu, &dir, &script);
+        assert!(
+            output.status.success(),
+            "{script}: {}",
+            String::from_utf8_lossy(&output.stderr)
+        );
+        ran += 1;
+    }
+    assert_eq!(ran, 2, "the check and the page");
+    let summary = std::fs::read_to_string(&summary).unwrap();
+    assert!(
+        summary.contains("## analyst check") && summary.contains("Every case passed."),
+        "{summary}"
+    );
+    let page = std::fs::read_to_string(dir.join("smoke.html")).unwrap();
+    assert!(page.contains("revenue by month") && page.contains("<svg"), "{page}");
+    assert!(dir.join("smoke.xml").exists() && dir.join("smoke-streams").is_dir());
 }
 
 #[test]

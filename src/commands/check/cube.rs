@@ -174,6 +174,7 @@ pub fn load(
                     source: RowsSource::GroundTruth(truth),
                     how: Comparison::default(),
                 }),
+                images: Vec::new(),
             }],
             budgets: Budgets::default(),
             repeat: 1,

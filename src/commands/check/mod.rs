@@ -20,30 +20,35 @@ use crate::api::data::DataClient;
 use crate::error::{fail, kind_of, Fault, Kind, SUCCESS};
 use crate::exchange::{Asked, Exchange, RecordAs, TurnObserver};
 use crate::expect::Check;
-use crate::files::{create_private_folder, LazyFile};
+use crate::files::{append, create_private_folder, write_whole, LazyFile};
 use crate::net::http::Http;
 use crate::net::signals;
 use crate::output::{Notes, Out, Tone};
+use crate::render::markdown;
 use crate::results::{Collected, RowSink, RowSource, SqlResult};
 use crate::settings::checks::new_message_id;
-use crate::settings::{ChatSettings, CheckSettings, Limits, MergeSettings, Network, Question, ReportSettings};
+use crate::settings::{
+    ChatSettings, CheckSettings, Limits, MergeSettings, Network, Question, ReportFormat, ReportSettings,
+};
 use crate::stream::transcript::Keep;
 use crate::stream::turn::{Timings, Turn};
-use crate::text::human;
+use crate::text::{head, human};
 
 pub mod cube;
 pub mod grade;
+mod page;
 mod progress;
 pub mod report;
 mod select;
 pub mod suite;
+mod summary;
 
 use progress::RunsProgress;
 pub use select::list;
 use select::load;
 
 use grade::{grade, Miss, Reason, Sheet, Verdict};
-use report::{seconds, CaseReport, CubeGrade, Outcome, Report, RunReport};
+use report::{seconds, CaseReport, CubeGrade, Outcome, Report, RunReport, RunSeconds, ANSWER_KEPT};
 use suite::{Case, GroundTruth, RowsSource};
 
 /// Runs `analyst check`.
@@ -133,7 +138,7 @@ pub fn merge(settings: MergeSettings, notes: &Notes, out: &mut Out) -> Result<()
     let mut report = Report::merge(reports)?;
     report.gate(min_accuracy);
     for case in &report.cases {
-        tell(notes, case.status, &report::case_lines(case));
+        tell(notes, &report::case_lines(case));
     }
     publish(&mut report, &settings.report, baseline, notes, out)?;
     conclude(&report, &settings.report)
@@ -191,25 +196,45 @@ fn publish(
         (None, None) => String::new(),
     };
     notes.info(&format!(
-        "{} cases: {} passed, {} failed, {} errors in {}{accuracy}",
+        "{} cases: {}{accuracy}",
         report.cases.len(),
-        report.passed,
-        report.failed,
-        report.errors,
-        human(Duration::from_millis((report.time * 1000.0) as u64))
+        report::counts(report, &human(Duration::from_millis((report.time * 1000.0) as u64)))
     ));
+    write_reports(report, settings, notes, out)
+}
+
+/// Writes the reports the settings ask for: `--junit` (whole or not at
+/// all), `--summary` (appended), and `--tap` or `-o json|markdown|html` on
+/// stdout or `--output-file`, which is kept whatever the exit: a run whose
+/// every case got a verdict is reported, also when some did not pass.
+fn write_reports(report: &Report, settings: &ReportSettings, notes: &Notes, out: &mut Out) -> Result<()> {
     if let Some(path) = &settings.junit {
-        let mut writer = LazyFile::new(path.clone());
-        report::junit(report, &mut writer)
-            .and_then(|()| writer.flush())
-            .map_err(|err| fail(Kind::CannotWrite, format!("cannot write the --junit report: {err}")))?;
+        let mut xml = Vec::new();
+        report::junit(report, &mut xml)?;
+        write_whole(path, &xml).map_err(|err| {
+            fail(
+                Kind::CannotWrite,
+                format!("cannot write the --junit report {}: {err}", path.display()),
+            )
+        })?;
     }
-    if settings.tap {
-        report::tap(report, out)?;
-    } else if settings.json {
-        report::json(report, out)?;
+    if let Some(path) = &settings.summary {
+        append(path, &summary::markdown(report)).map_err(|err| {
+            fail(
+                Kind::CannotWrite,
+                format!("cannot append the --summary to {}: {err}", path.display()),
+            )
+        })?;
+    }
+    match settings.format {
+        Some(ReportFormat::Tap) => report::tap(report, out)?,
+        Some(ReportFormat::Json) => report::json(report, out)?,
+        Some(ReportFormat::Markdown) => out.write_all(summary::markdown(report).as_bytes())?,
+        Some(ReportFormat::Html) => out.write_all(page::html(report, notes).as_bytes())?,
+        None => {}
     }
     out.flush()?;
+    out.mark_whole();
     Ok(())
 }
 
@@ -237,12 +262,13 @@ fn conclude(report: &Report, settings: &ReportSettings) -> Result<()> {
     Ok(())
 }
 
-/// Prints a verdict's lines, its first word (`PASS`, `FAIL`, `ERROR`)
-/// painted: a pass unless `-q`, anything else always.
-fn tell(notes: &Notes, status: Outcome, lines: &str) {
+/// Prints a verdict's lines, its first word (`PASS`, `FAIL`, `REVIEW`,
+/// `ERROR`) painted: a pass unless `-q`, anything else always.
+fn tell(notes: &Notes, lines: &str) {
     let (word, rest) = lines.split_at(lines.find(' ').unwrap_or(lines.len()));
-    match status {
-        Outcome::Passed => notes.painted(Tone::Good, word, rest, false),
+    match word {
+        "PASS" => notes.painted(Tone::Good, word, rest, false),
+        "REVIEW" => notes.painted(Tone::Warning, word, rest, true),
         _ => notes.painted(Tone::Bad, word, rest, true),
     }
 }
@@ -322,17 +348,13 @@ impl Runner<'_> {
             let index = next.fetch_add(1, Ordering::SeqCst);
             let Some(&slot) = slots.get(index) else { break };
             let case = &cases[slot.case];
-            progress.started(index, &case.name);
+            progress.started(index, &case.name, slot.run + 1, slot.runs);
             let result = self.run_case(slot, case);
             // A run the stop ended says nothing: the run's one line does.
             let stopped = signals::stopped().is_some();
             progress.finished(index, result.status, || {
                 if !stopped {
-                    tell(
-                        notes,
-                        result.status,
-                        &report::run_summary(&case.name, &result, slot.runs),
-                    );
+                    tell(notes, &report::run_summary(&case.name, &result, slot.runs));
                 }
             });
             if let Ok(mut results) = results.lock() {
@@ -370,9 +392,10 @@ impl Runner<'_> {
                 case_runs.extend(result);
             }
             let repeated = case_runs.len() > 1;
-            let result = CaseReport::new(case.index, &case.name, case.pass_rate, case_runs);
+            let mut result = CaseReport::new(case.index, &case.name, case.pass_rate, case_runs);
+            result.space = case.space.clone();
             if repeated && signals::stopped().is_none() {
-                tell(notes, result.status, &report::case_summary(&result));
+                tell(notes, &report::case_summary(&result));
             }
             by_case.push(result);
         }
@@ -391,10 +414,9 @@ impl Runner<'_> {
             chat_id: None,
             message_id: None,
             message_ids: Vec::new(),
-            duration: 0.0,
-            first_byte: None,
-            first_sql: None,
+            question: None,
             answer: None,
+            seconds: RunSeconds::default(),
             usage: None,
             saved: Vec::new(),
             cube: CubeGrade::default(),
@@ -421,7 +443,7 @@ impl Runner<'_> {
                 break;
             }
         }
-        run.duration = seconds(started.elapsed());
+        run.seconds.total = seconds(started.elapsed());
         run
     }
 
@@ -457,6 +479,7 @@ impl Runner<'_> {
             message_id: Some(message_id),
             branch: case.branch.clone(),
             default_branch: case.default_branch,
+            images: turn.images.clone(),
         };
         let turn_started = Instant::now();
         let network = Network {
@@ -504,6 +527,8 @@ impl Runner<'_> {
         }
         let reading = &settled.turn;
         add_timings(run, &reading.timings, turn_started.duration_since(case_started));
+        run.question = Some(turn.question.clone());
+        run.answer = reading.transcript.answer().map(|(answer, _)| kept_answer(answer));
         if run.chat_id.is_none() {
             run.chat_id = reading.transcript.chat_id().map(str::to_string);
         }
@@ -646,7 +671,8 @@ impl Runner<'_> {
     /// the run's [`CubeGrade`]: `settled` is how the turn ended, `last` the
     /// agent's last SQL result. A failure of the whole run (credentials,
     /// an unreachable service, a signal, `--timeout`) keeps its own code;
-    /// any other verdict but `pass` fails the run (exit 9).
+    /// any other verdict but `pass` fails the run (exit 9): `error` as an
+    /// error of the case, `fail` and `review` as a failure.
     fn grade_turn(
         &self,
         case: usize,
@@ -666,7 +692,7 @@ impl Runner<'_> {
             GroundTruth::NotFound(_) => None,
         };
         run.cube.agent_sql = last.as_ref().and_then(|result| result.sql.clone());
-        let miss = self.cube_miss(case, truth, settled, last)?;
+        let miss = self.cube_miss(case, truth, settled, last, run.answer.as_deref())?;
         run.cube.verdict = Some(miss.as_ref().map_or(Verdict::Pass, |miss| miss.verdict));
         let Some(miss) = miss else { return Ok(()) };
         run.cube.score_reason = miss.reason;
@@ -675,17 +701,27 @@ impl Runner<'_> {
             Some(reason) => format!("{}: {}", reason.as_str(), miss.analysis),
             None => format!("review: {}", miss.analysis),
         };
-        Err(RunEnd::Failed(vec![line]))
+        // Cube's `error` is an error of the question, not a failed answer:
+        // counted among the errors, its exit code still the verdict's (9).
+        match miss.verdict {
+            Verdict::Error => Err(RunEnd::Error {
+                kind: Kind::Expectation,
+                message: line,
+            }),
+            _ => Err(RunEnd::Failed(vec![line])),
+        }
     }
 
     /// Why a graded turn does not pass, in Cube's terms; `None` when it
-    /// does. `Err` for a failure of the whole run on the way.
+    /// does (`answer`: the agent's final answer). `Err` for a failure of
+    /// the whole run on the way.
     fn cube_miss(
         &self,
         case: usize,
         truth: &GroundTruth,
         settled: Option<anyhow::Error>,
         last: Option<SqlResult>,
+        answer: Option<&str>,
     ) -> Result<Option<Miss>, RunEnd> {
         if let Some(err) = settled {
             return Ok(Some(Miss::new(Reason::AgentError, format!("{err:#}"))));
@@ -700,7 +736,10 @@ impl Runner<'_> {
             }
         };
         let Some(result) = last else {
-            return Ok(Some(Miss::review("the agent ran no query: nothing to compare")));
+            return Ok(Some(Miss::review(match answer.is_some_and(markdown::has_table) {
+                true => "the agent ran no query: it put its results inline, as a Markdown table in its answer (as agents on Cube's chassis runtime do); nothing to compare",
+                false => "the agent ran no query: nothing to compare",
+            })));
         };
         if let Some(error) = &result.error {
             return Ok(Some(Miss::new(
@@ -785,14 +824,28 @@ fn overridden(mut case: Case, settings: &CheckSettings) -> Case {
 /// final answer of its last turn.
 fn add_timings(run: &mut RunReport, turn: &Timings, offset: Duration) {
     let at = |time: Option<Duration>| time.map(|time| seconds(offset + time));
-    if run.first_byte.is_none() {
-        run.first_byte = at(turn.first_byte);
+    let seconds = &mut run.seconds;
+    if seconds.first_byte.is_none() {
+        seconds.first_byte = at(turn.first_byte);
     }
-    if run.first_sql.is_none() {
-        run.first_sql = at(turn.first_sql);
+    if seconds.first_sql.is_none() {
+        seconds.first_sql = at(turn.first_sql);
     }
     if turn.answer.is_some() {
-        run.answer = at(turn.answer);
+        seconds.answer = at(turn.answer);
+    }
+}
+
+/// What a report keeps of an answer: all of it, or its first
+/// [`ANSWER_KEPT`] bytes and a marker saying so.
+fn kept_answer(answer: &str) -> String {
+    let kept = head(answer, ANSWER_KEPT);
+    match kept.len() < answer.len() {
+        false => answer.to_string(),
+        true => format!(
+            "{kept}\n\n[analyst: the answer was {} bytes; the report keeps its first {ANSWER_KEPT}]",
+            answer.len()
+        ),
     }
 }
 

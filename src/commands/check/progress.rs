@@ -1,6 +1,7 @@
 //! What a `check` run shows while it runs: on a terminal, a progress line
 //! (runs done, passing, failing, the slowest still going) with each
-//! verdict written above it.
+//! verdict written above it; elsewhere (a CI log), a line when a run
+//! starts and, every 30 s, a line naming the runs still going.
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
@@ -13,13 +14,19 @@ use super::report::Outcome;
 use crate::output::Notes;
 use crate::text::visible;
 
-/// Live progress on a terminal (stderr): runs done of all, passing,
-/// failing, and the slowest run still going. Lines printed meanwhile go
-/// above it. Nothing is drawn when progress is not shown.
+/// How often a log (stderr not a terminal) hears which runs are still going.
+const LOG_EVERY: Duration = Duration::from_secs(30);
+
+/// Live progress on stderr. On a terminal: runs done of all, passing,
+/// failing, and the slowest run still going, with lines printed meanwhile
+/// above it. In a log: `START` lines and a `RUNNING` line every
+/// [`LOG_EVERY`]. Silent with `-q`.
 pub(super) struct RunsProgress {
     /// Where notes go: above the bar while it is drawn.
     notes: Notes,
     bar: Option<ProgressBar>,
+    /// True when lines are written for a log instead of a bar.
+    logged: bool,
     running: Mutex<HashMap<usize, (String, Instant)>>,
     passing: AtomicUsize,
     failing: AtomicUsize,
@@ -37,6 +44,7 @@ impl RunsProgress {
         });
         RunsProgress {
             notes: notes.clone(),
+            logged: bar.is_none() && notes.warns(),
             bar,
             running: Mutex::new(HashMap::new()),
             passing: AtomicUsize::new(0),
@@ -44,14 +52,24 @@ impl RunsProgress {
         }
     }
 
+    /// True when anything is shown while runs go (a bar or log lines).
     pub(super) fn is_shown(&self) -> bool {
-        self.bar.is_some()
+        self.bar.is_some() || self.logged
     }
 
-    /// Run `index` (of case `name`) started.
-    pub(super) fn started(&self, index: usize, name: &str) {
+    /// Run `index`, run `run` of `runs` of case `name`, started; a log
+    /// hears of it.
+    pub(super) fn started(&self, index: usize, name: &str, run: usize, runs: usize) {
+        let name = if runs > 1 {
+            format!("{} (run {run} of {runs})", visible(name))
+        } else {
+            visible(name).into_owned()
+        };
+        if self.logged {
+            self.notes.info(&format!("START {name}"));
+        }
         if let Ok(mut running) = self.running.lock() {
-            running.insert(index, (visible(name).into_owned(), Instant::now()));
+            running.insert(index, (name, Instant::now()));
         }
     }
 
@@ -91,10 +109,18 @@ impl RunsProgress {
         ));
     }
 
-    /// Redraws four times a second until `done`.
+    /// Redraws the bar four times a second until `done`; in a log, names
+    /// the runs still going every [`LOG_EVERY`].
     pub(super) fn tick_until(&self, done: &AtomicBool) {
+        let mut logged_at = Instant::now();
         while !done.load(Ordering::SeqCst) {
             self.redraw();
+            if self.logged && logged_at.elapsed() >= LOG_EVERY {
+                logged_at = Instant::now();
+                if let Some(line) = self.running.lock().ok().and_then(|running| still_running(&running)) {
+                    self.notes.info(&line);
+                }
+            }
             std::thread::sleep(Duration::from_millis(250));
         }
     }
@@ -104,5 +130,33 @@ impl RunsProgress {
         if let Some(bar) = &self.bar {
             bar.finish_and_clear();
         }
+    }
+}
+
+/// `RUNNING a (75s), b (31s)`: the runs going, longest first; none when
+/// nothing runs.
+fn still_running(running: &HashMap<usize, (String, Instant)>) -> Option<String> {
+    let mut going: Vec<_> = running.values().collect();
+    going.sort_by_key(|(name, since)| (*since, name.clone()));
+    let names: Vec<String> = going
+        .iter()
+        .map(|(name, since)| format!("{name} ({}s)", since.elapsed().as_secs()))
+        .collect();
+    (!names.is_empty()).then(|| format!("RUNNING {}", names.join(", ")))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_log_line_names_every_run_going_longest_first() {
+        let now = Instant::now();
+        let mut running = HashMap::new();
+        assert_eq!(still_running(&running), None);
+        running.insert(3, ("young".to_string(), now));
+        running.insert(1, ("old (run 2 of 3)".to_string(), now - Duration::from_secs(75)));
+        let line = still_running(&running).unwrap();
+        assert!(line.starts_with("RUNNING old (run 2 of 3) (75s), young (0s)"), "{line}");
     }
 }

@@ -30,7 +30,7 @@ pub enum Outcome {
 
 /// One run of a case: one fresh thread, its turns in order.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
+#[serde(rename_all = "camelCase", from = "StoredRun")]
 pub struct RunReport {
     /// Which run of the case (from 1).
     pub run: usize,
@@ -46,14 +46,12 @@ pub struct RunReport {
     pub message_id: Option<String>,
     /// The message id of every turn asked, in order.
     pub message_ids: Vec<String>,
-    /// Seconds from its start to its end.
-    pub duration: f64,
-    /// Seconds to the first byte of the stream.
-    pub first_byte: Option<f64>,
-    /// Seconds to the first SQL result.
-    pub first_sql: Option<f64>,
-    /// Seconds to the start of the last turn's final answer.
-    pub answer: Option<f64>,
+    /// The question of its last turn asked.
+    pub question: Option<String>,
+    /// The agent's final answer to it (its first [`ANSWER_KEPT`] bytes).
+    pub answer: Option<String>,
+    /// When things happened, in seconds from the run's start.
+    pub seconds: RunSeconds,
     /// Tokens and LLM calls, when a turn sent a `__usage__` line.
     pub usage: Option<Usage>,
     /// The raw streams kept with `--save`.
@@ -61,6 +59,90 @@ pub struct RunReport {
     /// How Cube would grade it (a question of Cube's eval files).
     #[serde(flatten, default)]
     pub cube: CubeGrade,
+}
+
+/// How much of an answer a report keeps: 64 KiB, then a marker.
+pub const ANSWER_KEPT: usize = 64 * 1024;
+
+/// When a run's moments came, in seconds from its start.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct RunSeconds {
+    /// The first byte of the stream.
+    pub first_byte: Option<f64>,
+    /// The first SQL result.
+    pub first_sql: Option<f64>,
+    /// The start of the last turn's final answer.
+    pub answer: Option<f64>,
+    /// The end of the run.
+    pub total: f64,
+}
+
+/// A run as a report on disk holds it: this form, or the form before
+/// the durations moved under `seconds` (`duration`, `firstByte`,
+/// `firstSql`, and `answer` a number of seconds), which `--baseline` and
+/// `check merge` still read.
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct StoredRun {
+    run: usize,
+    status: Outcome,
+    messages: Vec<String>,
+    exit_code: u8,
+    chat_id: Option<String>,
+    message_id: Option<String>,
+    #[serde(default)]
+    message_ids: Vec<String>,
+    #[serde(default)]
+    question: Option<String>,
+    /// The answer's text, or (the earlier form) seconds to it.
+    #[serde(default)]
+    answer: Option<Value>,
+    #[serde(default)]
+    seconds: Option<RunSeconds>,
+    #[serde(default)]
+    duration: Option<f64>,
+    #[serde(default)]
+    first_byte: Option<f64>,
+    #[serde(default)]
+    first_sql: Option<f64>,
+    #[serde(default)]
+    usage: Option<Usage>,
+    #[serde(default)]
+    saved: Vec<String>,
+    #[serde(flatten, default)]
+    cube: CubeGrade,
+}
+
+impl From<StoredRun> for RunReport {
+    fn from(stored: StoredRun) -> RunReport {
+        let (answer, answer_at) = match stored.answer {
+            Some(Value::String(text)) => (Some(text), None),
+            Some(Value::Number(at)) => (None, at.as_f64()),
+            _ => (None, None),
+        };
+        let seconds = stored.seconds.unwrap_or(RunSeconds {
+            first_byte: stored.first_byte,
+            first_sql: stored.first_sql,
+            answer: answer_at,
+            total: stored.duration.unwrap_or(0.0),
+        });
+        RunReport {
+            run: stored.run,
+            status: stored.status,
+            messages: stored.messages,
+            exit_code: stored.exit_code,
+            chat_id: stored.chat_id,
+            message_id: stored.message_id,
+            message_ids: stored.message_ids,
+            question: stored.question,
+            answer,
+            seconds,
+            usage: stored.usage,
+            saved: stored.saved,
+            cube: stored.cube,
+        }
+    }
 }
 
 /// A run (or case) of one of Cube's eval questions, graded as Cube grades:
@@ -107,6 +189,9 @@ pub struct CaseReport {
     pub index: usize,
     /// Its name.
     pub name: String,
+    /// The space of one of Cube's eval questions.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub space: Option<String>,
     /// Passed when at least the required share of runs passed.
     pub status: Outcome,
     /// Why it did not pass: the count of runs, then each failing run's reasons.
@@ -121,6 +206,9 @@ pub struct CaseReport {
     pub required_pass_rate: f64,
     /// Medians over the runs.
     pub medians: Medians,
+    /// Of a case run more than once: whether every run passed (pass^N).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub passed_every_run: Option<bool>,
     /// Every run, in order.
     pub runs: Vec<RunReport>,
     /// Cube's grade of the case: its first run that did not pass, else
@@ -186,6 +274,38 @@ pub struct Report {
     /// was gated on it rather than on every case.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub min_accuracy: Option<f64>,
+    /// Of the cases run more than once, how many passed every run.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub consistent: Option<Consistency>,
+}
+
+/// How consistent the agent was over repeated runs: of the `cases` run
+/// more than once, how many passed every run (`consistent 7/10`).
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Consistency {
+    /// Cases whose every run passed.
+    pub passed_every_run: usize,
+    /// Cases run more than once.
+    pub cases: usize,
+}
+
+impl std::fmt::Display for Consistency {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "consistent {}/{}", self.passed_every_run, self.cases)
+    }
+}
+
+/// How a case (or a run) is tagged for people: `PASS`, `FAIL`, `ERROR`,
+/// or, for one of Cube's eval questions, `REVIEW` when Cube would leave
+/// it to a person.
+pub fn tag(status: Outcome, verdict: Option<Verdict>) -> &'static str {
+    match (verdict, status) {
+        (Some(Verdict::Review), _) => "REVIEW",
+        (_, Outcome::Passed) => "PASS",
+        (_, Outcome::Failed) => "FAIL",
+        (_, Outcome::Error) => "ERROR",
+    }
 }
 
 /// Seconds, to the millisecond.
@@ -201,11 +321,14 @@ fn median(mut values: Vec<f64>) -> Option<f64> {
     }
     values.sort_by(f64::total_cmp);
     let middle = values.len() / 2;
-    Some(if values.len().is_multiple_of(2) {
+    let median = if values.len().is_multiple_of(2) {
         (values[middle - 1] + values[middle]) / 2.0
     } else {
         values[middle]
-    })
+    };
+    // Kept to four decimals: written as short as it is, it reads back as
+    // itself (a report merged again gives the same figures).
+    Some((median * 10_000.0).round() / 10_000.0)
 }
 
 impl CaseReport {
@@ -239,21 +362,16 @@ impl CaseReport {
         };
         let of_runs = |figure: fn(&RunReport) -> Option<f64>| median(runs.iter().filter_map(figure).collect());
         let medians = Medians {
-            duration: of_runs(|run| Some(run.duration)).unwrap_or(0.0),
-            first_byte: of_runs(|run| run.first_byte),
+            duration: of_runs(|run| Some(run.seconds.total)).unwrap_or(0.0),
+            first_byte: of_runs(|run| run.seconds.first_byte),
             total_tokens: of_runs(|run| run.usage.map(|usage| usage.total_tokens as f64)),
             llm_calls: of_runs(|run| run.usage.map(|usage| usage.llm_calls as f64)),
         };
-        let cube = runs
-            .iter()
-            .find(|run| run.status != Outcome::Passed)
-            .or(runs.last())
-            .map(|run| run.cube.clone())
-            .unwrap_or_default();
-        CaseReport {
-            cube,
+        let mut case = CaseReport {
+            cube: CubeGrade::default(),
             index,
             name: name.to_string(),
+            space: None,
             status,
             messages,
             exit_code,
@@ -261,9 +379,75 @@ impl CaseReport {
             pass_rate: if total == 0 { 0.0 } else { passed as f64 / total as f64 },
             required_pass_rate,
             medians,
+            passed_every_run: (total > 1).then_some(passed == total),
             runs,
-        }
+        };
+        case.cube = shown_run(&case).map(|run| run.cube.clone()).unwrap_or_default();
+        case
     }
+}
+
+/// The run in one line, as the summary and the page head it: `accuracy
+/// 80% (8/10)` (Cube's accuracy when the suite is Cube's eval files),
+/// and whether it met `--min-accuracy`.
+pub fn headline(report: &Report) -> String {
+    let total = report.cases.len();
+    let mut line = match &report.accuracy {
+        Some(accuracy) => format!("accuracy {accuracy}"),
+        None => format!("accuracy {} ({}/{total})", percent(report.passed, total), report.passed),
+    };
+    if let Some(min) = report.min_accuracy {
+        let meets = match report.meets_min_accuracy() {
+            true => "meets",
+            false => "below",
+        };
+        line.push_str(&format!(", {meets} --min-accuracy {}", percent_of(min)));
+    }
+    line
+}
+
+/// The run of a case a person reads: its first that did not pass (the
+/// one its verdict is from), else its last.
+pub fn shown_run(case: &CaseReport) -> Option<&RunReport> {
+    case.runs
+        .iter()
+        .find(|run| run.status != Outcome::Passed)
+        .or(case.runs.last())
+}
+
+/// Why a case did not pass, in a few words: Cube's score reason, else the
+/// exit code of an error; empty for a failed expectation (its analysis
+/// says it all).
+pub fn reason(case: &CaseReport) -> String {
+    match (case.cube.score_reason, case.status) {
+        (Some(reason), _) => reason.as_str().to_string(),
+        (None, Outcome::Error) => format!("exit {}", case.exit_code),
+        _ => String::new(),
+    }
+}
+
+/// What differs, for people: Cube's analysis, else the case's messages.
+pub fn analysis(case: &CaseReport) -> String {
+    case.cube.analysis.clone().unwrap_or_else(|| case.messages.join("; "))
+}
+
+/// What the cases came to, for people: `7 passed, 2 failed (1 to
+/// review), 1 errors in 2m10s, consistent 7/10` (`took`: how long).
+pub fn counts(report: &Report, took: &str) -> String {
+    let reviews = report
+        .cases
+        .iter()
+        .filter(|case| case.cube.verdict == Some(Verdict::Review))
+        .count();
+    let reviews = match reviews {
+        0 => String::new(),
+        n => format!(" ({n} to review)"),
+    };
+    let consistent = report.consistent.map(|c| format!(", {c}")).unwrap_or_default();
+    format!(
+        "{} passed, {} failed{reviews}, {} errors in {took}{consistent}",
+        report.passed, report.failed, report.errors
+    )
 }
 
 /// `passed` of `total` as a whole percentage, as Cube shows accuracy
@@ -293,6 +477,16 @@ fn accuracy(cases: &[CaseReport]) -> Option<String> {
     Some(format!("{rounded}% ({passed}/{})", graded.len()))
 }
 
+/// Of the `cases` run more than once, how many passed every run; `None`
+/// when none was repeated.
+fn consistency(cases: &[CaseReport]) -> Option<Consistency> {
+    let repeated: Vec<bool> = cases.iter().filter_map(|case| case.passed_every_run).collect();
+    (!repeated.is_empty()).then(|| Consistency {
+        passed_every_run: repeated.iter().filter(|&&every| every).count(),
+        cases: repeated.len(),
+    })
+}
+
 impl Report {
     /// The report of `cases` (any order: they are put in suite order).
     pub fn new(suite: &str, shard: Option<String>, mut cases: Vec<CaseReport>, time: f64) -> Report {
@@ -307,6 +501,7 @@ impl Report {
             exit_code: SUCCESS,
             time,
             accuracy: accuracy(&cases),
+            consistent: consistency(&cases),
             cases,
             baseline: None,
             min_accuracy: None,
@@ -499,14 +694,15 @@ fn spent(usage: Option<Usage>) -> Option<String> {
 }
 
 /// The people's line(s) for a finished run: `PASS  name  2.1s (first byte …;
-/// 1280 tokens, 3 LLM calls)`, or `FAIL`/`ERROR` with the reasons on the
-/// following lines. `of` is the number of runs of the case.
+/// 1280 tokens, 3 LLM calls)`, or `FAIL`, `REVIEW` or `ERROR` (see [`tag`])
+/// with the reasons on the following lines. `of` is the number of runs of
+/// the case.
 pub fn run_summary(name: &str, run: &RunReport, of: usize) -> String {
     let mut parts = Vec::new();
     for (label, at) in [
-        ("first byte", run.first_byte),
-        ("first SQL", run.first_sql),
-        ("answer", run.answer),
+        ("first byte", run.seconds.first_byte),
+        ("first SQL", run.seconds.first_sql),
+        ("answer", run.seconds.answer),
     ] {
         if let Some(at) = at {
             parts.push(format!("{label} {}", short_seconds(at)));
@@ -521,16 +717,17 @@ pub fn run_summary(name: &str, run: &RunReport, of: usize) -> String {
         };
     }
     let timing = if details.is_empty() {
-        short_seconds(run.duration)
+        short_seconds(run.seconds.total)
     } else {
-        format!("{} ({details})", short_seconds(run.duration))
+        format!("{} ({details})", short_seconds(run.seconds.total))
     };
     let name = if of > 1 {
         format!("{name} (run {} of {of})", run.run)
     } else {
         name.to_string()
     };
-    verdict_lines(run.status, &name, &timing, &run.messages, run.exit_code)
+    let tag = tag(run.status, run.cube.verdict);
+    verdict_lines(tag, &name, &timing, &run.messages, run.exit_code)
 }
 
 /// The people's line(s) for a repeated case once all its runs are in.
@@ -540,7 +737,8 @@ pub fn case_summary(case: &CaseReport) -> String {
         figures.push_str(&format!(", {tokens} tokens"));
     }
     let what = format!("{} of {} runs passed ({figures})", case.passed_runs, case.runs.len());
-    verdict_lines(case.status, &case.name, &what, &case.messages, case.exit_code)
+    let tag = tag(case.status, case.cube.verdict);
+    verdict_lines(tag, &case.name, &what, &case.messages, case.exit_code)
 }
 
 /// A case's lines for people: its run's when it ran once, else the case's
@@ -552,12 +750,17 @@ pub fn case_lines(case: &CaseReport) -> String {
     }
 }
 
-fn verdict_lines(status: Outcome, name: &str, what: &str, messages: &[String], exit_code: u8) -> String {
+/// A verdict's lines on stderr: `TAG  NAME  WHAT`, then each reason
+/// indented; an error's last line ends with the exit code.
+fn verdict_lines(tag: &str, name: &str, what: &str, messages: &[String], exit_code: u8) -> String {
+    /// The width tags are padded to (`PASS` and `FAIL` line up with `ERROR`).
+    const TAG_WIDTH: usize = "ERROR".len();
     let reasons: Vec<String> = messages.iter().map(|line| format!("      {line}")).collect();
-    match status {
-        Outcome::Passed => format!("PASS  {name}  {what}"),
-        Outcome::Failed => format!("FAIL  {name}  {what}\n{}", reasons.join("\n")),
-        Outcome::Error => format!("ERROR {name}  {what}\n{} (exit {exit_code})", reasons.join("\n")),
+    let head = format!("{tag:<TAG_WIDTH$} {name}  {what}");
+    match tag {
+        "PASS" => head,
+        "ERROR" => format!("{head}\n{} (exit {exit_code})", reasons.join("\n")),
+        _ => format!("{head}\n{}", reasons.join("\n")),
     }
 }
 
@@ -565,6 +768,10 @@ fn verdict_lines(status: Outcome, name: &str, what: &str, messages: &[String], e
 /// medians, then each run's ids, timings and usage (`run.K.…`).
 fn properties(case: &CaseReport) -> Vec<(String, Value)> {
     let mut properties = vec![
+        (
+            "verdict".to_string(),
+            json!(tag(case.status, case.cube.verdict).to_lowercase()),
+        ),
         ("passRate".to_string(), json!(case.pass_rate)),
         ("requiredPassRate".to_string(), json!(case.required_pass_rate)),
         ("passedRuns".to_string(), json!(case.passed_runs)),
@@ -581,20 +788,23 @@ fn properties(case: &CaseReport) -> Vec<(String, Value)> {
             properties.push((name.to_string(), json!(value)));
         }
     }
+    if let Some(every) = case.passed_every_run {
+        properties.push(("passedEveryRun".to_string(), json!(every)));
+    }
     for run in &case.runs {
         let mut add = |name: &str, value: Value| properties.push((format!("run.{}.{name}", run.run), value));
         add("status", json!(status_name(run.status)));
         add("exitCode", json!(run.exit_code));
-        add("duration", json!(run.duration));
+        add("duration", json!(run.seconds.total));
         for (name, value) in [("chatId", &run.chat_id), ("messageId", &run.message_id)] {
             if let Some(value) = value {
                 add(name, json!(value));
             }
         }
         for (name, value) in [
-            ("firstByte", run.first_byte),
-            ("firstSql", run.first_sql),
-            ("answer", run.answer),
+            ("firstByte", run.seconds.first_byte),
+            ("firstSql", run.seconds.first_sql),
+            ("answer", run.seconds.answer),
         ] {
             if let Some(value) = value {
                 add(name, json!(value));
@@ -639,8 +849,29 @@ pub fn junit(report: &Report, out: &mut impl Write) -> io::Result<()> {
         out,
         r#"  <testsuite name="{suite}" tests="{tests}" failures="{failed}" errors="{errors}" skipped="0" time="{time:.3}">"#
     )?;
+    let run_properties: Vec<(&str, String)> = [
+        ("accuracy", report.accuracy.clone()),
+        (
+            "consistent",
+            report.consistent.map(|c| format!("{}/{}", c.passed_every_run, c.cases)),
+        ),
+    ]
+    .into_iter()
+    .filter_map(|(name, value)| value.map(|value| (name, value)))
+    .collect();
+    if !run_properties.is_empty() {
+        writeln!(out, "    <properties>")?;
+        for (name, value) in run_properties {
+            writeln!(
+                out,
+                r#"      <property name="{name}" value="{}"/>"#,
+                escape_markup(&value)
+            )?;
+        }
+        writeln!(out, "    </properties>")?;
+    }
     for case in &report.cases {
-        let time: f64 = case.runs.iter().map(|run| run.duration).sum();
+        let time: f64 = case.runs.iter().map(|run| run.seconds.total).sum();
         writeln!(
             out,
             r#"    <testcase name="{}" classname="{suite}" time="{time:.3}">"#,

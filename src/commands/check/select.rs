@@ -10,13 +10,13 @@ use serde_json::{json, Value};
 use super::suite::Case;
 use super::{cube, suite};
 use crate::output::{Notes, Out};
-use crate::settings::{CheckListSettings, DataSettings, IdentityInput, Selection};
+use crate::settings::{CheckListSettings, DataSettings, IdentityInput, ReportFormat, Selection};
 
 /// Runs `analyst check --list`: the cases a run would ask, one a line
 /// (`NAME<TAB>FILE:LINE<TAB>QUESTION`) or as a JSON array; nothing is sent.
 pub fn list(settings: CheckListSettings, notes: &Notes, out: &mut Out) -> Result<()> {
     let cases = load(&settings.selection, &settings.identity, None, notes)?;
-    if settings.report.json {
+    if settings.report.format == Some(ReportFormat::Json) {
         let listed: Vec<Value> = cases
             .iter()
             .map(|case| {

@@ -17,7 +17,7 @@ use crate::expect::Comparison;
 use crate::history::UsageRecord;
 use crate::results::Pick;
 use crate::settings::checks::parse_duration;
-use crate::settings::{DataSettings, Expectations, IdentityInput, SessionSettings};
+use crate::settings::{DataSettings, Expectations, IdentityInput, Image, SessionSettings};
 
 /// The most runs a case may ask for (`repeat`).
 pub const MAX_REPEAT: i64 = 1000;
@@ -56,6 +56,7 @@ struct Fields {
     expect_rows: Option<Spanned<Vec<Vec<toml::Value>>>>,
     ordered: Option<bool>,
     tolerance: Option<Spanned<f64>>,
+    images: Option<Spanned<Vec<String>>>,
 }
 
 /// A follow-up question: a string, or a table with its own expectations.
@@ -96,6 +97,8 @@ pub struct CaseTurn {
     pub expectations: Expectations,
     /// The rows its selected result must hold.
     pub rows: Option<ExpectedRows>,
+    /// Images sent with the question (`images`, with the first question).
+    pub images: Vec<Image>,
 }
 
 /// The rows a turn's selected result must hold, and how they are compared.
@@ -326,6 +329,10 @@ pub fn load(path: &Path, base: &IdentityInput, data: Option<&DataSettings>) -> R
                 &first_place,
             )?,
             rows: expected_rows(&case, &defaults, data, &at)?,
+            images: match case.images.as_ref().or(defaults.images.as_ref()) {
+                Some(images) => read_images(images, path, &at(images.span()).to_string())?,
+                None => Vec::new(),
+            },
         }];
         let follow_up_place = format!("{place}case \"{name}\", chat: ");
         for follow_up in &case.chat {
@@ -334,6 +341,7 @@ pub fn load(path: &Path, base: &IdentityInput, data: Option<&DataSettings>) -> R
                     question: non_empty(question, &follow_up_place)?,
                     expectations: Expectations::default(),
                     rows: None,
+                    images: Vec::new(),
                 },
                 FollowUp::Turn(turn) => CaseTurn {
                     question: non_empty(&turn.question, &follow_up_place)?,
@@ -345,6 +353,7 @@ pub fn load(path: &Path, base: &IdentityInput, data: Option<&DataSettings>) -> R
                         &follow_up_place,
                     )?,
                     rows: None,
+                    images: Vec::new(),
                 },
             });
         }
@@ -403,6 +412,17 @@ pub fn load(path: &Path, base: &IdentityInput, data: Option<&DataSettings>) -> R
         });
     }
     Ok(cases)
+}
+
+/// The images of a case (`images`, at `place`), each path relative to the
+/// suite file `suite`, read and checked now: before anything is sent.
+fn read_images(images: &Spanned<Vec<String>>, suite: &Path, place: &str) -> Result<Vec<Image>> {
+    let folder = suite.parent().unwrap_or(Path::new("."));
+    images
+        .get_ref()
+        .iter()
+        .map(|image| Image::read(&folder.join(image), &format!("{place}images: {image}")))
+        .collect()
 }
 
 /// The rows a case's first turn must hold (`reference_sql` or

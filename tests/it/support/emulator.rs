@@ -119,6 +119,9 @@ pub enum Answer {
     FailingSql(String, String),
     /// Answers in words only, without a query.
     NoQuery,
+    /// Answers with this text (a Markdown table: the results inline, as
+    /// an agent on Cube's `chassis` runtime does), without a query.
+    Inline(String),
     /// Ends the stream with an in-stream error after the metadata search.
     StreamError(String),
 }

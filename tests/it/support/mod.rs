@@ -6,6 +6,7 @@
 
 #![allow(dead_code)]
 
+pub mod browser;
 mod emulator;
 mod replies;
 mod running;

@@ -368,6 +368,22 @@ pub(crate) fn chat(body: &Value, caller: Option<String>, state: &Mutex<State>) -
     if message_id.as_deref().is_some_and(|id| !is_message_id(id)) {
         return json_status(400, "messageId must match ^\\d{13,}-message$");
     }
+    // `images: [{data, mimeType, name?}]`: data (base64) and mimeType required.
+    if let Some(images) = body.get("images") {
+        let valid = images.as_array().is_some_and(|images| {
+            images.iter().all(|image| {
+                let data = image.get("data").and_then(Value::as_str);
+                let decodes = data.is_some_and(|data| {
+                    use base64::Engine;
+                    base64::engine::general_purpose::STANDARD.decode(data).is_ok()
+                });
+                decodes && image.get("mimeType").and_then(Value::as_str).is_some()
+            })
+        });
+        if !valid {
+            return json_status(400, "images[]: data (base64) and mimeType are required");
+        }
+    }
     let mut state = state.lock().unwrap();
     let chat_id = match chat_id {
         Some(id) => match state.threads.get(&id) {
@@ -577,6 +593,7 @@ pub(crate) fn agent_answer(
         Some(Answer::FailingSql(sql, error)) => stream.failed_sql_call(sql, error),
         Some(Answer::NoQuery) => stream,
         Some(Answer::StreamError(message)) => return stream.error_line(message),
+        Some(Answer::Inline(text)) => return stream.assistant(&[text]).final_answer(&[text]),
     };
     if answer.is_some() {
         return stream.assistant(&[head, tail]).final_answer(&[head, tail]);

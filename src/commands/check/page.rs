@@ -1,0 +1,161 @@
+//! The HTML page of a `check` report (`-o html`): one self-contained,
+//! offline and inert page, under the rules of `ask -o html` (no script,
+//! nothing loaded from anywhere, a Content-Security-Policy that forbids
+//! both): the run in one line, a chart of the verdicts per space drawn by
+//! the same Vega engine as `-o svg`, a table of the cases, then each case
+//! with its question, the agent's answer (Markdown made inert), its SQL,
+//! the ground truth, the verdict and the analysis.
+
+use std::fmt::Write;
+
+use serde_json::json;
+
+use super::report::{self, CaseReport, Report};
+use crate::output::Notes;
+use crate::render::draw;
+use crate::render::html::{inert_page, markdown};
+use crate::text::escape_markup;
+
+/// The verdicts in the chart, in order, with their colours.
+const VERDICTS: [(&str, &str); 4] = [
+    ("pass", "#1a7f37"),
+    ("fail", "#cf222e"),
+    ("review", "#9a6700"),
+    ("error", "#8250df"),
+];
+
+/// The page's own styles, beside those of every inert page.
+const STYLE: &str = "<style>.tag{font-weight:600;font-size:.8rem;padding:.1rem .4rem;border-radius:4px;color:#fff}\
+.tag.pass{background:#1a7f37}.tag.fail{background:#cf222e}.tag.review{background:#9a6700}.tag.error{background:#8250df}\
+section.case{border-top:1px solid #d0d7de;margin-top:1.5rem}.question{font-weight:600}</style>\n";
+
+/// The page of `report`; a chart that cannot be drawn is a note on the
+/// page and a warning through `notes`.
+pub fn html(report: &Report, notes: &Notes) -> String {
+    let mut body = String::from(STYLE);
+    let took = crate::text::human(std::time::Duration::from_millis((report.time * 1000.0) as u64));
+    let _ = writeln!(
+        body,
+        "<h1>analyst check: {}</h1>\n<p><strong>{}</strong>: {} cases, {}</p>",
+        escape_markup(&report.suite),
+        escape_markup(&report::headline(report)),
+        report.cases.len(),
+        escape_markup(&report::counts(report, &took))
+    );
+    body.push_str(&chart(report, notes));
+    body.push_str(
+        "<table>\n<thead><tr><th>case</th><th>verdict</th><th>reason</th><th>analysis</th></tr></thead>\n<tbody>\n",
+    );
+    for (number, case) in report.cases.iter().enumerate() {
+        let _ = writeln!(
+            body,
+            "<tr><td><a href=\"#case-{}\">{}</a></td><td>{}</td><td>{}</td><td>{}</td></tr>",
+            number + 1,
+            escape_markup(&case.name),
+            tag(case),
+            escape_markup(&report::reason(case)),
+            escape_markup(&report::analysis(case))
+        );
+    }
+    body.push_str("</tbody>\n</table>\n");
+    for (number, case) in report.cases.iter().enumerate() {
+        body.push_str(&case_section(number + 1, case));
+    }
+    inert_page(&format!("analyst check: {}", report.suite), &body)
+}
+
+/// A case's verdict as a coloured tag.
+fn tag(case: &CaseReport) -> String {
+    let tag = report::tag(case.status, case.cube.verdict);
+    format!("<span class=\"tag {}\">{tag}</span>", tag.to_lowercase())
+}
+
+/// One case: its verdict and name, then its question, the answer, the
+/// SQL, the ground truth and what differs, from the run its verdict is of.
+fn case_section(number: usize, case: &CaseReport) -> String {
+    let mut html = format!(
+        "<section class=\"case\" id=\"case-{number}\">\n<h2>{} {}</h2>\n",
+        tag(case),
+        escape_markup(&case.name)
+    );
+    if let Some(space) = &case.space {
+        let _ = writeln!(html, "<p class=\"note\">space {}</p>", escape_markup(space));
+    }
+    let run = report::shown_run(case);
+    if let Some(question) = run.and_then(|run| run.question.as_deref()) {
+        let _ = writeln!(html, "<p class=\"question\">{}</p>", escape_markup(question));
+    }
+    match run.and_then(|run| run.answer.as_deref()) {
+        Some(answer) => html.push_str(&markdown(answer)),
+        None => html.push_str("<p class=\"note\">No answer.</p>\n"),
+    }
+    for (label, sql) in [
+        ("The agent's SQL", case.cube.agent_sql.as_deref()),
+        ("The ground truth", case.cube.ground_truth.as_deref()),
+    ] {
+        if let Some(sql) = sql {
+            let _ = writeln!(html, "<h3>{label}</h3>\n<pre><code>{}</code></pre>", escape_markup(sql));
+        }
+    }
+    let analysis = report::analysis(case);
+    if !analysis.is_empty() {
+        let reason = report::reason(case);
+        let reason = match reason.is_empty() {
+            true => String::new(),
+            false => format!("{}: ", escape_markup(&reason)),
+        };
+        let _ = writeln!(html, "<p>{reason}{}</p>", escape_markup(&analysis));
+    }
+    if case.runs.len() > 1 {
+        let _ = writeln!(
+            html,
+            "<p class=\"note\">{} of {} runs passed; median {:.1}s.</p>",
+            case.passed_runs,
+            case.runs.len(),
+            case.medians.duration
+        );
+    }
+    html.push_str("</section>\n");
+    html
+}
+
+/// The chart of the verdicts per space (the suite's cases outside Cube's
+/// spaces under `suite`), drawn as inline SVG.
+fn chart(report: &Report, notes: &Notes) -> String {
+    let mut values = Vec::new();
+    for case in &report.cases {
+        let space = case.space.as_deref().unwrap_or("suite");
+        let verdict = report::tag(case.status, case.cube.verdict).to_lowercase();
+        values.push(json!({"space": space, "verdict": verdict}));
+    }
+    if values.is_empty() {
+        return String::new();
+    }
+    let spec = json!({
+        "$schema": "https://vega.github.io/schema/vega-lite/v6.json",
+        "title": "Verdicts per space",
+        "data": {"values": values},
+        "mark": "bar",
+        "encoding": {
+            "y": {"field": "space", "type": "nominal", "title": "space"},
+            "x": {"aggregate": "count", "type": "quantitative", "title": "cases"},
+            "color": {
+                "field": "verdict",
+                "type": "nominal",
+                "scale": {
+                    "domain": VERDICTS.map(|(verdict, _)| verdict),
+                    "range": VERDICTS.map(|(_, colour)| colour),
+                },
+            },
+            "order": {"field": "verdict"},
+        },
+    });
+    match draw::svg(&spec.to_string()) {
+        Ok(svg) => format!("<section class=\"chart\">\n{svg}\n</section>\n"),
+        Err(err) => {
+            let why = format!("the chart of verdicts cannot be drawn: {err:#}");
+            notes.warn(&why);
+            format!("<p class=\"note\">{}</p>\n", escape_markup(&why))
+        }
+    }
+}

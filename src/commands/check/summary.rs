@@ -1,0 +1,79 @@
+//! The Markdown summary of a `check` report, for the page a CI job shows
+//! (`--summary "$GITHUB_STEP_SUMMARY"`, `-o markdown`): the run in one
+//! line, a table of the cases that did not pass, then every case (its
+//! question and the start of its answer) in a collapsed block. Every piece of text from the service or the suite goes
+//! through [`markdown_text`]: a case name or an answer cannot close a
+//! table cell, open a link or add HTML.
+
+use std::fmt::Write;
+
+use super::report::{self, CaseReport, Outcome, Report};
+use crate::text::{markdown_text, shorten_to};
+
+/// How many characters of a reason, an analysis or a question a cell
+/// shows: a summary is read on a page, and GitHub keeps 1 MiB of it.
+const CELL_CHARS: usize = 300;
+
+/// The summary of `report`.
+pub fn markdown(report: &Report) -> String {
+    let mut md = String::new();
+    let _ = writeln!(md, "## analyst check: {}\n", cell(&report.suite));
+    let took = crate::text::human(std::time::Duration::from_millis((report.time * 1000.0) as u64));
+    let _ = writeln!(
+        md,
+        "**{}**: {} cases, {}\n",
+        cell(&report::headline(report)),
+        report.cases.len(),
+        cell(&report::counts(report, &took))
+    );
+    let missed: Vec<&CaseReport> = report
+        .cases
+        .iter()
+        .filter(|case| case.status != Outcome::Passed)
+        .collect();
+    if missed.is_empty() {
+        md.push_str("Every case passed.\n\n");
+    } else {
+        md.push_str("| case | verdict | reason | analysis |\n|---|---|---|---|\n");
+        for case in missed {
+            let _ = writeln!(
+                md,
+                "| {} | {} | {} | {} |",
+                cell(&case.name),
+                report::tag(case.status, case.cube.verdict),
+                cell(&report::reason(case)),
+                cell(&report::analysis(case))
+            );
+        }
+        md.push('\n');
+    }
+    let _ = writeln!(
+        md,
+        "<details><summary>Every case ({})</summary>\n\n| case | verdict | runs passed | median | question | answer |\n|---|---|---|---|---|---|",
+        report.cases.len()
+    );
+    for case in &report.cases {
+        let run = report::shown_run(case);
+        let question = run.and_then(|run| run.question.as_deref()).unwrap_or("");
+        let answer = run.and_then(|run| run.answer.as_deref()).unwrap_or("");
+        let _ = writeln!(
+            md,
+            "| {} | {} | {}/{} | {:.1}s | {} | {} |",
+            cell(&case.name),
+            report::tag(case.status, case.cube.verdict),
+            case.passed_runs,
+            case.runs.len(),
+            case.medians.duration,
+            cell(question),
+            cell(answer)
+        );
+    }
+    md.push_str("\n</details>\n\n");
+    md
+}
+
+/// `text` in a table cell: shortened (secrets redacted), on one line, and
+/// shown as itself.
+fn cell(text: &str) -> String {
+    markdown_text(&shorten_to(text, CELL_CHARS))
+}

@@ -1,0 +1,533 @@
+//! What `check` leaves for the page a CI job shows (`cli.md`, "`check` in
+//! CI"): every report of a run where cases fail, none of a run that failed
+//! as a whole; the Markdown summary, whose table hostile names and answers
+//! cannot break; the HTML page, inert in a real Chromium; a saved report
+//! rendered again by `check merge`; verdict tags, error counts and
+//! consistency across repeats; reports of the earlier form still read; a
+//! line in the log when a case starts.
+
+use std::path::Path;
+
+use pulldown_cmark::{html, Options, Parser};
+use serde_json::Value;
+
+use crate::cube_evals::{answers, check, examples};
+use crate::support::browser::{chromium_dom, serve, unused_port};
+use crate::support::*;
+
+/// A string shaped like a Cube API key, which no report may show.
+const KEY_SHAPED: &str = "sk-live-9b3e7d1c4a2f60e8d5b7";
+
+/// A suite whose names and questions try to break a table and add markup;
+/// one case passes, two fail.
+const HOSTILE: &str = r#"
+[[case]]
+name = "revenue | <script>alert(1)</script> [home](https://evil.example)"
+question = "What was our revenue by month? <b>now</b> | ok"
+expect_answer = "(?i)december"
+
+[[case]]
+name = "never | matches"
+question = "Revenue by month, in a phrase no answer holds?"
+expect_answer = "a phrase no answer holds"
+
+[[case]]
+name = "inline ](javascript:alert(2))"
+question = "Show the table inline"
+expect_answer = "never said"
+"#;
+
+/// The answer of the agent to "Show the table inline": a Markdown table
+/// whose cells try to run a script, link and show an image, and a key.
+fn hostile_inline() -> String {
+    format!(
+        "| region | note |\n|---|---|\n| EMEA | <script>alert(3)</script> |\n| APAC | [x](javascript:alert(4)) ![i](http://127.0.0.1:{}/i.png) {KEY_SHAPED} |\n",
+        unused_port()
+    )
+}
+
+/// An emulator whose agent answers [`HOSTILE`]'s inline question with
+/// [`hostile_inline`].
+fn hostile_emulator() -> Emulator {
+    let emu = Emulator::start();
+    emu.agent(|agent| agent.answers = vec![("table inline".into(), Answer::Inline(hostile_inline()))]);
+    emu
+}
+
+/// The bytes of `path`, or an empty vector when there is no such file.
+fn bytes_of(path: &Path) -> Vec<u8> {
+    std::fs::read(path).unwrap_or_default()
+}
+
+#[test]
+fn a_run_where_cases_fail_writes_every_report_and_a_run_that_failed_none() {
+    let emu = hostile_emulator();
+    let suite = ScratchFile::new("smoke.toml", HOSTILE);
+    let dir = Scratch::new();
+    let (report, junit, summary, saved) = (
+        dir.join("report.json"),
+        dir.join("junit.xml"),
+        dir.join("summary.md"),
+        dir.join("streams"),
+    );
+    std::fs::write(&summary, "# Earlier step\n\n").unwrap();
+    let path = |p: &Path| p.to_str().unwrap().to_string();
+    let args = [
+        "check".to_string(),
+        "-o".into(),
+        "json".into(),
+        "--output-file".into(),
+        path(&report),
+        "--junit".into(),
+        path(&junit),
+        "--summary".into(),
+        path(&summary),
+        "--save".into(),
+        path(&saved),
+        path(&suite),
+    ];
+    let output = emu.analyst().args(&args).output().unwrap();
+    exits(&output, 9);
+    assert!(output.stdout.is_empty(), "the report went to its file");
+    let json: Value = serde_json::from_slice(&bytes_of(&report)).expect("the report of a failing run");
+    assert_eq!(json["cases"].as_array().unwrap().len(), 3, "{json}");
+    assert_eq!(json["failed"], 2, "{json}");
+    let xml = String::from_utf8(bytes_of(&junit)).unwrap();
+    assert!(
+        xml.contains("<testsuite") && xml.matches("<failure").count() == 2,
+        "{xml}"
+    );
+    let markdown = String::from_utf8(bytes_of(&summary)).unwrap();
+    assert!(
+        markdown.starts_with("# Earlier step\n\n## analyst check"),
+        "appended: {markdown}"
+    );
+    assert_eq!(std::fs::read_dir(&saved).unwrap().count(), 3, "a stream per case");
+    for written in [&report, &junit, &summary] {
+        let text = String::from_utf8(bytes_of(written)).unwrap();
+        assert!(!text.contains(KEY_SHAPED), "{}: {text}", written.display());
+    }
+
+    // A run that fails as a whole (a refused key) leaves the report and
+    // the JUnit file as they were, and adds no summary.
+    let before = [bytes_of(&report), bytes_of(&junit), bytes_of(&summary)];
+    let output = emu
+        .analyst()
+        .env("ANALYST_API_KEY", "sk-revoked-key")
+        .args(&args)
+        .output()
+        .unwrap();
+    exits(&output, 3);
+    assert_eq!(
+        [bytes_of(&report), bytes_of(&junit), bytes_of(&summary)],
+        before,
+        "untouched by a failed run"
+    );
+}
+
+/// The HTML GitHub would make of `markdown` (CommonMark with GFM tables
+/// and strikethrough).
+fn rendered(markdown: &str) -> String {
+    let mut page = String::new();
+    html::push_html(
+        &mut page,
+        Parser::new_ext(markdown, Options::ENABLE_TABLES | Options::ENABLE_STRIKETHROUGH),
+    );
+    page
+}
+
+/// The names of the HTML elements opened in `page`.
+fn elements(page: &str) -> Vec<String> {
+    page.split('<')
+        .skip(1)
+        .filter(|tag| !tag.starts_with('/'))
+        .map(|tag| {
+            tag.chars()
+                .take_while(|c| c.is_ascii_alphanumeric())
+                .collect::<String>()
+        })
+        .collect()
+}
+
+#[test]
+fn the_summary_keeps_hostile_names_questions_and_answers_as_text() {
+    let emu = hostile_emulator();
+    let suite = ScratchFile::new("smoke.toml", HOSTILE);
+    let output = emu
+        .analyst()
+        .args(["check", "-o", "markdown"])
+        .arg(&*suite)
+        .output()
+        .unwrap();
+    exits(&output, 9);
+    let markdown = String::from_utf8(output.stdout).unwrap();
+    assert!(!markdown.contains(KEY_SHAPED), "{markdown}");
+    let page = rendered(&markdown);
+    // Only the summary's own elements: no script, link, image or bold
+    // from a name, a question or an answer.
+    let allowed = [
+        "h2", "p", "strong", "table", "thead", "tbody", "tr", "th", "td", "details", "summary",
+    ];
+    for element in elements(&page) {
+        assert!(allowed.contains(&element.as_str()), "<{element}> in {page}");
+    }
+    // The table of cases that did not pass: a header and two rows, each of
+    // four cells; every case below, each of six.
+    let tables: Vec<&str> = page.split("<table>").skip(1).collect();
+    assert_eq!(tables.len(), 2, "{page}");
+    assert_eq!(tables[0].matches("<tr>").count(), 3, "{}", tables[0]);
+    assert_eq!(tables[0].matches("<td").count(), 2 * 4, "{}", tables[0]);
+    assert_eq!(tables[1].matches("<tr>").count(), 4, "{}", tables[1]);
+    assert_eq!(tables[1].matches("<td").count(), 3 * 6, "{}", tables[1]);
+    // The text is there, as text.
+    for text in [
+        "revenue | &lt;script&gt;alert(1)&lt;/script&gt; [home](https://evil.example)",
+        "never | matches",
+        "inline ](javascript:alert(2))",
+        "&lt;b&gt;now&lt;/b&gt; | ok",
+        "&lt;script&gt;alert(3)&lt;/script&gt;",
+    ] {
+        assert!(page.contains(text), "{text} in {page}");
+    }
+    assert!(page.contains("<strong>"), "the accuracy line: {page}");
+
+    // --summary appends: two runs, two summaries.
+    let summary = ScratchFile::new("summary.md", "");
+    for _ in 0..2 {
+        let output = emu
+            .analyst()
+            .arg("check")
+            .arg("--summary")
+            .arg(&*summary)
+            .arg(&*suite)
+            .output()
+            .unwrap();
+        exits(&output, 9);
+    }
+    let twice = std::fs::read_to_string(&*summary).unwrap();
+    assert_eq!(twice.matches("## analyst check").count(), 2, "{twice}");
+}
+
+#[test]
+fn the_html_report_is_one_inert_page_with_every_case_in_a_real_browser() {
+    let emu = Emulator::start();
+    let mut scripted = answers();
+    // The question answered without a query is answered inline, hostile.
+    for (phrase, answer) in &mut scripted {
+        if phrase == "biggest order" {
+            *answer = Answer::Inline(hostile_inline());
+        }
+    }
+    emu.agent(|agent| agent.answers = scripted);
+    let (code, page, stderr) = check(&emu, &examples(), &["-o", "html", "--certified"]);
+    assert_eq!(code, Some(9), "{stderr}");
+    assert!(
+        page.contains("<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'"),
+        "{page}"
+    );
+    assert!(!page.contains(KEY_SHAPED), "no key in the page");
+    let (server, log) = serve(page.into_bytes());
+    let dom = chromium_dom(&format!("http://127.0.0.1:{server}/page.html"));
+    std::thread::sleep(std::time::Duration::from_millis(200));
+    assert_eq!(
+        *log.lock().unwrap(),
+        ["/page.html"],
+        "nothing but the page was asked for"
+    );
+    assert!(!dom.contains("<script") && !dom.contains("<img"), "{dom}");
+    assert!(dom.contains("46% (6/13)"), "the accuracy: {dom}");
+    // The chart of verdicts per space, drawn inline.
+    let chart = dom.split("<section class=\"chart\">").nth(1).expect("a chart");
+    assert!(
+        chart.contains("<svg") && chart.contains("Verdicts per space"),
+        "{chart}"
+    );
+    // Every case, with its question, the SQL on both sides and the verdict.
+    for (name, tag) in [
+        ("orders_by_region", "PASS"),
+        ("orders_by_status", "FAIL"),
+        ("biggest_order", "REVIEW"),
+        ("refunds", "ERROR"),
+        ("certified/orders_per_status", "PASS"),
+    ] {
+        let section = dom
+            .split("<section class=\"case\"")
+            .find(|section| section.contains(&format!("</span> {name}</h2>")))
+            .unwrap_or_else(|| panic!("no section of {name}: {dom}"));
+        assert!(section.contains(&format!(">{tag}</span>")), "{name}: {section}");
+        assert!(section.contains("class=\"question\""), "{name}: {section}");
+        assert!(section.contains("The ground truth"), "{name}: {section}");
+    }
+    let status = dom
+        .split("<section class=\"case\"")
+        .find(|section| section.contains("</span> orders_by_status</h2>"))
+        .unwrap();
+    assert!(
+        status.contains("The agent's SQL") && status.contains("Value mismatch: column 2"),
+        "{status}"
+    );
+    // The inline answer is a table, its script and image left out.
+    let inline = dom
+        .split("<section class=\"case\"")
+        .find(|section| section.contains("</span> biggest_order</h2>"))
+        .unwrap();
+    assert!(inline.contains("<table>") && inline.contains("EMEA"), "{inline}");
+    assert!(inline.contains("inline"), "the analysis names inline results: {inline}");
+}
+
+#[test]
+fn tags_errors_and_consistency_reach_every_report_and_merge_renders_one_again() {
+    let emu = Emulator::start();
+    emu.agent(|agent| agent.answers = answers());
+    let dir = Scratch::new();
+    let junit = dir.join("junit.xml");
+    // The suite as the README names it (the tests run in the crate's root).
+    let args = [
+        "-o",
+        "json",
+        "--certified",
+        "--repeat",
+        "2",
+        "--junit",
+        junit.to_str().unwrap(),
+    ];
+    let (code, stdout, stderr) = check(&emu, Path::new("examples/agents"), &args);
+    assert_eq!(code, Some(9), "{stderr}");
+    // This run's report is the README's example (ANALYST_BLESS=1 writes it).
+    if std::env::var_os("ANALYST_BLESS").is_some() {
+        std::fs::write(example_report(), &stdout).unwrap();
+    }
+    // Each verdict's own tag on stderr.
+    for (tag, name) in [
+        ("PASS", "orders_by_region (run 2 of 2)"),
+        ("FAIL", "orders_by_status (run 1 of 2)"),
+        ("REVIEW", "biggest_order (run 1 of 2)"),
+        ("ERROR", "refunds (run 2 of 2)"),
+        ("ERROR", "returned_orders (run 1 of 2)"),
+    ] {
+        assert!(stderr.contains(&format!("{tag:<5} {name}  ")), "{tag} {name}: {stderr}");
+    }
+    assert!(
+        stderr.contains("13 cases: 6 passed, 4 failed (1 to review), 3 errors in "),
+        "{stderr}"
+    );
+    assert!(stderr.contains("consistent 6/13"), "{stderr}");
+    let report: Value = serde_json::from_str(&stdout).unwrap();
+    assert_eq!(
+        (&report["passed"], &report["failed"], &report["errors"]),
+        (&Value::from(6), &Value::from(4), &Value::from(3)),
+    );
+    let consistent = serde_json::json!({"passedEveryRun": 6, "cases": 13});
+    assert_eq!(report["consistent"], consistent);
+    assert_eq!(case(&report, "orders_by_region")["passedEveryRun"], true);
+    assert_eq!(case(&report, "orders_by_status")["passedEveryRun"], false);
+    let run = &case(&report, "orders_by_region")["runs"][0];
+    assert_eq!(run["question"], "How many orders did each region place?", "{run}");
+    assert!(run["answer"].as_str().unwrap().contains("December"), "{run}");
+    for moment in ["firstByte", "firstSql", "answer", "total"] {
+        assert!(run["seconds"][moment].is_number(), "{moment}: {run}");
+    }
+    let xml = std::fs::read_to_string(&junit).unwrap();
+    assert_eq!(xml.matches("<error ").count(), 3, "{xml}");
+    assert_eq!(xml.matches("<failure ").count(), 4, "{xml}");
+    assert!(xml.contains("<property name=\"consistent\" value=\"6/13\"/>"), "{xml}");
+
+    // The saved report, rendered again in every format, asks nothing.
+    let saved = ScratchFile::new("report.json", stdout.as_bytes());
+    let asked = emu.requests().len();
+    let again = |args: &[&str]| {
+        let output = analyst()
+            .args(["check", "merge"])
+            .args(args)
+            .arg(&*saved)
+            .output()
+            .unwrap();
+        exits(&output, 9);
+        String::from_utf8(output.stdout).unwrap()
+    };
+    let json: Value = serde_json::from_str(&again(&["-o", "json"])).unwrap();
+    assert_eq!(json["cases"], report["cases"], "the cases as they were");
+    assert_eq!(json["consistent"], consistent);
+    let tap = again(&["--tap"]);
+    assert!(tap.starts_with("TAP version 13\n1..13\n"), "{tap}");
+    assert_eq!(tap.matches("\nnot ok ").count(), 7, "{tap}");
+    let markdown = again(&["-o", "markdown"]);
+    assert!(markdown.contains("consistent 6/13"), "{markdown}");
+    assert!(markdown.contains("| refunds | ERROR | Query error |"), "{markdown}");
+    let page = again(&["-o", "html"]);
+    assert!(page.contains("consistent 6/13") && page.contains("<svg"), "{page}");
+    let junit_again = dir.join("again.xml");
+    again(&["--junit", junit_again.to_str().unwrap()]);
+    assert_eq!(
+        std::fs::read_to_string(&junit_again)
+            .unwrap()
+            .matches("<error ")
+            .count(),
+        3
+    );
+    assert_eq!(emu.requests().len(), asked, "nothing asked of the service");
+}
+
+/// The example report of the README (`docs/`): the run of
+/// [`tags_errors_and_consistency_reach_every_report_and_merge_renders_one_again`].
+fn example_report() -> std::path::PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/example-report.json")
+}
+
+#[test]
+fn the_readmes_example_report_is_of_this_form_and_renders() {
+    let text = std::fs::read_to_string(example_report()).unwrap();
+    let report: Value = serde_json::from_str(&text).unwrap();
+    let run = &case(&report, "orders_by_region")["runs"][0];
+    assert!(
+        run["seconds"]["total"].is_number() && run["answer"].is_string(),
+        "{run}"
+    );
+    let output = analyst()
+        .args(["check", "merge", "-o", "html"])
+        .arg(example_report())
+        .output()
+        .unwrap();
+    exits(&output, 9);
+    let page = String::from_utf8(output.stdout).unwrap();
+    assert!(page.contains("consistent 6/13") && page.contains("<svg"), "{page}");
+}
+
+/// `report` as the earlier `-o json` wrote it: each run's durations as
+/// `duration`, `firstByte`, `firstSql` and `answer` (seconds), no question,
+/// no answer text.
+fn earlier_form(report: &Value) -> Value {
+    let mut old = report.clone();
+    for case in old["cases"].as_array_mut().unwrap() {
+        for run in case["runs"].as_array_mut().unwrap() {
+            let run = run.as_object_mut().unwrap();
+            let seconds = run.remove("seconds").unwrap();
+            run.remove("question");
+            run.insert("duration".into(), seconds["total"].clone());
+            run.insert("firstByte".into(), seconds["firstByte"].clone());
+            run.insert("firstSql".into(), seconds["firstSql"].clone());
+            run.insert("answer".into(), seconds["answer"].clone());
+        }
+    }
+    old
+}
+
+#[test]
+fn reports_of_the_earlier_form_are_read_by_merge_and_baseline() {
+    let emu = Emulator::start();
+    emu.agent(|agent| agent.answers = answers());
+    let (code, stdout, stderr) = check(&emu, &examples(), &["-o", "json"]);
+    assert_eq!(code, Some(9), "{stderr}");
+    let report: Value = serde_json::from_str(&stdout).unwrap();
+    let old = ScratchFile::new("old.json", earlier_form(&report).to_string());
+    let output = analyst()
+        .args(["check", "merge", "-o", "json"])
+        .arg(&*old)
+        .output()
+        .unwrap();
+    exits(&output, 9);
+    let read: Value = serde_json::from_slice(&output.stdout).unwrap();
+    let run = &case(&read, "orders_by_region")["runs"][0];
+    let was = &case(&report, "orders_by_region")["runs"][0];
+    assert_eq!(run["seconds"], was["seconds"], "the durations moved under seconds");
+    assert_eq!(run["answer"], Value::Null, "no answer text in the earlier form");
+    assert_eq!(read["accuracy"], report["accuracy"]);
+    let (code, _, stderr) = check(&emu, &examples(), &["--baseline", old.to_str().unwrap()]);
+    assert_eq!(code, Some(9), "{stderr}");
+    assert!(!stderr.contains("newly fail"), "the same verdicts: {stderr}");
+    assert!(
+        !stderr.contains("error:") || stderr.contains("did not pass"),
+        "{stderr}"
+    );
+}
+
+#[test]
+fn a_log_hears_when_each_case_starts_and_a_quiet_one_does_not() {
+    let emu = Emulator::start();
+    let suite = ScratchFile::new(
+        "smoke.toml",
+        "[[case]]\nname = \"first\"\nquestion = \"Revenue?\"\nrepeat = 2\n\n[[case]]\nname = \"second\"\nquestion = \"Revenue by month?\"\n",
+    );
+    let output = emu
+        .analyst()
+        .args(["check", "--jobs", "1"])
+        .arg(&*suite)
+        .output()
+        .unwrap();
+    exits(&output, 0);
+    let stderr = String::from_utf8(output.stderr).unwrap();
+    let lines: Vec<&str> = stderr.lines().collect();
+    let at = |needle: &str| {
+        lines
+            .iter()
+            .position(|line| line.starts_with(needle))
+            .unwrap_or_else(|| panic!("{needle}: {stderr}"))
+    };
+    assert!(
+        at("START first (run 1 of 2)") < at("PASS  first (run 1 of 2)"),
+        "{stderr}"
+    );
+    assert!(
+        at("PASS  first (run 1 of 2)") < at("START first (run 2 of 2)"),
+        "{stderr}"
+    );
+    assert!(at("START second") < at("PASS  second"), "{stderr}");
+    let quiet = emu.analyst().args(["check", "-q"]).arg(&*suite).output().unwrap();
+    exits(&quiet, 0);
+    assert!(quiet.stderr.is_empty(), "{}", String::from_utf8_lossy(&quiet.stderr));
+}
+
+/// The shell of the GitHub Action's `analyst check` step, as action.yml
+/// has it.
+fn action_check_step() -> String {
+    let action = std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("action.yml")).unwrap();
+    let action: Value = serde_saphyr::from_str(&action).unwrap();
+    let steps = action["runs"]["steps"].as_array().unwrap();
+    let step = steps.iter().find(|step| step["id"] == "check").expect("a check step");
+    step["run"].as_str().unwrap().to_string()
+}
+
+#[test]
+fn the_github_action_puts_the_summary_on_the_job_page_and_renders_the_page() {
+    let emu = hostile_emulator();
+    let suite = ScratchFile::new("smoke.toml", HOSTILE);
+    for (write_summary, summarised) in [("true", true), ("false", false)] {
+        let runner = Scratch::new();
+        let (summary, outputs) = (runner.write("step-summary.md", ""), runner.write("outputs", ""));
+        let bin = assert_cmd::cargo::cargo_bin("analyst");
+        let path = format!("{}:{}", bin.parent().unwrap().display(), std::env::var("PATH").unwrap());
+        // As GitHub runs a composite step's `shell: bash`.
+        let output = emu
+            .command_for("bash")
+            .args(["--noprofile", "--norc", "-eo", "pipefail", "-c", &action_check_step()])
+            .env("PATH", path)
+            .env("RUNNER_TEMP", &*runner)
+            .env("GITHUB_STEP_SUMMARY", &summary)
+            .env("GITHUB_OUTPUT", &outputs)
+            .env("SUITE", &*suite)
+            .env("SHARD", "")
+            .env("ARGS", "--jobs 2")
+            .env("WRITE_SUMMARY", write_summary)
+            .output()
+            .unwrap();
+        exits(&output, 9);
+        let written = std::fs::read_to_string(&summary).unwrap();
+        assert_eq!(written.contains("## analyst check"), summarised, "{written}");
+        let outputs = std::fs::read_to_string(&outputs).unwrap();
+        let output_of = |name: &str| {
+            outputs
+                .lines()
+                .find_map(|line| line.strip_prefix(&format!("{name}=")))
+                .unwrap_or_else(|| panic!("{name} in {outputs}"))
+                .to_string()
+        };
+        assert_eq!(output_of("exit-code"), "9");
+        let report: Value = serde_json::from_slice(&bytes_of(Path::new(&output_of("report")))).unwrap();
+        assert_eq!(report["failed"], 2);
+        let page = String::from_utf8(bytes_of(Path::new(&output_of("page")))).unwrap();
+        assert!(
+            page.starts_with("<!DOCTYPE html>") && page.contains("never | matches"),
+            "{page}"
+        );
+    }
+}
