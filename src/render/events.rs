@@ -42,8 +42,8 @@ impl Renderer for Events {
 /// result that are JSON strings holding JSON written as that JSON.
 fn write_event(content: &[u8], message: &Message<'_>, out: &mut dyn Write) -> io::Result<()> {
     let mut fields: Vec<&RawValue> = message
-        .tool_call
-        .iter()
+        .tool_call()
+        .into_iter()
         .flat_map(|call| [call.input, call.result])
         .flatten()
         .collect();

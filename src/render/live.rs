@@ -225,7 +225,7 @@ impl Live {
     /// Updates the spinner from a message, and streams the final answer.
     fn line(&mut self, message: Option<&Message<'_>>, transcript: &Transcript, out: &mut dyn Output) -> io::Result<()> {
         let Some(message) = message else { return Ok(()) };
-        if let Some(call) = message.tool_call.as_ref().filter(|call| call.result.is_none()) {
+        if let Some(call) = message.tool_call().filter(|call| call.result.is_none()) {
             let name: &str = call.name.as_deref().unwrap_or("a tool");
             let activity = if same_tool(name, "semanticMeta") {
                 "searching the data model".to_string()

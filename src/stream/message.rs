@@ -143,8 +143,6 @@ pub struct Message<'a> {
     pub content: Option<Text<'a>>,
     /// Whether the line carries the agent's reasoning (its text is not kept).
     pub thinking: bool,
-    /// A tool call (start or result).
-    pub tool_call: Option<ToolCall<'a>>,
     /// Whether `graphPath` marks the final consolidated answer: an array
     /// whose first element is `final`, of length at most 2.
     pub final_node: bool,
@@ -152,14 +150,24 @@ pub struct Message<'a> {
     pub is_delta: Option<bool>,
     /// Whether the message is still being generated.
     pub is_in_process: Option<bool>,
+    /// The fields few lines carry, apart: the message of a line without
+    /// them (nearly every line) is small to move, and allocates nothing.
+    rare: Option<Box<Rare<'a>>>,
+}
+
+/// The fields of a [`Message`] that few lines carry.
+#[derive(Debug, Default)]
+struct Rare<'a> {
+    /// A tool call (start or result).
+    tool_call: Option<ToolCall<'a>>,
     /// State object of `__cutoff__` / `__state__`, parsed only when needed.
-    pub state: Option<&'a RawValue>,
+    state: Option<&'a RawValue>,
     /// An in-stream error (`{"error": …}`), or the text of `__suspended__`.
-    pub error: Option<&'a RawValue>,
+    error: Option<&'a RawValue>,
     /// Token usage of `__usage__`.
-    pub usage: Option<&'a RawValue>,
+    usage: Option<&'a RawValue>,
     /// For `__suspended__`: the message to resend.
-    pub message_id: Option<Text<'a>>,
+    message_id: Option<Text<'a>>,
 }
 
 /// The `toolCall` object (API document 2.4). `input` and `result` are
@@ -257,16 +265,16 @@ impl<'de: 'a, 'a> Deserialize<'de> for Message<'a> {
                         Key::Content => message.content = map.next_value::<MaybeText>()?.0,
                         // The field's presence is what counts.
                         Key::Thinking => message.thinking = map.next_value::<Option<IgnoredAny>>()?.is_some(),
-                        Key::ToolCall => message.tool_call = map.next_value()?,
+                        Key::ToolCall => message.rare_mut().tool_call = map.next_value()?,
                         Key::GraphPath => {
                             message.final_node = map.next_value::<Option<FinalNode>>()?.is_some_and(|node| node.0)
                         }
                         Key::IsDelta => message.is_delta = map.next_value()?,
                         Key::IsInProcess => message.is_in_process = map.next_value()?,
-                        Key::State => message.state = map.next_value()?,
-                        Key::Error => message.error = map.next_value()?,
-                        Key::Usage => message.usage = map.next_value()?,
-                        Key::MessageId => message.message_id = map.next_value::<MaybeText>()?.0,
+                        Key::State => message.rare_mut().state = map.next_value()?,
+                        Key::Error => message.rare_mut().error = map.next_value()?,
+                        Key::Usage => message.rare_mut().usage = map.next_value()?,
+                        Key::MessageId => message.rare_mut().message_id = map.next_value::<MaybeText>()?.0,
                         Key::Name | Key::Input | Key::Result | Key::Other => {
                             map.next_value::<IgnoredAny>()?;
                         }
@@ -376,6 +384,36 @@ impl<'a> Message<'a> {
         }
     }
 
+    /// The rare fields, made when the first one comes.
+    fn rare_mut(&mut self) -> &mut Rare<'a> {
+        self.rare.get_or_insert_default()
+    }
+
+    /// The tool call (start or result), when the line carries one.
+    pub fn tool_call(&self) -> Option<&ToolCall<'a>> {
+        self.rare.as_ref()?.tool_call.as_ref()
+    }
+
+    /// The state object of `__cutoff__` / `__state__`, as sent.
+    pub fn state(&self) -> Option<&'a RawValue> {
+        self.rare.as_ref()?.state
+    }
+
+    /// The in-stream error (`{"error": …}`), or the text of `__suspended__`.
+    pub fn error(&self) -> Option<&'a RawValue> {
+        self.rare.as_ref()?.error
+    }
+
+    /// The token usage of `__usage__`, as sent.
+    pub fn usage(&self) -> Option<&'a RawValue> {
+        self.rare.as_ref()?.usage
+    }
+
+    /// For `__suspended__`: the message to resend.
+    pub fn message_id(&self) -> Option<&str> {
+        self.rare.as_ref()?.message_id.as_deref()
+    }
+
     /// The message id, or `""` when it has none.
     pub fn id(&self) -> &str {
         self.id.as_deref().unwrap_or("")
@@ -414,7 +452,7 @@ impl<'a> Message<'a> {
         struct WithMessage {
             message: String,
         }
-        let raw = self.error?;
+        let raw = self.error()?;
         Some(match serde_json::from_str::<WithMessage>(raw.get()) {
             Ok(error) => error.message,
             Err(_) => json_text(raw.get()).into_owned(),

@@ -305,7 +305,7 @@ impl Transcript {
             CUTOFF_ID | STATE_ID => return self.apply_state(msg),
             SUSPENDED_ID => {
                 self.suspended = Some(msg.error_text().unwrap_or_else(|| "the chat was suspended".into()));
-                if let Some(id) = msg.message_id.as_deref() {
+                if let Some(id) = msg.message_id() {
                     self.message_id = Some(id.to_string());
                 }
                 return None;
@@ -316,7 +316,7 @@ impl Transcript {
             }
             USAGE_ID => {
                 self.usage = msg
-                    .usage
+                    .usage()
                     .and_then(|raw| serde_json::from_str::<Value>(raw.get()).ok())
                     .map(|sent| {
                         let record = UsageRecord::of(&sent);
@@ -326,7 +326,7 @@ impl Transcript {
             }
             _ => {}
         }
-        if let Some(call) = &msg.tool_call {
+        if let Some(call) = msg.tool_call() {
             return self.apply_tool_call(msg.id(), call);
         }
         if msg.role.is_none() {
@@ -346,7 +346,7 @@ impl Transcript {
     }
 
     fn apply_state(&mut self, msg: &Message<'_>) -> Option<Event> {
-        let state = msg.state?;
+        let state = msg.state()?;
         if msg.id() == STATE_ID && (self.thread_read == Some(true) || !self.saw_question) {
             self.thread = Some(thread_messages(state));
         }

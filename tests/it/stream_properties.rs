@@ -363,19 +363,19 @@ fn same_fields(message: &Message<'_>, map: &serde_json::Map<String, Value>) {
     assert_eq!(message.id.as_deref(), text("id"));
     assert_eq!(message.role.as_deref(), text("role"));
     assert_eq!(message.content.as_deref(), text("content"));
-    assert_eq!(message.message_id.as_deref(), text("messageId"));
+    assert_eq!(message.message_id(), text("messageId"));
     assert_eq!(message.is_delta, map.get("isDelta").and_then(Value::as_bool));
     assert_eq!(message.is_in_process, map.get("isInProcess").and_then(Value::as_bool));
     assert_eq!(message.thinking, present("thinking").is_some());
     let path = map.get("graphPath").and_then(Value::as_array);
     let is_final = path.is_some_and(|p| p.first().and_then(Value::as_str) == Some("final") && p.len() <= 2);
     assert_eq!(message.final_node, is_final);
-    assert_eq!(raw(message.state), present("state"));
-    assert_eq!(raw(message.error), present("error"));
-    assert_eq!(raw(message.usage), present("usage"));
+    assert_eq!(raw(message.state()), present("state"));
+    assert_eq!(raw(message.error()), present("error"));
+    assert_eq!(raw(message.usage()), present("usage"));
     let call = map.get("toolCall").and_then(Value::as_object);
-    assert_eq!(message.tool_call.is_some(), call.is_some());
-    if let (Some(read), Some(call)) = (&message.tool_call, call) {
+    assert_eq!(message.tool_call().is_some(), call.is_some());
+    if let (Some(read), Some(call)) = (message.tool_call(), call) {
         assert_eq!(read.name.as_deref(), call.get("name").and_then(Value::as_str));
         let field = |key: &str| call.get(key).filter(|v| !v.is_null()).cloned();
         assert_eq!(raw(read.input), field("input"));
