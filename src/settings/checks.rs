@@ -19,6 +19,30 @@ use crate::cli::{var, ENVIRONMENT};
 use crate::error::{kind_of, usage, Kind};
 use crate::themes;
 
+/// Standard input is read for one thing only: the question (`-`), a
+/// secret (`--api-key-file -`, `--cube-token-file -`) or one image
+/// (`--image -`). Anything more is a usage error naming what collides.
+pub fn stdin_read_once(question: bool, secret: bool, images: usize) -> Result<()> {
+    if images > 1 {
+        return Err(usage("--image - is given twice: standard input holds one image"));
+    }
+    let readers: Vec<&str> = [
+        (question, "the question ('-')"),
+        (secret, "the API key or Cube token ('-')"),
+        (images == 1, "an image (--image -)"),
+    ]
+    .into_iter()
+    .filter_map(|(reads, what)| reads.then_some(what))
+    .collect();
+    match readers.as_slice() {
+        [first, others @ ..] if !others.is_empty() => Err(usage(format!(
+            "standard input cannot hold both {first} and {}",
+            others.join(" and ")
+        ))),
+        _ => Ok(()),
+    }
+}
+
 /// Makes the rule of the environment true before anything reads it: a
 /// variable `analyst` reads that is set to the empty string counts as
 /// unset (for clap's `env =` as for the settings).

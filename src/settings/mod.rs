@@ -477,28 +477,12 @@ impl Sources<'_> {
             None => {
                 let identity = self.identity(&args.identity)?;
                 let chat = self.chat(&args.endpoint, &identity)?;
-                let secret_on_stdin = args.endpoint.key.api_key_file.as_deref() == Some("-")
-                    || args.endpoint.cube_token_file.as_deref() == Some("-");
-                let images_on_stdin = args.image.iter().filter(|path| path.as_os_str() == "-").count();
-                if images_on_stdin > 1 {
-                    return Err(usage("--image - is given twice: standard input holds one image"));
-                }
-                let on_stdin: Vec<&str> = [
-                    (args.question.as_deref() == Some("-"), "the question ('-')"),
-                    (secret_on_stdin, "the API key or Cube token ('-')"),
-                    (images_on_stdin == 1, "an image (--image -)"),
-                ]
-                .into_iter()
-                .filter_map(|(on, what)| on.then_some(what))
-                .collect();
-                if let [first, others @ ..] = on_stdin.as_slice() {
-                    if !others.is_empty() {
-                        return Err(usage(format!(
-                            "standard input cannot hold both {first} and {}",
-                            others.join(" and ")
-                        )));
-                    }
-                }
+                checks::stdin_read_once(
+                    args.question.as_deref() == Some("-"),
+                    args.endpoint.key.api_key_file.as_deref() == Some("-")
+                        || args.endpoint.cube_token_file.as_deref() == Some("-"),
+                    args.image.iter().filter(|path| path.as_os_str() == "-").count(),
+                )?;
                 AskSource::Chat {
                     chat: Box::new(chat),
                     question: Question::of(&args)?,

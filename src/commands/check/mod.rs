@@ -35,6 +35,7 @@ use crate::stream::turn::{Timings, Turn};
 use crate::text::{head, human};
 
 pub mod cube;
+mod formats;
 pub mod grade;
 mod page;
 mod progress;
@@ -210,7 +211,7 @@ fn publish(
 fn write_reports(report: &Report, settings: &ReportSettings, notes: &Notes, out: &mut Out) -> Result<()> {
     if let Some(path) = &settings.junit {
         let mut xml = Vec::new();
-        report::junit(report, &mut xml)?;
+        formats::junit(report, &mut xml)?;
         write_whole(path, &xml).map_err(|err| {
             fail(
                 Kind::CannotWrite,
@@ -227,8 +228,8 @@ fn write_reports(report: &Report, settings: &ReportSettings, notes: &Notes, out:
         })?;
     }
     match settings.format {
-        Some(ReportFormat::Tap) => report::tap(report, out)?,
-        Some(ReportFormat::Json) => report::json(report, out)?,
+        Some(ReportFormat::Tap) => formats::tap(report, out)?,
+        Some(ReportFormat::Json) => formats::json(report, out)?,
         Some(ReportFormat::Markdown) => out.write_all(summary::markdown(report).as_bytes())?,
         Some(ReportFormat::Html) => out.write_all(page::html(report, notes).as_bytes())?,
         None => {}

@@ -1,20 +1,19 @@
 //! Reports of a `check` run. A [`Report`] is the run as data: what the JSON
 //! report holds and what `check merge` and `--baseline` read back. Every
-//! other form comes from it: the lines for people (stderr), JUnit XML, TAP,
-//! the JSON document, and the regressions against a baseline.
+//! other form comes from it: here the lines for people (stderr) and the
+//! regressions against a baseline; JUnit XML, TAP and JSON in `formats.rs`,
+//! the Markdown summary in `summary.rs`, the HTML page in `page.rs`.
 
-use std::io::{self, Write};
 use std::time::Duration;
 
 use anyhow::Result;
 use serde::{Deserialize, Serialize};
-use serde_json::{json, Value};
+use serde_json::Value;
 
 use super::grade::{Reason, Verdict};
 use crate::error::{usage, Kind, SUCCESS};
 pub use crate::history::Usage;
 use crate::settings::checks::parse_shard;
-use crate::text::{escape_markup, visible};
 
 /// How a run, or a case, ended.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -667,6 +666,7 @@ impl Report {
     }
 }
 
+/// A status as a word of a sentence: `passing`, `failing`, `erroring`.
 fn status_word(status: Outcome) -> &'static str {
     match status {
         Outcome::Passed => "passing",
@@ -676,7 +676,7 @@ fn status_word(status: Outcome) -> &'static str {
 }
 
 /// A status as the JSON report spells it.
-fn status_name(status: Outcome) -> &'static str {
+pub(super) fn status_name(status: Outcome) -> &'static str {
     match status {
         Outcome::Passed => "passed",
         Outcome::Failed => "failed",
@@ -762,198 +762,4 @@ fn verdict_lines(tag: &str, name: &str, what: &str, messages: &[String], exit_co
         "ERROR" => format!("{head}\n{} (exit {exit_code})", reasons.join("\n")),
         _ => format!("{head}\n{}", reasons.join("\n")),
     }
-}
-
-/// The figures of a case as `name`, typed value pairs: its pass rate and
-/// medians, then each run's ids, timings and usage (`run.K.…`).
-fn properties(case: &CaseReport) -> Vec<(String, Value)> {
-    let mut properties = vec![
-        (
-            "verdict".to_string(),
-            json!(tag(case.status, case.cube.verdict).to_lowercase()),
-        ),
-        ("passRate".to_string(), json!(case.pass_rate)),
-        ("requiredPassRate".to_string(), json!(case.required_pass_rate)),
-        ("passedRuns".to_string(), json!(case.passed_runs)),
-        ("runs".to_string(), json!(case.runs.len())),
-        ("median.duration".to_string(), json!(case.medians.duration)),
-    ];
-    let optional = [
-        ("median.firstByte", case.medians.first_byte),
-        ("median.totalTokens", case.medians.total_tokens),
-        ("median.llmCalls", case.medians.llm_calls),
-    ];
-    for (name, value) in optional {
-        if let Some(value) = value {
-            properties.push((name.to_string(), json!(value)));
-        }
-    }
-    if let Some(every) = case.passed_every_run {
-        properties.push(("passedEveryRun".to_string(), json!(every)));
-    }
-    for run in &case.runs {
-        let mut add = |name: &str, value: Value| properties.push((format!("run.{}.{name}", run.run), value));
-        add("status", json!(status_name(run.status)));
-        add("exitCode", json!(run.exit_code));
-        add("duration", json!(run.seconds.total));
-        for (name, value) in [("chatId", &run.chat_id), ("messageId", &run.message_id)] {
-            if let Some(value) = value {
-                add(name, json!(value));
-            }
-        }
-        for (name, value) in [
-            ("firstByte", run.seconds.first_byte),
-            ("firstSql", run.seconds.first_sql),
-            ("answer", run.seconds.answer),
-        ] {
-            if let Some(value) = value {
-                add(name, json!(value));
-            }
-        }
-        if let Some(usage) = run.usage {
-            for (name, value) in [
-                ("inputTokens", usage.input_tokens),
-                ("outputTokens", usage.output_tokens),
-                ("cacheReadTokens", usage.cache_read_tokens),
-                ("cacheWriteTokens", usage.cache_write_tokens),
-                ("totalTokens", usage.total_tokens),
-                ("llmCalls", usage.llm_calls),
-            ] {
-                add(name, json!(value));
-            }
-        }
-    }
-    properties
-}
-
-/// JUnit XML: one `testsuite` of one `testcase` per case (its runs
-/// together; `time` is their sum), `failure` for unmet expectations,
-/// `error` for failed requests and streams, the figures as `properties`,
-/// and the saved streams in `system-out`.
-pub fn junit(report: &Report, out: &mut impl Write) -> io::Result<()> {
-    let Report {
-        passed,
-        failed,
-        errors,
-        time,
-        ..
-    } = report;
-    let tests = passed + failed + errors;
-    let suite = escape_markup(&report.suite);
-    writeln!(out, r#"<?xml version="1.0" encoding="UTF-8"?>"#)?;
-    writeln!(
-        out,
-        r#"<testsuites name="analyst check" tests="{tests}" failures="{failed}" errors="{errors}" time="{time:.3}">"#
-    )?;
-    writeln!(
-        out,
-        r#"  <testsuite name="{suite}" tests="{tests}" failures="{failed}" errors="{errors}" skipped="0" time="{time:.3}">"#
-    )?;
-    let run_properties: Vec<(&str, String)> = [
-        ("accuracy", report.accuracy.clone()),
-        (
-            "consistent",
-            report.consistent.map(|c| format!("{}/{}", c.passed_every_run, c.cases)),
-        ),
-    ]
-    .into_iter()
-    .filter_map(|(name, value)| value.map(|value| (name, value)))
-    .collect();
-    if !run_properties.is_empty() {
-        writeln!(out, "    <properties>")?;
-        for (name, value) in run_properties {
-            writeln!(
-                out,
-                r#"      <property name="{name}" value="{}"/>"#,
-                escape_markup(&value)
-            )?;
-        }
-        writeln!(out, "    </properties>")?;
-    }
-    for case in &report.cases {
-        let time: f64 = case.runs.iter().map(|run| run.seconds.total).sum();
-        writeln!(
-            out,
-            r#"    <testcase name="{}" classname="{suite}" time="{time:.3}">"#,
-            escape_markup(&case.name)
-        )?;
-        writeln!(out, "      <properties>")?;
-        for (name, value) in properties(case) {
-            // As Rust writes them: `3`, not `3.0`.
-            let value = match value {
-                Value::String(text) => text,
-                Value::Number(number) => match (number.as_u64(), number.as_f64()) {
-                    (Some(whole), _) => whole.to_string(),
-                    (None, Some(real)) => real.to_string(),
-                    _ => number.to_string(),
-                },
-                other => other.to_string(),
-            };
-            writeln!(
-                out,
-                r#"        <property name="{}" value="{}"/>"#,
-                escape_markup(&name),
-                escape_markup(&value)
-            )?;
-        }
-        writeln!(out, "      </properties>")?;
-        let first = escape_markup(case.messages.first().map_or("", String::as_str));
-        let all = escape_markup(&case.messages.join("\n"));
-        match case.status {
-            Outcome::Passed => {}
-            Outcome::Failed => writeln!(
-                out,
-                r#"      <failure type="expectation" message="{first}">{all}</failure>"#
-            )?,
-            Outcome::Error => writeln!(
-                out,
-                r#"      <error type="exit {}" message="{first}">{all}</error>"#,
-                case.exit_code
-            )?,
-        }
-        let saved: Vec<String> = case
-            .runs
-            .iter()
-            .flat_map(|run| run.saved.iter().map(|path| format!("saved: {path}")))
-            .collect();
-        if !saved.is_empty() {
-            writeln!(
-                out,
-                "      <system-out>{}</system-out>",
-                escape_markup(&saved.join("\n"))
-            )?;
-        }
-        writeln!(out, "    </testcase>")?;
-    }
-    writeln!(out, "  </testsuite>\n</testsuites>")
-}
-
-/// TAP version 13: `ok`/`not ok` per case, each with a YAML block of its
-/// figures (and its reasons when it did not pass).
-pub fn tap(report: &Report, out: &mut impl Write) -> io::Result<()> {
-    writeln!(out, "TAP version 13\n1..{}", report.cases.len())?;
-    for (i, case) in report.cases.iter().enumerate() {
-        // One line, nothing that acts on a terminal, `#` not a directive.
-        let name = visible(&case.name).replace('#', "\\#").replace('\n', "\\n");
-        let ok = if case.status == Outcome::Passed { "ok" } else { "not ok" };
-        writeln!(out, "{ok} {} - {name}", i + 1)?;
-        writeln!(out, "  ---")?;
-        if case.status != Outcome::Passed {
-            writeln!(out, "  message: {}", json!(case.messages.join("; ")))?;
-            writeln!(out, "  exitCode: {}", case.exit_code)?;
-        }
-        // Each figure once, as JUnit names it; numbers as numbers, text
-        // quoted (a JSON string is a YAML one).
-        for (name, value) in properties(case) {
-            writeln!(out, "  {name}: {value}")?;
-        }
-        writeln!(out, "  ...")?;
-    }
-    Ok(())
-}
-
-/// The report as one JSON document.
-pub fn json(report: &Report, out: &mut impl Write) -> io::Result<()> {
-    serde_json::to_writer_pretty(&mut *out, report).map_err(io::Error::other)?;
-    writeln!(out)
 }
