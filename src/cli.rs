@@ -819,7 +819,7 @@ pub struct CheckArgs {
     pub shard: Option<String>,
 
     /// Print the cases the run would ask (after --filter, --shard, --certified), one a line: NAME, FILE:LINE and QUESTION separated by tabs; -o json prints an array of {name, space, question, source, groundTruth}. Sends nothing and needs no credentials
-    #[arg(long, conflicts_with_all = ["tap", "junit", "baseline", "save", "repeat"])]
+    #[arg(long, conflicts_with_all = ["tap", "junit", "summary", "baseline", "save", "repeat"])]
     pub list: bool,
 
     /// Keep each turn's raw stream in DIR (replay it with 'ask --replay'); DIR is created 0700, each file 0600

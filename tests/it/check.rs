@@ -599,6 +599,16 @@ fn list_prints_what_would_run_and_sends_nothing() {
     // An invalid suite is exit 2, as a run would be.
     let bad = suite("[[case]]\nname = \"a\"\n");
     analyst().args(["check", "--list"]).arg(&*bad).assert().code(2);
+    // A report of a run that does not happen is refused, not left unwritten.
+    for report in [&["--summary", "summary.md"][..], &["-o", "html"], &["-o", "markdown"]] {
+        let output = analyst()
+            .args(["check", "--list"])
+            .args(report)
+            .arg(&path)
+            .output()
+            .unwrap();
+        exits(&output, 2);
+    }
 }
 
 #[test]
