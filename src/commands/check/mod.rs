@@ -199,7 +199,7 @@ fn publish(
     notes.info(&format!(
         "{} cases: {}{accuracy}",
         report.cases.len(),
-        report::counts(report, &human(Duration::from_millis((report.time * 1000.0) as u64)))
+        report::counts(report)
     ));
     write_reports(report, settings, notes, out)
 }

@@ -33,14 +33,13 @@ section.case{border-top:1px solid #d0d7de;margin-top:1.5rem}.question{font-weigh
 /// page and a warning through `notes`.
 pub fn html(report: &Report, notes: &Notes) -> String {
     let mut body = String::from(STYLE);
-    let took = crate::text::human(std::time::Duration::from_millis((report.time * 1000.0) as u64));
     let _ = writeln!(
         body,
         "<h1>analyst check: {}</h1>\n<p><strong>{}</strong>: {} cases, {}</p>",
         escape_markup(&report.suite),
         escape_markup(&report::headline(report)),
         report.cases.len(),
-        escape_markup(&report::counts(report, &took))
+        escape_markup(&report::counts(report))
     );
     body.push_str(&chart(report, notes));
     body.push_str(

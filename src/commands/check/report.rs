@@ -432,7 +432,8 @@ pub fn analysis(case: &CaseReport) -> String {
 
 /// What the cases came to, for people: `7 passed, 2 failed (1 to
 /// review), 1 errors in 2m10s, consistent 7/10` (`took`: how long).
-pub fn counts(report: &Report, took: &str) -> String {
+pub fn counts(report: &Report) -> String {
+    let took = crate::text::human(Duration::from_millis((report.time * 1000.0) as u64));
     let reviews = report
         .cases
         .iter()

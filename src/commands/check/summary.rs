@@ -18,13 +18,12 @@ const CELL_CHARS: usize = 300;
 pub fn markdown(report: &Report) -> String {
     let mut md = String::new();
     let _ = writeln!(md, "## analyst check: {}\n", cell(&report.suite));
-    let took = crate::text::human(std::time::Duration::from_millis((report.time * 1000.0) as u64));
     let _ = writeln!(
         md,
         "**{}**: {} cases, {}\n",
         cell(&report::headline(report)),
         report.cases.len(),
-        cell(&report::counts(report, &took))
+        cell(&report::counts(report))
     );
     let missed: Vec<&CaseReport> = report
         .cases

@@ -345,19 +345,11 @@ impl Emulator {
     /// [`Emulator::command`]: the emulator's URL, key and user, no stray
     /// `ANALYST_*`, no config file, no colour.
     pub fn command_for(&self, program: impl AsRef<std::ffi::OsStr>) -> std::process::Command {
-        let mut command = std::process::Command::new(program);
-        for (key, _) in std::env::vars() {
-            if key.starts_with("ANALYST_") {
-                command.env_remove(key);
-            }
-        }
+        let mut command = clean_command(program);
         command
             .env("ANALYST_CHAT_URL", self.chat_url())
             .env("ANALYST_API_KEY", API_KEY)
-            .env("ANALYST_EXTERNAL_ID", "ci-bot")
-            .env("NO_COLOR", "1")
-            .env("XDG_CONFIG_HOME", no_config_home())
-            .env("XDG_DATA_HOME", test_data_home());
+            .env("ANALYST_EXTERNAL_ID", "ci-bot");
         command
     }
 
@@ -373,12 +365,7 @@ impl Emulator {
     /// An `analyst` command pointed at this emulator with a valid key and an
     /// external user, and with no stray `ANALYST_*` from the caller's shell.
     pub fn analyst(&self) -> Command {
-        let mut command = analyst();
-        command
-            .env("ANALYST_CHAT_URL", self.chat_url())
-            .env("ANALYST_API_KEY", API_KEY)
-            .env("ANALYST_EXTERNAL_ID", "ci-bot");
-        command
+        Command::from_std(self.command())
     }
 }
 

@@ -47,23 +47,19 @@ pub const INTERNAL_USERS: [&str; 2] = ["ana@acme.example", "admin"];
 
 /// The `analyst` binary with a clean `ANALYST_*` environment.
 pub fn analyst() -> Command {
-    let mut command = Command::cargo_bin("analyst").expect("binary built");
-    for (key, _) in std::env::vars() {
-        if key.starts_with("ANALYST_") {
-            command.env_remove(key);
-        }
-    }
-    command
-        .env("NO_COLOR", "1")
-        .env("XDG_CONFIG_HOME", no_config_home())
-        .env("XDG_DATA_HOME", test_data_home());
-    command
+    Command::from_std(analyst_process())
 }
 
 /// The `analyst` binary as a plain `std::process::Command` (for tests that
 /// manage its pipes), with the clean environment of [`analyst`].
 pub fn analyst_process() -> std::process::Command {
-    let mut command = std::process::Command::new(assert_cmd::cargo::cargo_bin("analyst"));
+    clean_command(assert_cmd::cargo::cargo_bin("analyst"))
+}
+
+/// `program` with no stray `ANALYST_*` variable, no colour, no config file
+/// and the tests' own data folder.
+pub fn clean_command(program: impl AsRef<std::ffi::OsStr>) -> std::process::Command {
+    let mut command = std::process::Command::new(program);
     for (key, _) in std::env::vars() {
         if key.starts_with("ANALYST_") {
             command.env_remove(key);
