@@ -364,7 +364,7 @@ impl Exchange<'_> {
             question: question.input.as_deref().map(|question| redact(question).into_owned()),
             answer: transcript
                 .answer()
-                .map(|(answer, _)| recorded_answer(answer, transcript.answer_is_cut())),
+                .map(|(answer, _)| recorded_answer(&answer, transcript.answer_is_cut())),
             status: status.as_str().to_string(),
             usage: transcript.usage().cloned(),
             first_byte_ms: turn.timings.first_byte.map(millis),

@@ -53,10 +53,10 @@ impl Check {
         let mut unmet = Vec::new();
         if let Some(pattern) = &expectations.answer {
             match transcript.answer() {
-                Some((text, _)) if pattern.is_match(text) => {}
+                Some((text, _)) if pattern.is_match(&text) => {}
                 Some((text, _)) => unmet.push(format!(
                     "expected the answer to match /{pattern}/, got {:?}",
-                    quote(text)
+                    quote(&text)
                 )),
                 None => unmet.push(format!("expected the answer to match /{pattern}/, got no answer")),
             }

@@ -13,7 +13,7 @@ use crate::error::{fault_of_io, Fault, Kind};
 use crate::files::temporary_beside;
 use crate::jq::{JqFilter, JqRunner};
 use crate::redact::redact;
-use crate::text::{visible, visible_bytes};
+use crate::text::{one_line, visible, visible_bytes};
 
 /// Where a command's data goes besides plain stdout, as the settings say:
 /// `--output-file` and `--jq`.
@@ -431,10 +431,19 @@ impl Notes {
 
 impl Notes {
     /// Writes one line on stderr: `painted` (our own words, maybe with
-    /// colour) as it is, then `line` with every secret redacted and every
-    /// control character made visible; above the progress display, if any.
+    /// colour) as it is, then `line` with every secret redacted and its
+    /// line breaks and control characters made visible, so that no text
+    /// from elsewhere starts a line of its own (a CI log reads workflow
+    /// commands such as `::error::` from any line's start); above the
+    /// progress display, if any.
     fn emit(&self, painted: &str, line: &str) {
-        let text = format!("{painted}{}\n", visible(&redact(line)));
+        let line = one_line(&redact(line)).into_owned();
+        let guard = if painted.is_empty() && line.starts_with("::") {
+            " "
+        } else {
+            ""
+        };
+        let text = format!("{painted}{guard}{line}\n");
         let write = || {
             let _ = io::stderr().lock().write_all(text.as_bytes());
         };

@@ -1,13 +1,21 @@
 //! Secrets kept out of everything shown or saved: the registry of every
 //! secret the process knows ([`register_secret`]) and [`redact`], which
 //! replaces each — and any text shaped like a Cube API key (`sk-…`) — by
-//! `***`; and [`Secret`], the type a secret travels in, whose `Debug` and
-//! `Display` print `***`.
+//! `***`, however the text is written: as it is, or with JSON escapes
+//! (`test\u002dkey`, `\/`), one layer or several (a tool result's JSON
+//! inside a JSON string); word boundaries are decided on the decoded text
+//! (`\nsk-…` starts a key). And [`Secret`], the type a secret travels in,
+//! whose `Debug` and `Display` print `***`.
+//!
+//! Text assembled from several lines (an answer's deltas) is redacted
+//! whole where it is shown and kept, not only line by line: a secret
+//! split between two deltas is never whole in any single line.
 
 use std::borrow::Cow;
 use std::fmt;
+use std::ops::Range;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::RwLock;
+use std::sync::{LazyLock, RwLock};
 
 use memchr::memmem::Finder;
 
@@ -16,6 +24,9 @@ const REDACTED: &str = "***";
 /// Secrets shorter than this are not redacted: they would blot out ordinary
 /// text (and no real key or token is that short).
 const MIN_SECRET: usize = 4;
+/// How many layers of JSON escapes are looked through (a line of the
+/// stream, the JSON text of a tool result inside it, and one more).
+const ESCAPE_LAYERS: usize = 3;
 
 /// The secrets the process knows (API key, Cube token, data token, data
 /// secret), as ready-made searchers.
@@ -48,65 +59,183 @@ fn is_key_char(byte: u8) -> bool {
 }
 
 /// Where text shaped like a Cube API key is in `bytes` (`sk-` and 20 or
-/// more key characters, not inside a longer word), from `from` on.
-fn key_shaped(bytes: &[u8], from: usize) -> Option<std::ops::Range<usize>> {
-    static PREFIX: std::sync::LazyLock<Finder<'static>> = std::sync::LazyLock::new(|| Finder::new(KEY_PREFIX));
-    let mut at = from;
-    while let Some(found) = PREFIX.find(&bytes[at..]) {
-        let start = at + found;
+/// more key characters, not inside a longer word), each range whole.
+fn key_shaped(bytes: &[u8], found: &mut Vec<Range<usize>>) {
+    static PREFIX: LazyLock<Finder<'static>> = LazyLock::new(|| Finder::new(KEY_PREFIX));
+    let mut at = 0;
+    while let Some(offset) = PREFIX.find(&bytes[at..]) {
+        let start = at + offset;
         let body = start + KEY_PREFIX.len();
         let end = body + bytes[body..].iter().take_while(|&&b| is_key_char(b)).count();
         let own_word = start == 0 || !is_key_char(bytes[start - 1]);
         if own_word && end - body >= KEY_SHAPE {
-            return Some(start..end);
+            found.push(start..end);
+            at = end;
+        } else {
+            at = body;
         }
-        at = body;
     }
-    None
 }
 
-/// `bytes` with every known secret, and every text shaped like a Cube API
-/// key (`sk-…`), replaced by `***` (borrowed as they are when none occurs,
-/// the common case: one fast scan per secret).
-pub fn redact_bytes(bytes: &[u8]) -> Cow<'_, [u8]> {
-    let mut text = Cow::Borrowed(bytes);
+/// Where the known secrets and the text shaped like a key are in `bytes`.
+fn secrets_in(bytes: &[u8], found: &mut Vec<Range<usize>>) {
     if ANY_SECRET.load(Ordering::Acquire) {
         let secrets = SECRETS.read().unwrap_or_else(|poisoned| poisoned.into_inner());
         for secret in secrets.iter() {
-            if secret.find(&text).is_none() {
-                continue;
-            }
-            let mut redacted = Vec::with_capacity(text.len());
-            let mut rest: &[u8] = &text;
-            while let Some(at) = secret.find(rest) {
-                redacted.extend_from_slice(&rest[..at]);
-                redacted.extend_from_slice(REDACTED.as_bytes());
-                rest = &rest[at + secret.needle().len()..];
-            }
-            redacted.extend_from_slice(rest);
-            text = Cow::Owned(redacted);
+            let len = secret.needle().len();
+            found.extend(secret.find_iter(bytes).map(|at| at..at + len));
         }
     }
-    let Some(first) = key_shaped(&text, 0) else {
-        return text;
+    key_shaped(bytes, found);
+}
+
+/// Text with its JSON escapes decoded, and where each decoded byte came
+/// from in the text it was decoded from.
+struct Decoded {
+    bytes: Vec<u8>,
+    /// `from[i]` is where decoded byte `i` starts in the source; one more
+    /// entry, the source's length, ends the last.
+    from: Vec<usize>,
+}
+
+/// True when `bytes` holds an escape that decodes to a key or secret
+/// character or decides a word boundary: `\u`, `\/`, or any escape right
+/// before `sk-`. The other escapes (`\n`, `\"`, …) stand for characters no
+/// key holds, and a line without any is searched as it is.
+fn needs_decoding(bytes: &[u8]) -> bool {
+    static UNICODE: LazyLock<Finder<'static>> = LazyLock::new(|| Finder::new(b"\\u"));
+    static SOLIDUS: LazyLock<Finder<'static>> = LazyLock::new(|| Finder::new(b"\\/"));
+    static PREFIX: LazyLock<Finder<'static>> = LazyLock::new(|| Finder::new(KEY_PREFIX));
+    memchr::memchr(b'\\', bytes).is_some()
+        && (UNICODE.find(bytes).is_some() || SOLIDUS.find(bytes).is_some() || PREFIX.find(bytes).is_some())
+}
+
+/// The four hex digits at `bytes[at..]`, as a number.
+fn hex4(bytes: &[u8], at: usize) -> Option<u32> {
+    let digits = bytes.get(at..at + 4)?;
+    let text = std::str::from_utf8(digits).ok()?;
+    u32::from_str_radix(text, 16)
+        .ok()
+        .filter(|_| digits.iter().all(u8::is_ascii_hexdigit))
+}
+
+/// `bytes` with every JSON escape decoded (a lone surrogate as U+FFFD,
+/// anything that is no escape kept as it is).
+fn decode(bytes: &[u8]) -> Decoded {
+    let mut decoded = Decoded {
+        bytes: Vec::with_capacity(bytes.len()),
+        from: Vec::with_capacity(bytes.len() + 1),
     };
-    let mut redacted = Vec::with_capacity(text.len());
-    let (mut copied, mut found) = (0, Some(first));
-    while let Some(key) = found {
-        redacted.extend_from_slice(&text[copied..key.start]);
-        redacted.extend_from_slice(REDACTED.as_bytes());
-        copied = key.end;
-        found = key_shaped(&text, key.end);
+    let push = |decoded: &mut Decoded, text: &[u8], at: usize| {
+        decoded.bytes.extend_from_slice(text);
+        decoded.from.extend(std::iter::repeat_n(at, text.len()));
+    };
+    let mut i = 0;
+    while i < bytes.len() {
+        let simple = match (bytes[i], bytes.get(i + 1)) {
+            (b'\\', Some(b'n')) => Some(b'\n'),
+            (b'\\', Some(b't')) => Some(b'\t'),
+            (b'\\', Some(b'r')) => Some(b'\r'),
+            (b'\\', Some(b'b')) => Some(0x08),
+            (b'\\', Some(b'f')) => Some(0x0c),
+            (b'\\', Some(&c @ (b'"' | b'\\' | b'/'))) => Some(c),
+            _ => None,
+        };
+        if let Some(byte) = simple {
+            push(&mut decoded, &[byte], i);
+            i += 2;
+            continue;
+        }
+        let unit = match (bytes[i], bytes.get(i + 1)) {
+            (b'\\', Some(b'u')) => hex4(bytes, i + 2),
+            _ => None,
+        };
+        let Some(unit) = unit else {
+            push(&mut decoded, &bytes[i..i + 1], i);
+            i += 1;
+            continue;
+        };
+        let mut len = 6;
+        let low = (bytes.get(i + 6..i + 8) == Some(b"\\u"))
+            .then(|| hex4(bytes, i + 8))
+            .flatten();
+        let code = match (unit, low) {
+            (0xd800..=0xdbff, Some(low @ 0xdc00..=0xdfff)) => {
+                len = 12;
+                0x10000 + ((unit - 0xd800) << 10) + (low - 0xdc00)
+            }
+            _ => unit,
+        };
+        let c = char::from_u32(code).unwrap_or(char::REPLACEMENT_CHARACTER);
+        push(&mut decoded, c.encode_utf8(&mut [0; 4]).as_bytes(), i);
+        i += len;
     }
-    redacted.extend_from_slice(&text[copied..]);
+    decoded.from.push(bytes.len());
+    decoded
+}
+
+/// Where secrets are in `bytes`, as ranges of `bytes`: in the text as it
+/// is and in each layer of its JSON escapes decoded.
+fn find_secrets(bytes: &[u8]) -> Vec<Range<usize>> {
+    let mut found = Vec::new();
+    secrets_in(bytes, &mut found);
+    if !needs_decoding(bytes) {
+        return found;
+    }
+    // Each layer's offsets, mapped back to `bytes` through the ones before.
+    let mut layer = decode(bytes);
+    for depth in 0..ESCAPE_LAYERS {
+        let mut in_layer = Vec::new();
+        secrets_in(&layer.bytes, &mut in_layer);
+        found.extend(
+            in_layer
+                .into_iter()
+                .map(|range| layer.from[range.start]..layer.from[range.end]),
+        );
+        if depth + 1 == ESCAPE_LAYERS || !needs_decoding(&layer.bytes) {
+            break;
+        }
+        let next = decode(&layer.bytes);
+        layer = Decoded {
+            from: next.from.iter().map(|&at| layer.from[at]).collect(),
+            bytes: next.bytes,
+        };
+    }
+    found
+}
+
+/// `bytes` with every known secret, and every text shaped like a Cube API
+/// key (`sk-…`), replaced by `***`, whether written as it is or with JSON
+/// escapes (borrowed as they are when none occurs, the common case: one
+/// fast scan per secret).
+pub fn redact_bytes(bytes: &[u8]) -> Cow<'_, [u8]> {
+    let mut found = find_secrets(bytes);
+    if found.is_empty() {
+        return Cow::Borrowed(bytes);
+    }
+    found.sort_unstable_by_key(|range| range.start);
+    let mut redacted = Vec::with_capacity(bytes.len());
+    let mut copied = 0;
+    for range in found {
+        if range.end <= copied {
+            continue;
+        }
+        if range.start >= copied {
+            redacted.extend_from_slice(&bytes[copied..range.start]);
+            redacted.extend_from_slice(REDACTED.as_bytes());
+        }
+        copied = range.end;
+    }
+    redacted.extend_from_slice(&bytes[copied..]);
     Cow::Owned(redacted)
 }
 
-/// `text` with every known secret replaced by `***`.
+/// `text` with every known secret replaced by `***` (see [`redact_bytes`]).
 pub fn redact(text: &str) -> Cow<'_, str> {
     match redact_bytes(text.as_bytes()) {
         Cow::Borrowed(_) => Cow::Borrowed(text),
-        // A secret and `***` are whole UTF-8 strings, so the result is one.
+        // Ranges start and end on whole characters of the text or of an
+        // escape, and `***` is ASCII, so the result is UTF-8.
         Cow::Owned(bytes) => Cow::Owned(String::from_utf8_lossy(&bytes).into_owned()),
     }
 }
@@ -182,6 +311,41 @@ mod tests {
             redact("a sk-aaaaaaaaaaaaaaaaaaaa b sk-bbbbbbbbbbbbbbbbbbbbbb"),
             "a *** b ***"
         );
+    }
+
+    #[test]
+    fn a_secret_written_with_json_escapes_is_redacted_as_written() {
+        register_secret("escaped-test-key-71c2");
+        let line = r#"{"content":"key escaped\u002dtest\u002Dkey-71c2 here"}"#;
+        assert_eq!(redact(line), r#"{"content":"key *** here"}"#);
+        let every = r#""\u0065\u0073caped-test-key-71c2""#;
+        assert_eq!(redact(every), r#""***""#);
+        // A tool result's JSON inside a JSON string: two layers.
+        let nested = r#"{"result":"{\"cell\":\"escaped\\u002dtest-key-71c2\"}"}"#;
+        assert_eq!(redact(nested), r#"{"result":"{\"cell\":\"***\"}"}"#);
+    }
+
+    #[test]
+    fn a_key_after_an_escaped_line_break_or_tab_is_its_own_word() {
+        let key = "sk-4f2a9c81d7e6b3a05c1d4f2a";
+        for before in [r"\n", r"\t", r"\r", r"\\", r"\u0020"] {
+            let line = format!(r#"{{"content":"first{before}{key} rest"}}"#);
+            assert_eq!(
+                redact(&line),
+                format!(r#"{{"content":"first{before}*** rest"}}"#),
+                "{before}"
+            );
+        }
+        let inside = format!(r#"{{"content":"a\u0041{key}"}}"#);
+        assert_eq!(redact(&inside), inside, "after an escaped letter it is inside a word");
+        let escaped_body = r#""sk-4f2a9c81d7e6\u002db3a05c1d4f2a""#;
+        assert_eq!(redact(escaped_body), r#""***""#);
+    }
+
+    #[test]
+    fn lone_and_paired_surrogates_decode_without_harm() {
+        let decoded = decode(br#"a\ud83c\udf54b\ud83cc\uZZZZ"#);
+        assert_eq!(String::from_utf8(decoded.bytes).unwrap(), "a\u{1f354}b\u{fffd}c\\uZZZZ");
     }
 
     #[test]

@@ -74,6 +74,17 @@ pub fn visible(text: &str) -> Cow<'_, str> {
     }
 }
 
+/// `text` as one line, in a pipe too: CR, LF and tab written `\r`, `\n`,
+/// `\t`, other control characters made visible (see [`visible`]). A cell
+/// of an aligned table never breaks its row, and a line on stderr never
+/// lets foreign text start the next one.
+pub fn one_line(text: &str) -> Cow<'_, str> {
+    match text.contains(['\r', '\n', '\t']) {
+        true => Cow::Owned(visible(&text.replace('\r', "\\r").replace('\n', "\\n").replace('\t', "\\t")).into_owned()),
+        false => visible(text),
+    }
+}
+
 /// A duration as people write it: `90s`, `5m`, `1.5s`, `250ms`.
 pub fn human(duration: Duration) -> String {
     let ms = duration.as_millis();

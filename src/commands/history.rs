@@ -15,9 +15,10 @@ use crate::history::{History, ListedTurn, TurnRecord, Usage, UsageBy, UsageGroup
 use crate::output::{Notes, Out, Output, Tone};
 use crate::render::html::{inert_page, markdown};
 use crate::render::json;
-use crate::render::table::{self, one_line, TableFormat, TableWriter};
+use crate::render::table::{self, TableFormat, TableWriter};
 use crate::results::{Column, RowSink};
 use crate::settings::{HistoryCommand, HistorySettings, Price};
+use crate::text::one_line;
 use crate::text::{shorten_to, visible};
 
 /// Runs `analyst history`.

@@ -125,7 +125,7 @@ impl Html {
                 let _ = writeln!(page, "<h1>{}</h1>", escape_markup(question));
             }
             if let Some((answer, _)) = transcript.answer() {
-                let _ = write!(page, "<section class=\"answer\">\n{}</section>\n", markdown(answer));
+                let _ = write!(page, "<section class=\"answer\">\n{}</section>\n", markdown(&answer));
             }
             page.push_str(&self.chart());
             for (number, result) in self.results.iter().enumerate() {

@@ -83,11 +83,12 @@ impl Renderer for Json {
             };
             write(&document, out)?;
         } else {
+            let answer = transcript.answer();
             let document = Document {
                 chat_id: transcript.chat_id(),
                 message_id: transcript.message_id(),
                 status: ending.status.as_str(),
-                answer: transcript.answer().map(|(text, _)| text),
+                answer: answer.as_ref().map(|(text, _)| text.as_ref()),
                 queries: Queries(self),
                 tool_calls: ToolCalls {
                     finished: &self.tool_calls,

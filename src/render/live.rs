@@ -13,6 +13,7 @@ use anyhow::Result;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
 use crate::output::{Notes, Output};
+use crate::redact::redact;
 use crate::render::markdown::{complete_blocks, Blocks, Markdown};
 use crate::results::same_tool;
 use crate::settings::Display;
@@ -290,7 +291,8 @@ impl Live {
             return Ok(());
         }
         let separator = if self.printed.is_empty() { "" } else { "\n" };
-        out.write_styled(&format!("{separator}{}", self.markdown.render(blocks)))
+        // Whole blocks: a secret split between deltas is whole here.
+        out.write_styled(&format!("{separator}{}", self.markdown.render(&redact(blocks))))
     }
 
     /// Clears the spinner (before the final output and any message).
@@ -311,15 +313,17 @@ impl Live {
         let Some((answer, _)) = transcript.answer() else {
             return Ok(false);
         };
-        let rest = match answer.strip_prefix(self.printed.as_str()) {
+        // The answer is redacted; so is what was shown, block by block.
+        let printed = redact(&self.printed);
+        let rest = match answer.strip_prefix(printed.as_ref()) {
             Some(rest) => rest,
             None => {
                 notes.warn("the service revised the answer after part of it was shown; what follows is the final text from where they differ");
                 let shared = answer
                     .char_indices()
-                    .zip(self.printed.chars())
+                    .zip(printed.chars())
                     .find(|((_, a), b)| a != b)
-                    .map_or(answer.len().min(self.printed.len()), |((at, _), _)| at);
+                    .map_or(answer.len().min(printed.len()), |((at, _), _)| at);
                 &answer[complete_blocks(&answer[..shared])..]
             }
         };
@@ -355,7 +359,9 @@ impl Live {
             Mode::Rows => format!("  --query N picks a result{every_row}"),
             _ => format!("  -o csv for CSV (--query N picks a result){every_row}"),
         });
-        notes.info(&lines.join("\n"));
+        for line in &lines {
+            notes.info(line);
+        }
     }
 }
 

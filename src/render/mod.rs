@@ -33,7 +33,7 @@ fn picked<'a>(picker: &'a mut Picker, transcript: &Transcript) -> Result<&'a mut
     picker.picked_mut().map_err(|fault| {
         let inline = transcript
             .answer()
-            .is_some_and(|(answer, _)| markdown::has_table(answer));
+            .is_some_and(|(answer, _)| markdown::has_table(&answer));
         match (none, inline) {
             (true, true) => Fault::new(fault.kind, INLINE_RESULTS),
             (true, false) => Fault::new(fault.kind, format!("{fault} (try -o answer or -o json)")),

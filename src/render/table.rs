@@ -12,7 +12,7 @@ use serde_json::Value;
 
 use crate::output::Tone;
 use crate::results::{Column, RowSink, SqlResult};
-use crate::text::{shorten_to, visible};
+use crate::text::{one_line, shorten_to, visible};
 
 /// The formats rows can be written in.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -111,7 +111,10 @@ impl<W: Write> TableWriter<W> {
             Sink::Aligned { rows, .. } => {
                 rows.push(
                     (0..width)
-                        .map(|i| row.get(i).map_or(String::new(), |cell| one_line(&cell.text())))
+                        .map(|i| {
+                            row.get(i)
+                                .map_or(String::new(), |cell| one_line(&cell.text()).into_owned())
+                        })
                         .collect(),
                 );
             }
@@ -326,7 +329,7 @@ pub fn plain(
 ) -> String {
     let rows: Vec<Vec<String>> = rows
         .iter()
-        .map(|row| row.iter().map(|cell| one_line(cell)).collect())
+        .map(|row| row.iter().map(|cell| one_line(cell).into_owned()).collect())
         .collect();
     let last = headers.len().saturating_sub(1);
     let widths: Vec<usize> = (0..last)
@@ -362,16 +365,6 @@ pub fn plain(
         line(row.iter().map(String::as_str).collect());
     }
     text
-}
-
-/// `text` as one line of an aligned table, in a pipe too: CR, LF and tab
-/// written `\r`, `\n`, `\t` so a cell never breaks its row, other
-/// control characters made visible.
-pub fn one_line(text: &str) -> String {
-    match text.contains(['\r', '\n', '\t']) {
-        true => visible(&text.replace('\r', "\\r").replace('\n', "\\n").replace('\t', "\\t")).into_owned(),
-        false => visible(text).into_owned(),
-    }
 }
 
 /// Writes a whole SQL result in `format`.

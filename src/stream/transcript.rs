@@ -5,6 +5,8 @@
 //! kept: it is handed out as an [`Event`], and each output keeps what it
 //! needs of it, so memory does not grow with the length of the stream.
 
+use std::borrow::Cow;
+
 use indexmap::{IndexMap, IndexSet};
 use serde::{Deserialize, Serialize};
 use serde_json::value::RawValue;
@@ -14,6 +16,7 @@ use super::message::{
     decode_embedded_json, json_text, Message, ToolCall, ABORTED_ID, CUTOFF_ID, STATE_ID, SUSPENDED_ID, USAGE_ID,
 };
 use crate::history::UsageRecord;
+use crate::redact::redact;
 use crate::results::{is_sql_call, tool_error, SqlResult, ToolResult, SQL_INPUT_KEYS};
 
 /// A tool call, with input and result decoded from their JSON strings
@@ -513,9 +516,10 @@ impl Transcript {
     /// message once it is complete (or the turn's `__usage__` came: the
     /// service finished), else, when no `final` message came, the last
     /// completed assistant content message. A message still in process is
-    /// never the answer: half an answer is none.
-    pub fn answer(&self) -> Option<(&str, AnswerSource)> {
-        let text = |id: &Option<String>| id.as_deref().and_then(|id| self.draft(id));
+    /// never the answer: half an answer is none. Every secret is redacted
+    /// from the text as assembled (one split between two deltas too).
+    pub fn answer(&self) -> Option<(Cow<'_, str>, AnswerSource)> {
+        let text = |id: &Option<String>| id.as_deref().and_then(|id| self.draft(id)).map(redact);
         match &self.final_id {
             Some(_) if self.final_finished() => text(&self.final_id).map(|answer| (answer, AnswerSource::Final)),
             Some(_) => None,
@@ -710,12 +714,12 @@ mod tests {
         // The turn's __usage__, its last line, says the service finished.
         lines.push(r#"{"id":"__usage__","type":"usage","usage":{"totalTokens":1}}"#);
         let (t, _) = fold(&lines);
-        assert_eq!(t.answer(), Some(("Revenue", AnswerSource::Final)));
+        assert_eq!(t.answer(), Some(("Revenue".into(), AnswerSource::Final)));
         let (t, _) = fold(&[
             r#"{"id":"a","role":"assistant","content":"Rev","graphPath":["final"],"isDelta":true}"#,
             r#"{"id":"a","role":"assistant","content":"Whole text","graphPath":["final"],"isDelta":false}"#,
         ]);
-        assert_eq!(t.answer(), Some(("Whole text", AnswerSource::Final)));
+        assert_eq!(t.answer(), Some(("Whole text".into(), AnswerSource::Final)));
     }
 
     #[test]
@@ -725,7 +729,7 @@ mod tests {
             r#"{"id":"y","role":"assistant","content":"second","isInProcess":false}"#,
             r#"{"id":"z","role":"assistant","content":"still typing","isDelta":true,"isInProcess":true}"#,
         ]);
-        assert_eq!(t.answer(), Some(("second", AnswerSource::Fallback)));
+        assert_eq!(t.answer(), Some(("second".into(), AnswerSource::Fallback)));
         assert_eq!(t.drafts.len(), 2, "superseded drafts are dropped");
         assert!(t.cut_mid_message(), "z never completed");
         let (t, _) = fold(&[r#"{"id":"z","role":"assistant","content":"half a","isDelta":true,"isInProcess":true}"#]);
@@ -764,7 +768,7 @@ mod tests {
             r#"{"id":"new-q","role":"user","content":"Today's question"}"#,
             r#"{"id":"new-a","role":"assistant","content":"Today's answer","isDelta":false}"#,
         ]);
-        assert_eq!(t.answer(), Some(("Today's answer", AnswerSource::Fallback)));
+        assert_eq!(t.answer(), Some(("Today's answer".into(), AnswerSource::Fallback)));
         assert_eq!((t.tool_errors(), t.tools_called().len()), (0, 0));
         assert_eq!(t.chat_id(), Some("c9"));
         assert!(matches!(

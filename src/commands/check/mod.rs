@@ -24,6 +24,7 @@ use crate::files::{append, create_private_folder, write_whole, LazyFile};
 use crate::net::http::Http;
 use crate::net::signals;
 use crate::output::{Notes, Out, Tone};
+use crate::redact::redact;
 use crate::render::markdown;
 use crate::results::{Collected, RowSink, RowSource, SqlResult};
 use crate::settings::checks::new_message_id;
@@ -265,12 +266,18 @@ fn conclude(report: &Report, settings: &ReportSettings) -> Result<()> {
 
 /// Prints a verdict's lines, its first word (`PASS`, `FAIL`, `REVIEW`,
 /// `ERROR`) painted: a pass unless `-q`, anything else always.
-fn tell(notes: &Notes, lines: &str) {
-    let (word, rest) = lines.split_at(lines.find(' ').unwrap_or(lines.len()));
+fn tell(notes: &Notes, lines: &[String]) {
+    let Some((head, reasons)) = lines.split_first() else {
+        return;
+    };
+    let (word, rest) = head.split_at(head.find(' ').unwrap_or(head.len()));
     match word {
         "PASS" => notes.painted(Tone::Good, word, rest, false),
         "REVIEW" => notes.painted(Tone::Warning, word, rest, true),
         _ => notes.painted(Tone::Bad, word, rest, true),
+    }
+    for reason in reasons {
+        notes.always(reason);
     }
 }
 
@@ -528,8 +535,8 @@ impl Runner<'_> {
         }
         let reading = &settled.turn;
         add_timings(run, &reading.timings, turn_started.duration_since(case_started));
-        run.question = Some(turn.question.clone());
-        run.answer = reading.transcript.answer().map(|(answer, _)| kept_answer(answer));
+        run.question = Some(redact(&turn.question).into_owned());
+        run.answer = reading.transcript.answer().map(|(answer, _)| kept_answer(&answer));
         if run.chat_id.is_none() {
             run.chat_id = reading.transcript.chat_id().map(str::to_string);
         }

@@ -12,7 +12,7 @@ use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
 use super::report::Outcome;
 use crate::output::Notes;
-use crate::text::visible;
+use crate::text::one_line;
 
 /// How often a log (stderr not a terminal) hears which runs are still going.
 const LOG_EVERY: Duration = Duration::from_secs(30);
@@ -61,9 +61,9 @@ impl RunsProgress {
     /// hears of it.
     pub(super) fn started(&self, index: usize, name: &str, run: usize, runs: usize) {
         let name = if runs > 1 {
-            format!("{} (run {run} of {runs})", visible(name))
+            format!("{} (run {run} of {runs})", one_line(name))
         } else {
-            visible(name).into_owned()
+            one_line(name).into_owned()
         };
         if self.logged {
             self.notes.info(&format!("START {name}"));

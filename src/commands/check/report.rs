@@ -13,6 +13,7 @@ use serde_json::Value;
 use super::grade::{Reason, Verdict};
 use crate::error::{usage, Kind, SUCCESS};
 pub use crate::history::Usage;
+use crate::redact::redact;
 use crate::settings::checks::parse_shard;
 
 /// How a run, or a case, ended.
@@ -58,6 +59,31 @@ pub struct RunReport {
     /// How Cube would grade it (a question of Cube's eval files).
     #[serde(flatten, default)]
     pub cube: CubeGrade,
+}
+
+impl RunReport {
+    /// The run with no secret in any of its texts (question, answer,
+    /// reasons, analysis, SQL), however they were written.
+    fn redacted(mut self) -> RunReport {
+        let clean = |text: &mut String| {
+            if let std::borrow::Cow::Owned(redacted) = redact(text) {
+                *text = redacted;
+            }
+        };
+        self.messages.iter_mut().for_each(clean);
+        let cube = &mut self.cube;
+        [
+            &mut self.question,
+            &mut self.answer,
+            &mut cube.analysis,
+            &mut cube.ground_truth,
+            &mut cube.agent_sql,
+        ]
+        .into_iter()
+        .flatten()
+        .for_each(clean);
+        self
+    }
 }
 
 /// How much of an answer a report keeps: 64 KiB, then a marker.
@@ -335,7 +361,10 @@ impl CaseReport {
     /// of them passed. Otherwise it failed with the count and each run's
     /// reasons; or, when no run failed an expectation, it errored as its
     /// first erroring run did.
+    /// Every text of the case and its runs is redacted here, once, for
+    /// every report and output made from it.
     pub fn new(index: usize, name: &str, required_pass_rate: f64, runs: Vec<RunReport>) -> CaseReport {
+        let runs: Vec<RunReport> = runs.into_iter().map(RunReport::redacted).collect();
         let total = runs.len();
         let passed = runs.iter().filter(|run| run.status == Outcome::Passed).count();
         let needed = (required_pass_rate * total as f64).ceil() as usize;
@@ -369,7 +398,7 @@ impl CaseReport {
         let mut case = CaseReport {
             cube: CubeGrade::default(),
             index,
-            name: name.to_string(),
+            name: redact(name).into_owned(),
             space: None,
             status,
             messages,
@@ -698,7 +727,7 @@ fn spent(usage: Option<Usage>) -> Option<String> {
 /// 1280 tokens, 3 LLM calls)`, or `FAIL`, `REVIEW` or `ERROR` (see [`tag`])
 /// with the reasons on the following lines. `of` is the number of runs of
 /// the case.
-pub fn run_summary(name: &str, run: &RunReport, of: usize) -> String {
+pub fn run_summary(name: &str, run: &RunReport, of: usize) -> Vec<String> {
     let mut parts = Vec::new();
     for (label, at) in [
         ("first byte", run.seconds.first_byte),
@@ -732,7 +761,7 @@ pub fn run_summary(name: &str, run: &RunReport, of: usize) -> String {
 }
 
 /// The people's line(s) for a repeated case once all its runs are in.
-pub fn case_summary(case: &CaseReport) -> String {
+pub fn case_summary(case: &CaseReport) -> Vec<String> {
     let mut figures = format!("median {}", short_seconds(case.medians.duration));
     if let Some(tokens) = case.medians.total_tokens {
         figures.push_str(&format!(", {tokens} tokens"));
@@ -744,7 +773,7 @@ pub fn case_summary(case: &CaseReport) -> String {
 
 /// A case's lines for people: its run's when it ran once, else the case's
 /// summary.
-pub fn case_lines(case: &CaseReport) -> String {
+pub fn case_lines(case: &CaseReport) -> Vec<String> {
     match case.runs.as_slice() {
         [run] => run_summary(&case.name, run, 1),
         _ => case_summary(case),
@@ -753,14 +782,21 @@ pub fn case_lines(case: &CaseReport) -> String {
 
 /// A verdict's lines on stderr: `TAG  NAME  WHAT`, then each reason
 /// indented; an error's last line ends with the exit code.
-fn verdict_lines(tag: &str, name: &str, what: &str, messages: &[String], exit_code: u8) -> String {
+fn verdict_lines(tag: &str, name: &str, what: &str, messages: &[String], exit_code: u8) -> Vec<String> {
     /// The width tags are padded to (`PASS` and `FAIL` line up with `ERROR`).
     const TAG_WIDTH: usize = "ERROR".len();
-    let reasons: Vec<String> = messages.iter().map(|line| format!("      {line}")).collect();
-    let head = format!("{tag:<TAG_WIDTH$} {name}  {what}");
-    match tag {
-        "PASS" => head,
-        "ERROR" => format!("{head}\n{} (exit {exit_code})", reasons.join("\n")),
-        _ => format!("{head}\n{}", reasons.join("\n")),
+    let mut lines = vec![format!("{tag:<TAG_WIDTH$} {name}  {what}")];
+    if tag != "PASS" {
+        lines.extend(messages.iter().map(|line| format!("      {line}")));
+        if tag == "ERROR" {
+            match lines.len() {
+                1 => lines.push(format!(" (exit {exit_code})")),
+                _ => lines
+                    .last_mut()
+                    .into_iter()
+                    .for_each(|last| last.push_str(&format!(" (exit {exit_code})"))),
+            }
+        }
     }
+    lines
 }

@@ -2,6 +2,7 @@
 //! eval files) and validated, then `--filter` and `--shard`; and `--list`,
 //! which prints them and asks nothing.
 
+use std::borrow::Cow;
 use std::io::Write;
 
 use anyhow::Result;
@@ -10,7 +11,9 @@ use serde_json::{json, Value};
 use super::suite::Case;
 use super::{cube, suite};
 use crate::output::{Notes, Out};
+use crate::redact::redact;
 use crate::settings::{CheckListSettings, DataSettings, IdentityInput, ReportFormat, Selection};
+use crate::text::one_line;
 
 /// Runs `analyst check --list`: the cases a run would ask, one a line
 /// (`NAME<TAB>FILE:LINE<TAB>QUESTION`) or as a JSON array; nothing is sent.
@@ -23,7 +26,7 @@ pub fn list(settings: CheckListSettings, notes: &Notes, out: &mut Out) -> Result
                 json!({
                     "name": case.name,
                     "space": case.space,
-                    "question": case.turns.first().map(|turn| &turn.question),
+                    "question": case.turns.first().map(|turn| redact(&turn.question)),
                     "source": case.source,
                     "groundTruth": case.ground_truth(),
                 })
@@ -37,20 +40,14 @@ pub fn list(settings: CheckListSettings, notes: &Notes, out: &mut Out) -> Result
             writeln!(
                 out,
                 "{}\t{}\t{}",
-                one_field(&case.name),
-                one_field(&case.source),
-                one_field(question)
+                one_line(&case.name),
+                one_line(&case.source),
+                one_line(&redact(question))
             )?;
         }
     }
     out.flush()?;
     Ok(())
-}
-
-/// A value as one field of a tab-separated line: tabs and line breaks
-/// written as `\t`, `\n`, `\r`.
-fn one_field(text: &str) -> String {
-    text.replace('\t', "\\t").replace('\n', "\\n").replace('\r', "\\r")
 }
 
 /// The cases of the suite that `selection` selects: read and validated
@@ -80,6 +77,14 @@ pub(super) fn load(
         }
         false => suite::load(suite, identity, data)?,
     };
+    // A case's name is shown in every output and report: no secret in it,
+    // however the suite wrote it (its questions are redacted where shown).
+    let mut cases = cases;
+    for case in &mut cases {
+        if let Cow::Owned(redacted) = redact(&case.name) {
+            case.name = redacted;
+        }
+    }
     let total = cases.len();
     let mut cases: Vec<Case> = match &selection.filter {
         None => cases,

@@ -184,9 +184,15 @@ fn grade_within(
     let candidates = grading.candidates(deadline)?;
     let matching = match_columns(&candidates, agent_width);
     if let Some(column) = matching.iter().position(Option::is_none) {
-        return Ok(Some(grading.value_mismatch(&candidates, &matching, column)));
+        return Ok(Some(grading.value_mismatch(&candidates.all, &matching, column)));
     }
-    let mut search = Search::new(&grading, &candidates, deadline, budget);
+    // The matching found first (columns in their places, else ones holding
+    // the same values in the same rows) is the answer when it pairs the
+    // rows: a result identical but for its column order passes at once.
+    if grading.first_unpaired_row(&matching).is_none() {
+        return Ok(None);
+    }
+    let mut search = Search::new(&grading, &candidates.all, deadline, budget);
     match search.run()? {
         Found::Assignment => Ok(None),
         Found::Nothing => Ok(Some(grading.rows_do_not_pair(&matching))),
@@ -259,26 +265,58 @@ impl<'a> Grading<'a> {
     }
 
     /// For each ground-truth column, the agent columns holding the same
-    /// multiset of values; `Err` when `deadline` passed first.
-    fn candidates(&self, deadline: Option<Instant>) -> Result<Vec<Vec<usize>>, OutOfTime> {
+    /// multiset of values, those holding them in the same rows first;
+    /// `Err` when `deadline` passed first.
+    fn candidates(&self, deadline: Option<Instant>) -> Result<Candidates, OutOfTime> {
         let sorted = |mut keys: Vec<Key>| {
             keys.sort_unstable();
             keys
         };
-        let truth: Vec<(u64, Vec<Key>)> = (0..self.truth.width())
-            .map(|column| fingerprinted(sorted(self.truth_column(column))))
-            .collect();
-        let mut candidates = vec![Vec::new(); truth.len()];
+        // The ground truth's columns grouped by their values, sorted and in
+        // row order: an agent column is compared once with each group, so
+        // many columns of the same values cost no more than a few.
+        let mut by_values: Vec<((u64, Vec<Key>), Vec<usize>)> = Vec::new();
+        let mut by_rows: Vec<((u64, Vec<Key>), Vec<usize>)> = Vec::new();
+        let group =
+            |groups: &mut Vec<((u64, Vec<Key>), Vec<usize>)>, print: (u64, Vec<Key>), column: usize| match groups
+                .iter_mut()
+                .find(|(known, _)| *known == print)
+            {
+                Some((_, columns)) => columns.push(column),
+                None => groups.push((print, vec![column])),
+            };
+        for column in 0..self.truth.width() {
+            let keys = self.truth_column(column);
+            group(&mut by_rows, fingerprinted(keys.clone()), column);
+            group(&mut by_values, fingerprinted(sorted(keys)), column);
+        }
+        let grouped = |groups: &'_ [((u64, Vec<Key>), Vec<usize>)], print: &(u64, Vec<Key>)| -> Vec<usize> {
+            groups
+                .iter()
+                .find(|(known, _)| known == print)
+                .map_or_else(Vec::new, |(_, columns)| columns.clone())
+        };
+        let width = self.truth.width();
+        let mut candidates = Candidates {
+            all: vec![Vec::new(); width],
+            in_order: vec![Vec::new(); width],
+        };
         for agent_column in 0..self.agent.width() {
             if deadline.is_some_and(|deadline| Instant::now() >= deadline) {
                 return Err(OutOfTime);
             }
-            let (print, keys) = fingerprinted(sorted(self.agent_column(agent_column)));
-            for (found, (truth_print, truth_keys)) in candidates.iter_mut().zip(&truth) {
-                if print == *truth_print && keys == *truth_keys {
-                    found.push(agent_column);
-                }
+            let keys = self.agent_column(agent_column);
+            let in_order = fingerprinted(keys.clone());
+            let of_values = fingerprinted(sorted(keys));
+            for column in grouped(&by_values, &of_values) {
+                candidates.all[column].push(agent_column);
             }
+            for column in grouped(&by_rows, &in_order) {
+                candidates.in_order[column].push(agent_column);
+            }
+        }
+        for (all, in_order) in candidates.all.iter_mut().zip(&candidates.in_order) {
+            all.sort_by_key(|column| !in_order.contains(column));
         }
         Ok(candidates)
     }
@@ -395,24 +433,7 @@ impl<'a> Grading<'a> {
     /// the rows: a ground-truth row the agent's result lacks under the
     /// assignment `matching`.
     fn rows_do_not_pair(&self, matching: &[Option<usize>]) -> Miss {
-        let matching: Vec<usize> = matching.iter().flatten().copied().collect();
-        let mut counts: HashMap<Vec<Key>, i64> = HashMap::with_capacity(self.agent.rows);
-        for row in 0..self.agent.rows {
-            *counts
-                .entry(matching.iter().map(|&a| self.agent_key(a, row)).collect())
-                .or_default() += 1;
-        }
-        let missing = (0..self.truth.rows).find(|&row| {
-            let key: Vec<Key> = (0..matching.len()).map(|t| self.truth_key(t, row)).collect();
-            match counts.get_mut(&key) {
-                Some(count) if *count > 0 => {
-                    *count -= 1;
-                    false
-                }
-                _ => true,
-            }
-        });
-        let Some(row) = missing else {
+        let Some(row) = self.first_unpaired_row(matching) else {
             return Miss::new(Reason::ValueMismatch, "every column has a match, but not row by row");
         };
         let shown: Vec<&str> = (0..self.truth.width())
@@ -426,6 +447,28 @@ impl<'a> Grading<'a> {
             ),
         )
     }
+
+    /// The first ground-truth row the agent's result lacks when its
+    /// columns are assigned as `matching` says; `None` when every row pairs.
+    fn first_unpaired_row(&self, matching: &[Option<usize>]) -> Option<usize> {
+        let matching: Vec<usize> = matching.iter().flatten().copied().collect();
+        let mut counts: HashMap<Vec<Key>, i64> = HashMap::with_capacity(self.agent.rows);
+        for row in 0..self.agent.rows {
+            *counts
+                .entry(matching.iter().map(|&a| self.agent_key(a, row)).collect())
+                .or_default() += 1;
+        }
+        (0..self.truth.rows).find(|&row| {
+            let key: Vec<Key> = (0..matching.len()).map(|t| self.truth_key(t, row)).collect();
+            match counts.get_mut(&key) {
+                Some(count) if *count > 0 => {
+                    *count -= 1;
+                    false
+                }
+                _ => true,
+            }
+        })
+    }
 }
 
 /// A hash of `keys` (a column sorted), and the keys.
@@ -435,12 +478,23 @@ fn fingerprinted(keys: Vec<Key>) -> (u64, Vec<Key>) {
     (hasher.finish(), keys)
 }
 
+/// The agent columns each ground-truth column may take.
+struct Candidates {
+    /// Those holding the same multiset of values, the ones in `in_order`
+    /// first.
+    all: Vec<Vec<usize>>,
+    /// Those holding the same values in the same rows.
+    in_order: Vec<Vec<usize>>,
+}
+
 /// A largest matching of ground-truth columns to distinct agent columns
 /// among `candidates` (augmenting paths: polynomial, and two equal
 /// ground-truth columns cannot both claim one agent column), columns
-/// kept in their own places where they can be. `None` for a
-/// ground-truth column left without one.
-fn match_columns(candidates: &[Vec<usize>], agent_width: usize) -> Vec<Option<usize>> {
+/// kept in their own places where they can be, else given one that holds
+/// the same values in the same rows. `None` for a ground-truth column
+/// left without one.
+fn match_columns(candidates: &Candidates, agent_width: usize) -> Vec<Option<usize>> {
+    let (in_order, candidates) = (&candidates.in_order, &candidates.all);
     fn augment(truth: usize, candidates: &[Vec<usize>], owner: &mut [Option<usize>], seen: &mut [bool]) -> bool {
         for &agent in &candidates[truth] {
             if seen[agent] {
@@ -455,11 +509,30 @@ fn match_columns(candidates: &[Vec<usize>], agent_width: usize) -> Vec<Option<us
         false
     }
     let mut owner: Vec<Option<usize>> = vec![None; agent_width];
-    // Columns in their own places first; the others find room around them.
-    for (truth, found) in candidates.iter().enumerate() {
-        if found.contains(&truth) {
-            owner[truth] = Some(truth);
+    // Columns identical to the agent's in their own places first, then
+    // each in the first free column identical to it, then in its own place
+    // by its values; the others find room around them.
+    let mut settle = |truth: usize, pick: &dyn Fn(&[Option<usize>]) -> Option<usize>| {
+        if !owner.contains(&Some(truth)) {
+            if let Some(agent) = pick(&owner) {
+                owner[agent] = Some(truth);
+            }
         }
+    };
+    for (truth, same) in in_order.iter().enumerate() {
+        settle(truth, &|owner| {
+            (same.contains(&truth) && owner[truth].is_none()).then_some(truth)
+        });
+    }
+    for (truth, same) in in_order.iter().enumerate() {
+        settle(truth, &|owner| {
+            same.iter().copied().find(|&agent| owner[agent].is_none())
+        });
+    }
+    for (truth, found) in candidates.iter().enumerate() {
+        settle(truth, &|owner| {
+            (found.contains(&truth) && owner[truth].is_none()).then_some(truth)
+        });
     }
     for truth in 0..candidates.len() {
         if !owner.contains(&Some(truth)) {

@@ -76,12 +76,12 @@ impl<'a> Search<'a> {
             .into_iter()
             .map(|(class, keys)| {
                 let distinct = {
-                    let mut sorted = keys;
+                    let mut sorted = keys.clone();
                     sorted.sort_unstable();
                     sorted.dedup();
                     sorted.len()
                 };
-                let allowed: Vec<usize> = agent_classes
+                let mut allowed: Vec<usize> = agent_classes
                     .iter()
                     .enumerate()
                     .filter(|(_, (agent, _))| {
@@ -89,6 +89,11 @@ impl<'a> Search<'a> {
                     })
                     .map(|(index, _)| index)
                     .collect();
+                // The agent's columns holding the same values in the same
+                // rows are tried first: an identical result never searches.
+                if let Some(same) = allowed.iter().position(|&index| agent_classes[index].1 == keys) {
+                    allowed[..=same].rotate_right(1);
+                }
                 (class, allowed, distinct)
             })
             .collect();

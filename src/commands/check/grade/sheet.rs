@@ -162,20 +162,24 @@ impl Values {
         Ok(id)
     }
 
-    /// The value of a cell as sent (its JSON text).
+    /// The value of a cell as sent (its JSON text). A string or array that
+    /// holds what no Rust string can (a lone surrogate escape such as
+    /// `"Burger \ud83c"`, a name cut inside an emoji) is kept as its JSON
+    /// text, quotes and escapes included: it equals only itself, never an
+    /// empty string or `null`.
     fn of_raw(&mut self, raw: &RawValue) -> Result<u32> {
         let json = raw.get();
         match json.as_bytes().first() {
             None | Some(b'n') => Ok(NULL),
-            Some(b'"') => {
-                let text: std::borrow::Cow<'_, str> = serde_json::from_str(json).unwrap_or_default();
-                self.intern(&text)
-            }
-            Some(b'[' | b'{') => {
-                // Compact, whatever blanks it was sent with.
-                let value: serde_json::Value = serde_json::from_str(json).unwrap_or_default();
-                self.intern(&value.to_string())
-            }
+            Some(b'"') => match serde_json::from_str::<std::borrow::Cow<'_, str>>(json) {
+                Ok(text) => self.intern(&text),
+                Err(_) => self.intern(json),
+            },
+            // Compact, whatever blanks it was sent with.
+            Some(b'[' | b'{') => match serde_json::from_str::<serde_json::Value>(json) {
+                Ok(value) => self.intern(&value.to_string()),
+                Err(_) => self.intern(json),
+            },
             Some(_) => self.intern(json),
         }
     }

@@ -323,8 +323,10 @@ fn a_search_past_its_bound_says_so() {
         .map(|m| json!([m, (m * 5) % 12, (m * 7) % 12, 11 - m]))
         .collect();
     let truth = sheet("c", &Value::Array(rows.clone()));
+    // Columns and rows in other orders: only a search pairs them.
     let reversed: Vec<Value> = rows
         .iter()
+        .rev()
         .map(|row| {
             let cells = row.as_array().unwrap();
             Value::Array(cells.iter().rev().cloned().collect())
@@ -348,6 +350,92 @@ fn grading_stops_at_the_deadline() {
     let truth = sheet("c", &Value::Array(rows.clone()));
     let past = Instant::now();
     assert_eq!(grade(&truth, &truth, Some(past)), Err(OutOfTime));
+}
+
+#[test]
+fn a_cell_no_rust_string_can_hold_is_kept_as_sent() {
+    let cut = r#""Burger \ud83c""#;
+    assert_eq!(reason(graded_texts(&[r#""""#], &[cut])), Some(Reason::ValueMismatch));
+    assert_eq!(
+        reason(graded_texts(&[r#""Burger ""#], &[cut])),
+        Some(Reason::ValueMismatch)
+    );
+    assert_eq!(graded_texts(&[cut], &[cut]), None);
+    let array = r#"["\ud83c"]"#;
+    assert_eq!(reason(graded_texts(&["null"], &[array])), Some(Reason::ValueMismatch));
+    assert_eq!(
+        reason(graded_texts(&[r#""null""#], &[array])),
+        Some(Reason::ValueMismatch)
+    );
+    assert_eq!(graded_texts(&[array], &[array]), None);
+}
+
+/// `width` columns of `rows` rows, each column a different ordering of
+/// 0..rows (ranks by several measures): every column holds the values of
+/// every other.
+fn rank_columns(width: usize, rows: usize) -> Vec<Vec<String>> {
+    let columns: Vec<Vec<usize>> = (0..width)
+        .map(|seed| {
+            let mut column: Vec<usize> = (0..rows).collect();
+            fastrand::Rng::with_seed(seed as u64).shuffle(&mut column);
+            column
+        })
+        .collect();
+    (0..rows)
+        .map(|row| columns.iter().map(|column| column[row].to_string()).collect())
+        .collect()
+}
+
+/// `rows` with their columns in `order`.
+fn reordered(rows: &[Vec<String>], order: &[usize]) -> Vec<Vec<String>> {
+    rows.iter()
+        .map(|cells| order.iter().map(|&column| cells[column].clone()).collect())
+        .collect()
+}
+
+/// Grades tables given as rows of JSON texts with the search allowed
+/// `budget` steps.
+fn graded_rows_within(agent: &[Vec<String>], truth: &[Vec<String>], budget: u64) -> Option<Miss> {
+    grade_within(&rows_sheet(agent), &rows_sheet(truth), None, budget).unwrap()
+}
+
+#[test]
+fn an_identical_result_in_another_column_order_passes_without_a_search() {
+    let truth = rank_columns(200, 500);
+    let mut order: Vec<usize> = (0..200).collect();
+    fastrand::Rng::with_seed(7).shuffle(&mut order);
+    let agent = reordered(&truth, &order);
+    // No step of the search is allowed: the first matching is the answer.
+    assert_eq!(graded_rows_within(&agent, &truth, 0), None);
+    order.reverse();
+    assert_eq!(graded_rows_within(&reordered(&truth, &order), &truth, 0), None);
+}
+
+/// A JSON string as `JSON.stringify` may send it: plain text, NUL, every
+/// escape, a pair of surrogates and a lone one (a name cut inside an
+/// emoji).
+fn escaped_string() -> impl Strategy<Value = String> {
+    let piece = prop::sample::select(vec![
+        "a",
+        "Burger ",
+        "\\u0000",
+        "\\ud83c",
+        "\\udf54",
+        "\\ud83c\\udf54",
+        "\\n",
+        "\\r",
+        "\\t",
+        "\\b",
+        "\\f",
+        "\\\"",
+        "\\\\",
+        "\\/",
+        "\\u00e9",
+        "é",
+        "\\u0041",
+        "",
+    ]);
+    prop::collection::vec(piece, 0..5).prop_map(|pieces| format!("\"{}\"", pieces.concat()))
 }
 
 /// A table of small values (so columns often share them), as rows of
@@ -383,17 +471,19 @@ fn ambiguous_table() -> impl Strategy<Value = Vec<Vec<String>>> {
     })
 }
 
+/// A sheet of rows of JSON texts, its columns named `c0…`.
+fn rows_sheet(rows: &[Vec<String>]) -> Sheet {
+    let mut sheet = Sheet {
+        names: (0..rows.first().map_or(0, Vec::len)).map(|i| format!("c{i}")).collect(),
+        ..Sheet::default()
+    };
+    push_texts(&mut sheet, rows);
+    sheet
+}
+
 /// Grades tables given as rows of JSON texts.
 fn graded_rows(agent: &[Vec<String>], truth: &[Vec<String>]) -> Option<Miss> {
-    let of = |rows: &[Vec<String>]| {
-        let mut sheet = Sheet {
-            names: (0..rows.first().map_or(0, Vec::len)).map(|i| format!("c{i}")).collect(),
-            ..Sheet::default()
-        };
-        push_texts(&mut sheet, rows);
-        sheet
-    };
-    grade(&of(agent), &of(truth), None).unwrap()
+    grade(&rows_sheet(agent), &rows_sheet(truth), None).unwrap()
 }
 
 proptest! {
@@ -427,6 +517,27 @@ proptest! {
             .collect();
         prop_assert_eq!(graded_rows(&truth, &truth), None);
         prop_assert_eq!(graded_rows(&agent, &truth), None);
+    }
+
+    #[test]
+    fn an_identical_result_passes_in_any_column_order_whatever_its_strings_hold(
+        strings in prop::collection::vec(prop::collection::vec(escaped_string(), 6), 1..12),
+        ranks in 0..40usize,
+        seed in any::<u64>(),
+    ) {
+        let rows = strings.len();
+        let truth: Vec<Vec<String>> = strings
+            .into_iter()
+            .zip(rank_columns(ranks, rows))
+            .map(|(mut cells, ranks)| {
+                cells.extend(ranks);
+                cells
+            })
+            .collect();
+        let mut order: Vec<usize> = (0..truth[0].len()).collect();
+        fastrand::Rng::with_seed(seed).shuffle(&mut order);
+        // No step of the search is allowed: the first matching is the answer.
+        prop_assert_eq!(graded_rows_within(&reordered(&truth, &order), &truth, 0), None);
     }
 
     #[test]
