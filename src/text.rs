@@ -139,7 +139,10 @@ pub fn head(text: &str, limit: usize) -> &str {
 /// ASCII punctuation mark Markdown may give a meaning (GitHub's `$` math
 /// included) escaped with a backslash, so that it cannot close a table
 /// cell (`|`), open a link (`](`), add HTML (`<`) or become a link of its
-/// own (`https://…`, `www.…`, `a@b.example`).
+/// own (`https://…`, `www.…`). An `@` is followed by an empty HTML comment
+/// ([`MARKDOWN_AT`]): GitHub's renderer finds e-mail addresses (`mailto:`,
+/// `xmpp:`) and mentions in the text after escapes are read, so only a
+/// node between `@` and what follows keeps `a@b.example` and `@team` text.
 pub fn markdown_text(text: &str) -> String {
     /// Punctuation Markdown gives no meaning inside a line, left as it is
     /// so that the text stays readable (`6/13`, `a, b; c?`).
@@ -149,6 +152,7 @@ pub fn markdown_text(text: &str) -> String {
     for c in text.chars() {
         match c {
             '\n' | '\r' => escaped.push(' '),
+            '@' => escaped.push_str(MARKDOWN_AT),
             c if c.is_ascii_punctuation() && !MARKDOWN_PLAIN.contains(c) => {
                 escaped.push('\\');
                 escaped.push(c);
@@ -158,6 +162,11 @@ pub fn markdown_text(text: &str) -> String {
     }
     escaped
 }
+
+/// How [`markdown_text`] writes an `@`: an empty comment after it, which
+/// renders as nothing and splits the text GitHub searches for addresses
+/// and mentions.
+pub const MARKDOWN_AT: &str = "@<!-- -->";
 
 /// Text safe inside XML and HTML: the five entities escaped, characters
 /// XML 1.0 forbids dropped.
@@ -251,6 +260,7 @@ mod tests {
             let mut html = String::new();
             let options = pulldown_cmark::Options::ENABLE_TABLES | pulldown_cmark::Options::ENABLE_STRIKETHROUGH;
             pulldown_cmark::html::push_html(&mut html, pulldown_cmark::Parser::new_ext(&markdown, options));
+            let html = html.replace(MARKDOWN_AT, "@");
             let cell = html.split("<td>").nth(1).and_then(|rest| rest.split("</td>").next());
             // Quotes may or may not be written as entities.
             let unquoted = |html: &str| html.replace("&#39;", "'").replace("&quot;", "\"");

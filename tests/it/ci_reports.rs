@@ -208,6 +208,73 @@ fn the_summary_keeps_hostile_names_questions_and_answers_as_text() {
     assert_eq!(twice.matches("## analyst check").count(), 2, "{twice}");
 }
 
+/// The HTML GitHub's own renderer (cmark-gfm, PyPI's `cmarkgfm`, with its
+/// extensions: autolinks, tables, strikethrough, tag filter; raw HTML
+/// kept, as GitHub keeps it before its sanitizer) makes of `markdown`.
+fn rendered_by_cmark_gfm(markdown: &str) -> String {
+    use std::io::Write;
+    let mut python = std::process::Command::new("python3")
+        .args([
+            "-c",
+            "import sys, cmarkgfm; from cmarkgfm.cmark import Options; \
+             sys.stdout.write(cmarkgfm.github_flavored_markdown_to_html(sys.stdin.read(), options=Options.CMARK_OPT_UNSAFE))",
+        ])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .expect("python3 (scripts/test installs cmarkgfm)");
+    python.stdin.take().unwrap().write_all(markdown.as_bytes()).unwrap();
+    let output = python.wait_with_output().unwrap();
+    assert!(
+        output.status.success(),
+        "cmarkgfm failed: is it installed? (scripts/test installs it)"
+    );
+    String::from_utf8(output.stdout).unwrap()
+}
+
+#[test]
+fn addresses_and_mentions_in_names_and_answers_are_no_links_on_github() {
+    let emu = Emulator::start();
+    emu.agent(|agent| {
+        agent.answers = vec![(
+            "contact".into(),
+            Answer::Inline(
+                "Write to ops@acme.example, mailto:a@b.example or xmpp:bot@chat.example/x; cc @acme/team\n".into(),
+            ),
+        )]
+    });
+    let suite = ScratchFile::new(
+        "people.toml",
+        "[[case]]\nname = \"ask ana@acme.example or @octocat (mailto:x@y.example)\"\nquestion = \"Who is the contact?\"\nexpect_answer = \"never said\"\n",
+    );
+    let output = emu
+        .analyst()
+        .args(["check", "-o", "markdown"])
+        .arg(&*suite)
+        .output()
+        .unwrap();
+    exits(&output, 9);
+    let markdown = String::from_utf8(output.stdout).unwrap();
+    let page = rendered_by_cmark_gfm(&markdown);
+    let allowed = [
+        "h2", "p", "strong", "table", "thead", "tbody", "tr", "th", "td", "details", "summary",
+    ];
+    for element in elements(&page) {
+        assert!(
+            element.is_empty() || allowed.contains(&element.as_str()),
+            "<{element}> in {page}"
+        );
+    }
+    assert!(!page.contains("<a ") && !page.contains("href"), "{page}");
+    for text in [
+        "ana@<!-- -->acme.example",
+        "ops@<!-- -->acme.example",
+        "@<!-- -->octocat",
+    ] {
+        assert!(page.contains(text), "{text} in {page}");
+    }
+}
+
 #[test]
 fn the_html_report_is_one_inert_page_with_every_case_in_a_real_browser() {
     let emu = Emulator::start();

@@ -13,7 +13,10 @@ const FORGED: &str = "::error::FORGED";
 /// Fails when a line of `stderr` starts with foreign text (anything from
 /// the marker on), or the marker is missing (the path printed nothing).
 fn assert_no_forged_line(stderr: &str, context: &str) {
-    assert!(stderr.contains("FORGED"), "{context}: the hostile text was not printed: {stderr}");
+    assert!(
+        stderr.contains("FORGED"),
+        "{context}: the hostile text was not printed: {stderr}"
+    );
     for line in stderr.lines() {
         assert!(
             !line.trim_start().starts_with("::") && !line.starts_with("FORGED"),
@@ -27,7 +30,10 @@ fn service_text_with_line_breaks_stays_inside_its_line_on_stderr() {
     let emu = Emulator::start();
     let hostile = format!("bad\n{FORGED}\r\n{FORGED}");
     let streams = [
-        ("an in-stream error", ChatStream::new("c-1", Family::Cube).user("Q").error_line(&hostile)),
+        (
+            "an in-stream error",
+            ChatStream::new("c-1", Family::Cube).user("Q").error_line(&hostile),
+        ),
         (
             "a JSON-RPC error",
             ChatStream::empty().raw_line(

@@ -43,7 +43,10 @@ fn answered(deltas: &[String]) -> ChatStream {
 
 /// What `files` hold (a missing one holds nothing).
 fn files_text(files: &[&Path]) -> String {
-    let all: Vec<u8> = files.iter().flat_map(|file| std::fs::read(file).unwrap_or_default()).collect();
+    let all: Vec<u8> = files
+        .iter()
+        .flat_map(|file| std::fs::read(file).unwrap_or_default())
+        .collect();
     String::from_utf8_lossy(&all).into_owned()
 }
 
@@ -56,8 +59,14 @@ fn shown(output: &std::process::Output, files: &[&Path]) -> String {
 /// Fails when `text` holds the API key or the key-shaped text whole.
 fn assert_no_secret(text: &str, context: &str) {
     assert!(!text.contains(API_KEY), "{context}: the API key is whole in {text}");
-    assert!(!text.contains(KEY_SHAPED), "{context}: the key-shaped text is whole in {text}");
-    assert!(!text.contains(&API_KEY[3..]), "{context}: the API key's body is whole in {text}");
+    assert!(
+        !text.contains(KEY_SHAPED),
+        "{context}: the key-shaped text is whole in {text}"
+    );
+    assert!(
+        !text.contains(&API_KEY[3..]),
+        "{context}: the API key's body is whole in {text}"
+    );
 }
 
 #[test]
@@ -134,9 +143,11 @@ fn a_secret_written_with_json_escapes_is_redacted_in_every_output_and_the_histor
             let text = shown(&output, &[&tee]);
             assert_no_secret(&text, &format!("form {form}, -o {mode}"));
         }
-        emu.script(Reply::stream(&ChatStream::new("c-err", Family::Cube).user("Q").raw_line(
-            &format!(r#"{{"error":"refused: {form}"}}"#),
-        )));
+        emu.script(Reply::stream(
+            &ChatStream::new("c-err", Family::Cube)
+                .user("Q")
+                .raw_line(&format!(r#"{{"error":"refused: {form}"}}"#)),
+        ));
         let output = emu.analyst().args(["ask", "-o", "json", "Q"]).output().unwrap();
         assert_no_secret(&shown(&output, &[]), &format!("form {form}, an in-stream error"));
     }
@@ -152,7 +163,11 @@ fn a_secret_in_a_suite_or_split_in_an_answer_is_in_no_report_of_check() {
     let dir = Scratch::new();
     let (head, tail) = API_KEY.split_at(9);
     emu.script(Reply::stream(
-        &answered(&[format!("echo {head}"), format!("{tail} and {}", dashes_escaped(KEY_SHAPED))]).usage(),
+        &answered(&[
+            format!("echo {head}"),
+            format!("{tail} and {}", dashes_escaped(KEY_SHAPED)),
+        ])
+        .usage(),
     ));
     let suite = dir.write(
         "suite.toml",
@@ -181,7 +196,13 @@ fn a_secret_in_a_suite_or_split_in_an_answer_is_in_no_report_of_check() {
     }
     let saved = dir.write("report.json", &output.stdout);
     for format in [&["--tap"][..], &["-o", "html"], &["-o", "markdown"]] {
-        let merged = emu.analyst().args(["check", "merge"]).args(format).arg(&saved).output().unwrap();
+        let merged = emu
+            .analyst()
+            .args(["check", "merge"])
+            .args(format)
+            .arg(&saved)
+            .output()
+            .unwrap();
         exits(&merged, 9);
         assert_no_secret(&shown(&merged, &[]), &format.join(" "));
     }
