@@ -436,6 +436,77 @@ fn the_agents_folder_is_where_cube_cloud_agents_config_path_says() {
 }
 
 #[test]
+fn a_cube_agents_config_path_that_names_no_agents_folder_is_an_error() {
+    let root = repository(&[(
+        "eval_questions.yml",
+        "eval_questions:\n  - name: q\n    question: Q?\n    sql: SELECT 1\n",
+    )]);
+    std::fs::write(root.join("a-file.yml"), "x: 1\n").unwrap();
+    std::fs::create_dir_all(root.join("empty")).unwrap();
+    for named in ["missing/folder", "a-file.yml", "/", "empty"] {
+        let output = analyst()
+            .env("CUBE_CLOUD_AGENTS_CONFIG_PATH", named)
+            .args(["check", "--list"])
+            .arg(&*root)
+            .output()
+            .unwrap();
+        exits(&output, 2);
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert!(
+            stderr.contains(&format!("CUBE_CLOUD_AGENTS_CONFIG_PATH={named}: "))
+                && stderr.contains("is not Cube's agents folder"),
+            "{named}: {stderr}"
+        );
+        assert!(output.stdout.is_empty(), "{named}: nothing listed");
+    }
+    // The agents folder itself, named as the suite, needs no variable.
+    let output = analyst()
+        .env("CUBE_CLOUD_AGENTS_CONFIG_PATH", "missing/folder")
+        .args(["check", "--list"])
+        .arg(root.join("agents"))
+        .output()
+        .unwrap();
+    exits(&output, 0);
+}
+
+#[test]
+fn frontmatter_values_yaml_types_are_read_as_text_as_cube_reads_them() {
+    let root = repository(&[
+        (
+            "certified_queries/year.md",
+            "---\nname: 2024\nuser_request: yes\n---\nSELECT 1\n",
+        ),
+        (
+            "certified_queries/flat.yml",
+            "certified_queries:\n  - name: 2025\n    user_request: no\n    sql_query: SELECT 2\n",
+        ),
+    ]);
+    let cases = listed(&["--certified", root.to_str().unwrap()], &[]);
+    let names: Vec<(&str, &str)> = cases
+        .iter()
+        .map(|case| (case["name"].as_str().unwrap(), case["question"].as_str().unwrap()))
+        .collect();
+    assert_eq!(names, [("certified/2025", "no"), ("certified/2024", "yes")]);
+    // A real error on the frontmatter's first line is the file's second.
+    std::fs::write(
+        root.join("agents/certified_queries/broken.md"),
+        "---\nname: [unclosed\nuser_request: x\n---\nSELECT 1\n",
+    )
+    .unwrap();
+    let output = analyst()
+        .args(["check", "--list", "--certified"])
+        .arg(&*root)
+        .output()
+        .unwrap();
+    exits(&output, 2);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        stderr.contains("certified_queries/broken.md:2: not valid eval YAML"),
+        "{stderr}"
+    );
+}
+
+#[test]
 fn errors_name_the_line_counted_from_the_files_first() {
     let cases: [(&str, &str, &str); 4] = [
         // YAML broken on the frontmatter's 2nd line: the file's 3rd.

@@ -80,13 +80,27 @@ struct CertifiedFields {
 }
 
 /// A Markdown file's frontmatter: what tells its kind and space, and a
-/// certified query's fields.
+/// certified query's fields. Each field is named here, not flattened in:
+/// a flattened field reads what YAML types (`user_request: yes`, `name:
+/// 2024`) as a boolean or a number, where Cube reads text.
 #[derive(Deserialize)]
 struct Frontmatter {
     kind: Option<String>,
     space: Option<String>,
-    #[serde(flatten)]
-    fields: CertifiedFields,
+    name: Option<String>,
+    user_request: Option<String>,
+    sql_query: Option<String>,
+}
+
+impl Frontmatter {
+    /// Its certified query's fields.
+    fn fields(&self) -> CertifiedFields {
+        CertifiedFields {
+            name: self.name.clone(),
+            user_request: self.user_request.clone(),
+            sql_query: self.sql_query.clone(),
+        }
+    }
 }
 
 /// A YAML file of the agents folder: only what holds certified queries is
@@ -282,7 +296,24 @@ fn layout(path: &Path, agents_path: Option<&Path>) -> Result<Layout> {
             questions: vec![path.to_path_buf()],
         });
     }
-    let configured = agents_path.map(|relative| path.join(relative));
+    // The folder named is the agents folder when it holds Cube's files;
+    // else the variable says where, and a wrong place is an error, never a
+    // quiet fall back to agents/ (CI would grade other questions than Cube).
+    let configured = match agents_path {
+        Some(relative) if !holds_agents_config(path) => {
+            let configured = path.join(relative);
+            if !holds_agents_config(&configured) {
+                return Err(usage(format!(
+                    "CUBE_CLOUD_AGENTS_CONFIG_PATH={}: {} is not Cube's agents folder (it holds no eval_questions.yml, eval_questions/, certified queries, spaces/ or config.yml); set it to the agents folder's path under {}",
+                    relative.display(),
+                    configured.display(),
+                    path.display()
+                )));
+            }
+            Some(configured)
+        }
+        _ => None,
+    };
     let candidates: Vec<PathBuf> = configured
         .iter()
         .cloned()
@@ -510,7 +541,7 @@ fn markdown_query(file: &Path, relative: &Path) -> Result<Option<CertifiedQuery>
         Some(kind) => ["certified_query", "certified-query", "certified_queries"].contains(&kind),
         None if in_certified => true,
         None if in_folder(&OTHER_FOLDERS) => false,
-        None => parsed.fields.user_request.is_some() || parsed.fields.sql_query.is_some(),
+        None => parsed.user_request.is_some() || parsed.sql_query.is_some(),
     };
     if !is_certified {
         return Ok(None);
@@ -520,15 +551,14 @@ fn markdown_query(file: &Path, relative: &Path) -> Result<Option<CertifiedQuery>
         .map(|stem| stem.to_string_lossy().into_owned())
         .unwrap_or_default();
     let name = parsed
-        .fields
         .name
         .clone()
         .filter(|name| !name.trim().is_empty())
         .unwrap_or(stem);
-    let space = non_blank(parsed.space).unwrap_or_else(|| DEFAULT_SPACE.to_string());
+    let space = non_blank(parsed.space.clone()).unwrap_or_else(|| DEFAULT_SPACE.to_string());
     let body_place = format!("{shown}:{body_line}");
     let query = certified(
-        parsed.fields,
+        parsed.fields(),
         Some((body, &body_place)),
         &space,
         &format!("{shown}:1"),
