@@ -178,17 +178,20 @@ fn renderer(settings: &AskSettings, notes: &Notes) -> Box<dyn Renderer> {
 }
 
 /// What of the turn the output, the expectations and the history read:
-/// the answer's text where it is shown, matched or recorded, every tool
+/// the answer's text where it is shown or matched; its head where it is
+/// recorded, or where a mode that shows a result says, when none came,
+/// that the answer holds the results as a Markdown table; every tool
 /// call's input in `json`.
 fn keep(settings: &AskSettings) -> Keep {
     let output = settings.output;
     let shown = matches!(output, OutputMode::Answer | OutputMode::Json | OutputMode::Html)
         || settings.expectations.answer.is_some();
+    let looked_into = matches!(mode(output), Mode::Rows | Mode::Chart);
     Keep {
-        answer_text: match (shown, settings.recording.is_some()) {
+        answer_text: match (shown, settings.recording.is_some() || looked_into) {
             (true, _) => AnswerText::Whole,
-            // What the history records: the head, so that recording never
-            // changes what the command costs.
+            // The head, so that recording never changes what the command
+            // costs, and memory stays bounded however long the answer.
             (false, true) => AnswerText::Head(MAX_RECORDED_ANSWER),
             (false, false) => AnswerText::None,
         },

@@ -156,15 +156,31 @@ fn results_put_inline_in_the_answer_are_named_as_such() {
             .output()
             .unwrap()
     };
-    // Rows asked for: exit 11, saying where the results went.
-    let output = csv();
-    exits(&output, 11);
-    let stderr = String::from_utf8_lossy(&output.stderr);
-    assert!(
-        stderr.contains("put its results inline, as a Markdown table in its answer") && stderr.contains("chassis"),
-        "{stderr}"
-    );
-    assert_eq!(stderr.matches("error:").count(), 1, "one error: {stderr}");
+    // Rows or a chart asked for: exit 11, saying where the results went,
+    // whether the turn is recorded or not.
+    for (mode, history) in [
+        ("csv", true),
+        ("csv", false),
+        ("table", false),
+        ("vega", false),
+        ("svg", false),
+        ("png", false),
+    ] {
+        let mut command = emu.analyst();
+        command.args(["ask", "-o", mode]);
+        if !history {
+            command.arg("--no-history");
+        }
+        let output = command.arg("Revenue by region?").output().unwrap();
+        exits(&output, 11);
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert!(
+            stderr.contains("put its results inline, as a Markdown table in its answer") && stderr.contains("chassis"),
+            "-o {mode}: {stderr}"
+        );
+        assert_eq!(stderr.matches("error:").count(), 1, "one error: {stderr}");
+        assert!(output.stdout.is_empty(), "-o {mode}");
+    }
     // The answer itself is there to read.
     let output = emu.analyst().args(["ask", "Revenue by region?"]).output().unwrap();
     exits(&output, 0);
