@@ -142,3 +142,33 @@ pub fn check_files_apart(read: &[(&str, &Path)], written: &[(&str, &Path)]) -> R
     }
     Ok(())
 }
+
+/// How many bytes of a file name [`file_stem`] keeps of the text it
+/// names, before the hash that keeps it unique.
+const STEM_BYTES: usize = 60;
+
+/// A file name's stem made from foreign text (a case name, a question):
+/// lower-case ASCII letters and digits, every other run of characters one
+/// `-`; cut to [`STEM_BYTES`] and then told apart by the first 8 hex
+/// digits of the whole text's SHA-256, so that long names that share a
+/// start stay distinct and no name is too long for a file system.
+pub fn file_stem(text: &str) -> String {
+    let mut stem = String::new();
+    for c in text.chars() {
+        if c.is_ascii_alphanumeric() {
+            stem.push(c.to_ascii_lowercase());
+        } else if !stem.ends_with('-') {
+            stem.push('-');
+        }
+    }
+    let stem = stem.trim_matches('-');
+    if stem.len() <= STEM_BYTES {
+        return match stem.is_empty() {
+            true => "case".to_string(),
+            false => stem.to_string(),
+        };
+    }
+    let digest = ring::digest::digest(&ring::digest::SHA256, text.as_bytes());
+    let hash: String = digest.as_ref()[..4].iter().map(|byte| format!("{byte:02x}")).collect();
+    format!("{}-{hash}", stem[..STEM_BYTES].trim_end_matches('-'))
+}

@@ -374,6 +374,36 @@ fn saved_streams_replay_to_the_same_answer() {
 }
 
 #[test]
+fn saved_streams_of_long_names_are_cut_and_told_apart() {
+    let emu = Emulator::start();
+    let long = "revenue by month and region for every store ".repeat(7);
+    let path = suite(&format!(
+        "[[case]]\nname = \"{long} A\"\nquestion = \"Q\"\n\n[[case]]\nname = \"{long} B\"\nquestion = \"Q\"\n"
+    ));
+    let dir = path.with_file_name("long-streams");
+    let output = emu
+        .analyst()
+        .args(["check", "--save"])
+        .arg(&dir)
+        .arg(&path)
+        .output()
+        .unwrap();
+    exits(&output, 0);
+    let mut names: Vec<String> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|entry| entry.unwrap().file_name().into_string().unwrap())
+        .collect();
+    names.sort();
+    assert_eq!(names.len(), 2, "{names:?}");
+    for name in &names {
+        assert!(name.len() <= 90, "{name}");
+        assert!(name.starts_with("0") && name.ends_with(".ndjson"), "{name}");
+    }
+    let stems: Vec<&str> = names.iter().map(|name| &name[3..]).collect();
+    assert_ne!(stems[0], stems[1], "told apart by their hashes");
+}
+
+#[test]
 fn the_readme_example_suite_passes_against_the_emulator() {
     let emu = Emulator::start();
     let example = format!("{}/examples/smoke.toml", env!("CARGO_MANIFEST_DIR"));

@@ -20,7 +20,7 @@ use crate::api::data::DataClient;
 use crate::error::{fail, kind_of, Fault, Kind, SUCCESS};
 use crate::exchange::{Asked, Exchange, RecordAs, TurnObserver};
 use crate::expect::Check;
-use crate::files::{append, create_private_folder, write_whole, LazyFile};
+use crate::files::{append, create_private_folder, file_stem, write_whole, LazyFile};
 use crate::net::http::Http;
 use crate::net::signals;
 use crate::output::{Notes, Out, Tone};
@@ -805,7 +805,7 @@ impl Runner<'_> {
     /// per turn in a conversation), created when the first line arrives.
     fn save_file(&self, slot: Slot, case: &Case, turn: usize) -> Option<LazyFile> {
         let dir = self.settings.save.as_ref()?;
-        let mut name = format!("{:02}-{}", case.index, slug(&case.name));
+        let mut name = format!("{:02}-{}", case.index, file_stem(&case.name));
         if slot.runs > 1 {
             name.push_str(&format!(".r{}", slot.run + 1));
         }
@@ -854,23 +854,5 @@ fn kept_answer(answer: &str) -> String {
             "{kept}\n\n[analyst: the answer was {} bytes; the report keeps its first {ANSWER_KEPT}]",
             answer.len()
         ),
-    }
-}
-
-/// A file-name-safe form of a case name: lowercase letters, digits and `-`.
-fn slug(name: &str) -> String {
-    let mut slug = String::new();
-    for c in name.chars() {
-        if c.is_ascii_alphanumeric() {
-            slug.push(c.to_ascii_lowercase());
-        } else if !slug.ends_with('-') {
-            slug.push('-');
-        }
-    }
-    let slug = slug.trim_matches('-');
-    if slug.is_empty() {
-        "case".to_string()
-    } else {
-        slug.to_string()
     }
 }
