@@ -123,7 +123,7 @@ impl Plan {
             return Ok(Plan::AsIs(sql.to_string()));
         }
         let base = match order_by {
-            Some(column) => format!("{base} ORDER BY {}", column.trim()),
+            Some(column) => format!("{base}\nORDER BY {}", column.trim()),
             None => base,
         };
         Ok(Plan::Pages {
@@ -259,8 +259,10 @@ impl DataClient {
     /// columns given once) until a page comes short or the SQL's own
     /// `LIMIT` is reached. A page of exactly [`SERVER_ROW_CAP`] rows when
     /// more were asked means the server cut it: an error, not a silent end.
-    /// Returns the rows and the requests made.
-    pub fn run_plan(&self, plan: &Plan, sink: &mut dyn RowSink) -> Result<(u64, u64)> {
+    /// Paging always ends: a page that repeats the one before (the limit
+    /// was not applied), or more rows than `expected` (the result's
+    /// `totalRows`), is an error. Returns the rows and the requests made.
+    pub fn run_plan(&self, plan: &Plan, expected: Option<u64>, sink: &mut dyn RowSink) -> Result<(u64, u64)> {
         let (base, page, limit, ordered) = match plan {
             Plan::AsIs(sql) => return Ok((self.run(sql, sink)?, 1)),
             Plan::Pages {
@@ -273,6 +275,7 @@ impl DataClient {
         let mut pages = Pages {
             sink,
             columns_given: false,
+            print: PagePrint::default(),
         };
         let (mut total, mut requests) = (0, 0);
         loop {
@@ -282,12 +285,29 @@ impl DataClient {
                     "the SQL has no ORDER BY: the pages of an unordered query can overlap or skip rows; order it, or pass --order-by COL",
                 );
             }
-            let sql = format!("{base} LIMIT {want} OFFSET {total}");
+            // On a line of its own: SQL that ends in a `--` comment (as
+            // certified queries often do) would otherwise swallow it.
+            let sql = format!("{base}\nLIMIT {want} OFFSET {total}");
             self.notes.debug(&format!("page {}: {sql}", requests + 1));
             pages.sink.page(requests + 1);
+            let before = std::mem::take(&mut pages.print);
             let got = self.run(&sql, &mut pages)?;
             requests += 1;
             total += got;
+            if got > 0 && pages.print == before {
+                return Err(Fault::new(
+                    Kind::BadStream,
+                    format!("page {requests} of the query repeats page {}: the data query API did not apply LIMIT {want} OFFSET {}; paging stopped", requests - 1, total - got),
+                )
+                .into());
+            }
+            if let Some(expected) = expected.filter(|&expected| total > expected) {
+                return Err(Fault::new(
+                    Kind::BadStream,
+                    format!("paging brought {total} rows, more than the {expected} of the result's totalRows: the pages overlap (order the query); paging stopped"),
+                )
+                .into());
+            }
             if got == SERVER_ROW_CAP && want > SERVER_ROW_CAP {
                 return Err(Fault::new(
                     Kind::Partial,
@@ -349,10 +369,18 @@ impl DataClient {
 
 impl RowSource for DataClient {
     /// Every row of `sql`, a page of [`SERVER_ROW_CAP`] rows at a time.
-    fn fetch(&self, sql: &str, sink: &mut dyn RowSink) -> Result<u64> {
+    fn fetch(&self, sql: &str, expected: Option<u64>, sink: &mut dyn RowSink) -> Result<u64> {
         let plan = Plan::of(sql, Some(SERVER_ROW_CAP), None)?;
-        Ok(self.run_plan(&plan, sink)?.0)
+        Ok(self.run_plan(&plan, expected, sink)?.0)
     }
+}
+
+/// What a page held: its rows and a hash of their cells as sent, to tell
+/// a page that repeats the one before.
+#[derive(Default, PartialEq, Eq)]
+struct PagePrint {
+    rows: u64,
+    hash: u64,
 }
 
 /// The sink of a paged query: the columns of the first page only, every
@@ -360,6 +388,8 @@ impl RowSource for DataClient {
 struct Pages<'a> {
     sink: &'a mut dyn RowSink,
     columns_given: bool,
+    /// The page being read.
+    print: PagePrint,
 }
 
 impl RowSink for Pages<'_> {
@@ -372,6 +402,14 @@ impl RowSink for Pages<'_> {
     }
 
     fn rows(&mut self, rows: &[Vec<&RawValue>]) -> Result<()> {
+        use std::hash::{Hash, Hasher};
+        let mut hasher = std::hash::DefaultHasher::new();
+        self.print.hash.hash(&mut hasher);
+        for cell in rows.iter().flatten() {
+            cell.get().hash(&mut hasher);
+        }
+        self.print.hash = hasher.finish();
+        self.print.rows += rows.len() as u64;
         self.sink.rows(rows)
     }
 }
@@ -527,7 +565,7 @@ mod plan_tests {
         );
         assert_eq!(
             Plan::of("SELECT a FROM t", Some(10), Some("a")).unwrap(),
-            pages("SELECT a FROM t ORDER BY a", 10, None, true)
+            pages("SELECT a FROM t\nORDER BY a", 10, None, true)
         );
         assert!(Plan::of("SELECT a FROM t ORDER BY a", Some(10), Some("a")).is_err());
     }

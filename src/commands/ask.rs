@@ -252,7 +252,9 @@ struct AllRows<'a> {
 }
 
 impl RowSource for AllRows<'_> {
-    fn fetch(&self, sql: &str, sink: &mut dyn RowSink) -> Result<u64> {
+    /// One request, as the agent's query was run (not paged: no page can
+    /// repeat, so `totalRows` is checked by the caller).
+    fn fetch(&self, sql: &str, _expected: Option<u64>, sink: &mut dyn RowSink) -> Result<u64> {
         let client = match self.client.get() {
             Some(client) => client,
             None => {

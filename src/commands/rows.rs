@@ -66,7 +66,7 @@ pub fn run(settings: RowsSettings, notes: &Notes, out: &mut Out) -> Result<()> {
     let expected = saved.as_ref().and_then(|result| result.total_rows);
     let plan = Plan::of(&sql, settings.page_size, settings.order_by.as_deref())?;
     let mut progress = RowsProgress::new(writer, expected, notes);
-    let fetched = client.run_plan(&plan, &mut progress);
+    let fetched = client.run_plan(&plan, expected, &mut progress);
     // The document is closed also when the query failed on the way (a
     // `-o json` array stays valid JSON); the failure is the exit code. A
     // query that failed before its answer began writes nothing at all.

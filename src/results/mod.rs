@@ -529,7 +529,7 @@ impl SqlResult {
     /// `sink`: the one way a truncated result is made whole. `Err` with
     /// [`Kind::Partial`] when fewer came than `totalRows` says.
     pub fn fetch_all(&self, source: &dyn RowSource, sink: &mut dyn RowSink) -> Result<()> {
-        let got = source.fetch(self.sql_to_fetch()?, sink)?;
+        let got = source.fetch(self.sql_to_fetch()?, self.total_rows, sink)?;
         match shortfall(self.total_rows, got) {
             Some(why) => Err(Fault::new(Kind::Partial, why).into()),
             None => Ok(()),

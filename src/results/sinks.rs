@@ -25,8 +25,9 @@ pub trait RowSink {
 /// Runs a SQL query and streams every row of its answer into a sink;
 /// returns how many rows came (`ask --all-rows`).
 pub trait RowSource {
-    /// Runs `sql` into `sink`.
-    fn fetch(&self, sql: &str, sink: &mut dyn RowSink) -> Result<u64>;
+    /// Runs `sql` into `sink`; `expected` is how many rows the result has
+    /// (its `totalRows`), when known: paging stops with an error past it.
+    fn fetch(&self, sql: &str, expected: Option<u64>, sink: &mut dyn RowSink) -> Result<u64>;
 }
 
 /// A sink that keeps every row, for outputs that need them all at once.

@@ -424,7 +424,7 @@ fn paging_returns_every_row_past_the_servers_cap_and_no_paging_says_it_was_cut()
         .collect();
     assert_eq!(sent.len(), 2);
     assert!(
-        sent[0].ends_with("SELECT n FROM g ORDER BY n LIMIT 50000 OFFSET 0"),
+        sent[0].ends_with("SELECT n FROM g\nORDER BY n\nLIMIT 50000 OFFSET 0"),
         "{sent:?}"
     );
     assert!(sent[1].ends_with("LIMIT 50000 OFFSET 50000"), "{sent:?}");
@@ -483,6 +483,61 @@ fn paging_returns_every_row_past_the_servers_cap_and_no_paging_says_it_was_cut()
         .args(["rows", "--sql", "SELECT id FROM orders ORDER BY id", "--order-by", "id"])
         .assert()
         .code(2);
+}
+
+#[test]
+fn paging_sql_that_ends_in_a_comment_ends_with_every_row_once() {
+    let emu = Emulator::start();
+    let sql = format!("{}\nORDER BY n -- certified: the numbers", generated(2500));
+    let output = analyst_data(&emu)
+        .args(["--timeout", "20s", "rows", "--page-size", "1000", "--sql", &sql])
+        .output()
+        .unwrap();
+    exits(&output, 0);
+    let text = String::from_utf8(output.stdout).unwrap();
+    let numbers: Vec<usize> = text.lines().skip(1).map(|line| line.trim().parse().unwrap()).collect();
+    assert_eq!(numbers, (1..=2500).collect::<Vec<_>>());
+    assert_eq!(data_bodies(&emu).len(), 3, "1000 + 1000 + 500");
+}
+
+/// A data query answer of `rows` (one integer column `n`).
+fn data_answer(rows: &[i64]) -> Reply {
+    let schema = serde_json::json!({"schema": [{"name": "n", "column_type": "int"}]});
+    let data = serde_json::json!({"data": rows.iter().map(|n| vec![n.to_string()]).collect::<Vec<_>>()});
+    Reply::status(200, "application/x-ndjson", &format!("{schema}\n{data}\n"))
+}
+
+#[test]
+fn paging_stops_when_a_page_repeats_or_passes_total_rows() {
+    // A data API that does not apply LIMIT/OFFSET: the same page again.
+    let emu = Emulator::start();
+    for _ in 0..2 {
+        emu.script_on(Route::Data, data_answer(&[1, 2]));
+    }
+    let output = analyst_data(&emu)
+        .args(["rows", "--page-size", "2", "--sql", "SELECT n FROM t ORDER BY n"])
+        .output()
+        .unwrap();
+    exits(&output, 7);
+    assert!(
+        String::from_utf8_lossy(&output.stderr).contains("page 2 of the query repeats page 1"),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    // Pages that bring more rows than the result's totalRows.
+    let emu = Emulator::start();
+    let saved = saved_chat(&emu, "SELECT id FROM orders WHERE id <= 4 ORDER BY id", 2, "raw");
+    for page in [[1, 2, 3], [4, 5, 6]] {
+        emu.script_on(Route::Data, data_answer(&page));
+    }
+    let output = analyst_data(&emu)
+        .args(["rows", "--page-size", "3", "--always"])
+        .write_stdin(saved)
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(stderr.contains("more than the"), "{stderr}");
+    exits(&output, 7);
 }
 
 #[test]

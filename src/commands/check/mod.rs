@@ -668,7 +668,7 @@ impl Runner<'_> {
                 return Err((Kind::Usage, "it needs the data query API".to_string()));
             };
             let mut rows = T::default();
-            data.fetch(sql, &mut rows)
+            data.fetch(sql, None, &mut rows)
                 .map(|_| rows)
                 .map_err(|err| (kind_of(&err), format!("{err:#}")))
         });
