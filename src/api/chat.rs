@@ -2,6 +2,7 @@
 //! its streamed answer as a [`Source`], and the abort call.
 
 use std::io::Read;
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result};
@@ -47,8 +48,8 @@ pub struct ChatRequest<'a> {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub is_default_branch: Option<bool>,
     /// Images sent with the question.
-    #[serde(skip_serializing_if = "<[Image]>::is_empty")]
-    pub images: &'a [Image],
+    #[serde(skip_serializing_if = "<[Arc<Image>]>::is_empty")]
+    pub images: &'a [Arc<Image>],
 }
 
 /// Where the chat service is and who asks: what every turn and its abort need.

@@ -5,7 +5,7 @@
 
 use std::fs::File;
 use std::io::{self, BufRead, Read};
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use anyhow::Result;
 use indicatif::{HumanCount, ProgressBar, ProgressDrawTarget, ProgressState, ProgressStyle};
@@ -15,12 +15,13 @@ use crate::api::data::{limit_of, DataClient, Plan, SERVER_ROW_CAP};
 use crate::cli::RowsOutput;
 use crate::error::{fail, usage, Fault, Kind};
 use crate::net::http::Http;
+use crate::net::input::Input;
 use crate::net::signals;
 use crate::output::{Notes, Out};
 use crate::render::parquet::ParquetWriter;
 use crate::render::table::{write_result, TableFormat, TableWriter};
 use crate::results::{shortfall, Column, Pick, Picker, RowSink, SqlResult};
-use crate::settings::{read_stdin, RowsSettings, SqlSource};
+use crate::settings::{read_stdin, read_text, RowsSettings, SqlSource};
 use crate::stream::lines::Reads;
 use crate::stream::turn::{Observing, Sinks, Turn};
 
@@ -28,7 +29,7 @@ use crate::stream::turn::{Observing, Sinks, Turn};
 pub fn run(settings: RowsSettings, notes: &Notes, out: &mut Out) -> Result<()> {
     let started = Instant::now();
     signals::watch();
-    let (sql, saved) = sql_to_run(&settings.sql, settings.pick)?;
+    let (sql, saved) = sql_to_run(&settings.sql, settings.pick, settings.network.limits.timeout)?;
     let format = match settings.output {
         RowsOutput::Csv => Some(TableFormat::Csv),
         RowsOutput::Tsv => Some(TableFormat::Tsv),
@@ -97,14 +98,13 @@ pub fn run(settings: RowsSettings, notes: &Notes, out: &mut Out) -> Result<()> {
     Ok(())
 }
 
-/// The SQL to run, and the saved result it came from (when it did).
-fn sql_to_run(source: &SqlSource, pick: Pick) -> Result<(String, Option<SqlResult>)> {
+/// The SQL to run, and the saved result it came from (when it did); a
+/// file or standard input is read waiting at most `limit`.
+fn sql_to_run(source: &SqlSource, pick: Pick, limit: Option<Duration>) -> Result<(String, Option<SqlResult>)> {
     let sql = match source {
         SqlSource::Text(sql) => sql.clone(),
-        SqlSource::File(path) if path == "-" => read_stdin("the SQL")?,
-        SqlSource::File(path) => {
-            std::fs::read_to_string(path).map_err(|err| usage(format!("cannot read --sql-file {path}: {err}")))?
-        }
+        SqlSource::File(path) if path == "-" => read_stdin("the SQL", limit)?,
+        SqlSource::File(path) => read_text(Input::File(path.into()), limit, &format!("--sql-file {path}"))?,
         SqlSource::Saved(path) => {
             let result = saved_result(path, pick)?;
             let sql = result.sql_to_fetch()?.to_string();

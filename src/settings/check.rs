@@ -38,7 +38,8 @@ impl Sources<'_> {
     /// `check --list`: no URL, credential or data API is needed, and no
     /// identity (cases are listed as a run would ask them).
     pub(super) fn check_list(&self, mut args: CheckArgs) -> Result<CheckListSettings> {
-        let mut identity = self.identity(&args.identity)?;
+        let network = self.network(&args.network)?;
+        let mut identity = self.identity(&args.identity, network.limits.timeout)?;
         if identity.external_id.is_none() && identity.internal_id.is_none() {
             // Only the suite's own identity fields are checked.
             identity.external_id = Some("analyst-list".to_string());
@@ -57,7 +58,7 @@ impl Sources<'_> {
 
     pub(super) fn check(&self, mut args: CheckArgs) -> Result<CheckSettings> {
         let network = self.network(&args.network)?;
-        let identity = self.identity(&args.identity)?;
+        let identity = self.identity(&args.identity, network.limits.timeout)?;
         let url = self.chat_url(&args.endpoint)?;
         let (key, cube_token) = self.chat_credentials(&url, &args.endpoint)?;
         let data = self.data(&args.data, identity.security_context.clone());

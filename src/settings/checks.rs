@@ -5,7 +5,6 @@
 //! error that names where the value came from; `doctor` and `config list`
 //! show each check as a [`Finding`].
 
-use std::io::Read;
 use std::net::IpAddr;
 use std::path::Path;
 use std::time::Duration;
@@ -17,6 +16,7 @@ use serde_json::{Map, Value};
 
 use crate::cli::{var, ENVIRONMENT};
 use crate::error::{kind_of, usage, Kind};
+use crate::net::input::{read_input, Deadline, Input};
 use crate::themes;
 
 /// Standard input is read for one thing only: the question (`-`), a
@@ -109,14 +109,27 @@ impl Finding {
     }
 }
 
-/// Reads all of standard input as text (`what` names it in the error, a
-/// usage error: the input could not be read).
-pub fn read_stdin(what: &str) -> Result<String> {
-    let mut text = String::new();
-    std::io::stdin()
-        .read_to_string(&mut text)
-        .map_err(|err| usage(format!("cannot read {what} from standard input: {err}")))?;
-    Ok(text)
+/// The most text an input given to read may hold (a question, SQL, a
+/// security context, session ids): 64 MiB.
+const MAX_TEXT_INPUT: u64 = 64 << 20;
+
+/// Reads all of standard input as text, waiting at most `limit` (the
+/// command's `--timeout`) and no longer than the first signal (`what`
+/// names it in the error, a usage error: the input could not be read).
+pub fn read_stdin(what: &str, limit: Option<Duration>) -> Result<String> {
+    read_text(Input::Stdin, limit, &format!("{what} from standard input"))
+}
+
+/// Reads `input` whole as text, bounded as [`read_input`] reads (`what`
+/// names it in messages).
+pub fn read_text(input: Input, limit: Option<Duration>, what: &str) -> Result<String> {
+    let bytes = read_input(input, MAX_TEXT_INPUT, Deadline::after(limit), what)?
+        .map_err(|err| usage(format!("cannot read {what}: {err}")))?;
+    if bytes.len() as u64 > MAX_TEXT_INPUT {
+        return Err(usage(format!("{what} is over 64 MiB")));
+    }
+    String::from_utf8(bytes)
+        .map_err(|err| usage(format!("{what} is not UTF-8 (byte {})", err.utf8_error().valid_up_to())))
 }
 
 /// The path every Chat API URL ends in.

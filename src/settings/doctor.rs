@@ -88,7 +88,7 @@ impl Sources<'_> {
             },
             &self.origin("chat_url", "--chat-url", var::CHAT_URL, "chat_url"),
         ));
-        let identity = self.identity(&args.identity);
+        let identity = self.identity(&args.identity, network.limits.timeout);
         let ids_from = identity.as_ref().map_or(String::new(), |identity| {
             match (&identity.external_id, &identity.internal_id) {
                 (Some(_), _) => identity.names.external_id.clone(),
@@ -131,7 +131,7 @@ impl Sources<'_> {
         findings.push(Finding::of("identity", &who, String::clone, &ids_from));
         let chat = chat.and_then(Result::ok);
         // The data query API.
-        let data = match security_context(args.identity.security_context.as_deref()) {
+        let data = match security_context(args.identity.security_context.as_deref(), network.limits.timeout) {
             Ok(context) => self.data(&args.data, context),
             Err(_) => self.data(&args.data, None),
         };

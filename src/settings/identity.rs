@@ -10,7 +10,9 @@ use anyhow::Result;
 use serde::Serialize;
 use serde_json::{Map, Value};
 
+use super::checks::read_text;
 use crate::error::usage;
+use crate::net::input::Input;
 
 /// How messages name the identity's fields: the flags (or the variables
 /// and profile keys the ids came from), or a suite's fields.
@@ -242,12 +244,16 @@ pub fn parse_attribute(text: &str) -> Result<(String, String)> {
 }
 
 /// Parses `--security-context`: inline JSON, or `@FILE` to read it from a
-/// file. It must be a JSON object.
-pub fn parse_security_context(text: &str) -> Result<Map<String, Value>> {
+/// file (waiting at most `limit`, the command's `--timeout`). It must be a
+/// JSON object.
+pub fn parse_security_context(text: &str, limit: Option<Duration>) -> Result<Map<String, Value>> {
     let (json, origin) = match text.strip_prefix('@') {
         Some(path) => (
-            std::fs::read_to_string(Path::new(path))
-                .map_err(|err| usage(format!("cannot read --security-context file {path}: {err}")))?,
+            read_text(
+                Input::File(Path::new(path).to_path_buf()),
+                limit,
+                &format!("the --security-context file {path}"),
+            )?,
             format!("file {path}"),
         ),
         None => (text.to_string(), "value".to_string()),

@@ -27,15 +27,16 @@ pub mod profile;
 pub mod secrets;
 pub mod types;
 
-pub use checks::{forget_empty_variables, read_stdin, Finding, FindingState};
+pub use checks::{forget_empty_variables, read_stdin, read_text, Finding, FindingState};
 pub use history::{HistoryCommand, HistorySettings, Price, Recording, ThreadSettings};
 pub use identity::{IdentityInput, SessionSettings, UserAttribute};
-pub use image::Image;
+pub use image::{Image, ImageFile, Images};
 pub use secrets::Secret;
 pub use types::*;
 
 use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
+use std::time::Duration;
 
 use anyhow::Result;
 use clap::parser::ValueSource;
@@ -208,7 +209,12 @@ impl Command {
             | Command::ConfigPath(_)
             | Command::ConfigProfiles(_) => return Destination::default(),
         };
-        std::mem::take(destination)
+        // The file stays named in the settings too: `check` keeps it off
+        // the files its suite turns out to read.
+        Destination {
+            file: destination.file.clone(),
+            jq: destination.jq.take(),
+        }
     }
 }
 
@@ -356,6 +362,9 @@ fn resolve_command(
         })
     });
     read.extend(database.as_deref().map(|db| ("the history database", db)));
+    // Nor over the config file.
+    let config_file = profile::path().map(|(path, _)| path);
+    read.extend(config_file.as_deref().map(|path| ("the config file", path)));
     read.extend(
         logs.iter()
             .flatten()
@@ -454,7 +463,10 @@ impl Sources<'_> {
             pick,
             "--",
         )?;
-        let data = self.data(&args.data, security_context(args.identity.security_context.as_deref())?);
+        let data = self.data(
+            &args.data,
+            security_context(args.identity.security_context.as_deref(), network.limits.timeout)?,
+        );
         if args.all_rows {
             data.check()?;
         }
@@ -475,7 +487,7 @@ impl Sources<'_> {
             }
             Some(path) => AskSource::Replay(path),
             None => {
-                let identity = self.identity(&args.identity)?;
+                let identity = self.identity(&args.identity, network.limits.timeout)?;
                 let chat = self.chat(&args.endpoint, &identity)?;
                 checks::stdin_read_once(
                     args.question.as_deref() == Some("-"),
@@ -485,7 +497,7 @@ impl Sources<'_> {
                 )?;
                 AskSource::Chat {
                     chat: Box::new(chat),
-                    question: Question::of(&args)?,
+                    question: Question::of(&args, network.limits.timeout)?,
                 }
             }
         };
@@ -533,7 +545,7 @@ impl Sources<'_> {
 
     fn abort(&self, args: AbortArgs) -> Result<AbortSettings> {
         let network = self.network(&args.network)?;
-        let identity = self.identity(&args.identity)?;
+        let identity = self.identity(&args.identity, network.limits.timeout)?;
         let chat = self.chat(&args.endpoint, &identity)?;
         let chat_id = args.chat_id.trim().to_string();
         if chat_id.is_empty() {
@@ -550,7 +562,7 @@ impl Sources<'_> {
                 "--persistent and --ttl describe users created by the chat; generate-session does not take them",
             ));
         }
-        let mut input = self.identity(&args.identity)?;
+        let mut input = self.identity(&args.identity, network.limits.timeout)?;
         // The chat's own settings: an embedded app's time zone is a
         // --setting; ANALYST_TIMEZONE, meant for chats, is left out here.
         let timezone_flag = self.value_source("timezone") == Some(ValueSource::CommandLine);
@@ -627,7 +639,7 @@ impl Sources<'_> {
                         "standard input cannot hold both the session ids ('-') and the API key (--api-key-file -)",
                     ));
                 }
-                read_stdin("the session ids")?
+                read_stdin("the session ids", network.limits.timeout)?
                     .lines()
                     .map(str::trim)
                     .filter(|line| !line.is_empty())
@@ -659,7 +671,10 @@ impl Sources<'_> {
                 "where is the SQL? give --sql, --sql-file or --from FILE, or pipe a stream saved by 'analyst ask -o raw'",
             )),
         };
-        let mut data = self.data(&args.data, security_context(args.security_context.as_deref())?);
+        let mut data = self.data(
+            &args.data,
+            security_context(args.security_context.as_deref(), network.limits.timeout)?,
+        );
         if let (Some(_), Some(token), None) = (&data.security_context, &data.token, &data.secret) {
             return Err(usage(format!(
                 "--security-context cannot apply to {}: the token's payload is the security context; use ANALYST_DATA_SECRET to sign one with it",
@@ -791,7 +806,7 @@ impl Sources<'_> {
     /// The identity as given: flags and environment, then the profile's
     /// when neither kind of id was given. When both ids are set and only
     /// one came from the command line, the flag wins over the environment.
-    fn identity(&self, args: &IdentityArgs) -> Result<IdentityInput> {
+    fn identity(&self, args: &IdentityArgs, limit: Option<Duration>) -> Result<IdentityInput> {
         let from_env = |id: &str| self.value_source(id) == Some(ValueSource::EnvVariable);
         let (mut external_id, mut internal_id) = (args.external_id.clone(), args.internal_id.clone());
         if external_id.is_some() && internal_id.is_some() {
@@ -832,7 +847,7 @@ impl Sources<'_> {
                 .map(|text| parse_attribute(text))
                 .collect::<Result<_>>()?,
             groups: args.groups.clone(),
-            security_context: security_context(args.security_context.as_deref())?,
+            security_context: security_context(args.security_context.as_deref(), limit)?,
             persistent: args.persistent,
             ttl: args.ttl.as_deref().map(|text| duration(text, "--ttl")).transpose()?,
             timezone: args.timezone.clone(),
@@ -882,7 +897,8 @@ impl Sources<'_> {
     }
 }
 
-/// `--security-context`, parsed when given.
-fn security_context(text: Option<&str>) -> Result<Option<Map<String, Value>>> {
-    text.map(parse_security_context).transpose()
+/// `--security-context`, parsed when given (a file read waits at most
+/// `limit`, the command's `--timeout`).
+fn security_context(text: Option<&str>, limit: Option<Duration>) -> Result<Option<Map<String, Value>>> {
+    text.map(|text| parse_security_context(text, limit)).transpose()
 }

@@ -3,6 +3,7 @@
 //! environment or the config file.
 
 use std::path::PathBuf;
+use std::sync::Arc;
 use std::time::Duration;
 
 use anyhow::Result;
@@ -19,6 +20,7 @@ use super::secrets::{Secret, SecretSource};
 use crate::cli::{AskArgs, CheckOutput, DestinationArgs, OutputMode, ReportArgs, RowsOutput, SessionOutput};
 use crate::error::usage;
 use crate::jq::JqFilter;
+use crate::net::input::Deadline;
 use crate::output::{Destination, JqInput, Notes};
 use crate::results::Pick;
 
@@ -118,7 +120,7 @@ pub struct Question {
     /// `isDefaultBranch` (sent only with a branch).
     pub default_branch: bool,
     /// Images sent with the question (`--image`).
-    pub images: Vec<Image>,
+    pub images: Vec<Arc<Image>>,
 }
 
 /// Where the stream of `ask` comes from.
@@ -622,10 +624,11 @@ impl ReportSettings {
 /// thread, with which message id (new, or the suspended one `--resume`
 /// names), on which branch.
 impl Question {
-    /// The question `args` ask.
-    pub(super) fn of(args: &AskArgs) -> Result<Question> {
+    /// The question `args` ask; what it reads (the question on standard
+    /// input, images) waits at most `limit`, the command's `--timeout`.
+    pub(super) fn of(args: &AskArgs, limit: Option<Duration>) -> Result<Question> {
         let input = match args.question.as_deref() {
-            Some("-") => Some(read_stdin("the question")?),
+            Some("-") => Some(read_stdin("the question", limit)?),
             Some(text) => Some(text.to_string()),
             None => None,
         };
@@ -663,8 +666,8 @@ impl Question {
         let images = args
             .image
             .iter()
-            .map(|path| Image::read(path, &format!("--image {}", path.display())))
-            .collect::<Result<Vec<Image>>>()?;
+            .map(|path| Image::read(path, Deadline::after(limit), &format!("--image {}", path.display())).map(Arc::new))
+            .collect::<Result<Vec<_>>>()?;
         Ok(Question {
             input,
             chat_id: chat_id.map(str::to_string),

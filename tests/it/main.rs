@@ -9,6 +9,7 @@ mod abort;
 mod ask_chunking;
 mod ask_errors;
 mod ask_outputs;
+mod bounded_inputs;
 mod check;
 mod ci_reports;
 mod completions;

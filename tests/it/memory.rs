@@ -366,3 +366,36 @@ fn listing_turns_with_huge_answers_costs_what_short_ones_do() {
         "one whole turn: {long_json} KiB"
     );
 }
+
+/// Peak RSS in KiB of `check --jobs 2` on `cases` cases that all send
+/// the one image `image`.
+fn check_peak_rss(emu: &Emulator, dir: &Scratch, cases: usize) -> i64 {
+    let suite: String = (0..cases)
+        .map(|case| {
+            format!("[[case]]\nname = \"case {case}\"\nquestion = \"What is in it?\"\nimages = [\"big.png\"]\n\n")
+        })
+        .collect();
+    let suite = dir.write(&format!("suite-{cases}.toml"), suite);
+    let mut command = emu.command();
+    command.args(["check", "-q", "--jobs", "2"]).arg(&suite);
+    Measured::new(command).run()
+}
+
+#[test]
+fn one_image_named_by_ten_cases_is_held_once_and_only_while_they_run() {
+    let emu = Emulator::start();
+    let dir = Scratch::new();
+    // 20 MiB less a byte: the largest image the service takes.
+    let mut image = b"\x89PNG\r\n\x1a\n".to_vec();
+    image.resize((20 << 20) - 1, b'x');
+    dir.write("big.png", &image);
+    drop(image);
+    let two = check_peak_rss(&emu, &dir, 2);
+    let ten = check_peak_rss(&emu, &dir, 10);
+    eprintln!("peak RSS: 2 cases {two} KiB, 10 cases {ten} KiB");
+    // Read up front, each case's copy would add 27 MiB (its base64).
+    assert!(
+        ten - two < 48 * 1024,
+        "memory grew with the cases: {two} KiB for 2, {ten} KiB for 10"
+    );
+}

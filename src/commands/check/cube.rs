@@ -343,6 +343,19 @@ fn layout(path: &Path, agents_path: Option<&Path>) -> Result<Layout> {
     })
 }
 
+/// Every file of Cube's eval files at `path` that [`load`] reads: the
+/// question files and each YAML and Markdown file of the agents folder.
+pub fn files_read(path: &Path, agents_path: Option<&Path>) -> Result<Vec<PathBuf>> {
+    let layout = layout(path, agents_path)?;
+    let mut files = Vec::new();
+    if let Some(agents) = &layout.agents {
+        files_under(agents, &mut files)?;
+    }
+    files.retain(|file| has_extension(file, &["yml", "yaml", "md", "markdown"]));
+    files.extend(layout.questions);
+    Ok(files)
+}
+
 /// True when `folder` holds what Cube keeps in an agents folder: eval
 /// questions, certified queries, spaces or its config.
 fn holds_agents_config(folder: &Path) -> bool {

@@ -22,14 +22,16 @@ use crate::exchange::{Asked, Exchange, RecordAs, TurnObserver};
 use crate::expect::Check;
 use crate::files::{append, create_private_folder, file_stem, write_whole, LazyFile};
 use crate::net::http::Http;
+use crate::net::input::Deadline;
 use crate::net::signals;
+use crate::net::source::timeout;
 use crate::output::{Notes, Out, Tone};
 use crate::redact::redact;
 use crate::render::markdown;
 use crate::results::{Collected, RowSink, RowSource, SqlResult};
 use crate::settings::checks::new_message_id;
 use crate::settings::{
-    ChatSettings, CheckSettings, Limits, MergeSettings, Network, Question, ReportFormat, ReportSettings,
+    ChatSettings, CheckSettings, Images, Limits, MergeSettings, Network, Question, ReportFormat, ReportSettings,
 };
 use crate::stream::transcript::Keep;
 use crate::stream::turn::{Timings, Turn};
@@ -47,7 +49,7 @@ mod summary;
 
 use progress::RunsProgress;
 pub use select::list;
-use select::load;
+use select::{check_reports_apart, load};
 
 use grade::{grade, Miss, Reason, Sheet, Verdict};
 use report::{seconds, CaseReport, CubeGrade, Outcome, Report, RunReport, RunSeconds, ANSWER_KEPT};
@@ -58,6 +60,17 @@ pub fn run(settings: CheckSettings, notes: &Notes, out: &mut Out) -> Result<()> 
     let started = Instant::now();
     signals::watch();
     let cases = load(&settings.selection, &settings.identity, Some(&settings.data), notes)?;
+    let report = &settings.report;
+    let written = [
+        ("--output-file", report.destination.file.as_deref()),
+        ("--junit", report.junit.as_deref()),
+        ("--summary", report.summary.as_deref()),
+    ];
+    let written: Vec<(&str, &Path)> = written
+        .into_iter()
+        .filter_map(|(flag, file)| Some((flag, file?)))
+        .collect();
+    check_reports_apart(&settings.selection, &cases, &written)?;
     let cases: Vec<Case> = cases.into_iter().map(|case| overridden(case, &settings)).collect();
     let baseline = read_baseline(&settings.report)?;
     if let Some(dir) = &settings.save {
@@ -94,6 +107,7 @@ pub fn run(settings: CheckSettings, notes: &Notes, out: &mut Out) -> Result<()> 
         data,
         references: cases.iter().map(|_| OnceLock::new()).collect(),
         truths: cases.iter().map(|_| OnceLock::new()).collect(),
+        images: Images::default(),
     };
     let results = runner.run_all(&cases, settings.jobs, notes);
     // A failure of the whole run (a signal, the credentials refused, the
@@ -330,6 +344,8 @@ struct Runner<'a> {
     references: Vec<OnceLock<Fetched<Collected>>>,
     /// Each case's ground truth, fetched by its first run to need it.
     truths: Vec<OnceLock<Fetched<Sheet>>>,
+    /// The cases' images, read as their cases run.
+    images: Images,
 }
 
 impl Runner<'_> {
@@ -478,6 +494,23 @@ impl Runner<'_> {
             .map(|deadline| deadline.saturating_duration_since(Instant::now()));
         let limited_by_run = run_left.is_some_and(|run_left| run_left < case_left);
         let left = run_left.map_or(case_left, |run_left| run_left.min(case_left));
+        let case_timed_out = || {
+            Fault::new(
+                Kind::Timeout,
+                format!("timed out after {} (the case's timeout)", human(case.timeout)),
+            )
+        };
+        let deadline = match (limited_by_run, self.deadline, self.settings.network.limits.timeout) {
+            (true, Some(at), Some(limit)) => Deadline::at(at, timeout(limit)),
+            _ => Deadline::at(case_started + case.timeout, case_timed_out()),
+        };
+        let images = self.images.load(&turn.images, &deadline).map_err(|err| {
+            let (kind, message) = (kind_of(&err), format!("{err:#}"));
+            match kind {
+                Kind::Timeout if limited_by_run => RunEnd::Stop { kind, message },
+                _ => self.chat_failure(kind, message),
+            }
+        })?;
         let message_id = new_message_id();
         run.message_ids.push(message_id.clone());
         run.message_id = Some(message_id.clone());
@@ -487,7 +520,7 @@ impl Runner<'_> {
             message_id: Some(message_id),
             branch: case.branch.clone(),
             default_branch: case.default_branch,
-            images: turn.images.clone(),
+            images,
         };
         let turn_started = Instant::now();
         let network = Network {
@@ -513,10 +546,7 @@ impl Runner<'_> {
             Kind::Timeout if turn_started.elapsed() >= left && limited_by_run => {
                 fail(Kind::Timeout, "the --timeout of the whole run expired")
             }
-            Kind::Timeout if turn_started.elapsed() >= left => fail(
-                Kind::Timeout,
-                format!("timed out after {} (the case's timeout)", human(case.timeout)),
-            ),
+            Kind::Timeout if turn_started.elapsed() >= left => case_timed_out().into(),
             _ => err,
         };
         let mut settled = exchange.ask(Asked {

@@ -4,12 +4,14 @@
 
 use std::borrow::Cow;
 use std::io::Write;
+use std::path::Path;
 
 use anyhow::Result;
 use serde_json::{json, Value};
 
 use super::suite::Case;
 use super::{cube, suite};
+use crate::files::check_files_apart;
 use crate::output::{Notes, Out};
 use crate::redact::redact;
 use crate::settings::{CheckListSettings, DataSettings, IdentityInput, ReportFormat, Selection};
@@ -19,6 +21,9 @@ use crate::text::one_line;
 /// (`NAME<TAB>FILE:LINE<TAB>QUESTION`) or as a JSON array; nothing is sent.
 pub fn list(settings: CheckListSettings, notes: &Notes, out: &mut Out) -> Result<()> {
     let cases = load(&settings.selection, &settings.identity, None, notes)?;
+    if let Some(file) = &settings.report.destination.file {
+        check_reports_apart(&settings.selection, &cases, &[("--output-file", file)])?;
+    }
     if settings.report.format == Some(ReportFormat::Json) {
         let listed: Vec<Value> = cases
             .iter()
@@ -48,6 +53,25 @@ pub fn list(settings: CheckListSettings, notes: &Notes, out: &mut Out) -> Result
     }
     out.flush()?;
     Ok(())
+}
+
+/// No report of the run is written over a file the run reads: each file
+/// of the suite (Cube's question files and certified queries, not only
+/// the folder named) and each image its cases send. Exit 2, before
+/// anything is written.
+pub(super) fn check_reports_apart(selection: &Selection, cases: &[Case], written: &[(&str, &Path)]) -> Result<()> {
+    let suite = &selection.suite;
+    let files = match cube::is_cube_suite(suite) {
+        true => cube::files_read(suite, selection.agents_path.as_deref())?,
+        false => vec![suite.clone()],
+    };
+    let images = cases.iter().flat_map(|case| &case.turns).flat_map(|turn| &turn.images);
+    let read: Vec<(&str, &Path)> = files
+        .iter()
+        .map(|file| ("a file of the suite", file.as_path()))
+        .chain(images.map(|image| ("an image of the suite", image.path.as_path())))
+        .collect();
+    check_files_apart(&read, written)
 }
 
 /// The cases of the suite that `selection` selects: read and validated

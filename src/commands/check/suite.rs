@@ -17,7 +17,7 @@ use crate::expect::Comparison;
 use crate::history::UsageRecord;
 use crate::results::Pick;
 use crate::settings::checks::parse_duration;
-use crate::settings::{DataSettings, Expectations, IdentityInput, Image, SessionSettings};
+use crate::settings::{DataSettings, Expectations, IdentityInput, ImageFile, SessionSettings};
 
 /// The most runs a case may ask for (`repeat`).
 pub const MAX_REPEAT: i64 = 1000;
@@ -97,8 +97,9 @@ pub struct CaseTurn {
     pub expectations: Expectations,
     /// The rows its selected result must hold.
     pub rows: Option<ExpectedRows>,
-    /// Images sent with the question (`images`, with the first question).
-    pub images: Vec<Image>,
+    /// Images sent with the question (`images`, with the first question),
+    /// read when the case runs.
+    pub images: Vec<ImageFile>,
 }
 
 /// The rows a turn's selected result must hold, and how they are compared.
@@ -415,13 +416,14 @@ pub fn load(path: &Path, base: &IdentityInput, data: Option<&DataSettings>) -> R
 }
 
 /// The images of a case (`images`, at `place`), each path relative to the
-/// suite file `suite`, read and checked now: before anything is sent.
-fn read_images(images: &Spanned<Vec<String>>, suite: &Path, place: &str) -> Result<Vec<Image>> {
+/// suite file `suite`, checked now, before anything is sent, and read
+/// when the case runs.
+fn read_images(images: &Spanned<Vec<String>>, suite: &Path, place: &str) -> Result<Vec<ImageFile>> {
     let folder = suite.parent().unwrap_or(Path::new("."));
     images
         .get_ref()
         .iter()
-        .map(|image| Image::read(&folder.join(image), &format!("{place}images: {image}")))
+        .map(|image| ImageFile::checked(folder.join(image), format!("{place}images: {image}")))
         .collect()
 }
 

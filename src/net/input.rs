@@ -1,0 +1,106 @@
+//! What a command is given to read (a question or SQL on standard input,
+//! an image, a `--security-context @FILE`, a suite's image), read as a
+//! stream is: on a worker thread, so that `--timeout` (exit 124) and the
+//! first signal (130/143) end the wait even when the input never ends — a
+//! standard input left open, a FIFO whose writer never comes (opening one
+//! blocks too). The worker left blocked dies with the process.
+
+use std::io::{self, Read};
+use std::path::{Path, PathBuf};
+use std::sync::mpsc::{self, RecvTimeoutError};
+use std::time::{Duration, Instant};
+
+use super::signals;
+use super::source::timeout;
+use crate::error::Fault;
+
+/// How often the wait looks at signals and the clock.
+const POLL: Duration = Duration::from_millis(50);
+
+/// Where an input comes from.
+#[derive(Clone, Debug)]
+pub enum Input {
+    /// Standard input (`-`).
+    Stdin,
+    /// A file (a FIFO too).
+    File(PathBuf),
+}
+
+impl Input {
+    /// `path`, where `-` is standard input.
+    pub fn of(path: &Path) -> Input {
+        match path.to_str() {
+            Some("-") => Input::Stdin,
+            _ => Input::File(path.to_path_buf()),
+        }
+    }
+}
+
+/// When the read of an input must end, and the failure it ends with.
+#[derive(Clone, Debug)]
+pub struct Deadline {
+    at: Instant,
+    expired: Fault,
+}
+
+impl Deadline {
+    /// The command's `--timeout` (`limit`), counted from now: the read of
+    /// what the command line names.
+    pub fn after(limit: Option<Duration>) -> Option<Deadline> {
+        limit.map(|limit| Deadline {
+            at: Instant::now() + limit,
+            expired: timeout(limit),
+        })
+    }
+
+    /// `at`, when the read ends with `expired` (a case's own timeout, or
+    /// the run's `--timeout`).
+    pub fn at(at: Instant, expired: Fault) -> Deadline {
+        Deadline { at, expired }
+    }
+}
+
+/// Reads `input` whole, at most `most` bytes and one more (so the caller
+/// can tell one over the limit), until `deadline` at most. The outer
+/// `Err` is a stop (a signal, or the deadline passed: `what` says what was
+/// being read); the inner result is the read's, for the caller to word.
+pub fn read_input(
+    input: Input,
+    most: u64,
+    deadline: Option<Deadline>,
+    what: &str,
+) -> Result<io::Result<Vec<u8>>, Fault> {
+    signals::watch();
+    let (sender, receiver) = mpsc::sync_channel(1);
+    let read = move || {
+        let mut bytes = Vec::new();
+        let read = match input {
+            Input::Stdin => io::stdin().lock().take(most + 1).read_to_end(&mut bytes),
+            Input::File(path) => std::fs::File::open(path).and_then(|file| file.take(most + 1).read_to_end(&mut bytes)),
+        };
+        let _ = sender.send(read.map(|_| bytes));
+    };
+    if std::thread::Builder::new().name("input".into()).spawn(read).is_err() {
+        return Ok(Err(io::Error::other("no thread to read it on")));
+    }
+    loop {
+        if let Some(stop) = signals::stopped() {
+            return Err(stop);
+        }
+        let wait = match &deadline {
+            Some(Deadline { at, expired }) => {
+                let left = at.saturating_duration_since(Instant::now());
+                if left.is_zero() {
+                    return Err(Fault::new(expired.kind, format!("{expired} while reading {what}")));
+                }
+                left.min(POLL)
+            }
+            None => POLL,
+        };
+        match receiver.recv_timeout(wait) {
+            Ok(read) => return Ok(read),
+            Err(RecvTimeoutError::Timeout) => {}
+            Err(RecvTimeoutError::Disconnected) => return Ok(Err(io::Error::other("the reader stopped"))),
+        }
+    }
+}

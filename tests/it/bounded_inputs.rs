@@ -1,0 +1,206 @@
+//! Limits that hold over every input (cli.md: `--timeout` is the whole
+//! command's limit; signals abort and exit 130/143): a question on a
+//! standard input left open, an image, a security context, SQL or a
+//! suite's image in a FIFO whose writer never comes; and inputs are never
+//! outputs: no report of `check` is written over a file its suite reads.
+
+use std::path::{Path, PathBuf};
+use std::process::Stdio;
+use std::time::{Duration, Instant};
+
+use crate::support::*;
+
+/// A FIFO at `dir/name` that nobody writes.
+fn fifo(dir: &Scratch, name: &str) -> PathBuf {
+    let path = dir.join(name);
+    let status = std::process::Command::new("mkfifo").arg(&path).status().unwrap();
+    assert!(status.success(), "mkfifo");
+    path
+}
+
+/// Runs `analyst ARGS` against `emu` with standard input open and never
+/// written; kills it after 20 s. Returns its exit code, stderr and how
+/// long it ran.
+fn run_waiting(emu: &Emulator, args: &[&str]) -> (Option<i32>, String, Duration) {
+    let started = Instant::now();
+    let mut child = emu
+        .command()
+        .env("ANALYST_DATA_URL", emu.data_url())
+        .env("ANALYST_DATA_SECRET", DATA_SECRET)
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let _open = child.stdin.take();
+    let status = loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            break status;
+        }
+        if started.elapsed() > Duration::from_secs(20) {
+            let _ = child.kill();
+            break child.wait().unwrap();
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    let mut stderr = String::new();
+    std::io::Read::read_to_string(&mut child.stderr.take().unwrap(), &mut stderr).unwrap();
+    (status.code(), stderr, started.elapsed())
+}
+
+/// A suite of one case that sends `image`.
+fn suite_with_image(dir: &Scratch, image: &Path) -> PathBuf {
+    dir.write(
+        "suite.toml",
+        format!(
+            "[[case]]\nname = \"pictured\"\nquestion = \"What is in it?\"\nimages = [{:?}]\n",
+            image.display().to_string()
+        ),
+    )
+}
+
+#[test]
+fn every_read_of_an_input_ends_at_the_timeout() {
+    let emu = Emulator::start();
+    let dir = Scratch::new();
+    let image = fifo(&dir, "image.png");
+    let context = format!("@{}", fifo(&dir, "context.json").display());
+    let sql = fifo(&dir, "query.sql");
+    let suite = suite_with_image(&dir, &image);
+    let image = image.to_str().unwrap();
+    let runs: [(&str, Vec<&str>); 5] = [
+        ("the question from standard input", vec!["ask", "--timeout", "2s", "-"]),
+        ("--image", vec!["ask", "--timeout", "2s", "--image", image, "Q"]),
+        (
+            "the --security-context file",
+            vec!["ask", "--timeout", "2s", "--security-context", &context, "Q"],
+        ),
+        (
+            "--sql-file",
+            vec!["rows", "--timeout", "2s", "--sql-file", sql.to_str().unwrap()],
+        ),
+        ("images", vec!["check", "--timeout", "2s", suite.to_str().unwrap()]),
+    ];
+    for (what, args) in runs {
+        let (code, stderr, took) = run_waiting(&emu, &args);
+        assert_eq!(code, Some(124), "{what}: {stderr}");
+        assert!(stderr.contains("--timeout 2s expired"), "{what}: {stderr}");
+        assert!(took < Duration::from_secs(10), "{what}: took {took:?}");
+        let errors = stderr
+            .lines()
+            .filter(|line| line.starts_with("analyst: error:"))
+            .count();
+        assert_eq!(errors, 1, "{what}: one error: {stderr}");
+    }
+    assert!(emu.chat_bodies().is_empty(), "nothing was asked");
+}
+
+#[test]
+fn the_first_signal_ends_the_wait_for_an_input() {
+    let emu = Emulator::start();
+    let dir = Scratch::new();
+    let image = fifo(&dir, "image.png");
+    let suite = suite_with_image(&dir, &image);
+    for (args, signal, code) in [
+        (vec!["check", suite.to_str().unwrap()], "TERM", 143),
+        (vec!["ask", "-"], "INT", 130),
+        (vec!["ask", "--image", image.to_str().unwrap(), "Q"], "TERM", 143),
+    ] {
+        let mut child = emu
+            .command()
+            .args(&args)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let _open = child.stdin.take();
+        std::thread::sleep(Duration::from_millis(700));
+        let sent = Instant::now();
+        let killed = std::process::Command::new("kill")
+            .args(["-s", signal, &child.id().to_string()])
+            .status()
+            .unwrap();
+        assert!(killed.success());
+        let status = loop {
+            if let Some(status) = child.try_wait().unwrap() {
+                break status;
+            }
+            if sent.elapsed() > Duration::from_secs(10) {
+                let _ = child.kill();
+                panic!("{args:?}: still waiting 10 s after one SIG{signal}");
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        };
+        assert_eq!(status.code(), Some(code), "{args:?}");
+    }
+}
+
+#[test]
+fn no_report_of_check_is_written_over_a_file_its_suite_reads() {
+    let emu = Emulator::start();
+    let dir = Scratch::new();
+    let agents = dir.join("agents");
+    std::fs::create_dir_all(agents.join("certified_queries")).unwrap();
+    let questions = dir.write(
+        "agents/eval_questions.yml",
+        "eval_questions:\n  - name: q\n    question: Q?\n    certifiedQuery: revenue\n",
+    );
+    let certified = dir.write(
+        "agents/certified_queries/revenue.md",
+        "---\nuser_request: Revenue?\n---\nSELECT 1\n",
+    );
+    let png = dir.write("chart.png", b"\x89PNG\r\n\x1a\n0000000000000000");
+    let toml = dir.write(
+        "suite.toml",
+        "[[case]]\nname = \"pictured\"\nquestion = \"Q\"\nimages = [\"chart.png\"]\n",
+    );
+    let runs: [(&Path, &str, &Path); 4] = [
+        (&agents, "--output-file", &questions),
+        (&dir, "--junit", &certified),
+        (&toml, "--summary", &png),
+        (&toml, "--output-file", &png),
+    ];
+    for (suite, flag, file) in runs {
+        let before = std::fs::read(file).unwrap();
+        let output = emu
+            .analyst()
+            .env("ANALYST_DATA_URL", emu.data_url())
+            .env("ANALYST_DATA_SECRET", DATA_SECRET)
+            .args(["check", "-o", "json", flag])
+            .arg(file)
+            .arg(suite)
+            .output()
+            .unwrap();
+        exits(&output, 2);
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert!(stderr.contains("which this command reads"), "{flag}: {stderr}");
+        assert_eq!(
+            std::fs::read(file).unwrap(),
+            before,
+            "{flag} {}: untouched",
+            file.display()
+        );
+    }
+    assert!(emu.chat_bodies().is_empty(), "nothing was asked");
+    // --list too, and the config file for any command.
+    let output = analyst()
+        .args(["check", "--list", "--output-file"])
+        .arg(&questions)
+        .arg(&agents)
+        .output()
+        .unwrap();
+    exits(&output, 2);
+    let config_home = Scratch::new();
+    let config = config_home.write("analyst/config.toml", "");
+    let output = analyst()
+        .env("XDG_CONFIG_HOME", config_home.join(""))
+        .args(["check", "--list", "--output-file"])
+        .arg(&config)
+        .arg(&toml)
+        .output()
+        .unwrap();
+    exits(&output, 2);
+    assert!(String::from_utf8_lossy(&output.stderr).contains("the config file"));
+}
