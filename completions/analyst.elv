@@ -204,7 +204,7 @@ set edit:completion:arg-completer[analyst] = {|@words|
             cand --output 'What to write on stdout'
             cand --jq 'Filter the JSON output through a jq expression, as gh --jq does: strings print raw, other values as compact JSON, one per line'
             cand --output-file 'Write the output to FILE instead of stdout, atomically: FILE (created 0600) is replaced only when the command succeeds (check: when every case got a verdict, exit 0 or 9), never left partial; a file the command reads is refused'
-            cand --page-size 'Page through the result N rows at a time with LIMIT/OFFSET until a short page (the server''s cap is 50,000; SQL with its own larger LIMIT is paged up to it)'
+            cand --page-size 'Page through the result N rows at a time with LIMIT/OFFSET (on a line of their own, past a trailing -- comment) until a short page (the server''s cap is 50,000; SQL with its own larger LIMIT is paged up to it); a page that repeats the one before, or more rows than totalRows, is exit 7'
             cand --order-by 'Add ORDER BY COL before paging (pages of an unordered query can overlap or skip rows)'
             cand --security-context 'With ANALYST_DATA_SECRET: the signed token''s payload, a JSON object or @FILE'
             cand --timezone 'Time zone for the query (passed to the data query API)'

@@ -196,8 +196,11 @@ on the service before exiting; a second Ctrl-C exits at once. A closed stdout
 ('| head') aborts the chat too, and exits 0. So do a malformed line, an output
 that cannot be written and an in-stream error (with their own exit codes).
 Secrets (API key, tokens, data secret) are redacted from everything shown or
-saved; --tee, --save, --junit and --output-file files are created 0600, and
-only once there is something to write.";
+saved, however written (JSON escapes, split between deltas); --tee, --save,
+--junit and --output-file files are created 0600, and only once there is
+something to write. Every stderr line is one line (line breaks in foreign text
+shown as \\n). Reading an input (stdin, --image, --security-context @FILE,
+--sql-file, a suite's images) ends at --timeout or the first signal too.";
 
 /// A scriptable client for the conversational-analytics Chat API: ask the AI
 /// data analyst a question and get the answer, CSV, a chart or JSON for jq.
@@ -692,11 +695,12 @@ Suite file (TOML):
   ordered = false                 #   sorted first unless true; column names ignored
   tolerance = 0.001               #   relative, for numbers (default exact)
   chat = [\"And by quarter?\", { question = \"Which region led?\", expect_answer = \"EMEA\" }]
-  images = [\"chart.png\"]         # sent with the first question (relative to the suite)
+  images = [\"chart.png\"]         # sent with the first question (relative to the suite;
+                                  #   checked as the suite is read, read when the case runs)
 
 Cube's own eval files: SUITE may be Cube's agents folder, a repository holding
-one (at $CUBE_CLOUD_AGENTS_CONFIG_PATH, else agents/; an agents/ folder inside
-it is agent definitions), or one question file (read with the agents folder
+one (at $CUBE_CLOUD_AGENTS_CONFIG_PATH, which must name one: exit 2 if not;
+else agents/; an agents/ folder inside it is agent definitions), or one question file (read with the agents folder
 that holds it). eval_questions.yml and eval_questions/*.yml are merged (cases
 NAME, or SPACE/NAME outside space auto), each question's ground truth its sql
 or a certifiedQuery, looked up in its space, then in auto. Certified queries
@@ -1022,7 +1026,7 @@ pub struct RowsArgs {
     #[arg(long)]
     pub always: bool,
 
-    /// Page through the result N rows at a time with LIMIT/OFFSET until a short page (the server's cap is 50,000; SQL with its own larger LIMIT is paged up to it)
+    /// Page through the result N rows at a time with LIMIT/OFFSET (on a line of their own, past a trailing -- comment) until a short page (the server's cap is 50,000; SQL with its own larger LIMIT is paged up to it); a page that repeats the one before, or more rows than totalRows, is exit 7
     #[arg(long, value_name = "N", default_value_t = 50_000, value_parser = clap::value_parser!(u64).range(1..))]
     pub page_size: u64,
 

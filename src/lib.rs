@@ -8,7 +8,9 @@
 //! - [`error`]: failure kinds and the one map to exit codes;
 //! - [`redact`]: the secrets the process knows, kept out of everything shown;
 //! - [`text`]: text made safe for a terminal, shortened, escaped;
+//! - [`signals`]: what stops a command: signals, a stop, `--timeout`;
 //! - [`files`]: private files and files written whole;
+//! - [`input`]: what a command is given to read, read until a stop;
 //! - [`jq`]: the `--jq` filter of JSON outputs;
 //! - [`output`]: stdout (data) and stderr (notes);
 //! - [`history`]: the local SQLite record of turns and thread names;
@@ -16,7 +18,7 @@
 //! - [`results`]: SQL results in one table shape, picked and completed;
 //! - [`settings`]: flags > environment > profile, resolved and validated;
 //! - [`stream`]: lines → messages → transcript, and one turn through them;
-//! - [`net`]: the HTTP client, the stream source thread, signals;
+//! - [`net`]: the HTTP client, the stream source thread;
 //! - [`api`]: the chat, data query and session APIs on the wire;
 //! - [`expect`]: expectations checked against a turn;
 //! - [`render`]: one renderer per output mode;
@@ -33,6 +35,7 @@ pub mod exchange;
 pub mod expect;
 pub mod files;
 pub mod history;
+pub mod input;
 pub mod jq;
 pub mod net;
 pub mod output;
@@ -40,6 +43,7 @@ pub mod redact;
 pub mod render;
 pub mod results;
 pub mod settings;
+pub mod signals;
 pub mod stream;
 pub mod text;
 pub mod themes;
@@ -47,10 +51,9 @@ pub mod themes;
 use clap::CommandFactory;
 
 use crate::error::{is_known, kind_of, Kind};
-use crate::net::signals::{self, Signal};
-use crate::net::source::timeout;
 use crate::output::{Notes, Out};
 use crate::settings::Command;
+use crate::signals::{timeout, Signal};
 
 /// Parses the command line from `args`, runs the chosen command and returns
 /// the exit code the process should end with. Errors are reported on stderr

@@ -348,6 +348,54 @@ mod tests {
         assert_eq!(String::from_utf8(decoded.bytes).unwrap(), "a\u{1f354}b\u{fffd}c\\uZZZZ");
     }
 
+    /// `text` as the inside of a JSON string, each character written as
+    /// `choices` says: as it is, `\uXXXX` (lower or upper hex), or `\/`
+    /// (quotes and backslashes always escaped).
+    fn escaped(text: &str, choices: &[u8]) -> String {
+        text.chars()
+            .zip(choices.iter().cycle())
+            .map(|(c, choice)| match (choice % 4, c) {
+                (_, '"') => "\\\"".to_string(),
+                (_, '\\') => "\\\\".to_string(),
+                (1, c) => format!("\\u{:04x}", u32::from(c)),
+                (2, c) => format!("\\u{:04X}", u32::from(c)),
+                (3, '/') => "\\/".to_string(),
+                (_, c) => c.to_string(),
+            })
+            .collect()
+    }
+
+    proptest::proptest! {
+        /// However a secret is escaped and wherever the service splits it
+        /// between two deltas, no line holds it whole once redacted, as
+        /// sent or decoded, and neither does the answer assembled from the
+        /// two (as the transcript folds them: redacted lines, then the
+        /// whole text redacted).
+        #[test]
+        fn a_secret_escaped_and_split_anywhere_is_never_whole(
+            before in "[ -~]{0,12}",
+            after in "[ -~]{0,12}",
+            choices in proptest::collection::vec(0u8..4, 1..40),
+            split in 0usize..64,
+        ) {
+            let secret = "prop/secret-key-5d0e";
+            register_secret(secret);
+            let text = format!("{before}{secret}{after}");
+            let cut = split % (text.len() + 1);
+            let mut assembled = String::new();
+            for (piece, offset) in [(&text[..cut], 0), (&text[cut..], 1)] {
+                let rotated: Vec<u8> = choices.iter().map(|choice| choice.wrapping_add(offset)).collect();
+                let line = format!(r#"{{"content":"{}"}}"#, escaped(piece, &rotated));
+                let shown = redact(&line);
+                let content: serde_json::Value = serde_json::from_str(&shown).unwrap();
+                let content = content["content"].as_str().unwrap().to_string();
+                proptest::prop_assert!(!shown.contains(secret) && !content.contains(secret), "{}", shown);
+                assembled.push_str(&content);
+            }
+            proptest::prop_assert!(!redact(&assembled).contains(secret), "{}", assembled);
+        }
+    }
+
     #[test]
     fn secrets_never_print() {
         let key = Secret::new("sk-very-secret".into(), "a test");

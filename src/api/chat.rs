@@ -12,9 +12,9 @@ use serde_json::json;
 
 use crate::error::{fail, kind_of, usage, Kind};
 use crate::net::http::{backoff, Credential, Http, Retry};
-use crate::net::signals;
 use crate::net::source::Source;
 use crate::settings::{ChatSettings, Image, Network, Question, Secret, SessionSettings};
+use crate::signals;
 use crate::stream::turn::{Conclusion, Resumable, Sinks, Turn};
 use crate::text::human;
 

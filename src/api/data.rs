@@ -19,11 +19,12 @@ use serde_json::{json, Map, Value};
 
 use crate::error::{bad_stream, kind_of, usage, Fault, Kind};
 use crate::net::http::{Credential, Http, Retry};
-use crate::net::signals;
-use crate::net::source::{timeout, Source};
+use crate::net::source::Source;
 use crate::output::Notes;
 use crate::results::{unique_names, Column, RowSink, RowSource};
 use crate::settings::{DataCredential, DataSettings, Network, Secret};
+use crate::signals;
+use crate::signals::timeout;
 use crate::stream::lines::Line;
 use crate::stream::message::json_text;
 use crate::stream::turn::{read_lines, LineFold};

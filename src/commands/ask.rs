@@ -20,7 +20,6 @@ use crate::expect::Check;
 use crate::files::LazyFile;
 use crate::history::MAX_RECORDED_ANSWER;
 use crate::net::http::Http;
-use crate::net::signals;
 use crate::output::{Notes, Out};
 use crate::render::live::{Mode, Watched};
 use crate::render::table::TableFormat;
@@ -28,6 +27,7 @@ use crate::render::vega::ChartFormat;
 use crate::render::{answer, csv, events, html, json, raw, vega};
 use crate::results::{RowSink, RowSource};
 use crate::settings::{AskSettings, AskSource, DataSettings, Network};
+use crate::signals;
 use crate::stream::transcript::{AnswerText, Keep, Transcript};
 use crate::stream::turn::{Ending, Failure, Renderer, Status};
 

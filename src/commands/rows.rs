@@ -14,14 +14,14 @@ use serde_json::value::RawValue;
 use crate::api::data::{limit_of, DataClient, Plan, SERVER_ROW_CAP};
 use crate::cli::RowsOutput;
 use crate::error::{fail, usage, Fault, Kind};
+use crate::input::Input;
 use crate::net::http::Http;
-use crate::net::input::Input;
-use crate::net::signals;
 use crate::output::{Notes, Out};
 use crate::render::parquet::ParquetWriter;
 use crate::render::table::{write_result, TableFormat, TableWriter};
 use crate::results::{shortfall, Column, Pick, Picker, RowSink, SqlResult};
 use crate::settings::{read_stdin, read_text, RowsSettings, SqlSource};
+use crate::signals;
 use crate::stream::lines::Reads;
 use crate::stream::turn::{Observing, Sinks, Turn};
 

@@ -11,12 +11,12 @@ use reqwest::header::{HeaderName, HeaderValue, ACCEPT, AUTHORIZATION, CONTENT_TY
 use reqwest::{StatusCode, Url};
 use serde::Serialize;
 
-use super::signals;
 use crate::error::{root_causes, Fault, Kind};
 use crate::output::Notes;
 use crate::redact::redact;
 use crate::settings::checks::is_loopback;
 use crate::settings::Secret;
+use crate::signals;
 use crate::text::{human, shorten};
 
 /// How much of an error body is read to summarise it.

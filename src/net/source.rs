@@ -14,9 +14,9 @@ use std::time::{Duration, Instant};
 
 use anyhow::Result;
 
-use super::signals;
 use crate::error::{Fault, Kind};
 use crate::settings::Limits;
+use crate::signals::{self, timeout};
 use crate::stream::lines::Chunks;
 use crate::text::human;
 
@@ -193,11 +193,6 @@ impl Source {
             }
         }
     }
-}
-
-/// The fault of an expired `--timeout`.
-pub fn timeout(limit: Duration) -> Fault {
-    Fault::new(Kind::Timeout, format!("--timeout {} expired", human(limit)))
 }
 
 impl Chunks for Source {

@@ -16,7 +16,7 @@ use serde_json::{Map, Value};
 
 use crate::cli::{var, ENVIRONMENT};
 use crate::error::{kind_of, usage, Kind};
-use crate::net::input::{read_input, Deadline, Input};
+use crate::input::{read_input, Deadline, Input};
 use crate::themes;
 
 /// Standard input is read for one thing only: the question (`-`), a

@@ -12,7 +12,7 @@ use serde_json::{Map, Value};
 
 use super::checks::read_text;
 use crate::error::usage;
-use crate::net::input::Input;
+use crate::input::Input;
 
 /// How messages name the identity's fields: the flags (or the variables
 /// and profile keys the ids came from), or a suite's fields.
@@ -241,6 +241,12 @@ pub fn parse_attribute(text: &str) -> Result<(String, String)> {
         Some((name, value)) if !name.trim().is_empty() => Ok((name.trim().to_string(), value.to_string())),
         _ => Err(usage(format!("--attr {text:?} must be NAME=VALUE"))),
     }
+}
+
+/// `--security-context`, parsed when given (a file read waits at most
+/// `limit`, the command's `--timeout`).
+pub fn security_context(text: Option<&str>, limit: Option<Duration>) -> Result<Option<Map<String, Value>>> {
+    text.map(|text| parse_security_context(text, limit)).transpose()
 }
 
 /// Parses `--security-context`: inline JSON, or `@FILE` to read it from a

@@ -14,7 +14,7 @@ use base64::Engine;
 use serde::Serialize;
 
 use crate::error::usage;
-use crate::net::input::{read_input, Deadline, Input};
+use crate::input::{read_input, Deadline, Input};
 
 /// The largest image sent: 20 MiB.
 pub const MAX_IMAGE: u64 = 20 << 20;

@@ -57,7 +57,7 @@ use crate::results::Pick;
 use checks::{
     check_embed_tenant, check_output_file, check_picture, duration, parse_setting, service_url, variable, vega_config,
 };
-use identity::{parse_attribute, parse_security_context, FieldNames};
+use identity::{parse_attribute, security_context, FieldNames};
 use profile::{Config, Profile};
 use secrets::{no_cube_token, no_key, Secrets};
 
@@ -895,10 +895,4 @@ impl Sources<'_> {
             identity,
         })
     }
-}
-
-/// `--security-context`, parsed when given (a file read waits at most
-/// `limit`, the command's `--timeout`).
-fn security_context(text: Option<&str>, limit: Option<Duration>) -> Result<Option<Map<String, Value>>> {
-    text.map(|text| parse_security_context(text, limit)).transpose()
 }

@@ -19,8 +19,8 @@ use super::image::Image;
 use super::secrets::{Secret, SecretSource};
 use crate::cli::{AskArgs, CheckOutput, DestinationArgs, OutputMode, ReportArgs, RowsOutput, SessionOutput};
 use crate::error::usage;
+use crate::input::Deadline;
 use crate::jq::JqFilter;
-use crate::net::input::Deadline;
 use crate::output::{Destination, JqInput, Notes};
 use crate::results::Pick;
 

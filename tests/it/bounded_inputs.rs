@@ -34,19 +34,25 @@ fn run_waiting(emu: &Emulator, args: &[&str]) -> (Option<i32>, String, Duration)
         .spawn()
         .unwrap();
     let _open = child.stdin.take();
-    let status = loop {
-        if let Some(status) = child.try_wait().unwrap() {
-            break status;
-        }
-        if started.elapsed() > Duration::from_secs(20) {
-            let _ = child.kill();
-            break child.wait().unwrap();
-        }
-        std::thread::sleep(Duration::from_millis(20));
-    };
+    let status = exit_within(&mut child, Duration::from_secs(20));
     let mut stderr = String::new();
     std::io::Read::read_to_string(&mut child.stderr.take().unwrap(), &mut stderr).unwrap();
     (status.code(), stderr, started.elapsed())
+}
+
+/// How `child` exited, killed after `limit` when it had not.
+fn exit_within(child: &mut std::process::Child, limit: Duration) -> std::process::ExitStatus {
+    let started = Instant::now();
+    loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            return status;
+        }
+        if started.elapsed() > limit {
+            let _ = child.kill();
+            return child.wait().unwrap();
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
 }
 
 /// A suite of one case that sends `image`.
@@ -123,16 +129,11 @@ fn the_first_signal_ends_the_wait_for_an_input() {
             .status()
             .unwrap();
         assert!(killed.success());
-        let status = loop {
-            if let Some(status) = child.try_wait().unwrap() {
-                break status;
-            }
-            if sent.elapsed() > Duration::from_secs(10) {
-                let _ = child.kill();
-                panic!("{args:?}: still waiting 10 s after one SIG{signal}");
-            }
-            std::thread::sleep(Duration::from_millis(20));
-        };
+        let status = exit_within(&mut child, Duration::from_secs(10));
+        assert!(
+            sent.elapsed() < Duration::from_secs(10),
+            "{args:?}: still waiting after one SIG{signal}"
+        );
         assert_eq!(status.code(), Some(code), "{args:?}");
     }
 }

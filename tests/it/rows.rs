@@ -169,7 +169,7 @@ fn sql_comes_from_flags_files_and_stdin_with_options_passed_through() {
         .success();
     assert_eq!(
         data_bodies(&emu)[2],
-        json!({"query": format!("{sql} LIMIT 50000 OFFSET 0"), "throwContinueWait": true, "timezone": "Europe/Berlin", "cache": "stale-if-slow"})
+        json!({"query": format!("{sql}\nLIMIT 50000 OFFSET 0"), "throwContinueWait": true, "timezone": "Europe/Berlin", "cache": "stale-if-slow"})
     );
     analyst_data(&emu)
         .env("ANALYST_TIMEZONE", "Asia/Tokyo")
@@ -178,7 +178,7 @@ fn sql_comes_from_flags_files_and_stdin_with_options_passed_through() {
         .success();
     assert_eq!(
         data_bodies(&emu)[3],
-        json!({"query": format!("{sql} LIMIT 50000 OFFSET 0"), "throwContinueWait": true, "timezone": "Asia/Tokyo"})
+        json!({"query": format!("{sql}\nLIMIT 50000 OFFSET 0"), "throwContinueWait": true, "timezone": "Asia/Tokyo"})
     );
 }
 

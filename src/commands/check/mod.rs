@@ -21,10 +21,8 @@ use crate::error::{fail, kind_of, Fault, Kind, SUCCESS};
 use crate::exchange::{Asked, Exchange, RecordAs, TurnObserver};
 use crate::expect::Check;
 use crate::files::{append, create_private_folder, file_stem, write_whole, LazyFile};
+use crate::input::Deadline;
 use crate::net::http::Http;
-use crate::net::input::Deadline;
-use crate::net::signals;
-use crate::net::source::timeout;
 use crate::output::{Notes, Out, Tone};
 use crate::redact::redact;
 use crate::render::markdown;
@@ -33,6 +31,7 @@ use crate::settings::checks::new_message_id;
 use crate::settings::{
     ChatSettings, CheckSettings, Images, Limits, MergeSettings, Network, Question, ReportFormat, ReportSettings,
 };
+use crate::signals::{self, timeout};
 use crate::stream::transcript::Keep;
 use crate::stream::turn::{Timings, Turn};
 use crate::text::{head, human};

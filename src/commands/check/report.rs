@@ -789,12 +789,11 @@ fn verdict_lines(tag: &str, name: &str, what: &str, messages: &[String], exit_co
     if tag != "PASS" {
         lines.extend(messages.iter().map(|line| format!("      {line}")));
         if tag == "ERROR" {
-            match lines.len() {
-                1 => lines.push(format!(" (exit {exit_code})")),
-                _ => lines
-                    .last_mut()
-                    .into_iter()
-                    .for_each(|last| last.push_str(&format!(" (exit {exit_code})"))),
+            if messages.is_empty() {
+                lines.push(String::new());
+            }
+            if let Some(last) = lines.last_mut() {
+                last.push_str(&format!(" (exit {exit_code})"));
             }
         }
     }

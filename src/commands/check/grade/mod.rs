@@ -275,27 +275,12 @@ impl<'a> Grading<'a> {
         // The ground truth's columns grouped by their values, sorted and in
         // row order: an agent column is compared once with each group, so
         // many columns of the same values cost no more than a few.
-        let mut by_values: Vec<((u64, Vec<Key>), Vec<usize>)> = Vec::new();
-        let mut by_rows: Vec<((u64, Vec<Key>), Vec<usize>)> = Vec::new();
-        let group =
-            |groups: &mut Vec<((u64, Vec<Key>), Vec<usize>)>, print: (u64, Vec<Key>), column: usize| match groups
-                .iter_mut()
-                .find(|(known, _)| *known == print)
-            {
-                Some((_, columns)) => columns.push(column),
-                None => groups.push((print, vec![column])),
-            };
+        let (mut by_values, mut by_rows) = (Groups::default(), Groups::default());
         for column in 0..self.truth.width() {
             let keys = self.truth_column(column);
-            group(&mut by_rows, fingerprinted(keys.clone()), column);
-            group(&mut by_values, fingerprinted(sorted(keys)), column);
+            by_rows.add(fingerprinted(keys.clone()), column);
+            by_values.add(fingerprinted(sorted(keys)), column);
         }
-        let grouped = |groups: &'_ [((u64, Vec<Key>), Vec<usize>)], print: &(u64, Vec<Key>)| -> Vec<usize> {
-            groups
-                .iter()
-                .find(|(known, _)| known == print)
-                .map_or_else(Vec::new, |(_, columns)| columns.clone())
-        };
         let width = self.truth.width();
         let mut candidates = Candidates {
             all: vec![Vec::new(); width],
@@ -308,10 +293,10 @@ impl<'a> Grading<'a> {
             let keys = self.agent_column(agent_column);
             let in_order = fingerprinted(keys.clone());
             let of_values = fingerprinted(sorted(keys));
-            for column in grouped(&by_values, &of_values) {
+            for &column in by_values.of(&of_values) {
                 candidates.all[column].push(agent_column);
             }
-            for column in grouped(&by_rows, &in_order) {
+            for &column in by_rows.of(&in_order) {
                 candidates.in_order[column].push(agent_column);
             }
         }
@@ -472,10 +457,36 @@ impl<'a> Grading<'a> {
 }
 
 /// A hash of `keys` (a column sorted), and the keys.
-fn fingerprinted(keys: Vec<Key>) -> (u64, Vec<Key>) {
+fn fingerprinted(keys: Vec<Key>) -> Print {
     let mut hasher = std::hash::DefaultHasher::new();
     keys.hash(&mut hasher);
     (hasher.finish(), keys)
+}
+
+/// A column's keys with their hash ([`fingerprinted`]).
+type Print = (u64, Vec<Key>);
+
+/// Columns grouped by their keys: each distinct print once, with the
+/// columns that have it.
+#[derive(Default)]
+struct Groups(Vec<(Print, Vec<usize>)>);
+
+impl Groups {
+    /// Puts `column`, whose keys are `print`, in its group.
+    fn add(&mut self, print: Print, column: usize) {
+        match self.0.iter_mut().find(|(known, _)| *known == print) {
+            Some((_, columns)) => columns.push(column),
+            None => self.0.push((print, vec![column])),
+        }
+    }
+
+    /// The columns whose keys are `print`.
+    fn of(&self, print: &Print) -> &[usize] {
+        self.0
+            .iter()
+            .find(|(known, _)| known == print)
+            .map_or(&[], |(_, columns)| columns.as_slice())
+    }
 }
 
 /// The agent columns each ground-truth column may take.

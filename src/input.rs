@@ -10,9 +10,8 @@ use std::path::{Path, PathBuf};
 use std::sync::mpsc::{self, RecvTimeoutError};
 use std::time::{Duration, Instant};
 
-use super::signals;
-use super::source::timeout;
 use crate::error::Fault;
+use crate::signals::{self, timeout};
 
 /// How often the wait looks at signals and the clock.
 const POLL: Duration = Duration::from_millis(50);

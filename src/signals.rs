@@ -1,4 +1,6 @@
-//! Ctrl-C, SIGTERM and SIGHUP. A watcher thread records the first signal for the main
+//! What stops a command: Ctrl-C, SIGTERM and SIGHUP, a stop the command
+//! calls for, and an expired `--timeout` ([`timeout`]). A watcher thread
+//! records the first signal for the main
 //! thread to act on (abort the chat, flush, exit 130/143/129); a second signal
 //! exits at once, as people expect of a second Ctrl-C. A command may also
 //! stop everything it runs as a signal would ([`stop_everything`]: `check`
@@ -12,6 +14,7 @@ use signal_hook::consts::signal::{SIGHUP, SIGINT, SIGTERM};
 use signal_hook::iterator::Signals;
 
 use crate::error::{Fault, Kind};
+use crate::text::human;
 
 static FIRST: AtomicI32 = AtomicI32::new(0);
 static INSTALL: Once = Once::new();
@@ -84,6 +87,11 @@ pub fn watch() {
             }
         });
     });
+}
+
+/// The fault of an expired `--timeout`.
+pub fn timeout(limit: Duration) -> Fault {
+    Fault::new(Kind::Timeout, format!("--timeout {} expired", human(limit)))
 }
 
 /// The first signal received, if any.
