@@ -1,27 +1,29 @@
-//! What stops a command: Ctrl-C, SIGTERM and SIGHUP, a stop the command
-//! calls for, and an expired `--timeout` ([`timeout`]). A watcher thread
-//! records the first signal for the main
-//! thread to act on (abort the chat, flush, exit 130/143/129); a second signal
-//! exits at once, as people expect of a second Ctrl-C. A command may also
+//! What stops a command: Ctrl-C, SIGTERM and SIGHUP (on Windows, the
+//! console's Ctrl-C, Ctrl-Break and close), a stop the command calls for,
+//! and an expired `--timeout` ([`timeout`]). A watcher thread records the
+//! first signal for the main thread to act on (abort the chat, flush, exit
+//! 130/143/129); a second signal exits at once, as people expect of a
+//! second Ctrl-C. A command may also
 //! stop everything it runs as a signal would ([`stop_everything`]: `check`
 //! when a failure of the whole run makes every other case pointless).
 
-use std::sync::atomic::{AtomicI32, Ordering};
+use std::sync::atomic::{AtomicU8, Ordering};
 use std::sync::{Once, OnceLock};
 use std::time::{Duration, Instant};
-
-use signal_hook::consts::signal::{SIGHUP, SIGINT, SIGTERM};
-use signal_hook::iterator::Signals;
 
 use crate::error::{Fault, Kind};
 use crate::text::human;
 
-static FIRST: AtomicI32 = AtomicI32::new(0);
+/// The first signal received: 0 for none, else its [`Signal::code`].
+static FIRST: AtomicU8 = AtomicU8::new(0);
 static INSTALL: Once = Once::new();
 /// Why the command stopped everything it runs, when it did.
 static STOPPED: OnceLock<Fault> = OnceLock::new();
 
-/// A termination signal the user (or cron, or CI) sent.
+/// A termination signal the user (or cron, or CI) sent. On Windows,
+/// Ctrl-C, Ctrl-Break and the console closing are each an
+/// [`Signal::Interrupt`] (the console does not tell them apart to the
+/// crate that hears them): exit 130.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Signal {
     /// SIGINT, Ctrl-C: exit 130.
@@ -33,18 +35,25 @@ pub enum Signal {
 }
 
 impl Signal {
-    fn from_raw(raw: i32) -> Option<Signal> {
-        match raw {
-            SIGINT => Some(Signal::Interrupt),
-            SIGTERM => Some(Signal::Terminate),
-            SIGHUP => Some(Signal::HangUp),
-            _ => None,
+    /// Its number in [`FIRST`] (never 0).
+    fn code(self) -> u8 {
+        match self {
+            Signal::Interrupt => 1,
+            Signal::Terminate => 2,
+            Signal::HangUp => 3,
         }
+    }
+
+    fn of_code(code: u8) -> Option<Signal> {
+        [Signal::Interrupt, Signal::Terminate, Signal::HangUp]
+            .into_iter()
+            .find(|signal| signal.code() == code)
     }
 
     /// The signal's name, for messages.
     pub fn name(self) -> &'static str {
         match self {
+            Signal::Interrupt if cfg!(windows) => "Ctrl-C",
             Signal::Interrupt => "SIGINT",
             Signal::Terminate => "SIGTERM",
             Signal::HangUp => "SIGHUP",
@@ -66,27 +75,49 @@ impl Signal {
     }
 }
 
-/// Starts watching SIGINT, SIGTERM and SIGHUP (once per process). If the handlers
-/// cannot be installed the default behaviour stays: the process just dies.
+/// Starts watching SIGINT, SIGTERM and SIGHUP (on Windows, the console's
+/// Ctrl-C, Ctrl-Break and close), once per process. If the handlers cannot
+/// be installed the default behaviour stays: the process just dies.
 pub fn watch() {
-    INSTALL.call_once(|| {
-        let Ok(mut signals) = Signals::new([SIGINT, SIGTERM, SIGHUP]) else {
-            return;
-        };
-        // Should no thread be had, the handlers go with `signals`, and the
-        // default behaviour stays.
-        let _ = std::thread::Builder::new().spawn(move || {
-            for raw in signals.forever() {
-                if FIRST
-                    .compare_exchange(0, raw, Ordering::SeqCst, Ordering::SeqCst)
-                    .is_err()
-                {
-                    let kind = Signal::from_raw(raw).map_or(Kind::Interrupted, Signal::kind);
-                    std::process::exit(i32::from(kind.exit_code()));
-                }
-            }
-        });
+    INSTALL.call_once(listen);
+}
+
+/// Keeps `signal` for the main thread when it is the first; a second one
+/// exits at once, as people expect of a second Ctrl-C.
+fn heard(signal: Signal) {
+    if FIRST
+        .compare_exchange(0, signal.code(), Ordering::SeqCst, Ordering::SeqCst)
+        .is_err()
+    {
+        std::process::exit(i32::from(signal.kind().exit_code()));
+    }
+}
+
+/// Hears the signals on a thread of signal-hook's.
+#[cfg(unix)]
+fn listen() {
+    use signal_hook::consts::signal::{SIGHUP, SIGINT, SIGTERM};
+    let Ok(mut signals) = signal_hook::iterator::Signals::new([SIGINT, SIGTERM, SIGHUP]) else {
+        return;
+    };
+    // Should no thread be had, the handlers go with `signals`, and the
+    // default behaviour stays.
+    let _ = std::thread::Builder::new().spawn(move || {
+        for raw in signals.forever() {
+            heard(match raw {
+                SIGTERM => Signal::Terminate,
+                SIGHUP => Signal::HangUp,
+                _ => Signal::Interrupt,
+            });
+        }
     });
+}
+
+/// Hears the console's control events through `ctrlc` (its `termination`
+/// feature adds Ctrl-Break and the console closing to Ctrl-C).
+#[cfg(windows)]
+fn listen() {
+    let _ = ctrlc::set_handler(|| heard(Signal::Interrupt));
 }
 
 /// The fault of an expired `--timeout`.
@@ -96,7 +127,7 @@ pub fn timeout(limit: Duration) -> Fault {
 
 /// The first signal received, if any.
 pub fn received() -> Option<Signal> {
-    Signal::from_raw(FIRST.load(Ordering::SeqCst))
+    Signal::of_code(FIRST.load(Ordering::SeqCst))
 }
 
 /// Stops every stream and wait of the process, as a signal does: each

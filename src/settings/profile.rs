@@ -11,7 +11,6 @@ use serde::Deserialize;
 use super::checks::{variable, Finding, FindingState};
 use crate::cli::var;
 use crate::error::usage;
-use crate::text::shell_quote;
 
 /// One profile of the config file.
 #[derive(Clone, Debug, Default, Deserialize)]
@@ -279,7 +278,7 @@ fn refuse_if_others_can_write(path: &Path, profile: &str) -> Result<()> {
         "{} is writable by others (mode {:o}): refusing to run profile {profile}'s commands; fix it with: chmod go-w {}",
         path.display(),
         mode & 0o777,
-        shell_quote(&path.display().to_string())
+        crate::text::shell_quote(&path.display().to_string())
     )))
 }
 

@@ -153,6 +153,9 @@ impl SecretSource {
                 }
             }
         }
+        // Windows: a file's ACL (the user's profile default) is not read.
+        #[cfg(not(unix))]
+        let _ = notes;
         Ok(text)
     }
 }
