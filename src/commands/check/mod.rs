@@ -24,7 +24,6 @@ use crate::files::{append, create_private_folder, file_stem, write_whole, LazyFi
 use crate::input::Deadline;
 use crate::net::http::Http;
 use crate::output::{Notes, Out, Tone};
-use crate::redact::redact;
 use crate::render::markdown;
 use crate::results::{Collected, RowSink, RowSource, SqlResult};
 use crate::settings::checks::new_message_id;
@@ -564,7 +563,7 @@ impl Runner<'_> {
         }
         let reading = &settled.turn;
         add_timings(run, &reading.timings, turn_started.duration_since(case_started));
-        run.question = Some(redact(&turn.question).into_owned());
+        run.question = Some(turn.question.clone());
         run.answer = reading.transcript.answer().map(|(answer, _)| kept_answer(&answer));
         if run.chat_id.is_none() {
             run.chat_id = reading.transcript.chat_id().map(str::to_string);
