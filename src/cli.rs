@@ -171,23 +171,24 @@ fn after_help() -> String {
 /// `  NAME  meaning…` with the meaning in a column from `column`, wrapped
 /// under itself within 80 characters (so no terminal rewraps it).
 fn term(name: &str, meaning: &str, column: usize) -> String {
-    let mut lines = vec![format!("  {name}")];
-    if lines[0].chars().count() + 1 > column {
-        lines.push(String::new());
+    let mut done: Vec<String> = Vec::new();
+    let mut line = format!("  {name}");
+    if line.chars().count() + 1 > column {
+        done.push(std::mem::take(&mut line));
     }
     for word in meaning.split(' ') {
-        let last = lines.last_mut().expect("one line at least");
-        let length = last.chars().count();
+        let length = line.chars().count();
         if length < column {
-            last.push_str(&" ".repeat(column - length));
+            line.push_str(&" ".repeat(column - length));
         } else if length + 1 + word.chars().count() > 80 {
-            lines.push(" ".repeat(column));
+            done.push(std::mem::replace(&mut line, " ".repeat(column)));
         } else {
-            last.push(' ');
+            line.push(' ');
         }
-        lines.last_mut().expect("one line at least").push_str(word);
+        line.push_str(word);
     }
-    lines.join("\n") + "\n"
+    done.push(line);
+    done.join("\n") + "\n"
 }
 
 const AFTER_HELP_TAIL: &str = "

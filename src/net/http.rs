@@ -14,8 +14,8 @@ use serde::Serialize;
 use crate::error::{root_causes, Fault, Kind};
 use crate::output::Notes;
 use crate::redact::redact;
+use crate::redact::Secret;
 use crate::settings::checks::is_loopback;
-use crate::settings::Secret;
 use crate::signals;
 use crate::text::{human, shorten};
 

@@ -431,7 +431,7 @@ fn write_group(
                 writer.write_batch(&flags, Some(&levels), None)?;
             }
             (ColumnWriter::Int32ColumnWriter(writer), _) => {
-                let epoch = NaiveDate::from_ymd_opt(1970, 1, 1).expect("a date");
+                let epoch = chrono::DateTime::UNIX_EPOCH.date_naive();
                 let days: Vec<i32> = present
                     .map(|text| date(text).map_or(0, |day| (day - epoch).num_days() as i32))
                     .collect();

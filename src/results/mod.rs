@@ -353,6 +353,7 @@ impl SqlResult {
     /// The table, to change it.
     pub fn table_mut(&mut self) -> &mut Table {
         self.table();
+        // Cannot fail: `table()` just set it, and `&mut self` keeps it set.
         self.table.get_mut().expect("the table was read just now")
     }
 
@@ -480,10 +481,12 @@ pub fn unique_names(columns: &mut [Column]) {
             continue;
         }
         let base = columns[i].name.clone();
-        let name = (2..)
+        // Among i + 1 suffixes one is free: the i columns before take at
+        // most i names.
+        let name = (2..=i + 2)
             .map(|n| format!("{base}_{n}"))
             .find(|name| !taken(name, columns))
-            .expect("some suffix is free");
+            .unwrap_or_else(|| format!("{base}_{}", i + 2));
         columns[i].name = name;
     }
 }

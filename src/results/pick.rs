@@ -106,6 +106,7 @@ impl Picker {
     /// The picked result, to complete it (`--all-rows`), or why there is none.
     pub fn picked_mut(&mut self) -> Result<&mut SqlResult, Fault> {
         self.picked()?;
+        // Cannot fail: `picked()` returns an error whenever it is `None`.
         Ok(self.picked.as_mut().expect("picked() found it"))
     }
 }

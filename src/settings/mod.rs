@@ -119,13 +119,9 @@ impl Command {
     /// input (`-`) is none.
     fn files<'a>(&'a self) -> (NamedFiles<'a>, NamedFiles<'a>) {
         type Named<'a> = (&'static str, Option<&'a Path>);
-        fn report(report: &ReportSettings) -> (Named<'_>, [Named<'_>; 3]) {
-            let written = [
-                ("--output-file", report.destination.file.as_deref()),
-                ("--junit", report.junit.as_deref()),
-                ("--summary", report.summary.as_deref()),
-            ];
-            (("the --baseline report", report.baseline.as_deref()), written)
+        fn report(report: &ReportSettings) -> (Named<'_>, Vec<Named<'_>>) {
+            let written = report.written().into_iter().map(|(flag, file)| (flag, Some(file)));
+            (("the --baseline report", report.baseline.as_deref()), written.collect())
         }
         let (read, written): (Vec<Named<'_>>, Vec<Named<'_>>) = match self {
             Command::Ask(settings) => {
@@ -152,10 +148,7 @@ impl Command {
             }
             Command::Check(settings) => {
                 let (baseline, written) = report(&settings.report);
-                (
-                    vec![baseline, ("the suite", Some(&settings.selection.suite))],
-                    written.into_iter().collect(),
-                )
+                (vec![baseline, ("the suite", Some(&settings.selection.suite))], written)
             }
             Command::Merge(settings) => {
                 let (baseline, written) = report(&settings.report);
@@ -163,10 +156,7 @@ impl Command {
                     .reports
                     .iter()
                     .map(|path| ("a report it merges", Some(path.as_path())));
-                (
-                    [baseline].into_iter().chain(reports).collect(),
-                    written.into_iter().collect(),
-                )
+                ([baseline].into_iter().chain(reports).collect(), written)
             }
             Command::CheckList(settings) => (
                 vec![("the suite", Some(&settings.selection.suite))],

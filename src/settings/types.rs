@@ -2,7 +2,7 @@
 //! checked, with nothing left to read from the command line, the
 //! environment or the config file.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -322,6 +322,20 @@ pub struct ReportSettings {
     pub min_accuracy: Option<f64>,
     /// `--jq`, `--output-file`.
     pub destination: Destination,
+}
+
+impl ReportSettings {
+    /// The files the report is written to, each with its flag.
+    pub fn written(&self) -> Vec<(&'static str, &Path)> {
+        [
+            ("--output-file", self.destination.file.as_deref()),
+            ("--junit", self.junit.as_deref()),
+            ("--summary", self.summary.as_deref()),
+        ]
+        .into_iter()
+        .filter_map(|(flag, file)| Some((flag, file?)))
+        .collect()
+    }
 }
 
 /// A suite and which of its cases run (or are listed).

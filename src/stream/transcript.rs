@@ -519,7 +519,18 @@ impl Transcript {
     /// never the answer: half an answer is none. Every secret is redacted
     /// from the text as assembled (one split between two deltas too).
     pub fn answer(&self) -> Option<(Cow<'_, str>, AnswerSource)> {
-        let text = |id: &Option<String>| id.as_deref().and_then(|id| self.draft(id)).map(redact);
+        self.answer_as_sent().map(|(text, source)| (redact(text), source))
+    }
+
+    /// How the answer was found, when there is one (see
+    /// [`Transcript::answer`]), told without redacting its text.
+    pub fn answer_source(&self) -> Option<AnswerSource> {
+        self.answer_as_sent().map(|(_, source)| source)
+    }
+
+    /// The answer's text as the deltas made it, not yet redacted.
+    fn answer_as_sent(&self) -> Option<(&str, AnswerSource)> {
+        let text = |id: &Option<String>| id.as_deref().and_then(|id| self.draft(id));
         match &self.final_id {
             Some(_) if self.final_finished() => text(&self.final_id).map(|answer| (answer, AnswerSource::Final)),
             Some(_) => None,

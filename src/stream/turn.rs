@@ -347,12 +347,12 @@ impl Turn {
             (Ok(()), Err(err)) => Some(err),
             (Ok(()), Ok(())) => chat_failure(transcript).map(|err| self.after_resumes(err)),
         };
-        let status = match (&failure, transcript.answer()) {
+        let status = match (&failure, transcript.answer_source()) {
             _ if transcript.aborted() || stopped => Status::Aborted,
             (Some(_), _) if transcript.suspended().is_some() => Status::Suspended,
             (Some(_), _) if self.dropped || transcript.cut_mid_message() => Status::Cut,
             (Some(_), _) => Status::Error,
-            (None, Some((_, AnswerSource::Final))) => Status::Completed,
+            (None, Some(AnswerSource::Final)) => Status::Completed,
             (None, _) if transcript.is_thread_state() => Status::Completed,
             (None, _) => Status::Incomplete,
         };
@@ -590,7 +590,7 @@ fn chat_failure(transcript: &Transcript) -> Option<anyhow::Error> {
             resume_hint(transcript)
         )));
     }
-    if transcript.answer().is_none() && !transcript.is_thread_state() {
+    if transcript.answer_source().is_none() && !transcript.is_thread_state() {
         return Some(bad_stream("the stream ended without an answer"));
     }
     None

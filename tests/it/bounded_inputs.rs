@@ -23,6 +23,17 @@ fn fifo(dir: &Scratch, name: &str) -> PathBuf {
 /// long it ran.
 fn run_waiting(emu: &Emulator, args: &[&str]) -> (Option<i32>, String, Duration) {
     let started = Instant::now();
+    let (mut child, _open) = spawn_waiting(emu, args);
+    let status = exit_within(&mut child, Duration::from_secs(20));
+    let mut stderr = String::new();
+    std::io::Read::read_to_string(&mut child.stderr.take().unwrap(), &mut stderr).unwrap();
+    (status.code(), stderr, started.elapsed())
+}
+
+/// Starts `analyst ARGS` against `emu` (with the data query API), its
+/// standard input open and never written (the returned end keeps it so),
+/// stderr piped.
+fn spawn_waiting(emu: &Emulator, args: &[&str]) -> (std::process::Child, Option<std::process::ChildStdin>) {
     let mut child = emu
         .command()
         .env("ANALYST_DATA_URL", emu.data_url())
@@ -33,11 +44,8 @@ fn run_waiting(emu: &Emulator, args: &[&str]) -> (Option<i32>, String, Duration)
         .stderr(Stdio::piped())
         .spawn()
         .unwrap();
-    let _open = child.stdin.take();
-    let status = exit_within(&mut child, Duration::from_secs(20));
-    let mut stderr = String::new();
-    std::io::Read::read_to_string(&mut child.stderr.take().unwrap(), &mut stderr).unwrap();
-    (status.code(), stderr, started.elapsed())
+    let stdin = child.stdin.take();
+    (child, stdin)
 }
 
 /// How `child` exited, killed after `limit` when it had not.
@@ -113,15 +121,7 @@ fn the_first_signal_ends_the_wait_for_an_input() {
         (vec!["ask", "-"], "INT", 130),
         (vec!["ask", "--image", image.to_str().unwrap(), "Q"], "TERM", 143),
     ] {
-        let mut child = emu
-            .command()
-            .args(&args)
-            .stdin(Stdio::piped())
-            .stdout(Stdio::null())
-            .stderr(Stdio::piped())
-            .spawn()
-            .unwrap();
-        let _open = child.stdin.take();
+        let (mut child, _open) = spawn_waiting(&emu, &args);
         std::thread::sleep(Duration::from_millis(700));
         let sent = Instant::now();
         let killed = std::process::Command::new("kill")

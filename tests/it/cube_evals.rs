@@ -443,13 +443,16 @@ fn a_cube_agents_config_path_that_names_no_agents_folder_is_an_error() {
     )]);
     std::fs::write(root.join("a-file.yml"), "x: 1\n").unwrap();
     std::fs::create_dir_all(root.join("empty")).unwrap();
-    for named in ["missing/folder", "a-file.yml", "/", "empty"] {
-        let output = analyst()
+    let list = |named: &str, suite: &Path| {
+        analyst()
             .env("CUBE_CLOUD_AGENTS_CONFIG_PATH", named)
             .args(["check", "--list"])
-            .arg(&*root)
+            .arg(suite)
             .output()
-            .unwrap();
+            .unwrap()
+    };
+    for named in ["missing/folder", "a-file.yml", "/", "empty"] {
+        let output = list(named, &root);
         exits(&output, 2);
         let stderr = String::from_utf8_lossy(&output.stderr);
         assert!(
@@ -460,13 +463,7 @@ fn a_cube_agents_config_path_that_names_no_agents_folder_is_an_error() {
         assert!(output.stdout.is_empty(), "{named}: nothing listed");
     }
     // The agents folder itself, named as the suite, needs no variable.
-    let output = analyst()
-        .env("CUBE_CLOUD_AGENTS_CONFIG_PATH", "missing/folder")
-        .args(["check", "--list"])
-        .arg(root.join("agents"))
-        .output()
-        .unwrap();
-    exits(&output, 0);
+    exits(&list("missing/folder", &root.join("agents")), 0);
 }
 
 #[test]

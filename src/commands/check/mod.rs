@@ -58,17 +58,7 @@ pub fn run(settings: CheckSettings, notes: &Notes, out: &mut Out) -> Result<()> 
     let started = Instant::now();
     signals::watch();
     let cases = load(&settings.selection, &settings.identity, Some(&settings.data), notes)?;
-    let report = &settings.report;
-    let written = [
-        ("--output-file", report.destination.file.as_deref()),
-        ("--junit", report.junit.as_deref()),
-        ("--summary", report.summary.as_deref()),
-    ];
-    let written: Vec<(&str, &Path)> = written
-        .into_iter()
-        .filter_map(|(flag, file)| Some((flag, file?)))
-        .collect();
-    check_reports_apart(&settings.selection, &cases, &written)?;
+    check_reports_apart(&settings.selection, &cases, &settings.report.written())?;
     let cases: Vec<Case> = cases.into_iter().map(|case| overridden(case, &settings)).collect();
     let baseline = read_baseline(&settings.report)?;
     if let Some(dir) = &settings.save {

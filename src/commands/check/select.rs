@@ -21,9 +21,7 @@ use crate::text::one_line;
 /// (`NAME<TAB>FILE:LINE<TAB>QUESTION`) or as a JSON array; nothing is sent.
 pub fn list(settings: CheckListSettings, notes: &Notes, out: &mut Out) -> Result<()> {
     let cases = load(&settings.selection, &settings.identity, None, notes)?;
-    if let Some(file) = &settings.report.destination.file {
-        check_reports_apart(&settings.selection, &cases, &[("--output-file", file)])?;
-    }
+    check_reports_apart(&settings.selection, &cases, &settings.report.written())?;
     if settings.report.format == Some(ReportFormat::Json) {
         let listed: Vec<Value> = cases
             .iter()
