@@ -47,6 +47,12 @@ pub mod var {
     pub const XDG_CONFIG_HOME: &str = "XDG_CONFIG_HOME";
     /// The home folder.
     pub const HOME: &str = "HOME";
+    /// The home folder on Windows, when `HOME` is not set.
+    pub const USERPROFILE: &str = "USERPROFILE";
+    /// Where the config file is by default on Windows.
+    pub const APPDATA: &str = "APPDATA";
+    /// Where the history database is by default on Windows.
+    pub const LOCALAPPDATA: &str = "LOCALAPPDATA";
     /// `0` (or `false`, `off`, `no`): record no turn in the history.
     pub const HISTORY: &str = "ANALYST_HISTORY";
     /// The history database.
@@ -78,12 +84,15 @@ pub const ENVIRONMENT: [(&str, &str); 23] = [
     (var::DATA_SECRET, "or the deployment's API secret, to sign one (never printed)"),
     (var::TIMEOUT, "default --timeout"),
     (var::PROFILE, "default --profile"),
-    (var::CONFIG, "the config file (default $XDG_CONFIG_HOME/analyst/config.toml, else ~/.config/analyst/config.toml)"),
+    (
+        var::CONFIG,
+        "the config file (default $XDG_CONFIG_HOME/analyst/config.toml, else %APPDATA%\\analyst\\config.toml on Windows, else ~/.config/analyst/config.toml)",
+    ),
     (var::NO_COLOR, "set to something: no colour (as --color never); progress stays"),
     (var::HISTORY, "0 (or false, off, no): record no turn in the history (as --no-history)"),
     (
         var::HISTORY_DB,
-        "the history database (default $XDG_DATA_HOME/analyst/history.db, else ~/.local/share/analyst/history.db)",
+        "the history database (default $XDG_DATA_HOME/analyst/history.db, else %LOCALAPPDATA%\\analyst\\history.db on Windows, else ~/.local/share/analyst/history.db)",
     ),
     ("HTTPS_PROXY, HTTP_PROXY, ALL_PROXY", "proxies for every host but loopback"),
     ("NO_PROXY", "hosts reached without the proxy"),
@@ -356,15 +365,16 @@ pub enum Command {
 
 const HISTORY_AFTER_HELP: &str = "\
 Every turn of ask (not --replay) and check is recorded in a SQLite database,
-$XDG_DATA_HOME/analyst/history.db (ANALYST_HISTORY_DB or the profile's
+$XDG_DATA_HOME/analyst/history.db (on Windows
+%LOCALAPPDATA%\\analyst\\history.db; ANALYST_HISTORY_DB or the profile's
 history_db move it; --no-history, ANALYST_HISTORY=0 or history = false turn it
 off; history_keep = \"90d\" prunes older turns). It keeps the question, answer
 (its first MiB), status, exit code, ids, each SQL query (title, SQL, columns,
 row counts: not the rows), usage with models and durations; never a secret
 (nor text shaped like a Cube API key). Many processes may record at once, none
-losing a turn; a symbolic link at the database or its folder is refused, never
-followed; forget erases (the deleted text is overwritten, the log emptied); a
-damaged database is exit 2 naming the file; no command writes over it.
+losing a turn; a symbolic link (on Windows any reparse point) at the database
+or its folder is refused, never followed; forget erases (the deleted text is
+overwritten, the log emptied); a damaged database is exit 2 naming the file; no command writes over it.
 
 Examples:
   analyst history                             # the latest 20 turns

@@ -28,6 +28,34 @@ pub fn create_private(path: &Path) -> io::Result<File> {
     options.open(path)
 }
 
+/// How [`is_link`] names what it finds, in a refusal.
+#[cfg(not(windows))]
+pub const LINK: &str = "a symbolic link";
+/// How [`is_link`] names what it finds, in a refusal.
+#[cfg(windows)]
+pub const LINK: &str = "a link or reparse point";
+
+/// True when `path` is something the system would follow elsewhere: a
+/// symbolic link (a dangling one too) and, on Windows, any reparse point (a
+/// junction or mount point as well). What only we may read or write (the
+/// history database and its folder) is never reached through one.
+pub fn is_link(path: &Path) -> bool {
+    path.symlink_metadata().is_ok_and(|meta| is_link_metadata(&meta))
+}
+
+/// [`is_link`] for what the system said of a path or an open file.
+pub fn is_link_metadata(meta: &std::fs::Metadata) -> bool {
+    #[cfg(windows)]
+    {
+        use std::os::windows::fs::MetadataExt;
+        const FILE_ATTRIBUTE_REPARSE_POINT: u32 = 0x400;
+        if meta.file_attributes() & FILE_ATTRIBUTE_REPARSE_POINT != 0 {
+            return true;
+        }
+    }
+    meta.file_type().is_symlink()
+}
+
 /// Creates the folder `path` and any missing parent for data only its
 /// owner may read (`check --save`): mode 0700 for each folder created; one
 /// that exists is left as it is.

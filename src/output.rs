@@ -453,3 +453,33 @@ impl Notes {
         }
     }
 }
+
+/// True when `stream` is a terminal that takes escape codes: colour,
+/// progress and the live answer go there. On Windows that is a console
+/// whose virtual-terminal processing is on or could be turned on (Windows
+/// 10 and later); an older console gets what a pipe gets, plain text.
+#[cfg(not(windows))]
+pub fn takes_escapes(stream: &impl IsTerminal) -> bool {
+    stream.is_terminal()
+}
+
+/// True when `stream` is a terminal that takes escape codes: colour,
+/// progress and the live answer go there. On Windows that is a console
+/// whose virtual-terminal processing is on or could be turned on (Windows
+/// 10 and later); an older console gets what a pipe gets, plain text.
+#[cfg(windows)]
+pub fn takes_escapes(stream: &(impl IsTerminal + std::os::windows::io::AsRawHandle)) -> bool {
+    use windows_sys::Win32::System::Console::{GetConsoleMode, SetConsoleMode, ENABLE_VIRTUAL_TERMINAL_PROCESSING};
+    if !stream.is_terminal() {
+        return false;
+    }
+    let handle = stream.as_raw_handle();
+    let mut mode = 0;
+    // SAFETY: the handle is one of the process's standard streams, open
+    // for its whole life; both calls only read or set that console's mode.
+    unsafe {
+        GetConsoleMode(handle, &mut mode) != 0
+            && (mode & ENABLE_VIRTUAL_TERMINAL_PROCESSING != 0
+                || SetConsoleMode(handle, mode | ENABLE_VIRTUAL_TERMINAL_PROCESSING) != 0)
+    }
+}

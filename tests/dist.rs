@@ -3,10 +3,13 @@
 //! the `.deb` unpacked (and judged by lintian), the archive through
 //! `install.sh` from a loopback web server (a tampered one refused); the
 //! shell scripts clean for shellcheck, the workflows for actionlint, and the
-//! crate ready to publish. `scripts/dist` runs once for all of them.
+//! crate ready to publish; Windows' zip and wheel under Wine (`windows`).
+//! `scripts/dist` runs once for all of them.
 
 #[path = "it/support/mod.rs"]
 mod support;
+#[path = "dist/windows.rs"]
+mod windows;
 
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::TcpListener;
@@ -98,7 +101,11 @@ fn every_artifact_is_listed_in_sha256sums() {
         .collect();
     present.sort();
     assert_eq!(listed, present);
-    assert_eq!(present.len(), 3, "the wheel, the .deb and the archive: {present:?}");
+    assert_eq!(
+        present.len(),
+        5,
+        "Linux's wheel, .deb and archive, Windows' wheel and zip: {present:?}"
+    );
     run(Command::new("sha256sum")
         .args(["--check", "--strict", "SHA256SUMS"])
         .current_dir(dist()));
@@ -106,7 +113,7 @@ fn every_artifact_is_listed_in_sha256sums() {
 
 #[test]
 fn the_wheel_installs_in_a_fresh_venv_and_runs_the_main_job() {
-    let wheel = artifact(".whl");
+    let wheel = artifact(&format!("_{}.whl", std::env::consts::ARCH));
     let name = wheel.file_name().unwrap().to_string_lossy().into_owned();
     let prefix = format!("analyst_cli-{}-py3-none-", version());
     assert!(name.starts_with(&prefix), "{name}");

@@ -113,7 +113,7 @@ fn render(command: &clap::Command, name: &str, names: &[String], out: &mut impl 
     }
     writeln!(out, ".SH FILES")?;
     tagged(
-        "$XDG_CONFIG_HOME/analyst/config.toml, ~/.config/analyst/config.toml",
+        "$XDG_CONFIG_HOME/analyst/config.toml, ~/.config/analyst/config.toml, %APPDATA%\\analyst\\config.toml (Windows)",
         "The config file (or ANALYST_CONFIG): [profiles.NAME] tables whose keys are below; a flag wins over the environment, which wins over the profile.",
         out,
     )?;

@@ -32,7 +32,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use crate::error::{fail, Kind};
-use crate::files::create_private_folder;
+use crate::files::{create_private_folder, is_link, is_link_metadata, LINK};
 
 /// How long a writer waits for another to finish.
 const BUSY_TIMEOUT: Duration = Duration::from_secs(30);
@@ -259,15 +259,10 @@ pub fn before(age: Duration) -> String {
     then.to_rfc3339_opts(chrono::SecondsFormat::Millis, true)
 }
 
-/// True when `path` is a symbolic link (a dangling one too).
-fn is_link(path: &Path) -> bool {
-    path.symlink_metadata().is_ok_and(|meta| meta.file_type().is_symlink())
-}
-
 impl History {
     /// Opens (creating it, its folder 0700 and the file 0600) and migrates
-    /// the database at `path`. A symbolic link at the path or its folder is
-    /// refused, never followed; a damaged file, one of a newer schema, or
+    /// the database at `path`. A symbolic link (on Windows, any reparse
+    /// point) at the path or its folder is refused, never followed; a damaged file, one of a newer schema, or
     /// one that cannot be opened is refused, naming the file.
     pub fn open(path: &Path) -> Result<History> {
         let refuse = |why: String| fail(Kind::Usage, format!("history {}: {why}", path.display()));
@@ -275,14 +270,14 @@ impl History {
         if let Some(folder) = folder {
             if is_link(folder) {
                 return Err(refuse(format!(
-                    "its folder {} is a symbolic link: refused, never followed",
+                    "its folder {} is {LINK}: refused, never followed",
                     folder.display()
                 )));
             }
             create_private_folder(folder).map_err(|err| refuse(format!("cannot create its folder: {err}")))?;
         }
         if is_link(path) {
-            return Err(refuse("it is a symbolic link: refused, never followed".to_string()));
+            return Err(refuse(format!("it is {LINK}: refused, never followed")));
         }
         create_file(path).map_err(|err| refuse(format!("cannot create it: {err}")))?;
         let flags = OpenFlags::SQLITE_OPEN_READ_WRITE
@@ -352,8 +347,9 @@ fn is_busy(err: &rusqlite::Error) -> bool {
 }
 
 /// Creates the database file 0600 when it does not exist, never through a
-/// symbolic link and without failing when another process creates it at
-/// the same moment.
+/// symbolic link (on Windows, a reparse point: opened as itself, then
+/// refused) and without failing when another process creates it at the
+/// same moment.
 fn create_file(path: &Path) -> std::io::Result<()> {
     let mut options = std::fs::OpenOptions::new();
     options.read(true).write(true).create(true);
@@ -362,7 +358,17 @@ fn create_file(path: &Path) -> std::io::Result<()> {
         use std::os::unix::fs::OpenOptionsExt;
         options.mode(0o600).custom_flags(libc::O_NOFOLLOW);
     }
-    options.open(path).map(drop)
+    #[cfg(windows)]
+    {
+        use std::os::windows::fs::OpenOptionsExt;
+        const FILE_FLAG_OPEN_REPARSE_POINT: u32 = 0x0020_0000;
+        options.custom_flags(FILE_FLAG_OPEN_REPARSE_POINT);
+    }
+    let file = options.open(path)?;
+    if is_link_metadata(&file.metadata()?) {
+        return Err(std::io::Error::other(format!("it is {LINK}")));
+    }
+    Ok(())
 }
 
 #[cfg(test)]

@@ -10,7 +10,7 @@ use regex::Regex;
 
 use super::checks::{duration, parse_duration, regex, variable, Finding, FindingState};
 pub use super::profile::Price;
-use super::profile::{Config, Profile};
+use super::profile::{expand_home, Config, Profile, UserFolder};
 use super::types::{destination, mode_name};
 use crate::cli::{
     var, ExportFormat, HistoryAction, HistoryArgs, HistoryForgetArgs, HistoryListArgs, TableOrJson, UsageGrouping,
@@ -97,22 +97,16 @@ pub struct HistorySettings {
 }
 
 /// The history database: `ANALYST_HISTORY_DB`, the profile's `history_db`
-/// (`~/` expanded), `$XDG_DATA_HOME/analyst/history.db`, else
-/// `~/.local/share/analyst/history.db`; none without a home.
+/// (`~/` expanded), else `analyst/history.db` in the user's data folder
+/// ([`UserFolder::Data`]); none without a home.
 pub fn database(profile: Option<&Profile>) -> Option<PathBuf> {
     if let Some(path) = variable(var::HISTORY_DB) {
         return Some(PathBuf::from(path));
     }
     if let Some(path) = profile.and_then(|profile| profile.history_db.as_deref()) {
-        return Some(match (path.strip_prefix("~/"), variable(var::HOME)) {
-            (Some(rest), Some(home)) => PathBuf::from(home).join(rest),
-            _ => PathBuf::from(path),
-        });
+        return Some(expand_home(path));
     }
-    let base = match variable(var::XDG_DATA_HOME) {
-        Some(base) => PathBuf::from(base),
-        None => PathBuf::from(variable(var::HOME)?).join(".local/share"),
-    };
+    let (base, _) = UserFolder::Data.find()?;
     Some(base.join("analyst").join("history.db"))
 }
 
@@ -140,7 +134,7 @@ pub fn findings(profile: Option<&Profile>) -> Vec<Finding> {
     ) {
         (Some(_), _) => var::HISTORY_DB.to_string(),
         (None, Some(profile)) => profile.origin("history_db"),
-        (None, None) => format!("default (${}/analyst/history.db)", var::XDG_DATA_HOME),
+        (None, None) => format!("default ({})", UserFolder::Data.default_place("history.db")),
     };
     findings.push(match database(profile) {
         None => Finding::new(
@@ -150,14 +144,16 @@ pub fn findings(profile: Option<&Profile>) -> Vec<Finding> {
             from,
         ),
         Some(db) => {
-            let is_link =
-                |path: &std::path::Path| path.symlink_metadata().is_ok_and(|meta| meta.file_type().is_symlink());
-            let folder_link = db.parent().is_some_and(is_link);
-            match (is_link(&db) || folder_link, db.exists()) {
+            let folder_link = db.parent().is_some_and(crate::files::is_link);
+            match (crate::files::is_link(&db) || folder_link, db.exists()) {
                 (true, _) => Finding::new(
                     "history database",
                     FindingState::Failed(crate::error::Kind::Usage),
-                    format!("{}: a symbolic link, refused (nothing is recorded)", db.display()),
+                    format!(
+                        "{}: {}, refused (nothing is recorded)",
+                        db.display(),
+                        crate::files::LINK
+                    ),
                     from,
                 ),
                 (false, true) => Finding::new("history database", FindingState::Ok, db.display().to_string(), from),

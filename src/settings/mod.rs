@@ -208,7 +208,8 @@ impl Command {
     }
 }
 
-/// Which of the standard streams are terminals, asked once.
+/// Which of the standard streams are terminals (stdout and stderr: ones
+/// that take escape codes, [`crate::output::takes_escapes`]), asked once.
 #[derive(Clone, Copy, Debug)]
 struct Terminals {
     stdin: bool,
@@ -226,8 +227,8 @@ pub fn resolve(matches: &ArgMatches) -> (Notes, Result<Command>) {
     };
     let terminals = Terminals {
         stdin: std::io::stdin().is_terminal(),
-        stdout: std::io::stdout().is_terminal(),
-        stderr: std::io::stderr().is_terminal(),
+        stdout: crate::output::takes_escapes(&std::io::stdout()),
+        stderr: crate::output::takes_escapes(&std::io::stderr()),
     };
     // NO_COLOR set to something turns colour off, and only colour:
     // progress follows -q and the terminal.

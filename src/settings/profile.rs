@@ -120,17 +120,66 @@ struct ConfigFile {
 }
 
 /// Where the config file is, and which variable put it there:
-/// `ANALYST_CONFIG`, else `$XDG_CONFIG_HOME/analyst/config.toml`, else
-/// `~/.config/analyst/config.toml`; none without a home.
+/// `ANALYST_CONFIG`, else `analyst/config.toml` in the user's config folder
+/// ([`UserFolder::Config`]); none without a home.
 pub fn path() -> Option<(PathBuf, &'static str)> {
     if let Some(path) = variable(var::CONFIG) {
         return Some((PathBuf::from(path), var::CONFIG));
     }
-    let (base, named_by) = match variable(var::XDG_CONFIG_HOME) {
-        Some(base) => (PathBuf::from(base), var::XDG_CONFIG_HOME),
-        None => (Path::new(&variable(var::HOME)?).join(".config"), var::HOME),
-    };
+    let (base, named_by) = UserFolder::Config.find()?;
     Some((base.join("analyst").join("config.toml"), named_by))
+}
+
+/// A per-user folder of the platform's rules (the XDG base directories,
+/// and Windows' roaming and local application data).
+#[derive(Clone, Copy, Debug)]
+pub enum UserFolder {
+    /// Settings: `$XDG_CONFIG_HOME`, on Windows `%APPDATA%`, else
+    /// `~/.config`.
+    Config,
+    /// Data this machine keeps (the history): `$XDG_DATA_HOME`, on Windows
+    /// `%LOCALAPPDATA%`, else `~/.local/share`.
+    Data,
+}
+
+impl UserFolder {
+    /// The folder, and the variable that named it; none without a home.
+    pub fn find(self) -> Option<(PathBuf, &'static str)> {
+        let (xdg, windows, under_home) = match self {
+            UserFolder::Config => (var::XDG_CONFIG_HOME, var::APPDATA, ".config"),
+            UserFolder::Data => (var::XDG_DATA_HOME, var::LOCALAPPDATA, ".local/share"),
+        };
+        if let Some(base) = variable(xdg) {
+            return Some((PathBuf::from(base), xdg));
+        }
+        if let Some(base) = variable(windows).filter(|_| cfg!(windows)) {
+            return Some((PathBuf::from(base), windows));
+        }
+        let (home, named_by) = home()?;
+        Some((home.join(under_home), named_by))
+    }
+
+    /// How `config list` and `doctor` name the default place of `file`.
+    pub fn default_place(self, file: &str) -> String {
+        let (xdg, windows) = match self {
+            UserFolder::Config => (var::XDG_CONFIG_HOME, var::APPDATA),
+            UserFolder::Data => (var::XDG_DATA_HOME, var::LOCALAPPDATA),
+        };
+        match cfg!(windows) {
+            true => format!("%{windows}%\\analyst\\{file}"),
+            false => format!("${xdg}/analyst/{file}"),
+        }
+    }
+}
+
+/// The home folder and the variable that named it: `HOME`, and on Windows
+/// `USERPROFILE` when `HOME` is not set.
+fn home() -> Option<(PathBuf, &'static str)> {
+    if let Some(home) = variable(var::HOME) {
+        return Some((PathBuf::from(home), var::HOME));
+    }
+    let profile = variable(var::USERPROFILE).filter(|_| cfg!(windows))?;
+    Some((PathBuf::from(profile), var::USERPROFILE))
 }
 
 /// The config file, read once.
@@ -289,8 +338,8 @@ fn refuse_if_others_can_write(_path: &Path, _profile: &str) -> Result<()> {
 
 /// `~/` at the start of a profile's path, expanded.
 pub fn expand_home(path: &str) -> PathBuf {
-    match (path.strip_prefix("~/"), variable(var::HOME)) {
-        (Some(rest), Some(home)) => Path::new(&home).join(rest),
+    match (path.strip_prefix("~/"), home()) {
+        (Some(rest), Some((home, _))) => home.join(rest),
         _ => PathBuf::from(path),
     }
 }

@@ -422,8 +422,7 @@ fn files_under(folder: &Path, files: &mut Vec<PathBuf>) -> Result<()> {
         {
             continue;
         }
-        let is_link = path.symlink_metadata().is_ok_and(|meta| meta.file_type().is_symlink());
-        if path.is_dir() && !is_link {
+        if path.is_dir() && !crate::files::is_link(&path) {
             files_under(&path, files)?;
         } else if path.is_file() {
             files.push(path);

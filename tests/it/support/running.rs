@@ -20,9 +20,15 @@ pub struct Running {
 impl Running {
     /// Starts `analyst ARGS` against `emu` (key, URL, external id `ci-bot`).
     pub fn start(emu: &Emulator, args: &[&str]) -> Running {
-        let mut child = emu
-            .command()
-            .args(args)
+        let mut command = emu.command();
+        command.args(args);
+        Running::spawn(command)
+    }
+
+    /// Starts `command` (an `analyst` of another build, or one run through
+    /// Wine) with its stdin empty and its stdout and stderr collected.
+    pub fn spawn(mut command: std::process::Command) -> Running {
+        let mut child = command
             .stdin(std::process::Stdio::null())
             .stdout(std::process::Stdio::piped())
             .stderr(std::process::Stdio::piped())
