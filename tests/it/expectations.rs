@@ -140,16 +140,40 @@ fn a_bad_regular_expression_is_a_usage_error() {
 
 #[test]
 fn expectations_work_offline_on_a_replay() {
-    analyst()
-        .args([
-            "ask",
-            "--replay",
-            &fixture("revenue-by-month.ndjson"),
+    let replay = |expectations: &[&str]| {
+        analyst()
+            .args(["ask", "--replay", &fixture("revenue-by-month.ndjson")])
+            .args(expectations)
+            .assert()
+    };
+    let met = replay(&[
+        "--expect-answer",
+        "Q4",
+        "--min-rows",
+        "12",
+        "--expect-sql",
+        "orders_view",
+    ]);
+    let answer = String::from_utf8(met.get_output().stdout.clone()).unwrap();
+    met.success();
+    assert!(answer.contains("Q4"), "the answer is printed: {answer}");
+    // The same replay fails each expectation it does not meet.
+    for (flag, value, said) in [
+        (
             "--expect-answer",
-            "Q4",
-            "--min-rows",
-            "12",
-        ])
-        .assert()
-        .success();
+            "no such phrase",
+            "expected the answer to match /no such phrase/",
+        ),
+        ("--min-rows", "13", "expected at least 13 rows"),
+        (
+            "--expect-sql",
+            "FROM customers",
+            "expected a SQL query matching /FROM customers/",
+        ),
+    ] {
+        replay(&[flag, value])
+            .code(9)
+            .stderr(predicate::str::contains("expectation failed"))
+            .stderr(predicate::str::contains(said));
+    }
 }

@@ -249,15 +249,34 @@ fn a_config_others_can_write_is_refused_when_it_runs_a_command() {
 #[test]
 fn a_profile_command_does_not_see_the_other_secrets() {
     let emu = Emulator::start();
-    let text = profile_text(&emu).replace(
-        "api_key_command = \"printf '%s' ",
-        "api_key_command = \"env | grep -q -e ANALYST_DATA -e ANALYST_CUBE && exit 9; printf '%s' ",
-    );
-    let home = config_home(&text);
+    // The key command first probes its environment: it fails (exit 9,
+    // so analyst cannot get the key) when it sees any of `variables`.
+    let probing = |variables: &str| {
+        let original = profile_text(&emu);
+        let text = original.replace(
+            "api_key_command = \"printf '%s' ",
+            &format!("api_key_command = \"env | grep -q {variables} && exit 9; printf '%s' "),
+        );
+        assert_ne!(text, original, "the probe is in the profile");
+        config_home(&text)
+    };
+    // The probe can fail: HOME is in every command's environment.
+    let sees_home = probing("-e ^HOME=");
+    analyst_in(&sees_home)
+        .args(["ask", "Q"])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("api_key_command"));
+    assert!(emu.requests_on(Route::Chat).is_empty());
+    // It does not see the data secret, the data token or a Cube token.
+    let home = probing("-e ^ANALYST_DATA -e ^ANALYST_CUBE");
     analyst_in(&home)
         .env("ANALYST_DATA_SECRET", "data-secret-never-shared")
         .env("ANALYST_DATA_TOKEN", "data-token-never-shared")
+        .env("ANALYST_CUBE_TOKEN", "cube-token-never-shared")
         .args(["ask", "Q"])
         .assert()
-        .success();
+        .success()
+        .stdout(predicate::str::starts_with("Answer 1:"));
+    assert_eq!(emu.requests_on(Route::Chat).len(), 1);
 }

@@ -233,7 +233,41 @@ fn the_suite_in_the_readme_is_the_shipped_example() {
 fn the_config_in_the_readme_loads() {
     let config = blocks(&readme(), "toml")[1].clone();
     let path = ScratchFile::new("config.toml", config);
-    for profile in ["prod", "staging"] {
+    // Each profile's settings are the ones `config list` resolves, each
+    // said to come from that profile.
+    for (profile, settings) in [
+        (
+            "prod",
+            &[
+                "https://ai.us.cubecloud.dev/api/v1/public/acme/agents/7/chat/stream-chat-state",
+                "https://acme.cubecloud.dev",
+                "https://acme-prod.cubecloudapp.dev/cubejs-api",
+                "ci-bot",
+            ][..],
+        ),
+        (
+            "staging",
+            &[
+                "https://ai.eu.cubecloud.dev/api/v1/public/acme/agents/9/chat/stream-chat-state",
+                "ana@acme.example",
+            ][..],
+        ),
+    ] {
+        let output = analyst()
+            .env("ANALYST_CONFIG", &path)
+            .env("COLUMNS", "400")
+            .args(["--profile", profile, "config", "list"])
+            .output()
+            .unwrap();
+        exits(&output, 0);
+        let table = String::from_utf8(output.stdout).unwrap();
+        for setting in settings {
+            let row = table
+                .lines()
+                .find(|row| row.contains(setting))
+                .unwrap_or_else(|| panic!("{profile}: {setting} in\n{table}"));
+            assert!(row.contains(&format!("profile {profile}")), "{row}");
+        }
         analyst()
             .env("ANALYST_CONFIG", &path)
             .args([
@@ -260,5 +294,105 @@ fn ci_runs_the_readme_commands() {
     let ci = std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join(".ci/run")).unwrap();
     for command in commands {
         assert!(ci.contains(&command), ".ci/run does not run `{command}`");
+    }
+}
+
+/// The long flags (`--name`) in `text`, in order of first appearance.
+fn long_flags(text: &str) -> Vec<String> {
+    let mut flags: Vec<String> = Vec::new();
+    for (at, _) in text.match_indices("--") {
+        let name: String = text[at + 2..]
+            .chars()
+            .take_while(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || *c == '-')
+            .collect();
+        let starts_a_word = at == 0 || !text[..at].ends_with(|c: char| c.is_alphanumeric() || c == '-');
+        if starts_a_word && name.starts_with(|c: char| c.is_ascii_lowercase()) && !flags.contains(&name) {
+            flags.push(name);
+        }
+    }
+    flags
+}
+
+/// The flags `analyst ARGS --help` lists for that command itself (not its
+/// global options, `--help` nor `--version`): each long name with its short
+/// one, if any.
+fn own_flags(args: &[&str]) -> Vec<(String, Option<char>)> {
+    let output = analyst().args(args).arg("--help").output().unwrap();
+    exits(&output, 0);
+    let help = String::from_utf8(output.stdout).unwrap();
+    let mut own = Vec::new();
+    let mut global = false;
+    for line in help.lines() {
+        if !line.starts_with(' ') && line.ends_with(':') {
+            global = line == "Global options:";
+            continue;
+        }
+        let spelled = line.trim_start().split("  ").next().unwrap_or_default();
+        if global || !spelled.starts_with('-') {
+            continue;
+        }
+        let short = spelled
+            .strip_prefix('-')
+            .and_then(|rest| rest.chars().next())
+            .filter(|c| c.is_ascii_alphabetic());
+        for long in long_flags(spelled) {
+            if long != "help" && long != "version" {
+                own.push((long, short));
+            }
+        }
+    }
+    own
+}
+
+#[test]
+fn every_flag_table_of_the_readme_is_the_commands_help() {
+    let readme = readme();
+    let global: Vec<String> = own_flags(&[]).into_iter().map(|(long, _)| long).collect();
+    let section_of = |heading: &str| -> String {
+        let start = readme
+            .find(heading)
+            .unwrap_or_else(|| panic!("{heading} in the README"));
+        let section = &readme[start..];
+        section[..section[1..].find("\n### ").map_or(section.len(), |end| end + 1)].to_string()
+    };
+    // The flags every command that writes data shares are said once, and
+    // so are those a command shares with ask (the endpoint, who asks, the
+    // connection): in ask's section.
+    let ask_heading = "### `analyst ask [QUESTION]`";
+    let shared = long_flags(&section_of("### Every command that writes data"));
+    let ask_section = section_of(ask_heading);
+    let ask_flags: Vec<String> = own_flags(&["ask"]).into_iter().map(|(long, _)| long).collect();
+    for (heading, command) in [
+        (ask_heading, &["ask"][..]),
+        ("### `analyst abort --chat-id ID`", &["abort"][..]),
+        ("### `analyst session`", &["session"][..]),
+        ("### `analyst rows`", &["rows"][..]),
+        ("### `analyst check SUITE.toml`", &["check"][..]),
+        ("### `analyst history`", &["history", "list"][..]),
+    ] {
+        let section = section_of(heading);
+        let own = own_flags(command);
+        let table_flags: Vec<String> = section
+            .lines()
+            .filter(|line| line.starts_with("| `-"))
+            .flat_map(|line| long_flags(line.split(" | ").next().unwrap_or_default()))
+            .collect();
+        for flag in &table_flags {
+            assert!(
+                own.iter().any(|(long, _)| long == flag) || global.contains(flag),
+                "README {heading}: --{flag} is not a flag of analyst {}",
+                command.join(" ")
+            );
+        }
+        let said = long_flags(&section);
+        for (flag, short) in &own {
+            let in_ask = command != ["ask"] && ask_flags.contains(flag) && long_flags(&ask_section).contains(flag);
+            let by_short = short.is_some_and(|short| section.contains(&format!("`-{short} ")));
+            assert!(
+                said.contains(flag) || shared.contains(flag) || in_ask || by_short,
+                "analyst {} --{flag} is not in the README's {heading}",
+                command.join(" ")
+            );
+        }
     }
 }

@@ -15,7 +15,6 @@ pub mod stream;
 pub mod warehouse;
 
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicUsize, Ordering};
 
 use assert_cmd::Command;
 
@@ -72,29 +71,25 @@ pub fn clean_command(program: impl AsRef<std::ffi::OsStr>) -> std::process::Comm
     command
 }
 
-/// A fresh directory under the system's temporary directory, unique to
-/// this test process and call, removed with its contents when dropped (a
-/// failing test's too), so test runs leave nothing behind.
-pub struct Scratch(PathBuf);
+/// A fresh directory under the system's temporary directory (tempfile's),
+/// removed with its contents when dropped (a failing test's too), so test
+/// runs leave nothing behind.
+pub struct Scratch(tempfile::TempDir);
 
 impl Scratch {
     /// Creates the directory.
     pub fn new() -> Scratch {
-        static COUNTER: AtomicUsize = AtomicUsize::new(0);
-        let dir = std::env::temp_dir().join(format!(
-            "analyst-test-{}-{}",
-            std::process::id(),
-            COUNTER.fetch_add(1, Ordering::SeqCst)
-        ));
-        let _ = std::fs::remove_dir_all(&dir);
-        std::fs::create_dir_all(&dir).expect("create a scratch directory");
+        let dir = tempfile::Builder::new()
+            .prefix("analyst-test-")
+            .tempdir()
+            .expect("create a scratch directory");
         Scratch(dir)
     }
 
     /// Writes `contents` to the file `name` in it (folders created) and
     /// returns the file's path.
     pub fn write(&self, name: &str, contents: impl AsRef<[u8]>) -> PathBuf {
-        let path = self.0.join(name);
+        let path = self.0.path().join(name);
         if let Some(parent) = path.parent() {
             std::fs::create_dir_all(parent).expect("create a scratch folder");
         }
@@ -107,25 +102,19 @@ impl std::ops::Deref for Scratch {
     type Target = Path;
 
     fn deref(&self) -> &Path {
-        &self.0
+        self.0.path()
     }
 }
 
 impl AsRef<Path> for Scratch {
     fn as_ref(&self) -> &Path {
-        &self.0
+        self.0.path()
     }
 }
 
 impl AsRef<std::ffi::OsStr> for Scratch {
     fn as_ref(&self) -> &std::ffi::OsStr {
-        self.0.as_os_str()
-    }
-}
-
-impl Drop for Scratch {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
+        self.0.path().as_os_str()
     }
 }
 
