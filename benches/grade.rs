@@ -18,7 +18,7 @@ use std::alloc::{GlobalAlloc, Layout, System};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Instant;
 
-use analyst::commands::check::grade::{grade, Sheet};
+use analyst::evals::grade::{grade, Sheet};
 use analyst::results::{Column, RowSink, SqlResult, ToolResult};
 use serde_json::value::RawValue;
 use serde_json::{json, Value};

@@ -13,6 +13,7 @@
 //! - [`input`]: what a command is given to read, read until a stop;
 //! - [`jq`]: the `--jq` filter of JSON outputs;
 //! - [`output`]: stdout (data) and stderr (notes);
+//! - [`modes`]: what an `-o` mode of `ask` shows, keeps and allows;
 //! - [`history`]: the local SQLite record of turns and thread names;
 //! - [`themes`]: Vega configs, named or from a file, and their merge;
 //! - [`results`]: SQL results in one table shape, picked and completed;
@@ -23,6 +24,7 @@
 //! - [`expect`]: expectations checked against a turn;
 //! - [`render`]: one renderer per output mode;
 //! - [`exchange`]: one turn asked of the service, from question to record;
+//! - [`evals`]: suites, grading and the reports of a `check` run;
 //! - [`commands`]: one module per subcommand.
 
 #![warn(missing_docs)]
@@ -31,12 +33,14 @@ pub mod api;
 pub mod cli;
 pub mod commands;
 pub mod error;
+pub mod evals;
 pub mod exchange;
 pub mod expect;
 pub mod files;
 pub mod history;
 pub mod input;
 pub mod jq;
+pub mod modes;
 pub mod net;
 pub mod output;
 pub mod redact;

@@ -19,9 +19,10 @@ use crate::exchange::{replay, Asked, Exchange, RecordAs, Settled, TurnObserver};
 use crate::expect::Check;
 use crate::files::LazyFile;
 use crate::history::MAX_RECORDED_ANSWER;
+use crate::modes::Mode;
 use crate::net::http::Http;
 use crate::output::{Notes, Out};
-use crate::render::live::{Mode, Watched};
+use crate::render::live::Watched;
 use crate::render::table::TableFormat;
 use crate::render::vega::ChartFormat;
 use crate::render::{answer, csv, events, html, json, raw, vega};
@@ -58,10 +59,13 @@ fn ask(settings: &AskSettings, notes: &Notes, out: &mut Out, settled: &mut Optio
     let mut tee = settings.tee.clone().map(LazyFile::new);
     let mut output = Watched::new(
         renderer(settings, notes),
-        mode(settings.output),
+        settings.mode.shows,
         notes,
         settings.display,
-        mode(settings.output).notes_truncated(settings.all_rows, settings.allow_partial),
+        settings
+            .mode
+            .shows
+            .notes_truncated(settings.all_rows, settings.allow_partial),
     );
     let mut observer = TurnObserver::new(
         Some(&mut output),
@@ -181,12 +185,11 @@ fn renderer(settings: &AskSettings, notes: &Notes) -> Box<dyn Renderer> {
 /// the answer's text where it is shown or matched; its head where it is
 /// recorded, or where a mode that shows a result says, when none came,
 /// that the answer holds the results as a Markdown table; every tool
-/// call's input in `json`.
+/// call's input where the mode shows them.
 fn keep(settings: &AskSettings) -> Keep {
-    let output = settings.output;
-    let shown = matches!(output, OutputMode::Answer | OutputMode::Json | OutputMode::Html)
-        || settings.expectations.answer.is_some();
-    let looked_into = matches!(mode(output), Mode::Rows | Mode::Chart);
+    let mode = settings.mode;
+    let shown = mode.answer_text || settings.expectations.answer.is_some();
+    let looked_into = matches!(mode.shows, Mode::Rows | Mode::Chart);
     Keep {
         answer_text: match (shown, settings.recording.is_some() || looked_into) {
             (true, _) => AnswerText::Whole,
@@ -195,18 +198,7 @@ fn keep(settings: &AskSettings) -> Keep {
             (false, true) => AnswerText::Head(MAX_RECORDED_ANSWER),
             (false, false) => AnswerText::None,
         },
-        tool_inputs: output == OutputMode::Json,
-    }
-}
-
-/// What `-o mode` shows, as the notes see it.
-fn mode(output: OutputMode) -> Mode {
-    match output {
-        OutputMode::Answer => Mode::Answer,
-        OutputMode::Json => Mode::Json,
-        OutputMode::Raw | OutputMode::Events => Mode::Stream,
-        OutputMode::Csv | OutputMode::Table => Mode::Rows,
-        OutputMode::Vega | OutputMode::Svg | OutputMode::Png | OutputMode::Html => Mode::Chart,
+        tool_inputs: mode.tool_inputs,
     }
 }
 

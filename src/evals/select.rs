@@ -57,7 +57,7 @@ pub fn list(settings: CheckListSettings, notes: &Notes, out: &mut Out) -> Result
 /// of the suite (Cube's question files and certified queries, not only
 /// the folder named) and each image its cases send. Exit 2, before
 /// anything is written.
-pub(super) fn check_reports_apart(selection: &Selection, cases: &[Case], written: &[(&str, &Path)]) -> Result<()> {
+pub fn check_reports_apart(selection: &Selection, cases: &[Case], written: &[(&str, &Path)]) -> Result<()> {
     let suite = &selection.suite;
     let files = match cube::is_cube_suite(suite) {
         true => cube::files_read(suite, selection.agents_path.as_deref())?,
@@ -77,7 +77,7 @@ pub(super) fn check_reports_apart(selection: &Selection, cases: &[Case], written
 /// nothing will run), then `--filter` and `--shard`. A filter that selects
 /// nothing is a usage error; an empty shard (fewer cases than shards) is
 /// a note.
-pub(super) fn load(
+pub fn load(
     selection: &Selection,
     identity: &IdentityInput,
     data: Option<&DataSettings>,

@@ -12,6 +12,7 @@ use std::time::Duration;
 use anyhow::Result;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
+use crate::modes::Mode;
 use crate::output::{Notes, Output};
 use crate::redact::redact;
 use crate::render::markdown::{complete_blocks, Blocks, Markdown};
@@ -22,51 +23,6 @@ use crate::stream::message::{decode_embedded_json, Message};
 use crate::stream::transcript::{Event, FinishedTool, Transcript};
 use crate::stream::turn::{Ending, Renderer, Status};
 use crate::text::{shorten, visible};
-
-/// What an output of `ask` shows, as far as notes care: a note about the
-/// answer is given only where the answer is shown, and a hint never names
-/// the mode in use.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Mode {
-    /// `-o answer`: the answer.
-    Answer,
-    /// `-o json`: the answer and every result.
-    Json,
-    /// `-o raw` or `-o events`: the stream itself, which `rows` reads.
-    Stream,
-    /// `-o csv` or `-o table`: a result's rows.
-    Rows,
-    /// `-o vega`, `svg`, `png`, `html`: a result drawn.
-    Chart,
-}
-
-impl Mode {
-    /// True for the outputs that show the answer.
-    fn shows_answer(self) -> bool {
-        matches!(self, Mode::Answer | Mode::Json)
-    }
-
-    /// Whether a truncated result is worth a note as it arrives: not when
-    /// every row will be fetched (`all_rows`), nor when this mode ends in
-    /// an error naming the truncated result it shows (its rows, its chart
-    /// or the JSON of every result, unless `allow_partial`): the error
-    /// says it once.
-    pub fn notes_truncated(self, all_rows: bool, allow_partial: bool) -> bool {
-        let refuses = matches!(self, Mode::Json | Mode::Rows | Mode::Chart) && !allow_partial;
-        !all_rows && !refuses
-    }
-
-    /// How to get every row of truncated SQL result `number` from here.
-    fn every_row(self, number: usize) -> String {
-        match self {
-            Mode::Answer => format!("-o csv --all-rows --query {number} gives every row"),
-            Mode::Stream => format!("'analyst rows --query {number}' reads this output and fetches every row"),
-            Mode::Json | Mode::Rows | Mode::Chart => {
-                format!("--all-rows fetches every row (or pipe -o raw into 'analyst rows --query {number}')")
-            }
-        }
-    }
-}
 
 /// An output with the notes and the live display beside it.
 pub struct Watched<'n> {

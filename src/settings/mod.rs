@@ -47,11 +47,11 @@ use serde_json::{Map, Value};
 use crate::cli::{
     var, AbortArgs, AskArgs, ChatEndpointArgs, CheckAction, CheckArgs, Cli, ColorWhen, Command as CliCommand,
     CompletionTarget, ConfigAction, ConfigArgs, DataEndpointArgs, GlobalArgs, IdentityArgs, LeadingNetworkArgs,
-    NetworkArgs, OutputMode, QuerySelector, RowsArgs, RowsOutput, SessionAction, SessionArgs, SessionOutput,
-    SessionRevokeArgs,
+    NetworkArgs, QuerySelector, RowsArgs, RowsOutput, SessionAction, SessionArgs, SessionOutput, SessionRevokeArgs,
 };
 use crate::error::usage;
 use crate::files::check_files_apart;
+use crate::modes::OnTerminal;
 use crate::output::{Destination, JqInput, Notes};
 use crate::results::Pick;
 use checks::{
@@ -492,25 +492,26 @@ impl Sources<'_> {
                 }
             }
         };
+        let mode = mode_traits(args.output);
+        let json_modes = jq_modes();
         let destination = destination(
             args.destination,
-            match args.output {
-                OutputMode::Json | OutputMode::Vega => Ok(JqInput::Whole),
-                OutputMode::Events => Ok(JqInput::EachLine),
-                other => Err((mode_name(other), "-o json, -o events or -o vega")),
-            },
+            mode.jq.ok_or_else(|| (mode_name(args.output), json_modes.as_str())),
         )?;
         // The data goes to the terminal only when stdout is one and no
         // --output-file takes it.
         let stdout_is_terminal = destination.file.is_none() && self.terminals.stdout;
-        if args.output == OutputMode::Png && stdout_is_terminal {
-            return Err(usage(
-                "-o png writes a picture, not text: redirect stdout to a file (analyst ask -o png … > chart.png)",
-            ));
+        if mode.on_terminal == OnTerminal::Refused && stdout_is_terminal {
+            return Err(usage(format!(
+                "{} writes a picture, not text: redirect stdout to a file (analyst ask {} … > chart.png)",
+                mode_name(args.output),
+                mode_name(args.output)
+            )));
         }
+        let live = mode.on_terminal == OnTerminal::Live;
         let display = Display {
-            spinner: self.notes.show_progress() && (args.output == OutputMode::Answer || !stdout_is_terminal),
-            stream_answer: args.output == OutputMode::Answer && stdout_is_terminal,
+            spinner: self.notes.show_progress() && (live || !stdout_is_terminal),
+            stream_answer: live && stdout_is_terminal,
             width: terminal_width(stdout_is_terminal),
             styled: stdout_is_terminal && self.styles,
         };
@@ -518,6 +519,7 @@ impl Sources<'_> {
             source,
             display,
             output: args.output,
+            mode,
             destination,
             pick,
             tee: args.tee,

@@ -21,6 +21,7 @@ use crate::cli::{AskArgs, CheckOutput, DestinationArgs, OutputMode, ReportArgs, 
 use crate::error::usage;
 use crate::input::Deadline;
 use crate::jq::JqFilter;
+use crate::modes::{Mode, ModeTraits, OnTerminal};
 use crate::output::{Destination, JqInput, Notes};
 use crate::results::Pick;
 
@@ -158,6 +159,8 @@ pub struct AskSettings {
     pub source: AskSource,
     /// `-o`.
     pub output: OutputMode,
+    /// What that mode shows, keeps and allows.
+    pub mode: ModeTraits,
     /// `--jq`, `--output-file`.
     pub destination: Destination,
     /// `--query`: which SQL result `csv`, `vega` and `--min-rows` use.
@@ -576,6 +579,91 @@ pub(super) fn destination(args: DestinationArgs, jq_input: Result<JqInput, (Stri
     })
 }
 
+/// The traits of `-o mode`.
+pub fn mode_traits(mode: OutputMode) -> ModeTraits {
+    let text = OnTerminal::Text;
+    match mode {
+        OutputMode::Answer => ModeTraits {
+            shows: Mode::Answer,
+            answer_text: true,
+            tool_inputs: false,
+            jq: None,
+            on_terminal: OnTerminal::Live,
+        },
+        OutputMode::Raw => ModeTraits {
+            shows: Mode::Stream,
+            answer_text: false,
+            tool_inputs: false,
+            jq: None,
+            on_terminal: text,
+        },
+        OutputMode::Events => ModeTraits {
+            shows: Mode::Stream,
+            answer_text: false,
+            tool_inputs: false,
+            jq: Some(JqInput::EachLine),
+            on_terminal: text,
+        },
+        OutputMode::Json => ModeTraits {
+            shows: Mode::Json,
+            answer_text: true,
+            tool_inputs: true,
+            jq: Some(JqInput::Whole),
+            on_terminal: text,
+        },
+        OutputMode::Csv | OutputMode::Table => ModeTraits {
+            shows: Mode::Rows,
+            answer_text: false,
+            tool_inputs: false,
+            jq: None,
+            on_terminal: text,
+        },
+        OutputMode::Vega => ModeTraits {
+            shows: Mode::Chart,
+            answer_text: false,
+            tool_inputs: false,
+            jq: Some(JqInput::Whole),
+            on_terminal: text,
+        },
+        OutputMode::Svg => ModeTraits {
+            shows: Mode::Chart,
+            answer_text: false,
+            tool_inputs: false,
+            jq: None,
+            on_terminal: text,
+        },
+        OutputMode::Png => ModeTraits {
+            shows: Mode::Chart,
+            answer_text: false,
+            tool_inputs: false,
+            jq: None,
+            on_terminal: OnTerminal::Refused,
+        },
+        OutputMode::Html => ModeTraits {
+            shows: Mode::Chart,
+            answer_text: true,
+            tool_inputs: false,
+            jq: None,
+            on_terminal: text,
+        },
+    }
+}
+
+/// The modes `--jq` reads, as a refusal names them: `-o events, -o json
+/// or -o vega`.
+pub(super) fn jq_modes() -> String {
+    let names: Vec<String> = OutputMode::value_variants()
+        .iter()
+        .filter(|mode| mode_traits(**mode).jq.is_some())
+        .map(|mode| mode_name(*mode))
+        .collect();
+    match names.split_last() {
+        Some((last, [])) => last.clone(),
+        Some((last, rest)) => format!("{} or {last}", rest.join(", ")),
+        None => String::new(),
+    }
+}
+
 /// The name of an output mode as the command line spells it: `-o csv`.
 pub(super) fn mode_name(mode: impl ValueEnum) -> String {
     let name = mode.to_possible_value().map(|value| value.get_name().to_string());
@@ -690,5 +778,25 @@ impl Question {
             default_branch: args.default_branch,
             images,
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn jq_reads_the_json_modes() {
+        assert_eq!(jq_modes(), "-o events, -o json or -o vega");
+    }
+
+    #[test]
+    fn the_modes_that_show_the_answer_keep_its_text() {
+        for mode in OutputMode::value_variants() {
+            let traits = mode_traits(*mode);
+            if traits.shows.shows_answer() || traits.on_terminal == OnTerminal::Live {
+                assert!(traits.answer_text, "{mode:?}");
+            }
+        }
     }
 }

@@ -35,23 +35,16 @@ use crate::stream::transcript::Keep;
 use crate::stream::turn::{Timings, Turn};
 use crate::text::{head, human};
 
-pub mod cube;
-mod formats;
-pub mod grade;
-mod page;
 mod progress;
-pub mod report;
-mod select;
-pub mod suite;
-mod summary;
 
+pub use crate::evals::select::list;
+use crate::evals::select::{check_reports_apart, load};
+use crate::evals::{formats, page, report, summary};
 use progress::RunsProgress;
-pub use select::list;
-use select::{check_reports_apart, load};
 
-use grade::{grade, Miss, Reason, Sheet, Verdict};
+use crate::evals::grade::{grade, Miss, Reason, Sheet, Verdict};
+use crate::evals::suite::{Case, GroundTruth, RowsSource};
 use report::{seconds, CaseReport, CubeGrade, Outcome, Report, RunReport, RunSeconds, ANSWER_KEPT};
-use suite::{Case, GroundTruth, RowsSource};
 
 /// Runs `analyst check`.
 pub fn run(settings: CheckSettings, notes: &Notes, out: &mut Out) -> Result<()> {

@@ -10,7 +10,7 @@ use std::time::{Duration, Instant};
 
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
-use super::report::Outcome;
+use crate::evals::report::Outcome;
 use crate::output::Notes;
 use crate::text::one_line;
 
