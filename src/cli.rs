@@ -374,7 +374,8 @@ row counts: not the rows), usage with models and durations; never a secret
 (nor text shaped like a Cube API key). Many processes may record at once, none
 losing a turn; a symbolic link (on Windows any reparse point) at the database
 or its folder is refused, never followed; forget erases (the deleted text is
-overwritten, the log emptied); a damaged database is exit 2 naming the file; no command writes over it.
+overwritten, the log emptied); a damaged database is exit 2 naming the file;
+no command writes over it.
 
 Examples:
   analyst history                             # the latest 20 turns

@@ -262,8 +262,9 @@ pub fn before(age: Duration) -> String {
 impl History {
     /// Opens (creating it, its folder 0700 and the file 0600) and migrates
     /// the database at `path`. A symbolic link (on Windows, any reparse
-    /// point) at the path or its folder is refused, never followed; a damaged file, one of a newer schema, or
-    /// one that cannot be opened is refused, naming the file.
+    /// point) at the path or its folder is refused, never followed; a
+    /// damaged file, one of a newer schema, or one that cannot be opened is
+    /// refused, naming the file.
     pub fn open(path: &Path) -> Result<History> {
         let refuse = |why: String| fail(Kind::Usage, format!("history {}: {why}", path.display()));
         let folder = path.parent().filter(|folder| !folder.as_os_str().is_empty());
