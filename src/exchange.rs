@@ -192,6 +192,7 @@ impl Observer for QueryLog {
 /// A turn that is over: how it ended (the chat aborted first when it may
 /// still have been running), its transcript and timings, and what the
 /// history will record of it.
+#[must_use = "a settled turn is recorded by Settled::record, with the exit code its command ends with"]
 pub struct Settled {
     /// The turn as read: its transcript and timings.
     pub turn: Turn,
