@@ -5,7 +5,8 @@
 
 use std::time::{Duration, Instant};
 
-use analyst::history::{History, ListFilter, QueryRecord, TurnRecord, Usage, UsageBy, UsageRecord};
+use analyst::domain::{Usage, UsageRecord};
+use analyst::history::{History, ListFilter, QueryRecord, TurnRecord, UsageBy};
 
 /// A turn as `ask` records one: a question, an answer of a few sentences,
 /// one query.

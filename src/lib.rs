@@ -6,6 +6,7 @@
 //! this list (`tests/layout.rs` checks it):
 //! - [`cli`]: the clap definitions (the command-line contract);
 //! - [`error`]: failure kinds and the one map to exit codes;
+//! - [`domain`]: the plain types every layer shares (a turn's usage);
 //! - [`redact`]: the secrets the process knows, kept out of everything shown;
 //! - [`text`]: text made safe for a terminal, shortened, escaped;
 //! - [`signals`]: what stops a command: signals, a stop, `--timeout`;
@@ -32,6 +33,7 @@
 pub mod api;
 pub mod cli;
 pub mod commands;
+pub mod domain;
 pub mod error;
 pub mod evals;
 pub mod exchange;

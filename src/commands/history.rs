@@ -10,8 +10,9 @@ use serde::Serialize;
 use serde_json::Value;
 
 use crate::cli::{ExportFormat, UsageOutput};
+use crate::domain::{Usage, UsageRecord};
 use crate::error::{fail, Kind};
-use crate::history::{History, ListedTurn, TurnRecord, Usage, UsageBy, UsageGroup, UsageRecord};
+use crate::history::{History, ListedTurn, TurnRecord, UsageBy, UsageGroup};
 use crate::output::{Notes, Out, Output, Tone};
 use crate::render::html::{inert_page, markdown};
 use crate::render::json;

@@ -11,8 +11,8 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use super::grade::{Reason, Verdict};
+pub use crate::domain::Usage;
 use crate::error::{usage, Kind, SUCCESS};
-pub use crate::history::Usage;
 use crate::redact::redact;
 use crate::settings::checks::parse_shard;
 

@@ -12,9 +12,9 @@ use serde::Deserialize;
 use serde_json::{Map, Value};
 use toml::Spanned;
 
+use crate::domain::UsageRecord;
 use crate::error::usage;
 use crate::expect::Comparison;
-use crate::history::UsageRecord;
 use crate::results::Pick;
 use crate::settings::checks::parse_duration;
 use crate::settings::{DataSettings, Expectations, IdentityInput, ImageFile, SessionSettings};

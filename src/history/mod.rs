@@ -28,9 +28,9 @@ use std::time::{Duration, Instant};
 
 use anyhow::Result;
 use rusqlite::{Connection, ErrorCode, OpenFlags};
-use serde::{Deserialize, Serialize};
-use serde_json::Value;
+use serde::Serialize;
 
+use crate::domain::UsageRecord;
 use crate::error::{fail, Kind};
 use crate::files::{create_private_folder, is_link, is_link_metadata, LINK};
 
@@ -59,132 +59,6 @@ pub struct QueryRecord {
     pub total_rows: Option<u64>,
     /// The query's error, when it failed.
     pub error: Option<String>,
-}
-
-/// What a turn spent, from its `__usage__` line (or several turns',
-/// summed).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct Usage {
-    /// `inputTokens`.
-    pub input_tokens: u64,
-    /// `outputTokens`.
-    pub output_tokens: u64,
-    /// `cacheReadTokens`.
-    pub cache_read_tokens: u64,
-    /// `cacheWriteTokens`.
-    pub cache_write_tokens: u64,
-    /// `totalTokens`.
-    pub total_tokens: u64,
-    /// `llmCalls`.
-    pub llm_calls: u64,
-}
-
-impl Usage {
-    /// The counts of a `__usage__` line's `usage` object (a count it lacks is 0).
-    pub fn of(usage: &Value) -> Usage {
-        let count = |key: &str| usage.get(key).and_then(Value::as_u64).unwrap_or(0);
-        Usage {
-            input_tokens: count("inputTokens"),
-            output_tokens: count("outputTokens"),
-            cache_read_tokens: count("cacheReadTokens"),
-            cache_write_tokens: count("cacheWriteTokens"),
-            total_tokens: count("totalTokens"),
-            llm_calls: count("llmCalls"),
-        }
-    }
-
-    /// Adds another's counts.
-    pub fn add(&mut self, other: Usage) {
-        self.input_tokens += other.input_tokens;
-        self.output_tokens += other.output_tokens;
-        self.cache_read_tokens += other.cache_read_tokens;
-        self.cache_write_tokens += other.cache_write_tokens;
-        self.total_tokens += other.total_tokens;
-        self.llm_calls += other.llm_calls;
-    }
-}
-
-/// What a turn's `__usage__` reported: its counts and models.
-#[derive(Clone, Debug, Default, PartialEq, Serialize)]
-#[serde(rename_all = "camelCase")]
-pub struct UsageRecord {
-    /// The token and call counts.
-    #[serde(flatten)]
-    pub counts: Usage,
-    /// `models`, their names.
-    pub models: Vec<String>,
-    /// Each model's own counts, when the usage line gave them (entries of
-    /// `models` that are objects): what a turn of several models is
-    /// priced by.
-    #[serde(skip_serializing_if = "Vec::is_empty")]
-    pub by_model: Vec<ModelUsage>,
-}
-
-/// One model's part of a turn's usage.
-#[derive(Clone, Debug, Default, PartialEq, Serialize)]
-#[serde(rename_all = "camelCase")]
-pub struct ModelUsage {
-    /// The model's name.
-    pub model: String,
-    /// What it spent.
-    #[serde(flatten)]
-    pub counts: Usage,
-}
-
-impl UsageRecord {
-    /// The counts and models of a `__usage__` line's `usage` object: a
-    /// model is a name, or an object with its name (`model`, `name` or
-    /// `id`) and its own counts.
-    pub fn of(usage: &Value) -> UsageRecord {
-        let mut record = UsageRecord {
-            counts: Usage::of(usage),
-            ..UsageRecord::default()
-        };
-        record.read_models(usage.get("models"));
-        record
-    }
-
-    /// Reads `models` (as sent, or as recorded by [`UsageRecord::models_json`]).
-    fn read_models(&mut self, models: Option<&Value>) {
-        for model in models.and_then(Value::as_array).into_iter().flatten() {
-            match model {
-                Value::String(name) => self.models.push(name.clone()),
-                Value::Object(fields) => {
-                    let name = ["model", "name", "id"]
-                        .iter()
-                        .find_map(|key| fields.get(*key).and_then(Value::as_str));
-                    let Some(name) = name else { continue };
-                    self.models.push(name.to_string());
-                    self.by_model.push(ModelUsage {
-                        model: name.to_string(),
-                        counts: Usage::of(model),
-                    });
-                }
-                _ => {}
-            }
-        }
-    }
-
-    /// The models as the history keeps them: their names, or each with its
-    /// counts when the usage line gave them.
-    pub fn models_json(&self) -> String {
-        let models = match self.by_model.is_empty() {
-            true => serde_json::to_value(&self.models),
-            false => serde_json::to_value(&self.by_model),
-        };
-        models.map(|models| models.to_string()).unwrap_or_default()
-    }
-
-    /// The usage of a recorded turn: its counts and its `models` column.
-    fn recorded(counts: Usage, models: &str) -> UsageRecord {
-        let mut record = UsageRecord {
-            counts,
-            ..UsageRecord::default()
-        };
-        record.read_models(serde_json::from_str::<Value>(models).ok().as_ref());
-        record
-    }
 }
 
 /// One turn, as recorded and as `history show` gives it.

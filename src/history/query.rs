@@ -8,7 +8,8 @@ use regex::Regex;
 use rusqlite::{params, OptionalExtension, ToSql};
 use serde::Serialize;
 
-use super::{History, QueryRecord, TurnRecord, Usage, UsageRecord};
+use super::{History, QueryRecord, TurnRecord};
+use crate::domain::{Usage, UsageRecord};
 
 /// What `history list` picks.
 #[derive(Clone, Debug, Default)]

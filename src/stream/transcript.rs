@@ -15,7 +15,7 @@ use serde_json::Value;
 use super::message::{
     decode_embedded_json, json_text, Message, ToolCall, ABORTED_ID, CUTOFF_ID, STATE_ID, SUSPENDED_ID, USAGE_ID,
 };
-use crate::history::UsageRecord;
+use crate::domain::UsageRecord;
 use crate::redact::redact;
 use crate::results::{is_sql_call, tool_error, SqlResult, ToolResult, SQL_INPUT_KEYS};
 
