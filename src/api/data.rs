@@ -17,13 +17,14 @@ use serde::Deserialize;
 use serde_json::value::RawValue;
 use serde_json::{json, Map, Value};
 
+use crate::domain::Network;
 use crate::error::{bad_stream, kind_of, usage, Fault, Kind};
 use crate::net::http::{Credential, Http, Retry};
 use crate::net::source::Source;
 use crate::output::Notes;
 use crate::redact::Secret;
 use crate::results::{unique_names, Column, RowSink, RowSource};
-use crate::settings::{DataCredential, DataSettings, Network};
+use crate::settings::{DataCredential, DataSettings};
 use crate::signals;
 use crate::signals::timeout;
 use crate::stream::lines::Line;

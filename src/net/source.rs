@@ -14,8 +14,8 @@ use std::time::{Duration, Instant};
 
 use anyhow::Result;
 
+use crate::domain::Limits;
 use crate::error::{Fault, Kind};
-use crate::settings::Limits;
 use crate::signals::{self, timeout};
 use crate::stream::lines::Chunks;
 use crate::text::human;

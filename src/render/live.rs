@@ -12,12 +12,12 @@ use std::time::Duration;
 use anyhow::Result;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
+use crate::domain::Display;
 use crate::modes::Mode;
 use crate::output::{Notes, Output};
 use crate::redact::redact;
 use crate::render::markdown::{complete_blocks, Blocks, Markdown};
 use crate::results::same_tool;
-use crate::settings::Display;
 use crate::stream::lines::Line;
 use crate::stream::message::{decode_embedded_json, Message};
 use crate::stream::transcript::{Event, FinishedTool, Transcript};

@@ -25,34 +25,7 @@ use crate::modes::{Mode, ModeTraits, OnTerminal};
 use crate::output::{Destination, JqInput, Notes};
 use crate::results::Pick;
 
-/// When to give up on a stream: the whole command's `--timeout` and the
-/// longest silence accepted (`--idle-timeout`).
-#[derive(Clone, Copy, Debug, Default)]
-pub struct Limits {
-    /// `--timeout`: the whole command's wall-clock limit.
-    pub timeout: Option<Duration>,
-    /// `--idle-timeout`: the longest silence accepted from a source.
-    pub idle: Option<Duration>,
-}
-
-/// How to reach the network: what every command that sends a request needs.
-#[derive(Clone, Copy, Debug)]
-pub struct Network {
-    /// `--connect-timeout`.
-    pub connect_timeout: Duration,
-    /// `--timeout` and `--idle-timeout`.
-    pub limits: Limits,
-    /// `--retries`: how many times a transient failure is tried again.
-    pub retries: u32,
-}
-
-impl Network {
-    /// Tries in all for a request that is safe to repeat: the first and
-    /// `--retries` more.
-    pub fn attempts(&self) -> u32 {
-        self.retries.saturating_add(1)
-    }
-}
+pub use crate::domain::{Display, Limits, Network};
 
 /// The Chat API, and who talks to it.
 #[derive(Clone, Debug)]
@@ -136,20 +109,6 @@ pub enum AskSource {
         /// What is asked.
         question: Question,
     },
-}
-
-/// What the terminal shows while `ask` runs.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Display {
-    /// A spinner on stderr (a terminal, and no `-q`).
-    pub spinner: bool,
-    /// The answer streamed to stdout as it arrives (`-o answer` to a terminal).
-    pub stream_answer: bool,
-    /// The terminal's width in columns, when stdout is a terminal (`-o table`).
-    pub width: Option<u16>,
-    /// The streamed answer's Markdown rendered with styles (bold, colour),
-    /// not only laid out.
-    pub styled: bool,
 }
 
 /// The settings of `analyst ask`.
