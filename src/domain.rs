@@ -2,12 +2,17 @@
 //! command's network calls and streams, what the terminal shows while
 //! `ask` runs, and what a turn spent, typed once from its `__usage__` line
 //! (which the stream reads, the history records, `check` budgets and
-//! reports). The settings resolve them; the layers below only read them.
+//! reports), the question of `ask` with its images, and whether a URL is
+//! this machine's. The settings resolve them; the layers below only read
+//! them.
 
+use std::net::IpAddr;
+use std::sync::Arc;
 use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
+use url::Url;
 
 /// When to give up on a stream: the whole command's `--timeout` and the
 /// longest silence accepted (`--idle-timeout`).
@@ -176,5 +181,48 @@ impl UsageRecord {
         };
         record.read_models(serde_json::from_str::<Value>(models).ok().as_ref());
         record
+    }
+}
+
+/// The question of `ask` and the thread it belongs to.
+#[derive(Clone, Debug)]
+pub struct Question {
+    /// The question (`None` prints the thread so far).
+    pub input: Option<String>,
+    /// The thread to continue.
+    pub chat_id: Option<String>,
+    /// The question's `messageId` (`<unix ms>-message`, new for each
+    /// question), or the suspended one `--resume` names; none for a read of
+    /// the thread.
+    pub message_id: Option<String>,
+    /// `activeBranchName`.
+    pub branch: Option<String>,
+    /// `isDefaultBranch` (sent only with a branch).
+    pub default_branch: bool,
+    /// Images sent with the question (`--image`).
+    pub images: Vec<Arc<Image>>,
+}
+
+/// One image of the chat request's `images`.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Image {
+    /// The image's bytes, in base64.
+    pub data: String,
+    /// Its type, told from its bytes: `image/png`, `image/jpeg`,
+    /// `image/gif` or `image/webp`.
+    pub mime_type: &'static str,
+    /// The file's name (`stdin` for standard input).
+    pub name: String,
+}
+
+/// True for a URL whose host is this machine: `localhost` or a loopback
+/// address.
+pub fn is_loopback(url: &Url) -> bool {
+    match url.host() {
+        Some(url::Host::Domain(name)) => name.eq_ignore_ascii_case("localhost"),
+        Some(url::Host::Ipv4(ip)) => IpAddr::V4(ip).is_loopback(),
+        Some(url::Host::Ipv6(ip)) => IpAddr::V6(ip).is_loopback(),
+        None => false,
     }
 }

@@ -15,7 +15,7 @@ use anyhow::Result;
 use reqwest::Url;
 
 use crate::api::chat::ChatClient;
-use crate::domain::Network;
+use crate::domain::{Network, Question};
 use crate::error::{exit_code, fail, kind_of, Kind};
 use crate::expect::Check;
 use crate::files::LazyFile;
@@ -24,7 +24,7 @@ use crate::net::source::Source;
 use crate::output::{Notes, Output};
 use crate::redact::redact;
 use crate::results::SqlResult;
-use crate::settings::{Question, Recording, ThreadSettings};
+use crate::settings::{Recording, ThreadSettings};
 use crate::stream::lines::Line;
 use crate::stream::message::Message;
 use crate::stream::transcript::{Event, Keep, Transcript};

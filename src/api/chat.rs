@@ -10,11 +10,12 @@ use reqwest::Url;
 use serde::Serialize;
 use serde_json::json;
 
-use crate::domain::Network;
+use crate::domain::{Image, Network, Question};
 use crate::error::{fail, kind_of, usage, Kind};
 use crate::net::http::{backoff, Credential, Http, Retry};
 use crate::net::source::Source;
-use crate::settings::{ChatSettings, Image, Question, Secret, SessionSettings};
+use crate::redact::Secret;
+use crate::settings::{ChatSettings, SessionSettings};
 use crate::signals;
 use crate::stream::turn::{Conclusion, Resumable, Sinks, Turn};
 use crate::text::human;

@@ -11,7 +11,8 @@ use serde_json::{json, Value};
 
 use crate::error::{fail, kind_of, usage, Kind};
 use crate::net::http::{Credential, Http, Retry};
-use crate::settings::{Embedding, Secret, SessionSettings};
+use crate::redact::Secret;
+use crate::settings::{Embedding, SessionSettings};
 use crate::text::shorten;
 
 /// The largest answer read: a sessionId is a few dozen bytes.

@@ -11,11 +11,11 @@ use reqwest::header::{HeaderName, HeaderValue, ACCEPT, AUTHORIZATION, CONTENT_TY
 use reqwest::{StatusCode, Url};
 use serde::Serialize;
 
+use crate::domain::is_loopback;
 use crate::error::{root_causes, Fault, Kind};
 use crate::output::Notes;
 use crate::redact::redact;
 use crate::redact::Secret;
-use crate::settings::checks::is_loopback;
 use crate::signals;
 use crate::text::{human, shorten};
 

@@ -5,7 +5,6 @@
 //! error that names where the value came from; `doctor` and `config list`
 //! show each check as a [`Finding`].
 
-use std::net::IpAddr;
 use std::path::Path;
 use std::time::Duration;
 
@@ -15,6 +14,7 @@ use reqwest::Url;
 use serde_json::{Map, Value};
 
 use crate::cli::{var, ENVIRONMENT};
+use crate::domain::is_loopback;
 use crate::error::{kind_of, usage, Kind};
 use crate::input::{read_input, Deadline, Input};
 use crate::themes;
@@ -272,17 +272,6 @@ pub fn service_url(text: &str, flag: &str) -> Result<Url> {
         )));
     }
     Ok(url)
-}
-
-/// True for a URL whose host is this machine: `localhost` or a loopback
-/// address.
-pub fn is_loopback(url: &Url) -> bool {
-    match url.host() {
-        Some(url::Host::Domain(name)) => name.eq_ignore_ascii_case("localhost"),
-        Some(url::Host::Ipv4(ip)) => IpAddr::V4(ip).is_loopback(),
-        Some(url::Host::Ipv6(ip)) => IpAddr::V6(ip).is_loopback(),
-        None => false,
-    }
 }
 
 /// A URL as text without the `user:password@` of its authority, to show it

@@ -11,7 +11,6 @@ use std::sync::{Arc, Mutex, Weak};
 use anyhow::Result;
 use base64::engine::general_purpose::STANDARD;
 use base64::Engine;
-use serde::Serialize;
 
 use crate::error::usage;
 use crate::input::{read_input, Deadline, Input};
@@ -19,18 +18,7 @@ use crate::input::{read_input, Deadline, Input};
 /// The largest image sent: 20 MiB.
 pub const MAX_IMAGE: u64 = 20 << 20;
 
-/// One image of the chat request's `images`.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "camelCase")]
-pub struct Image {
-    /// The image's bytes, in base64.
-    pub data: String,
-    /// Its type, told from its bytes: `image/png`, `image/jpeg`,
-    /// `image/gif` or `image/webp`.
-    pub mime_type: &'static str,
-    /// The file's name (`stdin` for standard input).
-    pub name: String,
-}
+pub use crate::domain::Image;
 
 impl Image {
     /// The image in the file `path` (`-` is standard input), as `shown`

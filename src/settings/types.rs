@@ -25,7 +25,7 @@ use crate::modes::{Mode, ModeTraits, OnTerminal};
 use crate::output::{Destination, JqInput, Notes};
 use crate::results::Pick;
 
-pub use crate::domain::{Display, Limits, Network};
+pub use crate::domain::{Display, Limits, Network, Question};
 
 /// The Chat API, and who talks to it.
 #[derive(Clone, Debug)]
@@ -76,25 +76,6 @@ fn token_user(token: &Secret) -> Option<String> {
         .iter()
         .find_map(|claim| claims.get(*claim)?.as_str().filter(|user| !user.is_empty()))
         .map(str::to_string)
-}
-
-/// The question of `ask` and the thread it belongs to.
-#[derive(Clone, Debug)]
-pub struct Question {
-    /// The question (`None` prints the thread so far).
-    pub input: Option<String>,
-    /// The thread to continue.
-    pub chat_id: Option<String>,
-    /// The question's `messageId` (`<unix ms>-message`, new for each
-    /// question), or the suspended one `--resume` names; none for a read of
-    /// the thread.
-    pub message_id: Option<String>,
-    /// `activeBranchName`.
-    pub branch: Option<String>,
-    /// `isDefaultBranch` (sent only with a branch).
-    pub default_branch: bool,
-    /// Images sent with the question (`--image`).
-    pub images: Vec<Arc<Image>>,
 }
 
 /// Where the stream of `ask` comes from.

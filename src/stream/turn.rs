@@ -17,11 +17,11 @@ use super::lines::{Chunks, Line, LineReader};
 use super::message::{Message, ParseError};
 use super::resume::{Resumed, TurnLines};
 use super::transcript::{AnswerSource, Event, Transcript};
+use crate::domain::Question;
 use crate::error::{bad_stream, fail, fault_of_io, root_causes, stops_the_chat, Kind};
 use crate::output::Output;
 use crate::redact::redact_bytes;
 use crate::results::{Picker, RowSource};
-use crate::settings::Question;
 use crate::text::{shell_quote, shorten};
 
 /// How a chat ended, as `-o json`'s `status` says it.
