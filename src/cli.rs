@@ -798,25 +798,9 @@ pub struct CheckArgs {
     #[arg(short, long, value_name = "N", default_value_t = 4, value_parser = clap::value_parser!(u16).range(1..=64))]
     pub jobs: u16,
 
-    /// Ask every case N times (fresh threads), overriding the suite's repeat; a case passes when pass_rate of its runs pass
-    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u16).range(1..=1000))]
-    pub repeat: Option<u16>,
-
-    /// A case passes when at least this share of its runs pass (0 to 1), overriding the suite's pass_rate
-    #[arg(long, value_name = "RATE", value_parser = parse_share)]
-    pub pass_rate: Option<f64>,
-
-    /// Fail a turn that takes more than SECONDS, overriding the suite's max_seconds
-    #[arg(long, value_name = "SECONDS", value_parser = parse_seconds)]
-    pub max_seconds: Option<f64>,
-
-    /// Fail a turn whose __usage__ reports more than N totalTokens, overriding the suite's max_tokens
-    #[arg(long, value_name = "N")]
-    pub max_tokens: Option<u64>,
-
-    /// Fail a turn whose __usage__ reports more than N llmCalls, overriding the suite's max_llm_calls
-    #[arg(long, value_name = "N")]
-    pub max_llm_calls: Option<u64>,
+    /// What is overridden in every case: runs, pass rate, budgets.
+    #[command(flatten)]
+    pub cases: CaseArgs,
 
     /// With Cube's eval files: also ask every certified query's user_request, graded against its SQL (cases certified/NAME)
     #[arg(long)]
@@ -861,6 +845,31 @@ pub struct CheckArgs {
     /// Timeouts and retries.
     #[command(flatten)]
     pub network: NetworkArgs,
+}
+
+/// What `check` overrides in every case of the suite: its runs, its pass
+/// rate, its budgets.
+#[derive(Args, Debug, Default)]
+pub struct CaseArgs {
+    /// Ask every case N times (fresh threads), overriding the suite's repeat; a case passes when pass_rate of its runs pass
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u16).range(1..=1000))]
+    pub repeat: Option<u16>,
+
+    /// A case passes when at least this share of its runs pass (0 to 1), overriding the suite's pass_rate
+    #[arg(long, value_name = "RATE", value_parser = parse_share)]
+    pub pass_rate: Option<f64>,
+
+    /// Fail a turn that takes more than SECONDS, overriding the suite's max_seconds
+    #[arg(long, value_name = "SECONDS", value_parser = parse_seconds)]
+    pub max_seconds: Option<f64>,
+
+    /// Fail a turn whose __usage__ reports more than N totalTokens, overriding the suite's max_tokens
+    #[arg(long, value_name = "N")]
+    pub max_tokens: Option<u64>,
+
+    /// Fail a turn whose __usage__ reports more than N llmCalls, overriding the suite's max_llm_calls
+    #[arg(long, value_name = "N")]
+    pub max_llm_calls: Option<u64>,
 }
 
 /// Where a command's data goes instead of plain stdout.

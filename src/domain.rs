@@ -14,6 +14,27 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use url::Url;
 
+use crate::text::head;
+
+/// The most of an answer a record of a turn keeps (the history, a `check`
+/// report): a longer one is kept cut, ending with [`ANSWER_CUT_MARKER`].
+pub const MAX_KEPT_ANSWER: usize = 1 << 20;
+
+/// What ends an answer kept cut.
+pub const ANSWER_CUT_MARKER: &str = "\n\n[analyst: the answer was longer than 1 MiB; its first 1 MiB is kept]";
+
+/// An answer as a record of its turn keeps it: its first
+/// [`MAX_KEPT_ANSWER`] bytes (never splitting a character), and
+/// [`ANSWER_CUT_MARKER`] when there was more (`cut`: the stream's copy
+/// already lacks some).
+pub fn kept_answer(answer: &str, cut: bool) -> String {
+    let mut kept = head(answer, MAX_KEPT_ANSWER).to_string();
+    if cut || kept.len() < answer.len() {
+        kept.push_str(ANSWER_CUT_MARKER);
+    }
+    kept
+}
+
 /// When to give up on a stream: the whole command's `--timeout` and the
 /// longest silence accepted (`--idle-timeout`).
 #[derive(Clone, Copy, Debug, Default)]
@@ -184,8 +205,9 @@ impl UsageRecord {
     }
 }
 
-/// The question of `ask` and the thread it belongs to.
-#[derive(Clone, Debug)]
+/// The question of `ask` and the thread it belongs to (none for a saved
+/// stream read again).
+#[derive(Clone, Debug, Default)]
 pub struct Question {
     /// The question (`None` prints the thread so far).
     pub input: Option<String>,

@@ -137,6 +137,11 @@ impl Fault {
         }
     }
 
+    /// What went wrong, in analyst's words.
+    pub fn message(&self) -> &str {
+        &self.message
+    }
+
     /// A failure of `kind` that stops a running turn on our side, whatever
     /// its kind: the chat is aborted (a `check` run stopped because the
     /// service refused the credentials).

@@ -11,7 +11,7 @@ use std::sync::mpsc::{self, RecvTimeoutError};
 use std::time::{Duration, Instant};
 
 use crate::error::Fault;
-use crate::signals::{self, timeout};
+use crate::signals::{self, timeout, Stop};
 
 /// How often the wait looks at signals and the clock.
 const POLL: Duration = Duration::from_millis(50);
@@ -40,6 +40,8 @@ impl Input {
 pub struct Deadline {
     at: Instant,
     expired: Fault,
+    /// A stop called for by the command, which ends the read as a signal does.
+    stop: Stop,
 }
 
 impl Deadline {
@@ -49,13 +51,18 @@ impl Deadline {
         limit.map(|limit| Deadline {
             at: Instant::now() + limit,
             expired: timeout(limit),
+            stop: Stop::default(),
         })
     }
 
     /// `at`, when the read ends with `expired` (a case's own timeout, or
-    /// the run's `--timeout`).
-    pub fn at(at: Instant, expired: Fault) -> Deadline {
-        Deadline { at, expired }
+    /// the run's `--timeout`), or sooner when `stop` is called.
+    pub fn at(at: Instant, expired: Fault, stop: &Stop) -> Deadline {
+        Deadline {
+            at,
+            expired,
+            stop: stop.clone(),
+        }
     }
 }
 
@@ -83,11 +90,15 @@ pub fn read_input(
         return Ok(Err(io::Error::other("no thread to read it on")));
     }
     loop {
-        if let Some(stop) = signals::stopped() {
+        let stopped = match &deadline {
+            Some(deadline) => deadline.stop.stopped(),
+            None => signals::received().map(signals::Signal::fault),
+        };
+        if let Some(stop) = stopped {
             return Err(stop);
         }
         let wait = match &deadline {
-            Some(Deadline { at, expired }) => {
+            Some(Deadline { at, expired, .. }) => {
                 let left = at.saturating_duration_since(Instant::now());
                 if left.is_zero() {
                     return Err(Fault::new(expired.kind, format!("{expired} while reading {what}")));

@@ -6,9 +6,9 @@
 //! this list (`tests/layout.rs` checks it):
 //! - [`cli`]: the clap definitions (the command-line contract);
 //! - [`error`]: failure kinds and the one map to exit codes;
-//! - [`domain`]: the plain types every layer shares (a turn's usage);
 //! - [`redact`]: the secrets the process knows, kept out of everything shown;
 //! - [`text`]: text made safe for a terminal, shortened, escaped;
+//! - [`domain`]: the plain types every layer shares (a turn's usage);
 //! - [`signals`]: what stops a command: signals, a stop, `--timeout`;
 //! - [`files`]: private files and files written whole;
 //! - [`input`]: what a command is given to read, read until a stop;

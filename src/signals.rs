@@ -3,12 +3,12 @@
 //! and an expired `--timeout` ([`timeout`]). A watcher thread records the
 //! first signal for the main thread to act on (abort the chat, flush, exit
 //! 130/143/129); a second signal exits at once, as people expect of a
-//! second Ctrl-C. A command may also
-//! stop everything it runs as a signal would ([`stop_everything`]: `check`
-//! when a failure of the whole run makes every other case pointless).
+//! second Ctrl-C. A command may also stop what it runs as a signal would,
+//! through a [`Stop`] token it hands to its clients (`check`, when a failure
+//! of the whole run makes every other case pointless).
 
 use std::sync::atomic::{AtomicU8, Ordering};
-use std::sync::{Once, OnceLock};
+use std::sync::{Arc, Once, OnceLock};
 use std::time::{Duration, Instant};
 
 use crate::error::{Fault, Kind};
@@ -17,8 +17,6 @@ use crate::text::human;
 /// The first signal received: 0 for none, else its [`Signal::code`].
 static FIRST: AtomicU8 = AtomicU8::new(0);
 static INSTALL: Once = Once::new();
-/// Why the command stopped everything it runs, when it did.
-static STOPPED: OnceLock<Fault> = OnceLock::new();
 
 /// A termination signal the user (or cron, or CI) sent. On Windows,
 /// Ctrl-C, Ctrl-Break and the console closing are each an
@@ -130,32 +128,42 @@ pub fn received() -> Option<Signal> {
     Signal::of_code(FIRST.load(Ordering::SeqCst))
 }
 
-/// Stops every stream and wait of the process, as a signal does: each
-/// ends with `fault` (made with [`Fault::stop`], so the chat it reads is
-/// aborted) at its next look. The first stop stays.
-pub fn stop_everything(fault: Fault) {
-    let _ = STOPPED.set(fault);
-}
+/// A stop a command may call for, shared by everything it hands the token
+/// to (its clients, their streams and waits): each ends with the stop's
+/// fault at its next look, as with a signal. A signal stops every token's
+/// holders; a token stops only its own. Cheap to clone: clones share the
+/// stop.
+#[derive(Clone, Debug, Default)]
+pub struct Stop(Arc<OnceLock<Fault>>);
 
-/// Why everything must stop now: the first signal received, else the stop
-/// the command called for.
-pub fn stopped() -> Option<Fault> {
-    received().map(Signal::fault).or_else(|| STOPPED.get().cloned())
-}
+impl Stop {
+    /// Stops everything holding this token with `fault` (made with
+    /// [`Fault::stop`], so the chat it reads is aborted). The first stop
+    /// stays.
+    pub fn call(&self, fault: Fault) {
+        let _ = self.0.set(fault);
+    }
 
-/// Waits `pause`, or less when a signal (or a stop) arrives first: then
-/// its failure (exit 130 or 143), so a wait between tries never delays
-/// Ctrl-C.
-pub fn pause(pause: Duration) -> Result<(), Fault> {
-    let until = Instant::now() + pause;
-    loop {
-        if let Some(stop) = stopped() {
-            return Err(stop);
+    /// Why its holders must stop now: the first signal received, else the
+    /// stop called for.
+    pub fn stopped(&self) -> Option<Fault> {
+        received().map(Signal::fault).or_else(|| self.0.get().cloned())
+    }
+
+    /// Waits `pause`, or less when a signal (or a stop) arrives first:
+    /// then its failure (exit 130 or 143), so a wait between tries never
+    /// delays Ctrl-C.
+    pub fn pause(&self, pause: Duration) -> Result<(), Fault> {
+        let until = Instant::now() + pause;
+        loop {
+            if let Some(stop) = self.stopped() {
+                return Err(stop);
+            }
+            let left = until.saturating_duration_since(Instant::now());
+            if left.is_zero() {
+                return Ok(());
+            }
+            std::thread::sleep(left.min(Duration::from_millis(50)));
         }
-        let left = until.saturating_duration_since(Instant::now());
-        if left.is_zero() {
-            return Ok(());
-        }
-        std::thread::sleep(left.min(Duration::from_millis(50)));
     }
 }

@@ -1,9 +1,10 @@
-//! The Chat API on the wire: the request that starts (or continues) a chat,
-//! its streamed answer as a [`Source`], and the abort call.
+//! The Chat API on the wire, nothing else: the request that starts (or
+//! continues) a chat, its streamed answer as a [`Source`], and the abort
+//! call. The turn they serve is driven by its owner, `exchange`.
 
 use std::io::Read;
 use std::sync::Arc;
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 use anyhow::{Context, Result};
 use reqwest::Url;
@@ -11,18 +12,12 @@ use serde::Serialize;
 use serde_json::json;
 
 use crate::domain::{Image, Network, Question};
-use crate::error::{fail, kind_of, usage, Kind};
-use crate::net::http::{backoff, Credential, Http, Retry};
+use crate::error::{kind_of, usage, Kind};
+use crate::net::http::{Credential, Http, Retry};
 use crate::net::source::Source;
 use crate::redact::Secret;
 use crate::settings::{ChatSettings, SessionSettings};
-use crate::signals;
-use crate::stream::turn::{Conclusion, Resumable, Sinks, Turn};
-use crate::text::human;
-
-/// The time an abort may take when a turn stops early, retries included;
-/// the process moves on soon after, answered or not.
-const ABORT_BUDGET: Duration = Duration::from_secs(5);
+use crate::signals::Stop;
 
 /// What is accepted as the chat stream's content type.
 const ACCEPT_STREAM: &str = "application/x-ndjson, application/json";
@@ -84,6 +79,11 @@ impl ChatClient {
         }
     }
 
+    /// What stops this client's waits and streams.
+    pub fn stop(&self) -> &Stop {
+        self.http.stop()
+    }
+
     /// The credential headers of every request.
     fn credential(&self) -> Credential<'_> {
         Credential::Chat {
@@ -117,56 +117,7 @@ impl ChatClient {
                     .post_json_retrying(&client.url, client.credential(), &body, ACCEPT_STREAM, retry)?;
             Ok(Box::new(response))
         };
-        Ok(Source::start(send, limits, started))
-    }
-
-    /// Asks `question` and reads the turn into `turn` through `sinks`. When
-    /// the connection drops, the service suspends the turn, or the stream
-    /// ends while the agent is still writing, the same `chatId` and
-    /// `messageId` are sent again after a pause (the service attaches to the
-    /// running turn or resumes the suspended one, replaying what was read,
-    /// which the turn does not take in twice), up to `network.retries`
-    /// times and within `--timeout`. The result is how the last read ended.
-    pub fn read_turn(
-        &self,
-        question: &Question,
-        network: Network,
-        turn: &mut Turn,
-        sinks: &mut Sinks<'_>,
-    ) -> Result<()> {
-        let mut question = question.clone();
-        loop {
-            let mut source = self
-                .start(&question, network, turn.started())?
-                .holding_stops_until(turn.chat_id_known());
-            let read = source.wait_open().and_then(|()| turn.read(source, sinks));
-            let Some(resumable) = turn.resumable(&read) else {
-                return read;
-            };
-            let attempt = turn.resumes() + 1;
-            let pause = backoff(attempt);
-            let out_of_time = network
-                .limits
-                .timeout
-                .is_some_and(|limit| turn.started().elapsed() + pause >= limit);
-            if attempt > network.retries || out_of_time {
-                return read;
-            }
-            let Resumable {
-                why,
-                chat_id,
-                message_id,
-            } = resumable;
-            self.http.notes().warn(&format!(
-                "{why}; resuming chat {chat_id} (message {message_id}) in {} ({attempt} of {})",
-                human(pause),
-                network.retries
-            ));
-            signals::pause(pause)?;
-            question.chat_id = Some(chat_id);
-            question.message_id = Some(message_id);
-            turn.resume();
-        }
+        Ok(Source::start(send, limits, started, self.http.stop()))
     }
 
     /// Asks the service to stop `chat_id`, as this client's user, with the
@@ -194,25 +145,6 @@ impl ChatClient {
                 Err(err).context(context)
             }
         }
-    }
-
-    /// Ends a turn as its conclusion says: when the chat may still be
-    /// running, it is aborted first (within [`ABORT_BUDGET`]) and the
-    /// failure's message says how that went (`…; chat X aborted`). Returns
-    /// the failure, if the turn failed.
-    pub fn settle(&self, conclusion: Conclusion, chat_id: Option<&str>) -> Option<anyhow::Error> {
-        let err = conclusion.failure?;
-        if !conclusion.abort {
-            return Some(err);
-        }
-        let aborted = match chat_id {
-            Some(chat_id) => match self.abort(chat_id, Retry::short_call(3, Some(ABORT_BUDGET))) {
-                Ok(()) => format!("; chat {chat_id} aborted"),
-                Err(err) => format!("; aborting chat {chat_id} failed: {err:#}"),
-            },
-            None => " before the chat started; nothing to abort".to_string(),
-        };
-        Some(fail(kind_of(&err), format!("{err:#}{aborted}")))
     }
 }
 

@@ -25,7 +25,6 @@ use crate::output::Notes;
 use crate::redact::Secret;
 use crate::results::{unique_names, Column, RowSink, RowSource};
 use crate::settings::{DataCredential, DataSettings};
-use crate::signals;
 use crate::signals::timeout;
 use crate::stream::lines::Line;
 use crate::stream::message::json_text;
@@ -253,7 +252,7 @@ impl DataClient {
             }
             self.notes
                 .debug(&format!("the query is still running; asking again in {}", human(pause)));
-            signals::pause(pause)?;
+            self.http.stop().pause(pause)?;
             pause = (pause * 2).min(MAX_POLL);
         }
     }
@@ -351,7 +350,7 @@ impl DataClient {
                 retry,
             )?))
         };
-        let mut source = Source::start(send, self.network.limits, self.started);
+        let mut source = Source::start(send, self.network.limits, self.started, self.http.stop());
         source.wait_open().map_err(explain_status)?;
         let mut answer = AnswerFold {
             sink,

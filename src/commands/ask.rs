@@ -6,7 +6,8 @@
 
 use std::cell::OnceCell;
 use std::fs::File;
-use std::io::{self, Read, Write};
+use std::io::{self, Read};
+use std::sync::Mutex;
 use std::time::Instant;
 
 use anyhow::Result;
@@ -14,14 +15,14 @@ use anyhow::Result;
 use crate::api::chat::ChatClient;
 use crate::api::data::DataClient;
 use crate::cli::OutputMode;
-use crate::error::{exit_code, fail, kind_of, usage, Kind};
-use crate::exchange::{replay, Asked, Exchange, RecordAs, Settled, TurnObserver};
+use crate::domain::{Question, MAX_KEPT_ANSWER};
+use crate::error::{fail, kind_of, usage, Fault, Kind};
+use crate::exchange::{Ended, Exchange, Origin, Plan, RecordAs, Service, TurnObserver};
 use crate::expect::Check;
 use crate::files::LazyFile;
-use crate::history::MAX_RECORDED_ANSWER;
 use crate::modes::Mode;
 use crate::net::http::Http;
-use crate::output::{Notes, Out};
+use crate::output::{Notes, Out, Output};
 use crate::render::live::Watched;
 use crate::render::table::TableFormat;
 use crate::render::vega::ChartFormat;
@@ -30,108 +31,101 @@ use crate::results::{RowSink, RowSource};
 use crate::settings::{AskSettings, AskSource, DataSettings, Network};
 use crate::signals;
 use crate::stream::transcript::{AnswerText, Keep, Transcript};
-use crate::stream::turn::{Ending, Failure, Renderer, Status};
+use crate::stream::turn::{Finish, Renderer, Status};
 
-/// Runs `analyst ask`, and records the turn in the history (with the exit
-/// code it ends with) when it was asked of the service.
+/// Runs `analyst ask`: the turn is asked (or replayed) and recorded by its
+/// owner, [`Exchange::turn`]; this command judges how it ended.
 pub fn run(settings: AskSettings, notes: &Notes, out: &mut Out) -> Result<()> {
-    let mut settled = None;
-    let result = ask(&settings, notes, out, &mut settled);
-    if let Some(settled) = settled.as_mut() {
-        let how = RecordAs {
-            command: "ask",
-            exit_code: exit_code(result.as_ref().err()),
-            ..RecordAs::default()
-        };
-        settled.record(how, notes);
-    }
-    result
-}
-
-/// Asks (or replays) and renders; `settled` receives the turn once it is
-/// over, to be recorded with the exit code the command ends with.
-fn ask(settings: &AskSettings, notes: &Notes, out: &mut Out, settled: &mut Option<Settled>) -> Result<()> {
     let started = Instant::now();
     signals::watch();
-    let network = settings.network;
     // Created when the first line arrives: a refused request leaves an
     // earlier file as it was.
     let mut tee = settings.tee.clone().map(LazyFile::new);
+    let shows = settings.mode.shows;
+    let notes_truncated = shows.notes_truncated(settings.all_rows, settings.allow_partial);
     let mut output = Watched::new(
-        renderer(settings, notes),
-        settings.mode.shows,
+        renderer(&settings, notes),
+        shows,
         notes,
         settings.display,
-        settings
-            .mode
-            .shows
-            .notes_truncated(settings.all_rows, settings.allow_partial),
+        notes_truncated,
     );
-    let mut observer = TurnObserver::new(
-        Some(&mut output),
-        Check::new(settings.expectations.clone()),
-        settings.recording.is_some(),
-    );
-    let turn = match &settings.source {
-        AskSource::Replay(path) => replay(
-            open_replay(path)?,
-            network,
-            started,
-            keep(settings),
-            tee.as_mut(),
-            &mut observer,
-            out,
-        ),
+    let check = Check::new(settings.expectations.clone());
+    let mut observer = TurnObserver::new(Some(&mut output), check, settings.recording.is_some());
+    let (origin, question) = origin(&settings, notes)?;
+    let exchange = Exchange {
+        origin,
+        recording: settings.recording.as_ref(),
+        notes,
+    };
+    let plan = Plan {
+        question,
+        thread: settings.thread.as_ref(),
+        started,
+        network: settings.network,
+        keep: keep(&settings),
+        tee: tee.as_mut(),
+        observer: &mut observer,
+        out,
+        explain_timeout: None,
+        record_as: RecordAs {
+            command: "ask",
+            ..RecordAs::default()
+        },
+    };
+    exchange.turn(plan, |ended| judge(&settings, ended, started, notes))
+}
+
+/// Where the turn comes from — the saved stream of `--replay`, else the
+/// chat service — and the question asked of it.
+fn origin<'s>(settings: &'s AskSettings, notes: &Notes) -> Result<(Origin<'s>, Question)> {
+    match &settings.source {
+        AskSource::Replay(path) => Ok((Origin::Saved(Mutex::new(Some(open_replay(path)?))), Question::default())),
         AskSource::Chat { chat, question } => {
             if let Some(id) = &question.message_id {
                 notes.info(&format!("message: {id}"));
             }
-            let exchange = Exchange {
-                client: ChatClient::new(Http::new(network.connect_timeout, notes)?, chat),
+            let service = Service {
+                client: ChatClient::new(Http::new(settings.network.connect_timeout, notes)?, chat),
                 url: &chat.url,
                 asker: chat.asker(None),
-                recording: settings.recording.as_ref(),
-                notes,
             };
-            exchange.ask(Asked {
-                question: question.clone(),
-                thread: settings.thread.as_ref(),
-                started,
-                network,
-                keep: keep(settings),
-                tee: tee.as_mut(),
-                observer: &mut observer,
-                out,
-                explain_timeout: None,
-            })
+            Ok((Origin::Service(Box::new(service)), question.clone()))
         }
-    };
-    let turn = settled.insert(turn);
-    let (transcript, status) = (&turn.turn.transcript, turn.status);
-    if let Some(err) = &turn.failure {
-        let kind = kind_of(err);
-        if kind == Kind::ReaderGone {
-            notes.debug(&format!("stdout was closed: {err:#}"));
-            return Ok(());
-        }
-        let message = format!("{err:#}");
-        write_failure(&mut observer, transcript, status, kind, &message, out);
-        return Err(fail(kind, message));
+    }
+}
+
+/// How `ask` ends once its turn is over: the chat's failure (`-o json`
+/// still writes its document), else the output written to its end (every
+/// row fetched with `--all-rows`), a signal that came meanwhile, unmet
+/// expectations, and tool errors with `--fail-on-tool-error`, in that
+/// order.
+fn judge(settings: &AskSettings, ended: Ended<'_, '_>, started: Instant, notes: &Notes) -> Result<()> {
+    let Ended {
+        turn,
+        ending,
+        observer,
+        out,
+        ..
+    } = ended;
+    let transcript = &turn.transcript;
+    if let Some(err) = &ending.failure {
+        return failed(err, observer, transcript, ending.status, notes, out);
     }
     let all_rows = AllRows {
         settings: &settings.data,
-        network,
+        network: settings.network,
         started,
         notes,
         client: OnceCell::new(),
     };
-    let ending = Ending {
-        status,
+    let finish = Finish {
+        status: ending.status,
         failure: None,
         all_rows: settings.all_rows.then_some(&all_rows as &dyn RowSource),
         allow_partial: settings.allow_partial,
     };
-    let rendered = observer.end(transcript, &ending, out).and_then(|()| Ok(out.flush()?));
+    let rendered = observer.end(transcript, &finish, out).and_then(|()| Ok(out.flush()?));
     // A signal that came while the output was written (fetching every
     // row, a slow reader) is not ignored.
     if let Some(signal) = signals::received() {
@@ -152,12 +146,10 @@ fn ask(settings: &AskSettings, notes: &Notes, out: &mut Out, settled: &mut Optio
             format!("{} expectation(s) not met", unmet.len()),
         ));
     }
-    if settings.fail_on_tool_error && transcript.tool_errors() > 0 {
-        let count = transcript.tool_errors();
-        return Err(fail(
-            Kind::ToolError,
-            format!("{count} tool call(s) failed (--fail-on-tool-error)"),
-        ));
+    let tool_errors = transcript.tool_errors();
+    if settings.fail_on_tool_error && tool_errors > 0 {
+        let message = format!("{tool_errors} tool call(s) failed (--fail-on-tool-error)");
+        return Err(fail(Kind::ToolError, message));
     }
     rendered
 }
@@ -195,32 +187,40 @@ fn keep(settings: &AskSettings) -> Keep {
             (true, _) => AnswerText::Whole,
             // The head, so that recording never changes what the command
             // costs, and memory stays bounded however long the answer.
-            (false, true) => AnswerText::Head(MAX_RECORDED_ANSWER),
+            (false, true) => AnswerText::Head(MAX_KEPT_ANSWER),
             (false, false) => AnswerText::None,
         },
         tool_inputs: mode.tool_inputs,
     }
 }
 
-/// Tells the renderer the turn failed (only `-o json` writes then). Best
-/// effort: the failure's exit code is what a script must see, even when
-/// stdout is gone.
-fn write_failure(
+/// How `ask` ends when its turn failed with `err`: success when stdout
+/// was closed (the reader left), else the failure, told to the renderer
+/// first (only `-o json` writes then). Best effort: the failure's exit
+/// code is what a script must see, even when stdout is gone.
+fn failed(
+    err: &anyhow::Error,
     renderer: &mut dyn Renderer,
     transcript: &Transcript,
     status: Status,
-    kind: Kind,
-    message: &str,
-    out: &mut Out,
-) {
-    let ending = Ending {
+    notes: &Notes,
+    out: &mut dyn Output,
+) -> Result<()> {
+    let kind = kind_of(err);
+    if kind == Kind::ReaderGone {
+        notes.debug(&format!("stdout was closed: {err:#}"));
+        return Ok(());
+    }
+    let failure = Fault::new(kind, format!("{err:#}"));
+    let finish = Finish {
         status,
-        failure: Some(Failure { kind, message }),
+        failure: Some(&failure),
         all_rows: None,
         allow_partial: true,
     };
-    let _ = renderer.end(transcript, &ending, out);
+    let _ = renderer.end(transcript, &finish, out);
     let _ = out.flush();
+    Err(failure.into())
 }
 
 fn open_replay(path: &str) -> Result<Box<dyn Read + Send>> {

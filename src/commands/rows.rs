@@ -151,8 +151,8 @@ fn saved_result(path: &str, pick: Pick) -> Result<SqlResult> {
     // A stream that cannot be read to its end is not what ask saves; one
     // whose chat failed (no answer, an in-stream error) still holds its
     // SQL results.
-    let conclusion = turn.conclude(read, Ok(()));
-    if let (true, Some(err)) = (conclusion.read_failed, conclusion.failure) {
+    let ending = turn.conclude(read, Ok(()));
+    if let (true, Some(err)) = (ending.read_failed, ending.failure) {
         return Err(err.context("the saved stream is not NDJSON from 'ask -o raw' or '-o events'"));
     }
     // A --query past the stream's results is a mistake on the command

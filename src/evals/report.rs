@@ -48,7 +48,8 @@ pub struct RunReport {
     pub message_ids: Vec<String>,
     /// The question of its last turn asked.
     pub question: Option<String>,
-    /// The agent's final answer to it (its first [`ANSWER_KEPT`] bytes).
+    /// The agent's final answer to it, as [`crate::domain::kept_answer`]
+    /// keeps it.
     pub answer: Option<String>,
     /// When things happened, in seconds from the run's start.
     pub seconds: RunSeconds,
@@ -62,6 +63,26 @@ pub struct RunReport {
 }
 
 impl RunReport {
+    /// The `run`th run (from 1) of a case, before it starts: passed until
+    /// something fails.
+    pub fn new(run: usize) -> RunReport {
+        RunReport {
+            run,
+            status: Outcome::Passed,
+            messages: Vec::new(),
+            exit_code: SUCCESS,
+            chat_id: None,
+            message_id: None,
+            message_ids: Vec::new(),
+            question: None,
+            answer: None,
+            seconds: RunSeconds::default(),
+            usage: None,
+            saved: Vec::new(),
+            cube: CubeGrade::default(),
+        }
+    }
+
     /// The run with no secret in any of its texts (question, answer,
     /// reasons, analysis, SQL), however they were written.
     fn redacted(mut self) -> RunReport {
@@ -85,9 +106,6 @@ impl RunReport {
         self
     }
 }
-
-/// How much of an answer a report keeps: 64 KiB, then a marker.
-pub const ANSWER_KEPT: usize = 64 * 1024;
 
 /// When a run's moments came, in seconds from its start.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]

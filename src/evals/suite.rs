@@ -17,7 +17,7 @@ use crate::error::usage;
 use crate::expect::Comparison;
 use crate::results::Pick;
 use crate::settings::checks::parse_duration;
-use crate::settings::{DataSettings, Expectations, IdentityInput, ImageFile, SessionSettings};
+use crate::settings::{CaseOverrides, DataSettings, Expectations, IdentityInput, ImageFile, SessionSettings};
 
 /// The most runs a case may ask for (`repeat`).
 pub const MAX_REPEAT: i64 = 1000;
@@ -177,6 +177,18 @@ pub struct Case {
 }
 
 impl Case {
+    /// The case with what the flags override (`--repeat`, `--pass-rate`,
+    /// the budgets): the one place they are applied.
+    pub fn overridden(mut self, overrides: &CaseOverrides) -> Case {
+        self.repeat = overrides.repeat.unwrap_or(self.repeat);
+        self.pass_rate = overrides.pass_rate.unwrap_or(self.pass_rate);
+        let budgets = &mut self.budgets;
+        budgets.seconds = overrides.max_seconds.or(budgets.seconds);
+        budgets.tokens = overrides.max_tokens.or(budgets.tokens);
+        budgets.llm_calls = overrides.max_llm_calls.or(budgets.llm_calls);
+        self
+    }
+
     /// The SQL its answer is compared with (a ground truth or a
     /// `reference_sql`), when it has one.
     pub fn ground_truth(&self) -> Option<&str> {

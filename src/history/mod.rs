@@ -20,7 +20,7 @@ mod record;
 mod schema;
 
 pub use query::{Forget, ListFilter, ListedTurn, UsageBy, UsageGroup};
-pub use record::{chat_url, identity, write, ANSWER_CUT_MARKER, MAX_RECORDED_ANSWER};
+pub use record::{chat_url, identity, write};
 pub use schema::SCHEMA_VERSION;
 
 use std::path::{Path, PathBuf};
@@ -84,8 +84,7 @@ pub struct TurnRecord {
     pub message_id: Option<String>,
     /// The question.
     pub question: Option<String>,
-    /// The final answer (cut at [`MAX_RECORDED_ANSWER`], with
-    /// [`ANSWER_CUT_MARKER`]).
+    /// The final answer, as [`crate::domain::kept_answer`] keeps it.
     pub answer: Option<String>,
     /// `completed`, `incomplete`, `cut`, `error`, …
     pub status: String,

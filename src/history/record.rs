@@ -9,14 +9,6 @@ use rusqlite::{params, OptionalExtension};
 use super::{now, History, ThreadRecord, TurnRecord};
 use crate::output::Notes;
 
-/// The most of an answer the history keeps; a longer one is recorded cut,
-/// ending with [`ANSWER_CUT_MARKER`].
-pub const MAX_RECORDED_ANSWER: usize = 1 << 20;
-
-/// What ends an answer recorded cut.
-pub const ANSWER_CUT_MARKER: &str =
-    "\n\n[analyst: the answer was longer than 1 MiB; the history keeps its first 1 MiB]";
-
 /// The chat URL as recorded: without credentials, query or fragment.
 pub fn chat_url(url: &Url) -> String {
     let mut url = url.clone();

@@ -16,7 +16,7 @@ use crate::error::{root_causes, Fault, Kind};
 use crate::output::Notes;
 use crate::redact::redact;
 use crate::redact::Secret;
-use crate::signals;
+use crate::signals::Stop;
 use crate::text::{human, shorten};
 
 /// How much of an error body is read to summarise it.
@@ -161,6 +161,8 @@ pub struct Http {
     /// For loopback hosts: no proxy.
     direct: Client,
     notes: Notes,
+    /// What stops its waits and the streams it opens.
+    stop: Stop,
 }
 
 /// One try's failure, and whether trying again is worth it.
@@ -192,7 +194,22 @@ impl Http {
             client: built(builder())?,
             direct: built(builder().no_proxy())?,
             notes: notes.clone(),
+            stop: Stop::default(),
         })
+    }
+
+    /// The same client, its waits and streams stopped also by `stop` (a
+    /// `check` run's token).
+    pub fn stopped_by(self, stop: &Stop) -> Self {
+        Http {
+            stop: stop.clone(),
+            ..self
+        }
+    }
+
+    /// What stops this client's waits and the streams it opens.
+    pub fn stop(&self) -> &Stop {
+        &self.stop
     }
 
     /// Where this client's warnings and `-v` log go.
@@ -243,7 +260,7 @@ impl Http {
                 attempt + 1,
                 retry.attempts
             ));
-            signals::pause(wait)?;
+            self.stop.pause(wait)?;
         }
     }
 

@@ -16,7 +16,7 @@ use anyhow::Result;
 
 use crate::domain::Limits;
 use crate::error::{Fault, Kind};
-use crate::signals::{self, timeout};
+use crate::signals::{timeout, Stop};
 use crate::stream::lines::Chunks;
 use crate::text::human;
 
@@ -59,13 +59,16 @@ pub struct Source {
     chat_id_known: Option<Arc<AtomicBool>>,
     /// A stop held back, and until when.
     held: Option<(Fault, Instant)>,
+    /// A stop called for by the command (and the signals).
+    stop: Stop,
 }
 
 impl Source {
     /// Starts a worker that calls `open` (send the request, open the file)
     /// and then reads the source to its end. `started` is when the command
-    /// (or the turn) began, for `--timeout`.
-    pub fn start<F>(open: F, limits: Limits, started: Instant) -> Source
+    /// (or the turn) began, for `--timeout`; `stop` stops it as a signal
+    /// does.
+    pub fn start<F>(open: F, limits: Limits, started: Instant, stop: &Stop) -> Source
     where
         F: FnOnce() -> Result<Box<dyn Read + Send>> + Send + 'static,
     {
@@ -92,6 +95,7 @@ impl Source {
             opened: false,
             chat_id_known: None,
             held: None,
+            stop: stop.clone(),
         }
     }
 
@@ -126,7 +130,7 @@ impl Source {
 
     /// A signal, the deadline passed, or the stream stalled.
     fn new_stop(&self, now: Instant) -> Option<Fault> {
-        if let Some(stop) = signals::stopped() {
+        if let Some(stop) = self.stop.stopped() {
             return Some(stop);
         }
         if let Some(limit) = self.limits.timeout {

@@ -5,14 +5,14 @@ use anyhow::Result;
 
 use crate::output::Output;
 use crate::stream::transcript::Transcript;
-use crate::stream::turn::{Ending, Renderer};
+use crate::stream::turn::{Finish, Renderer};
 
 /// The `answer` output.
 pub struct Answer;
 
 impl Renderer for Answer {
-    fn end(&mut self, transcript: &Transcript, ending: &Ending<'_>, out: &mut dyn Output) -> Result<()> {
-        if ending.failure.is_some() {
+    fn end(&mut self, transcript: &Transcript, finish: &Finish<'_>, out: &mut dyn Output) -> Result<()> {
+        if finish.failure.is_some() {
             return Ok(());
         }
         if transcript.is_thread_state() {

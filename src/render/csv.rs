@@ -9,7 +9,7 @@ use crate::error::{kind_of, Kind};
 use crate::output::Output;
 use crate::results::{Pick, Picker};
 use crate::stream::transcript::{Event, Transcript};
-use crate::stream::turn::{Ending, Observer, Renderer};
+use crate::stream::turn::{Finish, Observer, Renderer};
 
 /// The `csv` and `table` outputs.
 pub struct Csv {
@@ -34,15 +34,15 @@ impl Renderer for Csv {
         self.picker.event(event);
     }
 
-    fn end(&mut self, transcript: &Transcript, ending: &Ending<'_>, out: &mut dyn Output) -> Result<()> {
-        if ending.failure.is_some() {
+    fn end(&mut self, transcript: &Transcript, finish: &Finish<'_>, out: &mut dyn Output) -> Result<()> {
+        if finish.failure.is_some() {
             return Ok(());
         }
         let result = super::picked(&mut self.picker, transcript)?;
-        let Some(source) = ending.all_rows.filter(|_| result.may_lack_rows()) else {
+        let Some(source) = finish.all_rows.filter(|_| result.may_lack_rows()) else {
             write_result(result, self.format, out)?;
             return match result.total_rows.filter(|_| result.is_truncated()) {
-                Some(total) => ending.accept_truncated(&self.pick.describe(), result.rows().len(), total),
+                Some(total) => finish.accept_truncated(&self.pick.describe(), result.rows().len(), total),
                 None => Ok(()),
             };
         };

@@ -18,7 +18,7 @@ use crate::results::{Pick, Picker, SqlResult};
 use crate::stream::lines::Line;
 use crate::stream::message::Message;
 use crate::stream::transcript::{Event, Transcript};
-use crate::stream::turn::{Ending, Observer, Renderer};
+use crate::stream::turn::{Finish, Observer, Renderer};
 use crate::text::escape_markup;
 
 /// Rows shown of each SQL result; the page says how many more exist.
@@ -90,14 +90,14 @@ impl Renderer for Html {
     /// Writes the page (with `--all-rows`, the chart's result complete);
     /// a truncated chart result is [`Kind::Partial`](crate::error::Kind::Partial)
     /// unless accepted, as in `vega`.
-    fn end(&mut self, transcript: &Transcript, ending: &Ending<'_>, out: &mut dyn Output) -> Result<()> {
-        if ending.failure.is_some() {
+    fn end(&mut self, transcript: &Transcript, finish: &Finish<'_>, out: &mut dyn Output) -> Result<()> {
+        if finish.failure.is_some() {
             return Ok(());
         }
         // A page needs no SQL result; a picked one is completed and judged
         // as for `vega`.
         let partial = match self.picker.picked() {
-            Ok(_) => complete_picked(&mut self.picker, &self.pick.describe(), transcript, ending)?.1,
+            Ok(_) => complete_picked(&mut self.picker, &self.pick.describe(), transcript, finish)?.1,
             Err(_) => Ok(()),
         };
         let page = self.page(transcript);

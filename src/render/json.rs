@@ -14,7 +14,7 @@ use crate::error::{kind_of, Kind};
 use crate::output::Output;
 use crate::results::{Column, SqlResult, ToolResult, TypedRows};
 use crate::stream::transcript::{Event, ToolCallRecord, Transcript};
-use crate::stream::turn::{Ending, Renderer};
+use crate::stream::turn::{Finish, Renderer};
 
 /// The `json` output. It keeps every finished tool call (its result as
 /// compact text) and which of them ran SQL; each query's table is built
@@ -55,9 +55,9 @@ impl Renderer for Json {
     /// fails with [`Kind::Partial`]). `errors` holds the service's
     /// in-stream errors only; `failure` is analyst's reason for a non-zero
     /// exit (its code and message), null on success.
-    fn end(&mut self, transcript: &Transcript, ending: &Ending<'_>, out: &mut dyn Output) -> Result<()> {
+    fn end(&mut self, transcript: &Transcript, finish: &Finish<'_>, out: &mut dyn Output) -> Result<()> {
         let mut partial = None;
-        if let (Some(source), true) = (ending.all_rows, ending.failure.is_none()) {
+        if let (Some(source), true) = (finish.all_rows, finish.failure.is_none()) {
             for &(position, ..) in &self.truncated {
                 let mut result = table(&self.tool_calls[position]);
                 match result.complete(source) {
@@ -67,7 +67,7 @@ impl Renderer for Json {
                 self.completed.insert(position, result);
             }
         }
-        if transcript.is_thread_state() && ending.failure.is_none() {
+        if transcript.is_thread_state() && finish.failure.is_none() {
             let messages = transcript
                 .thread()
                 .iter()
@@ -87,7 +87,7 @@ impl Renderer for Json {
             let document = Document {
                 chat_id: transcript.chat_id(),
                 message_id: transcript.message_id(),
-                status: ending.status.as_str(),
+                status: finish.status.as_str(),
                 answer: answer.as_ref().map(|(text, _)| text.as_ref()),
                 queries: Queries(self),
                 tool_calls: ToolCalls {
@@ -96,9 +96,9 @@ impl Renderer for Json {
                 },
                 errors: transcript.errors(),
                 usage: transcript.usage_sent(),
-                failure: ending.failure.map(|failure| FailureMember {
+                failure: finish.failure.map(|failure| FailureMember {
                     code: failure.kind.exit_code(),
-                    message: failure.message,
+                    message: failure.message(),
                 }),
             };
             write(&document, out)?;
@@ -106,16 +106,16 @@ impl Renderer for Json {
         if let Some(err) = partial {
             return Err(err);
         }
-        self.accept_truncated(transcript, ending)
+        self.accept_truncated(transcript, finish)
     }
 }
 
 impl Json {
     /// Whether the results left truncated (not completed with
-    /// `--all-rows`) are accepted: see [`Ending::accept_truncated`]. Only
+    /// `--all-rows`) are accepted: see [`Finish::accept_truncated`]. Only
     /// results the document holds, of a turn (not a thread read), count.
-    fn accept_truncated(&self, transcript: &Transcript, ending: &Ending<'_>) -> Result<()> {
-        if ending.failure.is_some() || transcript.is_thread_state() {
+    fn accept_truncated(&self, transcript: &Transcript, finish: &Finish<'_>) -> Result<()> {
+        if finish.failure.is_some() || transcript.is_thread_state() {
             return Ok(());
         }
         let truncated = self
@@ -124,7 +124,7 @@ impl Json {
             .find(|&&(position, .., total)| total.is_some() && !self.completed.contains_key(&position));
         match truncated {
             Some(&(_, number, rows, Some(total))) => {
-                ending.accept_truncated(&format!("SQL result {number}"), rows, total)
+                finish.accept_truncated(&format!("SQL result {number}"), rows, total)
             }
             _ => Ok(()),
         }

@@ -21,7 +21,7 @@ use crate::results::same_tool;
 use crate::stream::lines::Line;
 use crate::stream::message::{decode_embedded_json, Message};
 use crate::stream::transcript::{Event, FinishedTool, Transcript};
-use crate::stream::turn::{Ending, Renderer, Status};
+use crate::stream::turn::{Finish, Renderer, Status};
 use crate::text::{shorten, visible};
 
 /// An output with the notes and the live display beside it.
@@ -68,14 +68,14 @@ impl Renderer for Watched<'_> {
         self.notes.note(event);
     }
 
-    fn end(&mut self, transcript: &Transcript, ending: &Ending<'_>, out: &mut dyn Output) -> Result<()> {
+    fn end(&mut self, transcript: &Transcript, finish: &Finish<'_>, out: &mut dyn Output) -> Result<()> {
         if let Some(live) = &self.live {
             live.stop();
         }
-        if ending.failure.is_some() {
-            return self.inner.end(transcript, ending, out);
+        if finish.failure.is_some() {
+            return self.inner.end(transcript, finish, out);
         }
-        if ending.status == Status::Incomplete && self.notes.mode.shows_answer() {
+        if finish.status == Status::Incomplete && self.notes.mode.shows_answer() {
             self.notes
                 .notes
                 .warn("no final answer in the stream: using the last complete assistant message");
@@ -86,7 +86,7 @@ impl Renderer for Watched<'_> {
         };
         let rendered = match streamed {
             true => Ok(()),
-            false => self.inner.end(transcript, ending, out),
+            false => self.inner.end(transcript, finish, out),
         };
         let rendered = rendered.and_then(|()| Ok(out.flush()?));
         if let Some(live) = self.live.as_ref().filter(|live| live.on_stderr) {

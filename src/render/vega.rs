@@ -20,7 +20,7 @@ use crate::error::{fail, kind_of, Kind};
 use crate::output::{Notes, Output};
 use crate::results::{Pick, Picker, SqlResult, TypedRows};
 use crate::stream::transcript::{Event, Transcript};
-use crate::stream::turn::{Ending, Observer, Renderer};
+use crate::stream::turn::{Finish, Observer, Renderer};
 use crate::text::shorten_to;
 use crate::themes::merge;
 
@@ -74,12 +74,12 @@ impl Renderer for Vega {
     /// Writes the chart spec of the picked result with its data (with
     /// `--all-rows`, every row of a truncated one), or fails with
     /// [`Kind::NothingToRender`] when there is no chart that draws.
-    fn end(&mut self, transcript: &Transcript, ending: &Ending<'_>, out: &mut dyn Output) -> Result<()> {
-        if ending.failure.is_some() {
+    fn end(&mut self, transcript: &Transcript, finish: &Finish<'_>, out: &mut dyn Output) -> Result<()> {
+        if finish.failure.is_some() {
             return Ok(());
         }
         let which = self.pick.describe();
-        let (result, partial) = complete_picked(&mut self.picker, &which, transcript, ending)?;
+        let (result, partial) = complete_picked(&mut self.picker, &which, transcript, finish)?;
         let spec = configured_chart(result, &which, self.config.as_ref(), &self.notes)?;
         match self.format {
             ChartFormat::Spec => {
@@ -104,17 +104,17 @@ pub fn complete_picked<'a>(
     picker: &'a mut Picker,
     which: &str,
     transcript: &Transcript,
-    ending: &Ending<'_>,
+    finish: &Finish<'_>,
 ) -> Result<(&'a mut SqlResult, Result<()>)> {
     let result = super::picked(picker, transcript)?;
-    if let Some(source) = ending.all_rows.filter(|_| result.may_lack_rows()) {
+    if let Some(source) = finish.all_rows.filter(|_| result.may_lack_rows()) {
         match result.complete(source) {
             Err(err) if kind_of(&err) == Kind::Partial => return Ok((result, Err(err))),
             other => other?,
         }
     }
     let partial = match result.total_rows.filter(|_| result.is_truncated()) {
-        Some(total) => ending.accept_truncated(which, result.rows().len(), total),
+        Some(total) => finish.accept_truncated(which, result.rows().len(), total),
         None => Ok(()),
     };
     Ok((result, partial))

@@ -6,7 +6,7 @@ use std::path::PathBuf;
 use anyhow::Result;
 
 use super::checks::{parse_shard, regex, variable};
-use super::types::{CheckListSettings, CheckSettings, ReportFormat, ReportSettings, Selection};
+use super::types::{CaseOverrides, CheckListSettings, CheckSettings, ReportFormat, ReportSettings, Selection};
 use super::{history, Sources};
 use crate::cli::{var, CheckArgs};
 use crate::error::usage;
@@ -65,11 +65,7 @@ impl Sources<'_> {
         Ok(CheckSettings {
             selection: self.selection(&mut args)?,
             jobs: usize::from(args.jobs),
-            repeat: args.repeat.map(usize::from),
-            pass_rate: args.pass_rate,
-            max_seconds: args.max_seconds.map(std::time::Duration::from_secs_f64),
-            max_tokens: args.max_tokens,
-            max_llm_calls: args.max_llm_calls,
+            overrides: CaseOverrides::of(&args.cases),
             recording: history::recording(args.no_history, self.profile)?,
             report: ReportSettings::of(args.report)?,
             save: args.save,

@@ -15,7 +15,8 @@
 //! - [`types`]: what the commands receive;
 //! - [`history`]: the history database, recording, threads, `analyst history`;
 //! - [`check`]: what `check` and `check --list` receive;
-//! - [`doctor`]: what `doctor` checks and `config list` shows.
+//! - [`doctor`]: what `doctor` checks and `config list` shows;
+//! - [`tests`]: the resolver's own tests (built for tests only).
 
 pub mod check;
 pub mod checks;
@@ -889,3 +890,6 @@ impl Sources<'_> {
         })
     }
 }
+
+#[cfg(test)]
+mod tests;

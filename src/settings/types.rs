@@ -17,7 +17,7 @@ use super::checks::{check_output_file, is_message_id, new_message_id, read_stdin
 use super::identity::{IdentityInput, SessionSettings};
 use super::image::Image;
 use super::secrets::{Secret, SecretSource};
-use crate::cli::{AskArgs, CheckOutput, DestinationArgs, OutputMode, ReportArgs, RowsOutput, SessionOutput};
+use crate::cli::{AskArgs, CaseArgs, CheckOutput, DestinationArgs, OutputMode, ReportArgs, RowsOutput, SessionOutput};
 use crate::error::usage;
 use crate::input::Deadline;
 use crate::jq::JqFilter;
@@ -318,6 +318,35 @@ pub struct MergeSettings {
     pub report: ReportSettings,
 }
 
+/// What `check`'s flags override in every case of the suite, applied in
+/// one place (`Case::overridden`, in the evals).
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct CaseOverrides {
+    /// `--repeat`: every case's runs.
+    pub repeat: Option<usize>,
+    /// `--pass-rate`: the share of runs that must pass.
+    pub pass_rate: Option<f64>,
+    /// `--max-seconds`: each turn's time budget.
+    pub max_seconds: Option<Duration>,
+    /// `--max-tokens`: each turn's token budget.
+    pub max_tokens: Option<u64>,
+    /// `--max-llm-calls`: each turn's LLM call budget.
+    pub max_llm_calls: Option<u64>,
+}
+
+impl CaseOverrides {
+    /// The overrides the flags give.
+    pub(super) fn of(args: &CaseArgs) -> Self {
+        CaseOverrides {
+            repeat: args.repeat.map(usize::from),
+            pass_rate: args.pass_rate,
+            max_seconds: args.max_seconds.map(Duration::from_secs_f64),
+            max_tokens: args.max_tokens,
+            max_llm_calls: args.max_llm_calls,
+        }
+    }
+}
+
 /// The settings of `analyst check`.
 #[derive(Debug)]
 pub struct CheckSettings {
@@ -325,16 +354,8 @@ pub struct CheckSettings {
     pub selection: Selection,
     /// `--jobs`.
     pub jobs: usize,
-    /// `--repeat`: every case's runs, overriding the suite.
-    pub repeat: Option<usize>,
-    /// `--pass-rate`: the share of runs that must pass, overriding the suite.
-    pub pass_rate: Option<f64>,
-    /// `--max-seconds`: each turn's time budget, overriding the suite.
-    pub max_seconds: Option<Duration>,
-    /// `--max-tokens`: each turn's token budget, overriding the suite.
-    pub max_tokens: Option<u64>,
-    /// `--max-llm-calls`: each turn's LLM call budget, overriding the suite.
-    pub max_llm_calls: Option<u64>,
+    /// What the flags override in every case.
+    pub overrides: CaseOverrides,
     /// Where the report goes.
     pub report: ReportSettings,
     /// `--save DIR`.

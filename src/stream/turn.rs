@@ -18,7 +18,7 @@ use super::message::{Message, ParseError};
 use super::resume::{Resumed, TurnLines};
 use super::transcript::{AnswerSource, Event, Transcript};
 use crate::domain::Question;
-use crate::error::{bad_stream, fail, fault_of_io, root_causes, stops_the_chat, Kind};
+use crate::error::{bad_stream, exit_code, fail, fault_of_io, root_causes, stops_the_chat, Fault, Kind};
 use crate::output::Output;
 use crate::redact::redact_bytes;
 use crate::results::{Picker, RowSource};
@@ -55,22 +55,14 @@ impl Status {
     }
 }
 
-/// Why a turn failed: its kind (so its exit code) and analyst's message.
-#[derive(Clone, Copy, Debug)]
-pub struct Failure<'a> {
-    /// The kind of failure.
-    pub kind: Kind,
-    /// What went wrong, in analyst's words.
-    pub message: &'a str,
-}
-
 /// What a renderer is told when the turn is over.
 #[derive(Clone, Copy)]
-pub struct Ending<'a> {
+pub struct Finish<'a> {
     /// How the chat ended.
     pub status: Status,
-    /// Why it failed, when it did: then only `-o json` writes anything.
-    pub failure: Option<Failure<'a>>,
+    /// Why it failed, when it did (its kind, so its exit code, and
+    /// analyst's message): then only `-o json` writes anything.
+    pub failure: Option<&'a Fault>,
     /// Where every row of a truncated result comes from (`--all-rows`).
     pub all_rows: Option<&'a dyn RowSource>,
     /// Whether a truncated result is accepted (`--allow-partial`) rather
@@ -78,7 +70,7 @@ pub struct Ending<'a> {
     pub allow_partial: bool,
 }
 
-impl Ending<'_> {
+impl Finish<'_> {
     /// Whether a result left truncated (`total` rows, `rows` of them here)
     /// is accepted; when not, the [`Kind::Partial`] failure saying so.
     pub fn accept_truncated(&self, what: &str, rows: usize, total: u64) -> Result<()> {
@@ -115,7 +107,7 @@ pub trait Renderer {
 
     /// The turn is over: write the output (on failure, only what is still
     /// written then).
-    fn end(&mut self, _transcript: &Transcript, _ending: &Ending<'_>, _out: &mut dyn Output) -> Result<()> {
+    fn end(&mut self, _transcript: &Transcript, _finish: &Finish<'_>, _out: &mut dyn Output) -> Result<()> {
         Ok(())
     }
 }
@@ -337,7 +329,7 @@ impl Turn {
     /// unwritable `--tee`, a malformed line) and every in-stream error
     /// leave a chat that may still be running, which is aborted; a stream
     /// that ended by itself (cut, suspended: the hint resumes it) is not.
-    pub fn conclude(&self, read: Result<()>, afterwards: Result<()>) -> Conclusion {
+    pub fn conclude(&self, read: Result<()>, afterwards: Result<()>) -> Ending {
         let transcript = &self.transcript;
         let stopped = read.as_ref().err().is_some_and(stops_the_chat);
         let ended_early = stopped || (read.is_err() && !self.dropped) || !transcript.errors().is_empty();
@@ -356,7 +348,7 @@ impl Turn {
             (None, _) if transcript.is_thread_state() => Status::Completed,
             (None, _) => Status::Incomplete,
         };
-        Conclusion {
+        Ending {
             status,
             failure,
             abort: ended_early && (stopped || transcript.chat_id().is_some()),
@@ -365,9 +357,10 @@ impl Turn {
     }
 }
 
-/// How a turn ended: see [`Turn::conclude`].
+/// How a turn ended (the one name for it): its status, why it failed,
+/// whether the chat must be aborted; see [`Turn::conclude`].
 #[derive(Debug)]
-pub struct Conclusion {
+pub struct Ending {
     /// `-o json`'s `status`.
     pub status: Status,
     /// Why it failed, when it did.
@@ -377,6 +370,13 @@ pub struct Conclusion {
     /// The stream could not be read to its end: a malformed or cut line,
     /// a dropped connection, a stop.
     pub read_failed: bool,
+}
+
+impl Ending {
+    /// The exit code the turn alone ends with.
+    pub fn exit_code(&self) -> u8 {
+        exit_code(self.failure.as_ref())
+    }
 }
 
 /// A turn that can be resumed: why, and the ids to send again.

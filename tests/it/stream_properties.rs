@@ -8,14 +8,14 @@ use std::io::{self, Read};
 use std::time::Instant;
 
 use crate::support::*;
-use analyst::error::Kind;
+use analyst::error::{Fault, Kind};
 use analyst::output::Output;
 use analyst::render::json::Json;
 use analyst::results::{Pick, Picker};
 use analyst::stream::lines::{Line, Reads};
 use analyst::stream::message::{Message, ParseError};
 use analyst::stream::transcript::{Event, Transcript};
-use analyst::stream::turn::{Ending, Failure, Observer, Renderer, Sinks, Status, Turn};
+use analyst::stream::turn::{Finish, Observer, Renderer, Sinks, Status, Turn};
 use serde_json::value::RawValue;
 use serde_json::Value;
 
@@ -76,8 +76,8 @@ impl Renderer for JsonAndPickers {
         self.third.event(event);
     }
 
-    fn end(&mut self, transcript: &Transcript, ending: &Ending<'_>, out: &mut dyn Output) -> anyhow::Result<()> {
-        self.json.end(transcript, ending, out)
+    fn end(&mut self, transcript: &Transcript, finish: &Finish<'_>, out: &mut dyn Output) -> anyhow::Result<()> {
+        self.json.end(transcript, finish, out)
     }
 }
 
@@ -106,16 +106,14 @@ fn fold(source: impl Read) -> String {
         transcript.sql_queries(),
     );
     let mut out = Vec::new();
-    let ending = Ending {
+    let failure = failure.map(|message| Fault::new(Kind::BadStream, message));
+    let finish = Finish {
         status: Status::Completed,
-        failure: failure.as_deref().map(|message| Failure {
-            kind: Kind::BadStream,
-            message,
-        }),
+        failure: failure.as_ref(),
         all_rows: None,
         allow_partial: true,
     };
-    renderer.end(transcript, &ending, &mut out).unwrap();
+    renderer.end(transcript, &finish, &mut out).unwrap();
     String::from_utf8(out).unwrap()
 }
 

@@ -21,7 +21,7 @@ const LOG_EVERY: Duration = Duration::from_secs(30);
 /// failing, and the slowest run still going, with lines printed meanwhile
 /// above it. In a log: `START` lines and a `RUNNING` line every
 /// [`LOG_EVERY`]. Silent with `-q`.
-pub(super) struct RunsProgress {
+pub struct RunsProgress {
     /// Where notes go: above the bar while it is drawn.
     notes: Notes,
     bar: Option<ProgressBar>,
@@ -33,7 +33,9 @@ pub(super) struct RunsProgress {
 }
 
 impl RunsProgress {
-    pub(super) fn new(runs: usize, notes: &Notes) -> Self {
+    /// Progress of `runs` runs, shown as `notes` allow (a bar on a
+    /// terminal, lines in a log, nothing with `-q`).
+    pub fn new(runs: usize, notes: &Notes) -> Self {
         let bar = notes.show_progress().then(|| {
             let bar = ProgressBar::with_draw_target(Some(runs as u64), ProgressDrawTarget::stderr());
             if let Ok(style) = ProgressStyle::with_template("{bar:24} {pos}/{len} runs  {msg}") {
@@ -53,13 +55,13 @@ impl RunsProgress {
     }
 
     /// True when anything is shown while runs go (a bar or log lines).
-    pub(super) fn is_shown(&self) -> bool {
+    pub fn is_shown(&self) -> bool {
         self.bar.is_some() || self.logged
     }
 
     /// Run `index`, run `run` of `runs` of case `name`, started; a log
     /// hears of it.
-    pub(super) fn started(&self, index: usize, name: &str, run: usize, runs: usize) {
+    pub fn started(&self, index: usize, name: &str, run: usize, runs: usize) {
         let name = if runs > 1 {
             format!("{} (run {run} of {runs})", one_line(name))
         } else {
@@ -74,7 +76,7 @@ impl RunsProgress {
     }
 
     /// Run `index` ended as `status`; `report` prints its lines above the bar.
-    pub(super) fn finished(&self, index: usize, status: Outcome, report: impl FnOnce()) {
+    pub fn finished(&self, index: usize, status: Outcome, report: impl FnOnce()) {
         if let Ok(mut running) = self.running.lock() {
             running.remove(&index);
         }
@@ -111,7 +113,7 @@ impl RunsProgress {
 
     /// Redraws the bar four times a second until `done`; in a log, names
     /// the runs still going every [`LOG_EVERY`].
-    pub(super) fn tick_until(&self, done: &AtomicBool) {
+    pub fn tick_until(&self, done: &AtomicBool) {
         let mut logged_at = Instant::now();
         while !done.load(Ordering::SeqCst) {
             self.redraw();
@@ -125,7 +127,8 @@ impl RunsProgress {
         }
     }
 
-    pub(super) fn clear(&self) {
+    /// Takes the bar off the terminal, once every run is done.
+    pub fn clear(&self) {
         self.notes.above(None);
         if let Some(bar) = &self.bar {
             bar.finish_and_clear();

@@ -1,0 +1,186 @@
+//! `analyst check SUITE.toml`: ask an agent known questions, several at a
+//! time, each case with its own timeout (the chat is aborted when it
+//! expires) and as many runs as it repeats, check the answers (and the
+//! rows, against `reference_sql` or `expect_rows`) and the budgets, and
+//! report for people (stderr, with live progress on a terminal) and CI
+//! (JUnit XML, TAP, JSON). `analyst check merge` makes one report of the
+//! JSON reports of shards. Exit 0 when all pass, 9 when an expectation
+//! failed, otherwise the code of the failure.
+
+use std::io::Write;
+use std::time::Instant;
+
+use anyhow::Result;
+
+use crate::error::{fail, Kind};
+use crate::evals::report::{self, seconds, Report};
+use crate::evals::run::{tell, Run};
+use crate::evals::select::{check_reports_apart, load};
+use crate::evals::{formats, page, summary};
+use crate::files::{append, create_private_folder, write_whole};
+use crate::output::{Notes, Out, Tone};
+use crate::settings::{CheckSettings, MergeSettings, ReportFormat, ReportSettings};
+use crate::signals;
+
+pub use crate::evals::select::list;
+
+/// Runs `analyst check`: the suite read, the run's cases run by
+/// [`Run`], the report published, and the exit its verdicts give.
+pub fn run(settings: CheckSettings, notes: &Notes, out: &mut Out) -> Result<()> {
+    let started = Instant::now();
+    signals::watch();
+    let cases = load(&settings.selection, &settings.identity, Some(&settings.data), notes)?;
+    check_reports_apart(&settings.selection, &cases, &settings.report.written())?;
+    let baseline = read_baseline(&settings.report)?;
+    if let Some(dir) = &settings.save {
+        create_private_folder(dir)
+            .map_err(|err| crate::error::usage(format!("cannot create the --save folder {}: {err}", dir.display())))?;
+    }
+    let results = Run::new(cases, &settings, started, notes)?.execute()?;
+    let shard = settings.selection.shard.map(|(k, n)| format!("{k}/{n}"));
+    let suite = settings.selection.suite.display().to_string();
+    let mut report = Report::new(&suite, shard, results, seconds(started.elapsed()));
+    report.gate(settings.report.min_accuracy);
+    publish(&mut report, &settings.report, baseline, notes, out)?;
+    conclude(&report, &settings.report)
+}
+
+/// Runs `analyst check merge`: one report of the shards' reports, with the
+/// exit code one unsharded run would have given.
+pub fn merge(settings: MergeSettings, notes: &Notes, out: &mut Out) -> Result<()> {
+    let baseline = read_baseline(&settings.report)?;
+    let reports = settings
+        .reports
+        .iter()
+        .map(|path| Ok((path.display().to_string(), Report::read(path, "check merge")?)))
+        .collect::<Result<Vec<_>>>()?;
+    let min_accuracy = settings
+        .report
+        .min_accuracy
+        .or_else(|| reports.iter().find_map(|(_, report)| report.min_accuracy));
+    let mut report = Report::merge(reports)?;
+    report.gate(min_accuracy);
+    for case in &report.cases {
+        tell(notes, &report::case_lines(case));
+    }
+    publish(&mut report, &settings.report, baseline, notes, out)?;
+    conclude(&report, &settings.report)
+}
+
+/// The `--baseline` report, read before anything runs.
+fn read_baseline(settings: &ReportSettings) -> Result<Option<(String, Report)>> {
+    settings
+        .baseline
+        .as_ref()
+        .map(|path| Ok((path.display().to_string(), Report::read(path, "--baseline")?)))
+        .transpose()
+}
+
+/// Compares the report with the baseline (the regressions on stderr),
+/// prints the counts, and writes the reports the settings ask for.
+fn publish(
+    report: &mut Report,
+    settings: &ReportSettings,
+    baseline: Option<(String, Report)>,
+    notes: &Notes,
+    out: &mut Out,
+) -> Result<()> {
+    if let Some((file, baseline)) = baseline {
+        report.compare_with(&file, &baseline);
+        let regressions = report.regressions();
+        if regressions.is_empty() {
+            notes.info(&format!("no regression against {file}"));
+        } else {
+            notes.painted(
+                Tone::Warning,
+                &format!("{} cases regressed", regressions.len()),
+                &format!(" against {file}:"),
+                true,
+            );
+            for regression in regressions {
+                notes.always(&format!("  {}: {}", regression.name, regression.reasons.join("; ")));
+            }
+        }
+    }
+    let accuracy = match (&report.accuracy, report.min_accuracy) {
+        (_, Some(min)) => {
+            let (passed, total) = (report.passed, report.cases.len());
+            let meets = match report.meets_min_accuracy() {
+                true => "meets",
+                false => "is below",
+            };
+            format!(
+                ", accuracy {} ({passed}/{total}) {meets} --min-accuracy {}",
+                report::percent(passed, total),
+                report::percent_of(min)
+            )
+        }
+        (Some(accuracy), None) => format!(", accuracy {accuracy}"),
+        (None, None) => String::new(),
+    };
+    notes.info(&format!(
+        "{} cases: {}{accuracy}",
+        report.cases.len(),
+        report::counts(report)
+    ));
+    write_reports(report, settings, notes, out)
+}
+
+/// Writes the reports the settings ask for: `--junit` (whole or not at
+/// all), `--summary` (appended), and `--tap` or `-o json|markdown|html` on
+/// stdout or `--output-file`, which is kept whatever the exit: a run whose
+/// every case got a verdict is reported, also when some did not pass.
+fn write_reports(report: &Report, settings: &ReportSettings, notes: &Notes, out: &mut Out) -> Result<()> {
+    if let Some(path) = &settings.junit {
+        let mut xml = Vec::new();
+        formats::junit(report, &mut xml)?;
+        write_whole(path, &xml).map_err(|err| {
+            fail(
+                Kind::CannotWrite,
+                format!("cannot write the --junit report {}: {err}", path.display()),
+            )
+        })?;
+    }
+    if let Some(path) = &settings.summary {
+        append(path, &summary::markdown(report)).map_err(|err| {
+            fail(
+                Kind::CannotWrite,
+                format!("cannot append the --summary to {}: {err}", path.display()),
+            )
+        })?;
+    }
+    match settings.format {
+        Some(ReportFormat::Tap) => formats::tap(report, out)?,
+        Some(ReportFormat::Json) => formats::json(report, out)?,
+        Some(ReportFormat::Markdown) => out.write_all(summary::markdown(report).as_bytes())?,
+        Some(ReportFormat::Html) => out.write_all(page::html(report, notes).as_bytes())?,
+        None => {}
+    }
+    out.flush()?;
+    out.mark_whole();
+    Ok(())
+}
+
+/// The exit of a run: the cases' failure, else a regression when
+/// `--fail-on-regression` asks, else success.
+fn conclude(report: &Report, settings: &ReportSettings) -> Result<()> {
+    let total = report.cases.len();
+    if let Some(kind) = report.failure() {
+        let below = match report.min_accuracy {
+            Some(min) => format!(", below --min-accuracy {}", report::percent_of(min)),
+            None => String::new(),
+        };
+        return Err(fail(
+            kind,
+            format!("{} of {total} cases did not pass{below}", report.failed + report.errors),
+        ));
+    }
+    let regressions = report.regressions().len();
+    if settings.fail_on_regression && regressions > 0 {
+        return Err(fail(
+            Kind::Expectation,
+            format!("{regressions} of {total} cases regressed against the baseline (--fail-on-regression)"),
+        ));
+    }
+    Ok(())
+}

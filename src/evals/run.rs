@@ -1,0 +1,768 @@
+//! A `check` run: the one owner of its cases, their runs and turns, its
+//! deadlines, its cancellation and what it reports. [`Run::new`] takes the
+//! selected cases (with the flags' overrides applied once) and the
+//! settings; [`Run::execute`] asks every run of every case on `--jobs`
+//! threads — each turn through the turn's owner, [`Exchange::turn`], which
+//! records it — grades each turn, and returns the cases' reports in suite
+//! order, or the failure of the whole run. A failure of the whole run
+//! (the credentials refused, the service not there, the run's `--timeout`)
+//! stops the other cases through the run's own [`Stop`] token; a signal
+//! stops them too.
+
+use std::path::Path;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::{Mutex, OnceLock};
+use std::time::{Duration, Instant};
+
+use anyhow::Result;
+
+use crate::api::chat::ChatClient;
+use crate::api::data::DataClient;
+use crate::error::{fail, kind_of, Fault, Kind, SUCCESS};
+use crate::evals::grade::{grade, Miss, Reason, Sheet, Verdict};
+use crate::evals::progress::RunsProgress;
+use crate::evals::report::{self, seconds, CaseReport, Outcome, RunReport};
+use crate::evals::suite::{Case, CaseTurn, GroundTruth, RowsSource};
+use crate::exchange::{Ended, Exchange, Judged, Origin, Plan, RecordAs, Service, TurnObserver};
+use crate::expect::Check;
+use crate::files::{file_stem, LazyFile};
+use crate::input::Deadline;
+use crate::net::http::Http;
+use crate::output::{Notes, Tone};
+use crate::render::markdown;
+use crate::results::{Collected, RowSink, RowSource, SqlResult};
+use crate::settings::checks::new_message_id;
+use crate::settings::{ChatSettings, CheckSettings, Images, Limits, Network, Question};
+use crate::signals::{timeout, Stop};
+use crate::stream::transcript::Keep;
+use crate::stream::turn::Timings;
+use crate::text::human;
+
+/// Prints a verdict's lines, its first word (`PASS`, `FAIL`, `REVIEW`,
+/// `ERROR`) painted: a pass unless `-q`, anything else always.
+pub fn tell(notes: &Notes, lines: &[String]) {
+    let Some((head, reasons)) = lines.split_first() else {
+        return;
+    };
+    let (word, rest) = head.split_at(head.find(' ').unwrap_or(head.len()));
+    match word {
+        "PASS" => notes.painted(Tone::Good, word, rest, false),
+        "REVIEW" => notes.painted(Tone::Warning, word, rest, true),
+        _ => notes.painted(Tone::Bad, word, rest, true),
+    }
+    for reason in reasons {
+        notes.always(reason);
+    }
+}
+
+/// One run of one case: which case (its place among the selected ones),
+/// which run of how many.
+#[derive(Clone, Copy, Debug)]
+struct Slot {
+    case: usize,
+    run: usize,
+    runs: usize,
+}
+
+/// How a run of a case ended early: why it did not pass.
+#[derive(Debug)]
+enum RunEnd {
+    /// The chat worked but expectations were not met: one line each.
+    Failed(Vec<String>),
+    /// The request or the stream failed, or the time ran out.
+    Error(Fault),
+    /// A failure of the whole run (a signal, the credentials refused, the
+    /// service not there, `--timeout`): every case stops.
+    Stop(Fault),
+}
+
+impl RunEnd {
+    /// The exit code of the verdict.
+    fn exit_code(&self) -> u8 {
+        match self {
+            RunEnd::Failed(_) => Kind::Expectation.exit_code(),
+            RunEnd::Error(fault) | RunEnd::Stop(fault) => fault.kind.exit_code(),
+        }
+    }
+}
+
+/// A `check` turn's verdict: the turn's own exit code is its record's, the
+/// verdict's is kept beside it.
+impl Judged for Result<(), RunEnd> {
+    fn exit_codes(&self, turn: u8) -> (u8, Option<u8>) {
+        let verdict = self.as_ref().err().map_or(SUCCESS, RunEnd::exit_code);
+        (turn, Some(verdict))
+    }
+}
+
+/// The rows a query of the data query API returned, or why it failed.
+type Fetched<T> = Result<T, (Kind, String)>;
+
+/// A `check` run: its cases and everything they share.
+pub struct Run<'a> {
+    /// The cases, the flags' overrides applied.
+    cases: Vec<Case>,
+    client: ChatClient,
+    /// Where the service is and the credentials (who asks, as recorded).
+    chat: ChatSettings,
+    /// Where warnings go.
+    notes: Notes,
+    settings: &'a CheckSettings,
+    /// When the run's `--timeout` expires.
+    deadline: Option<Instant>,
+    /// Stops every case of this run (a failure of the whole run).
+    stop: Stop,
+    /// The data query API, when one is set up.
+    data: Option<DataClient>,
+    /// Each case's `reference_sql` rows, fetched by its first run to need them.
+    references: Vec<OnceLock<Fetched<Collected>>>,
+    /// Each case's ground truth, fetched by its first run to need it.
+    truths: Vec<OnceLock<Fetched<Sheet>>>,
+    /// The cases' images, read as their cases run.
+    images: Images,
+}
+
+/// What a turn may take: until when, why it ends then, and whether the
+/// run's `--timeout` (not the case's) is what limits it.
+struct TurnTime {
+    left: Duration,
+    limited_by_run: bool,
+    deadline: Deadline,
+}
+
+impl<'a> Run<'a> {
+    /// A run of `cases` (the flags' overrides applied here, once) as
+    /// `settings` say, begun at `started`.
+    pub fn new(cases: Vec<Case>, settings: &'a CheckSettings, started: Instant, notes: &Notes) -> Result<Self> {
+        let stop = Stop::default();
+        let http = || -> Result<Http> { Ok(Http::new(settings.network.connect_timeout, notes)?.stopped_by(&stop)) };
+        let chat = ChatSettings {
+            url: settings.url.clone(),
+            key: settings.key.clone(),
+            cube_token: settings.cube_token.clone(),
+            identity: None,
+        };
+        // The data query API, for reference_sql and ground truths (checked
+        // when the suite was read) and for the rest of a truncated result.
+        let compares = cases
+            .iter()
+            .any(|case| case.turns.iter().any(|turn| turn.rows.is_some()));
+        let data = match compares && settings.data.check().is_ok() {
+            true => Some(DataClient::new(
+                http()?,
+                &settings.data,
+                settings.network,
+                started,
+                notes,
+            )?),
+            false => None,
+        };
+        let cases: Vec<Case> = cases
+            .into_iter()
+            .map(|case| case.overridden(&settings.overrides))
+            .collect();
+        Ok(Run {
+            client: ChatClient::new(http()?, &chat),
+            chat,
+            notes: notes.clone(),
+            settings,
+            deadline: settings.network.limits.timeout.map(|limit| started + limit),
+            data,
+            references: cases.iter().map(|_| OnceLock::new()).collect(),
+            truths: cases.iter().map(|_| OnceLock::new()).collect(),
+            images: Images::default(),
+            cases,
+            stop,
+        })
+    }
+
+    /// Runs every run of every case on `--jobs` threads: the cases'
+    /// reports in suite order, each run told on stderr as it finishes; or
+    /// the failure of the whole run (a signal, the credentials refused,
+    /// the service unreachable, `--timeout`), with no report: its cases got
+    /// no verdict.
+    pub fn execute(&self) -> Result<Vec<CaseReport>> {
+        let results = self.run_all();
+        if let Some(stop) = self.stop.stopped() {
+            let ran: usize = results.iter().map(|case| case.runs.len()).sum();
+            let runs: usize = self.cases.iter().map(|case| case.repeat).sum();
+            return Err(fail(
+                stop.kind,
+                format!("{stop}; the run stopped: {ran} of {runs} runs finished"),
+            ));
+        }
+        Ok(results)
+    }
+
+    /// Runs every run of the cases on `--jobs` threads; results come back
+    /// in suite order, one per case (a repeated case's from its runs).
+    fn run_all(&self) -> Vec<CaseReport> {
+        let (cases, notes) = (&self.cases, &self.notes);
+        let slots: Vec<Slot> = cases
+            .iter()
+            .enumerate()
+            .flat_map(|(case, c)| {
+                (0..c.repeat).map(move |run| Slot {
+                    case,
+                    run,
+                    runs: c.repeat,
+                })
+            })
+            .collect();
+        let progress = RunsProgress::new(slots.len(), notes);
+        let next = AtomicUsize::new(0);
+        let results: Mutex<Vec<Option<RunReport>>> = Mutex::new(vec![None; slots.len()]);
+        let work = || loop {
+            // After a failure of the whole run, no case starts.
+            if self.stop.stopped().is_some() {
+                break;
+            }
+            let index = next.fetch_add(1, Ordering::SeqCst);
+            let Some(&slot) = slots.get(index) else { break };
+            let case = &cases[slot.case];
+            progress.started(index, &case.name, slot.run + 1, slot.runs);
+            let result = self.run_case(slot, case);
+            // A run the stop ended says nothing: the run's one line does.
+            let stopped = self.stop.stopped().is_some();
+            progress.finished(index, result.status, || {
+                if !stopped {
+                    tell(notes, &report::run_summary(&case.name, &result, slot.runs));
+                }
+            });
+            if let Ok(mut results) = results.lock() {
+                results[index] = Some(result);
+            }
+        };
+        let done = AtomicBool::new(false);
+        std::thread::scope(|scope| {
+            if progress.is_shown() {
+                scope.spawn(|| progress.tick_until(&done));
+            }
+            let workers: Vec<_> = (0..self.settings.jobs.min(slots.len()))
+                .filter_map(|_| std::thread::Builder::new().spawn_scoped(scope, work).ok())
+                .collect();
+            // Without any thread to be had, the cases run on this one.
+            if workers.is_empty() {
+                work();
+            }
+            for worker in workers {
+                let _ = worker.join();
+            }
+            done.store(true, Ordering::SeqCst);
+        });
+        progress.clear();
+        let mut runs = results
+            .into_inner()
+            .unwrap_or_default()
+            .into_iter()
+            .zip(&slots)
+            .peekable();
+        let mut by_case = Vec::new();
+        for (position, case) in cases.iter().enumerate() {
+            let mut case_runs = Vec::new();
+            while let Some((result, _)) = runs.next_if(|(_, slot)| slot.case == position) {
+                case_runs.extend(result);
+            }
+            let repeated = case_runs.len() > 1;
+            let mut result = CaseReport::new(case.index, &case.name, case.pass_rate, case_runs);
+            result.space = case.space.clone();
+            if repeated && self.stop.stopped().is_none() {
+                tell(notes, &report::case_summary(&result));
+            }
+            by_case.push(result);
+        }
+        by_case
+    }
+
+    /// Runs one case once: its turns in order on one fresh chat, stopping
+    /// at the first that fails (a failure of the whole run stops the
+    /// others through the run's token).
+    fn run_case(&self, slot: Slot, case: &Case) -> RunReport {
+        let started = Instant::now();
+        let mut run = RunReport::new(slot.run + 1);
+        let exchange = Exchange {
+            origin: Origin::Service(Box::new(Service {
+                client: self.client.as_user(case.settings.clone()),
+                url: &self.settings.url,
+                asker: self.chat.asker(Some(&case.settings)),
+            })),
+            recording: self.settings.recording.as_ref(),
+            notes: &self.notes,
+        };
+        for turn_index in 0..case.turns.len() {
+            if let Err(verdict) = self.run_turn(slot, case, turn_index, &exchange, &mut run, started) {
+                if let RunEnd::Stop(fault) = &verdict {
+                    self.stop.call(Fault::stop(fault.kind, fault.message()));
+                }
+                run.exit_code = verdict.exit_code();
+                (run.status, run.messages) = match verdict {
+                    RunEnd::Failed(lines) => (Outcome::Failed, lines),
+                    RunEnd::Error(fault) | RunEnd::Stop(fault) => (Outcome::Error, vec![fault.to_string()]),
+                };
+                break;
+            }
+        }
+        run.seconds.total = seconds(started.elapsed());
+        run
+    }
+
+    /// One turn, asked and recorded by the turn's owner; `Err` carries the
+    /// verdict that ends the run of the case.
+    fn run_turn(
+        &self,
+        slot: Slot,
+        case: &Case,
+        turn_index: usize,
+        exchange: &Exchange<'_>,
+        run: &mut RunReport,
+        case_started: Instant,
+    ) -> Result<(), RunEnd> {
+        if let Some(stop) = self.stop.stopped() {
+            return Err(RunEnd::Stop(Fault::new(stop.kind, format!("not run: {stop}"))));
+        }
+        let time = self.turn_time(case, case_started);
+        let question = self.question(case, turn_index, &time, run)?;
+        let mut observer = self.observer(&case.turns[turn_index]);
+        let mut saved = self.save_file(slot, case, turn_index);
+        let turn_started = Instant::now();
+        let explain = |err: anyhow::Error| self.explain_timeout(err, case, &time, turn_started);
+        let plan = Plan {
+            question,
+            thread: None,
+            started: turn_started,
+            network: self.turn_network(time.left),
+            keep: Keep::default(),
+            tee: saved.as_mut(),
+            observer: &mut observer,
+            out: &mut std::io::sink(),
+            explain_timeout: Some(&explain),
+            record_as: RecordAs {
+                command: "check",
+                suite: Some(self.settings.selection.suite.display().to_string()),
+                case: Some(case.name.clone()),
+            },
+        };
+        let verdict = exchange.turn(plan, |ended| {
+            add_turn(run, &ended, turn_started.duration_since(case_started));
+            self.judge(slot, case, turn_index, ended, run)
+        });
+        if let Some(file) = saved.as_ref().filter(|file| file.created()) {
+            run.saved.push(file.path().display().to_string());
+        }
+        verdict
+    }
+
+    /// The question of turn `turn_index` of `case`, on the chat of the
+    /// run's turns before it, with a new message id (kept in `run`) and its
+    /// images, read within the turn's `time`.
+    fn question(
+        &self,
+        case: &Case,
+        turn_index: usize,
+        time: &TurnTime,
+        run: &mut RunReport,
+    ) -> Result<Question, RunEnd> {
+        let turn = &case.turns[turn_index];
+        let images = self.images.load(&turn.images, &time.deadline).map_err(|err| {
+            let (kind, message) = (kind_of(&err), format!("{err:#}"));
+            match kind {
+                Kind::Timeout if time.limited_by_run => RunEnd::Stop(Fault::new(kind, message)),
+                _ => self.chat_failure(kind, message),
+            }
+        })?;
+        let message_id = new_message_id();
+        run.message_ids.push(message_id.clone());
+        run.message_id = Some(message_id.clone());
+        Ok(Question {
+            input: Some(turn.question.clone()),
+            chat_id: run.chat_id.clone(),
+            message_id: Some(message_id),
+            branch: case.branch.clone(),
+            default_branch: case.default_branch,
+            images,
+        })
+    }
+
+    /// What hears a turn of a case: its expectations (with the result its
+    /// rows are compared with), its last SQL result when a ground truth
+    /// grades it, its queries when it is recorded.
+    fn observer(&self, turn: &CaseTurn) -> TurnObserver<'static> {
+        let mut check = Check::new(turn.expectations.clone());
+        if turn.rows.is_some() {
+            check = check.keeping_result();
+        }
+        let mut observer = TurnObserver::new(None, check, self.settings.recording.is_some());
+        let graded = matches!(
+            turn.rows.as_ref().map(|rows| &rows.source),
+            Some(RowsSource::GroundTruth(_))
+        );
+        observer.last_query.on = graded;
+        observer
+    }
+
+    /// What a turn of `case` (begun `case_started`) may take: what is left
+    /// of the case's timeout, or of the run's `--timeout` when less.
+    fn turn_time(&self, case: &Case, case_started: Instant) -> TurnTime {
+        let case_left = case.timeout.saturating_sub(case_started.elapsed());
+        let run_left = self
+            .deadline
+            .map(|deadline| deadline.saturating_duration_since(Instant::now()));
+        let limited_by_run = run_left.is_some_and(|run_left| run_left < case_left);
+        let left = run_left.map_or(case_left, |run_left| run_left.min(case_left));
+        let deadline = match (limited_by_run, self.deadline, self.settings.network.limits.timeout) {
+            (true, Some(at), Some(limit)) => Deadline::at(at, timeout(limit), &self.stop),
+            _ => Deadline::at(case_started + case.timeout, case_timed_out(case), &self.stop),
+        };
+        TurnTime {
+            left,
+            limited_by_run,
+            deadline,
+        }
+    }
+
+    /// The network settings of a turn that has `left` to run.
+    fn turn_network(&self, left: Duration) -> Network {
+        Network {
+            limits: Limits {
+                timeout: Some(left),
+                ..self.settings.network.limits
+            },
+            ..self.settings.network
+        }
+    }
+
+    /// A timeout at the turn's deadline is the case's (or the run's); one
+    /// before it is a stall, as it said.
+    fn explain_timeout(
+        &self,
+        err: anyhow::Error,
+        case: &Case,
+        time: &TurnTime,
+        turn_started: Instant,
+    ) -> anyhow::Error {
+        match kind_of(&err) {
+            Kind::Timeout if turn_started.elapsed() >= time.left && time.limited_by_run => {
+                fail(Kind::Timeout, "the --timeout of the whole run expired")
+            }
+            Kind::Timeout if turn_started.elapsed() >= time.left => case_timed_out(case).into(),
+            _ => err,
+        }
+    }
+
+    /// The verdict on turn `turn_index` of `case`, `ended` as the owner
+    /// hands it over: graded as Cube grades one of Cube's eval questions,
+    /// else its expectations, rows and budgets checked.
+    fn judge(
+        &self,
+        slot: Slot,
+        case: &Case,
+        turn_index: usize,
+        ended: Ended<'_, '_>,
+        run: &mut RunReport,
+    ) -> Result<(), RunEnd> {
+        let turn = &case.turns[turn_index];
+        let Ended {
+            turn: reading,
+            ending,
+            observer,
+            ..
+        } = ended;
+        let transcript = &reading.transcript;
+        let failure = ending.failure;
+        let last_query = observer.last_query.result.take();
+        let check = &mut observer.check;
+        if let Some(RowsSource::GroundTruth(truth)) = turn.rows.as_ref().map(|rows| &rows.source) {
+            return self.grade_turn(slot.case, truth, failure, last_query, run);
+        }
+        if let Some(err) = failure {
+            return Err(self.chat_failure(kind_of(&err), format!("{err:#}")));
+        }
+        let mut unmet = check.unmet(transcript);
+        if let Some(expected) = &turn.rows {
+            let rows = match &expected.source {
+                RowsSource::Inline(rows) => rows,
+                RowsSource::Sql(sql) => match self.fetched(&self.references[slot.case], sql) {
+                    Ok(reference) => &reference.rows,
+                    Err((kind, message)) => {
+                        return Err(self.data_failure(kind, format!("reference_sql failed: {message}")))
+                    }
+                },
+                RowsSource::GroundTruth(_) => unreachable!("graded above"),
+            };
+            let source = self.data.as_ref().map(|data| data as &dyn RowSource);
+            unmet.extend(check.compare_rows(rows, expected.how, expected.source.field(), source));
+        }
+        unmet.extend(case.budgets.exceeded(reading.timings.total, transcript.usage()));
+        if unmet.is_empty() {
+            return Ok(());
+        }
+        let prefix = if case.turns.len() > 1 {
+            format!("turn {}: ", turn_index + 1)
+        } else {
+            String::new()
+        };
+        Err(RunEnd::Failed(
+            unmet.into_iter().map(|line| format!("{prefix}{line}")).collect(),
+        ))
+    }
+
+    /// True when a failure of `kind` fails the whole run, not one case: a
+    /// signal, the credentials refused, the agent or the service not
+    /// there, or the run's `--timeout` expired.
+    fn ends_the_run(&self, kind: Kind) -> bool {
+        match kind {
+            Kind::Auth | Kind::Forbidden | Kind::NotFound | Kind::Service => true,
+            Kind::Interrupted | Kind::Terminated | Kind::HungUp => true,
+            Kind::Timeout => self.deadline.is_some_and(|deadline| Instant::now() >= deadline),
+            _ => false,
+        }
+    }
+
+    /// How a turn that failed as `kind` ends its run: the whole run's
+    /// failure, or this run's.
+    fn chat_failure(&self, kind: Kind, message: String) -> RunEnd {
+        match self.ends_the_run(kind) {
+            true => RunEnd::Stop(Fault::new(kind, message)),
+            false => RunEnd::Error(Fault::new(kind, message)),
+        }
+    }
+
+    /// How a query of the data query API that failed as `kind` ends its
+    /// run: as a chat's failure would, and also when it ran out of time
+    /// (it has only the run's `--timeout`, which it sees coming).
+    fn data_failure(&self, kind: Kind, message: String) -> RunEnd {
+        match kind {
+            Kind::Timeout => RunEnd::Stop(Fault::new(kind, message)),
+            _ => self.chat_failure(kind, message),
+        }
+    }
+
+    /// The rows of `sql` from the data query API into a `T`, run by the
+    /// first run of a case that needs them and kept in `cell` for the others.
+    fn fetched<'c, T: RowSink + Default>(
+        &self,
+        cell: &'c OnceLock<Fetched<T>>,
+        sql: &str,
+    ) -> Result<&'c T, (Kind, String)> {
+        let fetched = cell.get_or_init(|| {
+            let Some(data) = &self.data else {
+                return Err((Kind::Usage, "it needs the data query API".to_string()));
+            };
+            let mut rows = T::default();
+            data.fetch(sql, None, &mut rows)
+                .map(|_| rows)
+                .map_err(|err| (kind_of(&err), format!("{err:#}")))
+        });
+        fetched.as_ref().map_err(Clone::clone)
+    }
+
+    /// Grades a turn of one of Cube's eval questions as Cube does, into
+    /// the run's [`CubeGrade`]: `failure`: why the turn failed, if it did, `last` the
+    /// agent's last SQL result. A failure of the whole run (credentials,
+    /// an unreachable service, a signal, `--timeout`) keeps its own code;
+    /// any other verdict but `pass` fails the run (exit 9): `error` as an
+    /// error of the case, `fail` and `review` as a failure.
+    fn grade_turn(
+        &self,
+        case: usize,
+        truth: &GroundTruth,
+        failure: Option<anyhow::Error>,
+        last: Option<SqlResult>,
+        run: &mut RunReport,
+    ) -> Result<(), RunEnd> {
+        if let Some(err) = &failure {
+            let kind = kind_of(err);
+            if !matches!(kind, Kind::BadStream | Kind::Timeout | Kind::ToolError) || self.ends_the_run(kind) {
+                return Err(self.chat_failure(kind, format!("{err:#}")));
+            }
+        }
+        run.cube.ground_truth = match truth {
+            GroundTruth::Sql(sql) => Some(sql.clone()),
+            GroundTruth::NotFound(_) => None,
+        };
+        run.cube.agent_sql = last.as_ref().and_then(|result| result.sql.clone());
+        let miss = self.cube_miss(case, truth, failure, last, run.answer.as_deref())?;
+        run.cube.verdict = Some(miss.as_ref().map_or(Verdict::Pass, |miss| miss.verdict));
+        let Some(miss) = miss else { return Ok(()) };
+        run.cube.score_reason = miss.reason;
+        run.cube.analysis = Some(miss.analysis.clone());
+        let line = match miss.reason {
+            Some(reason) => format!("{}: {}", reason.as_str(), miss.analysis),
+            None => format!("review: {}", miss.analysis),
+        };
+        // Cube's `error` is an error of the question, not a failed answer:
+        // counted among the errors, its exit code still the verdict's (9).
+        match miss.verdict {
+            Verdict::Error => Err(RunEnd::Error(Fault::new(Kind::Expectation, line))),
+            _ => Err(RunEnd::Failed(vec![line])),
+        }
+    }
+
+    /// Why a graded turn does not pass, in Cube's terms; `None` when it
+    /// does (`answer`: the agent's final answer). `Err` for a failure of
+    /// the whole run on the way.
+    fn cube_miss(
+        &self,
+        case: usize,
+        truth: &GroundTruth,
+        failure: Option<anyhow::Error>,
+        last: Option<SqlResult>,
+        answer: Option<&str>,
+    ) -> Result<Option<Miss>, RunEnd> {
+        if let Some(err) = failure {
+            return Ok(Some(Miss::new(Reason::AgentError, format!("{err:#}"))));
+        }
+        let sql = match truth {
+            GroundTruth::Sql(sql) => sql,
+            GroundTruth::NotFound(name) => {
+                return Ok(Some(Miss::new(
+                    Reason::GroundTruthNotFound,
+                    format!("no certified query is named {name:?}"),
+                )))
+            }
+        };
+        let Some(result) = last else {
+            return Ok(Some(Miss::review(match answer.is_some_and(markdown::has_table) {
+                true => "the agent ran no query: it put its results inline, as a Markdown table in its answer (as agents on Cube's chassis runtime do); nothing to compare",
+                false => "the agent ran no query: nothing to compare",
+            })));
+        };
+        if let Some(error) = &result.error {
+            return Ok(Some(Miss::new(
+                Reason::QueryError,
+                format!("the agent's query failed: {error}"),
+            )));
+        }
+        let agent = match self.agent_sheet(&result) {
+            Ok(sheet) => sheet,
+            Err((kind, message)) if kind == Kind::Timeout || self.ends_the_run(kind) => {
+                return Err(self.data_failure(kind, message))
+            }
+            Err((_, why)) => {
+                return Ok(Some(Miss::new(
+                    Reason::QueryError,
+                    format!("the rest of the agent's truncated result could not be fetched: {why}"),
+                )))
+            }
+        };
+        let truth = match self.fetched(&self.truths[case], sql) {
+            Ok(truth) => truth,
+            Err((kind, message)) if kind == Kind::Timeout || self.ends_the_run(kind) => {
+                return Err(self.data_failure(kind, message))
+            }
+            Err((_, message)) => {
+                return Ok(Some(Miss::new(
+                    Reason::GroundTruthQueryFailed,
+                    format!("the ground truth's SQL failed: {message}"),
+                )))
+            }
+        };
+        grade(&agent, truth, self.deadline).map_err(|_| {
+            RunEnd::Stop(Fault::new(
+                Kind::Timeout,
+                "the --timeout of the whole run expired while grading".to_string(),
+            ))
+        })
+    }
+
+    /// The agent's result as graded: its rows from the stream, or every
+    /// row of its query from the data query API when it may lack some.
+    fn agent_sheet(&self, result: &SqlResult) -> Result<Sheet, (Kind, String)> {
+        let failure = |err: anyhow::Error| (kind_of(&err), format!("{err:#}"));
+        if !result.may_lack_rows() {
+            return Sheet::of_result(result).map_err(failure);
+        }
+        let Some(data) = &self.data else {
+            return Err((Kind::Usage, "no data query API to fetch them with".to_string()));
+        };
+        let mut sheet = Sheet::default();
+        result.fetch_all(data, &mut sheet).map_err(failure)?;
+        Ok(sheet)
+    }
+
+    /// The file that keeps a turn's raw stream with `--save`:
+    /// `DIR/NN-case-name.ndjson` (`.rK` per run of a repeated case, `.T`
+    /// per turn in a conversation), created when the first line arrives.
+    fn save_file(&self, slot: Slot, case: &Case, turn: usize) -> Option<LazyFile> {
+        let dir = self.settings.save.as_ref()?;
+        let mut name = format!("{:02}-{}", case.index, file_stem(&case.name));
+        if slot.runs > 1 {
+            name.push_str(&format!(".r{}", slot.run + 1));
+        }
+        if case.turns.len() > 1 {
+            name.push_str(&format!(".{}", turn + 1));
+        }
+        Some(LazyFile::new(Path::new(dir).join(format!("{name}.ndjson"))))
+    }
+}
+
+/// Adds a turn's timings (counted from the turn's start, `offset` after the
+/// run's) to the run's: the first byte and SQL result of the run, the
+/// final answer of its last turn.
+fn add_timings(run: &mut RunReport, turn: &Timings, offset: Duration) {
+    let at = |time: Option<Duration>| time.map(|time| seconds(offset + time));
+    let seconds = &mut run.seconds;
+    if seconds.first_byte.is_none() {
+        seconds.first_byte = at(turn.first_byte);
+    }
+    if seconds.first_sql.is_none() {
+        seconds.first_sql = at(turn.first_sql);
+    }
+    if turn.answer.is_some() {
+        seconds.answer = at(turn.answer);
+    }
+}
+
+/// Adds what a turn that ended as `ended` says to its case's run: its
+/// timings (counted from the turn's start, `offset` after the run's), its
+/// question and answer (as every record of a turn keeps it), the chat it
+/// started, what it spent.
+fn add_turn(run: &mut RunReport, ended: &Ended<'_, '_>, offset: Duration) {
+    add_timings(run, &ended.turn.timings, offset);
+    let record = ended.record;
+    run.question.clone_from(&record.question);
+    run.answer.clone_from(&record.answer);
+    if run.chat_id.is_none() {
+        run.chat_id.clone_from(&record.chat_id);
+    }
+    if let Some(usage) = &record.usage {
+        run.usage.get_or_insert_default().add(usage.counts);
+    }
+}
+
+/// The failure of a case whose own timeout expired.
+fn case_timed_out(case: &Case) -> Fault {
+    Fault::new(
+        Kind::Timeout,
+        format!("timed out after {} (the case's timeout)", human(case.timeout)),
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_check_turn_records_its_own_exit_code_and_its_verdicts() {
+        let passed: Result<(), RunEnd> = Ok(());
+        assert_eq!(passed.exit_codes(SUCCESS), (SUCCESS, Some(SUCCESS)));
+        let failed: Result<(), RunEnd> = Err(RunEnd::Failed(vec!["answer did not match".into()]));
+        assert_eq!(
+            failed.exit_codes(SUCCESS),
+            (SUCCESS, Some(Kind::Expectation.exit_code()))
+        );
+        let stopped: Result<(), RunEnd> = Err(RunEnd::Stop(Fault::new(Kind::Auth, "401")));
+        let code = Kind::Auth.exit_code();
+        assert_eq!(stopped.exit_codes(code), (code, Some(code)));
+    }
+
+    #[test]
+    fn a_stop_of_one_run_stops_only_the_holders_of_its_token() {
+        let (run, other) = (Stop::default(), Stop::default());
+        let holder = run.clone();
+        run.call(Fault::stop(Kind::Auth, "the key was refused"));
+        assert_eq!(holder.stopped().map(|fault| fault.kind), Some(Kind::Auth));
+        assert!(other.stopped().is_none(), "another run goes on");
+        assert_eq!(holder.pause(Duration::from_secs(60)).unwrap_err().kind, Kind::Auth);
+    }
+}
