@@ -6,13 +6,79 @@
 
 use std::cmp::Ordering;
 
+use anyhow::Result;
+use regex::Regex;
 use serde_json::Value;
 
+use crate::error::usage;
+
 use crate::results::{same_tool, Pick, Picker, RowSource};
-use crate::settings::Expectations;
 use crate::stream::transcript::{Event, Transcript};
 use crate::stream::turn::Observer;
 use crate::text::shorten;
+
+/// What a chat must show to pass (`ask --expect-*`, a `check` turn): the
+/// patterns compiled, the tools and the row count.
+#[derive(Clone, Debug, Default)]
+pub struct Expectations {
+    /// `--expect-answer`.
+    pub answer: Option<Regex>,
+    /// `--expect-sql`.
+    pub sql: Option<Regex>,
+    /// `--expect-tool`, in order.
+    pub tools: Vec<String>,
+    /// `--min-rows`, and the SQL result it counts.
+    pub min_rows: Option<(u64, Pick)>,
+}
+
+impl Expectations {
+    /// Compiles the expectations; a bad regular expression is a usage error
+    /// naming `what` gave it (a flag prefix, or a suite field's place).
+    pub fn new(
+        answer: Option<&str>,
+        sql: Option<&str>,
+        tools: &[String],
+        min_rows: Option<u64>,
+        pick: Pick,
+        what: &str,
+    ) -> Result<Self> {
+        let compile =
+            |pattern: Option<&str>, name: &str| pattern.map(|p| regex(p, &format!("{what}{name}"))).transpose();
+        Ok(Expectations {
+            answer: compile(answer, "expect-answer")?,
+            sql: compile(sql, "expect-sql")?,
+            tools: tools.to_vec(),
+            min_rows: min_rows.map(|min| (min, pick)),
+        })
+    }
+}
+
+/// Compiles the regular expression `pattern` that `what` gave; an error
+/// is one line: what is wrong, and where in the pattern.
+pub fn regex(pattern: &str, what: &str) -> Result<Regex> {
+    Regex::new(pattern).map_err(|err| {
+        let why = match &err {
+            regex::Error::Syntax(text) => {
+                let lines: Vec<&str> = text.lines().collect();
+                let column = lines
+                    .iter()
+                    .find_map(|line| line.find('^'))
+                    .map(|at| at.saturating_sub(4) + 1);
+                let reason = lines
+                    .iter()
+                    .rev()
+                    .find_map(|line| line.strip_prefix("error: "))
+                    .unwrap_or(text.as_str());
+                match column {
+                    Some(column) => format!("{reason} at character {column}"),
+                    None => reason.to_string(),
+                }
+            }
+            other => other.to_string(),
+        };
+        usage(format!("{what} {pattern:?} is not a valid regular expression: {why}"))
+    })
+}
 
 /// How much of what came is quoted in a failure line.
 const QUOTE_CHARS: usize = 120;

@@ -26,7 +26,8 @@ use serde_saphyr::Spanned;
 use super::suite::{read_text, Budgets, Case, CaseTurn, ExpectedRows, GroundTruth, RowsSource, DEFAULT_CASE_TIMEOUT};
 use crate::error::usage;
 use crate::expect::Comparison;
-use crate::settings::{DataSettings, Expectations, IdentityInput};
+use crate::expect::Expectations;
+use crate::settings::{DataSettings, IdentityInput};
 
 /// The folders whose Markdown files are certified queries, at any depth
 /// under the agents folder.

@@ -15,9 +15,10 @@ use toml::Spanned;
 use crate::domain::UsageRecord;
 use crate::error::usage;
 use crate::expect::Comparison;
+use crate::expect::Expectations;
 use crate::results::Pick;
 use crate::settings::checks::parse_duration;
-use crate::settings::{CaseOverrides, DataSettings, Expectations, IdentityInput, ImageFile, SessionSettings};
+use crate::settings::{CaseOverrides, DataSettings, IdentityInput, ImageFile, SessionSettings};
 
 /// The most runs a case may ask for (`repeat`).
 pub const MAX_REPEAT: i64 = 1000;

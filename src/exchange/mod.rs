@@ -23,12 +23,11 @@ use crate::api::chat::ChatClient;
 use crate::domain::{kept_answer, Network, Question};
 use crate::error::{exit_code, fail, kind_of, Kind};
 use crate::files::LazyFile;
-use crate::history::{chat_url, History, TurnRecord};
+use crate::history::{chat_url, History, Recording, ThreadSettings, TurnRecord};
 use crate::net::http::{backoff, Retry};
 use crate::net::source::Source;
 use crate::output::{Notes, Output};
 use crate::redact::redact;
-use crate::settings::{Recording, ThreadSettings};
 use crate::signals::Stop;
 use crate::stream::transcript::Keep;
 use crate::stream::turn::{Ending, Resumable, Sinks, Turn};
@@ -395,7 +394,7 @@ mod tests {
     use crate::domain::{Limits, ANSWER_CUT_MARKER, MAX_KEPT_ANSWER};
     use crate::error::SUCCESS;
     use crate::expect::Check;
-    use crate::settings::Expectations;
+    use crate::expect::Expectations;
     use crate::stream::turn::Status;
 
     /// A stream of one chat: its id, then a final answer.

@@ -34,6 +34,26 @@ use crate::domain::UsageRecord;
 use crate::error::{fail, Kind};
 use crate::files::{create_private_folder, is_link, is_link_metadata, LINK};
 
+/// Where turns are recorded.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Recording {
+    /// The database.
+    pub db: PathBuf,
+    /// `history_keep`: turns older than this are pruned as new ones come.
+    pub keep: Option<std::time::Duration>,
+}
+
+/// `ask --thread NAME`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ThreadSettings {
+    /// The thread's name.
+    pub name: String,
+    /// `--thread-ttl`: a thread whose last turn is older starts afresh.
+    pub ttl: std::time::Duration,
+    /// The database that keeps thread names (also when recording is off).
+    pub db: PathBuf,
+}
+
 /// How long a writer waits for another to finish.
 const BUSY_TIMEOUT: Duration = Duration::from_secs(30);
 

@@ -9,7 +9,6 @@ use std::path::Path;
 use std::time::Duration;
 
 use anyhow::Result;
-use regex::Regex;
 use reqwest::Url;
 use serde_json::{Map, Value};
 
@@ -18,6 +17,8 @@ use crate::domain::is_loopback;
 use crate::error::{kind_of, usage, Kind};
 use crate::input::{read_input, Deadline, Input};
 use crate::themes;
+
+pub use crate::expect::regex;
 
 /// Standard input is read for one thing only: the question (`-`), a
 /// secret (`--api-key-file -`, `--cube-token-file -`) or one image
@@ -218,33 +219,6 @@ pub fn chat_url(text: Option<String>, from: &str) -> Result<Url> {
     }
     url.set_path(&path);
     Ok(url)
-}
-
-/// Compiles the regular expression `pattern` that `what` gave; an error
-/// is one line: what is wrong, and where in the pattern.
-pub fn regex(pattern: &str, what: &str) -> Result<Regex> {
-    Regex::new(pattern).map_err(|err| {
-        let why = match &err {
-            regex::Error::Syntax(text) => {
-                let lines: Vec<&str> = text.lines().collect();
-                let column = lines
-                    .iter()
-                    .find_map(|line| line.find('^'))
-                    .map(|at| at.saturating_sub(4) + 1);
-                let reason = lines
-                    .iter()
-                    .rev()
-                    .find_map(|line| line.strip_prefix("error: "))
-                    .unwrap_or(text.as_str());
-                match column {
-                    Some(column) => format!("{reason} at character {column}"),
-                    None => reason.to_string(),
-                }
-            }
-            other => other.to_string(),
-        };
-        usage(format!("{what} {pattern:?} is not a valid regular expression: {why}"))
-    })
 }
 
 /// Parses and checks a service URL given by `flag`: it must be absolute

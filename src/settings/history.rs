@@ -17,28 +17,8 @@ use crate::cli::{
     UsageOutput,
 };
 use crate::error::usage;
-use crate::history::{before, Forget, ListFilter, UsageBy};
+use crate::history::{before, Forget, ListFilter, Recording, ThreadSettings, UsageBy};
 use crate::output::{Destination, JqInput};
-
-/// Where turns are recorded.
-#[derive(Clone, Debug, PartialEq)]
-pub struct Recording {
-    /// The database.
-    pub db: PathBuf,
-    /// `history_keep`: turns older than this are pruned as new ones come.
-    pub keep: Option<std::time::Duration>,
-}
-
-/// `ask --thread NAME`.
-#[derive(Clone, Debug, PartialEq)]
-pub struct ThreadSettings {
-    /// The thread's name.
-    pub name: String,
-    /// `--thread-ttl`: a thread whose last turn is older starts afresh.
-    pub ttl: std::time::Duration,
-    /// The database that keeps thread names (also when recording is off).
-    pub db: PathBuf,
-}
 
 /// What `analyst history` does.
 #[derive(Debug)]

@@ -28,8 +28,9 @@ pub mod profile;
 pub mod secrets;
 pub mod types;
 
+pub use crate::history::{Recording, ThreadSettings};
 pub use checks::{forget_empty_variables, read_stdin, read_text, Finding, FindingState};
-pub use history::{HistoryCommand, HistorySettings, Price, Recording, ThreadSettings};
+pub use history::{HistoryCommand, HistorySettings, Price};
 pub use identity::{IdentityInput, SessionSettings, UserAttribute};
 pub use image::{Image, ImageFile, Images};
 pub use secrets::Secret;

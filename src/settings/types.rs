@@ -13,7 +13,7 @@ use reqwest::Url;
 use serde::Serialize;
 use serde_json::{Map, Value};
 
-use super::checks::{check_output_file, is_message_id, new_message_id, read_stdin, regex, service_url, Finding};
+use super::checks::{check_output_file, is_message_id, new_message_id, read_stdin, service_url, Finding};
 use super::identity::{IdentityInput, SessionSettings};
 use super::image::Image;
 use super::secrets::{Secret, SecretSource};
@@ -26,6 +26,7 @@ use crate::output::{Destination, JqInput, Notes};
 use crate::results::Pick;
 
 pub use crate::domain::{Display, Limits, Network, Question};
+pub use crate::expect::Expectations;
 
 /// The Chat API, and who talks to it.
 #[derive(Clone, Debug)]
@@ -396,42 +397,6 @@ pub struct DoctorSettings {
     pub json: bool,
     /// The terminal's width the table fits, when stdout is one.
     pub width: Option<u16>,
-}
-
-/// What a chat must show to pass (`ask --expect-*`, a `check` turn): the
-/// patterns compiled, the tools and the row count.
-#[derive(Clone, Debug, Default)]
-pub struct Expectations {
-    /// `--expect-answer`.
-    pub answer: Option<Regex>,
-    /// `--expect-sql`.
-    pub sql: Option<Regex>,
-    /// `--expect-tool`, in order.
-    pub tools: Vec<String>,
-    /// `--min-rows`, and the SQL result it counts.
-    pub min_rows: Option<(u64, Pick)>,
-}
-
-impl Expectations {
-    /// Compiles the expectations; a bad regular expression is a usage error
-    /// naming `what` gave it (a flag prefix, or a suite field's place).
-    pub fn new(
-        answer: Option<&str>,
-        sql: Option<&str>,
-        tools: &[String],
-        min_rows: Option<u64>,
-        pick: Pick,
-        what: &str,
-    ) -> Result<Self> {
-        let compile =
-            |pattern: Option<&str>, name: &str| pattern.map(|p| regex(p, &format!("{what}{name}"))).transpose();
-        Ok(Expectations {
-            answer: compile(answer, "expect-answer")?,
-            sql: compile(sql, "expect-sql")?,
-            tools: tools.to_vec(),
-            min_rows: min_rows.map(|min| (min, pick)),
-        })
-    }
 }
 
 /// The credential of the data query API.
