@@ -14,6 +14,9 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use url::Url;
 
+use anyhow::Result;
+
+use crate::error::usage;
 use crate::text::head;
 
 /// The most of an answer a record of a turn keeps (the history, a `check`
@@ -246,5 +249,62 @@ pub fn is_loopback(url: &Url) -> bool {
         Some(url::Host::Ipv4(ip)) => IpAddr::V4(ip).is_loopback(),
         Some(url::Host::Ipv6(ip)) => IpAddr::V6(ip).is_loopback(),
         None => false,
+    }
+}
+
+/// A new `messageId`: the time now in Unix milliseconds, then `-message`.
+pub fn new_message_id() -> String {
+    let millis = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |elapsed| elapsed.as_millis());
+    format!("{millis}-message")
+}
+
+/// True for a `messageId` of the service's form: 13 or more digits, then
+/// `-message`.
+pub fn is_message_id(id: &str) -> bool {
+    id.strip_suffix("-message")
+        .is_some_and(|digits| digits.len() >= 13 && digits.bytes().all(|b| b.is_ascii_digit()))
+}
+
+/// Parses and checks a service URL given by `flag`: it must be absolute
+/// `https://`, or `http://` to a loopback host (the key must not cross a
+/// network in clear text).
+pub fn service_url(text: &str, flag: &str) -> Result<Url> {
+    let url = Url::parse(text.trim()).map_err(|err| {
+        let shown = without_credentials(text);
+        usage(format!("{flag} {shown:?} is not a valid URL: {err}"))
+    })?;
+    match url.scheme() {
+        "https" => {}
+        "http" if is_loopback(&url) => {}
+        "http" => {
+            return Err(usage(format!(
+                "refusing to send the API key over plain http:// to {}: use https:// ({flag}); plain http is allowed only for localhost and loopback addresses",
+                url.host_str().unwrap_or("?")
+            )))
+        }
+        other => return Err(usage(format!("{flag} must be an https:// URL, not {other}://"))),
+    }
+    if !url.username().is_empty() || url.password().is_some() {
+        return Err(usage(format!(
+            "{flag} must not carry credentials (user:password@); the API key comes from ANALYST_API_KEY"
+        )));
+    }
+    Ok(url)
+}
+
+/// A URL as text without the `user:password@` of its authority, to show it
+/// in a message (the text may not even parse).
+pub fn without_credentials(text: &str) -> String {
+    let Some(scheme_end) = text.find("://").map(|at| at + 3) else {
+        return text.to_string();
+    };
+    let authority_end = text[scheme_end..]
+        .find(['/', '?', '#'])
+        .map_or(text.len(), |at| scheme_end + at);
+    match text[scheme_end..authority_end].rfind('@') {
+        Some(at) => format!("{}***@{}", &text[..scheme_end], &text[scheme_end + at + 1..]),
+        None => text.to_string(),
     }
 }

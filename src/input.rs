@@ -10,7 +10,9 @@ use std::path::{Path, PathBuf};
 use std::sync::mpsc::{self, RecvTimeoutError};
 use std::time::{Duration, Instant};
 
-use crate::error::Fault;
+use anyhow::Result;
+
+use crate::error::{usage, Fault};
 use crate::signals::{self, timeout, Stop};
 
 /// How often the wait looks at signals and the clock.
@@ -113,4 +115,27 @@ pub fn read_input(
             Err(RecvTimeoutError::Disconnected) => return Ok(Err(io::Error::other("the reader stopped"))),
         }
     }
+}
+
+/// The most text an input given to read may hold (a question, SQL, a
+/// security context, session ids): 64 MiB.
+const MAX_TEXT_INPUT: u64 = 64 << 20;
+
+/// Reads all of standard input as text, waiting at most `limit` (the
+/// command's `--timeout`) and no longer than the first signal (`what`
+/// names it in the error, a usage error: the input could not be read).
+pub fn read_stdin(what: &str, limit: Option<Duration>) -> Result<String> {
+    read_text(Input::Stdin, limit, &format!("{what} from standard input"))
+}
+
+/// Reads `input` whole as text, bounded as [`read_input`] reads (`what`
+/// names it in messages).
+pub fn read_text(input: Input, limit: Option<Duration>, what: &str) -> Result<String> {
+    let bytes = read_input(input, MAX_TEXT_INPUT, Deadline::after(limit), what)?
+        .map_err(|err| usage(format!("cannot read {what}: {err}")))?;
+    if bytes.len() as u64 > MAX_TEXT_INPUT {
+        return Err(usage(format!("{what} is over 64 MiB")));
+    }
+    String::from_utf8(bytes)
+        .map_err(|err| usage(format!("{what} is not UTF-8 (byte {})", err.utf8_error().valid_up_to())))
 }

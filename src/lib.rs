@@ -12,20 +12,23 @@
 //! - [`signals`]: what stops a command: signals, a stop, `--timeout`;
 //! - [`files`]: private files and files written whole;
 //! - [`input`]: what a command is given to read, read until a stop;
+//! - [`identity`]: who asks (`sessionSettings`), typed the same from flags and suites;
+//! - [`image`]: images sent with a question, read and checked;
 //! - [`jq`]: the `--jq` filter of JSON outputs;
 //! - [`output`]: stdout (data) and stderr (notes);
 //! - [`modes`]: what an `-o` mode of `ask` shows, keeps and allows;
 //! - [`history`]: the local SQLite record of turns and thread names;
 //! - [`themes`]: Vega configs, named or from a file, and their merge;
 //! - [`results`]: SQL results in one table shape, picked and completed;
-//! - [`settings`]: flags > environment > profile, resolved and validated;
 //! - [`stream`]: lines → messages → transcript, and one turn through them;
 //! - [`net`]: the HTTP client, the stream source thread;
 //! - [`api`]: the chat, data query and session APIs on the wire;
 //! - [`expect`]: expectations checked against a turn;
 //! - [`render`]: one renderer per output mode;
-//! - [`exchange`]: one turn asked of the service, from question to record;
-//! - [`evals`]: suites, grading and the reports of a `check` run;
+//! - [`exchange`]: the one owner of a turn, from question to record;
+//! - [`evals`]: suites, grading, a `check` run and its reports;
+//! - [`settings`]: the resolver on top: flags > environment > profile,
+//!   resolved and validated into a plan per command;
 //! - [`commands`]: one module per subcommand.
 
 #![warn(missing_docs)]
@@ -40,6 +43,8 @@ pub mod exchange;
 pub mod expect;
 pub mod files;
 pub mod history;
+pub mod identity;
+pub mod image;
 pub mod input;
 pub mod jq;
 pub mod modes;

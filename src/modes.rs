@@ -1,26 +1,7 @@
-//! What an `-o` mode of `ask` is: what it shows (as the notes see it),
-//! whether the turn must keep the answer's text or the tools' inputs for
-//! it, how `--jq` reads it, and what it does on a terminal. The settings
-//! give each mode its [`ModeTraits`] in one exhaustive match
-//! (`settings::mode_traits`: a new mode does not compile until each trait
-//! is said); its renderer is chosen in `commands::ask`, by another.
-
-use crate::output::JqInput;
-
-/// What an `-o` mode is.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct ModeTraits {
-    /// What it shows, as the notes see it.
-    pub shows: Mode,
-    /// It shows the final answer's text, so the turn keeps all of it.
-    pub answer_text: bool,
-    /// It shows every tool call's input, so the turn keeps them.
-    pub tool_inputs: bool,
-    /// How `--jq` reads it; `None`: `--jq` is refused with it.
-    pub jq: Option<JqInput>,
-    /// What it does when stdout is a terminal.
-    pub on_terminal: OnTerminal,
-}
+//! The words of an `-o` mode of `ask` that the layers below the renderers
+//! need: what it shows, as the notes see it ([`Mode`]), and what it does on
+//! a terminal ([`OnTerminal`]). A mode's whole descriptor, its renderer
+//! with it, is `render::ModeTraits`.
 
 /// What a mode does when stdout is a terminal.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

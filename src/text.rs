@@ -201,6 +201,40 @@ pub fn shell_quote(text: &str) -> String {
     }
 }
 
+/// Parses a duration such as `90s`, `5m`, `1h30m`, `250ms` or `2d`; a bare
+/// number is seconds. The one reader of durations: flags, the environment
+/// and suite files.
+pub fn parse_duration(text: &str) -> Result<Duration, String> {
+    let text = text.trim();
+    let err = || format!("invalid duration {text:?}: use forms like 90s, 5m, 1h30m, 250ms (a bare number is seconds)");
+    if text.is_empty() {
+        return Err(err());
+    }
+    if let Ok(seconds) = text.parse::<f64>() {
+        return Duration::try_from_secs_f64(seconds).map_err(|_| err());
+    }
+    let mut total = Duration::ZERO;
+    let mut rest = text;
+    while !rest.is_empty() {
+        let digits = rest.find(|c: char| !(c.is_ascii_digit() || c == '.')).ok_or_else(err)?;
+        let (number, tail) = rest.split_at(digits);
+        let unit_len = tail.find(|c: char| c.is_ascii_digit()).unwrap_or(tail.len());
+        let (unit, tail) = tail.split_at(unit_len);
+        let value: f64 = number.parse().map_err(|_| err())?;
+        let seconds = match unit {
+            "ms" => value / 1000.0,
+            "s" | "sec" | "secs" => value,
+            "m" | "min" | "mins" => value * 60.0,
+            "h" | "hr" | "hrs" => value * 3600.0,
+            "d" | "day" | "days" => value * 86400.0,
+            _ => return Err(err()),
+        };
+        total += Duration::try_from_secs_f64(seconds).map_err(|_| err())?;
+        rest = tail;
+    }
+    Ok(total)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -9,18 +9,69 @@ use std::time::Instant;
 use anyhow::{Context, Result};
 use reqwest::Url;
 use serde::Serialize;
-use serde_json::json;
+use serde_json::{json, Value};
 
 use crate::domain::{Image, Network, Question};
 use crate::error::{kind_of, usage, Kind};
+use crate::identity::SessionSettings;
 use crate::net::http::{Credential, Http, Retry};
 use crate::net::source::Source;
 use crate::redact::Secret;
-use crate::settings::{ChatSettings, SessionSettings};
 use crate::signals::Stop;
 
 /// What is accepted as the chat stream's content type.
 const ACCEPT_STREAM: &str = "application/x-ndjson, application/json";
+
+/// The Chat API, and who talks to it.
+#[derive(Clone, Debug)]
+pub struct ChatSettings {
+    /// The validated chat URL (`…/chat/stream-chat-state`).
+    pub url: Url,
+    /// The API key (`Authorization`), when there is one.
+    pub key: Option<Secret>,
+    /// The Cube token (`X-Cube-Auth-Token`), when there is one.
+    pub cube_token: Option<Secret>,
+    /// Who asks: the `sessionSettings` object; with a Cube token and no
+    /// identity flag, none (the token names the user).
+    pub identity: Option<SessionSettings>,
+}
+
+impl ChatSettings {
+    /// Who asks, as the history records it and keys `--thread` names: the
+    /// user the service takes. With an API key (which the service takes
+    /// when both are sent), or without a Cube token, the
+    /// `sessionSettings`' (`identity`, or this chat's own); with only a
+    /// Cube token, the token's user (its `externalId`, else `sub` claim).
+    pub fn asker(&self, identity: Option<&SessionSettings>) -> String {
+        let identity = identity.or(self.identity.as_ref());
+        let token_user = match &self.key {
+            Some(_) => None,
+            None => self.cube_token.as_ref().and_then(token_user),
+        };
+        match token_user {
+            Some(user) => crate::history::identity(Some(&user), None),
+            None => crate::history::identity(
+                identity.and_then(|identity| identity.external_id.as_deref()),
+                identity.and_then(|identity| identity.internal_id.as_deref()),
+            ),
+        }
+    }
+}
+
+/// The user a Cube token names: its payload's `externalId`, else `sub`
+/// (the token is not checked here: the service does that).
+fn token_user(token: &Secret) -> Option<String> {
+    use base64::Engine;
+    let payload = token.expose().split('.').nth(1)?;
+    let payload = base64::engine::general_purpose::URL_SAFE_NO_PAD
+        .decode(payload.trim_end_matches('='))
+        .ok()?;
+    let claims: Value = serde_json::from_slice(&payload).ok()?;
+    ["externalId", "sub"]
+        .iter()
+        .find_map(|claim| claims.get(*claim)?.as_str().filter(|user| !user.is_empty()))
+        .map(str::to_string)
+}
 
 /// The chat request body (API document 2.2); unset fields are omitted.
 #[derive(Debug, Serialize)]

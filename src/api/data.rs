@@ -17,19 +17,110 @@ use serde::Deserialize;
 use serde_json::value::RawValue;
 use serde_json::{json, Map, Value};
 
-use crate::domain::Network;
+use crate::domain::{service_url, Network};
 use crate::error::{bad_stream, kind_of, usage, Fault, Kind};
 use crate::net::http::{Credential, Http, Retry};
 use crate::net::source::Source;
 use crate::output::Notes;
 use crate::redact::Secret;
 use crate::results::{unique_names, Column, RowSink, RowSource};
-use crate::settings::{DataCredential, DataSettings};
 use crate::signals::timeout;
 use crate::stream::lines::Line;
 use crate::stream::message::json_text;
 use crate::stream::turn::{read_lines, LineFold};
 use crate::text::{human, shorten_to, SERVICE_MESSAGE_CHARS};
+
+/// The credential of the data query API.
+#[derive(Clone, Debug)]
+pub enum DataCredential {
+    /// A ready JWT (`ANALYST_DATA_TOKEN`, or the profile's `data_token_command`).
+    Token(Secret),
+    /// The deployment's API secret (`ANALYST_DATA_SECRET`): a fresh token is
+    /// signed per request, whose payload is the security context.
+    Signed {
+        /// The secret.
+        secret: Secret,
+        /// The token's payload (before `iat` and `exp`).
+        security_context: Map<String, Value>,
+    },
+}
+
+/// A secret the data query API needs, read only when it is used (a
+/// profile's `data_token_command` runs then): the settings give one per
+/// source (a variable, a file, a command).
+pub trait ReadSecret: std::fmt::Debug + Send + Sync {
+    /// The secret, read now; `notes` hears what reading it says.
+    fn read(&self, notes: &Notes) -> Result<Secret>;
+
+    /// Where it comes from, as messages name it.
+    fn origin(&self) -> String;
+}
+
+/// The data query API as the environment, the flags and the profile give
+/// it. Nothing here is checked until a command needs the API
+/// ([`DataSettings::url`], [`DataSettings::credential`]): `ask --all-rows`
+/// needs no data credentials when no result is truncated.
+#[derive(Debug, Default)]
+pub struct DataSettings {
+    /// `--data-url`, `ANALYST_DATA_URL` or the profile's `data_url`.
+    pub url: Option<String>,
+    /// A ready token: `ANALYST_DATA_TOKEN` or the profile's `data_token_command`.
+    pub token: Option<Box<dyn ReadSecret>>,
+    /// `ANALYST_DATA_SECRET`.
+    pub secret: Option<Box<dyn ReadSecret>>,
+    /// `--security-context`: the payload a secret signs.
+    pub security_context: Option<Map<String, Value>>,
+    /// `--timezone`.
+    pub timezone: Option<String>,
+    /// `--cache`, as the API spells it.
+    pub cache: Option<String>,
+}
+
+impl DataSettings {
+    /// The validated data query API base (`--data-url`).
+    pub fn url(&self) -> Result<Url> {
+        let text = self.url.as_deref().ok_or_else(|| {
+            usage("no data query URL: set ANALYST_DATA_URL or pass --data-url (e.g. https://<deployment>.cubecloudapp.dev/cubejs-api)")
+        })?;
+        service_url(text, "--data-url")
+    }
+
+    /// Checks, before anything is sent, that the API is named and a
+    /// credential is given (a command that prints one runs only when used).
+    pub fn check(&self) -> Result<()> {
+        self.url()?;
+        match (&self.token, &self.secret) {
+            (None, None) => Err(no_data_credential()),
+            _ => Ok(()),
+        }
+    }
+
+    /// The credential, read now: a ready token (wins), else the secret
+    /// (signing `--security-context`); with a security context and a
+    /// secret, the secret signs (a ready token's payload already is its
+    /// security context). A usage error naming both variables when there
+    /// is none.
+    pub fn credential(&self, notes: &Notes) -> Result<DataCredential> {
+        let sign = self.security_context.is_some() && self.secret.is_some();
+        if let Some(token) = self.token.as_ref().filter(|_| !sign) {
+            let token = token.read(notes)?;
+            let bare = token.expose().strip_prefix("Bearer ").unwrap_or(token.expose());
+            return Ok(DataCredential::Token(Secret::new(bare.to_string(), token.origin())));
+        }
+        match &self.secret {
+            Some(secret) => Ok(DataCredential::Signed {
+                secret: secret.read(notes)?,
+                security_context: self.security_context.clone().unwrap_or_default(),
+            }),
+            None => Err(no_data_credential()),
+        }
+    }
+}
+
+/// The usage error of the data query API without a credential.
+fn no_data_credential() -> anyhow::Error {
+    usage("no credential for the data query API: set ANALYST_DATA_TOKEN (a JWT) or ANALYST_DATA_SECRET (the deployment's API secret); the chat API key does not work there")
+}
 
 /// How long a signed token is valid: enough for one request and its answer.
 const TOKEN_LIFETIME: Duration = Duration::from_secs(10 * 60);

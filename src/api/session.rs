@@ -7,13 +7,49 @@ use std::io::Read;
 use anyhow::{Context, Result};
 use reqwest::Url;
 use serde::Serialize;
-use serde_json::{json, Value};
+use serde_json::{json, Map, Value};
 
 use crate::error::{fail, kind_of, usage, Kind};
+use crate::identity::SessionSettings;
 use crate::net::http::{Credential, Http, Retry};
 use crate::redact::Secret;
-use crate::settings::{Embedding, SessionSettings};
 use crate::text::shorten;
+
+/// The `userProfile` of a generate-session body.
+#[derive(Clone, Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct UserProfile {
+    /// `--display-name`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub display_name: Option<String>,
+    /// `--picture`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub picture: Option<String>,
+}
+
+/// The generate-session fields that are not the user's identity.
+#[derive(Clone, Debug, Default, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Embedding {
+    /// `--deployment-id`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub deployment_id: Option<u64>,
+    /// `--branch`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub branch_name: Option<String>,
+    /// `--embed-tenant`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub embed_tenant_name: Option<String>,
+    /// `--creator-mode`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub creator_mode: Option<bool>,
+    /// `--display-name` and `--picture`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub user_profile: Option<UserProfile>,
+    /// `--setting KEY=VALUE`, in order.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub settings: Option<Map<String, Value>>,
+}
 
 /// The largest answer read: a sessionId is a few dozen bytes.
 const ANSWER_LIMIT: u64 = 1 << 20;

@@ -14,7 +14,6 @@ use anyhow::Result;
 
 use crate::api::chat::ChatClient;
 use crate::api::data::DataClient;
-use crate::cli::OutputMode;
 use crate::domain::{Question, MAX_KEPT_ANSWER};
 use crate::error::{fail, kind_of, usage, Fault, Kind};
 use crate::exchange::{Ended, Exchange, Origin, Plan, RecordAs, Service, TurnObserver};
@@ -24,9 +23,7 @@ use crate::modes::Mode;
 use crate::net::http::Http;
 use crate::output::{Notes, Out, Output};
 use crate::render::live::Watched;
-use crate::render::table::TableFormat;
-use crate::render::vega::ChartFormat;
-use crate::render::{answer, csv, events, html, json, raw, vega};
+use crate::render::RenderOptions;
 use crate::results::{RowSink, RowSource};
 use crate::settings::{AskSettings, AskSource, DataSettings, Network};
 use crate::signals;
@@ -154,23 +151,18 @@ fn judge(settings: &AskSettings, ended: Ended<'_, '_>, started: Instant, notes: 
     rendered
 }
 
-/// The renderer of the `-o` mode `settings` chose (with the SQL result
-/// `--query` picks; for charts, `--vega-config`, and `--scale` for `png`);
-/// `notes` is where its warnings go.
+/// The renderer of the `-o` mode `settings` chose, built as its
+/// descriptor says (with the SQL result `--query` picks; for charts,
+/// `--vega-config`, and `--scale` for `png`); `notes` is where its warnings
+/// go.
 fn renderer(settings: &AskSettings, notes: &Notes) -> Box<dyn Renderer> {
-    let (pick, scale, config) = (settings.pick, settings.scale, settings.vega_config.clone());
-    match settings.output {
-        OutputMode::Answer => Box::new(answer::Answer),
-        OutputMode::Raw => Box::new(raw::Raw),
-        OutputMode::Events => Box::new(events::Events),
-        OutputMode::Json => Box::new(json::Json::default()),
-        OutputMode::Csv => Box::new(csv::Csv::new(pick, TableFormat::Csv)),
-        OutputMode::Table => Box::new(csv::Csv::new(pick, TableFormat::Aligned(settings.display.width))),
-        OutputMode::Vega => Box::new(vega::Vega::new(pick, notes, ChartFormat::Spec, config)),
-        OutputMode::Svg => Box::new(vega::Vega::new(pick, notes, ChartFormat::Svg, config)),
-        OutputMode::Png => Box::new(vega::Vega::new(pick, notes, ChartFormat::Png(scale), config)),
-        OutputMode::Html => Box::new(html::Html::new(pick, notes, config)),
-    }
+    let options = RenderOptions {
+        pick: settings.pick,
+        scale: settings.scale,
+        vega_config: settings.vega_config.clone(),
+        width: settings.display.width,
+    };
+    (settings.mode.renderer)(&options, notes)
 }
 
 /// What of the turn the output, the expectations and the history read:

@@ -24,10 +24,11 @@ use serde::Deserialize;
 use serde_saphyr::Spanned;
 
 use super::suite::{read_text, Budgets, Case, CaseTurn, ExpectedRows, GroundTruth, RowsSource, DEFAULT_CASE_TIMEOUT};
+use crate::api::data::DataSettings;
 use crate::error::usage;
 use crate::expect::Comparison;
 use crate::expect::Expectations;
-use crate::settings::{DataSettings, IdentityInput};
+use crate::identity::IdentityInput;
 
 /// The folders whose Markdown files are certified queries, at any depth
 /// under the agents folder.

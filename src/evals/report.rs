@@ -4,6 +4,7 @@
 //! regressions against a baseline; JUnit XML, TAP and JSON in `formats.rs`,
 //! the Markdown summary in `summary.rs`, the HTML page in `page.rs`.
 
+use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use anyhow::Result;
@@ -11,10 +12,55 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use super::grade::{Reason, Verdict};
+use super::select::parse_shard;
 pub use crate::domain::Usage;
 use crate::error::{usage, Kind, SUCCESS};
+use crate::output::Destination;
 use crate::redact::redact;
-use crate::settings::checks::parse_shard;
+
+/// The report a `check` run (or merge) writes on stdout.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ReportFormat {
+    /// `--tap`: TAP version 13.
+    Tap,
+    /// `-o json`: the report as one document.
+    Json,
+    /// `-o markdown`: the summary `--summary` appends.
+    Markdown,
+    /// `-o html`: one inert page.
+    Html,
+}
+/// Where a `check` report goes, and what it is compared with.
+#[derive(Debug)]
+pub struct ReportSettings {
+    /// `--junit FILE`.
+    pub junit: Option<PathBuf>,
+    /// `--summary FILE`: the Markdown summary appended to it.
+    pub summary: Option<PathBuf>,
+    /// The report on stdout (or `--output-file`): `--tap` or `-o MODE`.
+    pub format: Option<ReportFormat>,
+    /// `--baseline REPORT`.
+    pub baseline: Option<PathBuf>,
+    /// `--fail-on-regression`.
+    pub fail_on_regression: bool,
+    /// `--min-accuracy`: the share of cases that must pass (default: all).
+    pub min_accuracy: Option<f64>,
+    /// `--jq`, `--output-file`.
+    pub destination: Destination,
+}
+impl ReportSettings {
+    /// The files the report is written to, each with its flag.
+    pub fn written(&self) -> Vec<(&'static str, &Path)> {
+        [
+            ("--output-file", self.destination.file.as_deref()),
+            ("--junit", self.junit.as_deref()),
+            ("--summary", self.summary.as_deref()),
+        ]
+        .into_iter()
+        .filter_map(|(flag, file)| Some((flag, file?)))
+        .collect()
+    }
+}
 
 /// How a run, or a case, ended.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]

@@ -9,34 +9,70 @@
 //! stops the other cases through the run's own [`Stop`] token; a signal
 //! stops them too.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Mutex, OnceLock};
 use std::time::{Duration, Instant};
 
 use anyhow::Result;
+use reqwest::Url;
 
 use crate::api::chat::ChatClient;
+use crate::api::chat::ChatSettings;
 use crate::api::data::DataClient;
+use crate::api::data::DataSettings;
+use crate::domain::{new_message_id, Limits, Network, Question};
 use crate::error::{fail, kind_of, Fault, Kind, SUCCESS};
 use crate::evals::grade::{grade, Miss, Reason, Sheet, Verdict};
 use crate::evals::progress::RunsProgress;
-use crate::evals::report::{self, seconds, CaseReport, Outcome, RunReport};
-use crate::evals::suite::{Case, CaseTurn, GroundTruth, RowsSource};
+use crate::evals::report::{self, seconds, CaseReport, Outcome, ReportSettings, RunReport};
+use crate::evals::select::Selection;
+use crate::evals::suite::{Case, CaseOverrides, CaseTurn, GroundTruth, RowsSource};
 use crate::exchange::{Ended, Exchange, Judged, Origin, Plan, RecordAs, Service, TurnObserver};
 use crate::expect::Check;
 use crate::files::{file_stem, LazyFile};
+use crate::history::Recording;
+use crate::identity::IdentityInput;
+use crate::image::Images;
 use crate::input::Deadline;
 use crate::net::http::Http;
 use crate::output::{Notes, Tone};
+use crate::redact::Secret;
 use crate::render::markdown;
 use crate::results::{Collected, RowSink, RowSource, SqlResult};
-use crate::settings::checks::new_message_id;
-use crate::settings::{ChatSettings, CheckSettings, Images, Limits, Network, Question};
 use crate::signals::{timeout, Stop};
 use crate::stream::transcript::Keep;
 use crate::stream::turn::Timings;
 use crate::text::human;
+
+/// The settings of `analyst check`.
+#[derive(Debug)]
+pub struct CheckSettings {
+    /// The suite and the cases that run.
+    pub selection: Selection,
+    /// `--jobs`.
+    pub jobs: usize,
+    /// What the flags override in every case.
+    pub overrides: CaseOverrides,
+    /// Where the report goes.
+    pub report: ReportSettings,
+    /// `--save DIR`.
+    pub save: Option<PathBuf>,
+    /// The chat URL.
+    pub url: Url,
+    /// The API key, when there is one.
+    pub key: Option<Secret>,
+    /// The Cube token, when there is one.
+    pub cube_token: Option<Secret>,
+    /// The identity of the command line, which the suite may override.
+    pub identity: IdentityInput,
+    /// The data query API (`reference_sql`).
+    pub data: DataSettings,
+    /// Timeouts.
+    pub network: Network,
+    /// Where every turn is recorded; `None`: not recorded.
+    pub recording: Option<Recording>,
+}
 
 /// Prints a verdict's lines, its first word (`PASS`, `FAIL`, `REVIEW`,
 /// `ERROR`) painted: a pass unless `-q`, anything else always.

@@ -4,18 +4,59 @@
 
 use std::borrow::Cow;
 use std::io::Write;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use anyhow::Result;
+use regex::Regex;
 use serde_json::{json, Value};
 
 use super::suite::Case;
 use super::{cube, suite};
+use crate::api::data::DataSettings;
+use crate::evals::report::{ReportFormat, ReportSettings};
 use crate::files::check_files_apart;
+use crate::identity::IdentityInput;
 use crate::output::{Notes, Out};
 use crate::redact::redact;
-use crate::settings::{CheckListSettings, DataSettings, IdentityInput, ReportFormat, Selection};
 use crate::text::one_line;
+
+/// Parses a shard `K/N`: 1 ≤ K ≤ N.
+pub fn parse_shard(text: &str) -> Result<(u32, u32), String> {
+    let shard = text
+        .split_once('/')
+        .and_then(|(k, n)| Some((k.trim().parse::<u32>().ok()?, n.trim().parse::<u32>().ok()?)));
+    match shard {
+        Some((k, n)) if k >= 1 && k <= n => Ok((k, n)),
+        _ => Err(format!("{text:?} is not a shard K/N with 1 ≤ K ≤ N, such as 1/4")),
+    }
+}
+
+/// A suite and which of its cases run (or are listed).
+#[derive(Debug)]
+pub struct Selection {
+    /// The suite: a TOML file, or Cube's eval files.
+    pub suite: PathBuf,
+    /// `CUBE_CLOUD_AGENTS_CONFIG_PATH`: where Cube's agents folder is
+    /// under a repository root (else `agents/`).
+    pub agents_path: Option<PathBuf>,
+    /// `--certified`: every certified query of Cube's eval files is also a
+    /// question.
+    pub certified: bool,
+    /// `--filter`: the cases whose name matches run.
+    pub filter: Option<Regex>,
+    /// `--shard K/N`: the K-th of N slices of the cases runs.
+    pub shard: Option<(u32, u32)>,
+}
+/// The settings of `analyst check --list`.
+#[derive(Debug)]
+pub struct CheckListSettings {
+    /// The suite and the cases listed.
+    pub selection: Selection,
+    /// The identity of the command line, which a suite may override.
+    pub identity: IdentityInput,
+    /// `-o json`, and where it goes.
+    pub report: ReportSettings,
+}
 
 /// Runs `analyst check --list`: the cases a run would ask, one a line
 /// (`NAME<TAB>FILE:LINE<TAB>QUESTION`) or as a JSON array; nothing is sent.

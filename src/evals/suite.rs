@@ -12,13 +12,31 @@ use serde::Deserialize;
 use serde_json::{Map, Value};
 use toml::Spanned;
 
+use crate::api::data::DataSettings;
 use crate::domain::UsageRecord;
 use crate::error::usage;
 use crate::expect::Comparison;
 use crate::expect::Expectations;
+use crate::identity::{IdentityInput, SessionSettings};
+use crate::image::ImageFile;
 use crate::results::Pick;
-use crate::settings::checks::parse_duration;
-use crate::settings::{CaseOverrides, DataSettings, IdentityInput, ImageFile, SessionSettings};
+use crate::text::parse_duration;
+
+/// What `check`'s flags override in every case of the suite, applied in
+/// one place ([`Case::overridden`]).
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct CaseOverrides {
+    /// `--repeat`: every case's runs.
+    pub repeat: Option<usize>,
+    /// `--pass-rate`: the share of runs that must pass.
+    pub pass_rate: Option<f64>,
+    /// `--max-seconds`: each turn's time budget.
+    pub max_seconds: Option<Duration>,
+    /// `--max-tokens`: each turn's token budget.
+    pub max_tokens: Option<u64>,
+    /// `--max-llm-calls`: each turn's LLM call budget.
+    pub max_llm_calls: Option<u64>,
+}
 
 /// The most runs a case may ask for (`repeat`).
 pub const MAX_REPEAT: i64 = 1000;

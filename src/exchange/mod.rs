@@ -46,7 +46,7 @@ pub struct Service<'a> {
     /// The chat URL (recorded without credentials).
     pub url: &'a Url,
     /// Who asks, as the history records it (see
-    /// [`crate::settings::ChatSettings::asker`]).
+    /// [`ChatSettings::asker`](crate::api::chat::ChatSettings::asker)).
     pub asker: String,
 }
 

@@ -5,11 +5,12 @@ use std::path::PathBuf;
 
 use anyhow::Result;
 
-use super::checks::{parse_shard, regex, variable};
-use super::types::{CaseOverrides, CheckListSettings, CheckSettings, ReportFormat, ReportSettings, Selection};
+use super::checks::{regex, variable};
+use super::types::{case_overrides, report_settings, CheckListSettings, CheckSettings, ReportFormat, Selection};
 use super::{history, Sources};
 use crate::cli::{var, CheckArgs};
 use crate::error::usage;
+use crate::evals::select::parse_shard;
 
 impl Sources<'_> {
     /// The suite of `check` and which of its cases run.
@@ -45,7 +46,7 @@ impl Sources<'_> {
             identity.external_id = Some("analyst-list".to_string());
         }
         let selection = self.selection(&mut args)?;
-        let report = ReportSettings::of(args.report)?;
+        let report = report_settings(args.report)?;
         if !matches!(report.format, None | Some(ReportFormat::Json)) {
             return Err(usage("--list prints one case a line, or with -o json an array"));
         }
@@ -65,9 +66,9 @@ impl Sources<'_> {
         Ok(CheckSettings {
             selection: self.selection(&mut args)?,
             jobs: usize::from(args.jobs),
-            overrides: CaseOverrides::of(&args.cases),
+            overrides: case_overrides(&args.cases),
             recording: history::recording(args.no_history, self.profile)?,
-            report: ReportSettings::of(args.report)?,
+            report: report_settings(args.report)?,
             save: args.save,
             url,
             key,

@@ -13,12 +13,13 @@ use reqwest::Url;
 use serde_json::{Map, Value};
 
 use crate::cli::{var, ENVIRONMENT};
-use crate::domain::is_loopback;
 use crate::error::{kind_of, usage, Kind};
-use crate::input::{read_input, Deadline, Input};
 use crate::themes;
 
+pub use crate::domain::{is_message_id, new_message_id, service_url, without_credentials};
 pub use crate::expect::regex;
+pub use crate::input::{read_stdin, read_text};
+pub use crate::text::parse_duration;
 
 /// Standard input is read for one thing only: the question (`-`), a
 /// secret (`--api-key-file -`, `--cube-token-file -`) or one image
@@ -110,95 +111,12 @@ impl Finding {
     }
 }
 
-/// The most text an input given to read may hold (a question, SQL, a
-/// security context, session ids): 64 MiB.
-const MAX_TEXT_INPUT: u64 = 64 << 20;
-
-/// Reads all of standard input as text, waiting at most `limit` (the
-/// command's `--timeout`) and no longer than the first signal (`what`
-/// names it in the error, a usage error: the input could not be read).
-pub fn read_stdin(what: &str, limit: Option<Duration>) -> Result<String> {
-    read_text(Input::Stdin, limit, &format!("{what} from standard input"))
-}
-
-/// Reads `input` whole as text, bounded as [`read_input`] reads (`what`
-/// names it in messages).
-pub fn read_text(input: Input, limit: Option<Duration>, what: &str) -> Result<String> {
-    let bytes = read_input(input, MAX_TEXT_INPUT, Deadline::after(limit), what)?
-        .map_err(|err| usage(format!("cannot read {what}: {err}")))?;
-    if bytes.len() as u64 > MAX_TEXT_INPUT {
-        return Err(usage(format!("{what} is over 64 MiB")));
-    }
-    String::from_utf8(bytes)
-        .map_err(|err| usage(format!("{what} is not UTF-8 (byte {})", err.utf8_error().valid_up_to())))
-}
-
 /// The path every Chat API URL ends in.
 const CHAT_PATH: &str = "/chat/stream-chat-state";
-
-/// Parses a duration such as `90s`, `5m`, `1h30m`, `250ms` or `2d`; a bare
-/// number is seconds. The one reader of durations: flags, the environment
-/// and suite files.
-pub fn parse_duration(text: &str) -> Result<Duration, String> {
-    let text = text.trim();
-    let err = || format!("invalid duration {text:?}: use forms like 90s, 5m, 1h30m, 250ms (a bare number is seconds)");
-    if text.is_empty() {
-        return Err(err());
-    }
-    if let Ok(seconds) = text.parse::<f64>() {
-        return Duration::try_from_secs_f64(seconds).map_err(|_| err());
-    }
-    let mut total = Duration::ZERO;
-    let mut rest = text;
-    while !rest.is_empty() {
-        let digits = rest.find(|c: char| !(c.is_ascii_digit() || c == '.')).ok_or_else(err)?;
-        let (number, tail) = rest.split_at(digits);
-        let unit_len = tail.find(|c: char| c.is_ascii_digit()).unwrap_or(tail.len());
-        let (unit, tail) = tail.split_at(unit_len);
-        let value: f64 = number.parse().map_err(|_| err())?;
-        let seconds = match unit {
-            "ms" => value / 1000.0,
-            "s" | "sec" | "secs" => value,
-            "m" | "min" | "mins" => value * 60.0,
-            "h" | "hr" | "hrs" => value * 3600.0,
-            "d" | "day" | "days" => value * 86400.0,
-            _ => return Err(err()),
-        };
-        total += Duration::try_from_secs_f64(seconds).map_err(|_| err())?;
-        rest = tail;
-    }
-    Ok(total)
-}
 
 /// The duration `flag` (or the variable it came from, `from`) gives.
 pub fn duration(text: &str, from: &str) -> Result<Duration> {
     parse_duration(text).map_err(|err| usage(format!("{from}: {err}")))
-}
-
-/// Parses a shard `K/N`: 1 ≤ K ≤ N.
-pub fn parse_shard(text: &str) -> Result<(u32, u32), String> {
-    let shard = text
-        .split_once('/')
-        .and_then(|(k, n)| Some((k.trim().parse::<u32>().ok()?, n.trim().parse::<u32>().ok()?)));
-    match shard {
-        Some((k, n)) if k >= 1 && k <= n => Ok((k, n)),
-        _ => Err(format!("{text:?} is not a shard K/N with 1 ≤ K ≤ N, such as 1/4")),
-    }
-}
-
-/// A new `messageId`: the time now in Unix milliseconds, then `-message`.
-pub fn new_message_id() -> String {
-    let millis = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0, |elapsed| elapsed.as_millis());
-    format!("{millis}-message")
-}
-
-/// True for a `messageId` of the service's form: 13 or more digits, then
-/// `-message`.
-pub fn is_message_id(id: &str) -> bool {
-    id.strip_suffix("-message")
-        .is_some_and(|digits| digits.len() >= 13 && digits.bytes().all(|b| b.is_ascii_digit()))
 }
 
 /// The chat URL `text` (from `from`: the flag, the variable or the
@@ -219,48 +137,6 @@ pub fn chat_url(text: Option<String>, from: &str) -> Result<Url> {
     }
     url.set_path(&path);
     Ok(url)
-}
-
-/// Parses and checks a service URL given by `flag`: it must be absolute
-/// `https://`, or `http://` to a loopback host (the key must not cross a
-/// network in clear text).
-pub fn service_url(text: &str, flag: &str) -> Result<Url> {
-    let url = Url::parse(text.trim()).map_err(|err| {
-        let shown = without_credentials(text);
-        usage(format!("{flag} {shown:?} is not a valid URL: {err}"))
-    })?;
-    match url.scheme() {
-        "https" => {}
-        "http" if is_loopback(&url) => {}
-        "http" => {
-            return Err(usage(format!(
-                "refusing to send the API key over plain http:// to {}: use https:// ({flag}); plain http is allowed only for localhost and loopback addresses",
-                url.host_str().unwrap_or("?")
-            )))
-        }
-        other => return Err(usage(format!("{flag} must be an https:// URL, not {other}://"))),
-    }
-    if !url.username().is_empty() || url.password().is_some() {
-        return Err(usage(format!(
-            "{flag} must not carry credentials (user:password@); the API key comes from ANALYST_API_KEY"
-        )));
-    }
-    Ok(url)
-}
-
-/// A URL as text without the `user:password@` of its authority, to show it
-/// in a message (the text may not even parse).
-fn without_credentials(text: &str) -> String {
-    let Some(scheme_end) = text.find("://").map(|at| at + 3) else {
-        return text.to_string();
-    };
-    let authority_end = text[scheme_end..]
-        .find(['/', '?', '#'])
-        .map_or(text.len(), |at| scheme_end + at);
-    match text[scheme_end..authority_end].rfind('@') {
-        Some(at) => format!("{}***@{}", &text[..scheme_end], &text[scheme_end + at + 1..]),
-        None => text.to_string(),
-    }
 }
 
 /// An output file given by `flag` can be created: its folder exists. (The

@@ -8,8 +8,6 @@
 //! The submodules, from the bottom up; each imports only those above it
 //! (`tests/layout.rs` checks it):
 //! - [`checks`]: validators, and the environment's rule;
-//! - [`identity`]: who asks, and the rules of `sessionSettings`;
-//! - [`image`]: images sent with a question, read and checked;
 //! - [`profile`]: the config file and its profiles;
 //! - [`secrets`]: where each secret comes from (never argv, never printed);
 //! - [`types`]: what the commands receive;
@@ -22,17 +20,15 @@ pub mod check;
 pub mod checks;
 pub mod doctor;
 pub mod history;
-pub mod identity;
-pub mod image;
 pub mod profile;
 pub mod secrets;
 pub mod types;
 
 pub use crate::history::{Recording, ThreadSettings};
+pub use crate::identity::{IdentityInput, SessionSettings, UserAttribute};
+pub use crate::image::{Image, ImageFile, Images};
 pub use checks::{forget_empty_variables, read_stdin, read_text, Finding, FindingState};
 pub use history::{HistoryCommand, HistorySettings, Price};
-pub use identity::{IdentityInput, SessionSettings, UserAttribute};
-pub use image::{Image, ImageFile, Images};
 pub use secrets::Secret;
 pub use types::*;
 
@@ -46,6 +42,7 @@ use clap::{ArgMatches, FromArgMatches};
 use reqwest::Url;
 use serde_json::{Map, Value};
 
+use crate::api::data::ReadSecret;
 use crate::cli::{
     var, AbortArgs, AskArgs, ChatEndpointArgs, CheckAction, CheckArgs, Cli, ColorWhen, Command as CliCommand,
     CompletionTarget, ConfigAction, ConfigArgs, DataEndpointArgs, GlobalArgs, IdentityArgs, LeadingNetworkArgs,
@@ -53,13 +50,13 @@ use crate::cli::{
 };
 use crate::error::usage;
 use crate::files::check_files_apart;
+use crate::identity::{parse_attribute, security_context, FieldNames};
 use crate::modes::OnTerminal;
 use crate::output::{Destination, JqInput, Notes};
 use crate::results::Pick;
 use checks::{
     check_embed_tenant, check_output_file, check_picture, duration, parse_setting, service_url, variable, vega_config,
 };
-use identity::{parse_attribute, security_context, FieldNames};
 use profile::{Config, Profile};
 use secrets::{no_cube_token, no_key, Secrets};
 
@@ -324,7 +321,7 @@ fn resolve_command(
             ..
         }) => Command::Merge(MergeSettings {
             reports: args.reports,
-            report: ReportSettings::of(args.report)?,
+            report: report_settings(args.report)?,
         }),
         CliCommand::Check(args) if args.list => Command::CheckList(Box::new(sources.check_list(args)?)),
         CliCommand::Check(args) => Command::Check(Box::new(sources.check(args)?)),
@@ -781,8 +778,10 @@ impl Sources<'_> {
         let secrets = Secrets::find(None, None, self.profile);
         DataSettings {
             url: self.setting(args.data_url.clone(), "data_url"),
-            token: secrets.data_token,
-            secret: secrets.data_secret,
+            token: secrets.data_token.map(|token| Box::new(token) as Box<dyn ReadSecret>),
+            secret: secrets
+                .data_secret
+                .map(|secret| Box::new(secret) as Box<dyn ReadSecret>),
             security_context,
             timezone: None,
             cache: None,

@@ -11,6 +11,7 @@ use anyhow::Result;
 
 use super::checks::{variable, Finding, FindingState};
 use super::profile::{expand_home, Profile};
+use crate::api::data::ReadSecret;
 use crate::cli::var;
 use crate::error::usage;
 use crate::output::Notes;
@@ -289,4 +290,15 @@ pub fn no_key() -> anyhow::Error {
 /// The usage error of a deployment chat URL without a Cube token.
 pub fn no_cube_token() -> anyhow::Error {
     usage("a deployment chat URL (…/deployments/ID/chat/…) takes only a Cube token: set ANALYST_CUBE_TOKEN (or pass --cube-token-file PATH); an API key is not accepted there")
+}
+
+/// The data query API reads its token or secret when it needs it.
+impl ReadSecret for SecretSource {
+    fn read(&self, notes: &Notes) -> Result<Secret> {
+        SecretSource::read(self, notes)
+    }
+
+    fn origin(&self) -> String {
+        SecretSource::origin(self)
+    }
 }

@@ -10,9 +10,8 @@ use anyhow::Result;
 use serde::Serialize;
 use serde_json::{Map, Value};
 
-use super::checks::read_text;
 use crate::error::usage;
-use crate::input::Input;
+use crate::input::{read_text, Input};
 
 /// How messages name the identity's fields: the flags (or the variables
 /// and profile keys the ids came from), or a suite's fields.
