@@ -25,7 +25,7 @@ const POLL: Duration = Duration::from_millis(50);
 /// The most the worker reads at once: a read returns what has arrived, so a
 /// slow stream is not delayed, and a fast one (a file) is passed on in few
 /// large chunks.
-const CHUNK: usize = 256 * 1024;
+const CHUNK: usize = 64 * 1024;
 /// Chunks in flight between the worker and the main thread: memory stays
 /// bounded however fast the source is.
 const IN_FLIGHT: usize = 4;
