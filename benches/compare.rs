@@ -486,7 +486,12 @@ fn main() {
             let (cpu, rss, ratio) = (ours.cpu, ours.rss, jq.cpu / ours.cpu);
             table.push((
                 format!("replay -o {mode} ({mb:.0} MB), CPU time"),
-                format!("{cpu:.3}s ({:.0} MB/s), wall {:.3}s, {}MiB", mb / cpu, ours.best, rss / 1024),
+                format!(
+                    "{cpu:.3}s ({:.0} MB/s), wall {:.3}s, {}MiB",
+                    mb / cpu,
+                    ours.best,
+                    rss / 1024
+                ),
                 format!("jq {:.3}s, wall {:.3}s, {}MiB", jq.cpu, jq.best, jq.rss / 1024),
                 ratio,
                 format!("cat {cat:.2}s wall"),
