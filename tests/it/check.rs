@@ -325,6 +325,66 @@ fn tap_and_json_go_to_stdout() {
         assert!(figures["run.1.chatId"].is_string(), "{block}");
     }
     assert!(tap.contains("  exitCode: 9\n"), "{tap}");
+    // And the whole document, times and ids aside: a figure added, lost or
+    // renamed fails here.
+    let case = |head: &str, fields: &[&str], status: &str, exit: &str| {
+        let run = [
+            "median.duration: [..]",
+            "median.firstByte: [..]",
+            "median.totalTokens: 1280.0",
+            "median.llmCalls: 3.0",
+            &format!("run.1.status: \"{status}\""),
+            &format!("run.1.exitCode: {exit}"),
+            "run.1.duration: [..]",
+            "run.1.chatId: \"chat-[..]\"",
+            "run.1.messageId: \"[..]-message\"",
+            "run.1.firstByte: [..]",
+            "run.1.firstSql: [..]",
+            "run.1.answer: [..]",
+            "run.1.inputTokens: 1000",
+            "run.1.outputTokens: 80",
+            "run.1.cacheReadTokens: 150",
+            "run.1.cacheWriteTokens: 50",
+            "run.1.totalTokens: 1280",
+            "run.1.llmCalls: 3",
+        ];
+        let block: Vec<String> = fields
+            .iter()
+            .chain(run.iter())
+            .map(|line| format!("  {line}\n"))
+            .collect();
+        format!("{head}\n  ---\n{}  ...\n", block.concat())
+    };
+    let expected = format!(
+        "TAP version 13\n1..2\n{}{}",
+        case(
+            "ok 1 - ok",
+            &[
+                "verdict: \"pass\"",
+                "passRate: 1.0",
+                "requiredPassRate: 1.0",
+                "passedRuns: 1",
+                "runs: 1"
+            ],
+            "passed",
+            "0"
+        ),
+        case(
+            "not ok 2 - no",
+            &[
+                "message: \"expected at least 99 rows in the last SQL result; it has 12 (totalRows)\"",
+                "exitCode: 9",
+                "verdict: \"fail\"",
+                "passRate: 0.0",
+                "requiredPassRate: 1.0",
+                "passedRuns: 0",
+                "runs: 1",
+            ],
+            "failed",
+            "9"
+        ),
+    );
+    snapbox::assert_data_eq!(tap, expected);
     let output = emu.analyst().args(["check", "-o", "json"]).arg(&path).output().unwrap();
     let doc: Value = serde_json::from_slice(&output.stdout).unwrap();
     assert_eq!(
