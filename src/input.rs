@@ -91,12 +91,12 @@ pub fn read_input(
     if std::thread::Builder::new().name("input".into()).spawn(read).is_err() {
         return Ok(Err(io::Error::other("no thread to read it on")));
     }
+    // Without a deadline, only a signal stops the wait.
+    let stop = deadline
+        .as_ref()
+        .map_or_else(Stop::default, |deadline| deadline.stop.clone());
     loop {
-        let stopped = match &deadline {
-            Some(deadline) => deadline.stop.stopped(),
-            None => signals::received().map(signals::Signal::fault),
-        };
-        if let Some(stop) = stopped {
+        if let Some(stop) = stop.stopped() {
             return Err(stop);
         }
         let wait = match &deadline {

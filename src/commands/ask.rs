@@ -4,10 +4,9 @@
 //! A turn stopped early (a signal, the deadline, a stall, stdout closed)
 //! aborts the chat first.
 
-use std::cell::OnceCell;
+use std::cell::{Cell, OnceCell};
 use std::fs::File;
 use std::io::{self, Read};
-use std::sync::Mutex;
 use std::time::Instant;
 
 use anyhow::Result;
@@ -77,7 +76,7 @@ pub fn run(settings: AskSettings, notes: &Notes, out: &mut Out) -> Result<()> {
 /// chat service — and the question asked of it.
 fn origin<'s>(settings: &'s AskSettings, notes: &Notes) -> Result<(Origin<'s>, Question)> {
     match &settings.source {
-        AskSource::Replay(path) => Ok((Origin::Saved(Mutex::new(Some(open_replay(path)?))), Question::default())),
+        AskSource::Replay(path) => Ok((Origin::Saved(Cell::new(Some(open_replay(path)?))), Question::default())),
         AskSource::Chat { chat, question } => {
             if let Some(id) = &question.message_id {
                 notes.info(&format!("message: {id}"));

@@ -12,8 +12,8 @@
 
 mod observer;
 
+use std::cell::Cell;
 use std::io::{Read, Write};
-use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
 use anyhow::Result;
@@ -55,7 +55,7 @@ pub enum Origin<'a> {
     /// Asked of the chat service.
     Service(Box<Service<'a>>),
     /// A saved stream (`ask --replay`), read once.
-    Saved(Mutex<Option<Box<dyn Read + Send>>>),
+    Saved(Cell<Option<Box<dyn Read + Send>>>),
 }
 
 /// Where turns are asked (or read) and where they are recorded.
@@ -178,8 +178,8 @@ impl Exchange<'_> {
             renderer: &mut *observer,
             out: &mut *out,
         };
-        let read = match service {
-            Some(service) => {
+        let read = match &self.origin {
+            Origin::Service(service) => {
                 let mut read = self.read(service, &question, network, &mut turn, &mut sinks);
                 // A thread whose chat the service forgot starts afresh.
                 if let Some((thread, _, Some(chat_id))) = &thread {
@@ -204,7 +204,7 @@ impl Exchange<'_> {
                 }
                 read
             }
-            None => self.replay(network, &mut turn, &mut sinks),
+            Origin::Saved(saved) => replay(saved.take(), network, &mut turn, &mut sinks),
         };
         let saved = match tee.map(Write::flush) {
             Some(Err(err)) => Err(fail(Kind::CannotWrite, format!("cannot write the saved stream: {err}"))),
@@ -292,21 +292,6 @@ impl Exchange<'_> {
         }
     }
 
-    /// Reads the saved stream into `turn` through `sinks` (once: a second
-    /// turn of a saved stream is a failure).
-    fn replay(&self, network: Network, turn: &mut Turn, sinks: &mut Sinks<'_>) -> Result<()> {
-        let Origin::Saved(saved) = &self.origin else {
-            return Err(fail(Kind::Unexpected, "no saved stream to read"));
-        };
-        let file = saved
-            .lock()
-            .ok()
-            .and_then(|mut file| file.take())
-            .ok_or_else(|| fail(Kind::Unexpected, "a saved stream is read once"))?;
-        let mut source = Source::start(move || Ok(file), network.limits, turn.started(), &Stop::default());
-        source.wait_open().and_then(|()| turn.read(source, sinks))
-    }
-
     /// The thread `--thread` names: its history database (none when it
     /// cannot be opened: a warning, and the question starts a new chat)
     /// and the chat it continues, unless it is new or older than
@@ -339,6 +324,15 @@ impl Exchange<'_> {
         };
         (Some(history), chat_id)
     }
+}
+
+/// Reads a saved stream (`saved`, taken from its [`Origin::Saved`]) into
+/// `turn` through `sinks`; none left (a second turn of one saved stream)
+/// is a failure.
+fn replay(saved: Option<Box<dyn Read + Send>>, network: Network, turn: &mut Turn, sinks: &mut Sinks<'_>) -> Result<()> {
+    let file = saved.ok_or_else(|| fail(Kind::Unexpected, "a saved stream is read once"))?;
+    let mut source = Source::start(move || Ok(file), network.limits, turn.started(), &Stop::default());
+    source.wait_open().and_then(|()| turn.read(source, sinks))
 }
 
 /// Ends a turn as `ending` says: when the chat may still be running, it is
@@ -429,7 +423,7 @@ mod tests {
     fn saved(bytes: Vec<u8>) -> Exchange<'static> {
         static NOTES: std::sync::OnceLock<Notes> = std::sync::OnceLock::new();
         Exchange {
-            origin: Origin::Saved(Mutex::new(Some(Box::new(std::io::Cursor::new(bytes))))),
+            origin: Origin::Saved(Cell::new(Some(Box::new(std::io::Cursor::new(bytes))))),
             recording: None,
             notes: NOTES.get_or_init(|| Notes::new(true, false, false, false)),
         }

@@ -106,8 +106,9 @@ impl Picker {
     /// The picked result, to complete it (`--all-rows`), or why there is none.
     pub fn picked_mut(&mut self) -> Result<&mut SqlResult, Fault> {
         self.picked()?;
-        // Cannot fail: `picked()` returns an error whenever it is `None`.
-        Ok(self.picked.as_mut().expect("picked() found it"))
+        self.picked
+            .as_mut()
+            .ok_or_else(|| Fault::new(Kind::Unexpected, "the picked SQL result went missing"))
     }
 }
 

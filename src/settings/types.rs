@@ -20,11 +20,12 @@ use crate::image::Image;
 use crate::input::Deadline;
 use crate::jq::JqFilter;
 use crate::modes::{Mode, OnTerminal};
-use crate::output::{Destination, JqInput};
+use crate::output::{Destination, JqInput, Notes};
 use crate::render::table::TableFormat;
 use crate::render::vega::ChartFormat;
-use crate::render::{answer, csv, events, html, json, raw, vega, ModeTraits};
+use crate::render::{answer, csv, events, html, json, raw, vega, ModeTraits, RenderOptions};
 use crate::results::Pick;
+use crate::stream::turn::Renderer;
 
 pub use crate::api::chat::ChatSettings;
 pub use crate::api::data::{DataCredential, DataSettings};
@@ -228,60 +229,98 @@ pub(super) fn destination(args: DestinationArgs, jq_input: Result<JqInput, (Stri
 
 /// The descriptor of `-o mode`: the one place a mode is said whole.
 pub fn mode_traits(mode: OutputMode) -> ModeTraits {
-    let (text, live, refused) = (OnTerminal::Text, OnTerminal::Live, OnTerminal::Refused);
-    let (each_line, whole) = (Some(JqInput::EachLine), Some(JqInput::Whole));
-    let traits = |shows, answer_text, tool_inputs, jq, on_terminal, renderer| ModeTraits {
-        shows,
-        answer_text,
-        tool_inputs,
-        jq,
-        on_terminal,
-        renderer,
-    };
     match mode {
-        OutputMode::Answer => traits(Mode::Answer, true, false, None, live, |_, _| Box::new(answer::Answer)),
-        OutputMode::Raw => traits(Mode::Stream, false, false, None, text, |_, _| Box::new(raw::Raw)),
-        OutputMode::Events => traits(Mode::Stream, false, false, each_line, text, |_, _| {
-            Box::new(events::Events)
-        }),
-        OutputMode::Json => traits(Mode::Json, true, true, whole, text, |_, _| {
-            Box::new(json::Json::default())
-        }),
-        OutputMode::Csv => traits(Mode::Rows, false, false, None, text, |options, _| {
-            Box::new(csv::Csv::new(options.pick, TableFormat::Csv))
-        }),
-        OutputMode::Table => traits(Mode::Rows, false, false, None, text, |options, _| {
-            Box::new(csv::Csv::new(options.pick, TableFormat::Aligned(options.width)))
-        }),
-        OutputMode::Vega => traits(Mode::Chart, false, false, whole, text, |options, notes| {
-            Box::new(vega::Vega::new(
-                options.pick,
-                notes,
-                ChartFormat::Spec,
-                options.vega_config.clone(),
-            ))
-        }),
-        OutputMode::Svg => traits(Mode::Chart, false, false, None, text, |options, notes| {
-            Box::new(vega::Vega::new(
-                options.pick,
-                notes,
-                ChartFormat::Svg,
-                options.vega_config.clone(),
-            ))
-        }),
-        OutputMode::Png => traits(Mode::Chart, false, false, None, refused, |options, notes| {
-            let format = ChartFormat::Png(options.scale);
-            Box::new(vega::Vega::new(
-                options.pick,
-                notes,
-                format,
-                options.vega_config.clone(),
-            ))
-        }),
-        OutputMode::Html => traits(Mode::Chart, true, false, None, text, |options, notes| {
-            Box::new(html::Html::new(options.pick, notes, options.vega_config.clone()))
-        }),
+        OutputMode::Answer => ModeTraits {
+            shows: Mode::Answer,
+            answer_text: true,
+            tool_inputs: false,
+            jq: None,
+            on_terminal: OnTerminal::Live,
+            renderer: |_, _| Box::new(answer::Answer),
+        },
+        OutputMode::Raw => ModeTraits {
+            shows: Mode::Stream,
+            answer_text: false,
+            tool_inputs: false,
+            jq: None,
+            on_terminal: OnTerminal::Text,
+            renderer: |_, _| Box::new(raw::Raw),
+        },
+        OutputMode::Events => ModeTraits {
+            shows: Mode::Stream,
+            answer_text: false,
+            tool_inputs: false,
+            jq: Some(JqInput::EachLine),
+            on_terminal: OnTerminal::Text,
+            renderer: |_, _| Box::new(events::Events),
+        },
+        OutputMode::Json => ModeTraits {
+            shows: Mode::Json,
+            answer_text: true,
+            tool_inputs: true,
+            jq: Some(JqInput::Whole),
+            on_terminal: OnTerminal::Text,
+            renderer: |_, _| Box::new(json::Json::default()),
+        },
+        OutputMode::Csv => ModeTraits {
+            shows: Mode::Rows,
+            answer_text: false,
+            tool_inputs: false,
+            jq: None,
+            on_terminal: OnTerminal::Text,
+            renderer: |options, _| Box::new(csv::Csv::new(options.pick, TableFormat::Csv)),
+        },
+        OutputMode::Table => ModeTraits {
+            shows: Mode::Rows,
+            answer_text: false,
+            tool_inputs: false,
+            jq: None,
+            on_terminal: OnTerminal::Text,
+            renderer: |options, _| Box::new(csv::Csv::new(options.pick, TableFormat::Aligned(options.width))),
+        },
+        OutputMode::Vega => ModeTraits {
+            shows: Mode::Chart,
+            answer_text: false,
+            tool_inputs: false,
+            jq: Some(JqInput::Whole),
+            on_terminal: OnTerminal::Text,
+            renderer: |options, notes| chart(options, notes, ChartFormat::Spec),
+        },
+        OutputMode::Svg => ModeTraits {
+            shows: Mode::Chart,
+            answer_text: false,
+            tool_inputs: false,
+            jq: None,
+            on_terminal: OnTerminal::Text,
+            renderer: |options, notes| chart(options, notes, ChartFormat::Svg),
+        },
+        OutputMode::Png => ModeTraits {
+            shows: Mode::Chart,
+            answer_text: false,
+            tool_inputs: false,
+            jq: None,
+            on_terminal: OnTerminal::Refused,
+            renderer: |options, notes| chart(options, notes, ChartFormat::Png(options.scale)),
+        },
+        OutputMode::Html => ModeTraits {
+            shows: Mode::Chart,
+            answer_text: true,
+            tool_inputs: false,
+            jq: None,
+            on_terminal: OnTerminal::Text,
+            renderer: |options, notes| Box::new(html::Html::new(options.pick, notes, options.vega_config.clone())),
+        },
     }
+}
+
+/// The renderer of a chart mode (`vega`, `svg`, `png`) in `format`.
+fn chart(options: &RenderOptions, notes: &Notes, format: ChartFormat) -> Box<dyn Renderer> {
+    Box::new(vega::Vega::new(
+        options.pick,
+        notes,
+        format,
+        options.vega_config.clone(),
+    ))
 }
 
 /// The modes `--jq` reads, as a refusal names them: `-o events, -o json
