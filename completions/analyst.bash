@@ -489,7 +489,7 @@ _analyst() {
             return 0
             ;;
         analyst__subcmd__check)
-            opts="-j -o -v -q -h -V --jobs --repeat --pass-rate --max-seconds --max-tokens --max-llm-calls --certified --no-history --filter --shard --list --save --junit --tap --output --summary --jq --output-file --baseline --fail-on-regression --min-accuracy --chat-url --api-key-file --cube-token-file --data-url --external-id --internal-id --email --attr --group --security-context --persistent --ttl --timezone --no-authoring --connect-timeout --timeout --idle-timeout --retries --verbose --quiet --profile --color --help --version merge help"
+            opts="-j -o -v -q -h -V --jobs --repeat --pass-rate --max-seconds --max-tokens --max-llm-calls --certified --no-history --filter --shard --list --save --junit --tap --output --summary --jq --output-file --baseline --fail-on-regression --baseline-max-age --baseline-any --min-accuracy --chat-url --api-key-file --cube-token-file --data-url --external-id --internal-id --email --attr --group --security-context --persistent --ttl --timezone --no-authoring --connect-timeout --timeout --idle-timeout --retries --verbose --quiet --profile --color --help --version merge help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -560,6 +560,10 @@ _analyst() {
                     return 0
                     ;;
                 --baseline)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --baseline-max-age)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -689,7 +693,7 @@ _analyst() {
             return 0
             ;;
         analyst__subcmd__check__subcmd__merge)
-            opts="-o -v -q -h -V --junit --tap --output --summary --jq --output-file --baseline --fail-on-regression --min-accuracy --verbose --quiet --profile --color --help --version"
+            opts="-o -v -q -h -V --junit --tap --output --summary --jq --output-file --baseline --fail-on-regression --baseline-max-age --baseline-any --min-accuracy --verbose --quiet --profile --color --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -720,6 +724,10 @@ _analyst() {
                     return 0
                     ;;
                 --baseline)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --baseline-max-age)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

@@ -746,14 +746,18 @@ a RUNNING line every 30 s. Shards of a CI matrix (--shard K/N, each with -o
 json) become one report with 'analyst check merge shard-*.json', which exits
 as one unsharded run would; 'check merge REPORT.json' renders one report again
 in any format.
---baseline REPORT.json lists the cases that newly fail, whose pass rate dropped,
-or whose median duration or tokens grew by more than 20%.
+--baseline REPORT.json classes each case by Fisher's exact test on its passed
+and failed runs (regression p < 0.05, possible regression p < 0.20,
+improvement, stable, insufficient data: too few runs to tell, with the runs
+that could) and the suite by a sign test over the cases both ran; a baseline
+of another chat URL, branch or suite, or older than --baseline-max-age, is
+unreliable and gates nothing unless --baseline-any.
 
 Exit codes: 0 every case passed (with --min-accuracy P: at least P of them), 9
 an expectation, comparison or budget failed (or, with --fail-on-regression, a
-case regressed), otherwise the code of the failure (7 bad stream, 124 a case
-timed out…); 2 for a malformed suite or a --filter that selects nothing
-(nothing runs). With Cube's eval files a fail, review or error verdict is 9. A
+case or the suite regressed), otherwise the code of the failure (7 bad stream,
+124 a case timed out…); 2 for a malformed suite or a --filter that selects
+nothing (nothing runs). With Cube's eval files a fail, review or error verdict is 9. A
 failure of the whole run (a signal, credentials refused, the service
 unreachable or failing, --timeout) stops it at once, aborting running chats:
 its own code (3, 6, 124, 130…), one line, no report (--output-file and --junit
@@ -908,13 +912,21 @@ pub struct ReportArgs {
     #[command(flatten)]
     pub destination: DestinationArgs,
 
-    /// Compare with an earlier -o json REPORT: list the cases that newly fail, whose pass rate dropped, or whose median duration or tokens grew by more than 20%
+    /// Compare with an earlier -o json REPORT: each case classed by Fisher's exact test on its passed and failed runs (regression, possible regression, improvement, stable, insufficient data), the suite by a sign test over the cases both ran; median duration or tokens grown by more than 20% noted
     #[arg(long, value_name = "REPORT")]
     pub baseline: Option<PathBuf>,
 
-    /// Exit 9 when --baseline finds a regression
+    /// Exit 9 when --baseline finds a regression (p < 0.05, a case or the suite), never on noise; an unreliable baseline gates nothing
     #[arg(long, requires = "baseline")]
     pub fail_on_regression: bool,
+
+    /// A baseline older than this is unreliable: it gates nothing (default 14d; e.g. 36h)
+    #[arg(long, value_name = "AGE", requires = "baseline")]
+    pub baseline_max_age: Option<String>,
+
+    /// Trust the baseline whatever its age, chat URL, branch or suite
+    #[arg(long, requires = "baseline")]
+    pub baseline_any: bool,
 
     /// The run passes when at least this share of its cases pass (0.9 or 90%), instead of every case; the cases that fail are still listed, and below it the exit code is 9
     #[arg(long, value_name = "P", value_parser = parse_accuracy)]

@@ -135,15 +135,27 @@ pub struct SessionSettings {
 impl SessionSettings {
     /// Who asks, in a few words: `external user ci-bot`.
     pub fn summary(&self) -> String {
-        match (&self.external_id, &self.internal_id) {
-            (Some(id), _) => format!("external user {id}"),
-            (None, Some(name)) => format!("internal user {name}"),
-            (None, None) => "nobody".to_string(),
-        }
+        who_asks(self.external_id.as_deref(), self.internal_id.as_deref()).unwrap_or_else(|| "nobody".to_string())
+    }
+}
+
+/// Who asks, in a few words, by the id given: `external user ci-bot`,
+/// `internal user ana`; `None` without one.
+fn who_asks(external_id: Option<&str>, internal_id: Option<&str>) -> Option<String> {
+    match (external_id, internal_id) {
+        (Some(id), _) => Some(format!("external user {id}")),
+        (None, Some(name)) => Some(format!("internal user {name}")),
+        (None, None) => None,
     }
 }
 
 impl IdentityInput {
+    /// Who asks, in a few words (`external user ci-bot`); `None` when no
+    /// id is given.
+    pub fn summary(&self) -> Option<String> {
+        who_asks(self.external_id.as_deref(), self.internal_id.as_deref())
+    }
+
     /// True when neither kind of id is given (a Cube token may name the user).
     pub fn is_anonymous(&self) -> bool {
         self.external_id.is_none() && self.internal_id.is_none()

@@ -9,6 +9,7 @@
 //! - [`redact`]: the secrets the process knows, kept out of everything shown;
 //! - [`text`]: text made safe for a terminal, shortened, escaped;
 //! - [`domain`]: the plain types every layer shares (a turn's usage);
+//! - [`ci`]: the CI job a command runs in, from the standard variables;
 //! - [`signals`]: what stops a command: signals, a stop, `--timeout`;
 //! - [`files`]: private files and files written whole;
 //! - [`input`]: what a command is given to read, read until a stop;
@@ -34,6 +35,7 @@
 #![warn(missing_docs)]
 
 pub mod api;
+pub mod ci;
 pub mod cli;
 pub mod commands;
 pub mod domain;

@@ -11,8 +11,9 @@ use super::report::{status_name, tag, CaseReport, Outcome, Report};
 use crate::text::{escape_markup, visible};
 
 /// The figures of a case as `name`, typed value pairs: its pass rate and
-/// medians, then each run's ids, timings and usage (`run.K.…`).
-fn properties(case: &CaseReport) -> Vec<(String, Value)> {
+/// medians, its tier against the baseline (`baseline.…`), then each run's
+/// ids, timings and usage (`run.K.…`).
+fn properties(case: &CaseReport, report: &Report) -> Vec<(String, Value)> {
     let mut properties = vec![
         (
             "verdict".to_string(),
@@ -36,6 +37,21 @@ fn properties(case: &CaseReport) -> Vec<(String, Value)> {
     }
     if let Some(every) = case.passed_every_run {
         properties.push(("passedEveryRun".to_string(), json!(every)));
+    }
+    let tier = report
+        .baseline
+        .as_ref()
+        .and_then(|baseline| baseline.cases.iter().find(|tier| tier.name == case.name));
+    if let Some(tier) = tier {
+        for (name, value) in [
+            ("tier", json!(tier.tier.as_str())),
+            ("before", json!(tier.before.to_string())),
+            ("now", json!(tier.now.to_string())),
+            ("pWorse", json!(tier.p_worse)),
+            ("pBetter", json!(tier.p_better)),
+        ] {
+            properties.push((format!("baseline.{name}"), value));
+        }
     }
     for run in &case.runs {
         let mut add = |name: &str, value: Value| properties.push((format!("run.{}.{name}", run.run), value));
@@ -95,12 +111,20 @@ pub fn junit(report: &Report, out: &mut impl Write) -> io::Result<()> {
         out,
         r#"  <testsuite name="{suite}" tests="{tests}" failures="{failed}" errors="{errors}" skipped="0" time="{time:.3}">"#
     )?;
+    let baseline = report.baseline.as_ref();
     let run_properties: Vec<(&str, String)> = [
         ("accuracy", report.accuracy.clone()),
         (
             "consistent",
             report.consistent.map(|c| format!("{}/{}", c.passed_every_run, c.cases)),
         ),
+        (
+            "baseline.suite.tier",
+            baseline.map(|b| b.suite.tier.as_str().to_string()),
+        ),
+        ("baseline.suite.pWorse", baseline.map(|b| b.suite.p_worse.to_string())),
+        ("baseline.gates", baseline.map(|b| b.gates.to_string())),
+        ("baseline.unreliable", baseline.and_then(|b| b.unreliable.clone())),
     ]
     .into_iter()
     .filter_map(|(name, value)| value.map(|value| (name, value)))
@@ -124,7 +148,7 @@ pub fn junit(report: &Report, out: &mut impl Write) -> io::Result<()> {
             escape_markup(&case.name)
         )?;
         writeln!(out, "      <properties>")?;
-        for (name, value) in properties(case) {
+        for (name, value) in properties(case, report) {
             // As Rust writes them: `3`, not `3.0`.
             let value = match value {
                 Value::String(text) => text,
@@ -190,7 +214,7 @@ pub fn tap(report: &Report, out: &mut impl Write) -> io::Result<()> {
         }
         // Each figure once, as JUnit names it; numbers as numbers, text
         // quoted (a JSON string is a YAML one).
-        for (name, value) in properties(case) {
+        for (name, value) in properties(case, report) {
             writeln!(out, "  {name}: {value}")?;
         }
         writeln!(out, "  ...")?;

@@ -3,12 +3,17 @@
 //! cases run ([`select`]), grading a result against its ground truth
 //! ([`grade`]), and the report of a run with its formats: JSON, JUnit XML
 //! and TAP ([`formats`]), the Markdown summary ([`summary`]) and the HTML
-//! page ([`page`]); and the run itself ([`run`]: its cases, deadlines,
-//! cancellation and turns) with its progress on stderr ([`progress`]).
+//! page ([`page`]); what a run tested ([`context`]: the report's `run`)
+//! and how it compares with a baseline once chance is accounted for
+//! ([`decide`]: regression or noise); and the run itself ([`run`]: its
+//! cases, deadlines, cancellation and turns) with its progress and
+//! verdict lines on stderr ([`progress`], [`verdicts`]).
 //! `commands::check` reads the settings, runs a [`run::Run`] and publishes
 //! its report.
 
+pub mod context;
 pub mod cube;
+pub mod decide;
 pub mod formats;
 pub mod grade;
 pub mod page;
@@ -18,3 +23,4 @@ pub mod run;
 pub mod select;
 pub mod suite;
 pub mod summary;
+pub mod verdicts;

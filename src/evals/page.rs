@@ -1,7 +1,7 @@
 //! The HTML page of a `check` report (`-o html`): one self-contained,
 //! offline and inert page, under the rules of `ask -o html` (no script,
 //! nothing loaded from anywhere, a Content-Security-Policy that forbids
-//! both): the run in one line, a chart of the verdicts per space drawn by
+//! both): the run in one line, the comparison with a baseline, a chart of the verdicts per space drawn by
 //! the same Vega engine as `-o svg`, a table of the cases, then each case
 //! with its question, the agent's answer (Markdown made inert), its SQL,
 //! the ground truth, the verdict and the analysis.
@@ -10,7 +10,7 @@ use std::fmt::Write;
 
 use serde_json::json;
 
-use super::report::{self, CaseReport, Report};
+use super::report::{self, Baseline, CaseReport, Report};
 use crate::output::Notes;
 use crate::render::draw;
 use crate::render::html::{inert_page, markdown};
@@ -41,6 +41,7 @@ pub fn html(report: &Report, notes: &Notes) -> String {
         report.cases.len(),
         escape_markup(&report::counts(report))
     );
+    body.push_str(&against_baseline(report));
     body.push_str(&chart(report, notes));
     body.push_str(
         "<table>\n<thead><tr><th>case</th><th>verdict</th><th>reason</th><th>analysis</th></tr></thead>\n<tbody>\n",
@@ -61,6 +62,37 @@ pub fn html(report: &Report, notes: &Notes) -> String {
         body.push_str(&case_section(number + 1, case));
     }
     inert_page(&format!("analyst check: {}", report.suite), &body)
+}
+
+/// The comparison with the baseline, when there is one: the suite's tier,
+/// whether the baseline is trusted, and the cases worth a look, each with
+/// its tier, runs passed before and now, p-value and what else changed.
+fn against_baseline(report: &Report) -> String {
+    let Some(baseline) = &report.baseline else {
+        return String::new();
+    };
+    let mut html = format!(
+        "<section class=\"baseline\">\n<h2>Against the baseline</h2>\n<p>{}</p>\n",
+        escape_markup(&baseline.suite.line())
+    );
+    if let Some(distrust) = baseline.distrust() {
+        let _ = writeln!(html, "<p class=\"note\">{}</p>", escape_markup(&distrust));
+    }
+    let table = baseline.table();
+    if !table.is_empty() {
+        let _ = writeln!(
+            html,
+            "<table>\n<thead><tr><th>{}</th></tr></thead>\n<tbody>",
+            Baseline::COLUMNS.join("</th><th>")
+        );
+        for row in table {
+            let cells: Vec<String> = row.iter().map(|text| escape_markup(text)).collect();
+            let _ = writeln!(html, "<tr><td>{}</td></tr>", cells.join("</td><td>"));
+        }
+        html.push_str("</tbody>\n</table>\n");
+    }
+    html.push_str("</section>\n");
+    html
 }
 
 /// A case's verdict as a coloured tag.

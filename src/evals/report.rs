@@ -11,6 +11,8 @@ use anyhow::Result;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
+use super::context::{unreliable, RunContext};
+use super::decide::{p_value, CaseTier, Counts, SuiteTier, Tier};
 use super::grade::{Reason, Verdict};
 use super::select::parse_shard;
 pub use crate::domain::Usage;
@@ -30,6 +32,9 @@ pub enum ReportFormat {
     /// `-o html`: one inert page.
     Html,
 }
+/// How old a baseline may be before it is unreliable (14 days).
+pub const DEFAULT_BASELINE_MAX_AGE: Duration = Duration::from_secs(14 * 86_400);
+
 /// Where a `check` report goes, and what it is compared with.
 #[derive(Debug)]
 pub struct ReportSettings {
@@ -43,6 +48,10 @@ pub struct ReportSettings {
     pub baseline: Option<PathBuf>,
     /// `--fail-on-regression`.
     pub fail_on_regression: bool,
+    /// `--baseline-max-age`: an older baseline is unreliable.
+    pub baseline_max_age: Duration,
+    /// `--baseline-any`: trust the baseline whatever it measured.
+    pub baseline_any: bool,
     /// `--min-accuracy`: the share of cases that must pass (default: all).
     pub min_accuracy: Option<f64>,
     /// `--jq`, `--output-file`.
@@ -306,23 +315,79 @@ pub struct CaseReport {
     pub cube: CubeGrade,
 }
 
-/// Cases that got worse than in a baseline report.
+/// The comparison with a baseline report: each case's tier and the
+/// suite's, and whether the baseline measured the same thing.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Baseline {
     /// The baseline report's file.
     pub file: String,
-    /// One per case that regressed.
+    /// Why the baseline is no fair measure of this run (another agent,
+    /// branch or suite; too old; it does not say).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub unreliable: Option<String>,
+    /// Whether the comparison may fail the run (`--fail-on-regression`):
+    /// not with an unreliable baseline, unless `--baseline-any`.
+    pub gates: bool,
+    /// The suite's tier, over the cases both runs had.
+    pub suite: SuiteTier,
+    /// The tier of each case both runs had, in suite order.
+    pub cases: Vec<CaseTier>,
+    /// The cases whose tier is `regression`.
     pub regressions: Vec<Regression>,
 }
 
-/// How one case got worse than in the baseline.
+impl Baseline {
+    /// The head of the table of cases worth a look ([`Baseline::table`]).
+    pub const COLUMNS: [&'static str; 5] = ["case", "tier", "passed before → now", "p", "also"];
+
+    /// Why it is unreliable and whether it gates all the same, as one
+    /// sentence; `None` when it is reliable.
+    pub fn distrust(&self) -> Option<String> {
+        let why = self.unreliable.as_ref()?;
+        let gates = match self.gates {
+            true => "trusted with --baseline-any",
+            false => "it gates nothing",
+        };
+        Some(format!("Unreliable baseline: {why}; {gates}."))
+    }
+
+    /// The cases worth a look (see [`CaseTier::worth_telling`]), a row of
+    /// [`Baseline::COLUMNS`] each, as plain text.
+    pub fn table(&self) -> Vec<[String; 5]> {
+        self.cases
+            .iter()
+            .filter(|case| case.worth_telling())
+            .map(|case| {
+                [
+                    case.name.clone(),
+                    case.tier.as_str().to_string(),
+                    format!("{} → {}", case.before, case.now),
+                    p_value(case.p()),
+                    case.changes.join("; "),
+                ]
+            })
+            .collect()
+    }
+}
+
+/// A case whose tier is `regression`.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Regression {
     /// The case.
     pub name: String,
-    /// What got worse, one phrase each.
+    /// What got worse, one phrase each: the tier with its counts and
+    /// p-value, then what else changed.
     pub reasons: Vec<String>,
+}
+
+/// How one case compares with the baseline, for people: its tier line,
+/// then what else changed.
+pub fn comparison_line(tier: &CaseTier) -> String {
+    std::iter::once(tier.line())
+        .chain(tier.changes.iter().cloned())
+        .collect::<Vec<_>>()
+        .join("; ")
 }
 
 /// How much a median may grow before it is a regression (20%).
@@ -356,6 +421,9 @@ pub struct Report {
     /// `80% (8/10)`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub accuracy: Option<String>,
+    /// What was tested, where and when (reports before it have none).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub run: Option<RunContext>,
     /// The comparison with `--baseline`, when one was given.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub baseline: Option<Baseline>,
@@ -596,6 +664,7 @@ impl Report {
             accuracy: accuracy(&cases),
             consistent: consistency(&cases),
             cases,
+            run: None,
             baseline: None,
             min_accuracy: None,
         };
@@ -698,25 +767,22 @@ impl Report {
         Ok(Report::new(&suite, None, cases, time))
     }
 
-    /// Compares with a `baseline` run: cases that newly fail, whose pass
-    /// rate dropped, or whose median duration or tokens grew by more than
-    /// [`GROWTH_ALLOWED`] (a duration also by more than [`DURATION_NOISE`]).
-    /// Cases the baseline lacks are new, not regressed.
-    pub fn compare_with(&mut self, file: &str, baseline: &Report) {
-        let mut regressions = Vec::new();
+    /// Compares with a `baseline` run: each case both had is classed by
+    /// its passed and failed runs ([`CaseTier`]), the suite by the cases'
+    /// pass rates ([`SuiteTier`]); a case newly failing, or whose median
+    /// duration or tokens grew by more than [`GROWTH_ALLOWED`] (a duration
+    /// also by more than [`DURATION_NOISE`]), says so beside its tier.
+    /// The baseline gates the run unless it is unreliable (another agent,
+    /// branch or suite, older than `max_age`) and `trust_any` is false.
+    pub fn compare_with(&mut self, file: &str, baseline: &Report, max_age: Duration, trust_any: bool) {
+        let mut cases = Vec::new();
         for case in &self.cases {
             let Some(before) = baseline.cases.iter().find(|before| before.name == case.name) else {
                 continue;
             };
-            let mut reasons = Vec::new();
+            let mut tier = CaseTier::new(&case.name, run_counts(before), run_counts(case));
             if before.status == Outcome::Passed && case.status != Outcome::Passed {
-                reasons.push(format!("newly {}", status_word(case.status)));
-            }
-            if case.pass_rate < before.pass_rate {
-                reasons.push(format!(
-                    "pass rate dropped from {:.2} to {:.2}",
-                    before.pass_rate, case.pass_rate
-                ));
+                tier.changes.push(format!("newly {}", status_word(case.status)));
             }
             let grew = |what: &str, was: Option<f64>, now: Option<f64>, unit: &str, noise: f64| match (was, now) {
                 (Some(was), Some(now)) if was > 0.0 && now > was * (1.0 + GROWTH_ALLOWED) && now - was > noise => {
@@ -727,36 +793,72 @@ impl Report {
                 }
                 _ => None,
             };
-            reasons.extend(grew(
+            tier.changes.extend(grew(
                 "duration",
                 Some(before.medians.duration),
                 Some(case.medians.duration),
                 "s",
                 DURATION_NOISE,
             ));
-            reasons.extend(grew(
+            tier.changes.extend(grew(
                 "tokens",
                 before.medians.total_tokens,
                 case.medians.total_tokens,
                 "",
                 0.0,
             ));
-            if !reasons.is_empty() {
-                regressions.push(Regression {
-                    name: case.name.clone(),
-                    reasons,
-                });
-            }
+            cases.push(tier);
         }
+        let unreliable = self
+            .run
+            .as_ref()
+            .and_then(|now| unreliable(baseline.run.as_ref(), now, max_age, chrono::Utc::now()));
+        let pairs: Vec<(Counts, Counts)> = cases.iter().map(|case| (case.before, case.now)).collect();
         self.baseline = Some(Baseline {
             file: file.to_string(),
-            regressions,
+            gates: unreliable.is_none() || trust_any,
+            unreliable,
+            suite: SuiteTier::new(&pairs),
+            regressions: cases
+                .iter()
+                .filter(|case| case.tier == Tier::Regression)
+                .map(|case| Regression {
+                    name: case.name.clone(),
+                    reasons: std::iter::once(case.verdict())
+                        .chain(case.changes.iter().cloned())
+                        .collect(),
+                })
+                .collect(),
+            cases,
         });
     }
 
-    /// The regressions found by [`Report::compare_with`] (none without a baseline).
-    pub fn regressions(&self) -> &[Regression] {
-        self.baseline.as_ref().map_or(&[], |baseline| &baseline.regressions)
+    /// What fails the run under `--fail-on-regression`: the cases whose
+    /// tier is `regression`, and the suite's when it is, as one phrase;
+    /// `None` without a baseline that gates.
+    pub fn gating_regression(&self) -> Option<String> {
+        let baseline = self.baseline.as_ref().filter(|baseline| baseline.gates)?;
+        let cases = baseline.regressions.len();
+        let suite = baseline.suite.tier == Tier::Regression;
+        match (cases, suite) {
+            (0, false) => None,
+            (0, true) => Some("the suite regressed against the baseline".into()),
+            (n, suite) => Some(format!(
+                "{n} of {} cases regressed against the baseline{}",
+                self.cases.len(),
+                if suite { ", and the suite" } else { "" }
+            )),
+        }
+    }
+}
+
+/// A case's runs that say something of the agent: passed, and passed or
+/// failed (a run that errored counts in neither).
+fn run_counts(case: &CaseReport) -> Counts {
+    let count = |wanted: &[Outcome]| case.runs.iter().filter(|run| wanted.contains(&run.status)).count() as u64;
+    Counts {
+        passed: count(&[Outcome::Passed]),
+        runs: count(&[Outcome::Passed, Outcome::Failed]),
     }
 }
 
@@ -776,90 +878,4 @@ pub(super) fn status_name(status: Outcome) -> &'static str {
         Outcome::Failed => "failed",
         Outcome::Error => "error",
     }
-}
-
-fn short_seconds(seconds: f64) -> String {
-    format!("{seconds:.1}s")
-}
-
-/// What a run spent, for people: `1280 tokens, 3 LLM calls`.
-fn spent(usage: Option<Usage>) -> Option<String> {
-    usage.map(|usage| format!("{} tokens, {} LLM calls", usage.total_tokens, usage.llm_calls))
-}
-
-/// The people's line(s) for a finished run: `PASS  name  2.1s (first byte …;
-/// 1280 tokens, 3 LLM calls)`, or `FAIL`, `REVIEW` or `ERROR` (see [`tag`])
-/// with the reasons on the following lines. `of` is the number of runs of
-/// the case.
-pub fn run_summary(name: &str, run: &RunReport, of: usize) -> Vec<String> {
-    let mut parts = Vec::new();
-    for (label, at) in [
-        ("first byte", run.seconds.first_byte),
-        ("first SQL", run.seconds.first_sql),
-        ("answer", run.seconds.answer),
-    ] {
-        if let Some(at) = at {
-            parts.push(format!("{label} {}", short_seconds(at)));
-        }
-    }
-    let mut details = parts.join(", ");
-    if let Some(spent) = spent(run.usage) {
-        details = if details.is_empty() {
-            spent
-        } else {
-            format!("{details}; {spent}")
-        };
-    }
-    let timing = if details.is_empty() {
-        short_seconds(run.seconds.total)
-    } else {
-        format!("{} ({details})", short_seconds(run.seconds.total))
-    };
-    let name = if of > 1 {
-        format!("{name} (run {} of {of})", run.run)
-    } else {
-        name.to_string()
-    };
-    let tag = tag(run.status, run.cube.verdict);
-    verdict_lines(tag, &name, &timing, &run.messages, run.exit_code)
-}
-
-/// The people's line(s) for a repeated case once all its runs are in.
-pub fn case_summary(case: &CaseReport) -> Vec<String> {
-    let mut figures = format!("median {}", short_seconds(case.medians.duration));
-    if let Some(tokens) = case.medians.total_tokens {
-        figures.push_str(&format!(", {tokens} tokens"));
-    }
-    let what = format!("{} of {} runs passed ({figures})", case.passed_runs, case.runs.len());
-    let tag = tag(case.status, case.cube.verdict);
-    verdict_lines(tag, &case.name, &what, &case.messages, case.exit_code)
-}
-
-/// A case's lines for people: its run's when it ran once, else the case's
-/// summary.
-pub fn case_lines(case: &CaseReport) -> Vec<String> {
-    match case.runs.as_slice() {
-        [run] => run_summary(&case.name, run, 1),
-        _ => case_summary(case),
-    }
-}
-
-/// A verdict's lines on stderr: `TAG  NAME  WHAT`, then each reason
-/// indented; an error's last line ends with the exit code.
-fn verdict_lines(tag: &str, name: &str, what: &str, messages: &[String], exit_code: u8) -> Vec<String> {
-    /// The width tags are padded to (`PASS` and `FAIL` line up with `ERROR`).
-    const TAG_WIDTH: usize = "ERROR".len();
-    let mut lines = vec![format!("{tag:<TAG_WIDTH$} {name}  {what}")];
-    if tag != "PASS" {
-        lines.extend(messages.iter().map(|line| format!("      {line}")));
-        if tag == "ERROR" {
-            if messages.is_empty() {
-                lines.push(String::new());
-            }
-            if let Some(last) = lines.last_mut() {
-                last.push_str(&format!(" (exit {exit_code})"));
-            }
-        }
-    }
-    lines
 }

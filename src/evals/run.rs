@@ -21,13 +21,15 @@ use crate::api::chat::ChatClient;
 use crate::api::chat::ChatSettings;
 use crate::api::data::DataClient;
 use crate::api::data::DataSettings;
+use crate::ci::CiJob;
 use crate::domain::{new_message_id, Limits, Network, Question};
 use crate::error::{fail, kind_of, Fault, Kind, SUCCESS};
 use crate::evals::grade::{grade, Miss, Reason, Sheet, Verdict};
 use crate::evals::progress::RunsProgress;
-use crate::evals::report::{self, seconds, CaseReport, Outcome, ReportSettings, RunReport};
+use crate::evals::report::{seconds, CaseReport, Outcome, ReportSettings, RunReport};
 use crate::evals::select::Selection;
 use crate::evals::suite::{Case, CaseOverrides, CaseTurn, GroundTruth, RowsSource};
+use crate::evals::verdicts::{self, tell};
 use crate::exchange::{Ended, Exchange, Judged, Origin, Plan, RecordAs, Service, TurnObserver};
 use crate::expect::Check;
 use crate::files::{file_stem, LazyFile};
@@ -36,7 +38,7 @@ use crate::identity::IdentityInput;
 use crate::image::Images;
 use crate::input::Deadline;
 use crate::net::http::Http;
-use crate::output::{Notes, Tone};
+use crate::output::Notes;
 use crate::redact::Secret;
 use crate::render::markdown;
 use crate::results::{Collected, RowSink, RowSource, SqlResult};
@@ -72,23 +74,8 @@ pub struct CheckSettings {
     pub network: Network,
     /// Where every turn is recorded; `None`: not recorded.
     pub recording: Option<Recording>,
-}
-
-/// Prints a verdict's lines, its first word (`PASS`, `FAIL`, `REVIEW`,
-/// `ERROR`) painted: a pass unless `-q`, anything else always.
-pub fn tell(notes: &Notes, lines: &[String]) {
-    let Some((head, reasons)) = lines.split_first() else {
-        return;
-    };
-    let (word, rest) = head.split_at(head.find(' ').unwrap_or(head.len()));
-    match word {
-        "PASS" => notes.painted(Tone::Good, word, rest, false),
-        "REVIEW" => notes.painted(Tone::Warning, word, rest, true),
-        _ => notes.painted(Tone::Bad, word, rest, true),
-    }
-    for reason in reasons {
-        notes.always(reason);
-    }
+    /// The CI job the run is in, for its report's `run`.
+    pub ci: Option<CiJob>,
 }
 
 /// One run of one case: which case (its place among the selected ones),
@@ -262,7 +249,7 @@ impl<'a> Run<'a> {
             let stopped = self.stop.stopped().is_some();
             progress.finished(index, result.status, || {
                 if !stopped {
-                    tell(notes, &report::run_summary(&case.name, &result, slot.runs));
+                    tell(notes, &verdicts::run_summary(&case.name, &result, slot.runs));
                 }
             });
             if let Ok(mut results) = results.lock() {
@@ -303,7 +290,7 @@ impl<'a> Run<'a> {
             let mut result = CaseReport::new(case.index, &case.name, case.pass_rate, case_runs);
             result.space = case.space.clone();
             if repeated && self.stop.stopped().is_none() {
-                tell(notes, &report::case_summary(&result));
+                tell(notes, &verdicts::case_summary(&result));
             }
             by_case.push(result);
         }

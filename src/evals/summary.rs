@@ -1,13 +1,13 @@
 //! The Markdown summary of a `check` report, for the page a CI job shows
 //! (`--summary "$GITHUB_STEP_SUMMARY"`, `-o markdown`): the run in one
-//! line, a table of the cases that did not pass, then every case (its
+//! line, the comparison with a baseline, a table of the cases that did not pass, then every case (its
 //! question and the start of its answer) in a collapsed block. Every piece of text from the service or the suite goes
 //! through [`markdown_text`]: a case name or an answer cannot close a
 //! table cell, open a link or add HTML.
 
 use std::fmt::Write;
 
-use super::report::{self, CaseReport, Outcome, Report};
+use super::report::{self, Baseline, CaseReport, Outcome, Report};
 use crate::text::{markdown_text, shorten_to};
 
 /// How many characters of a reason, an analysis or a question a cell
@@ -25,6 +25,7 @@ pub fn markdown(report: &Report) -> String {
         report.cases.len(),
         cell(&report::counts(report))
     );
+    md.push_str(&against_baseline(report));
     let missed: Vec<&CaseReport> = report
         .cases
         .iter()
@@ -68,6 +69,29 @@ pub fn markdown(report: &Report) -> String {
         );
     }
     md.push_str("\n</details>\n\n");
+    md
+}
+
+/// The comparison with the baseline, when there is one: the suite's tier,
+/// whether the baseline is trusted, and a table of the cases worth a look
+/// (tier, runs passed before and now, p-value, what else changed).
+fn against_baseline(report: &Report) -> String {
+    let Some(baseline) = &report.baseline else {
+        return String::new();
+    };
+    let mut md = format!("**Against the baseline**: {}\n\n", cell(&baseline.suite.line()));
+    if let Some(distrust) = baseline.distrust() {
+        let _ = writeln!(md, "{}\n", cell(&distrust));
+    }
+    let table = baseline.table();
+    if !table.is_empty() {
+        let _ = writeln!(md, "| {} |\n|---|---|---|---|---|", Baseline::COLUMNS.join(" | "));
+        for row in table {
+            let cells: Vec<String> = row.iter().map(|text| cell(text)).collect();
+            let _ = writeln!(md, "| {} |", cells.join(" | "));
+        }
+        md.push('\n');
+    }
     md
 }
 

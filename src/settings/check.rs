@@ -8,6 +8,7 @@ use anyhow::Result;
 use super::checks::{regex, variable};
 use super::types::{case_overrides, report_settings, CheckListSettings, CheckSettings, ReportFormat, Selection};
 use super::{history, Sources};
+use crate::ci::CiJob;
 use crate::cli::{var, CheckArgs};
 use crate::error::usage;
 use crate::evals::select::parse_shard;
@@ -76,6 +77,7 @@ impl Sources<'_> {
             identity,
             data,
             network,
+            ci: CiJob::from_vars(variable),
         })
     }
 }

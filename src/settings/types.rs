@@ -11,10 +11,11 @@ use clap::ValueEnum;
 use reqwest::Url;
 use serde_json::{Map, Value};
 
-use super::checks::{check_output_file, is_message_id, new_message_id, read_stdin, Finding};
+use super::checks::{check_output_file, duration, is_message_id, new_message_id, read_stdin, Finding};
 use super::secrets::Secret;
 use crate::cli::{AskArgs, CaseArgs, CheckOutput, DestinationArgs, OutputMode, ReportArgs, RowsOutput, SessionOutput};
 use crate::error::usage;
+use crate::evals::report::DEFAULT_BASELINE_MAX_AGE;
 use crate::identity::SessionSettings;
 use crate::image::Image;
 use crate::input::Deadline;
@@ -360,6 +361,10 @@ pub(super) fn report_settings(args: ReportArgs) -> Result<ReportSettings> {
         (false, Some(CheckOutput::Html)) => Some(ReportFormat::Html),
         (false, None) => None,
     };
+    let baseline_max_age = match &args.baseline_max_age {
+        Some(age) => duration(age, "--baseline-max-age")?,
+        None => DEFAULT_BASELINE_MAX_AGE,
+    };
     Ok(ReportSettings {
         destination: destination(
             args.destination,
@@ -377,6 +382,8 @@ pub(super) fn report_settings(args: ReportArgs) -> Result<ReportSettings> {
         format,
         baseline: args.baseline,
         fail_on_regression: args.fail_on_regression,
+        baseline_max_age,
+        baseline_any: args.baseline_any,
         min_accuracy: args.min_accuracy,
     })
 }

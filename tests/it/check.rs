@@ -551,7 +551,7 @@ max_llm_calls = 2
 fn repeated_cases_pass_by_their_pass_rate_and_report_every_run() {
     // The flaky agent answers nothing useful in 2 of every 5 new chats.
     let emu = Emulator::start();
-    emu.agent(|a| a.flaky = true);
+    emu.agent(|a| a.schedule = FLAKY.to_vec());
     let path = suite(
         r#"
 [defaults]
@@ -590,7 +590,7 @@ pass_rate = 0.6
 
     // The same runs against a stricter rate, and --repeat overriding the suite.
     let emu = Emulator::start();
-    emu.agent(|a| a.flaky = true);
+    emu.agent(|a| a.schedule = FLAKY.to_vec());
     let strict =
         suite("[[case]]\nname = \"most\"\nquestion = \"Q\"\nexpect_answer = \"revenue rose\"\npass_rate = 0.8\n");
     let output = emu

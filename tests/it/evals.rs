@@ -231,11 +231,75 @@ fn check_into(emu: &Emulator, args: &[&str], path: &Path, report: &Path) -> (Opt
     )
 }
 
+/// Runs `check` with `args` on the emulator, its agent answering on
+/// `schedule` (every run of the suite below asks 11 chats: a schedule of
+/// 11 starts afresh with each run), returning the exit code, stderr and
+/// the JSON report.
+fn check_against(
+    emu: &Emulator,
+    schedule: &[bool],
+    tokens: u64,
+    args: &[&str],
+    path: &Path,
+) -> (Option<i32>, String, Value) {
+    emu.agent(|a| {
+        a.schedule = schedule.to_vec();
+        a.tokens = tokens;
+    });
+    let report = path.with_file_name("report.json");
+    let (code, stderr) = check_into(emu, &[&["--jobs", "1"], args].concat(), path, &report);
+    let document = serde_json::from_slice(&std::fs::read(&report).unwrap()).unwrap_or(Value::Null);
+    (code, stderr, document)
+}
+
 #[test]
-fn a_baseline_shows_what_regressed_and_can_fail_the_run() {
-    let cases = |min_rows: u32| {
-        format!(
-            r#"
+fn a_report_says_what_was_tested_where_and_in_which_ci_job() {
+    let emu = Emulator::start();
+    let path = suite(
+        r#"
+[[case]]
+name = "on dev"
+question = "Q"
+branch = "dev"
+"#,
+    );
+    let output = emu
+        .analyst()
+        .args(["check", "-o", "json"])
+        .arg(&path)
+        .env("GITHUB_ACTIONS", "true")
+        .env("GITHUB_REPOSITORY", "acme/agents")
+        .env("GITHUB_SHA", "0123abc")
+        .env("GITHUB_REF", "refs/pull/7/merge")
+        .env("GITHUB_SERVER_URL", "https://github.com")
+        .env("GITHUB_RUN_ID", "42")
+        .output()
+        .unwrap();
+    exits(&output, 0);
+    let report: Value = serde_json::from_slice(&output.stdout).unwrap();
+    let run = &report["run"];
+    assert_eq!(
+        (&run["branch"], &run["identity"], &run["shard"]),
+        (&json!("dev"), &json!("external user ci-bot"), &Value::Null)
+    );
+    assert_eq!(
+        run["ci"],
+        json!({"provider": "github-actions", "repository": "acme/agents", "commit": "0123abc",
+               "ref": "refs/pull/7/merge", "runUrl": "https://github.com/acme/agents/actions/runs/42"})
+    );
+    assert!(run["seconds"].as_f64().unwrap() >= 0.0);
+    let started = chrono::DateTime::parse_from_rfc3339(run["startedAt"].as_str().unwrap()).unwrap();
+    assert!((chrono::Utc::now() - started.with_timezone(&chrono::Utc)).num_minutes() < 5);
+    // Outside CI, no job.
+    let output = emu.analyst().args(["check", "-o", "json"]).arg(&path).output().unwrap();
+    let report: Value = serde_json::from_slice(&output.stdout).unwrap();
+    assert_eq!(report["run"]["ci"], Value::Null);
+}
+
+#[test]
+fn a_baseline_tells_a_regression_from_noise_and_gates_on_regressions_only() {
+    let path = suite(
+        r#"
 [[case]]
 name = "flaky"
 question = "Q"
@@ -244,72 +308,181 @@ repeat = 5
 pass_rate = 0.6
 
 [[case]]
-name = "tokens"
+name = "broken"
 question = "Q"
+expect_answer = "revenue rose"
+repeat = 5
 
 [[case]]
-name = "rows"
+name = "once"
 question = "Q"
-min_rows = {min_rows}
-"#
-        )
-    };
+expect_answer = "revenue rose"
+"#,
+    );
+    // The baseline: every run of every case passes.
     let emu = Emulator::start();
-    let path = suite(&cases(1));
-    let baseline = path.with_file_name("baseline.json");
-    assert_eq!(check_into(&emu, &["--jobs", "1"], &path, &baseline).0, Some(0));
-
-    // The same suite against a flaky agent that spends twice the tokens,
-    // one case now asking for more rows than come.
-    let emu = Emulator::start();
-    emu.agent(|a| {
-        a.flaky = true;
-        a.tokens = 2000;
-    });
-    let path = suite(&cases(99));
-    let report = path.with_file_name("report.json");
-    let baseline_arg = baseline.to_str().unwrap();
-    let (code, stderr) = check_into(&emu, &["--jobs", "1", "--baseline", baseline_arg], &path, &report);
-    assert_eq!(code, Some(9), "the rows case fails: {stderr}");
-    assert!(stderr.contains("3 cases regressed against"), "{stderr}");
+    let (code, _, baseline) = check_against(&emu, &[], 1000, &[], &path);
+    assert_eq!(code, Some(0));
+    let run = &baseline["run"];
+    assert!(run["startedAt"].as_str().unwrap().ends_with('Z'), "{run}");
+    assert_eq!(run["analystVersion"], env!("CARGO_PKG_VERSION"));
     assert!(
-        stderr.contains("  flaky: pass rate dropped from 1.00 to 0.60; median tokens up 78% (1280 to 2280)"),
-        "{stderr}"
+        run["chatUrl"].as_str().unwrap().ends_with("/chat/stream-chat-state"),
+        "{run}"
     );
-    assert!(stderr.contains("  rows: newly failing;"), "{stderr}");
-    let document: Value = serde_json::from_slice(&std::fs::read(&report).unwrap()).unwrap();
-    let regressions = document["baseline"]["regressions"].as_array().unwrap();
-    assert_eq!(regressions.len(), 3);
-    assert_eq!(regressions[1]["name"], "tokens");
-    assert_eq!(
-        regressions[1]["reasons"],
-        json!(["median tokens up 78% (1280 to 2280)"])
-    );
+    assert_eq!(run["suite"], path.to_str().unwrap());
+    let baseline_file = path.with_file_name("baseline.json");
+    std::fs::write(&baseline_file, baseline.to_string()).unwrap();
+    let baseline_arg = baseline_file.to_str().unwrap();
 
-    // Regressions alone exit 0, or 9 with --fail-on-regression.
-    let passing = suite(&cases(1));
-    let run = |extra: &[&str]| {
-        let emu = Emulator::start();
-        emu.agent(|a| a.tokens = 2000);
-        let output = emu
-            .analyst()
-            .args(["check", "--baseline", baseline_arg])
-            .args(extra)
-            .arg(&passing)
-            .output()
-            .unwrap();
-        (
-            output.status.code(),
-            String::from_utf8_lossy(&output.stderr).into_owned(),
-        )
-    };
-    assert_eq!(run(&[]).0, Some(0));
-    let (code, stderr) = run(&["--fail-on-regression"]);
+    // Now the agent answers well in the 1st, 2nd and 3rd of every five
+    // chats (flaky 3/5: noise), then never (broken: 5/5 → 0/5; once: 1/1
+    // → 0/1, which one run each side can never tell).
+    let schedule = [true, true, true, false, false, false, false, false, false, false, false];
+    let gate = [
+        "--baseline",
+        baseline_arg,
+        "--fail-on-regression",
+        "--min-accuracy",
+        "0",
+    ];
+    let junit = path.with_file_name("junit.xml");
+    let summary = path.with_file_name("summary.md");
+    let files = [
+        "--junit",
+        junit.to_str().unwrap(),
+        "--summary",
+        summary.to_str().unwrap(),
+    ];
+    let (code, stderr, report) = check_against(&emu, &schedule, 2000, &[&gate[..], &files].concat(), &path);
     assert_eq!(code, Some(9), "{stderr}");
     assert!(
-        stderr.contains("3 of 3 cases regressed against the baseline (--fail-on-regression)"),
+        stderr.contains("1 of 3 cases regressed against the baseline (--fail-on-regression)"),
         "{stderr}"
     );
+    assert!(
+        stderr.contains(&format!(
+            "regression against {baseline_arg}: 1 regression, 1 stable, 1 insufficient data"
+        )),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains("  flaky: stable (5/5 → 3/5, p = 0.22); median tokens up 78% (1280 to 2280)"),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains("  broken: regression (5/5 → 0/5, p = 0.004); newly failing; median tokens up 78%"),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains("  once: insufficient data (1/1 → 0/1, p = 0.5); 20 runs now, or 4 on both sides, could tell"),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains("  suite: insufficient data (3 of 3 cases worse, 0 better"),
+        "{stderr}"
+    );
+    let compared = &report["baseline"];
+    assert_eq!(compared["gates"], true);
+    assert_eq!(compared["suite"]["tier"], "insufficient data");
+    let broken = &compared["cases"][1];
+    assert_eq!(
+        (&broken["name"], &broken["tier"], &broken["before"], &broken["now"]),
+        (
+            &json!("broken"),
+            &json!("regression"),
+            &json!({"passed": 5, "runs": 5}),
+            &json!({"passed": 0, "runs": 5})
+        )
+    );
+    assert!((broken["pWorse"].as_f64().unwrap() - 1.0 / 252.0).abs() < 1e-9);
+    assert_eq!(compared["regressions"][0]["name"], "broken");
+    // The same tiers in JUnit properties, the summary and the page.
+    let xml = std::fs::read_to_string(&junit).unwrap();
+    assert!(
+        xml.contains(r#"<property name="baseline.suite.tier" value="insufficient data"/>"#),
+        "{xml}"
+    );
+    let broken_case = &xml[xml.find(r#"<testcase name="broken""#).unwrap()..];
+    assert!(
+        broken_case.contains(r#"<property name="baseline.tier" value="regression"/>"#),
+        "{xml}"
+    );
+    assert!(
+        broken_case.contains(r#"<property name="baseline.before" value="5/5"/>"#),
+        "{xml}"
+    );
+    let md = std::fs::read_to_string(&summary).unwrap();
+    assert!(
+        md.contains(r"**Against the baseline**: suite\: insufficient data \(3 of 3 cases worse"),
+        "{md}"
+    );
+    assert!(
+        md.contains(
+            r"| broken | regression | 5/5 → 0/5 | 0\.004 | newly failing; median tokens up 78% \(1280 to 2280\) |"
+        ),
+        "{md}"
+    );
+    let report_file = path.with_file_name("report.json");
+    let page = emu
+        .analyst()
+        .args(["check", "merge", "-o", "html", "--baseline", baseline_arg])
+        .arg(&report_file)
+        .output()
+        .unwrap();
+    let page = String::from_utf8_lossy(&page.stdout);
+    assert!(page.contains("<h2>Against the baseline</h2>"), "{page}");
+    assert!(
+        page.contains(r#"<tr><td>broken</td><td>regression</td><td>5/5 → 0/5</td><td>0.004</td>"#),
+        "{page}"
+    );
+
+    // Noise alone never fails the run.
+    let noise = [true, true, true, false, false, true, true, true, false, false, true];
+    let (code, stderr, _) = check_against(&emu, &noise, 1000, &gate, &path);
+    assert_eq!(code, Some(0), "{stderr}");
+
+    // A baseline of another agent gates nothing, unless --baseline-any.
+    let mut other = baseline.clone();
+    other["run"]["chatUrl"] = json!("https://elsewhere.example/api/v1/public/x/agents/9/chat/stream-chat-state");
+    std::fs::write(&baseline_file, other.to_string()).unwrap();
+    let (code, stderr, report) = check_against(&emu, &schedule, 1000, &gate, &path);
+    assert_eq!(code, Some(0), "{stderr}");
+    assert!(
+        stderr.contains(&format!(
+            "unreliable baseline {baseline_arg}: it asked https://elsewhere.example/api/v1/public/x/agents/9/chat/stream-chat-state, this run"
+        )),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains("it gates nothing (--baseline-any trusts it)"),
+        "{stderr}"
+    );
+    assert_eq!(report["baseline"]["gates"], false);
+    let (code, _, _) = check_against(&emu, &schedule, 1000, &[&gate[..], &["--baseline-any"]].concat(), &path);
+    assert_eq!(code, Some(9));
+
+    // Too old a baseline, and one from before reports said what they ran.
+    let mut old = baseline.clone();
+    old["run"]["startedAt"] = json!("2026-01-01T00:00:00Z");
+    std::fs::write(&baseline_file, old.to_string()).unwrap();
+    let (code, stderr, _) = check_against(&emu, &schedule, 1000, &gate, &path);
+    assert_eq!(code, Some(0), "{stderr}");
+    assert!(stderr.contains("old (--baseline-max-age 14d)"), "{stderr}");
+    let (code, _, _) = check_against(
+        &emu,
+        &schedule,
+        1000,
+        &[&gate[..], &["--baseline-max-age", "3650d"]].concat(),
+        &path,
+    );
+    assert_eq!(code, Some(9));
+    let mut before_run = baseline.clone();
+    before_run.as_object_mut().unwrap().remove("run");
+    std::fs::write(&baseline_file, before_run.to_string()).unwrap();
+    let (code, stderr, _) = check_against(&emu, &schedule, 1000, &gate, &path);
+    assert_eq!(code, Some(0), "{stderr}");
+    assert!(stderr.contains("written before reports had `run`"), "{stderr}");
 
     // A baseline that is not a report is refused before anything runs.
     let emu = Emulator::start();

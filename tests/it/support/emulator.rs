@@ -93,9 +93,11 @@ pub struct Agent {
     pub spec_form: SpecForm,
     /// Columns named `measure(…)` while the spec names short member names.
     pub measure_names: bool,
-    /// Answers that vary from run to run: the 4th and 5th of every five new
-    /// chats get an answer that says nothing (a case passes 3 runs of 5).
-    pub flaky: bool,
+    /// Answers that vary from run to run, on a schedule: the n-th new chat
+    /// answers as usual when `schedule[(n - 1) % len]` is true, and says
+    /// nothing when false (empty: always as usual). [`FLAKY`] passes a
+    /// case 3 runs of 5.
+    pub schedule: Vec<bool>,
     /// The input tokens each turn reports in its `__usage__` line (the
     /// total is 280 more).
     pub tokens: u64,
@@ -105,6 +107,10 @@ pub struct Agent {
     /// How many rows of an [`Answer::Sql`] result the stream carries.
     pub returned_rows: usize,
 }
+
+/// The schedule of an agent that answers nothing useful in the 4th and
+/// 5th of every five new chats (see [`Agent::schedule`]).
+pub const FLAKY: [bool; 5] = [true, true, true, false, false];
 
 /// What the agent does for a question (see [`Agent::answers`]).
 #[derive(Clone, Debug)]
@@ -141,7 +147,7 @@ impl Default for Agent {
             warehouse_sql: None,
             spec_form: SpecForm::Text,
             measure_names: false,
-            flaky: false,
+            schedule: Vec::new(),
             tokens: 1000,
             answers: Vec::new(),
             returned_rows: 100,

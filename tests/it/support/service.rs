@@ -439,9 +439,13 @@ pub(crate) fn chat(body: &Value, caller: Option<String>, state: &Mutex<State>) -
     let branch = body.get("activeBranchName").and_then(Value::as_str);
     let turn = thread.messages.len() / 2 + 1;
     let chat_number: usize = chat_id.trim_start_matches("chat-").parse().unwrap_or(0);
-    let text = match agent.flaky && matches!(chat_number % 5, 4 | 0) {
-        true => "I could not work that out.".to_string(),
-        false => answer_text(turn),
+    let answers_well = match agent.schedule.len() {
+        0 => true,
+        len => agent.schedule[chat_number.saturating_sub(1) % len],
+    };
+    let text = match answers_well {
+        true => answer_text(turn),
+        false => "I could not work that out.".to_string(),
     };
     let stream = agent_answer(&agent, &chat_id, &question, message_id.as_deref(), branch, &text);
     thread.messages.push(("user".into(), question));
