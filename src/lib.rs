@@ -174,7 +174,36 @@ fn one_line(err: &clap::Error, cli: &clap::Command, args: &[std::ffi::OsString])
             level = sub;
         }
     }
-    format!("{} (see '{} --help')", parts.join("; "), command.join(" "))
+    let command = command.join(" ");
+    if let Some(hint) = subcommand_hint(err, level, &command) {
+        parts.push(hint);
+    }
+    format!("{} (see '{command} --help')", parts.join("; "))
+}
+
+/// For a word that is no subcommand of `level` (the command line
+/// `command`): the subcommand it is a typo of (`aks` → `ask`), or, for
+/// words that read as a question, how to ask it. clap's own suggestion
+/// misses a swap of two letters; this one does not.
+fn subcommand_hint(err: &clap::Error, level: &clap::Command, command: &str) -> Option<String> {
+    use clap::error::{ContextKind, ContextValue, ErrorKind};
+    if !matches!(err.kind(), ErrorKind::InvalidSubcommand) || err.get(ContextKind::SuggestedSubcommand).is_some() {
+        return None;
+    }
+    let Some(ContextValue::String(word)) = err.get(ContextKind::InvalidSubcommand) else {
+        return None;
+    };
+    let names = level.get_subcommands().map(clap::Command::get_name);
+    if let Some(meant) = text::closest(word, names) {
+        return Some(format!("did you mean '{command} {meant}'?"));
+    }
+    (word.contains(char::is_whitespace) && command == "analyst")
+        .then(|| format!("to ask it: analyst ask {}", shell_quoted(word)))
+}
+
+/// `word` quoted for a POSIX shell: in single quotes, each `'` as `'\''`.
+fn shell_quoted(word: &str) -> String {
+    format!("'{}'", word.replace('\'', "'\\''"))
 }
 
 /// Opts the process out of core dumps: a dump would hold the API key and

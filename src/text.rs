@@ -99,6 +99,39 @@ pub fn human(duration: Duration) -> String {
     }
 }
 
+/// The candidate closest to `word` by edit distance (a swap of two
+/// neighbouring letters counts as one edit), when it is close enough to
+/// be a typo of it: at most one edit in three letters.
+pub fn closest<'a>(word: &str, candidates: impl IntoIterator<Item = &'a str>) -> Option<&'a str> {
+    let allowed = (word.chars().count() / 3).max(1);
+    candidates
+        .into_iter()
+        .map(|candidate| (strsim::damerau_levenshtein(word, candidate), candidate))
+        .filter(|&(distance, _)| distance <= allowed)
+        .min_by_key(|&(distance, _)| distance)
+        .map(|(_, candidate)| candidate)
+}
+
+/// serde's "unknown field `X`, expected one of `a`, `b`" (from a suite,
+/// an eval file or a profile) as one short line: "unknown field `X`: did
+/// you mean `a`?" when one is close; the message as it was otherwise.
+pub fn did_you_mean(message: &str) -> Cow<'_, str> {
+    let Some(rest) = message.strip_prefix("unknown field `") else {
+        return Cow::Borrowed(message);
+    };
+    let Some((field, expected)) = rest.split_once("`, expected ") else {
+        return Cow::Borrowed(message);
+    };
+    let known = expected
+        .trim_start_matches("one of ")
+        .split(", ")
+        .map(|name| name.trim_matches('`'));
+    match closest(field, known) {
+        Some(meant) => Cow::Owned(format!("unknown field `{field}`: did you mean `{meant}`?")),
+        None => Cow::Borrowed(message),
+    }
+}
+
 /// How long a quoted piece of text (an error body, a tool's error) may be,
 /// in characters.
 pub const SUMMARY_CHARS: usize = 200;
@@ -238,6 +271,21 @@ pub fn parse_duration(text: &str) -> Result<Duration, String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_typo_is_met_with_what_was_meant() {
+        let fields = "unknown field `expect_anwser`, expected one of `name`, `question`, `expect_answer`, `expect_sql`";
+        assert_eq!(
+            did_you_mean(fields),
+            "unknown field `expect_anwser`: did you mean `expect_answer`?"
+        );
+        let far = "unknown field `colour`, expected one of `name`, `question`";
+        assert_eq!(did_you_mean(far), far);
+        assert_eq!(did_you_mean("invalid type: integer"), "invalid type: integer");
+        assert_eq!(closest("aks", ["ask", "abort", "rows"]), Some("ask"));
+        assert_eq!(closest("chek", ["ask", "check"]), Some("check"));
+        assert_eq!(closest("x", ["ask", "rows"]), None);
+    }
 
     #[test]
     fn secrets_are_redacted_before_text_is_shortened() {

@@ -29,6 +29,7 @@ use crate::error::usage;
 use crate::expect::Comparison;
 use crate::expect::Expectations;
 use crate::identity::IdentityInput;
+use crate::text::did_you_mean;
 
 /// The folders whose Markdown files are certified queries, at any depth
 /// under the agents folder.
@@ -666,7 +667,10 @@ fn parse_yaml<T: for<'de> Deserialize<'de>>(text: &str, shown: &str, skipped: us
         let line = err.location().map_or(1, |location| location.line() as usize) + skipped;
         let message = err.without_snippet().to_string();
         let message = message.lines().next().unwrap_or("not YAML");
-        usage(format!("{shown}:{line}: not valid eval YAML: {message}"))
+        usage(format!(
+            "{shown}:{line}: not valid eval YAML: {}",
+            did_you_mean(message)
+        ))
     })
 }
 

@@ -78,6 +78,21 @@ pub struct CheckSettings {
     pub ci: Option<CiJob>,
 }
 
+/// The run of a case whose `certifiedQuery` names no certified query:
+/// Cube's verdict `error` ("Ground truth not found"), without a turn spent
+/// on asking the agent.
+fn not_asked(mut run: RunReport, case: &Case, name: &str) -> RunReport {
+    let analysis = format!("no certified query is named {name:?}; the agent was not asked");
+    run.question = case.turns.first().map(|turn| turn.question.clone());
+    run.status = Outcome::Error;
+    run.exit_code = Kind::Expectation.exit_code();
+    run.messages = vec![format!("{}: {analysis}", Reason::GroundTruthNotFound.as_str())];
+    run.cube.verdict = Some(Verdict::Error);
+    run.cube.score_reason = Some(Reason::GroundTruthNotFound);
+    run.cube.analysis = Some(analysis);
+    run
+}
+
 /// One run of one case: which case (its place among the selected ones),
 /// which run of how many.
 #[derive(Clone, Copy, Debug)]
@@ -303,6 +318,9 @@ impl<'a> Run<'a> {
     fn run_case(&self, slot: Slot, case: &Case) -> RunReport {
         let started = Instant::now();
         let mut run = RunReport::new(slot.run + 1);
+        if let Some(name) = case.missing_ground_truth() {
+            return not_asked(run, case, name);
+        }
         let exchange = Exchange {
             origin: Origin::Service(Box::new(Service {
                 client: self.client.as_user(case.settings.clone()),

@@ -63,17 +63,29 @@ pub struct CheckListSettings {
 pub fn list(settings: CheckListSettings, notes: &Notes, out: &mut Out) -> Result<()> {
     let cases = load(&settings.selection, &settings.identity, None, notes)?;
     check_reports_apart(&settings.selection, &cases, &settings.report.written())?;
+    for case in &cases {
+        if let Some(name) = case.missing_ground_truth() {
+            notes.warn(&format!(
+                "{}: {}: certifiedQuery {name:?} names no certified query: a run gives it verdict error (Ground truth not found) without asking the agent",
+                case.source, case.name
+            ));
+        }
+    }
     if settings.report.format == Some(ReportFormat::Json) {
         let listed: Vec<Value> = cases
             .iter()
             .map(|case| {
-                json!({
+                let mut listed = json!({
                     "name": case.name,
                     "space": case.space,
                     "question": case.turns.first().map(|turn| redact(&turn.question)),
                     "source": case.source,
                     "groundTruth": case.ground_truth(),
-                })
+                });
+                if let Some(name) = case.missing_ground_truth() {
+                    listed["groundTruthNotFound"] = json!(name);
+                }
+                listed
             })
             .collect();
         serde_json::to_writer_pretty(&mut *out, &listed)?;

@@ -20,7 +20,7 @@ use crate::expect::Expectations;
 use crate::identity::{IdentityInput, SessionSettings};
 use crate::image::ImageFile;
 use crate::results::Pick;
-use crate::text::parse_duration;
+use crate::text::{did_you_mean, parse_duration};
 
 /// What `check`'s flags override in every case of the suite, applied in
 /// one place ([`Case::overridden`]).
@@ -216,6 +216,15 @@ impl Case {
             RowsSource::Inline(_) | RowsSource::GroundTruth(GroundTruth::NotFound(_)) => None,
         })
     }
+
+    /// The certified query its `certifiedQuery` names, when none has that
+    /// name: the case gets Cube's verdict `error` without the agent being asked.
+    pub fn missing_ground_truth(&self) -> Option<&str> {
+        self.turns.iter().find_map(|turn| match &turn.rows.as_ref()?.source {
+            RowsSource::GroundTruth(GroundTruth::NotFound(name)) => Some(name.as_str()),
+            _ => None,
+        })
+    }
 }
 
 /// What a turn may spend: its wall time, and the tokens and LLM calls of
@@ -301,7 +310,7 @@ pub fn load(path: &Path, base: &IdentityInput, data: Option<&DataSettings>) -> R
     };
     let suite: SuiteFile = toml::from_str(&text).map_err(|err| {
         let place = at(err.span().unwrap_or(0..0));
-        usage(format!("{}{}", place, err.message()))
+        usage(format!("{}{}", place, did_you_mean(err.message())))
     })?;
     let defaults = suite.defaults.map(|d| (d.span(), d.into_inner()));
     if let Some((span, fields)) = &defaults {
@@ -663,7 +672,7 @@ chat = ["And by region?", { question = "Top one?", expect_answer = "EMEA" }]
             .unwrap_err()
             .to_string();
         assert!(
-            err.contains("smoke.toml:3: field questoin: unknown field `questoin`"),
+            err.ends_with("smoke.toml:3: field questoin: unknown field `questoin`: did you mean `question`?"),
             "{err}"
         );
         let err = load_text("[[case]]\nname = \"a\"\nquestion = \"q\"\ntimeout = \"soon\"\n")

@@ -11,6 +11,7 @@ use serde::Deserialize;
 use super::checks::{variable, Finding, FindingState};
 use crate::cli::var;
 use crate::error::usage;
+use crate::text::did_you_mean;
 
 /// One profile of the config file.
 #[derive(Clone, Debug, Default, Deserialize)]
@@ -214,7 +215,7 @@ impl Config {
             let line = err
                 .span()
                 .map_or(1, |span| text[..span.start.min(text.len())].matches('\n').count() + 1);
-            usage(format!("{}:{line}: {}", path.display(), err.message()))
+            usage(format!("{}:{line}: {}", path.display(), did_you_mean(err.message())))
         })?;
         Ok(Some(Config {
             path,

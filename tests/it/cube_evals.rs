@@ -118,6 +118,15 @@ fn every_verdict_and_reason_is_reached_as_cube_grades() {
         assert_eq!(case["status"] == "passed", verdict == "pass", "{name}: {case}");
     }
     assert_eq!(report["cases"].as_array().unwrap().len(), expected.len());
+    // The question whose certifiedQuery names nothing is not asked: no
+    // chat, no turn paid for; every other case asked once.
+    let missing = case(&report, "margin_by_region");
+    assert_eq!(missing["runs"][0]["chatId"], Value::Null, "{missing}");
+    assert_eq!(
+        missing["analysis"],
+        "no certified query is named \"margin_by_region\"; the agent was not asked"
+    );
+    assert_eq!(emu.requests_on(Route::Chat).len(), expected.len() - 1);
     assert_eq!(report["accuracy"], "46% (6/13)");
     assert!(stderr.contains("accuracy 46% (6/13)"), "{stderr}");
 
@@ -298,6 +307,27 @@ fn listed(args: &[&str], env: &[(&str, &str)]) -> Vec<Value> {
         .as_array()
         .unwrap()
         .clone()
+}
+
+#[test]
+fn list_marks_a_certified_query_that_names_nothing() {
+    let output = analyst()
+        .args(["check", "--list", "-o", "json"])
+        .arg(examples())
+        .output()
+        .unwrap();
+    exits(&output, 0);
+    let cases: Vec<Value> = serde_json::from_slice(&output.stdout).unwrap();
+    let marked: Vec<(&str, &str)> = cases
+        .iter()
+        .filter_map(|case| Some((case["name"].as_str()?, case["groundTruthNotFound"].as_str()?)))
+        .collect();
+    assert_eq!(marked, [("margin_by_region", "margin_by_region")]);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        stderr.contains(": margin_by_region: certifiedQuery \"margin_by_region\" names no certified query: a run gives it verdict error (Ground truth not found) without asking the agent"),
+        "{stderr}"
+    );
 }
 
 /// Each listed case's name and the SQL of its ground truth.

@@ -63,6 +63,15 @@ fn command_line_mistakes_are_one_prefixed_line_naming_the_help_to_read() {
             vec!["nosuch"],
             vec!["unrecognized subcommand 'nosuch'", "(see 'analyst --help')"],
         ),
+        // A swap of two letters, which clap's own suggestion misses.
+        (
+            vec!["aks"],
+            vec!["unrecognized subcommand 'aks'; did you mean 'analyst ask'? (see 'analyst --help')"],
+        ),
+        (
+            vec!["What's revenue?"],
+            vec!["; to ask it: analyst ask 'What'\\''s revenue?' (see 'analyst --help')"],
+        ),
     ] {
         one_error_line(analyst().args(&args).output().unwrap(), 2, &expected);
     }
