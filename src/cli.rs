@@ -758,10 +758,11 @@ an expectation, comparison or budget failed (or, with --fail-on-regression, a
 case or the suite regressed), otherwise the code of the failure (7 bad stream,
 124 a case timed out…); 2 for a malformed suite or a --filter that selects
 nothing (nothing runs). With Cube's eval files a fail, review or error verdict is 9. A
-failure of the whole run (a signal, credentials refused, the service
-unreachable or failing, --timeout) stops it at once, aborting running chats:
-its own code (3, 6, 124, 130…), one line, no report (--output-file and --junit
-left as they were).";
+failure of the whole run (a signal, credentials refused, the agent not found,
+the service unreachable, --timeout) stops it at once, aborting running chats:
+its own code (3, 5, 6, 124, 130…), one line, no report (--output-file and
+--junit left as they were). A 5xx after --retries, a reset connection or a
+case's own timeout is that case's error; the run goes on.";
 
 const MERGE_AFTER_HELP: &str = "\
 Example (a CI matrix of 4 shards, then one job):

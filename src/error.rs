@@ -20,8 +20,13 @@ pub enum Kind {
     Forbidden,
     /// 404: agent, account or chat not found.
     NotFound,
-    /// The service failed or could not be reached: 5xx, connection, TLS, DNS.
+    /// The service failed: a 5xx, a connection reset once made, an answer
+    /// that is not the service's.
     Service,
+    /// The service could not be reached at all: connection refused, DNS,
+    /// TLS, the proxy's tunnel. (Exit 6, as [`Kind::Service`]; a `check`
+    /// run stops for it, as no case can be asked.)
+    Unreachable,
     /// A bad stream: malformed line, in-stream error, suspended or cut stream, no answer.
     BadStream,
     /// A tool reported an error (with `--fail-on-tool-error`, or the chosen query failed).
@@ -60,7 +65,7 @@ impl Kind {
             Kind::Auth => 3,
             Kind::Forbidden => 4,
             Kind::NotFound => 5,
-            Kind::Service => 6,
+            Kind::Service | Kind::Unreachable => 6,
             Kind::BadStream => 7,
             Kind::ToolError => 8,
             Kind::Expectation => 9,
@@ -75,12 +80,13 @@ impl Kind {
     }
 
     /// Every kind.
-    pub const ALL: [Kind; 17] = [
+    pub const ALL: [Kind; 18] = [
         Kind::Usage,
         Kind::Auth,
         Kind::Forbidden,
         Kind::NotFound,
         Kind::Service,
+        Kind::Unreachable,
         Kind::BadStream,
         Kind::ToolError,
         Kind::Expectation,

@@ -547,12 +547,14 @@ impl<'a> Run<'a> {
         ))
     }
 
-    /// True when a failure of `kind` fails the whole run, not one case: a
-    /// signal, the credentials refused, the agent or the service not
-    /// there, or the run's `--timeout` expired.
+    /// True when a failure of `kind` fails the whole run, not one case:
+    /// what no case can survive — a signal, the credentials refused, the
+    /// agent not there, the service unreachable, or the run's `--timeout`
+    /// expired. A 5xx (after `--retries`), a reset connection or a case's
+    /// own timeout is that case's error; the run goes on.
     fn ends_the_run(&self, kind: Kind) -> bool {
         match kind {
-            Kind::Auth | Kind::Forbidden | Kind::NotFound | Kind::Service => true,
+            Kind::Auth | Kind::Forbidden | Kind::NotFound | Kind::Unreachable => true,
             Kind::Interrupted | Kind::Terminated | Kind::HungUp => true,
             Kind::Timeout => self.deadline.is_some_and(|deadline| Instant::now() >= deadline),
             _ => false,

@@ -419,7 +419,7 @@ fn transport_fault(url: &Url, err: &reqwest::Error) -> Fault {
     // proxy is what could not be reached, not the service.
     if causes.contains("tunnel error") {
         return Fault::new(
-            Kind::Service,
+            Kind::Unreachable,
             format!(
                 "cannot reach {host} through the proxy (HTTPS_PROXY or ALL_PROXY): {causes}; check the proxy, or NO_PROXY"
             ),
@@ -432,7 +432,13 @@ fn transport_fault(url: &Url, err: &reqwest::Error) -> Fault {
     } else {
         "request failed to"
     };
-    Fault::new(Kind::Service, format!("{what} {host}: {causes}"))
+    // Refused, DNS, TLS, a connect timeout: no request reached the service.
+    // Anything later (a reset once connected) is the service failing.
+    let kind = match err.is_connect() {
+        true => Kind::Unreachable,
+        false => Kind::Service,
+    };
+    Fault::new(kind, format!("{what} {host}: {causes}"))
 }
 
 /// What to check after a status, for the API the credential is for: the

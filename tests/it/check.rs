@@ -835,6 +835,42 @@ fn refused_credentials_stop_the_run_at_once_and_abort_what_runs() {
 }
 
 #[test]
+fn a_failing_service_or_a_reset_is_one_cases_error_and_the_run_goes_on() {
+    // One case at a time: the first gets a 503 (no retries left), the
+    // second a connection reset; the others are asked as usual, and the
+    // report of every case is written.
+    let emu = Emulator::start();
+    emu.script(Reply::status(503, "text/plain", "upstream down"));
+    emu.script(Reply::Drop);
+    let suite_file = numbered(4);
+    let junit = suite_file.with_file_name("junit.xml");
+    let output = emu
+        .analyst()
+        .args(["check", "--jobs", "1", "--retries", "0", "-o", "json", "--junit"])
+        .arg(&junit)
+        .arg(&*suite_file)
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    exits(&output, 6);
+    let report: Value = serde_json::from_slice(&output.stdout).unwrap_or_else(|err| panic!("{err}: {stderr}"));
+    let statuses: Vec<&str> = report["cases"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|case| case["status"].as_str().unwrap())
+        .collect();
+    assert_eq!(statuses, ["error", "error", "passed", "passed"], "{stderr}");
+    assert!(
+        report["cases"][0]["messages"][0].as_str().unwrap().contains("503"),
+        "{report}"
+    );
+    assert_eq!(emu.requests_on(Route::Chat).len(), 4);
+    assert!(!stderr.contains("the run stopped"), "{stderr}");
+    assert!(std::fs::read_to_string(&junit).unwrap().contains("<testcase"));
+}
+
+#[test]
 fn an_unreachable_service_stops_the_run_at_once() {
     let closed = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
     let port = closed.local_addr().unwrap().port();
