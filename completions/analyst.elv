@@ -268,6 +268,7 @@ set edit:completion:arg-completer[analyst] = {|@words|
             cand --color 'Colour on stderr: auto (on a terminal, unless NO_COLOR is set and not empty), always, never'
             cand --certified 'With Cube''s eval files: also ask every certified query''s user_request, graded against its SQL (cases certified/NAME)'
             cand --no-history 'Record nothing of these turns in the history (as ANALYST_HISTORY=0)'
+            cand --stop-when-decided 'End a case''s repeats once its verdict at its pass rate cannot change (--repeat 5 --pass-rate 0.6: three passes or three failures decide it); the report says how many runs that saved'
             cand --list 'Print the cases the run would ask (after --filter, --shard, --certified), one a line: NAME, FILE:LINE and QUESTION separated by tabs; -o json prints an array of {name, space, question, source, groundTruth}. Sends nothing and needs no credentials'
             cand --tap 'Print TAP (Test Anything Protocol) on stdout'
             cand --fail-on-regression 'Exit 9 when --baseline finds a regression (p < 0.05, a case or the suite), never on noise; an unreliable baseline gates nothing'

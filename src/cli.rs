@@ -815,6 +815,10 @@ pub struct CheckArgs {
     #[arg(long)]
     pub no_history: bool,
 
+    /// End a case's repeats once its verdict at its pass rate cannot change (--repeat 5 --pass-rate 0.6: three passes or three failures decide it); the report says how many runs that saved
+    #[arg(long)]
+    pub stop_when_decided: bool,
+
     /// Run only the cases whose name matches REGEX
     #[arg(long, value_name = "REGEX")]
     pub filter: Option<String>,
@@ -824,7 +828,7 @@ pub struct CheckArgs {
     pub shard: Option<String>,
 
     /// Print the cases the run would ask (after --filter, --shard, --certified), one a line: NAME, FILE:LINE and QUESTION separated by tabs; -o json prints an array of {name, space, question, source, groundTruth}. Sends nothing and needs no credentials
-    #[arg(long, conflicts_with_all = ["tap", "junit", "summary", "baseline", "save", "repeat"])]
+    #[arg(long, conflicts_with_all = ["tap", "junit", "summary", "baseline", "save", "repeat", "stop_when_decided"])]
     pub list: bool,
 
     /// Keep each turn's raw stream in DIR (replay it with 'ask --replay'); DIR is created 0700, each file 0600

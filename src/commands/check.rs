@@ -118,8 +118,8 @@ fn publish(
             };
             format!(
                 ", accuracy {} ({passed}/{total}) {meets} --min-accuracy {}",
-                report::percent(passed, total),
-                report::percent_of(min)
+                verdicts::percent(passed, total),
+                verdicts::percent_of(min)
             )
         }
         (Some(accuracy), None) => format!(", accuracy {accuracy}"),
@@ -128,7 +128,7 @@ fn publish(
     notes.info(&format!(
         "{} cases: {}{accuracy}",
         report.cases.len(),
-        report::counts(report)
+        verdicts::counts(report)
     ));
     write_reports(report, settings, notes, out)
 }
@@ -223,7 +223,7 @@ fn conclude(report: &Report, settings: &ReportSettings) -> Result<()> {
     let total = report.cases.len();
     if let Some(kind) = report.failure() {
         let below = match report.min_accuracy {
-            Some(min) => format!(", below --min-accuracy {}", report::percent_of(min)),
+            Some(min) => format!(", below --min-accuracy {}", verdicts::percent_of(min)),
             None => String::new(),
         };
         return Err(fail(

@@ -11,6 +11,7 @@ use std::fmt::Write;
 use serde_json::json;
 
 use super::report::{self, Baseline, CaseReport, Report};
+use super::verdicts;
 use crate::output::Notes;
 use crate::render::draw;
 use crate::render::html::{inert_page, markdown};
@@ -37,9 +38,9 @@ pub fn html(report: &Report, notes: &Notes) -> String {
         body,
         "<h1>analyst check: {}</h1>\n<p><strong>{}</strong>: {} cases, {}</p>",
         escape_markup(&report.suite),
-        escape_markup(&report::headline(report)),
+        escape_markup(&verdicts::headline(report)),
         report.cases.len(),
-        escape_markup(&report::counts(report))
+        escape_markup(&verdicts::counts(report))
     );
     body.push_str(&against_baseline(report));
     body.push_str(&chart(report, notes));
@@ -53,8 +54,8 @@ pub fn html(report: &Report, notes: &Notes) -> String {
             number + 1,
             escape_markup(&case.name),
             tag(case),
-            escape_markup(&report::reason(case)),
-            escape_markup(&report::analysis(case))
+            escape_markup(&verdicts::reason(case)),
+            escape_markup(&verdicts::analysis(case))
         );
     }
     body.push_str("</tbody>\n</table>\n");
@@ -128,9 +129,9 @@ fn case_section(number: usize, case: &CaseReport) -> String {
             let _ = writeln!(html, "<h3>{label}</h3>\n<pre><code>{}</code></pre>", escape_markup(sql));
         }
     }
-    let analysis = report::analysis(case);
+    let analysis = verdicts::analysis(case);
     if !analysis.is_empty() {
-        let reason = report::reason(case);
+        let reason = verdicts::reason(case);
         let reason = match reason.is_empty() {
             true => String::new(),
             false => format!("{}: ", escape_markup(&reason)),

@@ -94,6 +94,13 @@ impl RunsProgress {
         }
     }
 
+    /// A run not asked (its case was decided): the bar counts it done.
+    pub fn skipped(&self) {
+        if let Some(bar) = &self.bar {
+            bar.inc(1);
+        }
+    }
+
     /// Updates the message: the counts and the slowest run going.
     fn redraw(&self) {
         let Some(bar) = &self.bar else { return };

@@ -309,6 +309,10 @@ pub struct CaseReport {
     pub passed_every_run: Option<bool>,
     /// Every run, in order.
     pub runs: Vec<RunReport>,
+    /// Runs not asked because the case was decided before them
+    /// (`--stop-when-decided`), and their turns.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub saved: Option<Saved>,
     /// Cube's grade of the case: its first run that did not pass, else
     /// its last run.
     #[serde(flatten, default)]
@@ -434,6 +438,19 @@ pub struct Report {
     /// Of the cases run more than once, how many passed every run.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub consistent: Option<Consistency>,
+    /// Runs not asked because their case was decided before them
+    /// (`--stop-when-decided`), and the turns they would have asked.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub saved: Option<Saved>,
+}
+
+/// What `--stop-when-decided` spared: runs not asked, and their turns.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Saved {
+    /// Runs not asked.
+    pub runs: usize,
+    /// The turns those runs would have asked.
+    pub turns: usize,
 }
 
 /// How consistent the agent was over repeated runs: of the `cases` run
@@ -499,7 +516,7 @@ impl CaseReport {
         let runs: Vec<RunReport> = runs.into_iter().map(RunReport::redacted).collect();
         let total = runs.len();
         let passed = runs.iter().filter(|run| run.status == Outcome::Passed).count();
-        let needed = (required_pass_rate * total as f64).ceil() as usize;
+        let needed = runs_to_pass(required_pass_rate, total);
         let first_error = runs.iter().find(|run| run.status == Outcome::Error);
         let any_failed = runs.iter().any(|run| run.status == Outcome::Failed);
         let (status, exit_code) = match (passed >= needed, any_failed, first_error) {
@@ -541,29 +558,17 @@ impl CaseReport {
             medians,
             passed_every_run: (total > 1).then_some(passed == total),
             runs,
+            saved: None,
         };
         case.cube = shown_run(&case).map(|run| run.cube.clone()).unwrap_or_default();
         case
     }
 }
 
-/// The run in one line, as the summary and the page head it: `accuracy
-/// 80% (8/10)` (Cube's accuracy when the suite is Cube's eval files),
-/// and whether it met `--min-accuracy`.
-pub fn headline(report: &Report) -> String {
-    let total = report.cases.len();
-    let mut line = match &report.accuracy {
-        Some(accuracy) => format!("accuracy {accuracy}"),
-        None => format!("accuracy {} ({}/{total})", percent(report.passed, total), report.passed),
-    };
-    if let Some(min) = report.min_accuracy {
-        let meets = match report.meets_min_accuracy() {
-            true => "meets",
-            false => "below",
-        };
-        line.push_str(&format!(", {meets} --min-accuracy {}", percent_of(min)));
-    }
-    line
+/// How many of `runs` must pass at `pass_rate` (a case passes with at
+/// least that many).
+pub fn runs_to_pass(pass_rate: f64, runs: usize) -> usize {
+    (pass_rate * runs as f64).ceil() as usize
 }
 
 /// The run of a case a person reads: its first that did not pass (the
@@ -573,57 +578,6 @@ pub fn shown_run(case: &CaseReport) -> Option<&RunReport> {
         .iter()
         .find(|run| run.status != Outcome::Passed)
         .or(case.runs.last())
-}
-
-/// Why a case did not pass, in a few words: Cube's score reason, else the
-/// exit code of an error; empty for a failed expectation (its analysis
-/// says it all).
-pub fn reason(case: &CaseReport) -> String {
-    match (case.cube.score_reason, case.status) {
-        (Some(reason), _) => reason.as_str().to_string(),
-        (None, Outcome::Error) => format!("exit {}", case.exit_code),
-        _ => String::new(),
-    }
-}
-
-/// What differs, for people: Cube's analysis, else the case's messages.
-pub fn analysis(case: &CaseReport) -> String {
-    case.cube.analysis.clone().unwrap_or_else(|| case.messages.join("; "))
-}
-
-/// What the cases came to, for people: `7 passed, 2 failed (1 to
-/// review), 1 errors in 2m10s, consistent 7/10` (`took`: how long).
-pub fn counts(report: &Report) -> String {
-    let took = crate::text::human(Duration::from_millis((report.time * 1000.0) as u64));
-    let reviews = report
-        .cases
-        .iter()
-        .filter(|case| case.cube.verdict == Some(Verdict::Review))
-        .count();
-    let reviews = match reviews {
-        0 => String::new(),
-        n => format!(" ({n} to review)"),
-    };
-    let consistent = report.consistent.map(|c| format!(", {c}")).unwrap_or_default();
-    format!(
-        "{} passed, {} failed{reviews}, {} errors in {took}{consistent}",
-        report.passed, report.failed, report.errors
-    )
-}
-
-/// `passed` of `total` as a whole percentage, as Cube shows accuracy
-/// (`80%`; `0%` of none).
-pub fn percent(passed: usize, total: usize) -> String {
-    match total {
-        0 => "0%".to_string(),
-        _ => percent_of(passed as f64 / total as f64),
-    }
-}
-
-/// A share as a percentage: `90%`, `87.5%`.
-pub fn percent_of(share: f64) -> String {
-    let percent = (share * 1000.0).round() / 10.0;
-    format!("{percent}%")
 }
 
 /// The accuracy of Cube's eval questions among `cases`, as Cube shows it
@@ -667,7 +621,13 @@ impl Report {
             run: None,
             baseline: None,
             min_accuracy: None,
+            saved: None,
         };
+        let saved: Vec<Saved> = report.cases.iter().filter_map(|case| case.saved).collect();
+        report.saved = (!saved.is_empty()).then(|| Saved {
+            runs: saved.iter().map(|saved| saved.runs).sum(),
+            turns: saved.iter().map(|saved| saved.turns).sum(),
+        });
         report.exit_code = report.failure().map_or(SUCCESS, Kind::exit_code);
         report
     }

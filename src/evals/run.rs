@@ -26,7 +26,7 @@ use crate::domain::{new_message_id, Limits, Network, Question};
 use crate::error::{fail, kind_of, Fault, Kind, SUCCESS};
 use crate::evals::grade::{grade, Miss, Reason, Sheet, Verdict};
 use crate::evals::progress::RunsProgress;
-use crate::evals::report::{seconds, CaseReport, Outcome, ReportSettings, RunReport};
+use crate::evals::report::{runs_to_pass, seconds, CaseReport, Outcome, ReportSettings, RunReport, Saved};
 use crate::evals::select::Selection;
 use crate::evals::suite::{Case, CaseOverrides, CaseTurn, GroundTruth, RowsSource};
 use crate::evals::verdicts::{self, tell};
@@ -76,6 +76,8 @@ pub struct CheckSettings {
     pub recording: Option<Recording>,
     /// The CI job the run is in, for its report's `run`.
     pub ci: Option<CiJob>,
+    /// `--stop-when-decided`: a case's repeats end once its verdict is known.
+    pub stop_when_decided: bool,
 }
 
 /// The run of a case whose `certifiedQuery` names no certified query:
@@ -91,6 +93,34 @@ fn not_asked(mut run: RunReport, case: &Case, name: &str) -> RunReport {
     run.cube.score_reason = Some(Reason::GroundTruthNotFound);
     run.cube.analysis = Some(analysis);
     run
+}
+
+/// How a case's runs came out so far, for `--stop-when-decided`: its
+/// passes, its other runs, and the runs not asked.
+#[derive(Default)]
+struct Tally {
+    passed: AtomicUsize,
+    missed: AtomicUsize,
+    skipped: AtomicUsize,
+}
+
+impl Tally {
+    /// Counts a finished run.
+    fn count(&self, status: Outcome) {
+        let counter = match status {
+            Outcome::Passed => &self.passed,
+            _ => &self.missed,
+        };
+        counter.fetch_add(1, Ordering::SeqCst);
+    }
+
+    /// True when the runs so far decide `case` at its pass rate: enough
+    /// passes, or too many misses for the remaining runs to make up.
+    fn decides(&self, case: &Case) -> bool {
+        let needed = runs_to_pass(case.pass_rate, case.repeat);
+        let (passed, missed) = (self.passed.load(Ordering::SeqCst), self.missed.load(Ordering::SeqCst));
+        passed >= needed || missed > case.repeat - needed
+    }
 }
 
 /// One run of one case: which case (its place among the selected ones),
@@ -248,6 +278,7 @@ impl<'a> Run<'a> {
             })
             .collect();
         let progress = RunsProgress::new(slots.len(), notes);
+        let tallies: Vec<Tally> = cases.iter().map(|_| Tally::default()).collect();
         let next = AtomicUsize::new(0);
         let results: Mutex<Vec<Option<RunReport>>> = Mutex::new(vec![None; slots.len()]);
         let work = || loop {
@@ -258,8 +289,15 @@ impl<'a> Run<'a> {
             let index = next.fetch_add(1, Ordering::SeqCst);
             let Some(&slot) = slots.get(index) else { break };
             let case = &cases[slot.case];
+            let tally = &tallies[slot.case];
+            if self.settings.stop_when_decided && tally.decides(case) {
+                tally.skipped.fetch_add(1, Ordering::SeqCst);
+                progress.skipped();
+                continue;
+            }
             progress.started(index, &case.name, slot.run + 1, slot.runs);
             let result = self.run_case(slot, case);
+            tally.count(result.status);
             // A run the stop ended says nothing: the run's one line does.
             let stopped = self.stop.stopped().is_some();
             progress.finished(index, result.status, || {
@@ -304,6 +342,11 @@ impl<'a> Run<'a> {
             let repeated = case_runs.len() > 1;
             let mut result = CaseReport::new(case.index, &case.name, case.pass_rate, case_runs);
             result.space = case.space.clone();
+            let skipped = tallies[position].skipped.load(Ordering::SeqCst);
+            result.saved = (skipped > 0).then(|| Saved {
+                runs: skipped,
+                turns: skipped * case.turns.len(),
+            });
             if repeated && self.stop.stopped().is_none() {
                 tell(notes, &verdicts::case_summary(&result));
             }

@@ -8,6 +8,7 @@
 use std::fmt::Write;
 
 use super::report::{self, Baseline, CaseReport, Outcome, Report};
+use super::verdicts;
 use crate::text::{markdown_text, shorten_to};
 
 /// How many characters of a reason, an analysis or a question a cell
@@ -21,9 +22,9 @@ pub fn markdown(report: &Report) -> String {
     let _ = writeln!(
         md,
         "**{}**: {} cases, {}\n",
-        cell(&report::headline(report)),
+        cell(&verdicts::headline(report)),
         report.cases.len(),
-        cell(&report::counts(report))
+        cell(&verdicts::counts(report))
     );
     md.push_str(&against_baseline(report));
     let missed: Vec<&CaseReport> = report
@@ -41,8 +42,8 @@ pub fn markdown(report: &Report) -> String {
                 "| {} | {} | {} | {} |",
                 cell(&case.name),
                 report::tag(case.status, case.cube.verdict),
-                cell(&report::reason(case)),
-                cell(&report::analysis(case))
+                cell(&verdicts::reason(case)),
+                cell(&verdicts::analysis(case))
             );
         }
         md.push('\n');

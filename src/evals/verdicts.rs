@@ -1,8 +1,13 @@
-//! The lines a `check` run prints for people on stderr: a verdict per run
+//! What a `check` run says to people: on stderr a verdict per run
 //! (`PASS  name  2.1s (first byte …; 1280 tokens, 3 LLM calls)`) and per
-//! repeated case, with their reasons, the first word painted.
+//! repeated case, with their reasons, the first word painted; and the
+//! phrases the stderr lines, the summary and the page share (the run's
+//! headline and counts, a case's reason and analysis).
 
-use super::report::{tag, CaseReport, RunReport, Usage};
+use std::time::Duration;
+
+use super::grade::Verdict;
+use super::report::{tag, CaseReport, Outcome, Report, RunReport, Usage};
 use crate::output::{Notes, Tone};
 
 /// Prints a verdict's lines, its first word (`PASS`, `FAIL`, `REVIEW`,
@@ -106,4 +111,84 @@ fn verdict_lines(tag: &str, name: &str, what: &str, messages: &[String], exit_co
         }
     }
     lines
+}
+
+/// The run in one line, as the summary and the page head it: `accuracy
+/// 80% (8/10)` (Cube's accuracy when the suite is Cube's eval files),
+/// and whether it met `--min-accuracy`.
+pub fn headline(report: &Report) -> String {
+    let total = report.cases.len();
+    let mut line = match &report.accuracy {
+        Some(accuracy) => format!("accuracy {accuracy}"),
+        None => format!("accuracy {} ({}/{total})", percent(report.passed, total), report.passed),
+    };
+    if let Some(min) = report.min_accuracy {
+        let meets = match report.meets_min_accuracy() {
+            true => "meets",
+            false => "below",
+        };
+        line.push_str(&format!(", {meets} --min-accuracy {}", percent_of(min)));
+    }
+    line
+}
+
+/// Why a case did not pass, in a few words: Cube's score reason, else the
+/// exit code of an error; empty for a failed expectation (its analysis
+/// says it all).
+pub fn reason(case: &CaseReport) -> String {
+    match (case.cube.score_reason, case.status) {
+        (Some(reason), _) => reason.as_str().to_string(),
+        (None, Outcome::Error) => format!("exit {}", case.exit_code),
+        _ => String::new(),
+    }
+}
+
+/// What differs, for people: Cube's analysis, else the case's messages.
+pub fn analysis(case: &CaseReport) -> String {
+    case.cube.analysis.clone().unwrap_or_else(|| case.messages.join("; "))
+}
+
+/// What the cases came to, for people: `7 passed, 2 failed (1 to
+/// review), 1 errors in 2m10s, consistent 7/10, 6 runs (6 turns) saved by
+/// --stop-when-decided` (`took`: how long).
+pub fn counts(report: &Report) -> String {
+    let took = crate::text::human(Duration::from_millis((report.time * 1000.0) as u64));
+    let reviews = report
+        .cases
+        .iter()
+        .filter(|case| case.cube.verdict == Some(Verdict::Review))
+        .count();
+    let reviews = match reviews {
+        0 => String::new(),
+        n => format!(" ({n} to review)"),
+    };
+    let consistent = report.consistent.map(|c| format!(", {c}")).unwrap_or_default();
+    let saved = report
+        .saved
+        .map(|saved| {
+            format!(
+                ", {} runs ({} turns) saved by --stop-when-decided",
+                saved.runs, saved.turns
+            )
+        })
+        .unwrap_or_default();
+    format!(
+        "{} passed, {} failed{reviews}, {} errors in {took}{consistent}{saved}",
+        report.passed, report.failed, report.errors
+    )
+}
+
+/// `passed` of `total` as a whole percentage, as Cube shows accuracy
+/// (`80%`; `0%` of none).
+pub fn percent(passed: usize, total: usize) -> String {
+    match total {
+        0 => "0%".to_string(),
+        _ => percent_of(passed as f64 / total as f64),
+    }
+}
+
+/// A share as a percentage: `90%`, `87.5%`.
+pub fn percent_of(share: f64) -> String {
+    let percent = (share * 1000.0).round() / 10.0;
+    format!("{percent}%")
 }

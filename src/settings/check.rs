@@ -78,6 +78,7 @@ impl Sources<'_> {
             data,
             network,
             ci: CiJob::from_vars(variable),
+            stop_when_decided: args.stop_when_decided,
         })
     }
 }

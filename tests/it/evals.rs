@@ -253,6 +253,48 @@ fn check_against(
 }
 
 #[test]
+fn stop_when_decided_asks_only_until_a_verdict_cannot_change() {
+    let path = suite(
+        r#"
+[[case]]
+name = "good"
+question = "Q"
+expect_answer = "revenue rose"
+repeat = 5
+pass_rate = 0.6
+
+[[case]]
+name = "bad"
+question = "Q"
+expect_answer = "revenue rose"
+repeat = 5
+pass_rate = 0.6
+"#,
+    );
+    // Chats 1-3 answer well, the next three not: with --jobs 1, three
+    // passes decide the first case and three failures the second.
+    let emu = Emulator::start();
+    emu.agent(|a| a.schedule = [[true; 3], [false; 3]].concat());
+    let report_file = path.with_file_name("decided.json");
+    let (code, stderr) = check_into(&emu, &["--jobs", "1", "--stop-when-decided"], &path, &report_file);
+    assert_eq!(code, Some(9), "{stderr}");
+    assert_eq!(emu.requests_on(Route::Chat).len(), 3 + 3, "{stderr}");
+    let report: Value = serde_json::from_slice(&std::fs::read(&report_file).unwrap()).unwrap();
+    assert_eq!(report["saved"], json!({"runs": 4, "turns": 4}));
+    let good = &report["cases"][0];
+    assert_eq!(
+        (&good["status"], &good["passedRuns"], &good["saved"]),
+        (&json!("passed"), &json!(3), &json!({"runs": 2, "turns": 2}))
+    );
+    assert_eq!(report["cases"][1]["status"], "failed");
+    assert_eq!(report["cases"][1]["runs"].as_array().unwrap().len(), 3);
+    assert!(
+        stderr.contains("4 runs (4 turns) saved by --stop-when-decided"),
+        "{stderr}"
+    );
+}
+
+#[test]
 fn a_report_says_what_was_tested_where_and_in_which_ci_job() {
     let emu = Emulator::start();
     let path = suite(
