@@ -489,7 +489,7 @@ _analyst() {
             return 0
             ;;
         analyst__subcmd__check)
-            opts="-j -o -v -q -h -V --jobs --repeat --pass-rate --max-seconds --max-tokens --max-llm-calls --certified --no-history --stop-when-decided --filter --shard --list --save --junit --tap --output --summary --jq --output-file --baseline --fail-on-regression --baseline-max-age --baseline-any --min-accuracy --chat-url --api-key-file --cube-token-file --data-url --external-id --internal-id --email --attr --group --security-context --persistent --ttl --timezone --no-authoring --connect-timeout --timeout --idle-timeout --retries --verbose --quiet --profile --color --help --version merge help"
+            opts="-j -o -v -q -h -V --jobs --repeat --pass-rate --max-seconds --max-tokens --max-llm-calls --certified --no-history --retry-errors --stop-when-decided --filter --shard --list --save --junit --tap --output --summary --jq --output-file --baseline --fail-on-regression --baseline-max-age --baseline-any --min-accuracy --chat-url --api-key-file --cube-token-file --data-url --external-id --internal-id --email --attr --group --security-context --persistent --ttl --timezone --no-authoring --connect-timeout --timeout --idle-timeout --retries --verbose --quiet --profile --color --help --version merge help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -520,6 +520,10 @@ _analyst() {
                     return 0
                     ;;
                 --max-llm-calls)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --retry-errors)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

@@ -236,6 +236,7 @@ set edit:completion:arg-completer[analyst] = {|@words|
             cand --max-seconds 'Fail a turn that takes more than SECONDS, overriding the suite''s max_seconds'
             cand --max-tokens 'Fail a turn whose __usage__ reports more than N totalTokens, overriding the suite''s max_tokens'
             cand --max-llm-calls 'Fail a turn whose __usage__ reports more than N llmCalls, overriding the suite''s max_llm_calls'
+            cand --retry-errors 'Ask again, of an earlier -o json REPORT of this suite, only the runs that ended in an error outside the agent''s answer (the service failing or unreachable, a reset, a case''s timeout, an agent crash); every other run keeps its verdict, and the report written is the merged one, each run asked again keeping the attempts it replaced'
             cand --filter 'Run only the cases whose name matches REGEX'
             cand --shard 'Run the K-th of N disjoint slices of the cases: sorted by name and dealt round-robin, so no shard has more than one case more than another, and the N shards together run every case once (for a CI matrix)'
             cand --save 'Keep each turn''s raw stream in DIR (replay it with ''ask --replay''); DIR is created 0700, each file 0600'

@@ -815,6 +815,10 @@ pub struct CheckArgs {
     #[arg(long)]
     pub no_history: bool,
 
+    /// Ask again, of an earlier -o json REPORT of this suite, only the runs that ended in an error outside the agent's answer (the service failing or unreachable, a reset, a case's timeout, an agent crash); every other run keeps its verdict, and the report written is the merged one, each run asked again keeping the attempts it replaced
+    #[arg(long, value_name = "REPORT", conflicts_with = "stop_when_decided")]
+    pub retry_errors: Option<PathBuf>,
+
     /// End a case's repeats once its verdict at its pass rate cannot change (--repeat 5 --pass-rate 0.6: three passes or three failures decide it); the report says how many runs that saved
     #[arg(long)]
     pub stop_when_decided: bool,
@@ -828,7 +832,7 @@ pub struct CheckArgs {
     pub shard: Option<String>,
 
     /// Print the cases the run would ask (after --filter, --shard, --certified), one a line: NAME, FILE:LINE and QUESTION separated by tabs; -o json prints an array of {name, space, question, source, groundTruth}. Sends nothing and needs no credentials
-    #[arg(long, conflicts_with_all = ["tap", "junit", "summary", "baseline", "save", "repeat", "stop_when_decided"])]
+    #[arg(long, conflicts_with_all = ["tap", "junit", "summary", "baseline", "save", "repeat", "stop_when_decided", "retry_errors"])]
     pub list: bool,
 
     /// Keep each turn's raw stream in DIR (replay it with 'ask --replay'); DIR is created 0700, each file 0600

@@ -16,6 +16,7 @@ use crate::error::{fail, Kind};
 use crate::evals::context::RunContext;
 use crate::evals::decide::Tier;
 use crate::evals::report::{self, seconds, Report};
+use crate::evals::retry::is_retryable;
 use crate::evals::run::Run;
 use crate::evals::select::{check_reports_apart, load};
 use crate::evals::verdicts::{self, tell};
@@ -36,12 +37,24 @@ pub fn run(settings: CheckSettings, notes: &Notes, out: &mut Out) -> Result<()> 
     let cases = load(&settings.selection, &settings.identity, Some(&settings.data), notes)?;
     check_reports_apart(&settings.selection, &cases, &settings.report.written())?;
     let baseline = read_baseline(&settings.report)?;
+    let earlier = settings
+        .retry_errors
+        .as_ref()
+        .map(|path| Report::read(path, "--retry-errors"))
+        .transpose()?;
+    if let Some(report) = &earlier {
+        let runs = report.cases.iter().flat_map(|case| &case.runs);
+        let again = runs.filter(|run| is_retryable(run)).count();
+        notes.info(&format!(
+            "--retry-errors: {again} runs ended in an error outside the answer; only they are asked again"
+        ));
+    }
     if let Some(dir) = &settings.save {
         create_private_folder(dir)
             .map_err(|err| crate::error::usage(format!("cannot create the --save folder {}: {err}", dir.display())))?;
     }
     let branch = RunContext::branch_of(cases.iter().map(|case| case.branch.as_deref()));
-    let results = Run::new(cases, &settings, started, notes)?.execute()?;
+    let results = Run::new(cases, &settings, started, notes, earlier)?.execute()?;
     let shard = settings.selection.shard.map(|(k, n)| format!("{k}/{n}"));
     let suite = settings.selection.suite.display().to_string();
     let time = seconds(started.elapsed());

@@ -19,6 +19,7 @@ pub mod grade;
 pub mod page;
 pub mod progress;
 pub mod report;
+pub mod retry;
 pub mod run;
 pub mod select;
 pub mod suite;

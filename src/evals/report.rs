@@ -115,6 +115,9 @@ pub struct RunReport {
     /// How Cube would grade it (a question of Cube's eval files).
     #[serde(flatten, default)]
     pub cube: CubeGrade,
+    /// The attempts this run replaced (`--retry-errors`), oldest first.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub earlier: Vec<RunReport>,
 }
 
 impl RunReport {
@@ -135,6 +138,7 @@ impl RunReport {
             usage: None,
             saved: Vec::new(),
             cube: CubeGrade::default(),
+            earlier: Vec::new(),
         }
     }
 
@@ -210,6 +214,8 @@ struct StoredRun {
     saved: Vec<String>,
     #[serde(flatten, default)]
     cube: CubeGrade,
+    #[serde(default)]
+    earlier: Vec<RunReport>,
 }
 
 impl From<StoredRun> for RunReport {
@@ -239,6 +245,7 @@ impl From<StoredRun> for RunReport {
             usage: stored.usage,
             saved: stored.saved,
             cube: stored.cube,
+            earlier: stored.earlier,
         }
     }
 }

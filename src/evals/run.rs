@@ -26,7 +26,8 @@ use crate::domain::{new_message_id, Limits, Network, Question};
 use crate::error::{fail, kind_of, Fault, Kind, SUCCESS};
 use crate::evals::grade::{grade, Miss, Reason, Sheet, Verdict};
 use crate::evals::progress::RunsProgress;
-use crate::evals::report::{runs_to_pass, seconds, CaseReport, Outcome, ReportSettings, RunReport, Saved};
+use crate::evals::report::{runs_to_pass, seconds, CaseReport, Outcome, Report, ReportSettings, RunReport, Saved};
+use crate::evals::retry::Earlier;
 use crate::evals::select::Selection;
 use crate::evals::suite::{Case, CaseOverrides, CaseTurn, GroundTruth, RowsSource};
 use crate::evals::verdicts::{self, tell};
@@ -78,6 +79,8 @@ pub struct CheckSettings {
     pub ci: Option<CiJob>,
     /// `--stop-when-decided`: a case's repeats end once its verdict is known.
     pub stop_when_decided: bool,
+    /// `--retry-errors REPORT`.
+    pub retry_errors: Option<PathBuf>,
 }
 
 /// The run of a case whose `certifiedQuery` names no certified query:
@@ -188,6 +191,9 @@ pub struct Run<'a> {
     truths: Vec<OnceLock<Fetched<Sheet>>>,
     /// The cases' images, read as their cases run.
     images: Images,
+    /// Each case as an earlier report has it (`--retry-errors`): only its
+    /// runs that errored are asked again; `None`: asked in full.
+    earlier: Vec<Option<Earlier>>,
 }
 
 /// What a turn may take: until when, why it ends then, and whether the
@@ -200,8 +206,15 @@ struct TurnTime {
 
 impl<'a> Run<'a> {
     /// A run of `cases` (the flags' overrides applied here, once) as
-    /// `settings` say, begun at `started`.
-    pub fn new(cases: Vec<Case>, settings: &'a CheckSettings, started: Instant, notes: &Notes) -> Result<Self> {
+    /// `settings` say, begun at `started`; with an `earlier` report
+    /// (`--retry-errors`), only its runs that errored are asked again.
+    pub fn new(
+        cases: Vec<Case>,
+        settings: &'a CheckSettings,
+        started: Instant,
+        notes: &Notes,
+        earlier: Option<Report>,
+    ) -> Result<Self> {
         let stop = Stop::default();
         let http = || -> Result<Http> { Ok(Http::new(settings.network.connect_timeout, notes)?.stopped_by(&stop)) };
         let chat = ChatSettings {
@@ -229,6 +242,14 @@ impl<'a> Run<'a> {
             .into_iter()
             .map(|case| case.overridden(&settings.overrides))
             .collect();
+        let mut earlier_cases = earlier.map(|report| report.cases).unwrap_or_default();
+        let earlier = cases
+            .iter()
+            .map(|case| {
+                let at = earlier_cases.iter().position(|earlier| earlier.name == case.name)?;
+                Some(Earlier::of(earlier_cases.swap_remove(at)))
+            })
+            .collect();
         Ok(Run {
             client: ChatClient::new(http()?, &chat),
             chat,
@@ -239,6 +260,7 @@ impl<'a> Run<'a> {
             references: cases.iter().map(|_| OnceLock::new()).collect(),
             truths: cases.iter().map(|_| OnceLock::new()).collect(),
             images: Images::default(),
+            earlier,
             cases,
             stop,
         })
@@ -270,7 +292,11 @@ impl<'a> Run<'a> {
             .iter()
             .enumerate()
             .flat_map(|(case, c)| {
-                (0..c.repeat).map(move |run| Slot {
+                let runs: Vec<usize> = match &self.earlier[case] {
+                    Some(earlier) => earlier.again.clone(),
+                    None => (0..c.repeat).collect(),
+                };
+                runs.into_iter().map(move |run| Slot {
                     case,
                     run,
                     runs: c.repeat,
@@ -339,6 +365,18 @@ impl<'a> Run<'a> {
             while let Some((result, _)) = runs.next_if(|(_, slot)| slot.case == position) {
                 case_runs.extend(result);
             }
+            let case_runs = match self.earlier[position].clone() {
+                // Nothing to ask again: its earlier verdict stands.
+                Some(earlier) if earlier.again.is_empty() => {
+                    by_case.push(CaseReport {
+                        index: case.index,
+                        ..earlier.case
+                    });
+                    continue;
+                }
+                Some(earlier) => earlier.merged(case_runs),
+                None => case_runs,
+            };
             let repeated = case_runs.len() > 1;
             let mut result = CaseReport::new(case.index, &case.name, case.pass_rate, case_runs);
             result.space = case.space.clone();

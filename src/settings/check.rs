@@ -79,6 +79,7 @@ impl Sources<'_> {
             network,
             ci: CiJob::from_vars(variable),
             stop_when_decided: args.stop_when_decided,
+            retry_errors: args.retry_errors,
         })
     }
 }

@@ -662,6 +662,12 @@ fn shards_together_run_every_case_once_and_filter_picks_by_name() {
 }
 
 /// A suite of cases named `case 1` … `case N`.
+/// The `status` of each case of a JSON report, in order.
+fn case_statuses(report: &Value) -> Vec<&str> {
+    let cases = report["cases"].as_array().map(Vec::as_slice).unwrap_or_default();
+    cases.iter().filter_map(|case| case["status"].as_str()).collect()
+}
+
 fn numbered(count: usize) -> ScratchFile {
     let text: String = (1..=count)
         .map(|i| format!("[[case]]\nname = \"case {i}\"\nquestion = \"Q{i}\"\n\n"))
@@ -854,12 +860,7 @@ fn a_failing_service_or_a_reset_is_one_cases_error_and_the_run_goes_on() {
     let stderr = String::from_utf8_lossy(&output.stderr);
     exits(&output, 6);
     let report: Value = serde_json::from_slice(&output.stdout).unwrap_or_else(|err| panic!("{err}: {stderr}"));
-    let statuses: Vec<&str> = report["cases"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|case| case["status"].as_str().unwrap())
-        .collect();
+    let statuses = case_statuses(&report);
     assert_eq!(statuses, ["error", "error", "passed", "passed"], "{stderr}");
     assert!(
         report["cases"][0]["messages"][0].as_str().unwrap().contains("503"),
@@ -868,6 +869,51 @@ fn a_failing_service_or_a_reset_is_one_cases_error_and_the_run_goes_on() {
     assert_eq!(emu.requests_on(Route::Chat).len(), 4);
     assert!(!stderr.contains("the run stopped"), "{stderr}");
     assert!(std::fs::read_to_string(&junit).unwrap().contains("<testcase"));
+}
+
+#[test]
+fn retry_errors_asks_again_only_the_runs_that_errored_outside_the_answer() {
+    let path = suite(
+        "[[case]]\nname = \"unlucky\"\nquestion = \"Q1\"\n\n[[case]]\nname = \"fine\"\nquestion = \"Q2\"\n\n[[case]]\nname = \"wrong\"\nquestion = \"Q3\"\nmin_rows = 500\n",
+    );
+    let emu = Emulator::start();
+    emu.script(Reply::status(503, "text/plain", "upstream down"));
+    let first = path.with_file_name("first.json");
+    let output = emu
+        .analyst()
+        .args(["check", "--jobs", "1", "--retries", "0", "-o", "json", "--output-file"])
+        .arg(&first)
+        .arg(&path)
+        .output()
+        .unwrap();
+    exits(&output, 9);
+    assert_eq!(emu.requests_on(Route::Chat).len(), 3);
+    // Only the run the 503 ended is asked again; the failed expectation
+    // and the pass keep their verdicts without a turn.
+    let output = emu
+        .analyst()
+        .args(["check", "--jobs", "1", "-o", "json", "--retry-errors"])
+        .arg(&first)
+        .arg(&path)
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    exits(&output, 9);
+    assert_eq!(emu.requests_on(Route::Chat).len(), 4, "{stderr}");
+    assert!(
+        stderr.contains("--retry-errors: 1 runs ended in an error outside the answer"),
+        "{stderr}"
+    );
+    let report: Value = serde_json::from_slice(&output.stdout).unwrap();
+    let statuses = case_statuses(&report);
+    assert_eq!(statuses, ["passed", "passed", "failed"]);
+    let unlucky = &report["cases"][0]["runs"][0];
+    assert_eq!(
+        (&unlucky["status"], &unlucky["earlier"][0]["exitCode"]),
+        (&json!("passed"), &json!(6))
+    );
+    assert!(unlucky["earlier"][0]["messages"][0].as_str().unwrap().contains("503"));
+    assert_eq!(report["cases"][2]["runs"][0]["earlier"], Value::Null);
 }
 
 #[test]

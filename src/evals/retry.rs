@@ -1,0 +1,122 @@
+//! `check --retry-errors REPORT`: pay only for what is unknown. Of an
+//! earlier run's report, only the runs that ended in an error for a cause
+//! outside the agent's answer (the service failing or unreachable, a reset
+//! connection, the case's own timeout, the agent crashing) are asked
+//! again; every other run keeps its verdict, and each run asked again
+//! keeps the attempts it replaces.
+
+use super::grade::Reason;
+use super::report::{CaseReport, Outcome, RunReport};
+use crate::error::Kind;
+
+/// Whether `run` ended in an error that says nothing of the agent's
+/// answer: asking again may give it a verdict. Not a failed expectation,
+/// a query of the agent's that failed, or a ground truth that failed or
+/// does not exist.
+pub fn is_retryable(run: &RunReport) -> bool {
+    if run.status != Outcome::Error {
+        return false;
+    }
+    match run.cube.score_reason {
+        Some(reason) => reason == Reason::AgentError,
+        None => matches!(
+            Kind::from_exit_code(run.exit_code),
+            Kind::Service | Kind::BadStream | Kind::Timeout
+        ),
+    }
+}
+
+/// A case of the earlier report, and which of its runs to ask again.
+#[derive(Clone, Debug)]
+pub struct Earlier {
+    /// The case as the earlier report has it.
+    pub case: CaseReport,
+    /// The runs to ask again, 0-based, in order.
+    pub again: Vec<usize>,
+}
+
+impl Earlier {
+    /// The case and the runs of it to ask again.
+    pub fn of(case: CaseReport) -> Earlier {
+        let again = case
+            .runs
+            .iter()
+            .enumerate()
+            .filter(|(_, run)| is_retryable(run))
+            .map(|(at, _)| at)
+            .collect();
+        Earlier { case, again }
+    }
+
+    /// The case's runs with each run asked again (`asked`, in the order
+    /// of [`Earlier::again`]) in place of the one it replaces, which it
+    /// keeps among its `earlier` attempts.
+    pub fn merged(self, asked: Vec<RunReport>) -> Vec<RunReport> {
+        let mut runs = self.case.runs;
+        for (at, mut run) in self.again.into_iter().zip(asked) {
+            let Some(slot) = runs.get_mut(at) else { continue };
+            let mut replaced = std::mem::replace(slot, RunReport::new(0));
+            run.earlier = std::mem::take(&mut replaced.earlier);
+            run.earlier.push(replaced);
+            *slot = run;
+        }
+        runs
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::evals::grade::Verdict;
+
+    fn run(number: usize, status: Outcome, exit_code: u8, reason: Option<Reason>) -> RunReport {
+        let mut run = RunReport::new(number);
+        run.status = status;
+        run.exit_code = exit_code;
+        if let Some(reason) = reason {
+            run.cube.verdict = Some(Verdict::Error);
+            run.cube.score_reason = Some(reason);
+        }
+        run
+    }
+
+    #[test]
+    fn only_errors_outside_the_answer_are_asked_again() {
+        assert!(is_retryable(&run(1, Outcome::Error, 6, None)));
+        assert!(is_retryable(&run(1, Outcome::Error, 124, None)));
+        assert!(is_retryable(&run(1, Outcome::Error, 7, None)));
+        assert!(is_retryable(&run(1, Outcome::Error, 9, Some(Reason::AgentError))));
+        assert!(!is_retryable(&run(1, Outcome::Error, 9, Some(Reason::QueryError))));
+        assert!(!is_retryable(&run(
+            1,
+            Outcome::Error,
+            9,
+            Some(Reason::GroundTruthQueryFailed)
+        )));
+        assert!(!is_retryable(&run(
+            1,
+            Outcome::Error,
+            9,
+            Some(Reason::GroundTruthNotFound)
+        )));
+        assert!(!is_retryable(&run(1, Outcome::Failed, 9, None)));
+        assert!(!is_retryable(&run(1, Outcome::Error, 3, None)));
+    }
+
+    #[test]
+    fn a_run_asked_again_keeps_the_attempts_it_replaces() {
+        let runs = vec![
+            run(1, Outcome::Passed, 0, None),
+            run(2, Outcome::Error, 6, None),
+            run(3, Outcome::Failed, 9, None),
+        ];
+        let case = CaseReport::new(1, "c", 1.0, runs);
+        let earlier = Earlier::of(case);
+        assert_eq!(earlier.again, [1]);
+        let merged = earlier.merged(vec![run(2, Outcome::Passed, 0, None)]);
+        let statuses: Vec<Outcome> = merged.iter().map(|run| run.status).collect();
+        assert_eq!(statuses, [Outcome::Passed, Outcome::Passed, Outcome::Failed]);
+        assert_eq!(merged[1].earlier.len(), 1);
+        assert_eq!((merged[1].earlier[0].run, merged[1].earlier[0].exit_code), (2, 6));
+    }
+}
