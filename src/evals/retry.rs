@@ -69,10 +69,10 @@ mod tests {
     use super::*;
     use crate::evals::grade::Verdict;
 
-    fn run(number: usize, status: Outcome, exit_code: u8, reason: Option<Reason>) -> RunReport {
+    fn run(number: usize, status: Outcome, kind: Option<Kind>, reason: Option<Reason>) -> RunReport {
         let mut run = RunReport::new(number);
         run.status = status;
-        run.exit_code = exit_code;
+        run.exit_code = kind.map_or(crate::error::SUCCESS, Kind::exit_code);
         if let Some(reason) = reason {
             run.cube.verdict = Some(Verdict::Error);
             run.cube.score_reason = Some(reason);
@@ -82,41 +82,39 @@ mod tests {
 
     #[test]
     fn only_errors_outside_the_answer_are_asked_again() {
-        assert!(is_retryable(&run(1, Outcome::Error, 6, None)));
-        assert!(is_retryable(&run(1, Outcome::Error, 124, None)));
-        assert!(is_retryable(&run(1, Outcome::Error, 7, None)));
-        assert!(is_retryable(&run(1, Outcome::Error, 9, Some(Reason::AgentError))));
-        assert!(!is_retryable(&run(1, Outcome::Error, 9, Some(Reason::QueryError))));
-        assert!(!is_retryable(&run(
-            1,
-            Outcome::Error,
-            9,
-            Some(Reason::GroundTruthQueryFailed)
-        )));
-        assert!(!is_retryable(&run(
-            1,
-            Outcome::Error,
-            9,
-            Some(Reason::GroundTruthNotFound)
-        )));
-        assert!(!is_retryable(&run(1, Outcome::Failed, 9, None)));
-        assert!(!is_retryable(&run(1, Outcome::Error, 3, None)));
+        let error = |kind: Kind, reason: Option<Reason>| run(1, Outcome::Error, Some(kind), reason);
+        assert!(is_retryable(&error(Kind::Service, None)));
+        assert!(is_retryable(&error(Kind::Timeout, None)));
+        assert!(is_retryable(&error(Kind::BadStream, None)));
+        assert!(is_retryable(&error(Kind::Expectation, Some(Reason::AgentError))));
+        for reason in [
+            Reason::QueryError,
+            Reason::GroundTruthQueryFailed,
+            Reason::GroundTruthNotFound,
+        ] {
+            assert!(!is_retryable(&error(Kind::Expectation, Some(reason))), "{reason:?}");
+        }
+        assert!(!is_retryable(&run(1, Outcome::Failed, Some(Kind::Expectation), None)));
+        assert!(!is_retryable(&error(Kind::Auth, None)));
     }
 
     #[test]
     fn a_run_asked_again_keeps_the_attempts_it_replaces() {
         let runs = vec![
-            run(1, Outcome::Passed, 0, None),
-            run(2, Outcome::Error, 6, None),
-            run(3, Outcome::Failed, 9, None),
+            run(1, Outcome::Passed, None, None),
+            run(2, Outcome::Error, Some(Kind::Service), None),
+            run(3, Outcome::Failed, Some(Kind::Expectation), None),
         ];
         let case = CaseReport::new(1, "c", 1.0, runs);
         let earlier = Earlier::of(case);
         assert_eq!(earlier.again, [1]);
-        let merged = earlier.merged(vec![run(2, Outcome::Passed, 0, None)]);
+        let merged = earlier.merged(vec![run(2, Outcome::Passed, None, None)]);
         let statuses: Vec<Outcome> = merged.iter().map(|run| run.status).collect();
         assert_eq!(statuses, [Outcome::Passed, Outcome::Passed, Outcome::Failed]);
-        assert_eq!(merged[1].earlier.len(), 1);
-        assert_eq!((merged[1].earlier[0].run, merged[1].earlier[0].exit_code), (2, 6));
+        let replaced = &merged[1].earlier;
+        assert_eq!(replaced.len(), 1);
+        let attempt = replaced.first().expect("the attempt replaced");
+        assert_eq!(attempt.run, 2);
+        assert_eq!(Kind::from_exit_code(attempt.exit_code), Kind::Service);
     }
 }
