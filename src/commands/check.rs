@@ -12,6 +12,7 @@ use std::time::Instant;
 
 use anyhow::Result;
 
+use crate::domain::without_credentials;
 use crate::error::{fail, Kind};
 use crate::evals::context::RunContext;
 use crate::evals::decide::Tier;
@@ -43,6 +44,14 @@ pub fn run(settings: CheckSettings, notes: &Notes, out: &mut Out) -> Result<()> 
         .map(|path| Report::read(path, "--retry-errors"))
         .transpose()?;
     if let Some(report) = &earlier {
+        // Its verdicts stand for this run's: they must be of the same agent.
+        let asked = report.run.as_ref().map(|run| run.chat_url.as_str());
+        let here = without_credentials(settings.url.as_str());
+        if let Some(other) = asked.filter(|asked| *asked != here) {
+            return Err(crate::error::usage(format!(
+                "--retry-errors: that report asked {other}, this run asks {here}: retry a report of the same agent"
+            )));
+        }
         let runs = report.cases.iter().flat_map(|case| &case.runs);
         let again = runs.filter(|run| is_retryable(run)).count();
         notes.info(&format!(

@@ -914,6 +914,24 @@ fn retry_errors_asks_again_only_the_runs_that_errored_outside_the_answer() {
     );
     assert!(unlucky["earlier"][0]["messages"][0].as_str().unwrap().contains("503"));
     assert_eq!(report["cases"][2]["runs"][0]["earlier"], Value::Null);
+    // A report of another agent is refused: its verdicts would stand for this one's.
+    let mut other: Value = serde_json::from_slice(&std::fs::read(&first).unwrap()).unwrap();
+    other["run"]["chatUrl"] = json!("https://elsewhere.example/api/v1/public/x/agents/9/chat/stream-chat-state");
+    std::fs::write(&first, other.to_string()).unwrap();
+    let output = emu
+        .analyst()
+        .args(["check", "--retry-errors"])
+        .arg(&first)
+        .arg(&path)
+        .output()
+        .unwrap();
+    exits(&output, 2);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        stderr.starts_with("analyst: error: --retry-errors: that report asked https://elsewhere.example/"),
+        "{stderr}"
+    );
+    assert_eq!(emu.requests_on(Route::Chat).len(), 4);
 }
 
 #[test]
