@@ -1,16 +1,20 @@
 //! The HTML page of a `check` report (`-o html`): one self-contained,
 //! offline and inert page, under the rules of `ask -o html` (no script,
 //! nothing loaded from anywhere, a Content-Security-Policy that forbids
-//! both): the run in one line, the comparison with a baseline, a chart of the verdicts per space drawn by
-//! the same Vega engine as `-o svg`, a table of the cases, then each case
-//! with its question, the agent's answer (Markdown made inert), its SQL,
-//! the ground truth, the verdict and the analysis.
+//! both): the run in one line, the comparison with a baseline, a chart
+//! of the verdicts per space drawn by the same Vega engine as `-o svg`
+//! (600 px wide, 11 px text), then the cases in triage order (regressions,
+//! then what did not pass, then the passes, collapsed; a checkbox shows
+//! failures only, with CSS alone): a table with each case's median time,
+//! tokens and chat id, then each case with its question, the agent's
+//! answer (Markdown made inert), its SQL, the ground truth, the verdict and
+//! the analysis.
 
 use std::fmt::Write;
 
 use serde_json::json;
 
-use super::report::{self, Baseline, CaseReport, Report};
+use super::report::{self, Baseline, CaseReport, Outcome, Report};
 use super::verdicts;
 use crate::output::Notes;
 use crate::render::draw;
@@ -25,10 +29,18 @@ const VERDICTS: [(&str, &str); 4] = [
     ("error", "#8250df"),
 ];
 
+/// The width of the verdicts chart's plot, in pixels.
+const CHART_WIDTH: u32 = 600;
+
+/// The size of the chart's text, in pixels.
+const CHART_TEXT: u32 = 11;
+
 /// The page's own styles, beside those of every inert page.
 const STYLE: &str = "<style>.tag{font-weight:600;font-size:.8rem;padding:.1rem .4rem;border-radius:4px;color:#fff}\
 .tag.pass{background:#1a7f37}.tag.fail{background:#cf222e}.tag.review{background:#9a6700}.tag.error{background:#8250df}\
-section.case{border-top:1px solid #d0d7de;margin-top:1.5rem}.question{font-weight:600}</style>\n";
+section.case{border-top:1px solid #d0d7de;margin-top:1.5rem}.question{font-weight:600}\
+details.passed>summary{cursor:pointer;margin-top:.8rem}\
+#failures-only:checked~.cases .passed{display:none}</style>\n";
 
 /// The page of `report`; a chart that cannot be drawn is a note on the
 /// page and a warning through `notes`.
@@ -44,25 +56,80 @@ pub fn html(report: &Report, notes: &Notes) -> String {
     );
     body.push_str(&against_baseline(report));
     body.push_str(&chart(report, notes));
+    // Triage order: regressions first, then what did not pass, then the
+    // passes (collapsed); within each, suite order. A checkbox hides the
+    // passes with CSS alone.
+    let mut cases: Vec<(usize, &CaseReport)> = report
+        .cases
+        .iter()
+        .enumerate()
+        .map(|(at, case)| (at + 1, case))
+        .collect();
+    cases.sort_by_key(|(_, case)| triage_rank(report, case));
     body.push_str(
-        "<table>\n<thead><tr><th>case</th><th>verdict</th><th>reason</th><th>analysis</th></tr></thead>\n<tbody>\n",
+        "<input type=\"checkbox\" id=\"failures-only\"/> <label for=\"failures-only\">failures only</label>\n<div class=\"cases\">\n",
     );
-    for (number, case) in report.cases.iter().enumerate() {
+    body.push_str(
+        "<table>\n<thead><tr><th>case</th><th>verdict</th><th>reason</th><th>analysis</th><th>median time</th><th>tokens</th><th>chat</th></tr></thead>\n<tbody>\n",
+    );
+    for &(number, case) in &cases {
+        let chat = report::shown_run(case)
+            .and_then(|run| run.chat_id.as_deref())
+            .unwrap_or("");
         let _ = writeln!(
             body,
-            "<tr><td><a href=\"#case-{}\">{}</a></td><td>{}</td><td>{}</td><td>{}</td></tr>",
-            number + 1,
+            "<tr{}><td><a href=\"#case-{number}\">{}</a></td><td>{}</td><td>{}</td><td>{}</td><td>{:.1}s</td><td>{}</td><td>{}</td></tr>",
+            passed_class(case),
             escape_markup(&case.name),
             tag(case),
             escape_markup(&verdicts::reason(case)),
-            escape_markup(&verdicts::analysis(case))
+            escape_markup(&verdicts::analysis(case)),
+            case.medians.duration,
+            case.medians.total_tokens.map_or(String::new(), |tokens| format!("{tokens}")),
+            escape_markup(chat)
         );
     }
     body.push_str("</tbody>\n</table>\n");
-    for (number, case) in report.cases.iter().enumerate() {
-        body.push_str(&case_section(number + 1, case));
+    for &(number, case) in &cases {
+        let section = case_section(number, case);
+        match case.status {
+            Outcome::Passed => {
+                let _ = write!(
+                    body,
+                    "<details class=\"passed\"><summary>{} {}</summary>\n{section}</details>\n",
+                    tag(case),
+                    escape_markup(&case.name)
+                );
+            }
+            _ => body.push_str(&section),
+        }
     }
+    body.push_str("</div>\n");
     inert_page(&format!("analyst check: {}", report.suite), &body)
+}
+
+/// Where a case comes in triage: 0 a regression against the baseline, 1
+/// any other case that did not pass, 2 a pass.
+fn triage_rank(report: &Report, case: &CaseReport) -> u8 {
+    let regressed = report.baseline.as_ref().is_some_and(|baseline| {
+        baseline
+            .regressions
+            .iter()
+            .any(|regression| regression.name == case.name)
+    });
+    match (regressed, case.status) {
+        (true, _) => 0,
+        (false, Outcome::Passed) => 2,
+        (false, _) => 1,
+    }
+}
+
+/// ` class="passed"` for a case that passed (the view of failures only hides it).
+fn passed_class(case: &CaseReport) -> &'static str {
+    match case.status {
+        Outcome::Passed => " class=\"passed\"",
+        _ => "",
+    }
 }
 
 /// The comparison with the baseline, when there is one: the suite's tier,
@@ -166,6 +233,13 @@ fn chart(report: &Report, notes: &Notes) -> String {
     let spec = json!({
         "$schema": "https://vega.github.io/schema/vega-lite/v6.json",
         "title": "Verdicts per space",
+        // Wide enough, and text large enough, to read on a page.
+        "width": CHART_WIDTH,
+        "config": {
+            "axis": {"labelFontSize": CHART_TEXT, "titleFontSize": CHART_TEXT},
+            "legend": {"labelFontSize": CHART_TEXT, "titleFontSize": CHART_TEXT},
+            "title": {"fontSize": CHART_TEXT + 2},
+        },
         "data": {"values": values},
         "mark": "bar",
         "encoding": {

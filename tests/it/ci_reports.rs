@@ -307,6 +307,34 @@ fn the_html_report_is_one_inert_page_with_every_case_in_a_real_browser() {
         chart.contains("<svg") && chart.contains("Verdicts per space"),
         "{chart}"
     );
+    // Wide enough to read, with text of at least 11 px.
+    let width: f64 = chart
+        .split("width=\"")
+        .nth(1)
+        .and_then(|rest| rest.split('"').next())
+        .and_then(|width| width.parse().ok())
+        .expect("the chart's width");
+    assert!(width >= 600.0, "{width} px wide");
+    assert!(
+        !chart.contains("font-size=\"10px\"") && chart.contains("font-size=\"11px\""),
+        "{chart}"
+    );
+    // Triage order: what did not pass first, the passes after it,
+    // collapsed, and a view of failures only that needs no script.
+    let sections: Vec<&str> = dom.split("<section class=\"case\"").skip(1).collect();
+    let passed_from = sections
+        .iter()
+        .position(|section| section.contains(">PASS</span>"))
+        .expect("a passing case");
+    assert!(passed_from > 0, "a case that did not pass comes first");
+    assert!(
+        sections[passed_from..]
+            .iter()
+            .all(|section| section.contains(">PASS</span>")),
+        "every pass after every failure"
+    );
+    assert!(dom.contains("<details class=\"passed\"><summary>"), "{dom}");
+    assert!(dom.contains("<input type=\"checkbox\" id=\"failures-only\""), "{dom}");
     // Every case, with its question, the SQL on both sides and the verdict.
     for (name, tag) in [
         ("orders_by_region", "PASS"),
