@@ -54,6 +54,21 @@ pub fn html(report: &Report, notes: &Notes) -> String {
         report.cases.len(),
         escape_markup(&verdicts::counts(report))
     );
+    if let Some(run) = &report.run {
+        let job = run
+            .ci
+            .as_ref()
+            .and_then(|ci| ci.run_url.as_deref())
+            // A link only to a web page: never a script's scheme.
+            .filter(|url| url.starts_with("https://") || url.starts_with("http://"))
+            .map(|url| format!(" (<a href=\"{}\">the CI job</a>)", escape_markup(url)))
+            .unwrap_or_default();
+        let _ = writeln!(
+            body,
+            "<p class=\"tested\">Tested: {}{job}</p>",
+            escape_markup(&verdicts::tested(run))
+        );
+    }
     body.push_str(&against_baseline(report));
     body.push_str(&chart(report, notes));
     // Triage order: regressions first, then what did not pass, then the

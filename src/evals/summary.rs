@@ -26,6 +26,9 @@ pub fn markdown(report: &Report) -> String {
         report.cases.len(),
         cell(&verdicts::counts(report))
     );
+    if let Some(run) = &report.run {
+        let _ = writeln!(md, "Tested: {}\n", cell(&verdicts::tested(run)));
+    }
     md.push_str(&against_baseline(report));
     let missed: Vec<&CaseReport> = report
         .cases

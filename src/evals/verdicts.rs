@@ -6,6 +6,7 @@
 
 use std::time::Duration;
 
+use super::context::RunContext;
 use super::grade::Verdict;
 use super::report::{tag, CaseReport, Outcome, Report, RunReport, Usage};
 use crate::output::{Notes, Tone};
@@ -191,4 +192,37 @@ pub fn percent(passed: usize, total: usize) -> String {
 pub fn percent_of(share: f64) -> String {
     let percent = (share * 1000.0).round() / 10.0;
     format!("{percent}%")
+}
+
+/// What a run tested, where and when, in one sentence: `asked
+/// https://…/agents/7/chat/stream-chat-state on branch dev as external user
+/// ci-bot, from 2026-11-27T09:00:00Z for 42.1s, with analyst 1.0.0; in
+/// github-actions acme/agents at 0123abc (refs/pull/7/merge)`.
+pub fn tested(run: &RunContext) -> String {
+    let mut sentence = format!("asked {}", run.chat_url);
+    if let Some(branch) = &run.branch {
+        sentence.push_str(&format!(" on branch {branch}"));
+    }
+    if let Some(identity) = &run.identity {
+        sentence.push_str(&format!(" as {identity}"));
+    }
+    sentence.push_str(&format!(
+        ", from {} for {:.1}s, with analyst {}",
+        run.started_at, run.seconds, run.analyst_version
+    ));
+    if let Some(shard) = &run.shard {
+        sentence.push_str(&format!(", shard {shard}"));
+    }
+    if let Some(ci) = &run.ci {
+        sentence.push_str(&format!("; in {}", ci.provider));
+        for (before, part) in [(" ", &ci.repository), (" at ", &ci.commit)] {
+            if let Some(part) = part {
+                sentence.push_str(&format!("{before}{part}"));
+            }
+        }
+        if let Some(git_ref) = &ci.git_ref {
+            sentence.push_str(&format!(" ({git_ref})"));
+        }
+    }
+    sentence
 }

@@ -332,6 +332,29 @@ branch = "dev"
     assert!(run["seconds"].as_f64().unwrap() >= 0.0);
     let started = chrono::DateTime::parse_from_rfc3339(run["startedAt"].as_str().unwrap()).unwrap();
     assert!((chrono::Utc::now() - started.with_timezone(&chrono::Utc)).num_minutes() < 5);
+    // The summary and the page say it in one sentence, the page with a
+    // link to the CI job.
+    let report_file = path.with_file_name("tested.json");
+    std::fs::write(&report_file, &output.stdout).unwrap();
+    let render = |mode: &str| {
+        let output = emu
+            .analyst()
+            .args(["check", "merge", "-o", mode])
+            .arg(&report_file)
+            .output()
+            .unwrap();
+        String::from_utf8_lossy(&output.stdout).into_owned()
+    };
+    let page = render("html");
+    assert!(page.contains(" on branch dev as external user ci-bot, from "), "{page}");
+    assert!(
+        page.contains("; in github-actions acme/agents at 0123abc (refs/pull/7/merge) (<a href=\"https://github.com/acme/agents/actions/runs/42\">the CI job</a>)</p>"),
+        "{page}"
+    );
+    assert!(
+        render("markdown").contains("Tested: asked http"),
+        "the summary says it too"
+    );
     // Outside CI, no job.
     let output = emu.analyst().args(["check", "-o", "json"]).arg(&path).output().unwrap();
     let report: Value = serde_json::from_slice(&output.stdout).unwrap();
