@@ -17,7 +17,6 @@ use crate::error::{fail, Kind};
 use crate::evals::context::RunContext;
 use crate::evals::decide::Tier;
 use crate::evals::report::{self, seconds, Report};
-use crate::evals::retry::is_retryable;
 use crate::evals::run::Run;
 use crate::evals::select::{check_reports_apart, load};
 use crate::evals::verdicts::{self, tell};
@@ -52,11 +51,6 @@ pub fn run(settings: CheckSettings, notes: &Notes, out: &mut Out) -> Result<()> 
                 "--retry-errors: that report asked {other}, this run asks {here}: retry a report of the same agent"
             )));
         }
-        let runs = report.cases.iter().flat_map(|case| &case.runs);
-        let again = runs.filter(|run| is_retryable(run)).count();
-        notes.info(&format!(
-            "--retry-errors: {again} runs ended in an error outside the answer; only they are asked again"
-        ));
     }
     if let Some(dir) = &settings.save {
         create_private_folder(dir)
@@ -160,25 +154,14 @@ fn publish(
 fn tell_comparison(report: &Report, notes: &Notes) {
     let Some(baseline) = &report.baseline else { return };
     if let Some(why) = &baseline.unreliable {
-        let gates = match baseline.gates {
-            true => "trusted with --baseline-any",
-            false => "it gates nothing (--baseline-any trusts it)",
-        };
         notes.painted(
             Tone::Warning,
             "unreliable baseline",
-            &format!(" {}: {why}; {gates}", baseline.file),
+            &format!(" {}: {why}; {}", baseline.file, baseline.trust()),
             true,
         );
     }
-    let tiers = [
-        Tier::Regression,
-        Tier::PossibleRegression,
-        Tier::Improvement,
-        Tier::Stable,
-        Tier::InsufficientData,
-    ];
-    let counted: Vec<String> = tiers
+    let counted: Vec<String> = Tier::ALL
         .iter()
         .filter_map(
             |&tier| match baseline.cases.iter().filter(|case| case.tier == tier).count() {

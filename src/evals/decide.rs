@@ -9,6 +9,8 @@
 //! with too few runs for p < 0.05 whatever happened, the tier is
 //! `insufficient data`, with the repeats that would do.
 
+use std::cmp::Ordering;
+
 use serde::{Deserialize, Serialize};
 use statrs::distribution::{Binomial, DiscreteCDF, Hypergeometric};
 
@@ -46,6 +48,15 @@ pub enum Tier {
 }
 
 impl Tier {
+    /// Every tier, worst first: the order they are counted in.
+    pub const ALL: [Tier; 5] = [
+        Tier::Regression,
+        Tier::PossibleRegression,
+        Tier::Improvement,
+        Tier::Stable,
+        Tier::InsufficientData,
+    ];
+
     /// The tier as people and the JSON report spell it.
     pub fn as_str(self) -> &'static str {
         match self {
@@ -166,7 +177,7 @@ impl CaseTier {
     /// and `insufficient data`, something else changed, or a pass rate
     /// that dropped however little the runs tell.
     pub fn worth_telling(&self) -> bool {
-        let dropped = self.now.passed * self.before.runs < self.before.passed * self.now.runs;
+        let dropped = change(self.before, self.now) == Ordering::Less;
         !matches!(self.tier, Tier::Stable | Tier::InsufficientData) || !self.changes.is_empty() || dropped
     }
 }
@@ -199,13 +210,13 @@ pub const CASES_NEEDED: u64 = 5;
 impl SuiteTier {
     /// Classes the suite by the cases' pass rates before and now.
     pub fn new(cases: &[(Counts, Counts)]) -> SuiteTier {
-        let compared: Vec<(f64, f64)> = cases
+        let compared: Vec<Ordering> = cases
             .iter()
             .filter(|(before, now)| before.runs > 0 && now.runs > 0)
-            .map(|(before, now)| (rate(*before), rate(*now)))
+            .map(|(before, now)| change(*before, *now))
             .collect();
-        let worse = compared.iter().filter(|(before, now)| now < before).count() as u64;
-        let better = compared.iter().filter(|(before, now)| now > before).count() as u64;
+        let count_of = |wanted: Ordering| compared.iter().filter(|&&change| change == wanted).count() as u64;
+        let (worse, better) = (count_of(Ordering::Less), count_of(Ordering::Greater));
         let (p_worse, p_better) = sign_test(worse, better);
         let count = compared.len() as u64;
         SuiteTier {
@@ -248,8 +259,10 @@ fn tier_p(tier: Tier, p_worse: f64, p_better: f64) -> f64 {
     }
 }
 
-fn rate(counts: Counts) -> f64 {
-    counts.passed as f64 / counts.runs as f64
+/// How the pass rate changed from `before` to `now` (`Less`: it
+/// dropped), compared in whole numbers: `passed / runs` crosswise.
+fn change(before: Counts, now: Counts) -> Ordering {
+    (now.passed * before.runs).cmp(&(before.passed * now.runs))
 }
 
 /// A p-value for people: two significant figures (`0.024`, `0.5`, `1`).

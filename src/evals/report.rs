@@ -356,11 +356,15 @@ impl Baseline {
     /// sentence; `None` when it is reliable.
     pub fn distrust(&self) -> Option<String> {
         let why = self.unreliable.as_ref()?;
-        let gates = match self.gates {
+        Some(format!("Unreliable baseline: {why}; {}.", self.trust()))
+    }
+
+    /// Whether an unreliable baseline gates all the same, for people.
+    pub fn trust(&self) -> &'static str {
+        match self.gates {
             true => "trusted with --baseline-any",
-            false => "it gates nothing",
-        };
-        Some(format!("Unreliable baseline: {why}; {gates}."))
+            false => "it gates nothing (--baseline-any trusts it)",
+        }
     }
 
     /// The cases worth a look (see [`CaseTier::worth_telling`]), a row of

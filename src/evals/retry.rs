@@ -1,12 +1,16 @@
-//! `check --retry-errors REPORT`: pay only for what is unknown. Of an
+//! Pay only for what is unknown. `check --retry-errors REPORT`: of an
 //! earlier run's report, only the runs that ended in an error for a cause
 //! outside the agent's answer (the service failing or unreachable, a reset
 //! connection, the case's own timeout, the agent crashing) are asked
 //! again; every other run keeps its verdict, and each run asked again
-//! keeps the attempts it replaces.
+//! keeps the attempts it replaces. `--stop-when-decided`: a case's repeats
+//! end once its verdict cannot change ([`Tally`]).
+
+use std::sync::atomic::{AtomicUsize, Ordering};
 
 use super::grade::Reason;
-use super::report::{CaseReport, Outcome, RunReport};
+use super::report::{runs_to_pass, CaseReport, Outcome, RunReport};
+use super::suite::Case;
 use crate::error::Kind;
 
 /// Whether `run` ended in an error that says nothing of the agent's
@@ -27,7 +31,7 @@ pub fn is_retryable(run: &RunReport) -> bool {
 }
 
 /// A case of the earlier report, and which of its runs to ask again.
-#[derive(Clone, Debug)]
+#[derive(Debug)]
 pub struct Earlier {
     /// The case as the earlier report has it.
     pub case: CaseReport,
@@ -61,6 +65,45 @@ impl Earlier {
             *slot = run;
         }
         runs
+    }
+}
+
+/// How a case's runs came out so far, for `--stop-when-decided`: its
+/// passes, its other runs, and the runs not asked.
+#[derive(Default)]
+pub struct Tally {
+    passed: AtomicUsize,
+    missed: AtomicUsize,
+    skipped: AtomicUsize,
+}
+
+impl Tally {
+    /// Counts a run not asked: its case was decided before it.
+    pub fn skip(&self) {
+        self.skipped.fetch_add(1, Ordering::SeqCst);
+    }
+
+    /// How many runs were not asked.
+    pub fn skipped(&self) -> usize {
+        self.skipped.load(Ordering::SeqCst)
+    }
+
+    /// Counts a finished run.
+    pub fn count(&self, status: Outcome) {
+        let counter = match status {
+            Outcome::Passed => &self.passed,
+            _ => &self.missed,
+        };
+        counter.fetch_add(1, Ordering::SeqCst);
+    }
+
+    /// True when the runs so far decide `case` at its pass rate: enough
+    /// passes, or too many misses for the remaining runs to make up. A
+    /// case is always asked at least once (`pass_rate = 0` needs no pass).
+    pub fn decides(&self, case: &Case) -> bool {
+        let needed = runs_to_pass(case.pass_rate, case.repeat);
+        let (passed, missed) = (self.passed.load(Ordering::SeqCst), self.missed.load(Ordering::SeqCst));
+        passed + missed > 0 && (passed >= needed || missed > case.repeat - needed)
     }
 }
 

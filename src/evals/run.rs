@@ -26,8 +26,8 @@ use crate::domain::{new_message_id, Limits, Network, Question};
 use crate::error::{fail, kind_of, Fault, Kind, SUCCESS};
 use crate::evals::grade::{grade, Miss, Reason, Sheet, Verdict};
 use crate::evals::progress::RunsProgress;
-use crate::evals::report::{runs_to_pass, seconds, CaseReport, Outcome, Report, ReportSettings, RunReport, Saved};
-use crate::evals::retry::Earlier;
+use crate::evals::report::{seconds, CaseReport, Outcome, Report, ReportSettings, RunReport, Saved};
+use crate::evals::retry::{Earlier, Tally};
 use crate::evals::select::Selection;
 use crate::evals::suite::{Case, CaseOverrides, CaseTurn, GroundTruth, RowsSource};
 use crate::evals::verdicts::{self, tell};
@@ -96,34 +96,6 @@ fn not_asked(mut run: RunReport, case: &Case, name: &str) -> RunReport {
     run.cube.score_reason = Some(Reason::GroundTruthNotFound);
     run.cube.analysis = Some(analysis);
     run
-}
-
-/// How a case's runs came out so far, for `--stop-when-decided`: its
-/// passes, its other runs, and the runs not asked.
-#[derive(Default)]
-struct Tally {
-    passed: AtomicUsize,
-    missed: AtomicUsize,
-    skipped: AtomicUsize,
-}
-
-impl Tally {
-    /// Counts a finished run.
-    fn count(&self, status: Outcome) {
-        let counter = match status {
-            Outcome::Passed => &self.passed,
-            _ => &self.missed,
-        };
-        counter.fetch_add(1, Ordering::SeqCst);
-    }
-
-    /// True when the runs so far decide `case` at its pass rate: enough
-    /// passes, or too many misses for the remaining runs to make up.
-    fn decides(&self, case: &Case) -> bool {
-        let needed = runs_to_pass(case.pass_rate, case.repeat);
-        let (passed, missed) = (self.passed.load(Ordering::SeqCst), self.missed.load(Ordering::SeqCst));
-        passed >= needed || missed > case.repeat - needed
-    }
 }
 
 /// One run of one case: which case (its place among the selected ones),
@@ -249,7 +221,13 @@ impl<'a> Run<'a> {
                 let at = earlier_cases.iter().position(|earlier| earlier.name == case.name)?;
                 Some(Earlier::of(earlier_cases.swap_remove(at)))
             })
-            .collect();
+            .collect::<Vec<Option<Earlier>>>();
+        if settings.retry_errors.is_some() {
+            let again: usize = earlier.iter().flatten().map(|earlier| earlier.again.len()).sum();
+            notes.info(&format!(
+                "--retry-errors: {again} runs ended in an error outside the answer; only they are asked again"
+            ));
+        }
         Ok(Run {
             client: ChatClient::new(http()?, &chat),
             chat,
@@ -271,7 +249,7 @@ impl<'a> Run<'a> {
     /// the failure of the whole run (a signal, the credentials refused,
     /// the service unreachable, `--timeout`), with no report: its cases got
     /// no verdict.
-    pub fn execute(&self) -> Result<Vec<CaseReport>> {
+    pub fn execute(&mut self) -> Result<Vec<CaseReport>> {
         let results = self.run_all();
         if let Some(stop) = self.stop.stopped() {
             let ran: usize = results.iter().map(|case| case.runs.len()).sum();
@@ -286,13 +264,15 @@ impl<'a> Run<'a> {
 
     /// Runs every run of the cases on `--jobs` threads; results come back
     /// in suite order, one per case (a repeated case's from its runs).
-    fn run_all(&self) -> Vec<CaseReport> {
+    fn run_all(&mut self) -> Vec<CaseReport> {
+        // Each case's earlier report is consumed where its runs are put together.
+        let mut earlier = std::mem::take(&mut self.earlier);
         let (cases, notes) = (&self.cases, &self.notes);
         let slots: Vec<Slot> = cases
             .iter()
             .enumerate()
             .flat_map(|(case, c)| {
-                let runs: Vec<usize> = match &self.earlier[case] {
+                let runs: Vec<usize> = match &earlier[case] {
                     Some(earlier) => earlier.again.clone(),
                     None => (0..c.repeat).collect(),
                 };
@@ -317,7 +297,7 @@ impl<'a> Run<'a> {
             let case = &cases[slot.case];
             let tally = &tallies[slot.case];
             if self.settings.stop_when_decided && tally.decides(case) {
-                tally.skipped.fetch_add(1, Ordering::SeqCst);
+                tally.skip();
                 progress.skipped();
                 continue;
             }
@@ -365,7 +345,7 @@ impl<'a> Run<'a> {
             while let Some((result, _)) = runs.next_if(|(_, slot)| slot.case == position) {
                 case_runs.extend(result);
             }
-            let case_runs = match self.earlier[position].clone() {
+            let case_runs = match earlier[position].take() {
                 // Nothing to ask again: its earlier verdict stands.
                 Some(earlier) if earlier.again.is_empty() => {
                     by_case.push(CaseReport {
@@ -380,7 +360,7 @@ impl<'a> Run<'a> {
             let repeated = case_runs.len() > 1;
             let mut result = CaseReport::new(case.index, &case.name, case.pass_rate, case_runs);
             result.space = case.space.clone();
-            let skipped = tallies[position].skipped.load(Ordering::SeqCst);
+            let skipped = tallies[position].skipped();
             result.saved = (skipped > 0).then(|| Saved {
                 runs: skipped,
                 turns: skipped * case.turns.len(),
