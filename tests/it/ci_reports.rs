@@ -20,7 +20,7 @@ const KEY_SHAPED: &str = "sk-live-9b3e7d1c4a2f60e8d5b7";
 
 /// A suite whose names and questions try to break a table and add markup;
 /// one case passes, two fail.
-const HOSTILE: &str = r#"
+pub(crate) const HOSTILE: &str = r#"
 [[case]]
 name = "revenue | <script>alert(1)</script> [home](https://evil.example)"
 question = "What was our revenue by month? <b>now</b> | ok"
@@ -48,14 +48,14 @@ fn hostile_inline() -> String {
 
 /// An emulator whose agent answers [`HOSTILE`]'s inline question with
 /// [`hostile_inline`].
-fn hostile_emulator() -> Emulator {
+pub(crate) fn hostile_emulator() -> Emulator {
     let emu = Emulator::start();
     emu.agent(|agent| agent.answers = vec![("table inline".into(), Answer::Inline(hostile_inline()))]);
     emu
 }
 
 /// The bytes of `path`, or an empty vector when there is no such file.
-fn bytes_of(path: &Path) -> Vec<u8> {
+pub(crate) fn bytes_of(path: &Path) -> Vec<u8> {
     std::fs::read(path).unwrap_or_default()
 }
 
@@ -568,59 +568,4 @@ fn a_log_hears_when_each_case_starts_and_a_quiet_one_does_not() {
     let quiet = emu.analyst().args(["check", "-q"]).arg(&*suite).output().unwrap();
     exits(&quiet, 0);
     assert!(quiet.stderr.is_empty(), "{}", String::from_utf8_lossy(&quiet.stderr));
-}
-
-/// The shell of the GitHub Action's `analyst check` step, as action.yml
-/// has it.
-fn action_check_step() -> String {
-    let action = std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("action.yml")).unwrap();
-    let action: Value = serde_saphyr::from_str(&action).unwrap();
-    let steps = action["runs"]["steps"].as_array().unwrap();
-    let step = steps.iter().find(|step| step["id"] == "check").expect("a check step");
-    step["run"].as_str().unwrap().to_string()
-}
-
-#[test]
-fn the_github_action_puts_the_summary_on_the_job_page_and_renders_the_page() {
-    let emu = hostile_emulator();
-    let suite = ScratchFile::new("smoke.toml", HOSTILE);
-    for (write_summary, summarised) in [("true", true), ("false", false)] {
-        let runner = Scratch::new();
-        let (summary, outputs) = (runner.write("step-summary.md", ""), runner.write("outputs", ""));
-        let bin = assert_cmd::cargo::cargo_bin("analyst");
-        let path = format!("{}:{}", bin.parent().unwrap().display(), std::env::var("PATH").unwrap());
-        // As GitHub runs a composite step's `shell: bash`.
-        let output = emu
-            .command_for("bash")
-            .args(["--noprofile", "--norc", "-eo", "pipefail", "-c", &action_check_step()])
-            .env("PATH", path)
-            .env("RUNNER_TEMP", &*runner)
-            .env("GITHUB_STEP_SUMMARY", &summary)
-            .env("GITHUB_OUTPUT", &outputs)
-            .env("SUITE", &*suite)
-            .env("SHARD", "")
-            .env("ARGS", "--jobs 2")
-            .env("WRITE_SUMMARY", write_summary)
-            .output()
-            .unwrap();
-        exits(&output, 9);
-        let written = std::fs::read_to_string(&summary).unwrap();
-        assert_eq!(written.contains("## analyst check"), summarised, "{written}");
-        let outputs = std::fs::read_to_string(&outputs).unwrap();
-        let output_of = |name: &str| {
-            outputs
-                .lines()
-                .find_map(|line| line.strip_prefix(&format!("{name}=")))
-                .unwrap_or_else(|| panic!("{name} in {outputs}"))
-                .to_string()
-        };
-        assert_eq!(output_of("exit-code"), "9");
-        let report: Value = serde_json::from_slice(&bytes_of(Path::new(&output_of("report")))).unwrap();
-        assert_eq!(report["failed"], 2);
-        let page = String::from_utf8(bytes_of(Path::new(&output_of("page")))).unwrap();
-        assert!(
-            page.starts_with("<!DOCTYPE html>") && page.contains("never | matches"),
-            "{page}"
-        );
-    }
 }

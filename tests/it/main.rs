@@ -6,6 +6,7 @@
 mod support;
 
 mod abort;
+mod action;
 mod ask_chunking;
 mod ask_errors;
 mod ask_outputs;

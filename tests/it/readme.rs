@@ -13,12 +13,12 @@ use crate::support::*;
 const AGENT_SQL: &str =
     "SELECT id, created_at AS day, region, amount AS revenue FROM orders WHERE id <= 250 ORDER BY id LIMIT 250";
 
-fn readme() -> String {
+pub(crate) fn readme() -> String {
     std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("README.md")).unwrap()
 }
 
 /// The fenced code blocks of `language`, in order.
-fn blocks(text: &str, language: &str) -> Vec<String> {
+pub(crate) fn blocks(text: &str, language: &str) -> Vec<String> {
     let mut found = Vec::new();
     let mut current: Option<String> = None;
     for line in text.lines() {

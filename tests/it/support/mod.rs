@@ -8,6 +8,7 @@
 
 pub mod browser;
 mod emulator;
+pub mod github;
 mod replies;
 mod running;
 mod service;
