@@ -734,18 +734,22 @@ and the accuracy, 80% (8/10).
 
 Reports: -o json has per case its verdict, pass rate, medians and every run
 (chat and message ids, question, answer text, seconds {firstByte, firstSql,
-answer, total}, tokens, LLM calls, exit code, failed expectations); --junit and
---tap carry the same figures. -o markdown and --summary FILE (appended; for
-$GITHUB_STEP_SUMMARY) give the accuracy, a table of the cases that did not pass
-and every case, all text escaped; -o html one offline, inert page with a chart
-of the verdicts per space. Every report is written when every case got a
+answer, total}, tokens, LLM calls, cost at the config file's [prices], exit
+code, failed expectations, and for a graded question that did not pass both
+results' first 50 rows side by side); --junit and --tap carry the same
+figures. -o markdown and --summary FILE (appended; for $GITHUB_STEP_SUMMARY)
+give the accuracy, a table of the cases that did not pass and every case, all
+text escaped; -o html one offline, inert page in triage order: what was
+tested, the regressions, a chart of the verdicts per space, the cases that did
+not pass first with both results side by side (differing cells marked), the
+passes collapsed. Every report is written when every case got a
 verdict (exit 0 or 9), failing ones too. stderr tags each run PASS, FAIL,
 REVIEW or ERROR; with --repeat, 'consistent K/N' counts the cases that passed
 every run. When stderr is not a terminal, a START line when a run starts and
 a RUNNING line every 30 s. Shards of a CI matrix (--shard K/N, each with -o
 json) become one report with 'analyst check merge shard-*.json', which exits
 as one unsharded run would; 'check merge REPORT.json' renders one report again
-in any format.
+in any format, keeping its comparison with its baseline.
 --baseline REPORT.json classes each case by Fisher's exact test on its passed
 and failed runs (regression p < 0.05, possible regression p < 0.20,
 improvement, stable, insufficient data: too few runs to tell, with the runs

@@ -2,7 +2,7 @@
 //! command's network calls and streams, what the terminal shows while
 //! `ask` runs, and what a turn spent, typed once from its `__usage__` line
 //! (which the stream reads, the history records, `check` budgets and
-//! reports), the question of `ask` with its images, and whether a URL is
+//! reports) and what it cost at the config file's prices, the question of `ask` with its images, and whether a URL is
 //! this machine's. The settings resolve them; the layers below only read
 //! them.
 
@@ -122,6 +122,71 @@ impl Usage {
         self.cache_write_tokens += other.cache_write_tokens;
         self.total_tokens += other.total_tokens;
         self.llm_calls += other.llm_calls;
+    }
+}
+
+/// A model's price in US dollars per million tokens (`[prices."MODEL"]`).
+#[derive(Clone, Copy, Debug, Default, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct Price {
+    /// Per million input tokens.
+    #[serde(default)]
+    pub input: f64,
+    /// Per million output tokens.
+    #[serde(default)]
+    pub output: f64,
+    /// Per million cache-read tokens.
+    #[serde(default)]
+    pub cache_read: f64,
+    /// Per million cache-write tokens.
+    #[serde(default)]
+    pub cache_write: f64,
+}
+
+impl Price {
+    /// What `spent` costs at this price.
+    pub fn of(&self, spent: &Usage) -> f64 {
+        (spent.input_tokens as f64 * self.input
+            + spent.output_tokens as f64 * self.output
+            + spent.cache_read_tokens as f64 * self.cache_read
+            + spent.cache_write_tokens as f64 * self.cache_write)
+            / 1e6
+    }
+}
+
+/// The config file's price table (`[prices]`), by model name.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Prices(pub Vec<(String, Price)>);
+
+impl Prices {
+    /// Whether no model has a price.
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+
+    /// The price of `model`, when the table has one.
+    pub fn of(&self, model: &str) -> Option<Price> {
+        self.0.iter().find(|(name, _)| name == model).map(|(_, price)| *price)
+    }
+
+    /// What a turn cost in US dollars: each model's counts at its price,
+    /// or the turn's counts at its one model's price (or at the price all
+    /// its models share); `None` when a price is missing or the split is
+    /// not known.
+    pub fn turn(&self, usage: &UsageRecord) -> Option<f64> {
+        if !usage.by_model.is_empty() {
+            return usage
+                .by_model
+                .iter()
+                .map(|part| self.of(&part.model).map(|price| price.of(&part.counts)))
+                .sum();
+        }
+        let prices: Vec<Price> = usage.models.iter().map(|model| self.of(model)).collect::<Option<_>>()?;
+        let first = prices.first()?;
+        prices
+            .iter()
+            .all(|price| price == first)
+            .then(|| first.of(&usage.counts))
     }
 }
 

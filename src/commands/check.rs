@@ -80,7 +80,8 @@ pub fn run(settings: CheckSettings, notes: &Notes, out: &mut Out) -> Result<()> 
 }
 
 /// Runs `analyst check merge`: one report of the shards' reports, with the
-/// exit code one unsharded run would have given.
+/// exit code one unsharded run would have given; one report alone keeps
+/// its comparison with its baseline.
 pub fn merge(settings: MergeSettings, notes: &Notes, out: &mut Out) -> Result<()> {
     let baseline = read_baseline(&settings.report)?;
     let reports = settings
@@ -93,8 +94,16 @@ pub fn merge(settings: MergeSettings, notes: &Notes, out: &mut Out) -> Result<()
         .min_accuracy
         .or_else(|| reports.iter().find_map(|(_, report)| report.min_accuracy));
     let runs: Vec<RunContext> = reports.iter().filter_map(|(_, report)| report.run.clone()).collect();
+    // One report rendered again keeps its comparison with its baseline
+    // (a new --baseline replaces it); shards' comparisons are each of a
+    // part, so a merge of several has none of its own.
+    let compared = match reports.as_slice() {
+        [(_, one)] => one.baseline.clone(),
+        _ => None,
+    };
     let mut report = Report::merge(reports)?;
     report.run = RunContext::merged(runs.iter());
+    report.baseline = compared;
     report.gate(min_accuracy);
     for case in &report.cases {
         tell(notes, &verdicts::case_lines(case));

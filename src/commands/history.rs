@@ -10,7 +10,7 @@ use serde::Serialize;
 use serde_json::Value;
 
 use crate::cli::{ExportFormat, UsageOutput};
-use crate::domain::{Usage, UsageRecord};
+use crate::domain::{Prices, Usage};
 use crate::error::{fail, Kind};
 use crate::history::{History, ListedTurn, TurnRecord, UsageBy, UsageGroup};
 use crate::output::{Notes, Out, Output, Tone};
@@ -18,7 +18,7 @@ use crate::render::html::{inert_page, markdown};
 use crate::render::json;
 use crate::render::table::{self, TableFormat, TableWriter};
 use crate::results::{Column, RowSink};
-use crate::settings::{HistoryCommand, HistorySettings, Price};
+use crate::settings::{HistoryCommand, HistorySettings};
 use crate::text::one_line;
 use crate::text::{shorten_to, visible};
 
@@ -277,8 +277,7 @@ struct Priced {
 /// models priced per model (by each model's own counts, or, when the
 /// usage line gave only their names, when they all cost the same); a
 /// group's cost is known when every one of its turns' is.
-fn priced(history: &History, by: UsageBy, since: Option<&str>, prices: &[(String, Price)]) -> Result<Vec<Priced>> {
-    let price_of = |model: &str| prices.iter().find(|(name, _)| name == model).map(|(_, price)| *price);
+fn priced(history: &History, by: UsageBy, since: Option<&str>, prices: &Prices) -> Result<Vec<Priced>> {
     let mut merged: BTreeMap<String, Priced> = BTreeMap::new();
     let mut add = |key: String, spent: Usage, turns: u64, ms: u64, cost: Option<f64>| {
         let entry = merged.entry(key.clone()).or_insert_with(|| Priced {
@@ -303,7 +302,7 @@ fn priced(history: &History, by: UsageBy, since: Option<&str>, prices: &[(String
             return add(key, Usage::default(), 1, ms, None);
         };
         if by != UsageBy::Model {
-            return add(key, usage.counts, 1, ms, turn_cost(&usage, &price_of));
+            return add(key, usage.counts, 1, ms, prices.turn(&usage));
         }
         if usage.models.is_empty() {
             return add("(unknown)".to_string(), usage.counts, 1, ms, None);
@@ -316,43 +315,11 @@ fn priced(history: &History, by: UsageBy, since: Option<&str>, prices: &[(String
                 .iter()
                 .find(|part| &part.model == model)
                 .map_or(usage.counts, |part| part.counts);
-            let cost = price_of(model).map(|price| cost(&counts, &price));
+            let cost = prices.of(model).map(|price| price.of(&counts));
             add(model.clone(), counts, 1, ms, cost);
         }
     })?;
     Ok(merged.into_values().collect())
-}
-
-/// What `spent` costs at `price` (per million tokens).
-fn cost(spent: &Usage, price: &Price) -> f64 {
-    (spent.input_tokens as f64 * price.input
-        + spent.output_tokens as f64 * price.output
-        + spent.cache_read_tokens as f64 * price.cache_read
-        + spent.cache_write_tokens as f64 * price.cache_write)
-        / 1e6
-}
-
-/// What a turn cost: each model's counts at its price, or the turn's
-/// counts at its one model's price (or at the price all its models
-/// share); `None` when a price is missing or the split is not known.
-fn turn_cost(usage: &UsageRecord, price_of: &impl Fn(&str) -> Option<Price>) -> Option<f64> {
-    if !usage.by_model.is_empty() {
-        return usage
-            .by_model
-            .iter()
-            .map(|part| price_of(&part.model).map(|price| cost(&part.counts, &price)))
-            .sum();
-    }
-    let prices: Vec<Price> = usage
-        .models
-        .iter()
-        .map(|model| price_of(model))
-        .collect::<Option<_>>()?;
-    let first = prices.first()?;
-    prices
-        .iter()
-        .all(|price| price == first)
-        .then(|| cost(&usage.counts, first))
 }
 
 fn write_usage(rows: &[Priced], output: UsageOutput, with_cost: bool, out: &mut Out) -> Result<()> {

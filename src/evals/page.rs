@@ -6,14 +6,16 @@
 //! (600 px wide, 11 px text), then the cases in triage order (regressions,
 //! then what did not pass, then the passes, collapsed; a checkbox shows
 //! failures only, with CSS alone): a table with each case's median time,
-//! tokens and chat id, then each case with its question, the agent's
-//! answer (Markdown made inert), its SQL, the ground truth, the verdict and
-//! the analysis.
+//! tokens, cost (when the config file's `[prices]` knows the model) and
+//! chat id, then each case with its question, the agent's
+//! answer (Markdown made inert), its SQL, the ground truth, both results
+//! side by side (differing cells marked), the verdict and the analysis.
 
 use std::fmt::Write;
 
 use serde_json::json;
 
+use super::grade::Comparison;
 use super::report::{self, Baseline, CaseReport, Outcome, Report};
 use super::verdicts;
 use crate::output::Notes;
@@ -40,7 +42,9 @@ const STYLE: &str = "<style>.tag{font-weight:600;font-size:.8rem;padding:.1rem .
 .tag.pass{background:#1a7f37}.tag.fail{background:#cf222e}.tag.review{background:#9a6700}.tag.error{background:#8250df}\
 section.case{border-top:1px solid #d0d7de;margin-top:1.5rem}.question{font-weight:600}\
 details.passed>summary{cursor:pointer;margin-top:.8rem}\
-#failures-only:checked~.cases .passed{display:none}</style>\n";
+#failures-only:checked~.cases .passed{display:none}\
+.sides{display:flex;flex-wrap:wrap;gap:1rem;align-items:flex-start}.sides caption{text-align:left;font-weight:600}\
+td.chat{white-space:nowrap}.sides td.differs{background:#ffebe9}.sides tr.alone td{background:#fff8c5}</style>\n";
 
 /// The page of `report`; a chart that cannot be drawn is a note on the
 /// page and a warning through `notes`.
@@ -84,16 +88,27 @@ pub fn html(report: &Report, notes: &Notes) -> String {
     body.push_str(
         "<input type=\"checkbox\" id=\"failures-only\"/> <label for=\"failures-only\">failures only</label>\n<div class=\"cases\">\n",
     );
-    body.push_str(
-        "<table>\n<thead><tr><th>case</th><th>verdict</th><th>reason</th><th>analysis</th><th>median time</th><th>tokens</th><th>chat</th></tr></thead>\n<tbody>\n",
+    // The cost column when the config file's prices priced a case.
+    let priced = report.cases.iter().any(|case| case.medians.cost.is_some());
+    let _ = writeln!(
+        body,
+        "<table>\n<thead><tr><th>case</th><th>verdict</th><th>reason</th><th>analysis</th><th>median time</th><th>tokens</th>{}<th>chat</th></tr></thead>\n<tbody>",
+        if priced { "<th>cost</th>" } else { "" }
     );
     for &(number, case) in &cases {
         let chat = report::shown_run(case)
             .and_then(|run| run.chat_id.as_deref())
             .unwrap_or("");
+        let cost = match priced {
+            true => format!(
+                "<td>{}</td>",
+                case.medians.cost.map(verdicts::dollars).unwrap_or_default()
+            ),
+            false => String::new(),
+        };
         let _ = writeln!(
             body,
-            "<tr{}><td><a href=\"#case-{number}\">{}</a></td><td>{}</td><td>{}</td><td>{}</td><td>{:.1}s</td><td>{}</td><td>{}</td></tr>",
+            "<tr{}><td><a href=\"#case-{number}\">{}</a></td><td>{}</td><td>{}</td><td>{}</td><td>{:.1}s</td><td>{}</td>{cost}<td class=\"chat\">{}</td></tr>",
             passed_class(case),
             escape_markup(&case.name),
             tag(case),
@@ -211,6 +226,9 @@ fn case_section(number: usize, case: &CaseReport) -> String {
             let _ = writeln!(html, "<h3>{label}</h3>\n<pre><code>{}</code></pre>", escape_markup(sql));
         }
     }
+    if let Some(comparison) = run.and_then(|run| run.comparison.as_deref()) {
+        html.push_str(&side_by_side(comparison));
+    }
     let analysis = verdicts::analysis(case);
     if !analysis.is_empty() {
         let reason = verdicts::reason(case);
@@ -231,6 +249,83 @@ fn case_section(number: usize, case: &CaseReport) -> String {
     }
     html.push_str("</section>\n");
     html
+}
+
+/// Both results of a question side by side: the ground truth's first
+/// rows beside the agent's rows they pair with, differing cells marked
+/// (`<mark>`, and a colour), a row with no partner on a yellow ground.
+fn side_by_side(comparison: &Comparison) -> String {
+    let cell = |value: &Option<String>, differs: bool| {
+        let text = value.as_deref().map_or("<em>null</em>".to_string(), escape_markup);
+        match differs {
+            true => format!("<td class=\"differs\"><mark>{text}</mark></td>"),
+            false => format!("<td>{text}</td>"),
+        }
+    };
+    let (width, agent_width) = (comparison.columns.len(), comparison.agent_columns.len());
+    let alone = |columns: usize| {
+        format!(
+            "<tr class=\"alone\"><td colspan=\"{}\">no row pairs with it</td></tr>",
+            columns.max(1)
+        )
+    };
+    let (mut truth, mut agent) = (String::new(), String::new());
+    for row in &comparison.rows {
+        let differs_in_agent: Vec<usize> = row
+            .differs
+            .iter()
+            .filter_map(|&t| comparison.columns[t].agent)
+            .collect();
+        match &row.ground_truth {
+            Some(cells) => {
+                let cells: Vec<String> = (0..cells.len())
+                    .map(|t| cell(&cells[t], row.differs.contains(&t)))
+                    .collect();
+                let _ = writeln!(truth, "<tr>{}</tr>", cells.concat());
+            }
+            None => truth.push_str(&alone(width)),
+        }
+        match &row.agent {
+            Some(cells) => {
+                let cells: Vec<String> = (0..cells.len())
+                    .map(|a| cell(&cells[a], differs_in_agent.contains(&a)))
+                    .collect();
+                let _ = writeln!(agent, "<tr>{}</tr>", cells.concat());
+            }
+            None => agent.push_str(&alone(agent_width)),
+        }
+    }
+    let truth_head: Vec<String> = comparison
+        .columns
+        .iter()
+        .map(|column| format!("<th>{}</th>", escape_markup(&column.ground_truth)))
+        .collect();
+    let agent_head: Vec<String> = (0..agent_width)
+        .map(|a| {
+            let name = escape_markup(&comparison.agent_columns[a]);
+            let paired = comparison.columns.iter().find(|column| column.agent == Some(a));
+            match paired {
+                Some(column) if column.matched => format!(
+                    "<th>{name} <small>= {}</small></th>",
+                    escape_markup(&column.ground_truth)
+                ),
+                Some(column) => format!(
+                    "<th>{name} <small>vs {}</small></th>",
+                    escape_markup(&column.ground_truth)
+                ),
+                None => format!("<th>{name}</th>"),
+            }
+        })
+        .collect();
+    let shown_truth = comparison.rows.iter().filter(|row| row.ground_truth.is_some()).count();
+    let shown_agent = comparison.rows.iter().filter(|row| row.agent.is_some()).count();
+    format!(
+        "<h3>The results side by side</h3>\n<p class=\"note\">Each of the ground truth's first rows beside the agent's row it pairs with (columns paired as the grader paired them: <small>=</small> same values, <small>vs</small> compared); cells that differ are marked.</p>\n<div class=\"sides\">\n<table><caption>The ground truth: {shown_truth} of {} rows</caption>\n<thead><tr>{}</tr></thead>\n<tbody>\n{truth}</tbody>\n</table>\n<table><caption>The agent: {shown_agent} of {} rows</caption>\n<thead><tr>{}</tr></thead>\n<tbody>\n{agent}</tbody>\n</table>\n</div>\n",
+        comparison.ground_truth_rows,
+        truth_head.concat(),
+        comparison.agent_rows,
+        agent_head.concat()
+    )
 }
 
 /// The chart of the verdicts per space (the suite's cases outside Cube's

@@ -22,7 +22,7 @@ use crate::api::chat::ChatSettings;
 use crate::api::data::DataClient;
 use crate::api::data::DataSettings;
 use crate::ci::CiJob;
-use crate::domain::{new_message_id, Limits, Network, Question};
+use crate::domain::{new_message_id, Limits, Network, Prices, Question};
 use crate::error::{fail, kind_of, Fault, Kind, SUCCESS};
 use crate::evals::grade::{grade, Miss, Reason, Sheet, Verdict};
 use crate::evals::progress::RunsProgress;
@@ -81,6 +81,8 @@ pub struct CheckSettings {
     pub stop_when_decided: bool,
     /// `--retry-errors REPORT`.
     pub retry_errors: Option<PathBuf>,
+    /// The config file's `[prices]`: what each run cost.
+    pub prices: Prices,
 }
 
 /// The run of a case whose `certifiedQuery` names no certified query:
@@ -445,7 +447,12 @@ impl<'a> Run<'a> {
             },
         };
         let verdict = exchange.turn(plan, |ended| {
-            add_turn(run, &ended, turn_started.duration_since(case_started));
+            add_turn(
+                run,
+                &ended,
+                turn_started.duration_since(case_started),
+                &self.settings.prices,
+            );
             self.judge(slot, case, turn_index, ended, run)
         });
         if let Some(file) = saved.as_ref().filter(|file| file.created()) {
@@ -687,7 +694,8 @@ impl<'a> Run<'a> {
         run.cube.agent_sql = last.as_ref().and_then(|result| result.sql.clone());
         let miss = self.cube_miss(case, truth, failure, last, run.answer.as_deref())?;
         run.cube.verdict = Some(miss.as_ref().map_or(Verdict::Pass, |miss| miss.verdict));
-        let Some(miss) = miss else { return Ok(()) };
+        let Some(mut miss) = miss else { return Ok(()) };
+        run.comparison = miss.comparison.take();
         run.cube.score_reason = miss.reason;
         run.cube.analysis = Some(miss.analysis.clone());
         let line = match miss.reason {
@@ -820,8 +828,9 @@ fn add_timings(run: &mut RunReport, turn: &Timings, offset: Duration) {
 /// Adds what a turn that ended as `ended` says to its case's run: its
 /// timings (counted from the turn's start, `offset` after the run's), its
 /// question and answer (as every record of a turn keeps it), the chat it
-/// started, what it spent.
-fn add_turn(run: &mut RunReport, ended: &Ended<'_, '_>, offset: Duration) {
+/// started, what it spent and what that cost at `prices` (unknown once a
+/// turn could not be priced).
+fn add_turn(run: &mut RunReport, ended: &Ended<'_, '_>, offset: Duration, prices: &Prices) {
     add_timings(run, &ended.turn.timings, offset);
     let record = ended.record;
     run.question.clone_from(&record.question);
@@ -829,6 +838,12 @@ fn add_turn(run: &mut RunReport, ended: &Ended<'_, '_>, offset: Duration) {
     if run.chat_id.is_none() {
         run.chat_id.clone_from(&record.chat_id);
     }
+    let cost = record.usage.as_ref().and_then(|usage| prices.turn(usage));
+    // The run's message ids are kept as each turn is asked: one is this.
+    run.cost = match run.message_ids.len() {
+        0 | 1 => cost,
+        _ => run.cost.zip(cost).map(|(before, now)| before + now),
+    };
     if let Some(usage) = &record.usage {
         run.usage.get_or_insert_default().add(usage.counts);
     }

@@ -173,10 +173,25 @@ pub fn counts(report: &Report) -> String {
             )
         })
         .unwrap_or_default();
+    let cost = match (report.cost, report.unpriced_runs) {
+        (None, _) => String::new(),
+        (Some(cost), 0) => format!(", cost {}", dollars(cost)),
+        (Some(cost), 1) => format!(", cost {} (1 run not priced)", dollars(cost)),
+        (Some(cost), n) => format!(", cost {} ({n} runs not priced)", dollars(cost)),
+    };
     format!(
-        "{} passed, {} failed{reviews}, {} errors in {took}{consistent}{saved}",
+        "{} passed, {} failed{reviews}, {} errors in {took}{consistent}{saved}{cost}",
         report.passed, report.failed, report.errors
     )
+}
+
+/// US dollars for people: cents from a dollar up (`$1.24`), else four
+/// decimals (`$0.0042`), as an agent's turn often costs less than a cent.
+pub fn dollars(amount: f64) -> String {
+    match amount >= 1.0 {
+        true => format!("${amount:.2}"),
+        false => format!("${amount:.4}"),
+    }
 }
 
 /// `passed` of `total` as a whole percentage, as Cube shows accuracy

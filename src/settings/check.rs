@@ -6,6 +6,7 @@ use std::path::PathBuf;
 use anyhow::Result;
 
 use super::checks::{regex, variable};
+use super::profile::Config;
 use super::types::{case_overrides, report_settings, CheckListSettings, CheckSettings, ReportFormat, Selection};
 use super::{history, Sources};
 use crate::ci::CiJob;
@@ -80,6 +81,7 @@ impl Sources<'_> {
             ci: CiJob::from_vars(variable),
             stop_when_decided: args.stop_when_decided,
             retry_errors: args.retry_errors,
+            prices: self.config.map(Config::prices).unwrap_or_default(),
         })
     }
 }

@@ -9,13 +9,13 @@ use anyhow::Result;
 use regex::Regex;
 
 use super::checks::{duration, parse_duration, regex, variable, Finding, FindingState};
-pub use super::profile::Price;
 use super::profile::{expand_home, Config, Profile, UserFolder};
 use super::types::{destination, mode_name};
 use crate::cli::{
     var, ExportFormat, HistoryAction, HistoryArgs, HistoryForgetArgs, HistoryListArgs, TableOrJson, UsageGrouping,
     UsageOutput,
 };
+use crate::domain::Prices;
 use crate::error::usage;
 use crate::history::{before, Forget, ListFilter, Recording, ThreadSettings, UsageBy};
 use crate::output::{Destination, JqInput};
@@ -69,7 +69,7 @@ pub struct HistorySettings {
     /// `--jq`, `--output-file`.
     pub destination: Destination,
     /// The config file's `[prices."MODEL"]`.
-    pub prices: Vec<(String, Price)>,
+    pub prices: Prices,
     /// The terminal's width, when stdout is one.
     pub width: Option<u16>,
     /// Colour on stdout (a terminal, and `--color`/`NO_COLOR` allow it).

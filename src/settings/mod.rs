@@ -28,7 +28,7 @@ pub use crate::history::{Recording, ThreadSettings};
 pub use crate::identity::{IdentityInput, SessionSettings, UserAttribute};
 pub use crate::image::{Image, ImageFile, Images};
 pub use checks::{forget_empty_variables, read_stdin, read_text, Finding, FindingState};
-pub use history::{HistoryCommand, HistorySettings, Price};
+pub use history::{HistoryCommand, HistorySettings};
 pub use secrets::Secret;
 pub use types::*;
 

@@ -10,6 +10,7 @@ use serde::Deserialize;
 
 use super::checks::{variable, Finding, FindingState};
 use crate::cli::var;
+use crate::domain::{Price, Prices};
 use crate::error::usage;
 use crate::text::did_you_mean;
 
@@ -54,24 +55,6 @@ pub struct Profile {
     pub history_db: Option<String>,
     /// Prune turns older than this from the history (`90d`).
     pub history_keep: Option<String>,
-}
-
-/// A model's price in US dollars per million tokens (`[prices."MODEL"]`).
-#[derive(Clone, Copy, Debug, Default, Deserialize, PartialEq)]
-#[serde(deny_unknown_fields)]
-pub struct Price {
-    /// Per million input tokens.
-    #[serde(default)]
-    pub input: f64,
-    /// Per million output tokens.
-    #[serde(default)]
-    pub output: f64,
-    /// Per million cache-read tokens.
-    #[serde(default)]
-    pub cache_read: f64,
-    /// Per million cache-write tokens.
-    #[serde(default)]
-    pub cache_write: f64,
 }
 
 impl Profile {
@@ -225,11 +208,13 @@ impl Config {
     }
 
     /// Its price table, by model.
-    pub fn prices(&self) -> Vec<(String, Price)> {
-        self.file
-            .iter()
-            .flat_map(|file| file.prices.iter().map(|(model, price)| (model.clone(), *price)))
-            .collect()
+    pub fn prices(&self) -> Prices {
+        Prices(
+            self.file
+                .iter()
+                .flat_map(|file| file.prices.iter().map(|(model, price)| (model.clone(), *price)))
+                .collect(),
+        )
     }
 
     /// The names of its profiles.

@@ -6,7 +6,7 @@
 use std::path::{Path, PathBuf};
 
 use crate::support::*;
-use serde_json::Value;
+use serde_json::{json, Value};
 
 use crate::support::warehouse;
 
@@ -717,4 +717,72 @@ fn refused_data_api_credentials_stop_the_run_at_once() {
     assert!(stderr.contains("the run stopped: 1 of 11 runs finished"), "{stderr}");
     assert_eq!(emu.requests_on(Route::Chat).len(), 1, "no further case started");
     assert!(output.stdout.is_empty());
+}
+
+#[test]
+fn a_failed_question_shows_both_results_side_by_side() {
+    let emu = Emulator::start();
+    emu.agent(|agent| agent.answers = answers());
+    let (_, stdout, stderr) = check(&emu, &examples(), &["-o", "json", "--certified"]);
+    let report: Value = serde_json::from_str(&stdout).unwrap_or_else(|err| panic!("{err}: {stderr}"));
+    let comparison = |name: &str| case(&report, name)["runs"][0]["comparison"].clone();
+
+    // A value mismatch: the rows pair by the column the grader matched
+    // (status), and the count that differs is marked in each.
+    let values = comparison("orders_by_status");
+    assert_eq!(
+        values["columns"],
+        json!([
+            {"groundTruth": "status", "agent": 0, "matched": true},
+            {"groundTruth": "orders", "agent": 1, "matched": false},
+        ])
+    );
+    let rows = values["rows"].as_array().unwrap();
+    assert_eq!(rows.len(), 4);
+    for row in rows {
+        assert_eq!(row["groundTruth"][0], row["agent"][0], "{row}");
+        assert_eq!(row["differs"], json!([1]), "{row}");
+    }
+    assert_eq!(rows[0]["groundTruth"], json!(["completed", "7500"]));
+    assert_eq!(rows[0]["agent"], json!(["completed", "7575"]));
+
+    // A row missing: every other row pairs with its equal, the missing one
+    // with nothing; the counts say how many rows each side has.
+    let missing = comparison("regions_without_anz");
+    assert_eq!(
+        (&missing["groundTruthRows"], &missing["agentRows"]),
+        (&json!(5), &json!(4))
+    );
+    let rows = missing["rows"].as_array().unwrap();
+    let alone: Vec<&Value> = rows.iter().filter(|row| row.get("agent").is_none()).collect();
+    assert_eq!(alone.len(), 1);
+    assert_eq!(alone[0]["groundTruth"][0], "ANZ");
+    assert!(rows
+        .iter()
+        .filter(|row| row.get("agent").is_some())
+        .all(|row| row.get("differs").is_none() && row["agent"] == row["groundTruth"]));
+
+    // A missing column: the one there is compared by its place.
+    let narrow = comparison("order_count_with_region");
+    assert_eq!(narrow["agentColumns"].as_array().unwrap().len(), 1);
+    assert_eq!(narrow["columns"].as_array().unwrap().len(), 2);
+
+    // Passes, reviews and errors carry none.
+    for name in ["orders_by_region", "biggest_order", "refunds"] {
+        assert_eq!(comparison(name), Value::Null, "{name}");
+    }
+
+    // The page shows both tables, the differing cells marked.
+    let page = check_page(&stdout);
+    assert!(
+        page.contains("<caption>The ground truth: 4 of 4 rows</caption>"),
+        "{page}"
+    );
+    assert!(
+        page.contains("<caption>The ground truth: 5 of 5 rows</caption>"),
+        "{page}"
+    );
+    assert!(page.contains("<caption>The agent: 4 of 4 rows</caption>"), "{page}");
+    assert!(page.contains("<td class=\"differs\"><mark>7575</mark></td>"), "{page}");
+    assert!(page.contains("<td colspan=\"2\">no row pairs with it</td>"), "{page}");
 }

@@ -170,13 +170,19 @@ fn rows_written_in_the_suite_compare_too_and_a_truncated_result_is_fetched_whole
 }
 
 #[test]
-fn the_json_report_gives_every_run_with_ids_timings_usage_and_medians() {
+fn the_json_report_gives_every_run_with_ids_timings_usage_cost_and_medians() {
     let emu = Emulator::start();
     emu.agent(|a| a.tokens = 2000);
     let path = suite(
         "[[case]]\nname = \"twice\"\nquestion = \"Q\"\nrepeat = 2\nchat = [\"And then?\"]\n[[case]]\nname = \"once\"\nquestion = \"Q\"\n",
     );
-    let (code, report, stderr) = check_json(emu.analyst(), &["--jobs", "1"], &path);
+    let config = ScratchFile::new(
+        "config.toml",
+        "[prices.\"m\"]\ninput = 3.0\noutput = 15.0\ncache_read = 0.3\ncache_write = 3.75\n",
+    );
+    let mut priced = emu.analyst();
+    priced.env("ANALYST_CONFIG", &*config);
+    let (code, report, stderr) = check_json(priced, &["--jobs", "1"], &path);
     assert_eq!(code, Some(0), "{stderr}");
     assert_eq!((&report["passed"], &report["exitCode"]), (&json!(2), &json!(0)));
     let twice = case(&report, "twice");
@@ -207,11 +213,28 @@ fn the_json_report_gives_every_run_with_ids_timings_usage_and_medians() {
         assert!(first_byte <= seconds["answer"].as_f64().unwrap());
         assert!(seconds["answer"].as_f64().unwrap() <= seconds["total"].as_f64().unwrap());
         assert_eq!((&run["status"], &run["exitCode"]), (&json!("passed"), &json!(0)));
+        // Both turns at the model's price: (2000 × 3 + 80 × 15 + 150 × 0.3
+        // + 50 × 3.75) per million tokens, twice.
+        let turn = (2000.0 * 3.0 + 80.0 * 15.0 + 150.0 * 0.3 + 50.0 * 3.75) / 1e6;
+        assert!((run["cost"].as_f64().unwrap() - 2.0 * turn).abs() < 1e-9, "{run}");
     }
     assert_eq!(twice["medians"]["totalTokens"], 4560.0);
     assert_eq!(twice["medians"]["llmCalls"], 6.0);
+    assert_eq!(twice["medians"]["cost"], 0.0149);
+    // Five turns in all (two runs of two, one of one).
+    assert_eq!(report["cost"], 0.037163);
     assert!(stderr.contains("PASS  twice (run 2 of 2)  "), "{stderr}");
     assert!(stderr.contains("4560 tokens, 6 LLM calls"), "{stderr}");
+    assert!(stderr.contains(", cost $0.0372"), "{stderr}");
+    let page = check_page(&report.to_string());
+    assert!(
+        page.contains("<th>cost</th>") && page.contains("<td>$0.0149</td>"),
+        "{page}"
+    );
+    // Without a price, no cost anywhere.
+    let (_, unpriced, stderr) = check_json(emu.analyst(), &["--jobs", "1"], &path);
+    assert!(unpriced.get("cost").is_none() && !stderr.contains("cost"), "{stderr}");
+    assert_eq!(case(&unpriced, "once")["medians"]["cost"], Value::Null);
 }
 
 /// Runs `check -o json` with `args` into `report`, returning the exit code

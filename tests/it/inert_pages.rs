@@ -5,7 +5,7 @@
 
 use std::time::Duration;
 
-use crate::support::browser::{chromium_dom, serve, serve_as, unused_port};
+use crate::support::browser::{asked, chromium_dom, serve, serve_as, unused_port};
 use crate::support::*;
 use serde_json::json;
 
@@ -134,13 +134,5 @@ fn an_svg_chart_paints_nothing_from_elsewhere_in_a_real_browser() {
     let (server, log) = serve_as(svg, "image/svg+xml");
     chromium_dom(&format!("http://127.0.0.1:{server}/page.html"));
     std::thread::sleep(Duration::from_millis(200));
-    // A browser asks for the site's icon of a page that is not HTML.
-    let requests: Vec<String> = log
-        .lock()
-        .unwrap()
-        .iter()
-        .filter(|path| *path != "/favicon.ico")
-        .cloned()
-        .collect();
-    assert_eq!(requests, ["/page.html"], "nothing but the chart was asked for");
+    assert_eq!(asked(&log), ["/page.html"], "nothing but the chart was asked for");
 }

@@ -12,6 +12,7 @@ mod ask_errors;
 mod ask_outputs;
 mod bounded_inputs;
 mod check;
+mod check_page;
 mod ci_reports;
 mod completions;
 mod cube_evals;

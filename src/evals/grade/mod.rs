@@ -18,6 +18,7 @@
 //! Identical columns are tried once, so 500 equal columns cost what one
 //! does; a search that could still explode stops at a bound and says so.
 
+mod compare;
 mod search;
 mod sheet;
 
@@ -27,6 +28,7 @@ use std::time::Instant;
 
 use serde::{Deserialize, Serialize};
 
+pub use compare::{ColumnPair, Comparison, RowPair, SHOWN_ROWS};
 use search::{Found, Search};
 use sheet::Key;
 pub use sheet::Sheet;
@@ -113,6 +115,8 @@ pub struct Miss {
     pub reason: Option<Reason>,
     /// What differs, first: the counts, or a row, a column and both values.
     pub analysis: String,
+    /// Both results side by side, when the question had both.
+    pub comparison: Option<Box<Comparison>>,
 }
 
 impl Miss {
@@ -122,6 +126,7 @@ impl Miss {
             verdict: reason.verdict(),
             reason: Some(reason),
             analysis: analysis.into(),
+            comparison: None,
         }
     }
 
@@ -131,6 +136,7 @@ impl Miss {
             verdict: Verdict::Review,
             reason: None,
             analysis: analysis.into(),
+            comparison: None,
         }
     }
 }
@@ -143,10 +149,15 @@ const SEARCH_BUDGET: u64 = 50_000_000;
 #[derive(Debug, PartialEq, Eq)]
 pub struct OutOfTime;
 
-/// Grades `agent` against `truth`: `None` when it passes, else the reason
-/// and the analysis. `Err` when `deadline` passed first.
+/// Grades `agent` against `truth`: `None` when it passes, else the reason,
+/// the analysis and both results side by side. `Err` when `deadline`
+/// passed first.
 pub fn grade(agent: &Sheet, truth: &Sheet, deadline: Option<Instant>) -> Result<Option<Miss>, OutOfTime> {
-    grade_within(agent, truth, deadline, SEARCH_BUDGET)
+    let miss = grade_within(agent, truth, deadline, SEARCH_BUDGET)?;
+    Ok(miss.map(|miss| Miss {
+        comparison: Some(Box::new(compare::side_by_side(agent, truth))),
+        ..miss
+    }))
 }
 
 /// [`grade`] with the search bounded by `budget` cells looked at.

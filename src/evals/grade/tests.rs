@@ -560,3 +560,46 @@ proptest! {
         );
     }
 }
+
+#[test]
+fn a_failed_result_is_shown_beside_the_ground_truth_fifty_rows_a_side() {
+    // 120 months; the agent's rows reversed, one revenue off and one
+    // month missing, replaced by a month the ground truth lacks.
+    let truth: Vec<Vec<String>> = (0..120)
+        .map(|month| vec![format!("\"m{month:03}\""), format!("{}", month * 10)])
+        .collect();
+    let mut agent: Vec<Vec<String>> = truth.iter().rev().cloned().collect();
+    agent[119 - 3][1] = "99999".to_string();
+    agent[119 - 7] = vec!["\"m999\"".to_string(), "70".to_string()];
+    let miss = graded_rows(&agent, &truth).expect("a failure");
+    let comparison = miss.comparison.expect("both results");
+    assert_eq!((comparison.ground_truth_rows, comparison.agent_rows), (120, 120));
+    let truths: Vec<&RowPair> = comparison
+        .rows
+        .iter()
+        .filter(|row| row.ground_truth.is_some())
+        .collect();
+    assert_eq!(truths.len(), SHOWN_ROWS);
+    let month = |cells: &Option<Vec<Option<String>>>| cells.as_ref().unwrap()[0].clone().unwrap();
+    for (at, row) in truths.iter().enumerate() {
+        assert_eq!(month(&row.ground_truth), format!("m{at:03}"));
+        match at {
+            // Paired by its month, the revenue marked.
+            3 => {
+                assert_eq!(month(&row.agent), "m003");
+                assert_eq!(row.differs, [1]);
+            }
+            // Paired with the row that shares its revenue, the month marked.
+            7 => {
+                assert_eq!(month(&row.agent), "m999");
+                assert_eq!(row.differs, [0]);
+            }
+            _ => {
+                assert_eq!(row.agent, row.ground_truth);
+                assert!(row.differs.is_empty());
+            }
+        }
+    }
+    let agents = comparison.rows.iter().filter(|row| row.agent.is_some()).count();
+    assert!(agents <= SHOWN_ROWS, "{agents}");
+}

@@ -44,11 +44,11 @@ pub fn serve_as(page: Vec<u8>, content_type: &'static str) -> (u16, Arc<Mutex<Ve
     (port, log)
 }
 
-/// The DOM Chromium (Debian's, headless, with nothing of its own to fetch)
-/// makes of `url` once the page is loaded.
-pub fn chromium_dom(url: &str) -> String {
-    let profile = Scratch::new();
-    let output = std::process::Command::new("chromium")
+/// Debian's Chromium, headless, with nothing of its own to fetch, on a
+/// fresh profile in `profile`.
+fn chromium(profile: &Scratch) -> std::process::Command {
+    let mut command = std::process::Command::new("chromium");
+    command
         .args([
             "--headless",
             "--no-sandbox",
@@ -59,14 +59,49 @@ pub fn chromium_dom(url: &str) -> String {
             "--disable-component-update",
             "--disable-sync",
             "--virtual-time-budget=3000",
-            "--dump-dom",
         ])
-        .arg(format!("--user-data-dir={}", profile.display()))
-        .arg(url)
-        .output()
-        .expect("Chromium (Debian's chromium package) runs");
+        .arg(format!("--user-data-dir={}", profile.display()));
+    command
+}
+
+/// Runs `command` (a [`chromium`]), which must succeed: its stdout.
+fn run_chromium(command: &mut std::process::Command) -> Vec<u8> {
+    let output = command.output().expect("Chromium (Debian's chromium package) runs");
     assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
-    String::from_utf8_lossy(&output.stdout).into_owned()
+    output.stdout
+}
+
+/// The DOM Chromium makes of `url` once the page is loaded.
+pub fn chromium_dom(url: &str) -> String {
+    let profile = Scratch::new();
+    let dom = run_chromium(chromium(&profile).arg("--dump-dom").arg(url));
+    String::from_utf8_lossy(&dom).into_owned()
+}
+
+/// A PNG of `url` as Chromium draws it in a window `width` × `height`
+/// CSS pixels, without scrollbars.
+pub fn chromium_screenshot(url: &str, width: u32, height: u32) -> Vec<u8> {
+    let profile = Scratch::new();
+    let png = profile.join("screenshot.png");
+    run_chromium(
+        chromium(&profile)
+            .arg("--hide-scrollbars")
+            .arg(format!("--window-size={width},{height}"))
+            .arg(format!("--screenshot={}", png.display()))
+            .arg(url),
+    );
+    std::fs::read(png).unwrap()
+}
+
+/// What a page asked its server for ([`serve`]'s log), besides the
+/// site's icon, which a browser asks for itself.
+pub fn asked(log: &Mutex<Vec<String>>) -> Vec<String> {
+    log.lock()
+        .unwrap()
+        .iter()
+        .filter(|path| *path != "/favicon.ico")
+        .cloned()
+        .collect()
 }
 
 /// A loopback port nothing listens on (what a page must not reach).

@@ -229,3 +229,19 @@ pub fn exits(output: &std::process::Output, code: i32) {
         String::from_utf8_lossy(&output.stdout)
     );
 }
+
+/// The page `check merge -o html` makes of the JSON report `report`.
+pub fn check_page(report: &str) -> String {
+    let saved = ScratchFile::new("report.json", report);
+    let output = analyst()
+        .args(["check", "merge", "-o", "html"])
+        .arg(&*saved)
+        .output()
+        .unwrap();
+    assert!(
+        matches!(output.status.code(), Some(0 | 9)),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    String::from_utf8(output.stdout).unwrap()
+}

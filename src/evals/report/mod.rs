@@ -9,16 +9,17 @@ use std::time::Duration;
 
 use anyhow::Result;
 use serde::{Deserialize, Serialize};
-use serde_json::Value;
 
 use super::context::{unreliable, RunContext};
 use super::decide::{p_value, CaseTier, Counts, SuiteTier, Tier};
-use super::grade::{Reason, Verdict};
+use super::grade::{Comparison, Reason, Verdict};
 use super::select::parse_shard;
 pub use crate::domain::Usage;
 use crate::error::{usage, Kind, SUCCESS};
 use crate::output::Destination;
 use crate::redact::redact;
+
+mod stored;
 
 /// The report a `check` run (or merge) writes on stdout.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -85,7 +86,7 @@ pub enum Outcome {
 
 /// One run of a case: one fresh thread, its turns in order.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase", from = "StoredRun")]
+#[serde(rename_all = "camelCase", from = "stored::StoredRun")]
 pub struct RunReport {
     /// Which run of the case (from 1).
     pub run: usize,
@@ -110,11 +111,18 @@ pub struct RunReport {
     pub seconds: RunSeconds,
     /// Tokens and LLM calls, when a turn sent a `__usage__` line.
     pub usage: Option<Usage>,
+    /// US dollars, when the config file's `[prices]` priced every turn.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cost: Option<f64>,
     /// The raw streams kept with `--save`.
     pub saved: Vec<String>,
     /// How Cube would grade it (a question of Cube's eval files).
     #[serde(flatten, default)]
     pub cube: CubeGrade,
+    /// Of a question graded that did not pass: both results side by side
+    /// (the first rows of each, with their counts).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub comparison: Option<Box<Comparison>>,
     /// The attempts this run replaced (`--retry-errors`), oldest first.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub earlier: Vec<RunReport>,
@@ -136,14 +144,17 @@ impl RunReport {
             answer: None,
             seconds: RunSeconds::default(),
             usage: None,
+            cost: None,
             saved: Vec::new(),
             cube: CubeGrade::default(),
+            comparison: None,
             earlier: Vec::new(),
         }
     }
 
     /// The run with no secret in any of its texts (question, answer,
-    /// reasons, analysis, SQL), however they were written.
+    /// reasons, analysis, SQL, the results' cells), however they were
+    /// written.
     fn redacted(mut self) -> RunReport {
         let clean = |text: &mut String| {
             if let std::borrow::Cow::Owned(redacted) = redact(text) {
@@ -161,6 +172,7 @@ impl RunReport {
         ]
         .into_iter()
         .flatten()
+        .chain(self.comparison.iter_mut().flat_map(|comparison| comparison.cells_mut()))
         .for_each(clean);
         self
     }
@@ -178,76 +190,6 @@ pub struct RunSeconds {
     pub answer: Option<f64>,
     /// The end of the run.
     pub total: f64,
-}
-
-/// A run as a report on disk holds it: this form, or the form before
-/// the durations moved under `seconds` (`duration`, `firstByte`,
-/// `firstSql`, and `answer` a number of seconds), which `--baseline` and
-/// `check merge` still read.
-#[derive(Deserialize)]
-#[serde(rename_all = "camelCase")]
-struct StoredRun {
-    run: usize,
-    status: Outcome,
-    messages: Vec<String>,
-    exit_code: u8,
-    chat_id: Option<String>,
-    message_id: Option<String>,
-    #[serde(default)]
-    message_ids: Vec<String>,
-    #[serde(default)]
-    question: Option<String>,
-    /// The answer's text, or (the earlier form) seconds to it.
-    #[serde(default)]
-    answer: Option<Value>,
-    #[serde(default)]
-    seconds: Option<RunSeconds>,
-    #[serde(default)]
-    duration: Option<f64>,
-    #[serde(default)]
-    first_byte: Option<f64>,
-    #[serde(default)]
-    first_sql: Option<f64>,
-    #[serde(default)]
-    usage: Option<Usage>,
-    #[serde(default)]
-    saved: Vec<String>,
-    #[serde(flatten, default)]
-    cube: CubeGrade,
-    #[serde(default)]
-    earlier: Vec<RunReport>,
-}
-
-impl From<StoredRun> for RunReport {
-    fn from(stored: StoredRun) -> RunReport {
-        let (answer, answer_at) = match stored.answer {
-            Some(Value::String(text)) => (Some(text), None),
-            Some(Value::Number(at)) => (None, at.as_f64()),
-            _ => (None, None),
-        };
-        let seconds = stored.seconds.unwrap_or(RunSeconds {
-            first_byte: stored.first_byte,
-            first_sql: stored.first_sql,
-            answer: answer_at,
-            total: stored.duration.unwrap_or(0.0),
-        });
-        RunReport {
-            run: stored.run,
-            status: stored.status,
-            messages: stored.messages,
-            exit_code: stored.exit_code,
-            chat_id: stored.chat_id,
-            message_id: stored.message_id,
-            message_ids: stored.message_ids,
-            question: stored.question,
-            answer,
-            seconds,
-            usage: stored.usage,
-            saved: stored.saved,
-            cube: stored.cube,
-            earlier: stored.earlier,
-        }
-    }
 }
 
 /// A run (or case) of one of Cube's eval questions, graded as Cube grades:
@@ -284,6 +226,9 @@ pub struct Medians {
     pub total_tokens: Option<f64>,
     /// `llmCalls`.
     pub llm_calls: Option<f64>,
+    /// US dollars (runs the config file's `[prices]` priced).
+    #[serde(default)]
+    pub cost: Option<f64>,
 }
 
 /// A case: its runs and what they add up to.
@@ -453,6 +398,17 @@ pub struct Report {
     /// (`--stop-when-decided`), and the turns they would have asked.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub saved: Option<Saved>,
+    /// What the runs the config file's `[prices]` priced cost, in US
+    /// dollars (earlier attempts included).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cost: Option<f64>,
+    /// Runs asked that could not be priced (not in `cost`).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub unpriced_runs: usize,
+}
+
+fn is_zero(count: &usize) -> bool {
+    *count == 0
 }
 
 /// What `--stop-when-decided` spared: runs not asked, and their turns.
@@ -554,6 +510,7 @@ impl CaseReport {
             first_byte: of_runs(|run| run.seconds.first_byte),
             total_tokens: of_runs(|run| run.usage.map(|usage| usage.total_tokens as f64)),
             llm_calls: of_runs(|run| run.usage.map(|usage| usage.llm_calls as f64)),
+            cost: of_runs(|run| run.cost),
         };
         let mut case = CaseReport {
             cube: CubeGrade::default(),
@@ -633,7 +590,10 @@ impl Report {
             baseline: None,
             min_accuracy: None,
             saved: None,
+            cost: None,
+            unpriced_runs: 0,
         };
+        (report.cost, report.unpriced_runs) = report.total_cost();
         let saved: Vec<Saved> = report.cases.iter().filter_map(|case| case.saved).collect();
         report.saved = (!saved.is_empty()).then(|| Saved {
             runs: saved.iter().map(|saved| saved.runs).sum(),
@@ -641,6 +601,20 @@ impl Report {
         });
         report.exit_code = report.failure().map_or(SUCCESS, Kind::exit_code);
         report
+    }
+
+    /// What the turns asked cost, a retry's replaced attempts too: the sum
+    /// of the runs priced (`None` when none was), and how many asked runs
+    /// could not be priced (a model without a price, no `__usage__`).
+    fn total_cost(&self) -> (Option<f64>, usize) {
+        let runs = self.cases.iter().flat_map(|case| &case.runs);
+        let asked: Vec<&RunReport> = runs
+            .flat_map(|run| std::iter::once(run).chain(&run.earlier))
+            .filter(|run| !run.message_ids.is_empty())
+            .collect();
+        let priced: Vec<f64> = asked.iter().filter_map(|run| run.cost).collect();
+        let total = (!priced.is_empty()).then(|| (priced.iter().sum::<f64>() * 1e6).round() / 1e6);
+        (total, asked.len() - priced.len())
     }
 
     /// Gates the run on `--min-accuracy` (when given) instead of on every
