@@ -25,6 +25,25 @@ pub struct CiJob {
 }
 
 impl CiJob {
+    /// The job as OpenTelemetry resource attributes (the CICD and VCS
+    /// semantic conventions).
+    pub fn resource_attributes(&self) -> Vec<(String, String)> {
+        let mut attributes = vec![("cicd.system".to_string(), self.provider.clone())];
+        for (key, value) in [
+            ("vcs.repository.name", &self.repository),
+            ("vcs.ref.head.revision", &self.commit),
+            ("vcs.ref.head.name", &self.git_ref),
+            ("cicd.pipeline.run.url.full", &self.run_url),
+        ] {
+            if let Some(value) = value {
+                attributes.push((key.to_string(), value.clone()));
+            }
+        }
+        attributes
+    }
+}
+
+impl CiJob {
     /// The job the variables describe (`var`: a variable's value, `None`
     /// when unset or empty); `None` outside CI. (The settings read the
     /// environment and hand it over.)

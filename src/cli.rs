@@ -61,11 +61,29 @@ pub mod var {
     pub const XDG_DATA_HOME: &str = "XDG_DATA_HOME";
     /// Where Cube reads its agents config, under a repository root.
     pub const CUBE_AGENTS_PATH: &str = "CUBE_CLOUD_AGENTS_CONFIG_PATH";
+    /// Where spans go: the collector's base (`/v1/traces` is added).
+    pub const OTEL_ENDPOINT: &str = "OTEL_EXPORTER_OTLP_ENDPOINT";
+    /// Where spans go, as given.
+    pub const OTEL_TRACES_ENDPOINT: &str = "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT";
+    /// The collector's headers (its key: a secret).
+    pub const OTEL_HEADERS: &str = "OTEL_EXPORTER_OTLP_HEADERS";
+    /// `http/protobuf` or `http/json`.
+    pub const OTEL_PROTOCOL: &str = "OTEL_EXPORTER_OTLP_PROTOCOL";
+    /// The export's limit, in milliseconds.
+    pub const OTEL_TIMEOUT: &str = "OTEL_EXPORTER_OTLP_TIMEOUT";
+    /// `service.name`.
+    pub const OTEL_SERVICE_NAME: &str = "OTEL_SERVICE_NAME";
+    /// More resource attributes.
+    pub const OTEL_RESOURCE_ATTRIBUTES: &str = "OTEL_RESOURCE_ATTRIBUTES";
+    /// `true`: no span is sent.
+    pub const OTEL_SDK_DISABLED: &str = "OTEL_SDK_DISABLED";
+    /// `true`: questions, answers and SQL go in the spans.
+    pub const OTEL_CAPTURE_CONTENT: &str = "OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT";
 }
 
 /// The environment variables `analyst` reads, and what for (`--help` and
 /// the man pages' ENVIRONMENT).
-pub const ENVIRONMENT: [(&str, &str); 23] = [
+pub const ENVIRONMENT: [(&str, &str); 32] = [
     (var::CHAT_URL, "the Chat API URL from the agent settings (--chat-url)"),
     (var::API_KEY, "the API key (sent as 'Authorization: Api-Key …'; never printed)"),
     (var::API_KEY_FILE, "read the key from this file instead ('-' = stdin)"),
@@ -101,6 +119,21 @@ pub const ENVIRONMENT: [(&str, &str); 23] = [
         var::CUBE_AGENTS_PATH,
         "where Cube's agents folder is under a repository root, as Cube reads it (default agents), for check",
     ),
+    (
+        var::OTEL_ENDPOINT,
+        "send the spans of ask, rows and check over OTLP/HTTP to this collector (/v1/traces added)",
+    ),
+    (var::OTEL_TRACES_ENDPOINT, "or to this traces endpoint, as given"),
+    (var::OTEL_HEADERS, "the collector's headers, key=value,… (secrets: never printed)"),
+    (var::OTEL_PROTOCOL, "http/protobuf (the default) or http/json"),
+    (var::OTEL_TIMEOUT, "the most the export may take, in milliseconds (default 5000)"),
+    (var::OTEL_SERVICE_NAME, "the spans' service.name (default analyst)"),
+    (var::OTEL_RESOURCE_ATTRIBUTES, "more resource attributes, key=value,…"),
+    (var::OTEL_SDK_DISABLED, "true: no span is sent"),
+    (
+        var::OTEL_CAPTURE_CONTENT,
+        "true: questions, answers and SQL go in the spans (redacted)",
+    ),
 ];
 
 /// The exit codes and what each means (`--help` and EXIT STATUS).
@@ -124,7 +157,7 @@ pub const EXIT_STATUS: [(&str, &str); 16] = [
 ];
 
 /// The keys of a profile in the config file (FILES of the man pages).
-pub const CONFIG_KEYS: [(&str, &str); 17] = [
+pub const CONFIG_KEYS: [(&str, &str); 18] = [
     ("chat_url", "the Chat API URL"),
     ("base_url", "the account host, for session"),
     ("deployment_id", "the deployment, for session (a number)"),
@@ -153,6 +186,10 @@ pub const CONFIG_KEYS: [(&str, &str); 17] = [
     (
         "history_keep",
         "prune turns older than this (90d) as new ones are recorded",
+    ),
+    (
+        "otlp_endpoint",
+        "send spans over OTLP/HTTP to this collector (OTEL_EXPORTER_OTLP_ENDPOINT wins)",
     ),
     ("(top level) default", "the profile used without --profile"),
     (

@@ -23,6 +23,7 @@
 //! - [`results`]: SQL results in one table shape, picked and completed;
 //! - [`stream`]: lines → messages → transcript, and one turn through them;
 //! - [`net`]: the HTTP client, the stream source thread;
+//! - [`otel`]: turns and runs as OpenTelemetry spans, sent over OTLP/HTTP;
 //! - [`api`]: the chat, data query and session APIs on the wire;
 //! - [`expect`]: expectations checked against a turn;
 //! - [`render`]: one renderer per output mode;
@@ -51,6 +52,7 @@ pub mod input;
 pub mod jq;
 pub mod modes;
 pub mod net;
+pub mod otel;
 pub mod output;
 pub mod redact;
 pub mod render;

@@ -20,6 +20,7 @@ use crate::expect::Check;
 use crate::files::LazyFile;
 use crate::modes::Mode;
 use crate::net::http::Http;
+use crate::otel::Spans;
 use crate::output::{Notes, Out, Output};
 use crate::render::live::Watched;
 use crate::render::RenderOptions;
@@ -47,11 +48,14 @@ pub fn run(settings: AskSettings, notes: &Notes, out: &mut Out) -> Result<()> {
         notes_truncated,
     );
     let check = Check::new(settings.expectations.clone());
-    let mut observer = TurnObserver::new(Some(&mut output), check, settings.recording.is_some());
+    let spans = settings.otlp.clone().map(Spans::new);
+    let queries_kept = settings.recording.is_some() || spans.is_some();
+    let mut observer = TurnObserver::new(Some(&mut output), check, queries_kept);
     let (origin, question) = origin(&settings, notes)?;
     let exchange = Exchange {
         origin,
         recording: settings.recording.as_ref(),
+        spans: spans.as_ref(),
         notes,
     };
     let plan = Plan {
@@ -68,8 +72,11 @@ pub fn run(settings: AskSettings, notes: &Notes, out: &mut Out) -> Result<()> {
             command: "ask",
             ..RecordAs::default()
         },
+        parent: None,
     };
-    exchange.turn(plan, |ended| judge(&settings, ended, started, notes))
+    let asked = exchange.turn(plan, |ended| judge(&settings, ended, started, notes));
+    super::send_spans(spans, &settings.network, notes);
+    asked
 }
 
 /// Where the turn comes from — the saved stream of `--replay`, else the

@@ -57,7 +57,8 @@ pub fn run(settings: CheckSettings, notes: &Notes, out: &mut Out) -> Result<()> 
             .map_err(|err| crate::error::usage(format!("cannot create the --save folder {}: {err}", dir.display())))?;
     }
     let branch = RunContext::branch_of(cases.iter().map(|case| case.branch.as_deref()));
-    let results = Run::new(cases, &settings, started, notes, earlier)?.execute()?;
+    let mut run = Run::new(cases, &settings, started, notes, earlier)?;
+    let results = run.execute()?;
     let shard = settings.selection.shard.map(|(k, n)| format!("{k}/{n}"));
     let suite = settings.selection.suite.display().to_string();
     let time = seconds(started.elapsed());
@@ -75,7 +76,9 @@ pub fn run(settings: CheckSettings, notes: &Notes, out: &mut Out) -> Result<()> 
         )
     });
     report.gate(settings.report.min_accuracy);
-    publish(&mut report, &settings.report, baseline, notes, out)?;
+    let published = publish(&mut report, &settings.report, baseline, notes, out);
+    super::send_spans(run.into_spans(&report), &settings.network, notes);
+    published?;
     conclude(&report, &settings.report)
 }
 

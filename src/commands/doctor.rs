@@ -15,6 +15,7 @@ use crate::api::data::DataClient;
 use crate::api::session;
 use crate::error::{fail, kind_of, Kind};
 use crate::net::http::{Http, Retry};
+use crate::otel;
 use crate::output::{Notes, Out};
 use crate::render::table;
 use crate::results::Collected;
@@ -149,6 +150,18 @@ fn call_endpoints(settings: &DoctorSettings, notes: &Notes) -> Result<Vec<Findin
             &result,
             String::clone,
             "a revoke of a made-up session",
+        ));
+    }
+    if let Some(otlp) = &settings.otlp {
+        // An export of no span: a receiver takes it and stores nothing.
+        let result = Http::new(network.connect_timeout.min(otlp.timeout), notes)
+            .and_then(|http| otel::export_nothing(otlp, &http))
+            .map(|()| "took an export of no span".to_string());
+        findings.push(Finding::of(
+            "OTLP collector answers",
+            &result,
+            String::clone,
+            "an export of no span",
         ));
     }
     Ok(findings)

@@ -5,7 +5,7 @@
 
 use std::fs::File;
 use std::io::{self, BufRead, Read};
-use std::time::{Duration, Instant};
+use std::time::{Duration, Instant, SystemTime};
 
 use anyhow::Result;
 use indicatif::{HumanCount, ProgressBar, ProgressDrawTarget, ProgressState, ProgressStyle};
@@ -16,6 +16,7 @@ use crate::cli::RowsOutput;
 use crate::error::{fail, usage, Fault, Kind};
 use crate::input::Input;
 use crate::net::http::Http;
+use crate::otel::Spans;
 use crate::output::{Notes, Out};
 use crate::render::parquet::ParquetWriter;
 use crate::render::table::{write_result, TableFormat, TableWriter};
@@ -67,7 +68,17 @@ pub fn run(settings: RowsSettings, notes: &Notes, out: &mut Out) -> Result<()> {
     let expected = saved.as_ref().and_then(|result| result.total_rows);
     let plan = Plan::of(&sql, settings.page_size, settings.order_by.as_deref())?;
     let mut progress = RowsProgress::new(writer, expected, notes);
+    let began = SystemTime::now();
     let fetched = client.run_plan(&plan, expected, &mut progress);
+    let spans = settings.otlp.clone().map(Spans::new);
+    if let Some(spans) = &spans {
+        let outcome = match &fetched {
+            Ok((count, requests)) => Ok((*count, *requests)),
+            Err(err) => Err(format!("{err:#}")),
+        };
+        spans.add_query(&sql, outcome, began);
+    }
+    super::send_spans(spans, &settings.network, notes);
     // The document is closed also when the query failed on the way (a
     // `-o json` array stays valid JSON); the failure is the exit code. A
     // query that failed before its answer began writes nothing at all.

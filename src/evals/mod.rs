@@ -7,7 +7,8 @@
 //! and how it compares with a baseline once chance is accounted for
 //! ([`decide`]: regression or noise); and the run itself ([`run`]: its
 //! cases, deadlines, cancellation and turns) with its progress and
-//! verdict lines on stderr ([`progress`], [`verdicts`]).
+//! verdict lines on stderr ([`progress`], [`verdicts`]) and its trace
+//! ([`trace`]: OpenTelemetry spans).
 //! `commands::check` reads the settings, runs a [`run::Run`] and publishes
 //! its report.
 
@@ -24,4 +25,5 @@ pub mod run;
 pub mod select;
 pub mod suite;
 pub mod summary;
+pub mod trace;
 pub mod verdicts;

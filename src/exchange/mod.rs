@@ -14,7 +14,7 @@ mod observer;
 
 use std::cell::Cell;
 use std::io::{Read, Write};
-use std::time::{Duration, Instant};
+use std::time::{Duration, Instant, SystemTime};
 
 use anyhow::Result;
 use reqwest::Url;
@@ -26,6 +26,7 @@ use crate::files::LazyFile;
 use crate::history::{chat_url, History, Recording, ThreadSettings, TurnRecord};
 use crate::net::http::{backoff, Retry};
 use crate::net::source::Source;
+use crate::otel::{SpanIds, Spans};
 use crate::output::{Notes, Output};
 use crate::redact::redact;
 use crate::signals::Stop;
@@ -64,6 +65,8 @@ pub struct Exchange<'a> {
     pub origin: Origin<'a>,
     /// Where turns asked of the service are recorded; `None`: not recorded.
     pub recording: Option<&'a Recording>,
+    /// Where the spans of turns asked of the service go; `None`: no spans.
+    pub spans: Option<&'a Spans>,
     /// Where notes go.
     pub notes: &'a Notes,
 }
@@ -92,6 +95,9 @@ pub struct Plan<'a, 'o> {
     pub explain_timeout: Option<&'a dyn Fn(anyhow::Error) -> anyhow::Error>,
     /// What the record says of the command that asked.
     pub record_as: RecordAs,
+    /// The span the turn's span is a child of (a `check` case); `None`: a
+    /// trace of its own.
+    pub parent: Option<SpanIds>,
 }
 
 /// What only the command knows of a turn, for its record (the exit codes
@@ -152,6 +158,7 @@ impl Exchange<'_> {
             out,
             explain_timeout,
             record_as,
+            parent,
         } = plan;
         let at = crate::history::now();
         let service = match &self.origin {
@@ -228,14 +235,17 @@ impl Exchange<'_> {
             observer,
             out,
         });
+        let (exit_code, verdict_exit_code) = judged.exit_codes(turn_exit_code);
+        record.command = record_as.command.to_string();
+        record.exit_code = exit_code;
+        record.verdict_exit_code = verdict_exit_code;
+        record.suite = record_as.suite;
+        record.case = record_as.case;
         if let (Some(recording), Some(_)) = (self.recording, service) {
-            let (exit_code, verdict_exit_code) = judged.exit_codes(turn_exit_code);
-            record.command = record_as.command.to_string();
-            record.exit_code = exit_code;
-            record.verdict_exit_code = verdict_exit_code;
-            record.suite = record_as.suite;
-            record.case = record_as.case;
             crate::history::write(&recording.db, recording.keep, &record, self.notes);
+        }
+        if let (Some(spans), Some(_)) = (self.spans, service) {
+            spans.add_turn(&record, &turn.sql_results, SystemTime::now(), parent);
         }
         judged
     }
@@ -417,6 +427,7 @@ mod tests {
             out,
             explain_timeout: None,
             record_as: RecordAs::default(),
+            parent: None,
         }
     }
 
@@ -425,6 +436,7 @@ mod tests {
         Exchange {
             origin: Origin::Saved(Cell::new(Some(Box::new(std::io::Cursor::new(bytes))))),
             recording: None,
+            spans: None,
             notes: NOTES.get_or_init(|| Notes::new(true, false, false, false)),
         }
     }

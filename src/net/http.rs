@@ -350,6 +350,44 @@ impl Http {
     }
 }
 
+impl Http {
+    /// POSTs `body` once (no retry: what it carries waits for a later
+    /// try elsewhere), within `timeout`, with `headers` (secret values:
+    /// never logged); `Err` names the status or the transport's failure.
+    pub fn post_once(
+        &self,
+        url: &Url,
+        headers: &[(&str, &str)],
+        content_type: &str,
+        body: Vec<u8>,
+        timeout: Duration,
+    ) -> Result<()> {
+        let client = match is_loopback(url) {
+            true => &self.direct,
+            false => &self.client,
+        };
+        let mut request = client.post(url.clone()).timeout(timeout);
+        for (name, value) in headers {
+            let name = HeaderName::from_bytes(name.as_bytes());
+            let value = HeaderValue::from_str(value);
+            let (Ok(name), Ok(value)) = (name, value) else {
+                return Err(Fault::new(Kind::Usage, "a header holds characters no HTTP header can").into());
+            };
+            request = request.header(name, value);
+        }
+        let response = request
+            .header(CONTENT_TYPE, content_type)
+            .body(body)
+            .send()
+            .map_err(|err| transport_fault(url, &err))?;
+        let status = response.status();
+        match status.is_success() {
+            true => Ok(()),
+            false => Err(Fault::new(Kind::Unreachable, describe_status(status)).into()),
+        }
+    }
+}
+
 /// The pause a `Retry-After` asks for, in seconds or as an HTTP date
 /// (RFC 9110), at most [`MAX_RETRY_AFTER`]; `None` when it is neither.
 fn retry_after(value: &str, now: SystemTime) -> Option<Duration> {

@@ -50,6 +50,7 @@ impl Sources<'_> {
             .findings(),
         );
         rows.extend(super::history::findings(self.profile));
+        rows.push(super::otel::finding(self.profile));
         rows
     }
 
@@ -157,6 +158,7 @@ impl Sources<'_> {
             }
         };
         findings.extend(super::history::findings(self.profile));
+        findings.push(super::otel::finding(self.profile));
         // The account host, for the embed endpoints.
         let account = match self.setting(args.base_url.clone(), "base_url") {
             None => {
@@ -187,6 +189,7 @@ impl Sources<'_> {
             network,
             json: args.output == TableOrJson::Json,
             width,
+            otlp: self.otlp().ok().flatten(),
         })
     }
 }

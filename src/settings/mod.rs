@@ -9,6 +9,7 @@
 //! (`tests/layout.rs` checks it):
 //! - [`checks`]: validators, and the environment's rule;
 //! - [`profile`]: the config file and its profiles;
+//! - [`otel`]: where spans go (`OTEL_*`, the profile's `otlp_endpoint`);
 //! - [`secrets`]: where each secret comes from (never argv, never printed);
 //! - [`types`]: what the commands receive;
 //! - [`history`]: the history database, recording, threads, `analyst history`;
@@ -20,6 +21,7 @@ pub mod check;
 pub mod checks;
 pub mod doctor;
 pub mod history;
+mod otel;
 pub mod profile;
 pub mod secrets;
 pub mod types;
@@ -46,14 +48,13 @@ use crate::api::data::ReadSecret;
 use crate::cli::{
     var, AbortArgs, AskArgs, ChatEndpointArgs, CheckAction, CheckArgs, Cli, ColorWhen, Command as CliCommand,
     CompletionTarget, ConfigAction, ConfigArgs, DataEndpointArgs, GlobalArgs, IdentityArgs, LeadingNetworkArgs,
-    NetworkArgs, QuerySelector, RowsArgs, RowsOutput, SessionAction, SessionArgs, SessionOutput, SessionRevokeArgs,
+    NetworkArgs, RowsArgs, RowsOutput, SessionAction, SessionArgs, SessionOutput, SessionRevokeArgs,
 };
 use crate::error::usage;
 use crate::files::check_files_apart;
 use crate::identity::{parse_attribute, security_context, FieldNames};
 use crate::modes::OnTerminal;
 use crate::output::{Destination, JqInput, Notes};
-use crate::results::Pick;
 use checks::{
     check_embed_tenant, check_output_file, check_picture, duration, parse_setting, service_url, variable, vega_config,
 };
@@ -364,21 +365,6 @@ fn resolve_command(
     Ok(command)
 }
 
-/// The width of the terminal stdout is, when `stdout_is_terminal`.
-fn terminal_width(stdout_is_terminal: bool) -> Option<u16> {
-    stdout_is_terminal
-        .then(|| terminal_size::terminal_size_of(std::io::stdout()))
-        .flatten()
-        .map(|(width, _)| width.0)
-}
-
-fn pick(selector: QuerySelector) -> Pick {
-    match selector {
-        QuerySelector::Last => Pick::Last,
-        QuerySelector::Index(n) => Pick::Index(n),
-    }
-}
-
 /// Where a command's values come from besides its flags: the
 /// subcommand's matches (to tell a flag from the environment), the
 /// profile, and the notes (for warnings such as a readable key file).
@@ -532,6 +518,7 @@ impl Sources<'_> {
             network,
             recording,
             thread,
+            otlp: self.otlp()?,
         })
     }
 
@@ -701,6 +688,7 @@ impl Sources<'_> {
             allow_partial: args.allow_partial,
             data,
             network,
+            otlp: self.otlp()?,
         })
     }
 

@@ -55,6 +55,8 @@ pub struct Profile {
     pub history_db: Option<String>,
     /// Prune turns older than this from the history (`90d`).
     pub history_keep: Option<String>,
+    /// Where spans go (OTLP/HTTP), unless `OTEL_EXPORTER_OTLP_*` says.
+    pub otlp_endpoint: Option<String>,
 }
 
 impl Profile {

@@ -89,6 +89,8 @@ pub struct AskSettings {
     pub recording: Option<super::Recording>,
     /// `--thread NAME`.
     pub thread: Option<super::ThreadSettings>,
+    /// Where the turn's spans go; `None`: not sent.
+    pub otlp: Option<crate::otel::OtlpSettings>,
 }
 
 /// The settings of `analyst abort`.
@@ -170,6 +172,8 @@ pub struct RowsSettings {
     pub data: DataSettings,
     /// Timeouts.
     pub network: Network,
+    /// Where the query's span goes; `None`: not sent.
+    pub otlp: Option<crate::otel::OtlpSettings>,
 }
 
 /// The settings of `analyst check merge`.
@@ -201,6 +205,8 @@ pub struct DoctorSettings {
     pub json: bool,
     /// The terminal's width the table fits, when stdout is one.
     pub width: Option<u16>,
+    /// The OTLP collector, to call; `None`: no spans are sent.
+    pub otlp: Option<crate::otel::OtlpSettings>,
 }
 
 /// `--jq` and `--output-file` as checked for an output: `jq_input` says
@@ -455,6 +461,22 @@ pub(super) fn case_overrides(args: &CaseArgs) -> CaseOverrides {
         max_seconds: args.max_seconds.map(Duration::from_secs_f64),
         max_tokens: args.max_tokens,
         max_llm_calls: args.max_llm_calls,
+    }
+}
+
+/// The width of the terminal stdout is, when `stdout_is_terminal`.
+pub(super) fn terminal_width(stdout_is_terminal: bool) -> Option<u16> {
+    stdout_is_terminal
+        .then(|| terminal_size::terminal_size_of(std::io::stdout()))
+        .flatten()
+        .map(|(width, _)| width.0)
+}
+
+/// The SQL result `--query` selects.
+pub(super) fn pick(selector: crate::cli::QuerySelector) -> Pick {
+    match selector {
+        crate::cli::QuerySelector::Last => Pick::Last,
+        crate::cli::QuerySelector::Index(n) => Pick::Index(n),
     }
 }
 

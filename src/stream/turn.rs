@@ -208,6 +208,8 @@ pub struct Turn {
     pub transcript: Transcript,
     /// When things happened.
     pub timings: Timings,
+    /// When each SQL result of the turn arrived, in order.
+    pub sql_results: Vec<Duration>,
     started: Instant,
     /// The turn's lines read so far, over all connections.
     lines: TurnLines,
@@ -228,6 +230,7 @@ impl Turn {
         Turn {
             transcript: Transcript::new(),
             timings: Timings::default(),
+            sql_results: Vec::new(),
             started,
             lines: TurnLines::default(),
             resumed: None,
@@ -425,8 +428,15 @@ impl LineFold for ChatFold<'_, '_> {
                 if matches!(event, Event::ChatId(_)) {
                     turn.chat_id_known.store(true, Ordering::SeqCst);
                 }
-                if matches!(&event, Event::ToolFinished(tool) if tool.sql.is_some()) {
-                    turn.timings.first_sql.get_or_insert_with(|| turn.started.elapsed());
+                match &event {
+                    Event::ToolFinished(tool) if tool.sql.is_some() => {
+                        let at = turn.started.elapsed();
+                        turn.timings.first_sql.get_or_insert(at);
+                        turn.sql_results.push(at);
+                    }
+                    // The thread's earlier turns were replayed: this one starts.
+                    Event::TurnStarts => turn.sql_results.clear(),
+                    _ => {}
                 }
                 self.sinks.renderer.event(&event);
             }

@@ -28,6 +28,7 @@ mod layout;
 mod log_lines;
 mod memory;
 mod network;
+mod otel;
 mod parquet;
 mod profiles;
 mod readme;

@@ -9,6 +9,7 @@
 pub mod browser;
 mod emulator;
 pub mod github;
+pub mod phoenix;
 mod replies;
 mod running;
 mod service;

@@ -12,7 +12,7 @@
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Mutex, OnceLock};
-use std::time::{Duration, Instant};
+use std::time::{Duration, Instant, SystemTime};
 
 use anyhow::Result;
 use reqwest::Url;
@@ -30,6 +30,7 @@ use crate::evals::report::{seconds, CaseReport, Outcome, Report, ReportSettings,
 use crate::evals::retry::{Earlier, Tally};
 use crate::evals::select::Selection;
 use crate::evals::suite::{Case, CaseOverrides, CaseTurn, GroundTruth, RowsSource};
+use crate::evals::trace::RunTrace;
 use crate::evals::verdicts::{self, tell};
 use crate::exchange::{Ended, Exchange, Judged, Origin, Plan, RecordAs, Service, TurnObserver};
 use crate::expect::Check;
@@ -39,6 +40,7 @@ use crate::identity::IdentityInput;
 use crate::image::Images;
 use crate::input::Deadline;
 use crate::net::http::Http;
+use crate::otel::{OtlpSettings, Spans};
 use crate::output::Notes;
 use crate::redact::Secret;
 use crate::render::markdown;
@@ -83,6 +85,8 @@ pub struct CheckSettings {
     pub retry_errors: Option<PathBuf>,
     /// The config file's `[prices]`: what each run cost.
     pub prices: Prices,
+    /// Where the run's spans go; `None`: not sent.
+    pub otlp: Option<OtlpSettings>,
 }
 
 /// The run of a case whose `certifiedQuery` names no certified query:
@@ -168,6 +172,8 @@ pub struct Run<'a> {
     /// Each case as an earlier report has it (`--retry-errors`): only its
     /// runs that errored are asked again; `None`: asked in full.
     earlier: Vec<Option<Earlier>>,
+    /// The run's spans, when they are sent.
+    trace: Option<RunTrace>,
 }
 
 /// What a turn may take: until when, why it ends then, and whether the
@@ -241,9 +247,17 @@ impl<'a> Run<'a> {
             truths: cases.iter().map(|_| OnceLock::new()).collect(),
             images: Images::default(),
             earlier,
+            trace: settings.otlp.clone().map(|otlp| RunTrace::new(otlp, cases.len())),
             cases,
             stop,
         })
+    }
+
+    /// The run's spans, its own and its cases' made from `report`; `None`
+    /// when they are not sent.
+    pub fn into_spans(self, report: &Report) -> Option<Spans> {
+        let names: Vec<String> = self.cases.iter().map(|case| case.name.clone()).collect();
+        Some(self.trace?.finish(report, &names))
     }
 
     /// Runs every run of every case on `--jobs` threads: the cases'
@@ -379,7 +393,7 @@ impl<'a> Run<'a> {
     /// at the first that fails (a failure of the whole run stops the
     /// others through the run's token).
     fn run_case(&self, slot: Slot, case: &Case) -> RunReport {
-        let started = Instant::now();
+        let (started, began) = (Instant::now(), SystemTime::now());
         let mut run = RunReport::new(slot.run + 1);
         if let Some(name) = case.missing_ground_truth() {
             return not_asked(run, case, name);
@@ -391,6 +405,7 @@ impl<'a> Run<'a> {
                 asker: self.chat.asker(Some(&case.settings)),
             })),
             recording: self.settings.recording.as_ref(),
+            spans: self.trace.as_ref().map(|trace| &trace.spans),
             notes: &self.notes,
         };
         for turn_index in 0..case.turns.len() {
@@ -407,6 +422,9 @@ impl<'a> Run<'a> {
             }
         }
         run.seconds.total = seconds(started.elapsed());
+        if let Some(trace) = &self.trace {
+            trace.case_ran(slot.case, began, SystemTime::now());
+        }
         run
     }
 
@@ -445,6 +463,7 @@ impl<'a> Run<'a> {
                 suite: Some(self.settings.selection.suite.display().to_string()),
                 case: Some(case.name.clone()),
             },
+            parent: self.trace.as_ref().map(|trace| trace.case_span(slot.case)),
         };
         let verdict = exchange.turn(plan, |ended| {
             add_turn(
@@ -500,7 +519,8 @@ impl<'a> Run<'a> {
         if turn.rows.is_some() {
             check = check.keeping_result();
         }
-        let mut observer = TurnObserver::new(None, check, self.settings.recording.is_some());
+        let queries_kept = self.settings.recording.is_some() || self.trace.is_some();
+        let mut observer = TurnObserver::new(None, check, queries_kept);
         let graded = matches!(
             turn.rows.as_ref().map(|rows| &rows.source),
             Some(RowsSource::GroundTruth(_))
@@ -858,30 +878,4 @@ fn case_timed_out(case: &Case) -> Fault {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn a_check_turn_records_its_own_exit_code_and_its_verdicts() {
-        let passed: Result<(), RunEnd> = Ok(());
-        assert_eq!(passed.exit_codes(SUCCESS), (SUCCESS, Some(SUCCESS)));
-        let failed: Result<(), RunEnd> = Err(RunEnd::Failed(vec!["answer did not match".into()]));
-        assert_eq!(
-            failed.exit_codes(SUCCESS),
-            (SUCCESS, Some(Kind::Expectation.exit_code()))
-        );
-        let stopped: Result<(), RunEnd> = Err(RunEnd::Stop(Fault::new(Kind::Auth, "401")));
-        let code = Kind::Auth.exit_code();
-        assert_eq!(stopped.exit_codes(code), (code, Some(code)));
-    }
-
-    #[test]
-    fn a_stop_of_one_run_stops_only_the_holders_of_its_token() {
-        let (run, other) = (Stop::default(), Stop::default());
-        let holder = run.clone();
-        run.call(Fault::stop(Kind::Auth, "the key was refused"));
-        assert_eq!(holder.stopped().map(|fault| fault.kind), Some(Kind::Auth));
-        assert!(other.stopped().is_none(), "another run goes on");
-        assert_eq!(holder.pause(Duration::from_secs(60)).unwrap_err().kind, Kind::Auth);
-    }
-}
+mod tests;
