@@ -485,6 +485,7 @@ Register-ArgumentCompleter -Native -CommandName 'analyst' -ScriptBlock {
             [CompletionResult]::new('export', 'export', [CompletionResultType]::ParameterValue, 'A whole thread, question by question')
             [CompletionResult]::new('usage', 'usage', [CompletionResultType]::ParameterValue, 'Turns, tokens, LLM calls, time and cost, grouped')
             [CompletionResult]::new('forget', 'forget', [CompletionResultType]::ParameterValue, 'Delete turns (and their thread names), erased from the file and its log')
+            [CompletionResult]::new('push', 'push', [CompletionResultType]::ParameterValue, 'Send the spans a collector did not take (kept by ask and check) to the OTLP endpoint, oldest first, each once')
             [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
             break
         }
@@ -579,12 +580,26 @@ Register-ArgumentCompleter -Native -CommandName 'analyst' -ScriptBlock {
             [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
             break
         }
+        'analyst;history;push' {
+            [CompletionResult]::new('--profile', '--profile', [CompletionResultType]::ParameterName, 'Use this profile of the config file (~/.config/analyst/config.toml)')
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'Colour on stderr: auto (on a terminal, unless NO_COLOR is set and not empty), always, never')
+            [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Log each HTTP request and response status to stderr (the key is always redacted)')
+            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Log each HTTP request and response status to stderr (the key is always redacted)')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print nothing on stderr but errors')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print nothing on stderr but errors')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
+            break
+        }
         'analyst;history;help' {
             [CompletionResult]::new('list', 'list', [CompletionResultType]::ParameterValue, 'The latest turns, newest first (the default)')
             [CompletionResult]::new('show', 'show', [CompletionResultType]::ParameterValue, 'One whole turn')
             [CompletionResult]::new('export', 'export', [CompletionResultType]::ParameterValue, 'A whole thread, question by question')
             [CompletionResult]::new('usage', 'usage', [CompletionResultType]::ParameterValue, 'Turns, tokens, LLM calls, time and cost, grouped')
             [CompletionResult]::new('forget', 'forget', [CompletionResultType]::ParameterValue, 'Delete turns (and their thread names), erased from the file and its log')
+            [CompletionResult]::new('push', 'push', [CompletionResultType]::ParameterValue, 'Send the spans a collector did not take (kept by ask and check) to the OTLP endpoint, oldest first, each once')
             [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
             break
         }
@@ -601,6 +616,9 @@ Register-ArgumentCompleter -Native -CommandName 'analyst' -ScriptBlock {
             break
         }
         'analyst;history;help;forget' {
+            break
+        }
+        'analyst;history;help;push' {
             break
         }
         'analyst;history;help;help' {
@@ -683,6 +701,7 @@ Register-ArgumentCompleter -Native -CommandName 'analyst' -ScriptBlock {
             [CompletionResult]::new('export', 'export', [CompletionResultType]::ParameterValue, 'A whole thread, question by question')
             [CompletionResult]::new('usage', 'usage', [CompletionResultType]::ParameterValue, 'Turns, tokens, LLM calls, time and cost, grouped')
             [CompletionResult]::new('forget', 'forget', [CompletionResultType]::ParameterValue, 'Delete turns (and their thread names), erased from the file and its log')
+            [CompletionResult]::new('push', 'push', [CompletionResultType]::ParameterValue, 'Send the spans a collector did not take (kept by ask and check) to the OTLP endpoint, oldest first, each once')
             break
         }
         'analyst;help;history;list' {
@@ -698,6 +717,9 @@ Register-ArgumentCompleter -Native -CommandName 'analyst' -ScriptBlock {
             break
         }
         'analyst;help;history;forget' {
+            break
+        }
+        'analyst;help;history;push' {
             break
         }
         'analyst;help;version' {

@@ -139,6 +139,9 @@ _analyst() {
             analyst__subcmd__help__subcmd__history,list)
                 cmd="analyst__subcmd__help__subcmd__history__subcmd__list"
                 ;;
+            analyst__subcmd__help__subcmd__history,push)
+                cmd="analyst__subcmd__help__subcmd__history__subcmd__push"
+                ;;
             analyst__subcmd__help__subcmd__history,show)
                 cmd="analyst__subcmd__help__subcmd__history__subcmd__show"
                 ;;
@@ -160,6 +163,9 @@ _analyst() {
             analyst__subcmd__history,list)
                 cmd="analyst__subcmd__history__subcmd__list"
                 ;;
+            analyst__subcmd__history,push)
+                cmd="analyst__subcmd__history__subcmd__push"
+                ;;
             analyst__subcmd__history,show)
                 cmd="analyst__subcmd__history__subcmd__show"
                 ;;
@@ -177,6 +183,9 @@ _analyst() {
                 ;;
             analyst__subcmd__history__subcmd__help,list)
                 cmd="analyst__subcmd__history__subcmd__help__subcmd__list"
+                ;;
+            analyst__subcmd__history__subcmd__help,push)
+                cmd="analyst__subcmd__history__subcmd__help__subcmd__push"
                 ;;
             analyst__subcmd__history__subcmd__help,show)
                 cmd="analyst__subcmd__history__subcmd__help__subcmd__show"
@@ -1205,7 +1214,7 @@ _analyst() {
             return 0
             ;;
         analyst__subcmd__help__subcmd__history)
-            opts="list show export usage forget"
+            opts="list show export usage forget push"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1247,6 +1256,20 @@ _analyst() {
             return 0
             ;;
         analyst__subcmd__help__subcmd__history__subcmd__list)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        analyst__subcmd__help__subcmd__history__subcmd__push)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -1345,7 +1368,7 @@ _analyst() {
             return 0
             ;;
         analyst__subcmd__history)
-            opts="-o -v -q -h -V --limit --thread --since --status --grep --output --jq --output-file --verbose --quiet --profile --color --help --version list show export usage forget help"
+            opts="-o -v -q -h -V --limit --thread --since --status --grep --output --jq --output-file --verbose --quiet --profile --color --help --version list show export usage forget push help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1471,7 +1494,7 @@ _analyst() {
             return 0
             ;;
         analyst__subcmd__history__subcmd__help)
-            opts="list show export usage forget help"
+            opts="list show export usage forget push help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1527,6 +1550,20 @@ _analyst() {
             return 0
             ;;
         analyst__subcmd__history__subcmd__help__subcmd__list)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        analyst__subcmd__history__subcmd__help__subcmd__push)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -1611,6 +1648,28 @@ _analyst() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --profile)
+                    COMPREPLY=($(compgen -W "$(analyst config profiles 2>/dev/null)" -- "${cur}"))
+                    return 0
+                    ;;
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        analyst__subcmd__history__subcmd__push)
+            opts="-v -q -h -V --verbose --quiet --profile --color --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
                 --profile)
                     COMPREPLY=($(compgen -W "$(analyst config profiles 2>/dev/null)" -- "${cur}"))
                     return 0

@@ -457,6 +457,7 @@ set edit:completion:arg-completer[analyst] = {|@words|
             cand export 'A whole thread, question by question'
             cand usage 'Turns, tokens, LLM calls, time and cost, grouped'
             cand forget 'Delete turns (and their thread names), erased from the file and its log'
+            cand push 'Send the spans a collector did not take (kept by ask and check) to the OTLP endpoint, oldest first, each once'
             cand help 'Print this message or the help of the given subcommand(s)'
         }
         &'analyst;history;list'= {
@@ -545,12 +546,25 @@ set edit:completion:arg-completer[analyst] = {|@words|
             cand -V 'Print version'
             cand --version 'Print version'
         }
+        &'analyst;history;push'= {
+            cand --profile 'Use this profile of the config file (~/.config/analyst/config.toml)'
+            cand --color 'Colour on stderr: auto (on a terminal, unless NO_COLOR is set and not empty), always, never'
+            cand -v 'Log each HTTP request and response status to stderr (the key is always redacted)'
+            cand --verbose 'Log each HTTP request and response status to stderr (the key is always redacted)'
+            cand -q 'Print nothing on stderr but errors'
+            cand --quiet 'Print nothing on stderr but errors'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
         &'analyst;history;help'= {
             cand list 'The latest turns, newest first (the default)'
             cand show 'One whole turn'
             cand export 'A whole thread, question by question'
             cand usage 'Turns, tokens, LLM calls, time and cost, grouped'
             cand forget 'Delete turns (and their thread names), erased from the file and its log'
+            cand push 'Send the spans a collector did not take (kept by ask and check) to the OTLP endpoint, oldest first, each once'
             cand help 'Print this message or the help of the given subcommand(s)'
         }
         &'analyst;history;help;list'= {
@@ -562,6 +576,8 @@ set edit:completion:arg-completer[analyst] = {|@words|
         &'analyst;history;help;usage'= {
         }
         &'analyst;history;help;forget'= {
+        }
+        &'analyst;history;help;push'= {
         }
         &'analyst;history;help;help'= {
         }
@@ -627,6 +643,7 @@ set edit:completion:arg-completer[analyst] = {|@words|
             cand export 'A whole thread, question by question'
             cand usage 'Turns, tokens, LLM calls, time and cost, grouped'
             cand forget 'Delete turns (and their thread names), erased from the file and its log'
+            cand push 'Send the spans a collector did not take (kept by ask and check) to the OTLP endpoint, oldest first, each once'
         }
         &'analyst;help;history;list'= {
         }
@@ -637,6 +654,8 @@ set edit:completion:arg-completer[analyst] = {|@words|
         &'analyst;help;history;usage'= {
         }
         &'analyst;help;history;forget'= {
+        }
+        &'analyst;help;history;push'= {
         }
         &'analyst;help;version'= {
         }

@@ -377,29 +377,30 @@ complete -c analyst -n "__fish_analyst_using_subcommand completions" -s v -l ver
 complete -c analyst -n "__fish_analyst_using_subcommand completions" -s q -l quiet -d 'Print nothing on stderr but errors'
 complete -c analyst -n "__fish_analyst_using_subcommand completions" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c analyst -n "__fish_analyst_using_subcommand completions" -s V -l version -d 'Print version'
-complete -c analyst -n "__fish_analyst_using_subcommand history; and not __fish_seen_subcommand_from list show export usage forget help" -l limit -d 'At most N turns' -r
-complete -c analyst -n "__fish_analyst_using_subcommand history; and not __fish_seen_subcommand_from list show export usage forget help" -l thread -d 'Only the turns of this thread (ask --thread NAME)' -r
-complete -c analyst -n "__fish_analyst_using_subcommand history; and not __fish_seen_subcommand_from list show export usage forget help" -l since -d 'Only turns since DURATION ago (7d, 12h) or DATE (2026-11-01)' -r
-complete -c analyst -n "__fish_analyst_using_subcommand history; and not __fish_seen_subcommand_from list show export usage forget help" -l status -d 'Only turns of this status (completed, incomplete, cut, error, …)' -r
-complete -c analyst -n "__fish_analyst_using_subcommand history; and not __fish_seen_subcommand_from list show export usage forget help" -l grep -d 'Only turns whose question or answer matches REGEX' -r
-complete -c analyst -n "__fish_analyst_using_subcommand history; and not __fish_seen_subcommand_from list show export usage forget help" -s o -l output -d 'table (for a person) or json (an array)' -r -f -a "table\t'Aligned, for a person'
+complete -c analyst -n "__fish_analyst_using_subcommand history; and not __fish_seen_subcommand_from list show export usage forget push help" -l limit -d 'At most N turns' -r
+complete -c analyst -n "__fish_analyst_using_subcommand history; and not __fish_seen_subcommand_from list show export usage forget push help" -l thread -d 'Only the turns of this thread (ask --thread NAME)' -r
+complete -c analyst -n "__fish_analyst_using_subcommand history; and not __fish_seen_subcommand_from list show export usage forget push help" -l since -d 'Only turns since DURATION ago (7d, 12h) or DATE (2026-11-01)' -r
+complete -c analyst -n "__fish_analyst_using_subcommand history; and not __fish_seen_subcommand_from list show export usage forget push help" -l status -d 'Only turns of this status (completed, incomplete, cut, error, …)' -r
+complete -c analyst -n "__fish_analyst_using_subcommand history; and not __fish_seen_subcommand_from list show export usage forget push help" -l grep -d 'Only turns whose question or answer matches REGEX' -r
+complete -c analyst -n "__fish_analyst_using_subcommand history; and not __fish_seen_subcommand_from list show export usage forget push help" -s o -l output -d 'table (for a person) or json (an array)' -r -f -a "table\t'Aligned, for a person'
 json\t'JSON'"
-complete -c analyst -n "__fish_analyst_using_subcommand history; and not __fish_seen_subcommand_from list show export usage forget help" -l jq -d 'Filter the JSON output through a jq expression, as gh --jq does: strings print raw, other values as compact JSON, one per line' -r
-complete -c analyst -n "__fish_analyst_using_subcommand history; and not __fish_seen_subcommand_from list show export usage forget help" -l output-file -d 'Write the output to FILE instead of stdout, atomically: FILE (created 0600) is replaced only when the command succeeds (check: when every case got a verdict, exit 0 or 9), never left partial; a file the command reads is refused' -r -F
-complete -c analyst -n "__fish_analyst_using_subcommand history; and not __fish_seen_subcommand_from list show export usage forget help" -l profile -d 'Use this profile of the config file (~/.config/analyst/config.toml)' -r -f -a '(analyst config profiles 2>/dev/null)'
-complete -c analyst -n "__fish_analyst_using_subcommand history; and not __fish_seen_subcommand_from list show export usage forget help" -l color -d 'Colour on stderr: auto (on a terminal, unless NO_COLOR is set and not empty), always, never' -r -f -a "auto\t'On a terminal, unless NO_COLOR is set to something'
+complete -c analyst -n "__fish_analyst_using_subcommand history; and not __fish_seen_subcommand_from list show export usage forget push help" -l jq -d 'Filter the JSON output through a jq expression, as gh --jq does: strings print raw, other values as compact JSON, one per line' -r
+complete -c analyst -n "__fish_analyst_using_subcommand history; and not __fish_seen_subcommand_from list show export usage forget push help" -l output-file -d 'Write the output to FILE instead of stdout, atomically: FILE (created 0600) is replaced only when the command succeeds (check: when every case got a verdict, exit 0 or 9), never left partial; a file the command reads is refused' -r -F
+complete -c analyst -n "__fish_analyst_using_subcommand history; and not __fish_seen_subcommand_from list show export usage forget push help" -l profile -d 'Use this profile of the config file (~/.config/analyst/config.toml)' -r -f -a '(analyst config profiles 2>/dev/null)'
+complete -c analyst -n "__fish_analyst_using_subcommand history; and not __fish_seen_subcommand_from list show export usage forget push help" -l color -d 'Colour on stderr: auto (on a terminal, unless NO_COLOR is set and not empty), always, never' -r -f -a "auto\t'On a terminal, unless NO_COLOR is set to something'
 always\t'Always, also in a pipe'
 never\t'Never'"
-complete -c analyst -n "__fish_analyst_using_subcommand history; and not __fish_seen_subcommand_from list show export usage forget help" -s v -l verbose -d 'Log each HTTP request and response status to stderr (the key is always redacted)'
-complete -c analyst -n "__fish_analyst_using_subcommand history; and not __fish_seen_subcommand_from list show export usage forget help" -s q -l quiet -d 'Print nothing on stderr but errors'
-complete -c analyst -n "__fish_analyst_using_subcommand history; and not __fish_seen_subcommand_from list show export usage forget help" -s h -l help -d 'Print help (see more with \'--help\')'
-complete -c analyst -n "__fish_analyst_using_subcommand history; and not __fish_seen_subcommand_from list show export usage forget help" -s V -l version -d 'Print version'
-complete -c analyst -n "__fish_analyst_using_subcommand history; and not __fish_seen_subcommand_from list show export usage forget help" -f -a "list" -d 'The latest turns, newest first (the default)'
-complete -c analyst -n "__fish_analyst_using_subcommand history; and not __fish_seen_subcommand_from list show export usage forget help" -f -a "show" -d 'One whole turn'
-complete -c analyst -n "__fish_analyst_using_subcommand history; and not __fish_seen_subcommand_from list show export usage forget help" -f -a "export" -d 'A whole thread, question by question'
-complete -c analyst -n "__fish_analyst_using_subcommand history; and not __fish_seen_subcommand_from list show export usage forget help" -f -a "usage" -d 'Turns, tokens, LLM calls, time and cost, grouped'
-complete -c analyst -n "__fish_analyst_using_subcommand history; and not __fish_seen_subcommand_from list show export usage forget help" -f -a "forget" -d 'Delete turns (and their thread names), erased from the file and its log'
-complete -c analyst -n "__fish_analyst_using_subcommand history; and not __fish_seen_subcommand_from list show export usage forget help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c analyst -n "__fish_analyst_using_subcommand history; and not __fish_seen_subcommand_from list show export usage forget push help" -s v -l verbose -d 'Log each HTTP request and response status to stderr (the key is always redacted)'
+complete -c analyst -n "__fish_analyst_using_subcommand history; and not __fish_seen_subcommand_from list show export usage forget push help" -s q -l quiet -d 'Print nothing on stderr but errors'
+complete -c analyst -n "__fish_analyst_using_subcommand history; and not __fish_seen_subcommand_from list show export usage forget push help" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c analyst -n "__fish_analyst_using_subcommand history; and not __fish_seen_subcommand_from list show export usage forget push help" -s V -l version -d 'Print version'
+complete -c analyst -n "__fish_analyst_using_subcommand history; and not __fish_seen_subcommand_from list show export usage forget push help" -f -a "list" -d 'The latest turns, newest first (the default)'
+complete -c analyst -n "__fish_analyst_using_subcommand history; and not __fish_seen_subcommand_from list show export usage forget push help" -f -a "show" -d 'One whole turn'
+complete -c analyst -n "__fish_analyst_using_subcommand history; and not __fish_seen_subcommand_from list show export usage forget push help" -f -a "export" -d 'A whole thread, question by question'
+complete -c analyst -n "__fish_analyst_using_subcommand history; and not __fish_seen_subcommand_from list show export usage forget push help" -f -a "usage" -d 'Turns, tokens, LLM calls, time and cost, grouped'
+complete -c analyst -n "__fish_analyst_using_subcommand history; and not __fish_seen_subcommand_from list show export usage forget push help" -f -a "forget" -d 'Delete turns (and their thread names), erased from the file and its log'
+complete -c analyst -n "__fish_analyst_using_subcommand history; and not __fish_seen_subcommand_from list show export usage forget push help" -f -a "push" -d 'Send the spans a collector did not take (kept by ask and check) to the OTLP endpoint, oldest first, each once'
+complete -c analyst -n "__fish_analyst_using_subcommand history; and not __fish_seen_subcommand_from list show export usage forget push help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c analyst -n "__fish_analyst_using_subcommand history; and __fish_seen_subcommand_from list" -l limit -d 'At most N turns' -r
 complete -c analyst -n "__fish_analyst_using_subcommand history; and __fish_seen_subcommand_from list" -l thread -d 'Only the turns of this thread (ask --thread NAME)' -r
 complete -c analyst -n "__fish_analyst_using_subcommand history; and __fish_seen_subcommand_from list" -l since -d 'Only turns since DURATION ago (7d, 12h) or DATE (2026-11-01)' -r
@@ -473,11 +474,20 @@ complete -c analyst -n "__fish_analyst_using_subcommand history; and __fish_seen
 complete -c analyst -n "__fish_analyst_using_subcommand history; and __fish_seen_subcommand_from forget" -s q -l quiet -d 'Print nothing on stderr but errors'
 complete -c analyst -n "__fish_analyst_using_subcommand history; and __fish_seen_subcommand_from forget" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c analyst -n "__fish_analyst_using_subcommand history; and __fish_seen_subcommand_from forget" -s V -l version -d 'Print version'
+complete -c analyst -n "__fish_analyst_using_subcommand history; and __fish_seen_subcommand_from push" -l profile -d 'Use this profile of the config file (~/.config/analyst/config.toml)' -r -f -a '(analyst config profiles 2>/dev/null)'
+complete -c analyst -n "__fish_analyst_using_subcommand history; and __fish_seen_subcommand_from push" -l color -d 'Colour on stderr: auto (on a terminal, unless NO_COLOR is set and not empty), always, never' -r -f -a "auto\t'On a terminal, unless NO_COLOR is set to something'
+always\t'Always, also in a pipe'
+never\t'Never'"
+complete -c analyst -n "__fish_analyst_using_subcommand history; and __fish_seen_subcommand_from push" -s v -l verbose -d 'Log each HTTP request and response status to stderr (the key is always redacted)'
+complete -c analyst -n "__fish_analyst_using_subcommand history; and __fish_seen_subcommand_from push" -s q -l quiet -d 'Print nothing on stderr but errors'
+complete -c analyst -n "__fish_analyst_using_subcommand history; and __fish_seen_subcommand_from push" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c analyst -n "__fish_analyst_using_subcommand history; and __fish_seen_subcommand_from push" -s V -l version -d 'Print version'
 complete -c analyst -n "__fish_analyst_using_subcommand history; and __fish_seen_subcommand_from help" -f -a "list" -d 'The latest turns, newest first (the default)'
 complete -c analyst -n "__fish_analyst_using_subcommand history; and __fish_seen_subcommand_from help" -f -a "show" -d 'One whole turn'
 complete -c analyst -n "__fish_analyst_using_subcommand history; and __fish_seen_subcommand_from help" -f -a "export" -d 'A whole thread, question by question'
 complete -c analyst -n "__fish_analyst_using_subcommand history; and __fish_seen_subcommand_from help" -f -a "usage" -d 'Turns, tokens, LLM calls, time and cost, grouped'
 complete -c analyst -n "__fish_analyst_using_subcommand history; and __fish_seen_subcommand_from help" -f -a "forget" -d 'Delete turns (and their thread names), erased from the file and its log'
+complete -c analyst -n "__fish_analyst_using_subcommand history; and __fish_seen_subcommand_from help" -f -a "push" -d 'Send the spans a collector did not take (kept by ask and check) to the OTLP endpoint, oldest first, each once'
 complete -c analyst -n "__fish_analyst_using_subcommand history; and __fish_seen_subcommand_from help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c analyst -n "__fish_analyst_using_subcommand version" -l profile -d 'Use this profile of the config file (~/.config/analyst/config.toml)' -r -f -a '(analyst config profiles 2>/dev/null)'
 complete -c analyst -n "__fish_analyst_using_subcommand version" -l color -d 'Colour on stderr: auto (on a terminal, unless NO_COLOR is set and not empty), always, never' -r -f -a "auto\t'On a terminal, unless NO_COLOR is set to something'
@@ -508,3 +518,4 @@ complete -c analyst -n "__fish_analyst_using_subcommand help; and __fish_seen_su
 complete -c analyst -n "__fish_analyst_using_subcommand help; and __fish_seen_subcommand_from history" -f -a "export" -d 'A whole thread, question by question'
 complete -c analyst -n "__fish_analyst_using_subcommand help; and __fish_seen_subcommand_from history" -f -a "usage" -d 'Turns, tokens, LLM calls, time and cost, grouped'
 complete -c analyst -n "__fish_analyst_using_subcommand help; and __fish_seen_subcommand_from history" -f -a "forget" -d 'Delete turns (and their thread names), erased from the file and its log'
+complete -c analyst -n "__fish_analyst_using_subcommand help; and __fish_seen_subcommand_from history" -f -a "push" -d 'Send the spans a collector did not take (kept by ask and check) to the OTLP endpoint, oldest first, each once'

@@ -456,6 +456,8 @@ pub enum HistoryAction {
     Usage(HistoryUsageArgs),
     /// Delete turns (and their thread names), erased from the file and its log
     Forget(HistoryForgetArgs),
+    /// Send the spans a collector did not take (kept by ask and check) to the OTLP endpoint, oldest first, each once
+    Push,
 }
 
 /// `history list`.

@@ -75,7 +75,7 @@ pub fn run(settings: AskSettings, notes: &Notes, out: &mut Out) -> Result<()> {
         parent: None,
     };
     let asked = exchange.turn(plan, |ended| judge(&settings, ended, started, notes));
-    super::send_spans(spans, &settings.network, notes);
+    super::send_spans(spans, &settings.network, notes, settings.recording.as_ref());
     asked
 }
 

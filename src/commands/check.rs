@@ -77,7 +77,12 @@ pub fn run(settings: CheckSettings, notes: &Notes, out: &mut Out) -> Result<()> 
     });
     report.gate(settings.report.min_accuracy);
     let published = publish(&mut report, &settings.report, baseline, notes, out);
-    super::send_spans(run.into_spans(&report), &settings.network, notes);
+    super::send_spans(
+        run.into_spans(&report),
+        &settings.network,
+        notes,
+        settings.recording.as_ref(),
+    );
     published?;
     conclude(&report, &settings.report)
 }

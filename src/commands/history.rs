@@ -11,8 +11,10 @@ use serde_json::Value;
 
 use crate::cli::{ExportFormat, UsageOutput};
 use crate::domain::{Prices, Usage};
-use crate::error::{fail, Kind};
-use crate::history::{History, ListedTurn, TurnRecord, UsageBy, UsageGroup};
+use crate::error::{fail, kind_of, Kind};
+use crate::history::{History, ListedTurn, Pushed, TurnRecord, UsageBy, UsageGroup};
+use crate::net::http::Http;
+use crate::otel::{self, OtlpSettings};
 use crate::output::{Notes, Out, Output, Tone};
 use crate::render::html::{inert_page, markdown};
 use crate::render::json;
@@ -24,7 +26,7 @@ use crate::text::{shorten_to, visible};
 
 /// Runs `analyst history`.
 pub fn run(settings: HistorySettings, notes: &Notes, out: &mut Out) -> Result<()> {
-    let history = History::open(&settings.db)?;
+    let mut history = History::open(&settings.db)?;
     match settings.command {
         HistoryCommand::List { filter, grep, json } => match json {
             true => json::write(&history.list_whole(&filter, grep.as_ref())?, out)?,
@@ -68,6 +70,7 @@ pub fn run(settings: HistorySettings, notes: &Notes, out: &mut Out) -> Result<()
             let rows = priced(&history, by, since.as_deref(), &settings.prices)?;
             write_usage(&rows, output, !settings.prices.is_empty(), out)?;
         }
+        HistoryCommand::Push(otlp) => push(&mut history, &otlp, notes)?,
         HistoryCommand::Forget(what) => {
             let count = history.forget(&what)?;
             notes.info(&format!(
@@ -270,6 +273,27 @@ struct Priced {
     group: UsageGroup,
     /// US dollars, when every turn of the group could be priced.
     cost: Option<f64>,
+}
+
+/// `history push`: the spans a collector did not take, sent to `otlp`'s,
+/// oldest first; the first it refuses stops the push (exit 6), the rest
+/// kept for the next.
+fn push(history: &mut History, otlp: &OtlpSettings, notes: &Notes) -> Result<()> {
+    let http = Http::new(otlp.timeout, notes)?;
+    let pushed = history.push_unsent(|kept| otel::send(otlp, &http, &otel::decode(kept)?));
+    let told = |pushed: &Pushed| {
+        format!(
+            "pushed {} span(s) in {} request(s) to {}; {} request(s) left",
+            pushed.spans, pushed.requests, otlp.endpoint, pushed.left
+        )
+    };
+    match pushed {
+        Ok(pushed) => {
+            notes.info(&told(&pushed));
+            Ok(())
+        }
+        Err((pushed, err)) => Err(fail(kind_of(&err), format!("{err:#}; {}", told(&pushed)))),
+    }
 }
 
 /// The turns since `since`, summed by `by` and priced by `prices`: each

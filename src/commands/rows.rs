@@ -78,7 +78,7 @@ pub fn run(settings: RowsSettings, notes: &Notes, out: &mut Out) -> Result<()> {
         };
         spans.add_query(&sql, outcome, began);
     }
-    super::send_spans(spans, &settings.network, notes);
+    super::send_spans(spans, &settings.network, notes, None);
     // The document is closed also when the query failed on the way (a
     // `-o json` array stays valid JSON); the failure is the exit code. A
     // query that failed before its answer began writes nothing at all.

@@ -18,10 +18,12 @@
 mod query;
 mod record;
 mod schema;
+mod unsent;
 
 pub use query::{Forget, ListFilter, ListedTurn, UsageBy, UsageGroup};
 pub use record::{chat_url, identity, write};
 pub use schema::SCHEMA_VERSION;
+pub use unsent::Pushed;
 
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};

@@ -13,8 +13,9 @@ pub const SCHEMA_VERSION: i64 = MIGRATIONS.len() as i64;
 /// Each migration takes the database from the version before it (its
 /// index) to the next: version 1 made the tables; version 2 indexes turns
 /// by chat id (`history export CHAT_ID`); version 3 keeps a `check` turn's
-/// verdict-level exit code beside the turn's.
-const MIGRATIONS: [&str; 3] = [
+/// verdict-level exit code beside the turn's; version 4 keeps the spans a
+/// collector did not take, for `history push`.
+const MIGRATIONS: [&str; 4] = [
     "
 CREATE TABLE turns (
     id INTEGER PRIMARY KEY,
@@ -71,6 +72,14 @@ CREATE INDEX turns_chat ON turns (chat_id, at);
 ",
     "
 ALTER TABLE turns ADD COLUMN verdict_exit_code INTEGER;
+",
+    "
+CREATE TABLE unsent_spans (
+    id INTEGER PRIMARY KEY,
+    at TEXT NOT NULL,
+    spans INTEGER NOT NULL,
+    request BLOB NOT NULL
+);
 ",
 ];
 

@@ -463,22 +463,27 @@ pub fn request_json(request: &proto::ExportTraceServiceRequest) -> Json {
     json!({ "resourceSpans": resource_spans })
 }
 
-/// Sends `spans` to the collector, within `settings.timeout`: `Err` (one
-/// line, no secret) when it could not be reached or refused them.
-pub fn export(settings: &OtlpSettings, http: &Http, spans: &[SpanData]) -> Result<()> {
-    if spans.is_empty() {
-        return Ok(());
-    }
-    send(settings, http, &request(settings, spans))
-}
-
 /// Sends an export of no span (what `doctor` asks a collector): a
 /// receiver answers it as any other and stores nothing.
 pub fn export_nothing(settings: &OtlpSettings, http: &Http) -> Result<()> {
     send(settings, http, &proto::ExportTraceServiceRequest::default())
 }
 
-fn send(settings: &OtlpSettings, http: &Http, request: &proto::ExportTraceServiceRequest) -> Result<()> {
+/// A request as kept for a later push (protobuf).
+pub fn encode(request: &proto::ExportTraceServiceRequest) -> Vec<u8> {
+    request.encode_to_vec()
+}
+
+/// A request kept by [`encode`].
+pub fn decode(kept: &[u8]) -> Result<proto::ExportTraceServiceRequest> {
+    proto::ExportTraceServiceRequest::decode(kept)
+        .map_err(|err| fail(Kind::Usage, format!("a kept export of spans cannot be read: {err}")))
+}
+
+/// Sends `request` to the collector, within `settings.timeout`, as
+/// protobuf or OTLP/JSON: `Err` (one line, no secret) when it could not be
+/// reached or refused it.
+pub fn send(settings: &OtlpSettings, http: &Http, request: &proto::ExportTraceServiceRequest) -> Result<()> {
     let (body, content_type) = match settings.json {
         true => (request_json(request).to_string().into_bytes(), "application/json"),
         false => (request.encode_to_vec(), "application/x-protobuf"),

@@ -57,6 +57,8 @@ pub enum HistoryCommand {
     },
     /// `forget`.
     Forget(Forget),
+    /// `push`: the kept spans, to this collector.
+    Push(Box<crate::otel::OtlpSettings>),
 }
 
 /// The settings of `analyst history`.
@@ -268,6 +270,12 @@ pub fn history(
             )
         }
         HistoryAction::Forget(forget) => (HistoryCommand::Forget(forget_what(forget)?), Destination::default()),
+        HistoryAction::Push => {
+            let otlp = super::otel::resolve(config, profile)?.ok_or_else(|| {
+                usage("history push: no collector to push to: set OTEL_EXPORTER_OTLP_ENDPOINT (or the profile's otlp_endpoint)")
+            })?;
+            (HistoryCommand::Push(Box::new(otlp)), Destination::default())
+        }
     };
     Ok(HistorySettings {
         db,

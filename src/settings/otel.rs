@@ -78,8 +78,14 @@ impl super::Sources<'_> {
     /// Where spans go (`OTEL_*`, the profile's `otlp_endpoint`), with the
     /// CI job as resource attributes.
     pub(super) fn otlp(&self) -> Result<Option<OtlpSettings>> {
-        otlp(self.config, self.profile, CiJob::from_vars(variable).as_ref())
+        resolve(self.config, self.profile)
     }
+}
+
+/// Where spans go, with the CI job as resource attributes; `None` when
+/// they are not sent.
+pub(super) fn resolve(config: Option<&Config>, profile: Option<&Profile>) -> Result<Option<OtlpSettings>> {
+    otlp(config, profile, CiJob::from_vars(variable).as_ref())
 }
 
 /// What `OTEL_*` and the profile say of spans; `None` when none are sent.

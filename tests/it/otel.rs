@@ -378,3 +378,66 @@ fn doctor_calls_the_collector_and_config_list_says_where_it_came_from() {
         "{row}"
     );
 }
+
+#[test]
+fn spans_a_collector_missed_are_kept_and_history_push_delivers_them_once() {
+    let emu = Emulator::start();
+    let project = project("push");
+    let folder = Scratch::new();
+    let db = folder.join("history.db");
+    let down = format!("http://127.0.0.1:{}", crate::support::browser::unused_port());
+    let with_collector = |mut command: std::process::Command, endpoint: &str| {
+        command
+            .env("ANALYST_HISTORY_DB", &db)
+            .env("OTEL_EXPORTER_OTLP_ENDPOINT", endpoint)
+            .env(
+                "OTEL_RESOURCE_ATTRIBUTES",
+                format!("openinference.project.name={project}"),
+            );
+        command
+    };
+    // The collector is down: the command is not, and keeps its spans.
+    let output = with_collector(emu.command(), &down)
+        .args(["ask", "Revenue by month?"])
+        .output()
+        .unwrap();
+    exits(&output, 0);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    let warnings: Vec<&str> = stderr.lines().filter(|line| line.contains("spans")).collect();
+    assert_eq!(warnings.len(), 1, "{stderr}");
+    assert!(
+        warnings[0].ends_with("; kept in the history for 'analyst history push'"),
+        "{stderr}"
+    );
+    let push = |endpoint: &str| {
+        with_collector(analyst_process(), endpoint)
+            .args(["history", "push"])
+            .output()
+            .unwrap()
+    };
+    // Still down: nothing delivered, the spans kept, exit 6.
+    let refused = push(&down);
+    exits(&refused, 6);
+    assert!(
+        String::from_utf8_lossy(&refused.stderr).contains("pushed 0 span(s) in 0 request(s)"),
+        "{}",
+        String::from_utf8_lossy(&refused.stderr)
+    );
+    assert!(Phoenix::shared().spans_now(&project).is_empty());
+    // Up again: delivered, once.
+    let pushed = push(&Phoenix::shared().endpoint());
+    exits(&pushed, 0);
+    let said = String::from_utf8_lossy(&pushed.stderr);
+    assert!(
+        said.contains("pushed 2 span(s) in 1 request(s)") && said.contains("0 request(s) left"),
+        "{said}"
+    );
+    let spans = Phoenix::shared().spans(&project, 2);
+    assert_eq!(spans.len(), 2);
+    assert_eq!(named(&spans, "invoke_agent ").len(), 1);
+    let again = push(&Phoenix::shared().endpoint());
+    exits(&again, 0);
+    assert!(String::from_utf8_lossy(&again.stderr).contains("pushed 0 span(s) in 0 request(s)"));
+    std::thread::sleep(Duration::from_secs(2));
+    assert_eq!(Phoenix::shared().spans_now(&project).len(), 2, "nothing sent twice");
+}
