@@ -441,3 +441,41 @@ fn spans_a_collector_missed_are_kept_and_history_push_delivers_them_once() {
     std::thread::sleep(Duration::from_secs(2));
     assert_eq!(Phoenix::shared().spans_now(&project).len(), 2, "nothing sent twice");
 }
+
+#[test]
+fn the_readmes_phoenix_screenshot_is_a_check_runs_trace() {
+    let emu = Emulator::start();
+    let project = project("screenshot");
+    let suite = ScratchFile::new(
+        "smoke.toml",
+        "[[case]]\nname = \"revenue by month\"\nquestion = \"What was our revenue by month?\"\n\n[[case]]\nname = \"revenue\"\nquestion = \"Revenue?\"\n\n[[case]]\nname = \"orders\"\nquestion = \"Orders?\"\nexpect_answer = \"never said\"\n",
+    );
+    // From its folder, so that the trace names the suite as a team would.
+    let output = traced(emu.command(), &project)
+        .current_dir(suite.parent().unwrap())
+        .args(["check", "--jobs", "1", "smoke.toml"])
+        .output()
+        .unwrap();
+    exits(&output, 9);
+    let phoenix = Phoenix::shared();
+    let spans = phoenix.spans(&project, 10);
+    let [run] = named(&spans, "check ")[..] else {
+        panic!("{spans:?}")
+    };
+    let trace = run["context"]["trace_id"].as_str().unwrap();
+    let url = format!(
+        "{}/projects/{}/traces/{trace}",
+        phoenix.endpoint(),
+        phoenix.project_id(&project)
+    );
+    let shot = crate::support::browser::chromium_page_screenshot(&url, 1400, 900);
+    assert!(shot.starts_with(b"\x89PNG\r\n\x1a\n"));
+    let committed = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/phoenix-trace.png");
+    if std::env::var_os("ANALYST_REGENERATE").is_some() {
+        std::fs::write(&committed, &shot).unwrap();
+    }
+    assert!(
+        committed.exists(),
+        "ANALYST_REGENERATE=1 cargo test --test it otel::the_readmes_phoenix_screenshot"
+    );
+}

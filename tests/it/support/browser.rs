@@ -93,6 +93,22 @@ pub fn chromium_screenshot(url: &str, width: u32, height: u32) -> Vec<u8> {
     std::fs::read(png).unwrap()
 }
 
+/// A PNG of the web application at `url` (scripts run: a page that is not
+/// `analyst`'s), given ten seconds to load and draw.
+pub fn chromium_page_screenshot(url: &str, width: u32, height: u32) -> Vec<u8> {
+    let profile = Scratch::new();
+    let png = profile.join("screenshot.png");
+    run_chromium(
+        chromium(&profile)
+            .arg("--virtual-time-budget=10000")
+            .arg("--hide-scrollbars")
+            .arg(format!("--window-size={width},{height}"))
+            .arg(format!("--screenshot={}", png.display()))
+            .arg(url),
+    );
+    std::fs::read(png).unwrap()
+}
+
 /// What a page asked its server for ([`serve`]'s log), besides the
 /// site's icon, which a browser asks for itself.
 pub fn asked(log: &Mutex<Vec<String>>) -> Vec<String> {

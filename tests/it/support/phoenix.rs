@@ -126,6 +126,19 @@ impl Phoenix {
         }
     }
 
+    /// The id Phoenix gave `project` (its pages are addressed by it).
+    pub fn project_id(&self, project: &str) -> String {
+        let projects = self.get("/v1/projects").expect("Phoenix lists its projects");
+        projects["data"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|listed| listed["name"] == project)
+            .and_then(|listed| listed["id"].as_str())
+            .unwrap_or_else(|| panic!("{project} in {projects}"))
+            .to_string()
+    }
+
     /// The spans of `project` now (none when it does not exist).
     pub fn spans_now(&self, project: &str) -> Vec<Value> {
         self.get(&format!("/v1/projects/{project}/spans?limit=1000"))
