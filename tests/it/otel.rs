@@ -261,6 +261,7 @@ fn otlp_json_is_sent_as_the_specification_writes_it() {
             connection.write_all(b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 2\r\n\r\n{}");
         request
     });
+    let config = ScratchFile::new("config.toml", "[prices.\"m\"]\ninput = 3.0\noutput = 15.0\n");
     let output = emu
         .command()
         .env(
@@ -269,6 +270,12 @@ fn otlp_json_is_sent_as_the_specification_writes_it() {
         )
         .env("OTEL_EXPORTER_OTLP_PROTOCOL", "http/json")
         .env("OTEL_SERVICE_NAME", "nightly-evals")
+        .env("ANALYST_CONFIG", &*config)
+        .env("GITHUB_ACTIONS", "true")
+        .env("GITHUB_SERVER_URL", "https://github.com")
+        .env("GITHUB_REPOSITORY", "acme/agents")
+        .env("GITHUB_SHA", "4f2a9c81d7e6")
+        .env("GITHUB_RUN_ID", "77")
         .args(["ask", "Revenue by month?"])
         .output()
         .unwrap();
@@ -288,6 +295,28 @@ fn otlp_json_is_sent_as_the_specification_writes_it() {
         .find(|kv| kv["key"] == "service.name")
         .unwrap();
     assert_eq!(service["value"]["stringValue"], "nightly-evals");
+    // The CI job, as the CICD and VCS conventions name it.
+    let resource_attribute = |key: &str| {
+        resource["resource"]["attributes"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|kv| kv["key"] == key)
+            .map(|kv| kv["value"]["stringValue"].clone())
+    };
+    assert_eq!(resource_attribute("cicd.system"), Some(Value::from("github-actions")));
+    assert_eq!(
+        resource_attribute("vcs.repository.name"),
+        Some(Value::from("acme/agents"))
+    );
+    assert_eq!(
+        resource_attribute("vcs.ref.head.revision"),
+        Some(Value::from("4f2a9c81d7e6"))
+    );
+    assert_eq!(
+        resource_attribute("cicd.pipeline.run.url.full"),
+        Some(Value::from("https://github.com/acme/agents/actions/runs/77"))
+    );
     let spans = resource["scopeSpans"][0]["spans"].as_array().unwrap();
     assert_eq!(spans.len(), 2);
     let turn = &spans[0];
@@ -301,6 +330,17 @@ fn otlp_json_is_sent_as_the_specification_writes_it() {
         .find(|kv| kv["key"] == "gen_ai.usage.input_tokens")
         .unwrap();
     assert_eq!(tokens["value"]["intValue"], "1000");
+    // Its cost at the config file's price: 1000 × 3 + 80 × 15 per million.
+    let cost = turn["attributes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|kv| kv["key"] == "analyst.cost_usd")
+        .unwrap();
+    assert!(
+        (cost["value"]["doubleValue"].as_f64().unwrap() - 0.0042).abs() < 1e-12,
+        "{cost}"
+    );
     assert_eq!(spans[1]["parentSpanId"], turn["spanId"]);
 }
 
