@@ -1477,7 +1477,7 @@ pub struct IdentityArgs {
 /// Arguments of `analyst ask`.
 #[derive(Debug, Args)]
 pub struct AskArgs {
-    /// The question ('-' reads it from stdin). Omit it with --chat-id to print the thread so far
+    /// The question ('-' reads it from stdin; omitted, a piped stdin is read). Omit it with --chat-id to print the thread so far
     #[arg(value_name = "QUESTION")]
     pub question: Option<String>,
 

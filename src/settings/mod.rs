@@ -465,15 +465,20 @@ impl Sources<'_> {
             None => {
                 let identity = self.identity(&args.identity, network.limits.timeout)?;
                 let chat = self.chat(&args.endpoint, &identity)?;
-                checks::stdin_read_once(
-                    args.question.as_deref() == Some("-"),
-                    args.endpoint.key.api_key_file.as_deref() == Some("-")
-                        || args.endpoint.cube_token_file.as_deref() == Some("-"),
-                    args.image.iter().filter(|path| path.as_os_str() == "-").count(),
-                )?;
+                let secret_on_stdin = args.endpoint.key.api_key_file.as_deref() == Some("-")
+                    || args.endpoint.cube_token_file.as_deref() == Some("-");
+                let images_on_stdin = args.image.iter().filter(|path| path.as_os_str() == "-").count();
+                checks::stdin_read_once(args.question.as_deref() == Some("-"), secret_on_stdin, images_on_stdin)?;
+                // No question and no chat to read, stdin a pipe nothing
+                // else reads: the question is on it (as `rows` reads SQL).
+                let piped = args.question.is_none()
+                    && args.chat_id.is_none()
+                    && !self.terminals.stdin
+                    && !secret_on_stdin
+                    && images_on_stdin == 0;
                 AskSource::Chat {
                     chat: Box::new(chat),
-                    question: Question::of(&args, network.limits.timeout)?,
+                    question: Question::of(&args, piped, network.limits.timeout)?,
                 }
             }
         };

@@ -398,12 +398,16 @@ pub(super) fn report_settings(args: ReportArgs) -> Result<ReportSettings> {
 /// thread, with which message id (new, or the suspended one `--resume`
 /// names), on which branch.
 impl Question {
-    /// The question `args` ask; what it reads (the question on standard
-    /// input, images) waits at most `limit`, the command's `--timeout`.
-    pub(super) fn of(args: &AskArgs, limit: Option<Duration>) -> Result<Question> {
+    /// The question `args` ask (with none given and `piped`, the one on
+    /// standard input, when there is one); what it reads (the question on
+    /// standard input, images) waits at most `limit`, the command's
+    /// `--timeout`.
+    pub(super) fn of(args: &AskArgs, piped: bool, limit: Option<Duration>) -> Result<Question> {
         let input = match args.question.as_deref() {
             Some("-") => Some(read_stdin("the question", limit)?),
             Some(text) => Some(text.to_string()),
+            // An empty pipe (`< /dev/null`) asks nothing.
+            None if piped => Some(read_stdin("the question", limit)?).filter(|text| !text.trim().is_empty()),
             None => None,
         };
         let input = input.map(|q| q.trim().to_string());
@@ -427,7 +431,7 @@ impl Question {
         };
         if input.is_none() && chat_id.is_none() {
             return Err(usage(
-                "ask what? give a QUESTION ('-' reads it from stdin), or --chat-id ID alone to print that thread",
+                "ask what? give a QUESTION (or pipe it in; '-' reads it from stdin), or --chat-id ID alone to print that thread",
             ));
         }
         let branch = args.branch.as_deref().map(str::trim);

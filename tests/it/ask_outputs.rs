@@ -165,6 +165,26 @@ fn a_question_dash_is_read_from_stdin() {
 }
 
 #[test]
+fn with_no_question_a_piped_stdin_is_the_question_and_an_empty_one_asks_nothing() {
+    let emu = Emulator::start();
+    emu.analyst()
+        .args(["ask"])
+        .write_stdin("What is our churn?\n")
+        .assert()
+        .success();
+    assert_eq!(emu.chat_bodies()[0]["input"], "What is our churn?");
+    // An empty pipe asks nothing: exit 2, and nothing is sent.
+    let output = emu.analyst().args(["ask"]).write_stdin("").output().unwrap();
+    exits(&output, 2);
+    assert!(
+        String::from_utf8_lossy(&output.stderr).contains("ask what? give a QUESTION (or pipe it in"),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    assert_eq!(emu.chat_bodies().len(), 1);
+}
+
+#[test]
 fn raw_mode_is_byte_exact_even_when_chunks_split_characters() {
     let emu = Emulator::start();
     let stream = ChatStream::new("c-raw", Family::Semantic)
