@@ -1308,7 +1308,7 @@ stdout is the data; stderr carries notes only ('chat: <id>', 'message: <id>', wa
 tool errors, truncated results and missing final answers; past five tool
 errors or five truncated results, one line says the rest are not listed).
 -o json is written even when the chat fails, with status and errors saying
-why. On a terminal (never in pipes, with -q or NO_COLOR) a spinner shows what
+why. On a terminal (never in pipes or with -q; NO_COLOR turns off colour only) a spinner shows what
 the agent is doing, the answer streams as it arrives, and a summary of the
 SQL results follows.
 A turn that breaks off (the connection drops, the stream ends mid-message, the

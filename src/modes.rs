@@ -48,11 +48,14 @@ impl Mode {
         !all_rows && !refuses
     }
 
-    /// How to get every row of truncated SQL result `number` from here.
-    pub fn every_row(self, number: usize) -> String {
+    /// How to get every row of truncated SQL result `number` from here
+    /// (`filtered`: `--jq` rewrites the output, which nothing reads back).
+    pub fn every_row(self, number: usize, filtered: bool) -> String {
         match self {
-            Mode::Answer => format!("-o csv --all-rows --query {number} gives every row"),
-            Mode::Stream => format!("'analyst rows --query {number}' reads this output and fetches every row"),
+            Mode::Stream if !filtered => {
+                format!("'analyst rows --query {number}' reads this output and fetches every row")
+            }
+            Mode::Answer | Mode::Stream => format!("-o csv --all-rows --query {number} gives every row"),
             Mode::Json | Mode::Rows | Mode::Chart => {
                 format!("--all-rows fetches every row (or pipe -o raw into 'analyst rows --query {number}')")
             }

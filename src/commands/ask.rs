@@ -46,6 +46,7 @@ pub fn run(settings: AskSettings, notes: &Notes, out: &mut Out) -> Result<()> {
         notes,
         settings.display,
         notes_truncated,
+        settings.filtered,
     );
     let check = Check::new(settings.expectations.clone());
     let spans = settings.otlp.clone().map(Spans::new);

@@ -35,11 +35,18 @@ impl<'n> Watched<'n> {
     /// `inner`, the output of `-o mode`, with notes through `notes` (each
     /// where it helps that mode: see [`Mode`]) and the live `display`; a
     /// truncated result gets a note only when `note_truncated` (see
-    /// [`Mode::notes_truncated`]).
-    pub fn new(inner: Box<dyn Renderer>, mode: Mode, notes: &'n Notes, display: Display, note_truncated: bool) -> Self {
+    /// [`Mode::notes_truncated`]); `filtered`: `--jq` rewrites the output.
+    pub fn new(
+        inner: Box<dyn Renderer>,
+        mode: Mode,
+        notes: &'n Notes,
+        display: Display,
+        note_truncated: bool,
+        filtered: bool,
+    ) -> Self {
         Watched {
             inner,
-            notes: EventNotes::new(notes, mode, note_truncated),
+            notes: EventNotes::new(notes, mode, note_truncated, filtered),
             live: (display.spinner || display.stream_answer).then(|| Live::start(display, mode, notes)),
         }
     }
@@ -339,15 +346,18 @@ struct EventNotes<'a> {
     notes: &'a Notes,
     mode: Mode,
     note_truncated: bool,
+    /// `--jq` rewrites the output: nothing can read it back.
+    filtered: bool,
     failures: usize,
     truncated: usize,
 }
 
 impl<'a> EventNotes<'a> {
-    fn new(notes: &'a Notes, mode: Mode, note_truncated: bool) -> Self {
+    fn new(notes: &'a Notes, mode: Mode, note_truncated: bool, filtered: bool) -> Self {
         EventNotes {
             notes,
             mode,
+            filtered,
             note_truncated,
             failures: 0,
             truncated: 0,
@@ -377,7 +387,7 @@ impl<'a> EventNotes<'a> {
                 self.notes.warn(&format!(
                     "SQL result {number}: totalRows is {}, not a count of rows: whether every row is in the stream is unknown; {}",
                     shorten(sent),
-                    self.mode.every_row(*number)
+                    self.mode.every_row(*number, self.filtered)
                 ));
             }
         }
@@ -394,7 +404,7 @@ impl<'a> EventNotes<'a> {
                 let text = format!(
                     "SQL result {number}{title} is truncated: {} of {total} rows in the stream; {}",
                     sql.rows().len(),
-                    self.mode.every_row(*number)
+                    self.mode.every_row(*number, self.filtered)
                 );
                 let more = "further truncated SQL results are not listed; -o json marks each one";
                 limited(self.notes, &mut self.truncated, &text, more);

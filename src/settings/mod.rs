@@ -510,6 +510,7 @@ impl Sources<'_> {
             display,
             output: args.output,
             mode,
+            filtered: destination.jq.is_some(),
             destination,
             pick,
             tee: args.tee,

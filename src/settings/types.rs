@@ -63,6 +63,8 @@ pub struct AskSettings {
     pub mode: ModeTraits,
     /// `--jq`, `--output-file`.
     pub destination: Destination,
+    /// `--jq` rewrites the output (kept when the destination is taken).
+    pub filtered: bool,
     /// `--query`: which SQL result `csv`, `vega` and `--min-rows` use.
     pub pick: Pick,
     /// `--tee FILE`.

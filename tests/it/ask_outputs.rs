@@ -616,6 +616,37 @@ fn a_truncated_result_is_exit_10_unless_all_rows_or_allow_partial() {
 }
 
 #[test]
+fn the_truncation_note_of_a_filtered_stream_names_no_way_to_read_it_back() {
+    let emu = Emulator::start();
+    emu.agent(|a| {
+        a.rows = 250;
+        a.returned = 100;
+    });
+    let note = |args: &[&str]| {
+        let output = emu.analyst().args(args).output().unwrap();
+        exits(&output, 0);
+        let stderr = String::from_utf8_lossy(&output.stderr).into_owned();
+        stderr
+            .lines()
+            .find(|line| line.contains("is truncated"))
+            .unwrap_or_else(|| panic!("{stderr}"))
+            .to_string()
+    };
+    // The stream as written: 'analyst rows' reads it back.
+    let plain = note(&["ask", "-o", "events", "Revenue?"]);
+    assert!(
+        plain.ends_with("'analyst rows --query 1' reads this output and fetches every row"),
+        "{plain}"
+    );
+    // Filtered by --jq it cannot be: the note says how else.
+    let filtered = note(&["ask", "-o", "events", "--jq", ".id", "Revenue?"]);
+    assert!(
+        filtered.ends_with("-o csv --all-rows --query 1 gives every row"),
+        "{filtered}"
+    );
+}
+
+#[test]
 fn all_rows_checks_the_data_credentials_before_asking_and_drops_the_hint() {
     let emu = Emulator::start();
     emu.analyst()

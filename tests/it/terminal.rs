@@ -83,7 +83,17 @@ fn quiet_keeps_the_terminal_plain_and_no_color_only_drops_colour() {
         !screen.contains("searching the data model") && !screen.contains("-o csv for CSV"),
         "{screen}"
     );
-    // NO_COLOR (not empty) turns colour off, not the activity line.
+    // NO_COLOR (not empty) turns colour off, not the activity line, as
+    // the help, the man page and the README say.
+    let help = analyst().args(["ask", "--help"]).output().unwrap();
+    let help = String::from_utf8_lossy(&help.stdout)
+        .split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ");
+    assert!(
+        help.contains("(never in pipes or with -q; NO_COLOR turns off colour only) a spinner"),
+        "{help}"
+    );
     let emu = Emulator::start();
     emu.agent(|a| a.returned = 5);
     let (_, screen) = run_on_a_terminal(&emu, "ask -o csv Q", &[("NO_COLOR", "1")]);
