@@ -114,7 +114,6 @@ pub const ENVIRONMENT: [(&str, &str); 32] = [
     ),
     ("HTTPS_PROXY, HTTP_PROXY, ALL_PROXY", "proxies for every host but loopback"),
     ("NO_PROXY", "hosts reached without the proxy"),
-    ("", "a variable set to the empty string counts as unset"),
     (
         var::CUBE_AGENTS_PATH,
         "where Cube's agents folder is under a repository root, as Cube reads it (default agents), for check",
@@ -134,6 +133,7 @@ pub const ENVIRONMENT: [(&str, &str); 32] = [
         var::OTEL_CAPTURE_CONTENT,
         "true: questions, answers and SQL go in the spans (redacted)",
     ),
+    ("", "a variable set to the empty string counts as unset"),
 ];
 
 /// The exit codes and what each means (`--help` and EXIT STATUS).
@@ -153,7 +153,7 @@ pub const EXIT_STATUS: [(&str, &str); 16] = [
     ("74", "an output could not be written: stdout, --output-file, --tee, --junit (a full disk)"),
     ("124", "--timeout expired or the stream stalled (the chat was aborted)"),
     ("129, 130, 143", "SIGHUP, Ctrl-C (SIGINT), SIGTERM (the chat was aborted)"),
-    ("", "doctor: the code of its first failing check"),
+    ("", "doctor exits with the code of its first failing check"),
 ];
 
 /// The keys of a profile in the config file (FILES of the man pages).
@@ -202,13 +202,24 @@ pub const CONFIG_KEYS: [(&str, &str); 18] = [
 /// The top-level `--help` epilogue: the environment, the exit codes, and
 /// what stopping and secrets do.
 fn after_help() -> String {
+    // A row without a name is a sentence of its own, after a blank line.
+    let row = |name: &str, meaning: &str, column: usize| match name {
+        "" => {
+            let sentence = format!("{}{}.", meaning[..1].to_uppercase(), &meaning[1..]);
+            format!(
+                "\n{}",
+                term("", &sentence, 2).trim_start_matches(' ').trim_start_matches('\n')
+            )
+        }
+        name => term(name, meaning, column),
+    };
     let mut text = String::from("Environment:\n");
     for (name, meaning) in ENVIRONMENT {
-        text.push_str(&term(name, meaning, 26));
+        text.push_str(&row(name, meaning, 26));
     }
     text.push_str("\nExit codes:\n");
     for (code, meaning) in EXIT_STATUS {
-        text.push_str(&term(code, meaning, 16));
+        text.push_str(&row(code, meaning, 16));
     }
     text.push_str(AFTER_HELP_TAIL);
     text

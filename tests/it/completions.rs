@@ -310,3 +310,19 @@ fn the_man_pages_files_name_every_key_the_config_file_takes() {
         assert!(files.contains(&key), "analyst(1)'s FILES leaves out {key}:\n{files}");
     }
 }
+
+#[test]
+fn the_help_footers_notes_are_paragraphs_of_their_own() {
+    let help = analyst().arg("--help").output().unwrap();
+    let help = String::from_utf8(help.stdout).unwrap();
+    for note in [
+        "\n\n  A variable set to the empty string counts as unset.\n\n",
+        "\n\n  Doctor exits with the code of its first failing check.\n\n",
+    ] {
+        assert!(help.contains(note), "{note:?} in {help}");
+    }
+    assert!(
+        !help.contains("the proxy\n                          a variable"),
+        "{help}"
+    );
+}
