@@ -338,7 +338,14 @@ pub fn is_message_id(id: &str) -> bool {
 pub fn service_url(text: &str, flag: &str) -> Result<Url> {
     let url = Url::parse(text.trim()).map_err(|err| {
         let shown = without_credentials(text);
-        usage(format!("{flag} {shown:?} is not a valid URL: {err}"))
+        match err {
+            // `example.com/…`: the scheme is what is missing.
+            url::ParseError::RelativeUrlWithoutBase => usage(format!(
+                "{flag} {shown:?} has no scheme: add https:// (https://{})",
+                shown.trim()
+            )),
+            err => usage(format!("{flag} {shown:?} is not a valid URL: {err}")),
+        }
     })?;
     match url.scheme() {
         "https" => {}

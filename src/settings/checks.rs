@@ -131,7 +131,7 @@ pub fn chat_url(text: Option<String>, from: &str) -> Result<Url> {
     let path = url.path().trim_end_matches('/').to_string();
     if !path.ends_with(CHAT_PATH) {
         return Err(usage(format!(
-            "{from} {:?} is not a Chat API URL: it ends in {CHAT_PATH}, as the agent settings show it (…/agents/ID{CHAT_PATH} or …/deployments/ID{CHAT_PATH})",
+            "{from} {:?} is not a Chat API URL: a Chat API URL ends in {CHAT_PATH}; copy it from the agent settings (…/agents/ID{CHAT_PATH} or …/deployments/ID{CHAT_PATH})",
             without_credentials(&text)
         )));
     }

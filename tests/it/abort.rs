@@ -136,7 +136,7 @@ fn usage_errors_send_nothing() {
         .assert()
         .code(2)
         .stderr(predicate::str::contains(
-            "is not a Chat API URL: it ends in /chat/stream-chat-state",
+            "is not a Chat API URL: a Chat API URL ends in /chat/stream-chat-state",
         ));
     emu.analyst()
         .args([

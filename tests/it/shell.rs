@@ -132,7 +132,7 @@ fn values_are_blamed_on_where_they_came_from() {
         2,
         &[
             "ANALYST_CHAT_URL",
-            "is not a Chat API URL: it ends in /chat/stream-chat-state",
+            "is not a Chat API URL: a Chat API URL ends in /chat/stream-chat-state",
         ],
     );
     emu.analyst()
@@ -140,6 +140,19 @@ fn values_are_blamed_on_where_they_came_from() {
         .args(["ask", "Q"])
         .assert()
         .success();
+    // A URL without its scheme: say what to add.
+    one_error_line(
+        emu.analyst()
+            .env("ANALYST_CHAT_URL", "acme.cubecloud.dev/api/v1/public/acme/agents/7/chat/stream-chat-state")
+            .args(["ask", "Q"])
+            .output()
+            .unwrap(),
+        2,
+        &[
+            "ANALYST_CHAT_URL",
+            "has no scheme: add https:// (https://acme.cubecloud.dev/api/v1/public/acme/agents/7/chat/stream-chat-state)",
+        ],
+    );
     // A bad pattern: one line, with where it went wrong.
     one_error_line(
         emu.analyst()
