@@ -555,9 +555,10 @@ pub struct HistoryUsageArgs {
     pub destination: DestinationArgs,
 }
 
-/// `history forget`.
+/// `history forget` (one of its flags; none is a usage error of our own
+/// words, not clap's).
 #[derive(Debug, Args)]
-#[group(required = true, multiple = false)]
+#[group(multiple = false)]
 pub struct HistoryForgetArgs {
     /// Delete the turns before DATE (2026-01-01) or DURATION ago (90d)
     #[arg(long, value_name = "DATE|DURATION")]

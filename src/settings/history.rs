@@ -314,6 +314,11 @@ fn forget_what(args: HistoryForgetArgs) -> Result<Forget> {
     Ok(match (args.before, args.thread, args.all) {
         (Some(before), ..) => Forget::Before(time_of(&before, "--before")?),
         (None, Some(thread), _) => Forget::Thread(thread),
-        (None, None, _) => Forget::All,
+        (None, None, true) => Forget::All,
+        (None, None, false) => {
+            return Err(usage(
+                "forget what? give --before DATE|DURATION, --thread NAME or --all (nothing was deleted)",
+            ))
+        }
     })
 }

@@ -314,6 +314,18 @@ fn a_thread_exports_and_forget_deletes_it() {
     assert!(html.contains("Content-Security-Policy") && html.contains("<h2>Revenue by month?</h2>"));
     let listed = history_json(&db, &["list", "--thread", "ticket-42"]);
     assert_eq!(listed.as_array().unwrap().len(), 2);
+    // Forget what? One line in our words, and nothing deleted.
+    let unsaid = analyst()
+        .env("ANALYST_HISTORY_DB", &db)
+        .args(["history", "forget"])
+        .output()
+        .unwrap();
+    exits(&unsaid, 2);
+    assert_eq!(
+        String::from_utf8_lossy(&unsaid.stderr),
+        "analyst: error: forget what? give --before DATE|DURATION, --thread NAME or --all (nothing was deleted)\n"
+    );
+    assert_eq!(turns(&db), 2);
     analyst()
         .env("ANALYST_HISTORY_DB", &db)
         .args(["history", "forget", "--thread", "ticket-42"])
