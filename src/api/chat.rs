@@ -12,7 +12,7 @@ use serde::Serialize;
 use serde_json::{json, Value};
 
 use crate::domain::{Image, Network, Question};
-use crate::error::{kind_of, usage, Kind};
+use crate::error::{fail, kind_of, usage, Kind};
 use crate::identity::SessionSettings;
 use crate::net::http::{Credential, Http, Retry};
 use crate::net::source::Source;
@@ -185,11 +185,13 @@ impl ChatClient {
             .post_json_retrying(&url, self.credential(), &body, "application/json", retry)
         {
             Ok(_) => Ok(()),
+            // The status says it: the chat is someone else's. Said once.
+            Err(err) if kind_of(&err) == Kind::Forbidden => Err(fail(
+                Kind::Forbidden,
+                format!("chat {chat_id} is not yours (403 Forbidden): give the identity that started it"),
+            )),
             Err(err) => {
                 let context = match kind_of(&err) {
-                    Kind::Forbidden => {
-                        format!("you do not own this chat ({chat_id}): give the identity that started it")
-                    }
                     Kind::NotFound => format!("chat {chat_id} was not found"),
                     _ => format!("aborting chat {chat_id}"),
                 };

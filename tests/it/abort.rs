@@ -42,13 +42,17 @@ fn the_owner_aborts_with_exit_0_and_a_note() {
 #[test]
 fn someone_elses_chat_is_forbidden_with_exit_4() {
     let emu = with_a_chat();
-    emu.analyst()
+    let output = emu
+        .analyst()
         .args(["abort", "--chat-id", "chat-0001", "--external-id", "mallory"])
-        .assert()
-        .code(4)
-        .stderr(predicate::str::contains(
-            "analyst: error: you do not own this chat (chat-0001)",
-        ));
+        .output()
+        .unwrap();
+    exits(&output, 4);
+    // One thing, said once: whose chat it is not, and what to give.
+    assert_eq!(
+        String::from_utf8_lossy(&output.stderr),
+        "analyst: error: chat chat-0001 is not yours (403 Forbidden): give the identity that started it\n"
+    );
 }
 
 #[test]
