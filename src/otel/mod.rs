@@ -3,7 +3,7 @@
 //! ([`CONVENTIONS`]) name an agent's work — a turn an `invoke_agent` span,
 //! each SQL call a child `execute_tool` span, a `check` run a span with a
 //! child per case holding its turns — collected while the command runs
-//! ([`Spans`]) and sent once at its end over OTLP/HTTP ([`export`]),
+//! ([`Spans`]) and sent once at its end over OTLP/HTTP ([`send`]),
 //! protobuf or JSON, within the export timeout. Questions, answers and SQL
 //! are content: in a span only when the conventions' switch says so, and
 //! then redacted as every output is.
