@@ -212,6 +212,15 @@ impl Http {
         &self.stop
     }
 
+    /// The client for `url`: loopback hosts directly, others through the
+    /// proxy the environment names.
+    fn client_for(&self, url: &Url) -> &Client {
+        match is_loopback(url) {
+            true => &self.direct,
+            false => &self.client,
+        }
+    }
+
     /// Where this client's warnings and `-v` log go.
     pub fn notes(&self) -> &Notes {
         &self.notes
@@ -291,10 +300,7 @@ impl Http {
             self.notes.debug(&format!("> accept: {accept}"));
             self.notes.debug(&format!("> {}", String::from_utf8_lossy(json)));
         }
-        let client = match is_loopback(url) {
-            true => &self.direct,
-            false => &self.client,
-        };
+        let client = self.client_for(url);
         let mut request = client.post(url.clone());
         for (name, value, _) in headers {
             request = request.header(name, value);
@@ -362,10 +368,7 @@ impl Http {
         body: Vec<u8>,
         timeout: Duration,
     ) -> Result<()> {
-        let client = match is_loopback(url) {
-            true => &self.direct,
-            false => &self.client,
-        };
+        let client = self.client_for(url);
         let mut request = client.post(url.clone()).timeout(timeout);
         for (name, value) in headers {
             let name = HeaderName::from_bytes(name.as_bytes());

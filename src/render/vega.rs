@@ -261,8 +261,9 @@ impl Chart<'_> {
 
 /// CSS's `url(…)` (in a fill, a stroke, a background, a style), its
 /// target in the first group.
-static CSS_URLS: LazyLock<Regex> =
-    LazyLock::new(|| Regex::new(r#"(?i)url\(\s*['"]?\s*([^)'"\s]*)[^)]*\)"#).expect("a valid pattern"));
+static CSS_URLS: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r#"(?i)url\(\s*['"]?\s*([^)'"\s]*)[^)]*\)"#).expect("a literal pattern, valid: the tests compile it")
+});
 
 /// True when `text` refers through `url(…)` to something elsewhere than
 /// the document itself (`url(#gradient)` is its own).
@@ -271,7 +272,9 @@ fn loads_from_elsewhere(text: &str) -> bool {
 }
 
 /// A link or a reference to elsewhere in an SVG element.
-static LINKS: LazyLock<Regex> = LazyLock::new(|| Regex::new(r#"\s(?:xlink:)?href="[^"]*""#).expect("a valid pattern"));
+static LINKS: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r#"\s(?:xlink:)?href="[^"]*""#).expect("a literal pattern, valid: the tests compile it")
+});
 
 /// Leaves out of a spec (or a view of it) what would load something from
 /// elsewhere: image marks (a layer or a concatenated view that is one goes

@@ -18,7 +18,7 @@ use std::collections::HashMap;
 use serde::{Deserialize, Serialize};
 
 use super::sheet::Key;
-use super::{match_columns, Grading, Sheet};
+use super::{Grading, Sheet};
 use crate::text::shorten_to;
 
 /// The most rows of each side a comparison holds.
@@ -90,10 +90,11 @@ impl Comparison {
     }
 }
 
-/// `agent` and `truth` side by side.
-pub(super) fn side_by_side(agent: &Sheet, truth: &Sheet) -> Comparison {
-    let grading = Grading::new(agent, truth);
-    let columns = column_pairs(&grading);
+/// Both sheets of `grading` side by side; `matching` is the grader's
+/// pairing of the columns (empty when it stopped before pairing them).
+pub(super) fn side_by_side(grading: &Grading<'_>, matching: &[Option<usize>]) -> Comparison {
+    let (agent, truth) = (grading.agent, grading.truth);
+    let columns = column_pairs(grading, matching);
     let compared: Vec<(usize, usize)> = columns
         .iter()
         .enumerate()
@@ -108,11 +109,11 @@ pub(super) fn side_by_side(agent: &Sheet, truth: &Sheet) -> Comparison {
     let shown = truth.rows.min(SHOWN_ROWS);
     let mut partner: Vec<Option<usize>> = vec![None; shown];
     let mut taken = vec![false; agent.rows];
-    pair_equal(&grading, &compared, &mut partner, &mut taken);
+    pair_equal(grading, &compared, &mut partner, &mut taken);
     if !matched.is_empty() && matched.len() < compared.len() {
-        pair_equal(&grading, &matched, &mut partner, &mut taken);
+        pair_equal(grading, &matched, &mut partner, &mut taken);
     }
-    pair_nearest(&grading, &compared, &mut partner, &mut taken);
+    pair_nearest(grading, &compared, &mut partner, &mut taken);
     let cells = |sheet: &Sheet, row: usize| -> Vec<Option<String>> {
         (0..sheet.width())
             .map(|column| match sheet.cell(column, row) {
@@ -163,17 +164,10 @@ fn name_of(sheet: &Sheet, column: usize) -> String {
 }
 
 /// The agent column compared with each ground-truth column: the
-/// grader's, found as the grader finds them (when the shapes agree), else
-/// by name, else the same place, else the first left.
-fn column_pairs(grading: &Grading<'_>) -> Vec<ColumnPair> {
+/// grader's (`matching`), else by name, else the same place, else the
+/// first left.
+fn column_pairs(grading: &Grading<'_>, matching: &[Option<usize>]) -> Vec<ColumnPair> {
     let (agent, truth) = (grading.agent, grading.truth);
-    let matching = match agent.rows == truth.rows && agent.width() >= truth.width() {
-        true => grading
-            .candidates(None)
-            .map(|candidates| match_columns(&candidates, agent.width()))
-            .unwrap_or_default(),
-        false => Vec::new(),
-    };
     let mut owner: Vec<bool> = vec![false; agent.width()];
     let mut agent_of: Vec<(Option<usize>, bool)> = (0..truth.width())
         .map(|t| match matching.get(t).copied().flatten() {

@@ -150,14 +150,10 @@ const SEARCH_BUDGET: u64 = 50_000_000;
 pub struct OutOfTime;
 
 /// Grades `agent` against `truth`: `None` when it passes, else the reason,
-/// the analysis and both results side by side. `Err` when `deadline`
-/// passed first.
+/// the analysis and both results side by side (columns paired as the
+/// grader paired them). `Err` when `deadline` passed first.
 pub fn grade(agent: &Sheet, truth: &Sheet, deadline: Option<Instant>) -> Result<Option<Miss>, OutOfTime> {
-    let miss = grade_within(agent, truth, deadline, SEARCH_BUDGET)?;
-    Ok(miss.map(|miss| Miss {
-        comparison: Some(Box::new(compare::side_by_side(agent, truth))),
-        ..miss
-    }))
+    grade_within(agent, truth, deadline, SEARCH_BUDGET)
 }
 
 /// [`grade`] with the search bounded by `budget` cells looked at.
@@ -168,14 +164,20 @@ fn grade_within(
     budget: u64,
 ) -> Result<Option<Miss>, OutOfTime> {
     let (agent_width, truth_width) = (agent.width(), truth.width());
+    // Both results side by side, columns paired as far as the grader got.
+    let beside = |miss: Miss, grading: &Grading<'_>, matching: &[Option<usize>]| Miss {
+        comparison: Some(Box::new(compare::side_by_side(grading, matching))),
+        ..miss
+    };
     if agent_width < truth_width {
-        return Ok(Some(Miss::new(
+        let miss = Miss::new(
             Reason::MissingColumns,
             format!(
                 "the agent returned {agent_width} column{}, the ground truth has {truth_width}",
                 plural(agent_width)
             ),
-        )));
+        );
+        return Ok(Some(beside(miss, &Grading::new(agent, truth), &[])));
     }
     let (got, want) = (agent.rows, truth.rows);
     if got != want {
@@ -183,19 +185,21 @@ fn grade_within(
             true => Reason::RowCountMismatch,
             false => Reason::UnexpectedRows,
         };
-        return Ok(Some(Miss::new(
+        let miss = Miss::new(
             reason,
             format!(
                 "the agent returned {got} row{}, the ground truth has {want}",
                 plural(got)
             ),
-        )));
+        );
+        return Ok(Some(beside(miss, &Grading::new(agent, truth), &[])));
     }
     let grading = Grading::new(agent, truth);
     let candidates = grading.candidates(deadline)?;
     let matching = match_columns(&candidates, agent_width);
     if let Some(column) = matching.iter().position(Option::is_none) {
-        return Ok(Some(grading.value_mismatch(&candidates.all, &matching, column)));
+        let miss = grading.value_mismatch(&candidates.all, &matching, column);
+        return Ok(Some(beside(miss, &grading, &matching)));
     }
     // The matching found first (columns in their places, else ones holding
     // the same values in the same rows) is the answer when it pairs the
@@ -204,16 +208,17 @@ fn grade_within(
         return Ok(None);
     }
     let mut search = Search::new(&grading, &candidates.all, deadline, budget);
-    match search.run()? {
-        Found::Assignment => Ok(None),
-        Found::Nothing => Ok(Some(grading.rows_do_not_pair(&matching))),
-        Found::OutOfBudget => Ok(Some(Miss::review(format!(
+    let miss = match search.run()? {
+        Found::Assignment => return Ok(None),
+        Found::Nothing => grading.rows_do_not_pair(&matching),
+        Found::OutOfBudget => Miss::review(format!(
             "undecided: {} ground-truth columns share their values with {} agent columns, and the search for an assignment that makes the rows equal stopped after {} steps; compare the results by hand",
             search.ambiguous_truth(),
             search.ambiguous_agent(),
             search.steps
-        )))),
-    }
+        )),
+    };
+    Ok(Some(beside(miss, &grading, &matching)))
 }
 
 fn plural(count: usize) -> &'static str {
