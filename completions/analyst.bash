@@ -212,20 +212,12 @@ _analyst() {
 
     case "${cmd}" in
         analyst)
-            opts="-v -q -h -V --verbose --quiet --profile --color --connect-timeout --timeout --idle-timeout --retries --help --version ask abort session rows check doctor config completions history version help"
+            opts="-q -v -h -V --quiet --connect-timeout --timeout --idle-timeout --retries --color --profile --verbose --help --version abort session rows doctor config completions history version ask check help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
-                --profile)
-                    COMPREPLY=($(compgen -W "$(analyst config profiles 2>/dev/null)" -- "${cur}"))
-                    return 0
-                    ;;
-                --color)
-                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
-                    return 0
-                    ;;
                 --connect-timeout)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
@@ -242,6 +234,14 @@ _analyst() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                --profile)
+                    COMPREPLY=($(compgen -W "$(analyst config profiles 2>/dev/null)" -- "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -250,7 +250,7 @@ _analyst() {
             return 0
             ;;
         analyst__subcmd__abort)
-            opts="-v -q -h -V --chat-id --chat-url --api-key-file --cube-token-file --external-id --internal-id --email --attr --group --security-context --persistent --ttl --timezone --no-authoring --connect-timeout --timeout --idle-timeout --retries --verbose --quiet --profile --color --help --version"
+            opts="-q -v -h -V --chat-id --chat-url --api-key-file --cube-token-file --external-id --internal-id --email --attr --group --security-context --persistent --ttl --timezone --no-authoring --connect-timeout --timeout --idle-timeout --retries --quiet --color --profile --verbose --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -320,12 +320,12 @@ _analyst() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
-                --profile)
-                    COMPREPLY=($(compgen -W "$(analyst config profiles 2>/dev/null)" -- "${cur}"))
-                    return 0
-                    ;;
                 --color)
                     COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                --profile)
+                    COMPREPLY=($(compgen -W "$(analyst config profiles 2>/dev/null)" -- "${cur}"))
                     return 0
                     ;;
                 *)
@@ -336,7 +336,7 @@ _analyst() {
             return 0
             ;;
         analyst__subcmd__ask)
-            opts="-o -v -q -h -V --chat-id --image --thread --thread-ttl --no-history --resume --branch --default-branch --output --jq --output-file --query --tee --vega-config --scale --replay --fail-on-tool-error --all-rows --allow-partial --expect-answer --expect-sql --expect-tool --min-rows --data-url --chat-url --api-key-file --cube-token-file --external-id --internal-id --email --attr --group --security-context --persistent --ttl --timezone --no-authoring --connect-timeout --timeout --idle-timeout --retries --verbose --quiet --profile --color --help --version"
+            opts="-o -q -v -h -V --chat-id --thread --output --jq --output-file --replay --all-rows --image --thread-ttl --no-history --resume --branch --default-branch --query --tee --vega-config --scale --fail-on-tool-error --allow-partial --expect-answer --expect-sql --expect-tool --min-rows --data-url --chat-url --api-key-file --cube-token-file --external-id --internal-id --email --attr --group --security-context --persistent --ttl --timezone --no-authoring --connect-timeout --timeout --idle-timeout --retries --quiet --color --profile --verbose --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -346,23 +346,7 @@ _analyst() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
-                --image)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
                 --thread)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --thread-ttl)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --resume)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --branch)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -382,6 +366,26 @@ _analyst() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --replay)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --image)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --thread-ttl)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --resume)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --branch)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 --query)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
@@ -395,10 +399,6 @@ _analyst() {
                     return 0
                     ;;
                 --scale)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --replay)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -482,12 +482,12 @@ _analyst() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
-                --profile)
-                    COMPREPLY=($(compgen -W "$(analyst config profiles 2>/dev/null)" -- "${cur}"))
-                    return 0
-                    ;;
                 --color)
                     COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                --profile)
+                    COMPREPLY=($(compgen -W "$(analyst config profiles 2>/dev/null)" -- "${cur}"))
                     return 0
                     ;;
                 *)
@@ -498,7 +498,7 @@ _analyst() {
             return 0
             ;;
         analyst__subcmd__check)
-            opts="-j -o -v -q -h -V --jobs --repeat --pass-rate --max-seconds --max-tokens --max-llm-calls --certified --no-history --retry-errors --stop-when-decided --filter --shard --list --save --junit --tap --output --summary --jq --output-file --baseline --fail-on-regression --baseline-max-age --baseline-any --min-accuracy --chat-url --api-key-file --cube-token-file --data-url --external-id --internal-id --email --attr --group --security-context --persistent --ttl --timezone --no-authoring --connect-timeout --timeout --idle-timeout --retries --verbose --quiet --profile --color --help --version merge help"
+            opts="-j -o -q -v -h -V --jobs --repeat --filter --list --junit --output --baseline --min-accuracy --pass-rate --max-seconds --max-tokens --max-llm-calls --certified --no-history --retry-errors --stop-when-decided --shard --save --tap --summary --jq --output-file --fail-on-regression --baseline-max-age --baseline-any --chat-url --api-key-file --cube-token-file --data-url --external-id --internal-id --email --attr --group --security-context --persistent --ttl --timezone --no-authoring --connect-timeout --timeout --idle-timeout --retries --quiet --color --profile --verbose --help --version merge help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -513,6 +513,30 @@ _analyst() {
                     return 0
                     ;;
                 --repeat)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --filter)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --junit)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --output)
+                    COMPREPLY=($(compgen -W "json markdown html" -- "${cur}"))
+                    return 0
+                    ;;
+                -o)
+                    COMPREPLY=($(compgen -W "json markdown html" -- "${cur}"))
+                    return 0
+                    ;;
+                --baseline)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --min-accuracy)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -536,28 +560,12 @@ _analyst() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
-                --filter)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
                 --shard)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
                 --save)
                     COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --junit)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --output)
-                    COMPREPLY=($(compgen -W "json markdown html" -- "${cur}"))
-                    return 0
-                    ;;
-                -o)
-                    COMPREPLY=($(compgen -W "json markdown html" -- "${cur}"))
                     return 0
                     ;;
                 --summary)
@@ -572,15 +580,7 @@ _analyst() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
-                --baseline)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
                 --baseline-max-age)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --min-accuracy)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -648,12 +648,12 @@ _analyst() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
-                --profile)
-                    COMPREPLY=($(compgen -W "$(analyst config profiles 2>/dev/null)" -- "${cur}"))
-                    return 0
-                    ;;
                 --color)
                     COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                --profile)
+                    COMPREPLY=($(compgen -W "$(analyst config profiles 2>/dev/null)" -- "${cur}"))
                     return 0
                     ;;
                 *)
@@ -706,7 +706,7 @@ _analyst() {
             return 0
             ;;
         analyst__subcmd__check__subcmd__merge)
-            opts="-o -v -q -h -V --junit --tap --output --summary --jq --output-file --baseline --fail-on-regression --baseline-max-age --baseline-any --min-accuracy --verbose --quiet --profile --color --help --version"
+            opts="-o -q -v -h -V --junit --tap --output --summary --jq --output-file --baseline --fail-on-regression --baseline-max-age --baseline-any --min-accuracy --quiet --color --profile --verbose --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -748,12 +748,12 @@ _analyst() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
-                --profile)
-                    COMPREPLY=($(compgen -W "$(analyst config profiles 2>/dev/null)" -- "${cur}"))
-                    return 0
-                    ;;
                 --color)
                     COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                --profile)
+                    COMPREPLY=($(compgen -W "$(analyst config profiles 2>/dev/null)" -- "${cur}"))
                     return 0
                     ;;
                 *)
@@ -764,7 +764,7 @@ _analyst() {
             return 0
             ;;
         analyst__subcmd__completions)
-            opts="-v -q -h -V --dir --verbose --quiet --profile --color --help --version bash zsh fish elvish powershell man"
+            opts="-q -v -h -V --dir --quiet --color --profile --verbose --help --version bash zsh fish elvish powershell man"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -774,12 +774,12 @@ _analyst() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
-                --profile)
-                    COMPREPLY=($(compgen -W "$(analyst config profiles 2>/dev/null)" -- "${cur}"))
-                    return 0
-                    ;;
                 --color)
                     COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                --profile)
+                    COMPREPLY=($(compgen -W "$(analyst config profiles 2>/dev/null)" -- "${cur}"))
                     return 0
                     ;;
                 *)
@@ -790,18 +790,18 @@ _analyst() {
             return 0
             ;;
         analyst__subcmd__config)
-            opts="-v -q -h -V --verbose --quiet --profile --color --help --version list path profiles help"
+            opts="-q -v -h -V --quiet --color --profile --verbose --help --version list path profiles help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
-                --profile)
-                    COMPREPLY=($(compgen -W "$(analyst config profiles 2>/dev/null)" -- "${cur}"))
-                    return 0
-                    ;;
                 --color)
                     COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                --profile)
+                    COMPREPLY=($(compgen -W "$(analyst config profiles 2>/dev/null)" -- "${cur}"))
                     return 0
                     ;;
                 *)
@@ -882,18 +882,18 @@ _analyst() {
             return 0
             ;;
         analyst__subcmd__config__subcmd__list)
-            opts="-v -q -h -V --verbose --quiet --profile --color --help --version"
+            opts="-q -v -h -V --quiet --color --profile --verbose --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
-                --profile)
-                    COMPREPLY=($(compgen -W "$(analyst config profiles 2>/dev/null)" -- "${cur}"))
-                    return 0
-                    ;;
                 --color)
                     COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                --profile)
+                    COMPREPLY=($(compgen -W "$(analyst config profiles 2>/dev/null)" -- "${cur}"))
                     return 0
                     ;;
                 *)
@@ -904,18 +904,18 @@ _analyst() {
             return 0
             ;;
         analyst__subcmd__config__subcmd__path)
-            opts="-v -q -h -V --verbose --quiet --profile --color --help --version"
+            opts="-q -v -h -V --quiet --color --profile --verbose --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
-                --profile)
-                    COMPREPLY=($(compgen -W "$(analyst config profiles 2>/dev/null)" -- "${cur}"))
-                    return 0
-                    ;;
                 --color)
                     COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                --profile)
+                    COMPREPLY=($(compgen -W "$(analyst config profiles 2>/dev/null)" -- "${cur}"))
                     return 0
                     ;;
                 *)
@@ -926,18 +926,18 @@ _analyst() {
             return 0
             ;;
         analyst__subcmd__config__subcmd__profiles)
-            opts="-v -q -h -V --verbose --quiet --profile --color --help --version"
+            opts="-q -v -h -V --quiet --color --profile --verbose --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
-                --profile)
-                    COMPREPLY=($(compgen -W "$(analyst config profiles 2>/dev/null)" -- "${cur}"))
-                    return 0
-                    ;;
                 --color)
                     COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                --profile)
+                    COMPREPLY=($(compgen -W "$(analyst config profiles 2>/dev/null)" -- "${cur}"))
                     return 0
                     ;;
                 *)
@@ -948,7 +948,7 @@ _analyst() {
             return 0
             ;;
         analyst__subcmd__doctor)
-            opts="-o -v -q -h -V --offline --output --chat-url --api-key-file --cube-token-file --data-url --base-url --external-id --internal-id --email --attr --group --security-context --persistent --ttl --timezone --no-authoring --connect-timeout --timeout --idle-timeout --retries --verbose --quiet --profile --color --help --version"
+            opts="-o -q -v -h -V --offline --output --chat-url --api-key-file --cube-token-file --data-url --base-url --external-id --internal-id --email --attr --group --security-context --persistent --ttl --timezone --no-authoring --connect-timeout --timeout --idle-timeout --retries --quiet --color --profile --verbose --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1030,12 +1030,12 @@ _analyst() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
-                --profile)
-                    COMPREPLY=($(compgen -W "$(analyst config profiles 2>/dev/null)" -- "${cur}"))
-                    return 0
-                    ;;
                 --color)
                     COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                --profile)
+                    COMPREPLY=($(compgen -W "$(analyst config profiles 2>/dev/null)" -- "${cur}"))
                     return 0
                     ;;
                 *)
@@ -1046,7 +1046,7 @@ _analyst() {
             return 0
             ;;
         analyst__subcmd__help)
-            opts="ask abort session rows check doctor config completions history version help"
+            opts="abort session rows doctor config completions history version ask check help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1368,7 +1368,7 @@ _analyst() {
             return 0
             ;;
         analyst__subcmd__history)
-            opts="-o -v -q -h -V --limit --thread --since --status --grep --output --jq --output-file --verbose --quiet --profile --color --help --version list show export usage forget push help"
+            opts="-o -q -v -h -V --limit --thread --since --status --kind --grep --output --jq --output-file --quiet --color --profile --verbose --help --version list show export usage forget push help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1388,6 +1388,10 @@ _analyst() {
                     ;;
                 --status)
                     COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --kind)
+                    COMPREPLY=($(compgen -W "ask check" -- "${cur}"))
                     return 0
                     ;;
                 --grep)
@@ -1410,12 +1414,12 @@ _analyst() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
-                --profile)
-                    COMPREPLY=($(compgen -W "$(analyst config profiles 2>/dev/null)" -- "${cur}"))
-                    return 0
-                    ;;
                 --color)
                     COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                --profile)
+                    COMPREPLY=($(compgen -W "$(analyst config profiles 2>/dev/null)" -- "${cur}"))
                     return 0
                     ;;
                 *)
@@ -1426,7 +1430,7 @@ _analyst() {
             return 0
             ;;
         analyst__subcmd__history__subcmd__export)
-            opts="-o -v -q -h -V --output --jq --output-file --verbose --quiet --profile --color --help --version"
+            opts="-o -q -v -h -V --output --jq --output-file --quiet --color --profile --verbose --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1448,12 +1452,12 @@ _analyst() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
-                --profile)
-                    COMPREPLY=($(compgen -W "$(analyst config profiles 2>/dev/null)" -- "${cur}"))
-                    return 0
-                    ;;
                 --color)
                     COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                --profile)
+                    COMPREPLY=($(compgen -W "$(analyst config profiles 2>/dev/null)" -- "${cur}"))
                     return 0
                     ;;
                 *)
@@ -1464,7 +1468,7 @@ _analyst() {
             return 0
             ;;
         analyst__subcmd__history__subcmd__forget)
-            opts="-v -q -h -V --before --thread --all --verbose --quiet --profile --color --help --version"
+            opts="-q -v -h -V --before --thread --all --quiet --color --profile --verbose --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1478,12 +1482,12 @@ _analyst() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
-                --profile)
-                    COMPREPLY=($(compgen -W "$(analyst config profiles 2>/dev/null)" -- "${cur}"))
-                    return 0
-                    ;;
                 --color)
                     COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                --profile)
+                    COMPREPLY=($(compgen -W "$(analyst config profiles 2>/dev/null)" -- "${cur}"))
                     return 0
                     ;;
                 *)
@@ -1606,7 +1610,7 @@ _analyst() {
             return 0
             ;;
         analyst__subcmd__history__subcmd__list)
-            opts="-o -v -q -h -V --limit --thread --since --status --grep --output --jq --output-file --verbose --quiet --profile --color --help --version"
+            opts="-o -q -v -h -V --limit --thread --since --status --kind --grep --output --jq --output-file --quiet --color --profile --verbose --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1626,6 +1630,10 @@ _analyst() {
                     ;;
                 --status)
                     COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --kind)
+                    COMPREPLY=($(compgen -W "ask check" -- "${cur}"))
                     return 0
                     ;;
                 --grep)
@@ -1648,12 +1656,12 @@ _analyst() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
-                --profile)
-                    COMPREPLY=($(compgen -W "$(analyst config profiles 2>/dev/null)" -- "${cur}"))
-                    return 0
-                    ;;
                 --color)
                     COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                --profile)
+                    COMPREPLY=($(compgen -W "$(analyst config profiles 2>/dev/null)" -- "${cur}"))
                     return 0
                     ;;
                 *)
@@ -1664,18 +1672,18 @@ _analyst() {
             return 0
             ;;
         analyst__subcmd__history__subcmd__push)
-            opts="-v -q -h -V --verbose --quiet --profile --color --help --version"
+            opts="-q -v -h -V --quiet --color --profile --verbose --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
-                --profile)
-                    COMPREPLY=($(compgen -W "$(analyst config profiles 2>/dev/null)" -- "${cur}"))
-                    return 0
-                    ;;
                 --color)
                     COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                --profile)
+                    COMPREPLY=($(compgen -W "$(analyst config profiles 2>/dev/null)" -- "${cur}"))
                     return 0
                     ;;
                 *)
@@ -1686,7 +1694,7 @@ _analyst() {
             return 0
             ;;
         analyst__subcmd__history__subcmd__show)
-            opts="-o -v -q -h -V --output --jq --output-file --verbose --quiet --profile --color --help --version"
+            opts="-o -q -v -h -V --output --jq --output-file --quiet --color --profile --verbose --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1708,12 +1716,12 @@ _analyst() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
-                --profile)
-                    COMPREPLY=($(compgen -W "$(analyst config profiles 2>/dev/null)" -- "${cur}"))
-                    return 0
-                    ;;
                 --color)
                     COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                --profile)
+                    COMPREPLY=($(compgen -W "$(analyst config profiles 2>/dev/null)" -- "${cur}"))
                     return 0
                     ;;
                 *)
@@ -1724,7 +1732,7 @@ _analyst() {
             return 0
             ;;
         analyst__subcmd__history__subcmd__usage)
-            opts="-o -v -q -h -V --by --since --output --jq --output-file --verbose --quiet --profile --color --help --version"
+            opts="-o -q -v -h -V --by --since --output --jq --output-file --quiet --color --profile --verbose --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1754,12 +1762,12 @@ _analyst() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
-                --profile)
-                    COMPREPLY=($(compgen -W "$(analyst config profiles 2>/dev/null)" -- "${cur}"))
-                    return 0
-                    ;;
                 --color)
                     COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                --profile)
+                    COMPREPLY=($(compgen -W "$(analyst config profiles 2>/dev/null)" -- "${cur}"))
                     return 0
                     ;;
                 *)
@@ -1770,7 +1778,7 @@ _analyst() {
             return 0
             ;;
         analyst__subcmd__rows)
-            opts="-o -v -q -h -V --sql --sql-file --from --query --output --jq --output-file --always --page-size --no-paging --order-by --allow-partial --security-context --timezone --cache --data-url --connect-timeout --timeout --idle-timeout --retries --verbose --quiet --profile --color --help --version"
+            opts="-o -q -v -h -V --sql --sql-file --from --query --output --jq --output-file --always --page-size --no-paging --order-by --allow-partial --security-context --timezone --cache --data-url --connect-timeout --timeout --idle-timeout --retries --quiet --color --profile --verbose --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1848,12 +1856,12 @@ _analyst() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
-                --profile)
-                    COMPREPLY=($(compgen -W "$(analyst config profiles 2>/dev/null)" -- "${cur}"))
-                    return 0
-                    ;;
                 --color)
                     COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                --profile)
+                    COMPREPLY=($(compgen -W "$(analyst config profiles 2>/dev/null)" -- "${cur}"))
                     return 0
                     ;;
                 *)
@@ -1864,7 +1872,7 @@ _analyst() {
             return 0
             ;;
         analyst__subcmd__session)
-            opts="-o -v -q -h -V --output --jq --output-file --base-url --deployment-id --branch --embed-tenant --creator-mode --display-name --picture --setting --api-key-file --external-id --internal-id --email --attr --group --security-context --persistent --ttl --timezone --no-authoring --connect-timeout --timeout --idle-timeout --retries --verbose --quiet --profile --color --help --version revoke help"
+            opts="-o -q -v -h -V --output --jq --output-file --base-url --deployment-id --branch --embed-tenant --creator-mode --display-name --picture --setting --api-key-file --external-id --internal-id --email --attr --group --security-context --persistent --ttl --timezone --no-authoring --connect-timeout --timeout --idle-timeout --retries --quiet --color --profile --verbose --help --version revoke help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1966,12 +1974,12 @@ _analyst() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
-                --profile)
-                    COMPREPLY=($(compgen -W "$(analyst config profiles 2>/dev/null)" -- "${cur}"))
-                    return 0
-                    ;;
                 --color)
                     COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                --profile)
+                    COMPREPLY=($(compgen -W "$(analyst config profiles 2>/dev/null)" -- "${cur}"))
                     return 0
                     ;;
                 *)
@@ -2024,7 +2032,7 @@ _analyst() {
             return 0
             ;;
         analyst__subcmd__session__subcmd__revoke)
-            opts="-v -q -h -V --base-url --api-key-file --connect-timeout --timeout --idle-timeout --retries --verbose --quiet --profile --color --help --version"
+            opts="-q -v -h -V --base-url --api-key-file --connect-timeout --timeout --idle-timeout --retries --quiet --color --profile --verbose --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -2054,12 +2062,12 @@ _analyst() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
-                --profile)
-                    COMPREPLY=($(compgen -W "$(analyst config profiles 2>/dev/null)" -- "${cur}"))
-                    return 0
-                    ;;
                 --color)
                     COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                --profile)
+                    COMPREPLY=($(compgen -W "$(analyst config profiles 2>/dev/null)" -- "${cur}"))
                     return 0
                     ;;
                 *)
@@ -2070,18 +2078,18 @@ _analyst() {
             return 0
             ;;
         analyst__subcmd__version)
-            opts="-v -q -h -V --verbose --quiet --profile --color --help --version"
+            opts="-q -v -h -V --quiet --color --profile --verbose --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
-                --profile)
-                    COMPREPLY=($(compgen -W "$(analyst config profiles 2>/dev/null)" -- "${cur}"))
-                    return 0
-                    ;;
                 --color)
                     COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                --profile)
+                    COMPREPLY=($(compgen -W "$(analyst config profiles 2>/dev/null)" -- "${cur}"))
                     return 0
                     ;;
                 *)

@@ -260,6 +260,57 @@ something to write. Every stderr line is one line (line breaks in foreign text
 shown as \\n). Reading an input (stdin, --image, --security-context @FILE,
 --sql-file, a suite's images) ends at --timeout or the first signal too.";
 
+/// The options `ask -h` shows (the short help); `ask --help` shows all.
+const ASK_SHORT_HELP: &[&str] = &[
+    "question",
+    "output",
+    "jq",
+    "output_file",
+    "chat_id",
+    "thread",
+    "all_rows",
+    "replay",
+    "quiet",
+];
+
+/// The options `check -h` shows (the short help); `check --help` shows all.
+const CHECK_SHORT_HELP: &[&str] = &[
+    "suite",
+    "jobs",
+    "repeat",
+    "filter",
+    "list",
+    "junit",
+    "output",
+    "baseline",
+    "min_accuracy",
+    "quiet",
+];
+
+/// The command line as clap parses and prints it: help at most 80
+/// columns wide (or the terminal's width, when narrower), and `ask -h` and
+/// `check -h` cut to their commonest options (`--help` shows every one).
+pub fn command() -> clap::Command {
+    use clap::CommandFactory;
+    let short = |command: clap::Command, shown: &[&str]| {
+        let hidden: Vec<String> = command
+            .get_arguments()
+            .map(|arg| arg.get_id().to_string())
+            .filter(|id| !shown.contains(&id.as_str()) && id != "help")
+            .collect();
+        hidden.iter().fold(command, |command, id| {
+            command.mut_arg(id, |arg| arg.hide_short_help(true))
+        })
+    };
+    Cli::command()
+        .max_term_width(80)
+        .mut_arg("color", |arg| arg.hide_short_help(true))
+        .mut_arg("profile", |arg| arg.hide_short_help(true))
+        .mut_arg("verbose", |arg| arg.hide_short_help(true))
+        .mut_subcommand("ask", |ask| short(ask, ASK_SHORT_HELP))
+        .mut_subcommand("check", |check| short(check, CHECK_SHORT_HELP))
+}
+
 /// A scriptable client for the conversational-analytics Chat API: ask the AI
 /// data analyst a question and get the answer, CSV, a chart or JSON for jq.
 #[derive(Debug, Parser)]
@@ -373,7 +424,7 @@ pub enum ColorWhen {
 )]
 pub enum Command {
     /// Ask the agent a question and render its NDJSON answer stream for a pipe
-    #[command(after_help = ASK_AFTER_HELP)]
+    #[command(after_help = ASK_EXAMPLES, after_long_help = ASK_AFTER_HELP)]
     Ask(AskArgs),
 
     /// Stop a running chat (as its owner: give the identity that started it)
@@ -389,7 +440,7 @@ pub enum Command {
     Rows(RowsArgs),
 
     /// Run a suite of known questions against the agent: smoke checks and evals, with JUnit, TAP and JSON reports
-    #[command(after_help = CHECK_AFTER_HELP)]
+    #[command(after_help = CHECK_EXAMPLES, after_long_help = CHECK_AFTER_HELP)]
     Check(CheckArgs),
 
     /// Check the setup without asking the agent anything: what is configured, from where, and whether each endpoint answers
@@ -412,7 +463,16 @@ pub enum Command {
 }
 
 const HISTORY_AFTER_HELP: &str = "\
-Every turn of ask (not --replay) and check is recorded in a SQLite database,
+Examples:
+  analyst history                             # the latest 20 turns
+  analyst history --thread morning --since 7d
+  analyst history show 42 -o json
+  analyst history export morning -o markdown > thread.md
+  analyst history usage --by model --since 30d
+  analyst history forget --before 2026-01-01
+
+Every turn of ask and check is recorded (not --replay, nor a read of the
+thread so far: ask --chat-id with no question) in a SQLite database,
 $XDG_DATA_HOME/analyst/history.db (on Windows
 %LOCALAPPDATA%\\analyst\\history.db; ANALYST_HISTORY_DB or the profile's
 history_db move it; --no-history, ANALYST_HISTORY=0 or history = false turn it
@@ -424,14 +484,6 @@ losing a turn; a symbolic link (on Windows any reparse point) at the database
 or its folder is refused, never followed; forget erases (the deleted text is
 overwritten, the log emptied); a damaged database is exit 2 naming the file;
 no command writes over it.
-
-Examples:
-  analyst history                             # the latest 20 turns
-  analyst history --thread morning --since 7d
-  analyst history show 42 -o json
-  analyst history export morning -o markdown > thread.md
-  analyst history usage --by model --since 30d
-  analyst history forget --before 2026-01-01
 
 Cost: with a price table in the config file (per million tokens),
   [prices.\"claude-sonnet-4\"]
@@ -490,6 +542,10 @@ pub struct HistoryListArgs {
     #[arg(long, value_name = "STATUS")]
     pub status: Option<String>,
 
+    /// Only turns asked by this command: ask or check
+    #[arg(long, value_enum, value_name = "COMMAND")]
+    pub kind: Option<HistoryKind>,
+
     /// Only turns whose question or answer matches REGEX
     #[arg(long, value_name = "REGEX")]
     pub grep: Option<String>,
@@ -501,6 +557,15 @@ pub struct HistoryListArgs {
     /// Where the data goes: --jq, --output-file.
     #[command(flatten)]
     pub destination: DestinationArgs,
+}
+
+/// Which command's turns `history --kind` lists.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum HistoryKind {
+    /// Turns of analyst ask
+    Ask,
+    /// Turns of analyst check (one per run of a case)
+    Check,
 }
 
 /// `history show`.
@@ -623,12 +688,19 @@ pub enum UsageOutput {
 
 const COMPLETIONS_AFTER_HELP: &str = "\
 Install:
-  bash:        analyst completions bash > ~/.local/share/bash-completion/completions/analyst
-  zsh:         analyst completions zsh > \"${fpath[1]}/_analyst\"
-  fish:        analyst completions fish > ~/.config/fish/completions/analyst.fish
-  elvish:      analyst completions elvish >> ~/.config/elvish/rc.elv
-  powershell:  analyst completions powershell >> $PROFILE
-  man pages:   analyst completions man --dir ~/.local/share/man/man1   (analyst(1), analyst-ask(1), …)";
+  # bash
+  analyst completions bash \\
+    > ~/.local/share/bash-completion/completions/analyst
+  # zsh
+  analyst completions zsh > \"${fpath[1]}/_analyst\"
+  # fish
+  analyst completions fish > ~/.config/fish/completions/analyst.fish
+  # elvish
+  analyst completions elvish >> ~/.config/elvish/rc.elv
+  # PowerShell
+  analyst completions powershell >> $PROFILE
+  # the man pages: analyst(1), analyst-ask(1), …
+  analyst completions man --dir ~/.local/share/man/man1";
 
 /// `analyst version`: the version, the commit and its date, the target.
 pub const LONG_VERSION: &str = concat!(
@@ -733,12 +805,39 @@ pub struct CompletionsArgs {
     pub dir: Option<PathBuf>,
 }
 
-const CHECK_AFTER_HELP: &str = "\
+/// Five examples of `check`, the start of both its short and long help.
+macro_rules! check_examples {
+    () => {
+        "\
+Examples:
+  analyst check smoke.toml --jobs 4 --junit smoke.xml
+  analyst check agents/ --list              # what would run; sends nothing
+  analyst check agents/ --repeat 5 -o json --output-file run.json
+  analyst check agents/ --baseline main.json --fail-on-regression
+  analyst check smoke.toml --filter revenue --min-accuracy 90%"
+    };
+}
+
+/// `check -h`'s epilogue: the examples, and where the rest is.
+const CHECK_EXAMPLES: &str = concat!(
+    check_examples!(),
+    "
+
+'analyst check --help' shows every option, the suite file, how Cube's eval
+files are graded and the reports; 'analyst --help' the exit codes."
+);
+
+const CHECK_AFTER_HELP: &str = concat!(
+    check_examples!(),
+    "
+
 Suite file (TOML):
-  [defaults]                      # shared by every case; a case overrides
-  timeout = \"2m\"                  # per case (default 5m); the chat is aborted when it expires
-  external_id = \"ci-bot\"          # or internal_id, email, attributes = {…}, groups = […],
-  branch = \"dev\"                  #    security_context = {…}, default_branch = true
+  [defaults]               # shared by every case; a case overrides
+  timeout = \"2m\"           # per case (default 5m); the chat aborted then
+  # Who asks: external_id or internal_id, with email, attributes = {…},
+  # groups = […], security_context = {…}
+  external_id = \"ci-bot\"
+  branch = \"dev\"           # and default_branch = true
   expect_tool = [\"semanticSqlApi\"]
 
   [[case]]
@@ -746,20 +845,24 @@ Suite file (TOML):
   question = \"What was our revenue by month in 2024?\"
   expect_answer = \"(?i)revenue\"    # regular expressions
   expect_sql = \"(?i)orders\"
-  min_rows = 12                   # totalRows of the last SQL result
-  max_seconds = 60                # budgets of each turn: wall time, and the
-  max_tokens = 50000              #   totalTokens and llmCalls of its __usage__
+  min_rows = 12            # totalRows of the last SQL result
+  max_seconds = 60         # budgets of each turn: wall time, and the
+  max_tokens = 50000       #   totalTokens and llmCalls of its __usage__
   max_llm_calls = 8
-  repeat = 5                      # ask it 5 times (fresh threads; --repeat overrides)
-  pass_rate = 0.8                 #   and pass when 4 of the 5 runs pass
+  repeat = 5               # ask it 5 times (fresh threads; --repeat wins)
+  pass_rate = 0.8          #   and pass when 4 of the 5 runs pass
+  # The last SQL result must hold the rows of reference_sql (run through
+  # the data query API, once per case) or expect_rows = [[…], …]: sorted
+  # first unless ordered = true, column names ignored, numbers within a
+  # relative tolerance (default exact).
   reference_sql = \"SELECT month, SUM(amount) FROM orders GROUP BY 1\"
-                                  # the last SQL result must hold these rows (via the
-                                  #   data query API, once per case; or expect_rows = [[…], …]):
-  ordered = false                 #   sorted first unless true; column names ignored
-  tolerance = 0.001               #   relative, for numbers (default exact)
-  chat = [\"And by quarter?\", { question = \"Which region led?\", expect_answer = \"EMEA\" }]
-  images = [\"chart.png\"]         # sent with the first question (relative to the suite;
-                                  #   checked as the suite is read, read when the case runs)
+  ordered = false
+  tolerance = 0.001
+  chat = [\"And by quarter?\",
+          { question = \"Which region led?\", expect_answer = \"EMEA\" }]
+  # Images go with the first question (paths relative to the suite; each
+  # checked as the suite is read, read when the case runs).
+  images = [\"chart.png\"]
 
 Cube's own eval files: SUITE may be Cube's agents folder, a repository holding
 one (at $CUBE_CLOUD_AGENTS_CONFIG_PATH, which must name one: exit 2 if not;
@@ -780,7 +883,6 @@ the values allow tried; verdicts pass, fail, review, error with Cube's score
 reasons (Missing columns, Row count mismatch, Unexpected rows, Value mismatch,
 Query error, Agent error, Ground truth query failed, Ground truth not found)
 and the accuracy, 80% (8/10).
-  analyst check agents/ --list                   # what would run; sends nothing
   analyst check agents/ --certified --min-accuracy 90% --junit agents.xml
 
 Reports: -o json has per case its verdict, pass rate, medians and every run
@@ -817,11 +919,12 @@ failure of the whole run (a signal, credentials refused, the agent not found,
 the service unreachable, --timeout) stops it at once, aborting running chats:
 its own code (3, 5, 6, 124, 130…), one line, no report (--output-file and
 --junit left as they were). A 5xx after --retries, a reset connection or a
-case's own timeout is that case's error; the run goes on.";
+case's own timeout is that case's error; the run goes on."
+);
 
 const MERGE_AFTER_HELP: &str = "\
 Example (a CI matrix of 4 shards, then one job):
-  analyst check --shard 2/4 -o json smoke.toml > shard-2.json   # in each shard
+  analyst check --shard 2/4 -o json smoke.toml > shard-2.json  # a shard
   analyst check merge shard-*.json --junit report.xml -o json > report.json
 
 Example (a saved report, read again as a page and a step summary):
@@ -850,7 +953,9 @@ pub struct CheckArgs {
     #[command(subcommand)]
     pub action: Option<CheckAction>,
 
-    /// The suite: a TOML file, or Cube's eval files (an agents/ folder, a repository holding one, or an eval_questions YAML file)
+    /// The suite: a TOML file, or Cube's eval files
+    ///
+    /// A TOML file, or Cube's eval files: an agents/ folder, a repository holding one, or an eval_questions YAML file
     #[arg(value_name = "SUITE", required = true)]
     pub suite: Option<PathBuf>,
 
@@ -886,7 +991,9 @@ pub struct CheckArgs {
     #[arg(long, value_name = "K/N")]
     pub shard: Option<String>,
 
-    /// Print the cases the run would ask (after --filter, --shard, --certified), one a line: NAME, FILE:LINE and QUESTION separated by tabs; -o json prints an array of {name, space, question, source, groundTruth}. Sends nothing and needs no credentials
+    /// Print the cases the run would ask, and ask nothing
+    ///
+    /// After --filter, --shard, --certified, one a line: NAME, FILE:LINE and QUESTION separated by tabs; -o json prints an array of {name, space, question, source, groundTruth}. Sends nothing and needs no credentials
     #[arg(long, conflicts_with_all = ["tap", "junit", "summary", "baseline", "save", "repeat", "stop_when_decided", "retry_errors"])]
     pub list: bool,
 
@@ -919,7 +1026,9 @@ pub struct CheckArgs {
 /// rate, its budgets.
 #[derive(Args, Debug, Default)]
 pub struct CaseArgs {
-    /// Ask every case N times (fresh threads), overriding the suite's repeat; a case passes when pass_rate of its runs pass
+    /// Ask every case N times (fresh threads)
+    ///
+    /// Overrides the suite's repeat; a case passes when pass_rate of its runs pass
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u16).range(1..=1000))]
     pub repeat: Option<u16>,
 
@@ -943,11 +1052,15 @@ pub struct CaseArgs {
 /// Where a command's data goes instead of plain stdout.
 #[derive(Debug, Args)]
 pub struct DestinationArgs {
-    /// Filter the JSON output through a jq expression, as gh --jq does: strings print raw, other values as compact JSON, one per line
+    /// Filter the JSON output through a jq expression
+    ///
+    /// As gh --jq does: strings print raw, other values as compact JSON, one per line
     #[arg(long, value_name = "EXPR")]
     pub jq: Option<String>,
 
-    /// Write the output to FILE instead of stdout, atomically: FILE (created 0600) is replaced only when the command succeeds (check: when every case got a verdict, exit 0 or 9), never left partial; a file the command reads is refused
+    /// Write the output to FILE instead of stdout, atomically
+    ///
+    /// FILE (created 0600) is replaced only when the command succeeds (check: when every case got a verdict, exit 0 or 9), never left partial; a file the command reads is refused
     #[arg(long, value_name = "FILE")]
     pub output_file: Option<PathBuf>,
 }
@@ -956,7 +1069,9 @@ pub struct DestinationArgs {
 /// compared with.
 #[derive(Debug, Args)]
 pub struct ReportArgs {
-    /// Write a JUnit XML report to FILE (one testcase per case), atomically, whenever every case got a verdict (failing ones too)
+    /// Write a JUnit XML report to FILE
+    ///
+    /// One testcase per case, written atomically whenever every case got a verdict (failing ones too)
     #[arg(long, value_name = "FILE")]
     pub junit: Option<PathBuf>,
 
@@ -964,7 +1079,9 @@ pub struct ReportArgs {
     #[arg(long, conflicts_with = "output")]
     pub tap: bool,
 
-    /// The report on stdout: json (one document of all results), markdown (the summary) or html (a page)
+    /// The report on stdout
+    ///
+    /// json (one document of all results), markdown (the summary) or html (a page)
     #[arg(short, long, value_enum, value_name = "MODE")]
     pub output: Option<CheckOutput>,
 
@@ -976,7 +1093,9 @@ pub struct ReportArgs {
     #[command(flatten)]
     pub destination: DestinationArgs,
 
-    /// Compare with an earlier -o json REPORT: each case classed by Fisher's exact test on its passed and failed runs (regression, possible regression, improvement, stable, insufficient data), the suite by a sign test over the cases both ran; median duration or tokens grown by more than 20% noted
+    /// Compare with an earlier -o json REPORT: regressions or noise
+    ///
+    /// Each case is classed by Fisher's exact test on its passed and failed runs (regression, possible regression, improvement, stable, insufficient data), the suite by a sign test over the cases both ran; median duration or tokens grown by more than 20% noted
     #[arg(long, value_name = "REPORT")]
     pub baseline: Option<PathBuf>,
 
@@ -992,7 +1111,9 @@ pub struct ReportArgs {
     #[arg(long, requires = "baseline")]
     pub baseline_any: bool,
 
-    /// The run passes when at least this share of its cases pass (0.9 or 90%), instead of every case; the cases that fail are still listed, and below it the exit code is 9
+    /// The run passes when this share of its cases pass (0.9 or 90%)
+    ///
+    /// Instead of every case; the cases that fail are still listed, and below it the exit code is 9
     #[arg(long, value_name = "P", value_parser = parse_accuracy)]
     pub min_accuracy: Option<f64>,
 }
@@ -1000,6 +1121,8 @@ pub struct ReportArgs {
 /// What `analyst check` does instead of running a suite.
 #[derive(Debug, Subcommand)]
 pub enum CheckAction {
+    /// Merge shards' -o json reports into one, or render one report again
+    ///
     /// Merge the -o json reports of shards into one report, as one unsharded run; given one report, render it again in any format (--junit, --tap, -o json|markdown|html) without asking anything
     #[command(after_help = MERGE_AFTER_HELP)]
     Merge(MergeArgs),
@@ -1021,7 +1144,7 @@ const ROWS_AFTER_HELP: &str = "\
 Examples:
   analyst ask -o raw 'Orders by customer in 2024' | analyst rows > all.csv
   analyst rows --from saved.ndjson --query 2 -o ndjson
-  analyst rows --sql 'SELECT status, COUNT(*) FROM orders GROUP BY 1' -o json
+  analyst rows --sql 'SELECT status, COUNT(*) FROM orders GROUP BY 1'
 
 A result that is complete in the saved stream is printed without a query
 (--always runs it anyway). The data query API answers at most 50,000 rows at a
@@ -1169,9 +1292,11 @@ Exit codes: 0 aborted (204), 3 bad key (401), 4 you do not own this chat (403),
 
 const SESSION_AFTER_HELP: &str = "\
 Examples:
-  export ANALYST_BASE_URL=https://acme.cubecloud.dev ANALYST_DEPLOYMENT_ID=42
-  analyst session --external-id customer-42 --attr region=EMEA   # prints the sessionId
-  analyst session --external-id c42 --setting allowAi=false --display-name 'Ana B.'
+  export ANALYST_BASE_URL=https://acme.cubecloud.dev
+  export ANALYST_DEPLOYMENT_ID=42
+  analyst session --external-id customer-42 --attr region=EMEA  # sessionId
+  analyst session --external-id c42 --setting allowAi=false \\
+    --display-name 'Ana B.'
   analyst session revoke \"$SESSION\"
 
 An --attr value that is JSON (a number, an array, null) is sent as JSON;
@@ -1305,16 +1430,34 @@ pub struct SessionRevokeArgs {
     pub network: NetworkArgs,
 }
 
-const ASK_AFTER_HELP: &str = "\
+/// Five examples of `ask`, the start of both its short and long help.
+macro_rules! ask_examples {
+    () => {
+        "\
 Examples:
   analyst ask --external-id ci-bot 'Revenue by month in 2024?'
   analyst ask -o csv 'Top 10 customers by revenue' > top.csv
-  analyst ask -o json 'Orders last week?' | jq -r .answer
-  analyst ask -o events 'Revenue by region' | jq 'select(.toolCall) | .toolCall.input'
+  analyst ask -o json 'Orders last week?' --jq .answer
   analyst ask --chat-id \"$CHAT\" 'And by quarter?'
-  analyst ask --chat-id \"$CHAT\"                  # the thread so far
-  analyst ask --chat-id \"$CHAT\" --resume \"$MESSAGE\"  # a suspended turn, resumed
-  analyst ask --replay saved.ndjson -o vega > chart.vl.json
+  analyst ask --replay saved.ndjson -o vega > chart.vl.json"
+    };
+}
+
+/// `ask -h`'s epilogue: the examples, and where the rest is.
+const ASK_EXAMPLES: &str = concat!(
+    ask_examples!(),
+    "
+
+'analyst ask --help' shows every option, what each output is and what a
+broken-off turn does; 'analyst --help' the environment and the exit codes."
+);
+
+const ASK_AFTER_HELP: &str = concat!(
+    ask_examples!(),
+    "
+  analyst ask -o events 'Revenue by region' | jq 'select(.toolCall)'
+  analyst ask --chat-id \"$CHAT\"                    # the thread so far
+  analyst ask --chat-id \"$CHAT\" --resume \"$ID\"     # a suspended turn
 
 stdout is the data; stderr carries notes only ('chat: <id>', 'message: <id>', warnings about
 tool errors, truncated results and missing final answers; past five tool
@@ -1328,7 +1471,8 @@ service suspends it) is resumed with the same chat and message id, up to
 --retries times; what was already read is not taken twice. When they run out:
 exit 7, and the error ends with the 'analyst ask --chat-id … --resume …' that
 resumes it by hand.
-See 'analyst --help' for the environment and the exit codes.";
+See 'analyst --help' for the environment and the exit codes."
+);
 
 /// Which output `ask` writes on stdout.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
@@ -1489,11 +1633,13 @@ pub struct IdentityArgs {
 /// Arguments of `analyst ask`.
 #[derive(Debug, Args)]
 pub struct AskArgs {
-    /// The question ('-' reads it from stdin; omitted, a piped stdin is read). Omit it with --chat-id to print the thread so far
+    /// The question ('-' or a pipe: read from stdin)
+    ///
+    /// '-' reads it from stdin; omitted, a piped stdin is read. Omit it with --chat-id to print the thread so far
     #[arg(value_name = "QUESTION")]
     pub question: Option<String>,
 
-    /// Continue this thread (the chat id printed on stderr as 'chat: <id>')
+    /// Continue this thread (its chat id, printed on stderr as 'chat: <id>')
     #[arg(long, value_name = "ID")]
     pub chat_id: Option<String>,
 
@@ -1501,7 +1647,9 @@ pub struct AskArgs {
     #[arg(long, value_name = "FILE", conflicts_with = "replay")]
     pub image: Vec<PathBuf>,
 
-    /// Continue the thread named NAME (its chat id is remembered in the history database per chat URL and identity); a new name, or a thread the service forgot or older than --thread-ttl, starts afresh
+    /// Continue the thread named NAME, or start it
+    ///
+    /// Its chat id is remembered in the history database per chat URL and identity; a new name, or a thread the service forgot or older than --thread-ttl, starts afresh
     #[arg(long, value_name = "NAME", conflicts_with_all = ["chat_id", "replay"])]
     pub thread: Option<String>,
 
@@ -1549,7 +1697,9 @@ pub struct AskArgs {
     #[arg(long, value_name = "N", default_value_t = 2.0, value_parser = parse_scale)]
     pub scale: f32,
 
-    /// Read a saved stream ('-' = stdin) instead of calling the service; needs no key or URL
+    /// Read a saved stream ('-' = stdin) instead of calling the service
+    ///
+    /// Needs no key or URL.
     #[arg(long, value_name = "FILE", conflicts_with_all = ["question", "chat_id", "branch", "resume"])]
     pub replay: Option<String>,
 
@@ -1557,7 +1707,9 @@ pub struct AskArgs {
     #[arg(long)]
     pub fail_on_tool_error: bool,
 
-    /// For csv, vega and json: fetch every row of a truncated result through the data query API first
+    /// Fetch every row of a truncated result (csv, vega, json)
+    ///
+    /// For csv, vega and json: every row of a truncated result is fetched through the data query API first
     #[arg(long)]
     pub all_rows: bool,
 

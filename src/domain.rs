@@ -380,3 +380,46 @@ pub fn without_credentials(text: &str) -> String {
         None => text.to_string(),
     }
 }
+
+/// US dollars for people: cents from a dollar up (`$1.24`), else four
+/// decimals (`$0.0042`), as an agent's turn often costs less than a cent:
+/// the one way `check` and `history usage` write money.
+pub fn dollars(amount: f64) -> String {
+    match amount >= 1.0 {
+        true => format!("${amount:.2}"),
+        false => format!("${amount:.4}"),
+    }
+}
+
+/// The agent a Chat API URL names (`…/public/ACCOUNT/agents/ID/chat/…`):
+/// what tells agents apart, in `history usage --by agent` and in a span.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Agent {
+    /// The account name before `/agents/`, when the URL has one.
+    pub account: Option<String>,
+    /// The agent's id.
+    pub id: String,
+}
+
+impl Agent {
+    /// The agent of `chat_url`; `None` for a URL with no `/agents/ID`.
+    pub fn of(chat_url: &str) -> Option<Agent> {
+        let url = url::Url::parse(chat_url).ok()?;
+        let segments: Vec<&str> = url.path_segments()?.collect();
+        let at = segments.iter().position(|segment| *segment == "agents")?;
+        let id = segments.get(at + 1).filter(|id| !id.is_empty())?.to_string();
+        let account = at
+            .checked_sub(1)
+            .and_then(|before| segments.get(before))
+            .map(|name| name.to_string());
+        Some(Agent { account, id })
+    }
+
+    /// `ACCOUNT/agents/ID` (or the id alone, with no account).
+    pub fn name(&self) -> String {
+        match &self.account {
+            Some(account) => format!("{account}/agents/{}", self.id),
+            None => self.id.clone(),
+        }
+    }
+}

@@ -63,8 +63,6 @@ pub mod stream;
 pub mod text;
 pub mod themes;
 
-use clap::CommandFactory;
-
 use crate::error::{is_known, kind_of, Kind};
 use crate::output::{Notes, Out};
 use crate::settings::Command;
@@ -81,7 +79,7 @@ where
     forbid_core_dumps();
     settings::forget_empty_variables();
     let args: Vec<std::ffi::OsString> = args.into_iter().map(Into::into).collect();
-    let mut cli = cli::Cli::command();
+    let mut cli = cli::command();
     let matches = match cli.try_get_matches_from_mut(&args) {
         Ok(matches) => matches,
         // clap writes --help and --version to stdout (a closed pipe there

@@ -13,7 +13,7 @@ use crate::error::{fault_of_io, Fault, Kind};
 use crate::files::temporary_beside;
 use crate::jq::{JqFilter, JqRunner};
 use crate::redact::redact;
-use crate::text::{one_line, visible, visible_bytes};
+use crate::text::{one_line, visible, visible_bytes, wrap, Breaks};
 
 /// Where a command's data goes besides plain stdout, as the settings say:
 /// `--output-file` and `--jq`.
@@ -295,6 +295,9 @@ pub struct Notes {
     verbose: bool,
     progress: bool,
     color: bool,
+    /// The width of the terminal stderr is, when it is one: notes are
+    /// wrapped to it at spaces.
+    width: Option<usize>,
     /// The progress display on stderr now, if any.
     drawn: Arc<Mutex<Option<ProgressBar>>>,
 }
@@ -333,14 +336,19 @@ impl Tone {
 impl Notes {
     /// Notes for the given `-q` / `-v` settings (`-q` wins over `-v`);
     /// `progress` says whether a progress display may be drawn on stderr
-    /// (the settings decide: a terminal and no `-q`), `color` whether
-    /// prefixes are painted.
+    /// (the settings decide: a terminal and no `-q`; notes are then
+    /// wrapped to its width), `color` whether prefixes are painted.
     pub fn new(quiet: bool, verbose: bool, progress: bool, color: bool) -> Self {
+        let width = progress
+            .then(|| terminal_size::terminal_size_of(io::stderr()))
+            .flatten()
+            .map(|(width, _)| usize::from(width.0));
         Notes {
             quiet,
             verbose: verbose && !quiet,
             progress: progress && !quiet,
             color,
+            width,
             drawn: Arc::default(),
         }
     }
@@ -435,7 +443,8 @@ impl Notes {
     /// line breaks and control characters made visible, so that no text
     /// from elsewhere starts a line of its own (a CI log reads workflow
     /// commands such as `::error::` from any line's start); above the
-    /// progress display, if any.
+    /// progress display, if any. On a terminal the line is wrapped to its
+    /// width at spaces.
     fn emit(&self, painted: &str, line: &str) {
         let line = one_line(&redact(line)).into_owned();
         let guard = if painted.is_empty() && line.starts_with("::") {
@@ -443,7 +452,11 @@ impl Notes {
         } else {
             ""
         };
-        let text = format!("{painted}{guard}{line}\n");
+        let text = format!("{painted}{guard}{line}");
+        let text = match self.width {
+            Some(width) => wrap(&text, width, Breaks::Spaces, 2).join("\n") + "\n",
+            None => text + "\n",
+        };
         let write = || {
             let _ = io::stderr().lock().write_all(text.as_bytes());
         };

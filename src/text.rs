@@ -9,6 +9,62 @@ use std::time::Duration;
 
 use crate::redact::redact;
 
+/// Where [`wrap`] may break a line that is too wide.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Breaks {
+    /// At spaces only: prose.
+    Spaces,
+    /// At spaces and after a `/` or `\\`: paths and URLs.
+    SpacesAndPaths,
+}
+
+/// `line` wrapped to `width` columns at the places `breaks` allows, never
+/// inside a word (a word wider than the line stays whole, a variable name
+/// is never split); lines after the first are indented `hang` spaces more
+/// than the first. Colour escapes take no room.
+pub fn wrap(line: &str, width: usize, breaks: Breaks, hang: usize) -> Vec<String> {
+    let lead = line.len() - line.trim_start_matches(' ').len();
+    let indent = " ".repeat(lead + hang);
+    let separator = match breaks {
+        Breaks::Spaces => textwrap::WordSeparator::AsciiSpace,
+        Breaks::SpacesAndPaths => textwrap::WordSeparator::Custom(after_spaces_and_separators),
+    };
+    let options = textwrap::Options::new(width.max(lead + hang + 1))
+        .initial_indent(&line[..lead])
+        .subsequent_indent(&indent)
+        .break_words(false)
+        .word_separator(separator)
+        .word_splitter(textwrap::WordSplitter::NoHyphenation);
+    textwrap::wrap(&line[lead..], options)
+        .into_iter()
+        .map(Cow::into_owned)
+        .collect()
+}
+
+/// The words of `line` for [`Breaks::SpacesAndPaths`]: split after each
+/// run of spaces and after each `/` or `\\`.
+fn after_spaces_and_separators(line: &str) -> Box<dyn Iterator<Item = textwrap::core::Word<'_>> + '_> {
+    let mut start = 0;
+    let mut words = Vec::new();
+    let bytes = line.as_bytes();
+    for (at, byte) in bytes.iter().enumerate() {
+        let next = bytes.get(at + 1).copied();
+        let ends = match byte {
+            b' ' => next != Some(b' '),
+            b'/' | b'\\' => !matches!(next, Some(b' ' | b'/' | b'\\') | None),
+            _ => false,
+        };
+        if ends {
+            words.push(textwrap::core::Word::from(&line[start..=at]));
+            start = at + 1;
+        }
+    }
+    if start < line.len() {
+        words.push(textwrap::core::Word::from(&line[start..]));
+    }
+    Box::new(words.into_iter())
+}
+
 /// `bytes` with every control character that could act on a terminal
 /// written as `\xNN`, and C1 controls and the bidirectional controls that
 /// reorder what a terminal shows (U+061C, U+200E, U+200F, U+202A–U+202E,
@@ -271,6 +327,27 @@ pub fn parse_duration(text: &str) -> Result<Duration, String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn wrapping_breaks_at_spaces_and_path_separators_never_inside_a_word() {
+        let note = "analyst: warning: SQL result 1 is truncated: 20 of 30 rows";
+        let lines = wrap(note, 30, Breaks::Spaces, 2);
+        assert_eq!(
+            lines,
+            ["analyst: warning: SQL result 1", "  is truncated: 20 of 30 rows"]
+        );
+        // A word wider than the line stays whole.
+        let lines = wrap("from ANALYST_CUBE_TOKEN_FILE", 10, Breaks::Spaces, 0);
+        assert_eq!(lines, ["from", "ANALYST_CUBE_TOKEN_FILE"]);
+        // A path breaks after a separator, its pieces joined back without spaces.
+        let path = "/tmp/analyst-tests-no-config-home/analyst/config.toml";
+        let lines = wrap(path, 36, Breaks::SpacesAndPaths, 0);
+        assert_eq!(lines, ["/tmp/analyst-tests-no-config-home/", "analyst/config.toml"]);
+        assert_eq!(lines.concat(), path);
+        // An indented line keeps its indent, and its rest hangs under it.
+        let lines = wrap("      first byte 0.4s, first SQL 1.2s", 24, Breaks::Spaces, 2);
+        assert_eq!(lines, ["      first byte 0.4s,", "        first SQL 1.2s"]);
+    }
 
     #[test]
     fn a_typo_is_met_with_what_was_meant() {

@@ -142,26 +142,11 @@ fn publish(
         report.compare_with(&file, &baseline, settings.baseline_max_age, settings.baseline_any);
         tell_comparison(report, notes);
     }
-    let accuracy = match (&report.accuracy, report.min_accuracy) {
-        (_, Some(min)) => {
-            let (passed, total) = (report.passed, report.cases.len());
-            let meets = match report.meets_min_accuracy() {
-                true => "meets",
-                false => "is below",
-            };
-            format!(
-                ", accuracy {} ({passed}/{total}) {meets} --min-accuracy {}",
-                verdicts::percent(passed, total),
-                verdicts::percent_of(min)
-            )
-        }
-        (Some(accuracy), None) => format!(", accuracy {accuracy}"),
-        (None, None) => String::new(),
-    };
     notes.info(&format!(
-        "{} cases: {}{accuracy}",
+        "{} cases: {}, {}",
         report.cases.len(),
-        verdicts::counts(report)
+        verdicts::counts(report),
+        verdicts::headline(report)
     ));
     write_reports(report, settings, notes, out)
 }

@@ -5,12 +5,11 @@
 use std::io::Write;
 
 use anyhow::Result;
-use clap::CommandFactory;
 use clap_complete::Shell;
 
 use std::path::Path;
 
-use crate::cli::{Cli, CompletionTarget};
+use crate::cli::CompletionTarget;
 use crate::error::{fail, usage, Kind};
 use crate::output::Out;
 
@@ -38,7 +37,7 @@ pub fn run(target: CompletionTarget, dir: Option<&Path>, out: &mut Out) -> Resul
 
 /// Writes the completion script of `target` (or the man page) to `out`.
 fn write(target: CompletionTarget, out: &mut impl Write) -> Result<()> {
-    let mut command = Cli::command();
+    let mut command = crate::cli::command();
     let shell = match target {
         CompletionTarget::Bash => Shell::Bash,
         CompletionTarget::Zsh => Shell::Zsh,

@@ -10,7 +10,7 @@ use serde::Serialize;
 use serde_json::Value;
 
 use crate::cli::{ExportFormat, UsageOutput};
-use crate::domain::{Prices, Usage};
+use crate::domain::{dollars, Agent, Prices, Usage};
 use crate::error::{fail, kind_of, Kind};
 use crate::history::{History, ListedTurn, Pushed, TurnRecord, UsageBy, UsageGroup};
 use crate::net::http::Http;
@@ -21,8 +21,7 @@ use crate::render::json;
 use crate::render::table::{self, TableFormat, TableWriter};
 use crate::results::{Column, RowSink};
 use crate::settings::{HistoryCommand, HistorySettings};
-use crate::text::one_line;
-use crate::text::{shorten_to, visible};
+use crate::text::{one_line, visible};
 
 /// Runs `analyst history`.
 pub fn run(settings: HistorySettings, notes: &Notes, out: &mut Out) -> Result<()> {
@@ -68,7 +67,7 @@ pub fn run(settings: HistorySettings, notes: &Notes, out: &mut Out) -> Result<()
         }
         HistoryCommand::Usage { by, since, output } => {
             let rows = priced(&history, by, since.as_deref(), &settings.prices)?;
-            write_usage(&rows, output, !settings.prices.is_empty(), out)?;
+            write_usage(&rows, output, !settings.prices.is_empty(), settings.width, notes, out)?;
         }
         HistoryCommand::Push(otlp) => push(&mut history, &otlp, notes)?,
         HistoryCommand::Forget(what) => {
@@ -103,7 +102,6 @@ fn list_table(turns: &[ListedTurn], width: Option<u16>, styled: bool) -> String 
         })
         .collect();
     let paint = |column: usize, cell: &str| match (column, cell) {
-        _ if !styled => None,
         (3, "completed") | (4, "0") => Some(Tone::Good),
         (3, "incomplete" | "cut" | "suspended") => Some(Tone::Warning),
         (3, "error" | "aborted") | (4, _) => Some(Tone::Bad),
@@ -114,7 +112,7 @@ fn list_table(turns: &[ListedTurn], width: Option<u16>, styled: bool) -> String 
         &rows,
         &[false, false, false, false, true, true, false],
         width,
-        &paint,
+        styled.then_some(&paint as &table::Painter),
     )
 }
 
@@ -318,13 +316,17 @@ fn priced(history: &History, by: UsageBy, since: Option<&str>, prices: &Prices) 
     };
     history.usage(by, since, |key, usage, ms| {
         let Some(usage) = usage else {
-            let key = if by == UsageBy::Model {
-                "(unknown)".to_string()
-            } else {
-                key
+            let key = match by {
+                UsageBy::Model => "(unknown)".to_string(),
+                UsageBy::Agent => Agent::of(&key).map_or(key, |agent| agent.name()),
+                _ => key,
             };
             return add(key, Usage::default(), 1, ms, None);
         };
+        if by == UsageBy::Agent {
+            let key = Agent::of(&key).map_or(key, |agent| agent.name());
+            return add(key, usage.counts, 1, ms, prices.turn(&usage));
+        }
         if by != UsageBy::Model {
             return add(key, usage.counts, 1, ms, prices.turn(&usage));
         }
@@ -346,18 +348,15 @@ fn priced(history: &History, by: UsageBy, since: Option<&str>, prices: &Prices) 
     Ok(merged.into_values().collect())
 }
 
-fn write_usage(rows: &[Priced], output: UsageOutput, with_cost: bool, out: &mut Out) -> Result<()> {
-    let figures = |row: &Priced| {
-        let (group, spent) = (&row.group, row.group.spent);
-        [
-            group.turns.to_string(),
-            spent.input_tokens.to_string(),
-            spent.output_tokens.to_string(),
-            spent.cache_read_tokens.to_string(),
-            spent.cache_write_tokens.to_string(),
-            spent.llm_calls.to_string(),
-        ]
-    };
+/// `history usage` in `output`; a table for a person fits `width`.
+fn write_usage(
+    rows: &[Priced],
+    output: UsageOutput,
+    with_cost: bool,
+    width: Option<u16>,
+    notes: &Notes,
+    out: &mut Out,
+) -> Result<()> {
     match output {
         UsageOutput::Json => json::write(&rows, out),
         UsageOutput::Csv => {
@@ -371,56 +370,125 @@ fn write_usage(rows: &[Priced], output: UsageOutput, with_cost: bool, out: &mut 
                 "llm_calls",
                 "seconds",
                 "cost",
+                "total_tokens",
             ];
             let columns: Vec<Column> = names.iter().map(|name| Column::new(*name, "String")).collect();
             let mut writer = TableWriter::new(TableFormat::Csv, &mut *out);
             writer.columns(&columns)?;
             for row in rows {
-                let mut cells = vec![Value::String(row.group.key.clone())];
-                cells.extend(figures(row).into_iter().map(Value::String));
-                cells.push(Value::String(format!("{:.3}", row.group.seconds)));
-                cells.push(Value::String(
+                let (group, spent) = (&row.group, row.group.spent);
+                let cells = [
+                    group.key.clone(),
+                    group.turns.to_string(),
+                    spent.input_tokens.to_string(),
+                    spent.output_tokens.to_string(),
+                    spent.cache_read_tokens.to_string(),
+                    spent.cache_write_tokens.to_string(),
+                    spent.llm_calls.to_string(),
+                    format!("{:.3}", group.seconds),
                     row.cost.map_or(String::new(), |cost| format!("{cost:.4}")),
-                ));
-                writer.row(&cells)?;
+                    spent.total_tokens.to_string(),
+                ];
+                writer.row(&cells.map(Value::String))?;
             }
             writer.finish()?;
             Ok(())
         }
         UsageOutput::Table => {
-            let mut headers = vec![
-                "GROUP",
-                "TURNS",
-                "INPUT",
-                "OUTPUT",
-                "CACHE READ",
-                "CACHE WRITE",
-                "LLM CALLS",
-                "SECONDS",
-            ];
-            if with_cost {
-                headers.push("COST");
-            }
-            let table_rows: Vec<Vec<String>> = rows
-                .iter()
-                .map(|row| {
-                    let mut cells = vec![shorten_to(&row.group.key, 40)];
-                    cells.extend(figures(row));
-                    cells.push(format!("{:.1}", row.group.seconds));
-                    if with_cost {
-                        cells.push(row.cost.map_or("-".to_string(), |cost| format!("${cost:.4}")));
-                    }
-                    cells
-                })
-                .collect();
-            let mut numeric = vec![true; headers.len()];
-            numeric[0] = false;
-            // The cost is the last column, which a plain table only cuts.
-            let text = table::plain(&headers, &table_rows, &numeric, None, &|_, _| None);
-            out.write_all(text.as_bytes())?;
+            out.write_all(usage_table(rows, with_cost, width, notes).as_bytes())?;
             Ok(())
         }
     }
+}
+
+/// The columns a usage table leaves out, in this order, until it fits a
+/// narrow terminal (`-o csv` and `-o json` have them all).
+const USAGE_COLUMNS_LEFT_OUT_FIRST: [&str; 6] =
+    ["CACHE WRITE", "CACHE READ", "INPUT", "OUTPUT", "SECONDS", "LLM CALLS"];
+
+/// `history usage` for a person: a row per group and a TOTAL row, labels
+/// never cut; on a terminal narrower than the table, the columns of
+/// [`USAGE_COLUMNS_LEFT_OUT_FIRST`] left out until it fits, said on stderr.
+fn usage_table(rows: &[Priced], with_cost: bool, width: Option<u16>, notes: &Notes) -> String {
+    let mut total = Priced {
+        group: UsageGroup {
+            key: "TOTAL".to_string(),
+            ..UsageGroup::default()
+        },
+        cost: Some(0.0),
+    };
+    for row in rows {
+        total.group.turns += row.group.turns;
+        total.group.spent.add(row.group.spent);
+        total.group.seconds += row.group.seconds;
+        total.cost = total.cost.zip(row.cost).map(|(a, b)| a + b);
+    }
+    let mut headers = vec![
+        "GROUP",
+        "TURNS",
+        "TOKENS",
+        "INPUT",
+        "OUTPUT",
+        "CACHE READ",
+        "CACHE WRITE",
+        "LLM CALLS",
+        "SECONDS",
+    ];
+    if with_cost {
+        headers.push("COST");
+    }
+    let mut table_rows: Vec<Vec<String>> = rows
+        .iter()
+        .chain((rows.len() > 1).then_some(&total))
+        .map(|row| {
+            let (group, spent) = (&row.group, row.group.spent);
+            let mut cells = vec![
+                group.key.clone(),
+                group.turns.to_string(),
+                spent.total_tokens.to_string(),
+                spent.input_tokens.to_string(),
+                spent.output_tokens.to_string(),
+                spent.cache_read_tokens.to_string(),
+                spent.cache_write_tokens.to_string(),
+                spent.llm_calls.to_string(),
+                format!("{:.1}", group.seconds),
+            ];
+            if with_cost {
+                cells.push(row.cost.map_or("-".to_string(), dollars));
+            }
+            cells
+        })
+        .collect();
+    let render = |headers: &[&str], rows: &[Vec<String>]| {
+        let mut numeric = vec![true; headers.len()];
+        numeric[0] = false;
+        table::plain(headers, rows, &numeric, None, None)
+    };
+    let mut text = render(&headers, &table_rows);
+    let mut left_out = Vec::new();
+    let fits =
+        |text: &str| width.is_none_or(|width| text.lines().all(|line| line.chars().count() <= usize::from(width)));
+    for name in USAGE_COLUMNS_LEFT_OUT_FIRST {
+        if fits(&text) {
+            break;
+        }
+        let Some(column) = headers.iter().position(|header| *header == name) else {
+            continue;
+        };
+        headers.remove(column);
+        for row in &mut table_rows {
+            row.remove(column);
+        }
+        left_out.push(name);
+        text = render(&headers, &table_rows);
+    }
+    if !left_out.is_empty() {
+        notes.info(&format!(
+            "left out to fit the terminal: {} (-o csv has every column)",
+            left_out.join(", ")
+        ));
+    }
+    text
 }
 
 #[cfg(test)]

@@ -1,26 +1,26 @@
 //! The man pages, generated from the clap definitions so they never
 //! disagree with `--help`: `analyst(1)` and one page per command
 //! (`analyst-ask(1)`, `analyst-check-merge(1)`, …), each with NAME,
-//! SYNOPSIS, DESCRIPTION, OPTIONS, its commands, EXAMPLES (the `--help`
-//! epilogue, kept as written: no reflowing), ENVIRONMENT, EXIT STATUS,
-//! FILES (the config file and every key) and SEE ALSO.
+//! SYNOPSIS, DESCRIPTION, OPTIONS, its commands, EXAMPLES and NOTES (the
+//! `--help` epilogue: commands as written, prose filled to the reader's
+//! width), ENVIRONMENT, EXIT STATUS, FILES (the config file and every key)
+//! and SEE ALSO.
 
 use std::io::Write;
 
 use anyhow::Result;
-use clap::CommandFactory;
 
-use crate::cli::{Cli, CONFIG_KEYS, ENVIRONMENT, EXIT_STATUS};
+use crate::cli::{CONFIG_KEYS, ENVIRONMENT, EXIT_STATUS};
 
 /// Examples on `analyst(1)`, whose epilogue is the environment and exit
 /// codes (sections of their own there).
 const EXAMPLES: &str = "\
-analyst ask 'What was our revenue by month in 2024?'
-analyst ask -o csv --all-rows 'Every order of 2023 with its region' --output-file orders.csv
-analyst ask -o json --allow-partial 'Orders by day?' --jq '.queries[-1].rows[]'
-analyst ask -o raw 'Orders by customer in 2024' | analyst rows > all.csv
-analyst check smoke.toml --jobs 4 --junit smoke.xml
-analyst doctor";
+  analyst ask 'What was our revenue by month in 2024?'
+  analyst ask -o csv --all-rows 'Every order of 2023' --output-file all.csv
+  analyst ask -o json 'Orders by day?' --jq '.queries[-1].rows[]'
+  analyst ask -o raw 'Orders by customer in 2024' | analyst rows > all.csv
+  analyst check smoke.toml --jobs 4 --junit smoke.xml
+  analyst doctor";
 
 /// One page: its file name (`analyst-check-merge`) and its roff.
 pub struct Page {
@@ -32,7 +32,7 @@ pub struct Page {
 
 /// Every page: `analyst(1)` first, then each command's, depth first.
 pub fn pages() -> Result<Vec<Page>> {
-    let root = Cli::command();
+    let root = crate::cli::command();
     let names = page_names(&root, "analyst");
     let mut pages = Vec::new();
     collect(&root, "analyst", &names, &mut pages)?;
@@ -88,14 +88,15 @@ fn render(command: &clap::Command, name: &str, names: &[String], out: &mut impl 
     if visible_subcommands(&command).next().is_some() {
         page.render_subcommands_section(out)?;
     }
-    let examples = match name {
-        "analyst" => Some(EXAMPLES.to_string()),
-        _ => command.get_after_help().map(ToString::to_string),
+    let epilogue = match name {
+        "analyst" => format!("Examples:\n{EXAMPLES}"),
+        _ => command
+            .get_after_long_help()
+            .or(command.get_after_help())
+            .map(ToString::to_string)
+            .unwrap_or_default(),
     };
-    if let Some(examples) = examples {
-        writeln!(out, ".SH EXAMPLES")?;
-        literal(&examples, out)?;
-    }
+    epilogue_sections(&epilogue, out)?;
     writeln!(out, ".SH ENVIRONMENT")?;
     for (variable, meaning) in ENVIRONMENT {
         match variable {
@@ -130,13 +131,56 @@ fn render(command: &clap::Command, name: &str, names: &[String], out: &mut impl 
     Ok(())
 }
 
-/// `text` as a literal block: lines kept as written, not filled.
-fn literal(text: &str, out: &mut impl Write) -> Result<()> {
-    writeln!(out, ".PP\n.nf")?;
+/// The `--help` epilogue as sections: its "Examples:" blocks as EXAMPLES
+/// (the heading once, the commands kept as written), the rest as NOTES:
+/// prose filled by man to the reader's width, indented lines (a suite
+/// file, a command) kept as written.
+fn epilogue_sections(epilogue: &str, out: &mut impl Write) -> Result<()> {
+    let (examples, notes): (Vec<&str>, Vec<&str>) = epilogue
+        .split("\n\n")
+        .partition(|block| block.starts_with("Examples:\n"));
+    if !examples.is_empty() {
+        writeln!(out, ".SH EXAMPLES")?;
+        for block in examples {
+            paragraphs(block.trim_start_matches("Examples:\n"), out)?;
+        }
+    }
+    if !notes.is_empty() {
+        writeln!(out, ".SH NOTES")?;
+        paragraphs(&notes.join("\n\n"), out)?;
+    }
+    Ok(())
+}
+
+/// `text` in roff: each run of unindented lines one filled paragraph, each
+/// run of indented lines a literal block (lines kept, their common two
+/// spaces of indent dropped), a blank line a paragraph break.
+fn paragraphs(text: &str, out: &mut impl Write) -> Result<()> {
+    let mut literal = false;
+    let mut start = true;
     for line in text.lines() {
+        let indented = line.starts_with("  ");
+        if line.trim().is_empty() {
+            start = true;
+            continue;
+        }
+        if start || indented != literal {
+            if literal {
+                writeln!(out, ".fi")?;
+            }
+            writeln!(out, ".PP")?;
+            if indented {
+                writeln!(out, ".nf")?;
+            }
+            literal = indented;
+            start = false;
+        }
+        let line = if indented { &line[2..] } else { line };
         writeln!(out, "{}", escape(line))?;
     }
-    writeln!(out, ".fi")?;
+    if literal {
+        writeln!(out, ".fi")?;
+    }
     Ok(())
 }
 

@@ -58,6 +58,9 @@ pub fn html(report: &Report, notes: &Notes) -> String {
         report.cases.len(),
         escape_markup(&verdicts::counts(report))
     );
+    if report.consistent.is_some() {
+        let _ = writeln!(body, "<p>{}</p>", escape_markup(verdicts::CONSISTENT_MEANS));
+    }
     if let Some(run) = &report.run {
         let job = run
             .ci
@@ -102,7 +105,7 @@ pub fn html(report: &Report, notes: &Notes) -> String {
         let cost = match priced {
             true => format!(
                 "<td>{}</td>",
-                case.medians.cost.map(verdicts::dollars).unwrap_or_default()
+                case.medians.cost.map(crate::domain::dollars).unwrap_or_default()
             ),
             false => String::new(),
         };

@@ -38,7 +38,7 @@ impl RunsProgress {
     pub fn new(runs: usize, notes: &Notes) -> Self {
         let bar = notes.show_progress().then(|| {
             let bar = ProgressBar::with_draw_target(Some(runs as u64), ProgressDrawTarget::stderr());
-            if let Ok(style) = ProgressStyle::with_template("{bar:24} {pos}/{len} runs  {msg}") {
+            if let Ok(style) = ProgressStyle::with_template("{bar:20} {pos}/{len} runs  {wide_msg}") {
                 bar.set_style(style);
             }
             notes.above(Some(&bar));

@@ -1,5 +1,5 @@
 //! What a `check` run says to people: on stderr a verdict per run
-//! (`PASS  name  2.1s (first byte …; 1280 tokens, 3 LLM calls)`) and per
+//! (`PASS  name  2.1s`, its timings and tokens indented below) and per
 //! repeated case, with their reasons, the first word painted; and the
 //! phrases the stderr lines, the summary and the page share (the run's
 //! headline and counts, a case's reason and analysis).
@@ -9,6 +9,7 @@ use std::time::Duration;
 use super::context::RunContext;
 use super::grade::Verdict;
 use super::report::{tag, CaseReport, Outcome, Report, RunReport, Usage};
+use crate::domain::dollars;
 use crate::output::{Notes, Tone};
 
 /// Prints a verdict's lines, its first word (`PASS`, `FAIL`, `REVIEW`,
@@ -23,8 +24,11 @@ pub fn tell(notes: &Notes, lines: &[String]) {
         "REVIEW" => notes.painted(Tone::Warning, word, rest, true),
         _ => notes.painted(Tone::Bad, word, rest, true),
     }
-    for reason in reasons {
-        notes.always(reason);
+    // A pass's timings are as quiet as its line.
+    if word != "PASS" || notes.warns() {
+        for reason in reasons {
+            notes.always(reason);
+        }
     }
 }
 
@@ -37,10 +41,10 @@ fn spent(usage: Option<Usage>) -> Option<String> {
     usage.map(|usage| format!("{} tokens, {} LLM calls", usage.total_tokens, usage.llm_calls))
 }
 
-/// The people's line(s) for a finished run: `PASS  name  2.1s (first byte …;
-/// 1280 tokens, 3 LLM calls)`, or `FAIL`, `REVIEW` or `ERROR` (see [`tag`])
-/// with the reasons on the following lines. `of` is the number of runs of
-/// the case.
+/// The people's lines for a finished run: `PASS  name  2.1s`, then
+/// indented under it `first byte …; 1280 tokens, 3 LLM calls` (so a line
+/// fits 80 columns), or `FAIL`, `REVIEW` or `ERROR` (see [`tag`]) with the
+/// reasons on the following lines. `of` is the number of runs of the case.
 pub fn run_summary(name: &str, run: &RunReport, of: usize) -> Vec<String> {
     let mut parts = Vec::new();
     for (label, at) in [
@@ -60,19 +64,28 @@ pub fn run_summary(name: &str, run: &RunReport, of: usize) -> Vec<String> {
             format!("{details}; {spent}")
         };
     }
-    let timing = if details.is_empty() {
-        short_seconds(run.seconds.total)
-    } else {
-        format!("{} ({details})", short_seconds(run.seconds.total))
-    };
     let name = if of > 1 {
         format!("{name} (run {} of {of})", run.run)
     } else {
         name.to_string()
     };
     let tag = tag(run.status, run.cube.verdict);
-    verdict_lines(tag, &name, &timing, &run.messages, run.exit_code)
+    let mut lines = verdict_lines(
+        tag,
+        &name,
+        &short_seconds(run.seconds.total),
+        &run.messages,
+        run.exit_code,
+    );
+    if !details.is_empty() {
+        lines.insert(1, format!("{DETAIL_INDENT}{details}"));
+    }
+    lines
 }
+
+/// How far the lines under a verdict (its timings, its reasons) are
+/// indented: under the case's name.
+const DETAIL_INDENT: &str = "      ";
 
 /// The people's line(s) for a repeated case once all its runs are in.
 pub fn case_summary(case: &CaseReport) -> Vec<String> {
@@ -101,7 +114,7 @@ fn verdict_lines(tag: &str, name: &str, what: &str, messages: &[String], exit_co
     const TAG_WIDTH: usize = "ERROR".len();
     let mut lines = vec![format!("{tag:<TAG_WIDTH$} {name}  {what}")];
     if tag != "PASS" {
-        lines.extend(messages.iter().map(|line| format!("      {line}")));
+        lines.extend(messages.iter().map(|line| format!("{DETAIL_INDENT}{line}")));
         if tag == "ERROR" {
             if messages.is_empty() {
                 lines.push(String::new());
@@ -149,6 +162,10 @@ pub fn analysis(case: &CaseReport) -> String {
     case.cube.analysis.clone().unwrap_or_else(|| case.messages.join("; "))
 }
 
+/// What `consistent K/N` in the counts means, said where people read it.
+pub const CONSISTENT_MEANS: &str =
+    "consistent K/N: of the N cases asked more than once, the K that passed every one of their runs (pass^N).";
+
 /// What the cases came to, for people: `7 passed, 2 failed (1 to
 /// review), 1 errors in 2m10s, consistent 7/10, 6 runs (6 turns) saved by
 /// --stop-when-decided` (`took`: how long).
@@ -185,21 +202,13 @@ pub fn counts(report: &Report) -> String {
     )
 }
 
-/// US dollars for people: cents from a dollar up (`$1.24`), else four
-/// decimals (`$0.0042`), as an agent's turn often costs less than a cent.
-pub fn dollars(amount: f64) -> String {
-    match amount >= 1.0 {
-        true => format!("${amount:.2}"),
-        false => format!("${amount:.4}"),
-    }
-}
-
 /// `passed` of `total` as a whole percentage, as Cube shows accuracy
-/// (`80%`; `0%` of none).
+/// (`80%`, `45%` of 5/11; `0%` of none): the one way every output writes
+/// an accuracy.
 pub fn percent(passed: usize, total: usize) -> String {
     match total {
         0 => "0%".to_string(),
-        _ => percent_of(passed as f64 / total as f64),
+        _ => format!("{}%", (passed as f64 * 100.0 / total as f64).round()),
     }
 }
 

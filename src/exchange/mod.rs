@@ -241,10 +241,13 @@ impl Exchange<'_> {
         record.verdict_exit_code = verdict_exit_code;
         record.suite = record_as.suite;
         record.case = record_as.case;
-        if let (Some(recording), Some(_)) = (self.recording, service) {
+        // A read of the thread so far (no question, no turn resumed) asks
+        // nothing: it is neither recorded nor traced.
+        let asked = question.input.is_some() || question.message_id.is_some();
+        if let (Some(recording), Some(_), true) = (self.recording, service, asked) {
             crate::history::write(&recording.db, recording.keep, &record, self.notes);
         }
-        if let (Some(spans), Some(_)) = (self.spans, service) {
+        if let (Some(spans), Some(_), true) = (self.spans, service, asked) {
             spans.add_turn(&record, &turn.sql_results, SystemTime::now(), parent);
         }
         judged

@@ -20,7 +20,7 @@ mod record;
 mod schema;
 mod unsent;
 
-pub use query::{Forget, ListFilter, ListedTurn, UsageBy, UsageGroup};
+pub use query::{Forget, ListFilter, ListedTurn, TurnKind, UsageBy, UsageGroup};
 pub use record::{chat_url, identity, write};
 pub use schema::SCHEMA_VERSION;
 pub use unsent::Pushed;

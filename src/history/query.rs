@@ -22,6 +22,27 @@ pub struct ListFilter {
     pub since: Option<String>,
     /// Of this status.
     pub status: Option<String>,
+    /// Asked by this command.
+    pub kind: Option<TurnKind>,
+}
+
+/// Which command asked a turn (`history --kind`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum TurnKind {
+    /// `analyst ask`.
+    Ask,
+    /// `analyst check`.
+    Check,
+}
+
+impl TurnKind {
+    /// The turn's `command` column.
+    fn command(self) -> &'static str {
+        match self {
+            TurnKind::Ask => "ask",
+            TurnKind::Check => "check",
+        }
+    }
 }
 
 /// A turn as `history list` shows it: what its line prints, no more.
@@ -88,7 +109,8 @@ pub enum Forget {
 }
 
 /// The `WHERE` of the turns `filter` picks (parameters 1 to 3).
-const PICKED: &str = "(?1 IS NULL OR thread = ?1) AND (?2 IS NULL OR at >= ?2) AND (?3 IS NULL OR status = ?3)";
+const PICKED: &str = "(?1 IS NULL OR thread = ?1) AND (?2 IS NULL OR at >= ?2) AND (?3 IS NULL OR status = ?3) \
+     AND (?5 IS NULL OR command = ?5)";
 
 impl History {
     /// The numbers of the turns `filter` picks whose question or answer
@@ -96,6 +118,7 @@ impl History {
     /// all loaded.
     fn picked(&self, filter: &ListFilter, grep: Option<&Regex>) -> Result<Vec<i64>> {
         let failed = |err| self.failed(err);
+        let kind = filter.kind.map(|kind| kind.command());
         let filters: [&dyn ToSql; 3] = [&filter.thread, &filter.since, &filter.status];
         let Some(grep) = grep else {
             let mut statement = self
@@ -106,7 +129,9 @@ impl History {
                 .map_err(failed)?;
             let limit = filter.limit as i64;
             let ids = statement
-                .query_map(params![filters[0], filters[1], filters[2], limit], |row| row.get(0))
+                .query_map(params![filters[0], filters[1], filters[2], limit, kind], |row| {
+                    row.get(0)
+                })
                 .map_err(failed)?;
             return ids.collect::<Result<Vec<i64>, _>>().map_err(failed);
         };
@@ -116,7 +141,10 @@ impl History {
                 "SELECT id, question, answer FROM turns WHERE {PICKED} ORDER BY at DESC, id DESC"
             ))
             .map_err(failed)?;
-        let mut rows = statement.query(&filters[..]).map_err(failed)?;
+        let no_limit: Option<i64> = None;
+        let mut rows = statement
+            .query(params![filters[0], filters[1], filters[2], no_limit, kind])
+            .map_err(failed)?;
         let mut ids = Vec::new();
         while ids.len() < filter.limit {
             let Some(row) = rows.next().map_err(failed)? else { break };

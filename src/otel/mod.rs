@@ -18,7 +18,7 @@ use prost::Message;
 use serde_json::{json, Value as Json};
 use url::Url;
 
-use crate::domain::Prices;
+use crate::domain::{Agent, Prices};
 use crate::error::{fail, Kind, SUCCESS};
 use crate::history::TurnRecord;
 use crate::net::http::Http;
@@ -150,7 +150,11 @@ impl Spans {
         let total = Duration::from_millis(record.total_ms);
         let start = ended.checked_sub(total).unwrap_or(ended);
         let ids = parent.map_or_else(SpanIds::root, |parent| parent.child());
-        let (agent_id, agent_name) = agent_of(record.chat_url.as_deref());
+        let agent = record.chat_url.as_deref().and_then(Agent::of);
+        let (agent_id, agent_name) = (
+            agent.as_ref().map(|agent| agent.id.clone()),
+            agent.map(|agent| agent.name()),
+        );
         let content = self.settings.capture_content;
         let mut attributes = vec![
             ("gen_ai.operation.name", Attr::Text("invoke_agent".into())),
@@ -289,25 +293,6 @@ impl Spans {
             error,
         }]);
     }
-}
-
-/// The agent of a chat URL (`…/agents/ID/chat/…`): its id, and its name as
-/// the deployment calls it (`DEPLOYMENT/agents/ID`).
-fn agent_of(url: Option<&str>) -> (Option<String>, Option<String>) {
-    let Some(url) = url.and_then(|url| Url::parse(url).ok()) else {
-        return (None, None);
-    };
-    let segments: Vec<&str> = url.path_segments().map(Iterator::collect).unwrap_or_default();
-    let Some(at) = segments.iter().position(|segment| *segment == "agents") else {
-        return (None, None);
-    };
-    let id = segments.get(at + 1).map(|id| id.to_string());
-    let name = match (at.checked_sub(1).and_then(|before| segments.get(before)), &id) {
-        (Some(deployment), Some(id)) => Some(format!("{deployment}/agents/{id}")),
-        (None, Some(id)) => Some(id.clone()),
-        _ => None,
-    };
-    (id, name)
 }
 
 /// A message as the conventions' `gen_ai.*.messages` hold it (JSON text),

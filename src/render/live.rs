@@ -147,7 +147,7 @@ impl Live {
         if display.spinner {
             notes.above(Some(&spinner));
         }
-        if let Ok(style) = ProgressStyle::with_template("{spinner} {msg}  {elapsed}") {
+        if let Ok(style) = ProgressStyle::with_template("{spinner} {wide_msg} {elapsed}") {
             spinner.set_style(style);
         }
         spinner.set_message("waiting for the agent");

@@ -12,7 +12,7 @@ use serde_json::Value;
 
 use crate::output::Tone;
 use crate::results::{Column, RowSink, SqlResult};
-use crate::text::{one_line, shorten_to, visible};
+use crate::text::{one_line, shorten_to, visible, wrap, Breaks};
 
 /// The formats rows can be written in.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -293,39 +293,101 @@ fn aligned(columns: &[Column], rows: Vec<Vec<String>>, width: Option<u16>) -> co
 /// A boxed table for a person whose every cell must be read whole (the
 /// findings of `doctor`, the settings of `config list`): cells made
 /// visible; with a `width` (a terminal's), long cells wrap onto more lines
-/// so that the table fits it, the last column (where each value came
-/// from) at most a quarter of it.
+/// so that the table fits it, at spaces and path separators only: a
+/// variable name, a word or a path segment is never split. Where even
+/// that cannot fit, each row is a block of `HEADER: cell` lines instead.
 pub fn wrapped(headers: &[&str], rows: &[Vec<String>], width: Option<u16>) -> String {
+    let rows: Vec<Vec<String>> = rows
+        .iter()
+        .map(|row| row.iter().map(|cell| visible(cell).into_owned()).collect())
+        .collect();
+    let widths = width.map(|width| column_widths(headers, &rows, usize::from(width)));
+    if let (Some(width), Some(widths)) = (width, &widths) {
+        if widths.iter().sum::<usize>() + 3 * headers.len() + 1 > usize::from(width) {
+            return stacked(headers, &rows, usize::from(width));
+        }
+    }
     let mut table = comfy_table::Table::new();
     table.load_preset(comfy_table::presets::UTF8_FULL_CONDENSED);
     table.set_header(headers.iter().copied());
     for row in rows {
-        table.add_row(row.iter().map(|cell| visible(cell).into_owned()));
-    }
-    if let Some(width) = width {
-        use comfy_table::{ColumnConstraint, Width};
-        table
-            .set_width(width)
-            .set_content_arrangement(comfy_table::ContentArrangement::Dynamic);
-        // Where a value came from is short to read: the room goes to the
-        // value.
-        if let Some(last) = table.column_mut(headers.len().saturating_sub(1)) {
-            last.set_constraint(ColumnConstraint::UpperBoundary(Width::Percentage(25)));
-        }
+        table.add_row(row.iter().enumerate().map(|(column, cell)| match &widths {
+            Some(widths) => wrap(cell, widths[column], Breaks::SpacesAndPaths, 0).join("\n"),
+            None => cell.clone(),
+        }));
     }
     format!("{table}\n")
 }
 
+/// Each row as a block of `HEADER: cell` lines wrapped to `width` at
+/// spaces and path separators, a blank line between blocks: a table for a
+/// terminal too narrow for columns.
+fn stacked(headers: &[&str], rows: &[Vec<String>], width: usize) -> String {
+    let blocks: Vec<String> = rows
+        .iter()
+        .map(|row| {
+            headers
+                .iter()
+                .zip(row)
+                .flat_map(|(header, cell)| wrap(&format!("{header}: {cell}"), width, Breaks::SpacesAndPaths, 2))
+                .map(|line| line + "\n")
+                .collect()
+        })
+        .collect();
+    blocks.join("\n")
+}
+
+/// The width of each column of a boxed table `width` columns wide: each
+/// as wide as its widest cell when that fits; else the widest columns
+/// narrowed, one column at a time, never below their longest word.
+fn column_widths(headers: &[&str], rows: &[Vec<String>], width: usize) -> Vec<usize> {
+    let cells = |column: usize| {
+        rows.iter()
+            .filter_map(move |row| row.get(column).map(String::as_str))
+            .chain([headers[column]])
+    };
+    let mut widths: Vec<usize> = (0..headers.len())
+        .map(|column| cells(column).map(|cell| cell.chars().count()).max().unwrap_or(0))
+        .collect();
+    let least: Vec<usize> = (0..headers.len())
+        .map(|column| {
+            cells(column)
+                .flat_map(|cell| wrap(cell, 1, Breaks::SpacesAndPaths, 0))
+                .map(|word| word.trim_end().chars().count())
+                .max()
+                .unwrap_or(0)
+        })
+        .collect();
+    // Each column has a bar and a space either side of its text.
+    let room = width.saturating_sub(3 * headers.len() + 1);
+    while widths.iter().sum::<usize>() > room {
+        let Some(widest) = (0..widths.len())
+            .filter(|&column| widths[column] > least[column])
+            .max_by_key(|&column| widths[column])
+        else {
+            break;
+        };
+        widths[widest] -= 1;
+    }
+    widths
+}
+
+/// What colours a body cell of a [`plain`] table: given its column and
+/// text, a tone or none.
+pub type Painter = dyn Fn(usize, &str) -> Option<Tone>;
+
 /// A plain table for a person, without borders: each column as wide as its
 /// widest cell (two spaces between), the `numeric` ones right-aligned,
 /// every cell on one line, and the last column cut with `…` to what is
-/// left of `width`; `paint` may colour a cell (its padding with it).
+/// left of `width`. Styled (`paint` given, on a terminal), the headers are
+/// in the terminal's ordinary bold and `paint` may colour a body cell (its
+/// padding with it).
 pub fn plain(
     headers: &[&str],
     rows: &[Vec<String>],
     numeric: &[bool],
     width: Option<u16>,
-    paint: &dyn Fn(usize, &str) -> Option<Tone>,
+    paint: Option<&Painter>,
 ) -> String {
     let rows: Vec<Vec<String>> = rows
         .iter()
@@ -343,26 +405,35 @@ pub fn plain(
         .collect();
     let used: usize = widths.iter().map(|width| width + 2).sum();
     // The last column's room, its `…` included.
-    let room = width.map_or(usize::MAX, |width| (width as usize).saturating_sub(used + 1).max(10));
+    let room = width.map_or(usize::MAX, |width| (width as usize).saturating_sub(used + 1).max(1));
     let mut text = String::new();
-    let mut line = |cells: Vec<&str>| {
+    let mut line = |cells: Vec<&str>, header: bool| {
+        let tone = |column: usize, cell: &str| match (paint, header) {
+            (Some(_), true) => Some(Tone::Strong),
+            (Some(paint), false) => paint(column, cell),
+            (None, _) => None,
+        };
         for (column, (cell, width)) in cells.iter().zip(&widths).enumerate() {
             let padded = match numeric.get(column).copied().unwrap_or(false) {
                 true => format!("{cell:>width$}  "),
                 false => format!("{cell:<width$}  "),
             };
-            match paint(column, cell) {
+            match tone(column, cell) {
                 Some(tone) => text.push_str(&tone.paint(&padded)),
                 None => text.push_str(&padded),
             }
         }
         let cell = cells.get(last).copied().unwrap_or("");
-        text.push_str(&shorten_to(cell, room));
+        let cut = shorten_to(cell, room);
+        match tone(last, cell) {
+            Some(tone) if header => text.push_str(&tone.paint(&cut)),
+            _ => text.push_str(&cut),
+        }
         text.push('\n');
     };
-    line(headers.to_vec());
+    line(headers.to_vec(), true);
     for row in &rows {
-        line(row.iter().map(String::as_str).collect());
+        line(row.iter().map(String::as_str).collect(), false);
     }
     text
 }

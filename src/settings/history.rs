@@ -12,12 +12,12 @@ use super::checks::{duration, parse_duration, regex, variable, Finding, FindingS
 use super::profile::{expand_home, Config, Profile, UserFolder};
 use super::types::{destination, mode_name};
 use crate::cli::{
-    var, ExportFormat, HistoryAction, HistoryArgs, HistoryForgetArgs, HistoryListArgs, TableOrJson, UsageGrouping,
-    UsageOutput,
+    var, ExportFormat, HistoryAction, HistoryArgs, HistoryForgetArgs, HistoryKind, HistoryListArgs, TableOrJson,
+    UsageGrouping, UsageOutput,
 };
 use crate::domain::Prices;
 use crate::error::usage;
-use crate::history::{before, Forget, ListFilter, Recording, ThreadSettings, UsageBy};
+use crate::history::{before, Forget, ListFilter, Recording, ThreadSettings, TurnKind, UsageBy};
 use crate::output::{Destination, JqInput};
 
 /// What `analyst history` does.
@@ -303,6 +303,10 @@ fn list_command(list: HistoryListArgs) -> Result<(HistoryCommand, Destination)> 
         thread: list.thread,
         since: list.since.as_deref().map(|text| time_of(text, "--since")).transpose()?,
         status: list.status,
+        kind: list.kind.map(|kind| match kind {
+            HistoryKind::Ask => TurnKind::Ask,
+            HistoryKind::Check => TurnKind::Check,
+        }),
     };
     Ok((
         HistoryCommand::List { filter, grep, json },

@@ -3,16 +3,14 @@
 
 use std::time::Duration;
 
-use clap::CommandFactory;
-
 use super::{resolve, AskSource, CaseOverrides, Command};
-use crate::cli::{Cli, OutputMode};
+use crate::cli::OutputMode;
 use crate::error::{kind_of, Kind};
 use crate::modes::Mode;
 
 /// The command `args` (after `analyst`) resolve to.
 fn resolved(args: &[&str]) -> anyhow::Result<Command> {
-    let matches = Cli::command()
+    let matches = crate::cli::command()
         .try_get_matches_from(std::iter::once("analyst").chain(args.iter().copied()))
         .expect("the command line parses");
     resolve(&matches).1

@@ -120,7 +120,8 @@ question = "Revenue?"
         .output()
         .unwrap();
     exits(&output, 9);
-    let timing = "[..]s (first byte [..]s, first SQL [..]s, answer [..]s; 1280 tokens, 3 LLM calls)";
+    // The timings go on a line of their own under the verdict.
+    let timing = "[..]s\n      first byte [..]s, first SQL [..]s, answer [..]s; 1280 tokens, 3 LLM calls";
     let expected = format!(
         r#"START wrong answer
 FAIL  wrong answer  {timing}
@@ -769,9 +770,9 @@ fn min_accuracy_gates_the_run_on_the_share_of_cases_that_pass() {
         let report: Value = serde_json::from_slice(&output.stdout).unwrap();
         assert_eq!(report["exitCode"], code);
         assert_eq!(report["minAccuracy"].as_f64(), Some(cli_share(min)));
-        let verdict = if code == 0 { "meets" } else { "is below" };
+        let verdict = if code == 0 { "meets" } else { "below" };
         assert!(
-            stderr.contains(&format!("accuracy 75% (3/4) {verdict} --min-accuracy")),
+            stderr.contains(&format!("accuracy 75% (3/4), {verdict} --min-accuracy")),
             "{min}: {stderr}"
         );
     }

@@ -156,6 +156,8 @@ fn the_check_page_in_chromium_puts_regressions_first_and_is_the_readmes_screensh
     assert!(at("<details class=\"passed\">") < sections[2]);
     // The accuracy and the tiers before any case.
     assert!(at("accuracy 46% (6/13)") < at("Against the baseline"));
+    // `consistent K/N` is said, and said what it means, before any case.
+    assert!(at("consistent 6/13") < at("consistent K/N: of the N cases asked more than once"));
     assert!(at("<td>regression</td>") < sections[0]);
     assert!(
         dom.contains("<caption>The ground truth: 4 of 4 rows</caption>"),

@@ -96,14 +96,20 @@ fn plain(rendered: &[u8]) -> String {
     out.into_iter().collect()
 }
 
-#[test]
-fn every_man_page_renders_with_its_sections_and_names_pages_that_exist() {
+/// Every man page, written by `analyst completions man --dir`.
+fn man_pages() -> Scratch {
     let dir = Scratch::new();
     analyst()
         .args(["completions", "man", "--dir"])
         .arg(&*dir)
         .assert()
         .success();
+    dir
+}
+
+#[test]
+fn every_man_page_renders_with_its_sections_and_names_pages_that_exist() {
+    let dir = man_pages();
     let mut pages: Vec<String> = std::fs::read_dir(&*dir)
         .unwrap()
         .map(|entry| entry.unwrap().file_name().to_string_lossy().into_owned())
@@ -179,7 +185,7 @@ fn every_man_page_renders_with_its_sections_and_names_pages_that_exist() {
     let text = plain(&check.stdout);
     assert!(text.contains("EXAMPLES"), "{text}");
     assert!(
-        text.contains("  timeout = \"2m\"                  # per case (default 5m)"),
+        text.contains("timeout = \"2m\"           # per case (default 5m)"),
         "the suite example is not reflowed:\n{text}"
     );
     let top = std::process::Command::new("man")
@@ -325,4 +331,40 @@ fn the_help_footers_notes_are_paragraphs_of_their_own() {
         !help.contains("the proxy\n                          a variable"),
         "{help}"
     );
+}
+
+#[test]
+fn every_man_page_is_clean_at_manwidth_80_with_one_examples_heading() {
+    let dir = man_pages();
+    let mut pages = 0;
+    for page in std::fs::read_dir(&*dir).unwrap() {
+        let page = page.unwrap().path();
+        let output = std::process::Command::new("man")
+            .arg("-l")
+            .arg(&page)
+            .env("MANWIDTH", "80")
+            .env("MAN_KEEP_FORMATTING", "0")
+            .env("LC_ALL", "C.UTF-8")
+            .output()
+            .expect("man(1) runs");
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert!(
+            output.status.success() && stderr.is_empty(),
+            "{}: {stderr}",
+            page.display()
+        );
+        let text = plain(&output.stdout).replace('\t', "        ");
+        assert_fits(&page.display().to_string(), &text, 80);
+        let headings = text.lines().filter(|line| line.trim() == "EXAMPLES").count();
+        assert!(headings <= 1, "{}:\n{text}", page.display());
+        assert!(!text.contains("Examples:"), "{}:\n{text}", page.display());
+        pages += 1;
+    }
+    assert!(pages >= 18);
+    // analyst-ask(1): the examples, then the notes as filled prose.
+    let ask = std::fs::read_to_string(dir.join("analyst-ask.1")).unwrap();
+    let examples = ask.find(".SH EXAMPLES").unwrap();
+    let notes = ask.find(".SH NOTES").unwrap();
+    assert!(examples < notes && ask[examples..notes].contains("analyst ask --replay"));
+    assert!(!ask[notes..ask.find(".SH ENVIRONMENT").unwrap()].contains(".nf"));
 }

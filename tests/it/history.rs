@@ -931,3 +931,79 @@ fn the_list_shows_the_exit_code_beside_how_the_stream_ended() {
     assert_eq!(row("1")[4..6], ["completed", "10"], "{table}");
     assert_eq!(row("2")[4..6], ["completed", "0"], "{table}");
 }
+
+#[test]
+fn history_names_agents_totals_usage_lists_one_command_and_skips_thread_reads() {
+    let emu = Emulator::start();
+    let dir = Scratch::new();
+    let db = dir.join("history.db");
+    let db = db.to_str().unwrap();
+    let analyst = || {
+        let mut command = emu.analyst();
+        command.env("ANALYST_HISTORY_DB", db);
+        command
+    };
+    analyst().args(["ask", "Revenue by month?"]).assert().success();
+    let suite = dir.write(
+        "one.toml",
+        "[[case]]\nname = \"one\"\nquestion = \"Orders?\"\nrepeat = 2\n",
+    );
+    analyst().arg("check").arg(&suite).assert().success();
+    // A read of the thread so far asks nothing: not a turn.
+    emu.script(Reply::stream(
+        &ChatStream::empty().state("c-read", &[("user", "Revenue?"), ("assistant", "Revenue rose.")]),
+    ));
+    analyst().args(["ask", "--chat-id", "c-read"]).assert().success();
+
+    let listed = |kind: &str| {
+        let output = analyst()
+            .args(["history", "-o", "json", "--kind", kind])
+            .output()
+            .unwrap();
+        let turns: Value = serde_json::from_slice(&output.stdout).unwrap();
+        turns
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|turn| turn["question"].as_str().unwrap().to_string())
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(listed("ask"), ["Revenue by month?"]);
+    assert_eq!(listed("check"), ["Orders?", "Orders?"]);
+
+    // By agent: ACCOUNT/agents/ID, whole in a pipe, then the total.
+    let output = analyst().args(["history", "usage", "--by", "agent"]).output().unwrap();
+    let table = String::from_utf8(output.stdout).unwrap();
+    let lines: Vec<&str> = table.lines().collect();
+    assert_eq!(lines.len(), 2, "one agent, so no total row:\n{table}");
+    assert!(lines[0].starts_with("GROUP") && lines[0].contains("TOKENS"), "{table}");
+    assert!(lines[1].starts_with(&format!("{ACCOUNT}/agents/{AGENT} ")), "{table}");
+    assert!(
+        lines[1].contains(" 3 ") && lines[1].contains("3840"),
+        "3 turns of 1280 tokens:\n{table}"
+    );
+    let csv = analyst().args(["history", "usage", "-o", "csv"]).output().unwrap();
+    let csv = String::from_utf8(csv.stdout).unwrap();
+    assert!(csv.lines().next().unwrap().ends_with(",cost,total_tokens"), "{csv}");
+    assert!(csv.lines().nth(1).unwrap().ends_with(",3840"), "{csv}");
+    // The same agent on another host is the same agent; two threads are
+    // two groups, then TOTAL summing both.
+    let elsewhere = Emulator::start();
+    let mut command = elsewhere.analyst();
+    command
+        .env("ANALYST_HISTORY_DB", db)
+        .args(["ask", "--thread", "morning", "Q?"]);
+    command.assert().success();
+    let output = analyst().args(["history", "usage", "--by", "agent"]).output().unwrap();
+    let table = String::from_utf8(output.stdout).unwrap();
+    assert_eq!(table.lines().count(), 2, "{table}");
+    assert!(table.contains(" 4 ") && table.contains("5120"), "{table}");
+    let output = analyst().args(["history", "usage", "--by", "thread"]).output().unwrap();
+    let table = String::from_utf8(output.stdout).unwrap();
+    let total = table.lines().last().unwrap();
+    assert!(table.lines().any(|line| line.starts_with("morning ")), "{table}");
+    assert!(
+        total.starts_with("TOTAL") && total.contains(" 4 ") && total.contains("5120"),
+        "{table}"
+    );
+}

@@ -44,3 +44,4 @@ mod stopping;
 mod stream_properties;
 mod terminal;
 mod vega_render;
+mod widths;

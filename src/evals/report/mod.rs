@@ -556,8 +556,11 @@ fn accuracy(cases: &[CaseReport]) -> Option<String> {
         return None;
     }
     let passed = graded.iter().filter(|case| case.status == Outcome::Passed).count();
-    let rounded = (passed as f64 * 100.0 / graded.len() as f64).round();
-    Some(format!("{rounded}% ({passed}/{})", graded.len()))
+    Some(format!(
+        "{} ({passed}/{})",
+        super::verdicts::percent(passed, graded.len()),
+        graded.len()
+    ))
 }
 
 /// Of the `cases` run more than once, how many passed every run; `None`

@@ -246,3 +246,46 @@ pub fn check_page(report: &str) -> String {
     );
     String::from_utf8(output.stdout).unwrap()
 }
+
+/// What `analyst ARGS` shows on a terminal of `width` columns and 40 rows
+/// (stdout and stderr together), with the emulator's settings and `env`.
+pub fn on_a_terminal_of(width: usize, emu: &Emulator, args: &str, env: &[(&str, &str)]) -> String {
+    let binary = assert_cmd::cargo::cargo_bin("analyst");
+    let mut script = std::process::Command::new("script");
+    script
+        .args([
+            "-q",
+            "-c",
+            &format!("stty rows 40 cols {width}; {} {args}", binary.display()),
+            "/dev/null",
+        ])
+        .envs(
+            emu.command()
+                .get_envs()
+                .filter_map(|(k, v)| v.map(|v| (k.to_owned(), v.to_owned()))),
+        )
+        .env_remove("NO_COLOR")
+        .envs(env.iter().copied());
+    String::from_utf8_lossy(&script.output().expect("script(1) runs").stdout).into_owned()
+}
+
+/// How many columns `line` takes once colour and cursor escapes are gone.
+pub fn columns(line: &str) -> usize {
+    let escapes = regex::Regex::new(r"\x1b\[[0-9;?]*[A-Za-z]|\x1b\][^\x07]*\x07").unwrap();
+    escapes.replace_all(line, "").chars().count()
+}
+
+/// Fails with every line of `text` (split at line feeds and carriage
+/// returns, as a terminal draws it) wider than `width`.
+pub fn assert_fits(what: &str, text: &str, width: usize) {
+    let wide: Vec<String> = text
+        .split(['\n', '\r'])
+        .filter(|line| columns(line) > width)
+        .map(|line| format!("{:>3} {line}", columns(line)))
+        .collect();
+    assert!(
+        wide.is_empty(),
+        "{what}: lines over {width} columns:\n{}",
+        wide.join("\n")
+    );
+}
