@@ -47,7 +47,11 @@ pub fn run(settings: AskSettings, notes: &Notes, out: &mut Out) -> Result<()> {
         settings.display,
         notes_truncated,
         settings.filtered,
-    );
+    )
+    .announcing(match &settings.source {
+        AskSource::Chat { question, .. } => question.message_id.clone(),
+        AskSource::Replay(_) => None,
+    });
     let check = Check::new(settings.expectations.clone());
     let spans = settings.otlp.clone().map(Spans::new);
     let queries_kept = settings.recording.is_some() || spans.is_some();
@@ -86,9 +90,6 @@ fn origin<'s>(settings: &'s AskSettings, notes: &Notes) -> Result<(Origin<'s>, Q
     match &settings.source {
         AskSource::Replay(path) => Ok((Origin::Saved(Cell::new(Some(open_replay(path)?))), Question::default())),
         AskSource::Chat { chat, question } => {
-            if let Some(id) = &question.message_id {
-                notes.info(&format!("message: {id}"));
-            }
             let service = Service {
                 client: ChatClient::new(Http::new(settings.network.connect_timeout, notes)?, chat),
                 url: &chat.url,

@@ -146,14 +146,21 @@ pub fn headline(report: &Report) -> String {
     line
 }
 
-/// Why a case did not pass, in a few words: Cube's score reason, else the
-/// exit code of an error; empty for a failed expectation (its analysis
-/// says it all).
+/// Why a case did not pass, in a few words, for a TOML suite as for
+/// Cube's eval files: Cube's score reason, else the exit code of an error,
+/// how many runs passed of a repeated case, or how many expectations
+/// (budgets included) a run did not meet; empty for a pass.
 pub fn reason(case: &CaseReport) -> String {
+    let runs = case.runs.len();
     match (case.cube.score_reason, case.status) {
         (Some(reason), _) => reason.as_str().to_string(),
         (None, Outcome::Error) => format!("exit {}", case.exit_code),
-        _ => String::new(),
+        (None, Outcome::Failed) if runs > 1 => format!("{} of {runs} runs passed", case.passed_runs),
+        (None, Outcome::Failed) => match case.messages.len() {
+            0 | 1 => "Expectation not met".to_string(),
+            n => format!("{n} expectations not met"),
+        },
+        (None, Outcome::Passed) => String::new(),
     }
 }
 

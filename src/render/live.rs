@@ -50,6 +50,14 @@ impl<'n> Watched<'n> {
             live: (display.spinner || display.stream_answer).then(|| Live::start(display, mode, notes)),
         }
     }
+
+    /// Says `message: ID` (how to resume the turn by hand) with the chat
+    /// id, once the service has taken the question: never before a
+    /// refusal such as a 401.
+    pub fn announcing(mut self, message_id: Option<String>) -> Self {
+        self.notes.message_id = message_id;
+        self
+    }
 }
 
 impl Renderer for Watched<'_> {
@@ -348,6 +356,8 @@ struct EventNotes<'a> {
     note_truncated: bool,
     /// `--jq` rewrites the output: nothing can read it back.
     filtered: bool,
+    /// The question's message id, said before the first chat id.
+    message_id: Option<String>,
     failures: usize,
     truncated: usize,
 }
@@ -359,6 +369,7 @@ impl<'a> EventNotes<'a> {
             mode,
             filtered,
             note_truncated,
+            message_id: None,
             failures: 0,
             truncated: 0,
         }
@@ -366,7 +377,12 @@ impl<'a> EventNotes<'a> {
 
     fn note(&mut self, event: &Event) {
         match event {
-            Event::ChatId(id) => self.notes.info(&format!("chat: {id}")),
+            Event::ChatId(id) => {
+                if let Some(message) = self.message_id.take() {
+                    self.notes.info(&format!("message: {message}"));
+                }
+                self.notes.info(&format!("chat: {id}"));
+            }
             Event::ToolFinished(tool) => self.tool_finished(tool),
             Event::TurnStarts => {}
         }

@@ -66,6 +66,15 @@ fn status_401_exits_3_and_never_shows_the_key() {
     let stderr = stderr_of(&output);
     assert!(!stderr.contains(wrong), "the key leaked: {stderr}");
     assert!(stderr.contains("> authorization: Api-Key ***"), "{stderr}");
+    // Refused, the question was never a turn: no `message:` note, only
+    // the error.
+    let output = emu
+        .analyst()
+        .env("ANALYST_API_KEY", wrong)
+        .args(["ask", "Q"])
+        .output()
+        .unwrap();
+    assert_eq!(stderr_of(&output).lines().count(), 1, "{}", stderr_of(&output));
 }
 
 #[test]

@@ -135,7 +135,7 @@ FAIL  too few rows  {timing}
       expected at least 1000 rows in the last SQL result; it has 12 (totalRows)
 START fine
 PASS  fine  {timing}
-4 cases: 1 passed, 3 failed, 0 errors in [..]
+4 cases: 1 passed, 3 failed, 0 errors in [..], accuracy 25% (1/4)
 analyst: error: 3 of 4 cases did not pass
 "#
     );

@@ -196,6 +196,10 @@ fn the_summary_keeps_hostile_names_questions_and_answers_as_text() {
         assert!(page.contains(text), "{text} in {page}");
     }
     assert!(page.contains("<strong>"), "the accuracy line: {page}");
+    // A TOML suite gives its accuracy and its reasons as Cube's eval files
+    // do: the failed cases' reason cells are not empty.
+    assert!(page.contains("accuracy 33% (1/3)"), "{page}");
+    assert!(tables[0].contains("<td>Expectation not met</td>"), "{}", tables[0]);
 
     // --summary appends: two runs, two summaries.
     let summary = ScratchFile::new("summary.md", "");

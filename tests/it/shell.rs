@@ -523,3 +523,63 @@ fn network_options_belong_to_the_commands_that_call_the_service() {
         .unwrap();
     exits(&output, 0);
 }
+
+#[test]
+fn no_command_writes_a_header_or_an_empty_document_before_it_fails() {
+    let emu = Emulator::start();
+    let dir = Scratch::new();
+    let damaged = dir.write("damaged.db", "this is not a SQLite database, it is text");
+    let suite = dir.write("one.toml", "[[case]]\nname = \"one\"\nquestion = \"Q\"\n");
+    let bad_report = dir.write("report.json", "{\"not\": \"a report\"}");
+    let stream_error = ChatStream::new("c-err", Family::Semantic)
+        .sql_call(&SqlCall::revenue_by_month(3))
+        .error_line("the agent crashed");
+    let wrong_key = [("ANALYST_API_KEY", "sk-wrong-key-0000")];
+    let history = [("ANALYST_HISTORY_DB", damaged.to_str().unwrap())];
+    let base = emu.base();
+    let account = [
+        ("ANALYST_API_KEY", "sk-wrong-key-0000"),
+        ("ANALYST_BASE_URL", base.as_str()),
+        ("ANALYST_DEPLOYMENT_ID", "42"),
+    ];
+    // The command line, its environment, whether the stream breaks off
+    // with an error line, and the exit code.
+    type Failing<'a> = (Vec<&'a str>, &'a [(&'a str, &'a str)], bool, i32);
+    let cases: Vec<Failing> = vec![
+        (vec!["ask", "-o", "csv", "Q"], &wrong_key, false, 3),
+        (vec!["ask", "-o", "table", "Q"], &wrong_key, false, 3),
+        (vec!["ask", "-o", "vega", "Q"], &wrong_key, false, 3),
+        (vec!["ask", "-o", "csv", "--query", "1", "Q"], &[], true, 7),
+        (vec!["ask", "-o", "events", "--jq", ".", "Q"], &wrong_key, false, 3),
+        (
+            vec!["check", "-o", "json", suite.to_str().unwrap()],
+            &wrong_key,
+            false,
+            3,
+        ),
+        (vec!["check", "--tap", suite.to_str().unwrap()], &wrong_key, false, 3),
+        (
+            vec!["check", "merge", "-o", "json", bad_report.to_str().unwrap()],
+            &[],
+            false,
+            2,
+        ),
+        (vec!["session", "--external-id", "c42"], &account, false, 3),
+        (vec!["history", "-o", "json"], &history, false, 2),
+        (vec!["history", "usage", "-o", "csv"], &history, false, 2),
+        (vec!["history", "export", "morning", "-o", "json"], &history, false, 2),
+    ];
+    for (args, env, scripted, code) in cases {
+        if scripted {
+            emu.script(Reply::stream(&stream_error));
+        }
+        let output = emu.analyst().args(&args).envs(env.iter().copied()).output().unwrap();
+        exits(&output, code);
+        assert!(
+            output.stdout.is_empty(),
+            "analyst {}: {:?}",
+            args.join(" "),
+            String::from_utf8_lossy(&output.stdout)
+        );
+    }
+}
