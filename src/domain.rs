@@ -293,6 +293,14 @@ pub struct Question {
     pub images: Vec<Arc<Image>>,
 }
 
+impl Question {
+    /// True for a read of the thread so far: no question and no turn to
+    /// resume, so nothing is asked (and no turn recorded).
+    pub fn reads_thread(&self) -> bool {
+        self.input.is_none() && self.message_id.is_none()
+    }
+}
+
 /// One image of the chat request's `images`.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "camelCase")]

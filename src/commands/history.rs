@@ -273,6 +273,42 @@ struct Priced {
     cost: Option<f64>,
 }
 
+impl Priced {
+    /// The group `key`, with no turn yet (and so a known cost of 0).
+    fn named(key: String) -> Priced {
+        Priced {
+            group: UsageGroup {
+                key,
+                ..UsageGroup::default()
+            },
+            cost: Some(0.0),
+        }
+    }
+
+    /// Its turns, input, output, cache read and cache write tokens and LLM
+    /// calls: the figures every output lists in this order.
+    fn counts(&self) -> [u64; 6] {
+        let spent = self.group.spent;
+        [
+            self.group.turns,
+            spent.input_tokens,
+            spent.output_tokens,
+            spent.cache_read_tokens,
+            spent.cache_write_tokens,
+            spent.llm_calls,
+        ]
+    }
+
+    /// Counts in `turns` turns that spent `spent` in `seconds` and cost
+    /// `cost` (unknown: the group's cost is unknown from now on).
+    fn add(&mut self, turns: u64, spent: Usage, seconds: f64, cost: Option<f64>) {
+        self.group.turns += turns;
+        self.group.spent.add(spent);
+        self.group.seconds += seconds;
+        self.cost = self.cost.zip(cost).map(|(a, b)| a + b);
+    }
+}
+
 /// `history push`: the spans a collector did not take, sent to `otlp`'s,
 /// oldest first; the first it refuses stops the push (exit 6), the rest
 /// kept for the next.
@@ -302,31 +338,22 @@ fn push(history: &mut History, otlp: &OtlpSettings, notes: &Notes) -> Result<()>
 fn priced(history: &History, by: UsageBy, since: Option<&str>, prices: &Prices) -> Result<Vec<Priced>> {
     let mut merged: BTreeMap<String, Priced> = BTreeMap::new();
     let mut add = |key: String, spent: Usage, turns: u64, ms: u64, cost: Option<f64>| {
-        let entry = merged.entry(key.clone()).or_insert_with(|| Priced {
-            group: UsageGroup {
-                key,
-                ..UsageGroup::default()
-            },
-            cost: Some(0.0),
-        });
-        entry.group.turns += turns;
-        entry.group.spent.add(spent);
-        entry.group.seconds += ms as f64 / 1000.0;
-        entry.cost = entry.cost.zip(cost).map(|(a, b)| a + b);
+        let entry = merged.entry(key.clone()).or_insert_with(|| Priced::named(key));
+        entry.add(turns, spent, ms as f64 / 1000.0, cost);
     };
     history.usage(by, since, |key, usage, ms| {
+        // An agent is named by its account and id, whatever host asked it.
+        let key = match by {
+            UsageBy::Agent => Agent::of(&key).map_or(key, |agent| agent.name()),
+            _ => key,
+        };
         let Some(usage) = usage else {
             let key = match by {
                 UsageBy::Model => "(unknown)".to_string(),
-                UsageBy::Agent => Agent::of(&key).map_or(key, |agent| agent.name()),
                 _ => key,
             };
             return add(key, Usage::default(), 1, ms, None);
         };
-        if by == UsageBy::Agent {
-            let key = Agent::of(&key).map_or(key, |agent| agent.name());
-            return add(key, usage.counts, 1, ms, prices.turn(&usage));
-        }
         if by != UsageBy::Model {
             return add(key, usage.counts, 1, ms, prices.turn(&usage));
         }
@@ -376,20 +403,12 @@ fn write_usage(
             let mut writer = TableWriter::new(TableFormat::Csv, &mut *out);
             writer.columns(&columns)?;
             for row in rows {
-                let (group, spent) = (&row.group, row.group.spent);
-                let cells = [
-                    group.key.clone(),
-                    group.turns.to_string(),
-                    spent.input_tokens.to_string(),
-                    spent.output_tokens.to_string(),
-                    spent.cache_read_tokens.to_string(),
-                    spent.cache_write_tokens.to_string(),
-                    spent.llm_calls.to_string(),
-                    format!("{:.3}", group.seconds),
-                    row.cost.map_or(String::new(), |cost| format!("{cost:.4}")),
-                    spent.total_tokens.to_string(),
-                ];
-                writer.row(&cells.map(Value::String))?;
+                let mut cells = vec![row.group.key.clone()];
+                cells.extend(row.counts().map(|count| count.to_string()));
+                cells.push(format!("{:.3}", row.group.seconds));
+                cells.push(row.cost.map_or(String::new(), |cost| format!("{cost:.4}")));
+                cells.push(row.group.spent.total_tokens.to_string());
+                writer.row(&cells.into_iter().map(Value::String).collect::<Vec<_>>())?;
             }
             writer.finish()?;
             Ok(())
@@ -410,18 +429,9 @@ const USAGE_COLUMNS_LEFT_OUT_FIRST: [&str; 6] =
 /// never cut; on a terminal narrower than the table, the columns of
 /// [`USAGE_COLUMNS_LEFT_OUT_FIRST`] left out until it fits, said on stderr.
 fn usage_table(rows: &[Priced], with_cost: bool, width: Option<u16>, notes: &Notes) -> String {
-    let mut total = Priced {
-        group: UsageGroup {
-            key: "TOTAL".to_string(),
-            ..UsageGroup::default()
-        },
-        cost: Some(0.0),
-    };
+    let mut total = Priced::named("TOTAL".to_string());
     for row in rows {
-        total.group.turns += row.group.turns;
-        total.group.spent.add(row.group.spent);
-        total.group.seconds += row.group.seconds;
-        total.cost = total.cost.zip(row.cost).map(|(a, b)| a + b);
+        total.add(row.group.turns, row.group.spent, row.group.seconds, row.cost);
     }
     let mut headers = vec![
         "GROUP",
@@ -441,18 +451,10 @@ fn usage_table(rows: &[Priced], with_cost: bool, width: Option<u16>, notes: &Not
         .iter()
         .chain((rows.len() > 1).then_some(&total))
         .map(|row| {
-            let (group, spent) = (&row.group, row.group.spent);
-            let mut cells = vec![
-                group.key.clone(),
-                group.turns.to_string(),
-                spent.total_tokens.to_string(),
-                spent.input_tokens.to_string(),
-                spent.output_tokens.to_string(),
-                spent.cache_read_tokens.to_string(),
-                spent.cache_write_tokens.to_string(),
-                spent.llm_calls.to_string(),
-                format!("{:.1}", group.seconds),
-            ];
+            let [turns, spent @ ..] = row.counts().map(|count| count.to_string());
+            let mut cells = vec![row.group.key.clone(), turns, row.group.spent.total_tokens.to_string()];
+            cells.extend(spent);
+            cells.push(format!("{:.1}", row.group.seconds));
             if with_cost {
                 cells.push(row.cost.map_or("-".to_string(), dollars));
             }

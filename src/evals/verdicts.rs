@@ -8,7 +8,7 @@ use std::time::Duration;
 
 use super::context::RunContext;
 use super::grade::Verdict;
-use super::report::{tag, CaseReport, Outcome, Report, RunReport, Usage};
+use super::report::{accuracy_of, tag, CaseReport, Outcome, Report, RunReport, Usage};
 use crate::domain::dollars;
 use crate::output::{Notes, Tone};
 
@@ -134,7 +134,7 @@ pub fn headline(report: &Report) -> String {
     let total = report.cases.len();
     let mut line = match &report.accuracy {
         Some(accuracy) => format!("accuracy {accuracy}"),
-        None => format!("accuracy {} ({}/{total})", percent(report.passed, total), report.passed),
+        None => format!("accuracy {}", accuracy_of(report.passed, total)),
     };
     if let Some(min) = report.min_accuracy {
         let meets = match report.meets_min_accuracy() {
@@ -207,16 +207,6 @@ pub fn counts(report: &Report) -> String {
         "{} passed, {} failed{reviews}, {} errors in {took}{consistent}{saved}{cost}",
         report.passed, report.failed, report.errors
     )
-}
-
-/// `passed` of `total` as a whole percentage, as Cube shows accuracy
-/// (`80%`, `45%` of 5/11; `0%` of none): the one way every output writes
-/// an accuracy.
-pub fn percent(passed: usize, total: usize) -> String {
-    match total {
-        0 => "0%".to_string(),
-        _ => format!("{}%", (passed as f64 * 100.0 / total as f64).round()),
-    }
 }
 
 /// A share as a percentage: `90%`, `87.5%`.

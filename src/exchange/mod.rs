@@ -243,7 +243,7 @@ impl Exchange<'_> {
         record.case = record_as.case;
         // A read of the thread so far (no question, no turn resumed) asks
         // nothing: it is neither recorded nor traced.
-        let asked = question.input.is_some() || question.message_id.is_some();
+        let asked = !question.reads_thread();
         if let (Some(recording), Some(_), true) = (self.recording, service, asked) {
             crate::history::write(&recording.db, recording.keep, &record, self.notes);
         }

@@ -301,12 +301,13 @@ pub fn wrapped(headers: &[&str], rows: &[Vec<String>], width: Option<u16>) -> St
         .iter()
         .map(|row| row.iter().map(|cell| visible(cell).into_owned()).collect())
         .collect();
-    let widths = width.map(|width| column_widths(headers, &rows, usize::from(width)));
-    if let (Some(width), Some(widths)) = (width, &widths) {
-        if widths.iter().sum::<usize>() + 3 * headers.len() + 1 > usize::from(width) {
-            return stacked(headers, &rows, usize::from(width));
-        }
-    }
+    let widths = match width.map(usize::from) {
+        Some(width) => match column_widths(headers, &rows, width) {
+            Some(widths) => Some(widths),
+            None => return stacked(headers, &rows, width),
+        },
+        None => None,
+    };
     let mut table = comfy_table::Table::new();
     table.load_preset(comfy_table::presets::UTF8_FULL_CONDENSED);
     table.set_header(headers.iter().copied());
@@ -339,8 +340,9 @@ fn stacked(headers: &[&str], rows: &[Vec<String>], width: usize) -> String {
 
 /// The width of each column of a boxed table `width` columns wide: each
 /// as wide as its widest cell when that fits; else the widest columns
-/// narrowed, one column at a time, never below their longest word.
-fn column_widths(headers: &[&str], rows: &[Vec<String>], width: usize) -> Vec<usize> {
+/// narrowed, one column at a time, never below their longest word; `None`
+/// when even their longest words do not fit.
+fn column_widths(headers: &[&str], rows: &[Vec<String>], width: usize) -> Option<Vec<usize>> {
     let cells = |column: usize| {
         rows.iter()
             .filter_map(move |row| row.get(column).map(String::as_str))
@@ -369,7 +371,7 @@ fn column_widths(headers: &[&str], rows: &[Vec<String>], width: usize) -> Vec<us
         };
         widths[widest] -= 1;
     }
-    widths
+    (widths.iter().sum::<usize>() <= room && room > 0).then_some(widths)
 }
 
 /// What colours a body cell of a [`plain`] table: given its column and

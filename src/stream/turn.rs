@@ -250,8 +250,7 @@ impl Turn {
     /// sent, not by the stream).
     pub fn of(question: &Question, started: Instant) -> Self {
         let mut turn = Turn::new(started);
-        turn.transcript
-            .set_thread_read(question.input.is_none() && question.message_id.is_none());
+        turn.transcript.set_thread_read(question.reads_thread());
         turn.transcript.set_message_id(question.message_id.clone());
         turn
     }

@@ -556,11 +556,18 @@ fn accuracy(cases: &[CaseReport]) -> Option<String> {
         return None;
     }
     let passed = graded.iter().filter(|case| case.status == Outcome::Passed).count();
-    Some(format!(
-        "{} ({passed}/{})",
-        super::verdicts::percent(passed, graded.len()),
-        graded.len()
-    ))
+    Some(accuracy_of(passed, graded.len()))
+}
+
+/// `passed` of `total` as an accuracy, as Cube shows it: a whole
+/// percentage and the counts (`80% (8/10)`, `45% (5/11)`; `0% (0/0)`), the
+/// one way every output writes an accuracy.
+pub fn accuracy_of(passed: usize, total: usize) -> String {
+    let percent = match total {
+        0 => 0.0,
+        _ => (passed as f64 * 100.0 / total as f64).round(),
+    };
+    format!("{percent}% ({passed}/{total})")
 }
 
 /// Of the `cases` run more than once, how many passed every run; `None`
