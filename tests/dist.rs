@@ -6,7 +6,9 @@
 //! `install.sh` from a loopback web server (a tampered one refused); the
 //! shell scripts clean for shellcheck, the workflows for actionlint, and the
 //! crate ready to publish; Windows' zip and wheel under Wine (`windows`).
-//! `scripts/dist` runs once for all of them.
+//! `scripts/dist` runs once for all of them, with `--lint`: each target's
+//! build runs clippy's lints on our code as it compiles it, which is how CI
+//! lints Windows (a lint it reports fails the build, and every test here).
 
 #[path = "it/support/mod.rs"]
 mod support;
@@ -25,12 +27,12 @@ fn root() -> &'static Path {
     Path::new(env!("CARGO_MANIFEST_DIR"))
 }
 
-/// `target/dist/`, built once by `scripts/dist --profile dist-test`.
+/// `target/dist/`, built once by `scripts/dist --profile dist-test --lint`.
 fn dist() -> &'static Path {
     static BUILT: OnceLock<PathBuf> = OnceLock::new();
     BUILT.get_or_init(|| {
         let output = Command::new(root().join("scripts/dist"))
-            .args(["--profile", "dist-test"])
+            .args(["--profile", "dist-test", "--lint"])
             .output()
             .unwrap();
         assert!(
