@@ -4,7 +4,8 @@
 //! clap's matches are read only in `settings/` (whose files also import
 //! one way, in the order `settings/mod.rs` lists them), and exit numbers
 //! appear only in `error.rs` (a literal picked as an exit code anywhere
-//! else is found, in a statement that picks one too).
+//! else is found, in a statement that picks one too), and no code of ours
+//! depends on the processor's architecture.
 
 use std::path::{Path, PathBuf};
 
@@ -125,6 +126,24 @@ fn only_settings_reads_the_environment_and_the_matches() {
         }
         for needle in ["env::var", "ArgMatches", "FromArgMatches"] {
             assert!(!text.contains(needle), "{} uses {needle}", path.display());
+        }
+    }
+}
+
+/// CI lints macOS on one architecture (`scripts/check-targets`:
+/// aarch64-apple-darwin): that is all of our macOS code only while none of
+/// it depends on the architecture.
+#[test]
+fn no_code_of_ours_depends_on_the_architecture() {
+    let build = Path::new(env!("CARGO_MANIFEST_DIR")).join("build.rs");
+    let build = (build.clone(), String::new(), std::fs::read_to_string(&build).unwrap());
+    for (path, _, text) in files().into_iter().chain([build]) {
+        for needle in ["target_arch", "target_pointer_width", "target_endian"] {
+            assert!(
+                !text.contains(needle),
+                "{} tests {needle}: scripts/check-targets must lint x86_64-apple-darwin too",
+                path.display()
+            );
         }
     }
 }
