@@ -6,7 +6,7 @@
 
 use std::cell::{Cell, OnceCell};
 use std::fs::File;
-use std::io::{self, Read};
+use std::io;
 use std::time::Instant;
 
 use anyhow::Result;
@@ -15,7 +15,7 @@ use crate::api::chat::ChatClient;
 use crate::api::data::DataClient;
 use crate::domain::{Question, MAX_KEPT_ANSWER};
 use crate::error::{fail, kind_of, usage, Fault, Kind};
-use crate::exchange::{Ended, Exchange, Origin, Plan, RecordAs, Service, TurnObserver};
+use crate::exchange::{Ended, Exchange, Origin, Plan, RecordAs, SavedStream, Service, TurnObserver};
 use crate::expect::Check;
 use crate::files::LazyFile;
 use crate::modes::Mode;
@@ -223,12 +223,17 @@ fn failed(
     Err(failure.into())
 }
 
-fn open_replay(path: &str) -> Result<Box<dyn Read + Send>> {
+/// The `--replay` stream: `-` is standard input; a regular file is read
+/// on the main thread, anything else (a FIFO, a device) by a worker.
+fn open_replay(path: &str) -> Result<SavedStream> {
     if path == "-" {
-        return Ok(Box::new(io::stdin()));
+        return Ok(SavedStream::Pipe(Box::new(io::stdin())));
     }
     let file = File::open(path).map_err(|err| usage(format!("cannot read --replay file {path}: {err}")))?;
-    Ok(Box::new(file))
+    Ok(match file.metadata() {
+        Ok(metadata) if metadata.is_file() => SavedStream::File(Box::new(file)),
+        _ => SavedStream::Pipe(Box::new(file)),
+    })
 }
 
 /// Every row of a truncated result, through the data query API (whose URL

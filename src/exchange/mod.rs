@@ -25,7 +25,7 @@ use crate::error::{exit_code, fail, kind_of, Kind};
 use crate::files::LazyFile;
 use crate::history::{chat_url, History, Recording, ThreadSettings, TurnRecord};
 use crate::net::http::{backoff, Retry};
-use crate::net::source::Source;
+use crate::net::source::{FileChunks, Source};
 use crate::otel::{SpanIds, Spans};
 use crate::output::{Notes, Output};
 use crate::redact::redact;
@@ -56,7 +56,16 @@ pub enum Origin<'a> {
     /// Asked of the chat service.
     Service(Box<Service<'a>>),
     /// A saved stream (`ask --replay`), read once.
-    Saved(Cell<Option<Box<dyn Read + Send>>>),
+    Saved(Cell<Option<SavedStream>>),
+}
+
+/// A saved stream to read, as the way to read it fits it.
+pub enum SavedStream {
+    /// A regular file (or bytes in memory): read on the main thread.
+    File(Box<dyn Read + Send>),
+    /// Standard input, a pipe, a FIFO: read by a worker, as their reads may
+    /// wait (on the writer, however long).
+    Pipe(Box<dyn Read + Send>),
 }
 
 /// Where turns are asked (or read) and where they are recorded.
@@ -342,10 +351,15 @@ impl Exchange<'_> {
 /// Reads a saved stream (`saved`, taken from its [`Origin::Saved`]) into
 /// `turn` through `sinks`; none left (a second turn of one saved stream)
 /// is a failure.
-fn replay(saved: Option<Box<dyn Read + Send>>, network: Network, turn: &mut Turn, sinks: &mut Sinks<'_>) -> Result<()> {
-    let file = saved.ok_or_else(|| fail(Kind::Unexpected, "a saved stream is read once"))?;
-    let mut source = Source::start(move || Ok(file), network.limits, turn.started(), &Stop::default());
-    source.wait_open().and_then(|()| turn.read(source, sinks))
+fn replay(saved: Option<SavedStream>, network: Network, turn: &mut Turn, sinks: &mut Sinks<'_>) -> Result<()> {
+    let (limits, started, stop) = (network.limits, turn.started(), Stop::default());
+    match saved.ok_or_else(|| fail(Kind::Unexpected, "a saved stream is read once"))? {
+        SavedStream::File(file) => turn.read(FileChunks::new(file, limits, started, &stop), sinks),
+        SavedStream::Pipe(pipe) => {
+            let mut source = Source::start(move || Ok(pipe), limits, started, &stop);
+            source.wait_open().and_then(|()| turn.read(source, sinks))
+        }
+    }
 }
 
 /// Ends a turn as `ending` says: when the chat may still be running, it is
@@ -437,7 +451,9 @@ mod tests {
     fn saved(bytes: Vec<u8>) -> Exchange<'static> {
         static NOTES: std::sync::OnceLock<Notes> = std::sync::OnceLock::new();
         Exchange {
-            origin: Origin::Saved(Cell::new(Some(Box::new(std::io::Cursor::new(bytes))))),
+            origin: Origin::Saved(Cell::new(Some(SavedStream::File(Box::new(std::io::Cursor::new(
+                bytes,
+            )))))),
             recording: None,
             spans: None,
             notes: NOTES.get_or_init(|| Notes::new(true, false, false, false)),

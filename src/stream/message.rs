@@ -2,7 +2,9 @@
 //! output needs. Strings are borrowed from the line where they have no
 //! escapes ([`Text`]); values kept as they are (a tool's input and result,
 //! `state`, `error`, `usage`) are borrowed [`RawValue`]s, checked but not
-//! built. Unknown fields are checked and ignored.
+//! built. Unknown fields are checked and ignored. The common line (a
+//! delta) is read without serde by [`super::quick`], which leaves every
+//! other line, and every malformed one, to serde_json.
 
 use std::borrow::Cow;
 use std::fmt;
@@ -359,6 +361,11 @@ impl<'a> Message<'a> {
                 Ok(_) => Err(ParseError::NotAnObject),
                 Err(err) => Err(invalid(&err)),
             };
+        }
+        // Most lines are read in one pass; serde_json reads the others (and
+        // says what is wrong with a malformed one).
+        if let Some(message) = super::quick::read(start) {
+            return Ok(Some(message));
         }
         serde_json::from_str(text).map(Some).map_err(|err| invalid(&err))
     }
