@@ -124,7 +124,7 @@ impl Watch {
 /// A regular file (or bytes in memory) as [`Chunks`], read on the calling
 /// thread: its reads wait on nothing but the disk, so the stops a
 /// [`Source`] notices are looked at between chunks, and no worker hands
-/// chunks over (a seventh of a long replay's CPU time).
+/// chunks over (they cost 0.02–0.03 s of a 105 MB replay's 0.16 s of CPU).
 pub struct FileChunks<R> {
     file: R,
     watch: Watch,

@@ -96,6 +96,8 @@ const KEYS: [(&[u8], Field); 13] = [
 /// A cursor over a line's text.
 struct Scan<'a> {
     text: &'a str,
+    /// Where the next byte is: it only ever steps over bytes that are
+    /// there, so it is never past the end.
     at: usize,
 }
 
