@@ -20,15 +20,11 @@ use anyhow::Result;
 use crate::domain::Limits;
 use crate::error::{Fault, Kind};
 use crate::signals::{timeout, Stop};
-use crate::stream::lines::Chunks;
+use crate::stream::lines::{Chunks, Reads, READ_SIZE};
 use crate::text::human;
 
 /// How long the main thread waits for a chunk before it looks at signals again.
 const POLL: Duration = Duration::from_millis(50);
-/// The most the worker reads at once: a read returns what has arrived, so a
-/// slow stream is not delayed, and a fast one (a file) is passed on in few
-/// large chunks.
-const CHUNK: usize = 64 * 1024;
 /// Chunks in flight between the worker and the main thread: memory stays
 /// bounded however fast the source is.
 const IN_FLIGHT: usize = 4;
@@ -126,7 +122,7 @@ impl Watch {
 /// [`Source`] notices are looked at between chunks, and no worker hands
 /// chunks over (they cost 0.02–0.03 s of a 105 MB replay's 0.16 s of CPU).
 pub struct FileChunks<R> {
-    file: R,
+    file: Reads<R>,
     watch: Watch,
 }
 
@@ -134,7 +130,7 @@ impl<R: Read> FileChunks<R> {
     /// Reads `file`; `started`, `limits` and `stop` as for [`Source::start`].
     pub fn new(file: R, limits: Limits, started: Instant, stop: &Stop) -> FileChunks<R> {
         FileChunks {
-            file,
+            file: Reads(file),
             watch: Watch::new(limits, started, stop),
         }
     }
@@ -147,13 +143,7 @@ impl<R: Read> Chunks for FileChunks<R> {
             return Err(io::Error::other(stop));
         }
         self.watch.last_arrival = now;
-        buffer.resize(CHUNK, 0);
-        loop {
-            match self.file.read(buffer) {
-                Err(err) if err.kind() == io::ErrorKind::Interrupted => {}
-                read => return read,
-            }
-        }
+        self.file.next_chunk(buffer)
     }
 }
 
@@ -311,11 +301,12 @@ where
     // One read buffer; a short read is sent as a copy of what it gave, so a
     // stream of small reads costs its bytes, not a buffer each. A spare
     // that comes back full (its read filled it: a file, a fast stream) is
-    // read into straight away, with no copy.
-    let mut buffer = vec![0; CHUNK];
+    // read into straight away, with no copy. A read returns what has
+    // arrived, so a slow stream is not held back to fill a buffer.
+    let mut buffer = vec![0; READ_SIZE];
     loop {
         let mut data = spares.try_recv().unwrap_or_default();
-        let read = if data.len() == CHUNK {
+        let read = if data.len() == READ_SIZE {
             source.read(&mut data).inspect(|&n| data.truncate(n))
         } else {
             source.read(&mut buffer).inspect(|&n| {
@@ -365,7 +356,7 @@ mod tests {
 
     #[test]
     fn a_file_stops_between_chunks_for_the_deadline_and_a_stop() {
-        let bytes = vec![b'x'; 3 * CHUNK];
+        let bytes = vec![b'x'; 3 * READ_SIZE];
         let limits = Limits {
             timeout: Some(Duration::from_millis(1)),
             idle: None,
@@ -376,7 +367,7 @@ mod tests {
 
         let stop = Stop::default();
         let mut file = FileChunks::new(io::Cursor::new(bytes), Limits::default(), Instant::now(), &stop);
-        assert_eq!(file.next_chunk(&mut Vec::new()).unwrap(), CHUNK);
+        assert_eq!(file.next_chunk(&mut Vec::new()).unwrap(), READ_SIZE);
         stop.call(Fault::new(Kind::Interrupted, "interrupted"));
         assert_eq!(stopped_by(&mut file), Kind::Interrupted);
     }
