@@ -119,7 +119,7 @@ pub fn read_input(
 
 /// The most text an input given to read may hold (a question, SQL, a
 /// security context, session ids): 64 MiB.
-const MAX_TEXT_INPUT: u64 = 64 << 20;
+pub const MAX_TEXT_INPUT: u64 = 64 << 20;
 
 /// Reads all of standard input as text, waiting at most `limit` (the
 /// command's `--timeout`) and no longer than the first signal (`what`

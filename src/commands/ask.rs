@@ -5,8 +5,6 @@
 //! aborts the chat first.
 
 use std::cell::{Cell, OnceCell};
-use std::fs::File;
-use std::io;
 use std::time::Instant;
 
 use anyhow::Result;
@@ -14,12 +12,13 @@ use anyhow::Result;
 use crate::api::chat::ChatClient;
 use crate::api::data::DataClient;
 use crate::domain::{Question, MAX_KEPT_ANSWER};
-use crate::error::{fail, kind_of, usage, Fault, Kind};
-use crate::exchange::{Ended, Exchange, Origin, Plan, RecordAs, SavedStream, Service, TurnObserver};
+use crate::error::{fail, kind_of, Fault, Kind};
+use crate::exchange::{Ended, Exchange, Origin, Plan, RecordAs, Service, TurnObserver};
 use crate::expect::Check;
 use crate::files::LazyFile;
 use crate::modes::Mode;
 use crate::net::http::Http;
+use crate::net::source::SavedStream;
 use crate::otel::Spans;
 use crate::output::{Notes, Out, Output};
 use crate::render::live::Watched;
@@ -88,7 +87,10 @@ pub fn run(settings: AskSettings, notes: &Notes, out: &mut Out) -> Result<()> {
 /// chat service — and the question asked of it.
 fn origin<'s>(settings: &'s AskSettings, notes: &Notes) -> Result<(Origin<'s>, Question)> {
     match &settings.source {
-        AskSource::Replay(path) => Ok((Origin::Saved(Cell::new(Some(open_replay(path)?))), Question::default())),
+        AskSource::Replay(path) => Ok((
+            Origin::Saved(Cell::new(Some(SavedStream::open(path, "--replay")?))),
+            Question::default(),
+        )),
         AskSource::Chat { chat, question } => {
             let service = Service {
                 client: ChatClient::new(Http::new(settings.network.connect_timeout, notes)?, chat),
@@ -221,19 +223,6 @@ fn failed(
     let _ = renderer.end(transcript, &finish, out);
     let _ = out.flush();
     Err(failure.into())
-}
-
-/// The `--replay` stream: `-` is standard input; a regular file is read
-/// on the main thread, anything else (a FIFO, a device) by a worker.
-fn open_replay(path: &str) -> Result<SavedStream> {
-    if path == "-" {
-        return Ok(SavedStream::Pipe(Box::new(io::stdin())));
-    }
-    let file = File::open(path).map_err(|err| usage(format!("cannot read --replay file {path}: {err}")))?;
-    Ok(match file.metadata() {
-        Ok(metadata) if metadata.is_file() => SavedStream::File(Box::new(file)),
-        _ => SavedStream::Pipe(Box::new(file)),
-    })
 }
 
 /// Every row of a truncated result, through the data query API (whose URL

@@ -3,9 +3,8 @@
 //! result already complete in the stream is printed as it is, anything else
 //! runs through the data query API with rows streamed to stdout.
 
-use std::fs::File;
-use std::io::{self, BufRead, Read};
-use std::time::{Duration, Instant, SystemTime};
+use std::io;
+use std::time::{Instant, SystemTime};
 
 use anyhow::Result;
 use indicatif::{HumanCount, ProgressBar, ProgressDrawTarget, ProgressState, ProgressStyle};
@@ -13,24 +12,25 @@ use serde_json::value::RawValue;
 
 use crate::api::data::{limit_of, DataClient, Plan, SERVER_ROW_CAP};
 use crate::cli::RowsOutput;
-use crate::error::{fail, usage, Fault, Kind};
+use crate::domain::Limits;
+use crate::error::{fail, kind_of, usage, Fault, Kind};
 use crate::input::Input;
 use crate::net::http::Http;
+use crate::net::source::SavedStream;
 use crate::otel::Spans;
 use crate::output::{Notes, Out};
 use crate::render::parquet::ParquetWriter;
 use crate::render::table::{write_result, TableFormat, TableWriter};
 use crate::results::{shortfall, Column, Pick, Picker, RowSink, SqlResult};
 use crate::settings::{read_stdin, read_text, RowsSettings, SqlSource};
-use crate::signals;
-use crate::stream::lines::Reads;
+use crate::signals::{self, Stop};
 use crate::stream::turn::{Observing, Sinks, Turn};
 
 /// Runs `analyst rows`.
 pub fn run(settings: RowsSettings, notes: &Notes, out: &mut Out) -> Result<()> {
     let started = Instant::now();
     signals::watch();
-    let (sql, saved) = sql_to_run(&settings.sql, settings.pick, settings.network.limits.timeout)?;
+    let (sql, saved) = sql_to_run(&settings.sql, settings.pick, settings.network.limits, started)?;
     let format = match settings.output {
         RowsOutput::Csv => Some(TableFormat::Csv),
         RowsOutput::Tsv => Some(TableFormat::Tsv),
@@ -110,14 +110,16 @@ pub fn run(settings: RowsSettings, notes: &Notes, out: &mut Out) -> Result<()> {
 }
 
 /// The SQL to run, and the saved result it came from (when it did); a
-/// file or standard input is read waiting at most `limit`.
-fn sql_to_run(source: &SqlSource, pick: Pick, limit: Option<Duration>) -> Result<(String, Option<SqlResult>)> {
+/// file, a saved stream or standard input is read within `limits` of the
+/// command, which began at `started`.
+fn sql_to_run(source: &SqlSource, pick: Pick, limits: Limits, started: Instant) -> Result<(String, Option<SqlResult>)> {
+    let limit = limits.timeout;
     let sql = match source {
         SqlSource::Text(sql) => sql.clone(),
         SqlSource::File(path) if path == "-" => read_stdin("the SQL", limit)?,
         SqlSource::File(path) => read_text(Input::File(path.into()), limit, &format!("--sql-file {path}"))?,
         SqlSource::Saved(path) => {
-            let result = saved_result(path, pick)?;
+            let result = saved_result(path, pick, limits, started)?;
             let sql = result.sql_to_fetch()?.to_string();
             return Ok((sql, Some(result)));
         }
@@ -130,19 +132,19 @@ fn sql_to_run(source: &SqlSource, pick: Pick, limit: Option<Duration>) -> Result
 }
 
 /// The SQL result `pick` of a stream saved by `ask -o raw` or `-o events`
-/// (`-` = stdin).
-fn saved_result(path: &str, pick: Pick) -> Result<SqlResult> {
-    let source: Box<dyn Read> = match path {
-        "-" => Box::new(io::stdin()),
-        path => Box::new(File::open(path).map_err(|err| usage(format!("cannot read --from file {path}: {err}")))?),
+/// (`-` = stdin), read within `limits` of the command begun at `started`.
+fn saved_result(path: &str, pick: Pick, limits: Limits, started: Instant) -> Result<SqlResult> {
+    let source = SavedStream::open(path, "--from")?;
+    let mut picker = Picker::new(pick);
+    let mut sinks = Sinks {
+        tee: None,
+        renderer: &mut Observing(&mut picker),
+        out: &mut io::sink(),
     };
+    let mut turn = Turn::new(started);
+    let read = source.read(limits, &Stop::default(), &mut turn, &mut sinks);
     // Nothing at all (`</dev/null` in cron) is not a stream: ask for the SQL.
-    let mut source = io::BufReader::new(source);
-    let empty = source
-        .fill_buf()
-        .map_err(|err| usage(format!("cannot read --from {path}: {err}")))?
-        .is_empty();
-    if empty {
+    if read.is_ok() && turn.timings.first_byte.is_none() {
         let what = match path {
             "-" => "standard input is empty".to_string(),
             path => format!("--from {path} is empty"),
@@ -151,20 +153,17 @@ fn saved_result(path: &str, pick: Pick) -> Result<SqlResult> {
             "{what}: where is the SQL? give --sql or --sql-file, or a stream saved by 'analyst ask -o raw' (--from FILE or a pipe)"
         )));
     }
-    let mut picker = Picker::new(pick);
-    let mut sinks = Sinks {
-        tee: None,
-        renderer: &mut Observing(&mut picker),
-        out: &mut io::sink(),
-    };
-    let mut turn = Turn::new(Instant::now());
-    let read = turn.read(Reads(source), &mut sinks);
     // A stream that cannot be read to its end is not what ask saves; one
     // whose chat failed (no answer, an in-stream error) still holds its
     // SQL results.
     let ending = turn.conclude(read, Ok(()));
     if let (true, Some(err)) = (ending.read_failed, ending.failure) {
-        return Err(err.context("the saved stream is not NDJSON from 'ask -o raw' or '-o events'"));
+        // A stop (a signal, --timeout) or a file that cannot be opened
+        // says so as it is.
+        return Err(match kind_of(&err) {
+            Kind::BadStream => err.context("the saved stream is not NDJSON from 'ask -o raw' or '-o events'"),
+            _ => err,
+        });
     }
     // A --query past the stream's results is a mistake on the command
     // line (cli.md: exit 2), not a stream with nothing to render.

@@ -18,6 +18,7 @@
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
+use std::time::Duration;
 
 use anyhow::Result;
 use serde::Deserialize;
@@ -162,6 +163,7 @@ pub fn load(
     certified: bool,
     base: &IdentityInput,
     data: Option<&DataSettings>,
+    limit: Option<Duration>,
 ) -> Result<Vec<Case>> {
     let layout = layout(path, agents_path)?;
     let queries = certified_queries(&layout)?;
@@ -200,7 +202,7 @@ pub fn load(
         Ok(())
     };
     for file in &layout.questions {
-        let text = read_text(file)?;
+        let text = read_text(file, limit)?;
         let shown = file.display().to_string();
         let parsed: QuestionsFile = parse_yaml(&text, &shown, 0)?;
         let space = non_blank(parsed.space).unwrap_or_else(|| DEFAULT_SPACE.to_string());
@@ -477,7 +479,8 @@ fn same_file(a: &Path, b: &Path) -> bool {
 
 /// The certified queries of a YAML file of the agents folder.
 fn yaml_queries(file: &Path) -> Result<Vec<CertifiedQuery>> {
-    let text = read_text(file)?;
+    // Found by walking a folder: a regular file, nothing to wait on.
+    let text = read_text(file, None)?;
     let shown = file.display().to_string();
     if text
         .lines()
@@ -535,7 +538,8 @@ fn markdown_query(file: &Path, relative: &Path) -> Result<Option<CertifiedQuery>
         })
     };
     let in_certified = in_folder(&CERTIFIED_FOLDERS);
-    let text = read_text(file)?;
+    // Found by walking a folder: a regular file, nothing to wait on.
+    let text = read_text(file, None)?;
     let shown = file.display().to_string();
     let Some((front, body, body_line)) = frontmatter(&text) else {
         return match in_certified {

@@ -5,6 +5,7 @@
 use std::borrow::Cow;
 use std::io::Write;
 use std::path::{Path, PathBuf};
+use std::time::Duration;
 
 use anyhow::Result;
 use regex::Regex;
@@ -46,6 +47,8 @@ pub struct Selection {
     pub filter: Option<Regex>,
     /// `--shard K/N`: the K-th of N slices of the cases runs.
     pub shard: Option<(u32, u32)>,
+    /// `--timeout`: the suite's files are waited for no longer (a FIFO).
+    pub timeout: Option<Duration>,
 }
 /// The settings of `analyst check --list`.
 #[derive(Debug)]
@@ -144,13 +147,14 @@ pub fn load(
             selection.certified,
             identity,
             data,
+            selection.timeout,
         )?,
         false if selection.certified => {
             return Err(crate::error::usage(
                 "--certified reads Cube's eval files: give an agents/ folder or an eval_questions YAML file",
             ))
         }
-        false => suite::load(suite, identity, data)?,
+        false => suite::load(suite, identity, data, selection.timeout)?,
     };
     // A case's name is shown in every output and report: no secret in it,
     // however the suite wrote it (its questions are redacted where shown).

@@ -19,6 +19,7 @@ use crate::expect::Comparison;
 use crate::expect::Expectations;
 use crate::identity::{IdentityInput, SessionSettings};
 use crate::image::ImageFile;
+use crate::input::{read_input, Deadline, Input, MAX_TEXT_INPUT};
 use crate::results::Pick;
 use crate::text::{did_you_mean, parse_duration};
 
@@ -280,9 +281,21 @@ impl Budgets {
 }
 
 /// Reads a suite file as text: `file: not UTF-8 (byte N)` when it is not
-/// (N counted from 0), a byte-order mark left out.
-pub fn read_text(path: &Path) -> Result<String> {
-    let bytes = std::fs::read(path).map_err(|err| usage(format!("cannot read {}: {err}", path.display())))?;
+/// (N counted from 0), a byte-order mark left out. The read ends at
+/// `limit` (the command's `--timeout`) or the first signal, whatever it
+/// waits on (a FIFO's writer).
+pub fn read_text(path: &Path, limit: Option<Duration>) -> Result<String> {
+    let shown = path.display().to_string();
+    let bytes = read_input(
+        Input::File(path.to_path_buf()),
+        MAX_TEXT_INPUT,
+        Deadline::after(limit),
+        &shown,
+    )?
+    .map_err(|err| usage(format!("cannot read {shown}: {err}")))?;
+    if bytes.len() as u64 > MAX_TEXT_INPUT {
+        return Err(usage(format!("{shown} is over 64 MiB")));
+    }
     let text = String::from_utf8(bytes).map_err(|err| {
         usage(format!(
             "{}: not UTF-8 (byte {})",
@@ -299,9 +312,15 @@ pub fn read_text(path: &Path) -> Result<String> {
 /// Reads and validates the suite at `path`. `base` is the identity from the
 /// command line and environment, which `[defaults]` and cases override;
 /// `data` is the data query API, which a `reference_sql` needs (`None`
-/// when nothing will run: `--list`).
-pub fn load(path: &Path, base: &IdentityInput, data: Option<&DataSettings>) -> Result<Vec<Case>> {
-    let text = read_text(path)?;
+/// when nothing will run: `--list`); `limit`, the command's `--timeout`,
+/// bounds the wait for the file.
+pub fn load(
+    path: &Path,
+    base: &IdentityInput,
+    data: Option<&DataSettings>,
+    limit: Option<Duration>,
+) -> Result<Vec<Case>> {
+    let text = read_text(path, limit)?;
     let file = path.display().to_string();
     let at = |span: Range<usize>| Place {
         file: &file,
@@ -622,7 +641,7 @@ mod tests {
             external_id: Some("ci-bot".into()),
             ..IdentityInput::default()
         };
-        let cases = load(&path, &base, Some(&DataSettings::default()));
+        let cases = load(&path, &base, Some(&DataSettings::default()), None);
         let _ = std::fs::remove_dir_all(&dir);
         cases
     }

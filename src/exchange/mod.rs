@@ -13,7 +13,7 @@
 mod observer;
 
 use std::cell::Cell;
-use std::io::{Read, Write};
+use std::io::Write;
 use std::time::{Duration, Instant, SystemTime};
 
 use anyhow::Result;
@@ -25,7 +25,7 @@ use crate::error::{exit_code, fail, kind_of, Kind};
 use crate::files::LazyFile;
 use crate::history::{chat_url, History, Recording, ThreadSettings, TurnRecord};
 use crate::net::http::{backoff, Retry};
-use crate::net::source::{FileChunks, Source};
+use crate::net::source::SavedStream;
 use crate::otel::{SpanIds, Spans};
 use crate::output::{Notes, Output};
 use crate::redact::redact;
@@ -57,15 +57,6 @@ pub enum Origin<'a> {
     Service(Box<Service<'a>>),
     /// A saved stream (`ask --replay`), read once.
     Saved(Cell<Option<SavedStream>>),
-}
-
-/// A saved stream to read, as the way to read it fits it.
-pub enum SavedStream {
-    /// A regular file (or bytes in memory): read on the main thread.
-    File(Box<dyn Read + Send>),
-    /// Standard input, a pipe, a FIFO: read by a worker, as their reads may
-    /// wait (on the writer, however long).
-    Pipe(Box<dyn Read + Send>),
 }
 
 /// Where turns are asked (or read) and where they are recorded.
@@ -352,14 +343,8 @@ impl Exchange<'_> {
 /// `turn` through `sinks`; none left (a second turn of one saved stream)
 /// is a failure.
 fn replay(saved: Option<SavedStream>, network: Network, turn: &mut Turn, sinks: &mut Sinks<'_>) -> Result<()> {
-    let (limits, started, stop) = (network.limits, turn.started(), Stop::default());
-    match saved.ok_or_else(|| fail(Kind::Unexpected, "a saved stream is read once"))? {
-        SavedStream::File(file) => turn.read(FileChunks::new(file, limits, started, &stop), sinks),
-        SavedStream::Pipe(pipe) => {
-            let mut source = Source::start(move || Ok(pipe), limits, started, &stop);
-            source.wait_open().and_then(|()| turn.read(source, sinks))
-        }
-    }
+    let saved = saved.ok_or_else(|| fail(Kind::Unexpected, "a saved stream is read once"))?;
+    saved.read(network.limits, &Stop::default(), turn, sinks)
 }
 
 /// Ends a turn as `ending` says: when the chat may still be running, it is

@@ -1,4 +1,4 @@
-//! A stream's source (an HTTP answer, stdin, a pipe), opened and read on a
+//! A stream's source (an HTTP answer, stdin, a pipe, a FIFO), opened and read on a
 //! worker thread and handed to the main thread in chunks through a small
 //! bounded channel. The main thread thus never blocks on the network:
 //! between chunks it notices a signal, the `--timeout` deadline or a
@@ -9,6 +9,7 @@
 //! the main thread itself ([`FileChunks`]), the same stops looked at
 //! between its chunks.
 
+use std::fs::File;
 use std::io::{self, Read};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::{self, Receiver, RecvTimeoutError, SyncSender};
@@ -18,9 +19,10 @@ use std::time::{Duration, Instant};
 use anyhow::Result;
 
 use crate::domain::Limits;
-use crate::error::{Fault, Kind};
+use crate::error::{usage, Fault, Kind};
 use crate::signals::{timeout, Stop};
 use crate::stream::lines::{Chunks, Reads, READ_SIZE};
+use crate::stream::turn::{Sinks, Turn};
 use crate::text::human;
 
 /// How long the main thread waits for a chunk before it looks at signals again.
@@ -144,6 +146,63 @@ impl<R: Read> Chunks for FileChunks<R> {
         }
         self.watch.last_arrival = now;
         self.file.next_chunk(buffer)
+    }
+}
+
+/// Opens a saved stream in a worker: what a FIFO's opening waits on (its
+/// writer) a signal or `--timeout` can end.
+pub type Opener = Box<dyn FnOnce() -> Result<Box<dyn Read + Send>> + Send>;
+
+/// A saved stream to read (`ask --replay`, `rows --from`), as the way to
+/// read it fits it.
+pub enum SavedStream {
+    /// A regular file (or bytes in memory): read on the main thread.
+    File(Box<dyn Read + Send>),
+    /// Standard input, a pipe, a FIFO: opened and read by a worker, as
+    /// opening a FIFO waits for its writer and reads may wait on it,
+    /// however long.
+    Pipe(Opener),
+}
+
+impl SavedStream {
+    /// The stream at `path` (`-`: standard input); `flag` names it in the
+    /// error when it cannot be read (a usage error). Only a regular file
+    /// is opened here: opening anything else may wait.
+    pub fn open(path: &str, flag: &str) -> Result<SavedStream> {
+        if path == "-" {
+            return Ok(SavedStream::Pipe(Box::new(|| Ok(Box::new(io::stdin())))));
+        }
+        let cannot = {
+            let (path, flag) = (path.to_string(), flag.to_string());
+            move |err: io::Error| usage(format!("cannot read {flag} file {path}: {err}"))
+        };
+        match std::fs::metadata(path) {
+            Ok(metadata) if !metadata.is_file() => {
+                let path = path.to_string();
+                Ok(SavedStream::Pipe(Box::new(move || match File::open(&path) {
+                    Ok(file) => Ok(Box::new(file)),
+                    Err(err) => Err(cannot(err)),
+                })))
+            }
+            _ => match File::open(path) {
+                Ok(file) => Ok(SavedStream::File(Box::new(file))),
+                Err(err) => Err(cannot(err)),
+            },
+        }
+    }
+
+    /// Reads the stream into `turn` through `sinks`, stopped as a
+    /// [`Source`] is: by a signal, `limits` counted from the turn's start,
+    /// or `stop`.
+    pub fn read(self, limits: Limits, stop: &Stop, turn: &mut Turn, sinks: &mut Sinks<'_>) -> Result<()> {
+        let started = turn.started();
+        match self {
+            SavedStream::File(file) => turn.read(FileChunks::new(file, limits, started, stop), sinks),
+            SavedStream::Pipe(open) => {
+                let mut source = Source::start(open, limits, started, stop);
+                source.wait_open().and_then(|()| turn.read(source, sinks))
+            }
+        }
     }
 }
 

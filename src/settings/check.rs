@@ -2,6 +2,7 @@
 //! cases run, and for a run the chat, the data query API and the history.
 
 use std::path::PathBuf;
+use std::time::Duration;
 
 use anyhow::Result;
 
@@ -16,7 +17,7 @@ use crate::evals::select::parse_shard;
 
 impl Sources<'_> {
     /// The suite of `check` and which of its cases run.
-    fn selection(&self, args: &mut CheckArgs) -> Result<Selection> {
+    fn selection(&self, args: &mut CheckArgs, timeout: Option<Duration>) -> Result<Selection> {
         let shard = args
             .shard
             .as_deref()
@@ -35,6 +36,7 @@ impl Sources<'_> {
                 .map(|pattern| regex(pattern, "--filter"))
                 .transpose()?,
             shard,
+            timeout,
         })
     }
 
@@ -47,7 +49,7 @@ impl Sources<'_> {
             // Only the suite's own identity fields are checked.
             identity.external_id = Some("analyst-list".to_string());
         }
-        let selection = self.selection(&mut args)?;
+        let selection = self.selection(&mut args, network.limits.timeout)?;
         let report = report_settings(args.report)?;
         if !matches!(report.format, None | Some(ReportFormat::Json)) {
             return Err(usage("--list prints one case a line, or with -o json an array"));
@@ -66,7 +68,7 @@ impl Sources<'_> {
         let (key, cube_token) = self.chat_credentials(&url, &args.endpoint)?;
         let data = self.data(&args.data, identity.security_context.clone());
         Ok(CheckSettings {
-            selection: self.selection(&mut args)?,
+            selection: self.selection(&mut args, network.limits.timeout)?,
             jobs: usize::from(args.jobs),
             overrides: case_overrides(&args.cases),
             recording: history::recording(args.no_history, self.profile)?,

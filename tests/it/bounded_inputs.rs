@@ -1,7 +1,8 @@
 //! Limits that hold over every input (cli.md: `--timeout` is the whole
 //! command's limit; signals abort and exit 130/143): a question on a
-//! standard input left open, an image, a security context, SQL or a
-//! suite's image in a FIFO whose writer never comes; and inputs are never
+//! standard input left open, an image, a security context, SQL, a saved
+//! stream (`--replay`, `rows --from`), a suite or a suite's image in a
+//! FIFO whose writer never comes; and inputs are never
 //! outputs: no report of `check` is written over a file its suite reads.
 
 use std::path::{Path, PathBuf};
@@ -81,9 +82,13 @@ fn every_read_of_an_input_ends_at_the_timeout() {
     let image = fifo(&dir, "image.png");
     let context = format!("@{}", fifo(&dir, "context.json").display());
     let sql = fifo(&dir, "query.sql");
+    let saved = fifo(&dir, "saved.ndjson");
+    let saved = saved.to_str().unwrap();
+    let suite_in_fifo = fifo(&dir, "fifo-suite.toml");
+    let cube_in_fifo = fifo(&dir, "eval_questions.yaml");
     let suite = suite_with_image(&dir, &image);
     let image = image.to_str().unwrap();
-    let runs: [(&str, Vec<&str>); 5] = [
+    let runs: [(&str, Vec<&str>); 10] = [
         ("the question from standard input", vec!["ask", "--timeout", "2s", "-"]),
         ("--image", vec!["ask", "--timeout", "2s", "--image", image, "Q"]),
         (
@@ -95,6 +100,17 @@ fn every_read_of_an_input_ends_at_the_timeout() {
             vec!["rows", "--timeout", "2s", "--sql-file", sql.to_str().unwrap()],
         ),
         ("images", vec!["check", "--timeout", "2s", suite.to_str().unwrap()]),
+        ("--replay", vec!["ask", "--timeout", "2s", "--replay", saved]),
+        ("rows --from", vec!["rows", "--timeout", "2s", "--from", saved]),
+        ("rows --from -", vec!["rows", "--timeout", "2s", "--from", "-"]),
+        (
+            "the suite",
+            vec!["check", "--timeout", "2s", suite_in_fifo.to_str().unwrap()],
+        ),
+        (
+            "Cube's eval questions",
+            vec!["check", "--timeout", "2s", cube_in_fifo.to_str().unwrap()],
+        ),
     ];
     for (what, args) in runs {
         let (code, stderr, took) = run_waiting(&emu, &args);
@@ -115,9 +131,14 @@ fn the_first_signal_ends_the_wait_for_an_input() {
     let emu = Emulator::start();
     let dir = Scratch::new();
     let image = fifo(&dir, "image.png");
+    let saved = fifo(&dir, "saved.ndjson");
+    let suite_in_fifo = fifo(&dir, "fifo-suite.toml");
     let suite = suite_with_image(&dir, &image);
     for (args, signal, code) in [
         (vec!["check", suite.to_str().unwrap()], "TERM", 143),
+        (vec!["check", suite_in_fifo.to_str().unwrap()], "INT", 130),
+        (vec!["ask", "--replay", saved.to_str().unwrap()], "INT", 130),
+        (vec!["rows", "--from", saved.to_str().unwrap()], "TERM", 143),
         (vec!["ask", "-"], "INT", 130),
         (vec!["ask", "--image", image.to_str().unwrap(), "Q"], "TERM", 143),
     ] {
