@@ -65,7 +65,7 @@ impl Sources<'_> {
         let network = self.network(&args.network)?;
         let identity = self.identity(&args.identity, network.limits.timeout)?;
         let url = self.chat_url(&args.endpoint)?;
-        let (key, cube_token) = self.chat_credentials(&url, &args.endpoint)?;
+        let (key, cube_token) = self.chat_credentials(&url, &args.endpoint, network.limits.timeout)?;
         let data = self.data(&args.data, identity.security_context.clone());
         Ok(CheckSettings {
             selection: self.selection(&mut args, network.limits.timeout)?,

@@ -97,14 +97,18 @@ impl Sources<'_> {
                 (None, None) => String::new(),
             }
         });
-        let secrets = self.secrets(&args.endpoint.key.api_key_file, &args.endpoint.cube_token_file);
+        let secrets = self.secrets(
+            &args.endpoint.key.api_key_file,
+            &args.endpoint.cube_token_file,
+            network.limits.timeout,
+        );
         let credential_from: Vec<String> = [&secrets.api_key, &secrets.cube_token]
             .into_iter()
             .flatten()
             .map(|source| source.origin())
             .collect();
         let chat = match (&url, &identity) {
-            (Ok(_), Ok(identity)) => Some(self.chat(&args.endpoint, identity)),
+            (Ok(_), Ok(identity)) => Some(self.chat(&args.endpoint, identity, network.limits.timeout)),
             _ => None,
         };
         if let Some(chat) = &chat {

@@ -59,7 +59,7 @@ use checks::{
     check_embed_tenant, check_output_file, check_picture, duration, parse_setting, service_url, variable, vega_config,
 };
 use profile::{Config, Profile};
-use secrets::{no_cube_token, no_key, Secrets};
+use secrets::Secrets;
 
 /// A command with its resolved settings.
 #[derive(Debug)]
@@ -464,7 +464,7 @@ impl Sources<'_> {
             Some(path) => AskSource::Replay(path),
             None => {
                 let identity = self.identity(&args.identity, network.limits.timeout)?;
-                let chat = self.chat(&args.endpoint, &identity)?;
+                let chat = self.chat(&args.endpoint, &identity, network.limits.timeout)?;
                 let secret_on_stdin = args.endpoint.key.api_key_file.as_deref() == Some("-")
                     || args.endpoint.cube_token_file.as_deref() == Some("-");
                 let images_on_stdin = args.image.iter().filter(|path| path.as_os_str() == "-").count();
@@ -531,7 +531,7 @@ impl Sources<'_> {
     fn abort(&self, args: AbortArgs) -> Result<AbortSettings> {
         let network = self.network(&args.network)?;
         let identity = self.identity(&args.identity, network.limits.timeout)?;
-        let chat = self.chat(&args.endpoint, &identity)?;
+        let chat = self.chat(&args.endpoint, &identity, network.limits.timeout)?;
         let chat_id = args.chat_id.trim().to_string();
         if chat_id.is_empty() {
             return Err(usage("--chat-id is empty"));
@@ -596,7 +596,7 @@ impl Sources<'_> {
             user_profile,
             settings: (!settings.is_empty()).then_some(settings),
         };
-        let key = self.api_key(self.secrets(&args.key.api_key_file, &None))?;
+        let key = self.api_key(self.secrets(&args.key.api_key_file, &None, network.limits.timeout))?;
         Ok(SessionCommandSettings {
             base_url,
             key,
@@ -636,7 +636,7 @@ impl Sources<'_> {
         if session_ids.is_empty() || session_ids.iter().any(String::is_empty) {
             return Err(usage("no session id to revoke"));
         }
-        let key = self.api_key(self.secrets(&args.key.api_key_file, &None))?;
+        let key = self.api_key(self.secrets(&args.key.api_key_file, &None, network.limits.timeout))?;
         Ok(RevokeSettings {
             base_url,
             key,
@@ -743,20 +743,6 @@ impl Sources<'_> {
         }
     }
 
-    /// Every secret's source for a command with these file flags.
-    fn secrets(&self, api_key_file: &Option<String>, cube_token_file: &Option<String>) -> Secrets {
-        Secrets::find(
-            self.file_flag("api_key_file", api_key_file.as_ref()),
-            self.file_flag("cube_token_file", cube_token_file.as_ref()),
-            self.profile,
-        )
-    }
-
-    /// The API key, read now; a usage error when none is set.
-    fn api_key(&self, secrets: Secrets) -> Result<Secret> {
-        secrets.api_key.ok_or_else(no_key)?.read(self.notes)
-    }
-
     /// The validated account host: `--base-url` / `ANALYST_BASE_URL`, else
     /// the profile's.
     fn base_url(&self, flag: Option<String>) -> Result<Url> {
@@ -844,34 +830,16 @@ impl Sources<'_> {
         })
     }
 
-    /// The chat's credentials for `url`: an agent URL takes an API key or
-    /// a Cube token (both are sent when both are set); a deployment URL
-    /// (`…/deployments/{id}/chat/…`) only a Cube token.
-    fn chat_credentials(&self, url: &Url, endpoint: &ChatEndpointArgs) -> Result<(Option<Secret>, Option<Secret>)> {
-        let secrets = self.secrets(&endpoint.key.api_key_file, &endpoint.cube_token_file);
-        let deployment = url.path().contains("/deployments/");
-        let cube_token = secrets
-            .cube_token
-            .as_ref()
-            .map(|source| source.read(self.notes))
-            .transpose()?;
-        let key = match (&cube_token, &secrets.api_key) {
-            (_, Some(source)) => Some(source.read(self.notes)?),
-            (Some(_), None) => None,
-            (None, None) if deployment => return Err(no_cube_token()),
-            (None, None) => return Err(no_key()),
-        };
-        if deployment && cube_token.is_none() {
-            return Err(no_cube_token());
-        }
-        Ok((key, cube_token))
-    }
-
     /// The chat service, its credentials and who asks. With a Cube token
     /// and no identity flag, the token names the user.
-    fn chat(&self, endpoint: &ChatEndpointArgs, identity: &IdentityInput) -> Result<ChatSettings> {
+    fn chat(
+        &self,
+        endpoint: &ChatEndpointArgs,
+        identity: &IdentityInput,
+        limit: Option<Duration>,
+    ) -> Result<ChatSettings> {
         let url = self.chat_url(endpoint)?;
-        let (key, cube_token) = self.chat_credentials(&url, endpoint)?;
+        let (key, cube_token) = self.chat_credentials(&url, endpoint, limit)?;
         let identity = match (&cube_token, identity.is_anonymous()) {
             (Some(_), true) => None,
             _ => Some(identity.validate()?),

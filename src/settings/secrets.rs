@@ -1,19 +1,24 @@
 //! Where each secret comes from: one [`SecretSource`] per secret, found in
 //! one precedence (flag > environment > the profile's file or command),
 //! with the origin messages name, and read only when a command needs it.
-//! The commands, `doctor` and `config list` all ask it.
+//! The commands, `doctor` and `config list` all ask it; the resolver's
+//! methods here find and read a command's secrets, a file or standard
+//! input waited for no longer than its `--timeout`.
 
-use std::io::Read;
 use std::path::PathBuf;
 use std::process::{Command as Process, Stdio};
+use std::time::Duration;
 
 use anyhow::Result;
+use reqwest::Url;
 
 use super::checks::{variable, Finding, FindingState};
 use super::profile::{expand_home, Profile};
+use super::Sources;
 use crate::api::data::ReadSecret;
-use crate::cli::var;
+use crate::cli::{var, ChatEndpointArgs};
 use crate::error::usage;
+use crate::input::{read_text, Input};
 use crate::output::Notes;
 use crate::redact::register_secret;
 pub use crate::redact::Secret;
@@ -47,6 +52,9 @@ pub struct SecretSource {
     /// How messages name the secret: `API key`, `Cube token`, …
     what: &'static str,
     place: Place,
+    /// The command's `--timeout`: reading the file or standard input
+    /// waits no longer (nor past the first signal).
+    limit: Option<Duration>,
 }
 
 impl SecretSource {
@@ -85,7 +93,11 @@ impl SecretSource {
                 }
             }
         };
-        Some(SecretSource { what, place })
+        Some(SecretSource {
+            what,
+            place,
+            limit: None,
+        })
     }
 
     /// Where it comes from, as messages, `doctor` and `config list` name it.
@@ -104,13 +116,10 @@ impl SecretSource {
     pub fn read(&self, notes: &Notes) -> Result<Secret> {
         let what = self.what;
         let (raw, origin) = match &self.place {
-            Place::Stdin => {
-                let mut text = String::new();
-                std::io::stdin()
-                    .read_to_string(&mut text)
-                    .map_err(|err| usage(format!("cannot read the {what} from standard input: {err}")))?;
-                (text, "standard input".to_string())
-            }
+            Place::Stdin => (
+                read_text(Input::Stdin, self.limit, &format!("the {what} from standard input"))?,
+                "standard input".to_string(),
+            ),
             Place::File { path, .. } => (
                 self.read_file(path, notes)?,
                 format!("the {what} file {}", path.display()),
@@ -140,8 +149,11 @@ impl SecretSource {
     fn read_file(&self, path: &std::path::Path, notes: &Notes) -> Result<String> {
         let what = self.what;
         let shown = path.display();
-        let text = std::fs::read_to_string(path)
-            .map_err(|err| usage(format!("cannot read the {what} file {shown}: {err}")))?;
+        let text = read_text(
+            Input::File(path.to_path_buf()),
+            self.limit,
+            &format!("the {what} file {shown}"),
+        )?;
         #[cfg(unix)]
         {
             use std::os::unix::fs::PermissionsExt;
@@ -244,6 +256,23 @@ impl Secrets {
         }
     }
 
+    /// The same secrets, the files and standard input they are read from
+    /// waited for no longer than `limit` (the command's `--timeout`).
+    pub fn within(mut self, limit: Option<Duration>) -> Secrets {
+        for source in [
+            &mut self.api_key,
+            &mut self.cube_token,
+            &mut self.data_token,
+            &mut self.data_secret,
+        ]
+        .into_iter()
+        .flatten()
+        {
+            source.limit = limit;
+        }
+        self
+    }
+
     /// Each secret as set (and from where) or unset: nothing is read or run.
     pub fn findings(&self) -> Vec<Finding> {
         [
@@ -275,10 +304,68 @@ pub fn register_visible(profile: Option<&Profile>) {
         .into_iter()
         .flatten()
         .chain(profile.and_then(|profile| profile.key("api_key_file").cloned()));
-    for file in files.filter(|file| file != "-") {
-        if let Ok(text) = std::fs::read_to_string(expand_home(&file)) {
+    // Only regular files: reading a pipe (`<(pass show …)`) would take
+    // its text from the command that reads the secret, and a FIFO would
+    // block. Those are registered when that command reads them.
+    for file in files.filter(|file| file != "-").map(|file| expand_home(&file)) {
+        if !file.is_file() {
+            continue;
+        }
+        if let Ok(text) = std::fs::read_to_string(file) {
             register_secret(text.trim());
         }
+    }
+}
+
+/// The secrets a command reads, found and read as its flags say.
+impl Sources<'_> {
+    /// Every secret's source for a command with these file flags, read
+    /// within `limit` (its `--timeout`).
+    pub(super) fn secrets(
+        &self,
+        api_key_file: &Option<String>,
+        cube_token_file: &Option<String>,
+        limit: Option<Duration>,
+    ) -> Secrets {
+        Secrets::find(
+            self.file_flag("api_key_file", api_key_file.as_ref()),
+            self.file_flag("cube_token_file", cube_token_file.as_ref()),
+            self.profile,
+        )
+        .within(limit)
+    }
+
+    /// The API key, read now; a usage error when none is set.
+    pub(super) fn api_key(&self, secrets: Secrets) -> Result<Secret> {
+        secrets.api_key.ok_or_else(no_key)?.read(self.notes)
+    }
+
+    /// The chat's credentials for `url`: an agent URL takes an API key or
+    /// a Cube token (both are sent when both are set); a deployment URL
+    /// (`…/deployments/{id}/chat/…`) only a Cube token.
+    pub(super) fn chat_credentials(
+        &self,
+        url: &Url,
+        endpoint: &ChatEndpointArgs,
+        limit: Option<Duration>,
+    ) -> Result<(Option<Secret>, Option<Secret>)> {
+        let secrets = self.secrets(&endpoint.key.api_key_file, &endpoint.cube_token_file, limit);
+        let deployment = url.path().contains("/deployments/");
+        let cube_token = secrets
+            .cube_token
+            .as_ref()
+            .map(|source| source.read(self.notes))
+            .transpose()?;
+        let key = match (&cube_token, &secrets.api_key) {
+            (_, Some(source)) => Some(source.read(self.notes)?),
+            (Some(_), None) => None,
+            (None, None) if deployment => return Err(no_cube_token()),
+            (None, None) => return Err(no_key()),
+        };
+        if deployment && cube_token.is_none() {
+            return Err(no_cube_token());
+        }
+        Ok((key, cube_token))
     }
 }
 

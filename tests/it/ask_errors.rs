@@ -404,6 +404,25 @@ fn the_key_can_come_from_a_file_or_stdin() {
         .write_stdin(API_KEY)
         .assert()
         .success();
+    // A pipe (`ANALYST_API_KEY_FILE=<(pass show cube)`) is read once, by
+    // the command: its one writer writes the key and goes.
+    let pipe = dir.join("key-pipe");
+    assert!(std::process::Command::new("mkfifo")
+        .arg(&pipe)
+        .status()
+        .unwrap()
+        .success());
+    std::thread::spawn({
+        let pipe = pipe.clone();
+        move || std::fs::write(pipe, format!("{API_KEY}\n"))
+    });
+    emu.analyst()
+        .env_remove("ANALYST_API_KEY")
+        .env("ANALYST_API_KEY_FILE", &pipe)
+        .args(["ask", "Q"])
+        .timeout(std::time::Duration::from_secs(20))
+        .assert()
+        .success();
     let output = emu
         .analyst()
         .args(["ask", "-", "--api-key-file", "-"])

@@ -88,7 +88,9 @@ fn every_read_of_an_input_ends_at_the_timeout() {
     let cube_in_fifo = fifo(&dir, "eval_questions.yaml");
     let suite = suite_with_image(&dir, &image);
     let image = image.to_str().unwrap();
-    let runs: [(&str, Vec<&str>); 10] = [
+    let key = fifo(&dir, "key");
+    let key = key.to_str().unwrap();
+    let runs: [(&str, Vec<&str>); 12] = [
         ("the question from standard input", vec!["ask", "--timeout", "2s", "-"]),
         ("--image", vec!["ask", "--timeout", "2s", "--image", image, "Q"]),
         (
@@ -101,6 +103,14 @@ fn every_read_of_an_input_ends_at_the_timeout() {
         ),
         ("images", vec!["check", "--timeout", "2s", suite.to_str().unwrap()]),
         ("--replay", vec!["ask", "--timeout", "2s", "--replay", saved]),
+        (
+            "--api-key-file",
+            vec!["ask", "--timeout", "2s", "--api-key-file", key, "Q"],
+        ),
+        (
+            "--api-key-file -",
+            vec!["abort", "--timeout", "2s", "--api-key-file", "-", "--chat-id", "c1"],
+        ),
         ("rows --from", vec!["rows", "--timeout", "2s", "--from", saved]),
         ("rows --from -", vec!["rows", "--timeout", "2s", "--from", "-"]),
         (
