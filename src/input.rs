@@ -137,5 +137,5 @@ pub fn read_text(input: Input, limit: Option<Duration>, what: &str) -> Result<St
         return Err(usage(format!("{what} is over 64 MiB")));
     }
     String::from_utf8(bytes)
-        .map_err(|err| usage(format!("{what} is not UTF-8 (byte {})", err.utf8_error().valid_up_to())))
+        .map_err(|err| usage(format!("{what}: not UTF-8 (byte {})", err.utf8_error().valid_up_to())))
 }

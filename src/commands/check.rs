@@ -8,7 +8,7 @@
 //! failed, otherwise the code of the failure.
 
 use std::io::Write;
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use anyhow::Result;
 
@@ -36,11 +36,11 @@ pub fn run(settings: CheckSettings, notes: &Notes, out: &mut Out) -> Result<()> 
     signals::watch();
     let cases = load(&settings.selection, &settings.identity, Some(&settings.data), notes)?;
     check_reports_apart(&settings.selection, &cases, &settings.report.written())?;
-    let baseline = read_baseline(&settings.report)?;
+    let baseline = read_baseline(&settings.report, settings.selection.timeout)?;
     let earlier = settings
         .retry_errors
         .as_ref()
-        .map(|path| Report::read(path, "--retry-errors"))
+        .map(|path| Report::read(path, "--retry-errors", settings.selection.timeout))
         .transpose()?;
     if let Some(report) = &earlier {
         // Its verdicts stand for this run's: they must be of the same agent.
@@ -91,11 +91,12 @@ pub fn run(settings: CheckSettings, notes: &Notes, out: &mut Out) -> Result<()> 
 /// exit code one unsharded run would have given; one report alone keeps
 /// its comparison with its baseline.
 pub fn merge(settings: MergeSettings, notes: &Notes, out: &mut Out) -> Result<()> {
-    let baseline = read_baseline(&settings.report)?;
+    // `check merge` has no --timeout: only a signal ends a wait.
+    let baseline = read_baseline(&settings.report, None)?;
     let reports = settings
         .reports
         .iter()
-        .map(|path| Ok((path.display().to_string(), Report::read(path, "check merge")?)))
+        .map(|path| Ok((path.display().to_string(), Report::read(path, "check merge", None)?)))
         .collect::<Result<Vec<_>>>()?;
     let min_accuracy = settings
         .report
@@ -120,12 +121,12 @@ pub fn merge(settings: MergeSettings, notes: &Notes, out: &mut Out) -> Result<()
     conclude(&report, &settings.report)
 }
 
-/// The `--baseline` report, read before anything runs.
-fn read_baseline(settings: &ReportSettings) -> Result<Option<(String, Report)>> {
+/// The `--baseline` report, read before anything runs (within `limit`).
+fn read_baseline(settings: &ReportSettings, limit: Option<Duration>) -> Result<Option<(String, Report)>> {
     settings
         .baseline
         .as_ref()
-        .map(|path| Ok((path.display().to_string(), Report::read(path, "--baseline")?)))
+        .map(|path| Ok((path.display().to_string(), Report::read(path, "--baseline", limit)?)))
         .transpose()
 }
 

@@ -19,7 +19,7 @@ use crate::expect::Comparison;
 use crate::expect::Expectations;
 use crate::identity::{IdentityInput, SessionSettings};
 use crate::image::ImageFile;
-use crate::input::{read_input, Deadline, Input, MAX_TEXT_INPUT};
+use crate::input::Input;
 use crate::results::Pick;
 use crate::text::{did_you_mean, parse_duration};
 
@@ -285,24 +285,7 @@ impl Budgets {
 /// `limit` (the command's `--timeout`) or the first signal, whatever it
 /// waits on (a FIFO's writer).
 pub fn read_text(path: &Path, limit: Option<Duration>) -> Result<String> {
-    let shown = path.display().to_string();
-    let bytes = read_input(
-        Input::File(path.to_path_buf()),
-        MAX_TEXT_INPUT,
-        Deadline::after(limit),
-        &shown,
-    )?
-    .map_err(|err| usage(format!("cannot read {shown}: {err}")))?;
-    if bytes.len() as u64 > MAX_TEXT_INPUT {
-        return Err(usage(format!("{shown} is over 64 MiB")));
-    }
-    let text = String::from_utf8(bytes).map_err(|err| {
-        usage(format!(
-            "{}: not UTF-8 (byte {})",
-            path.display(),
-            err.utf8_error().valid_up_to()
-        ))
-    })?;
+    let text = crate::input::read_text(Input::File(path.to_path_buf()), limit, &path.display().to_string())?;
     Ok(match text.strip_prefix('\u{feff}') {
         Some(rest) => rest.to_string(),
         None => text,

@@ -14,6 +14,7 @@ use serde_json::{Map, Value};
 
 use crate::cli::{var, ENVIRONMENT};
 use crate::error::{kind_of, usage, Kind};
+use crate::input::{read_input, Deadline, Input, MAX_TEXT_INPUT};
 use crate::themes;
 
 pub use crate::domain::{is_message_id, new_message_id, service_url, without_credentials};
@@ -157,8 +158,9 @@ pub fn check_output_file(flag: &str, path: &Path) -> Result<()> {
 }
 
 /// `--vega-config FILE|THEME`: a theme of `vega-themes`, else a file
-/// holding a JSON object.
-pub fn vega_config(text: &str) -> Result<Map<String, Value>> {
+/// holding a JSON object, waited for no longer than `limit` (the
+/// command's `--timeout`) or the first signal.
+pub fn vega_config(text: &str, limit: Option<Duration>) -> Result<Map<String, Value>> {
     if let Some(config) = themes::theme(text) {
         return Ok(config);
     }
@@ -168,8 +170,13 @@ pub fn vega_config(text: &str) -> Result<Map<String, Value>> {
             themes::names().join(", ")
         ))
     };
-    let file = std::fs::read_to_string(text).map_err(|err| refuse(format!("cannot read it: {err}")))?;
-    match serde_json::from_str::<Value>(&file) {
+    let what = format!("--vega-config {text}");
+    let file = read_input(Input::File(text.into()), MAX_TEXT_INPUT, Deadline::after(limit), &what)?
+        .map_err(|err| refuse(format!("cannot read it: {err}")))?;
+    if file.len() as u64 > MAX_TEXT_INPUT {
+        return Err(refuse("over 64 MiB".into()));
+    }
+    match serde_json::from_slice::<Value>(&file) {
         Ok(Value::Object(config)) => Ok(config),
         Ok(_) => Err(refuse("not a JSON object".into())),
         Err(err) => Err(refuse(format!("not JSON: {err}"))),

@@ -515,7 +515,11 @@ impl Sources<'_> {
             pick,
             tee: args.tee,
             scale: args.scale,
-            vega_config: args.vega_config.as_deref().map(vega_config).transpose()?,
+            vega_config: args
+                .vega_config
+                .as_deref()
+                .map(|text| vega_config(text, network.limits.timeout))
+                .transpose()?,
             fail_on_tool_error: args.fail_on_tool_error,
             all_rows: args.all_rows,
             allow_partial: args.allow_partial,

@@ -1,8 +1,9 @@
 //! Limits that hold over every input (cli.md: `--timeout` is the whole
 //! command's limit; signals abort and exit 130/143): a question on a
 //! standard input left open, an image, a security context, SQL, a saved
-//! stream (`--replay`, `rows --from`), a suite or a suite's image in a
-//! FIFO whose writer never comes; and inputs are never
+//! stream (`--replay`, `rows --from`), a key file, a Vega config, a
+//! report read by `check`, a suite or a suite's image in a FIFO whose
+//! writer never comes; and inputs are never
 //! outputs: no report of `check` is written over a file its suite reads.
 
 use std::path::{Path, PathBuf};
@@ -90,7 +91,13 @@ fn every_read_of_an_input_ends_at_the_timeout() {
     let image = image.to_str().unwrap();
     let key = fifo(&dir, "key");
     let key = key.to_str().unwrap();
-    let runs: [(&str, Vec<&str>); 12] = [
+    let vega_config = fifo(&dir, "config.json");
+    let vega_config = vega_config.to_str().unwrap();
+    let report = fifo(&dir, "report.json");
+    let report = report.to_str().unwrap();
+    let plain_suite = dir.write("plain.toml", "[[case]]\nname = \"one\"\nquestion = \"Q\"\n");
+    let plain_suite = plain_suite.to_str().unwrap();
+    let runs: [(&str, Vec<&str>); 15] = [
         ("the question from standard input", vec!["ask", "--timeout", "2s", "-"]),
         ("--image", vec!["ask", "--timeout", "2s", "--image", image, "Q"]),
         (
@@ -110,6 +117,18 @@ fn every_read_of_an_input_ends_at_the_timeout() {
         (
             "--api-key-file -",
             vec!["abort", "--timeout", "2s", "--api-key-file", "-", "--chat-id", "c1"],
+        ),
+        (
+            "--vega-config",
+            vec!["ask", "--timeout", "2s", "--vega-config", vega_config, "Q"],
+        ),
+        (
+            "--baseline",
+            vec!["check", "--timeout", "2s", "--baseline", report, plain_suite],
+        ),
+        (
+            "--retry-errors",
+            vec!["check", "--timeout", "2s", "--retry-errors", report, plain_suite],
         ),
         ("rows --from", vec!["rows", "--timeout", "2s", "--from", saved]),
         ("rows --from -", vec!["rows", "--timeout", "2s", "--from", "-"]),
@@ -149,6 +168,7 @@ fn the_first_signal_ends_the_wait_for_an_input() {
         (vec!["check", suite_in_fifo.to_str().unwrap()], "INT", 130),
         (vec!["ask", "--replay", saved.to_str().unwrap()], "INT", 130),
         (vec!["rows", "--from", saved.to_str().unwrap()], "TERM", 143),
+        (vec!["check", "merge", saved.to_str().unwrap()], "TERM", 143),
         (vec!["ask", "-"], "INT", 130),
         (vec!["ask", "--image", image.to_str().unwrap(), "Q"], "TERM", 143),
     ] {

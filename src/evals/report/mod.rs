@@ -16,8 +16,14 @@ use super::grade::{Comparison, Reason, Verdict};
 use super::select::parse_shard;
 pub use crate::domain::Usage;
 use crate::error::{usage, Kind, SUCCESS};
+use crate::input::{read_input, Deadline, Input};
 use crate::output::Destination;
 use crate::redact::redact;
+
+/// The largest report read (`--baseline`, `--retry-errors`, `check
+/// merge`): far above any real one, low enough that a wrong file (a
+/// device, an endless pipe) cannot eat the memory.
+const MAX_REPORT: u64 = 1 << 30;
 
 mod stored;
 
@@ -659,11 +665,22 @@ impl Report {
             .map(|case| Kind::from_exit_code(case.exit_code))
     }
 
-    /// Reads a JSON report written by `check -o json` (or `check merge`).
-    pub fn read(path: &std::path::Path, flag: &str) -> Result<Report> {
-        let text = std::fs::read_to_string(path)
-            .map_err(|err| usage(format!("{flag} {}: cannot read it: {err}", path.display())))?;
-        serde_json::from_str(&text).map_err(|err| {
+    /// Reads a JSON report written by `check -o json` (or `check merge`),
+    /// waiting no longer than `limit` (the command's `--timeout`) or the
+    /// first signal (a FIFO, `<(gh run download …)`).
+    pub fn read(path: &std::path::Path, flag: &str, limit: Option<Duration>) -> Result<Report> {
+        let shown = format!("{flag} {}", path.display());
+        let text = read_input(
+            Input::File(path.to_path_buf()),
+            MAX_REPORT,
+            Deadline::after(limit),
+            &shown,
+        )?
+        .map_err(|err| usage(format!("{shown}: cannot read it: {err}")))?;
+        if text.len() as u64 > MAX_REPORT {
+            return Err(usage(format!("{shown}: over 1 GiB, larger than any report")));
+        }
+        serde_json::from_slice(&text).map_err(|err| {
             usage(format!(
                 "{flag} {}: not a report of 'analyst check -o json': {err}",
                 path.display()
