@@ -1,5 +1,6 @@
 //! What a command is given to read (a question or SQL on standard input,
-//! an image, a `--security-context @FILE`, a suite's image), read as a
+//! an image, a `--security-context @FILE`, a key file, a suite, a report
+//! `check` reads, a Vega config), read as a
 //! stream is: on a worker thread, so that `--timeout` (exit 124) and the
 //! first signal (130/143) end the wait even when the input never ends — a
 //! standard input left open, a FIFO whose writer never comes (opening one
