@@ -166,8 +166,8 @@ pub enum SavedStream {
 
 impl SavedStream {
     /// The stream at `path` (`-`: standard input); `flag` names it in the
-    /// error when it cannot be read (a usage error). Only a regular file
-    /// is opened here: opening anything else may wait.
+    /// error when it cannot be read or is a folder (a usage error). Only a
+    /// regular file is opened here: opening anything else may wait.
     pub fn open(path: &str, flag: &str) -> Result<SavedStream> {
         if path == "-" {
             return Ok(SavedStream::Pipe(Box::new(|| Ok(Box::new(io::stdin())))));
@@ -177,6 +177,9 @@ impl SavedStream {
             move |err: io::Error| usage(format!("cannot read {flag} file {path}: {err}"))
         };
         match std::fs::metadata(path) {
+            Ok(metadata) if metadata.is_dir() => {
+                Err(usage(format!("{flag} {path}: that is a folder, not a saved stream")))
+            }
             Ok(metadata) if !metadata.is_file() => {
                 let path = path.to_string();
                 Ok(SavedStream::Pipe(Box::new(move || match File::open(&path) {

@@ -458,9 +458,6 @@ impl Sources<'_> {
             ),
         };
         let source = match args.replay {
-            Some(path) if path != "-" && Path::new(&path).is_dir() => {
-                return Err(usage(format!("--replay {path}: that is a folder, not a saved stream")))
-            }
             Some(path) => AskSource::Replay(path),
             None => {
                 let identity = self.identity(&args.identity, network.limits.timeout)?;

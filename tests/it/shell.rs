@@ -174,6 +174,11 @@ fn files_and_stdin_that_are_not_what_they_should_be_are_usage_errors() {
         &["that is a folder, not a saved stream"],
     );
     one_error_line(
+        analyst().arg("rows").arg("--from").arg(&*dir).output().unwrap(),
+        2,
+        &["--from", "that is a folder, not a saved stream"],
+    );
+    one_error_line(
         analyst_process()
             .args(["rows"])
             .stdin(std::process::Stdio::null())
