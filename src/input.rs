@@ -120,7 +120,7 @@ pub fn read_input(
 
 /// The most text an input given to read may hold (a question, SQL, a
 /// security context, session ids): 64 MiB.
-pub const MAX_TEXT_INPUT: u64 = 64 << 20;
+const MAX_TEXT_INPUT: u64 = 64 << 20;
 
 /// Reads all of standard input as text, waiting at most `limit` (the
 /// command's `--timeout`) and no longer than the first signal (`what`
@@ -132,10 +132,16 @@ pub fn read_stdin(what: &str, limit: Option<Duration>) -> Result<String> {
 /// Reads `input` whole as text, bounded as [`read_input`] reads (`what`
 /// names it in messages).
 pub fn read_text(input: Input, limit: Option<Duration>, what: &str) -> Result<String> {
-    let bytes = read_input(input, MAX_TEXT_INPUT, Deadline::after(limit), what)?
+    read_text_at_most(input, MAX_TEXT_INPUT, limit, what)
+}
+
+/// [`read_text`] of an input that may hold up to `most` bytes (a report
+/// of `check`, larger than any text given on the command line).
+pub fn read_text_at_most(input: Input, most: u64, limit: Option<Duration>, what: &str) -> Result<String> {
+    let bytes = read_input(input, most, Deadline::after(limit), what)?
         .map_err(|err| usage(format!("cannot read {what}: {err}")))?;
-    if bytes.len() as u64 > MAX_TEXT_INPUT {
-        return Err(usage(format!("{what} is over 64 MiB")));
+    if bytes.len() as u64 > most {
+        return Err(usage(format!("{what} is over {} MiB", most >> 20)));
     }
     String::from_utf8(bytes)
         .map_err(|err| usage(format!("{what}: not UTF-8 (byte {})", err.utf8_error().valid_up_to())))

@@ -23,7 +23,7 @@ use crate::render::parquet::ParquetWriter;
 use crate::render::table::{write_result, TableFormat, TableWriter};
 use crate::results::{shortfall, Column, Pick, Picker, RowSink, SqlResult};
 use crate::settings::{read_stdin, read_text, RowsSettings, SqlSource};
-use crate::signals::{self, Stop};
+use crate::signals;
 use crate::stream::turn::{Observing, Sinks, Turn};
 
 /// Runs `analyst rows`.
@@ -142,7 +142,7 @@ fn saved_result(path: &str, pick: Pick, limits: Limits, started: Instant) -> Res
         out: &mut io::sink(),
     };
     let mut turn = Turn::new(started);
-    let read = source.read(limits, &Stop::default(), &mut turn, &mut sinks);
+    let read = source.read(limits, &mut turn, &mut sinks);
     // Nothing at all (`</dev/null` in cron) is not a stream: ask for the SQL.
     if read.is_ok() && turn.timings.first_byte.is_none() {
         let what = match path {

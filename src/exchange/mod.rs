@@ -29,7 +29,6 @@ use crate::net::source::SavedStream;
 use crate::otel::{SpanIds, Spans};
 use crate::output::{Notes, Output};
 use crate::redact::redact;
-use crate::signals::Stop;
 use crate::stream::transcript::Keep;
 use crate::stream::turn::{Ending, Resumable, Sinks, Turn};
 use crate::text::human;
@@ -344,7 +343,7 @@ impl Exchange<'_> {
 /// is a failure.
 fn replay(saved: Option<SavedStream>, network: Network, turn: &mut Turn, sinks: &mut Sinks<'_>) -> Result<()> {
     let saved = saved.ok_or_else(|| fail(Kind::Unexpected, "a saved stream is read once"))?;
-    saved.read(network.limits, &Stop::default(), turn, sinks)
+    saved.read(network.limits, turn, sinks)
 }
 
 /// Ends a turn as `ending` says: when the chat may still be running, it is

@@ -195,10 +195,10 @@ impl SavedStream {
     }
 
     /// Reads the stream into `turn` through `sinks`, stopped as a
-    /// [`Source`] is: by a signal, `limits` counted from the turn's start,
-    /// or `stop`.
-    pub fn read(self, limits: Limits, stop: &Stop, turn: &mut Turn, sinks: &mut Sinks<'_>) -> Result<()> {
-        let started = turn.started();
+    /// [`Source`] is: by a signal, or `limits` counted from the turn's
+    /// start.
+    pub fn read(self, limits: Limits, turn: &mut Turn, sinks: &mut Sinks<'_>) -> Result<()> {
+        let (started, stop) = (turn.started(), &Stop::default());
         match self {
             SavedStream::File(file) => turn.read(FileChunks::new(file, limits, started, stop), sinks),
             SavedStream::Pipe(open) => {

@@ -14,7 +14,7 @@ use serde_json::{Map, Value};
 
 use crate::cli::{var, ENVIRONMENT};
 use crate::error::{kind_of, usage, Kind};
-use crate::input::{read_input, Deadline, Input, MAX_TEXT_INPUT};
+use crate::input::Input;
 use crate::themes;
 
 pub use crate::domain::{is_message_id, new_message_id, service_url, without_credentials};
@@ -164,19 +164,18 @@ pub fn vega_config(text: &str, limit: Option<Duration>) -> Result<Map<String, Va
     if let Some(config) = themes::theme(text) {
         return Ok(config);
     }
-    let refuse = |why: String| {
-        usage(format!(
-            "--vega-config {text}: {why} (or name a theme: {})",
-            themes::names().join(", ")
-        ))
-    };
-    let what = format!("--vega-config {text}");
-    let file = read_input(Input::File(text.into()), MAX_TEXT_INPUT, Deadline::after(limit), &what)?
-        .map_err(|err| refuse(format!("cannot read it: {err}")))?;
-    if file.len() as u64 > MAX_TEXT_INPUT {
-        return Err(refuse("over 64 MiB".into()));
-    }
-    match serde_json::from_slice::<Value>(&file) {
+    let themes = format!("(or name a theme: {})", themes::names().join(", "));
+    let refuse = |why: String| usage(format!("--vega-config {text}: {why} {themes}"));
+    // A file that cannot be read may be a theme's name mistyped; a stop
+    // (a signal, --timeout) says only what it is.
+    let file =
+        read_text(Input::File(text.into()), limit, &format!("--vega-config {text}")).map_err(|err| {
+            match kind_of(&err) {
+                Kind::Usage => usage(format!("{err} {themes}")),
+                _ => err,
+            }
+        })?;
+    match serde_json::from_str::<Value>(&file) {
         Ok(Value::Object(config)) => Ok(config),
         Ok(_) => Err(refuse("not a JSON object".into())),
         Err(err) => Err(refuse(format!("not JSON: {err}"))),

@@ -16,7 +16,7 @@ use super::grade::{Comparison, Reason, Verdict};
 use super::select::parse_shard;
 pub use crate::domain::Usage;
 use crate::error::{usage, Kind, SUCCESS};
-use crate::input::{read_input, Deadline, Input};
+use crate::input::{read_text_at_most, Input};
 use crate::output::Destination;
 use crate::redact::redact;
 
@@ -670,17 +670,8 @@ impl Report {
     /// first signal (a FIFO, `<(gh run download …)`).
     pub fn read(path: &std::path::Path, flag: &str, limit: Option<Duration>) -> Result<Report> {
         let shown = format!("{flag} {}", path.display());
-        let text = read_input(
-            Input::File(path.to_path_buf()),
-            MAX_REPORT,
-            Deadline::after(limit),
-            &shown,
-        )?
-        .map_err(|err| usage(format!("{shown}: cannot read it: {err}")))?;
-        if text.len() as u64 > MAX_REPORT {
-            return Err(usage(format!("{shown}: over 1 GiB, larger than any report")));
-        }
-        serde_json::from_slice(&text).map_err(|err| {
+        let text = read_text_at_most(Input::File(path.to_path_buf()), MAX_REPORT, limit, &shown)?;
+        serde_json::from_str(&text).map_err(|err| {
             usage(format!(
                 "{flag} {}: not a report of 'analyst check -o json': {err}",
                 path.display()
