@@ -167,7 +167,7 @@ pub const CONFIG_KEYS: [(&str, &str); 18] = [
     ("email", "the user's email"),
     (
         "api_key_command",
-        "a command whose output is the API key (run with sh -c; refused when others can write the file)",
+        "a command whose output is the API key (run with sh -c within --timeout; refused when others can write the file)",
     ),
     ("api_key_file", "a file holding the API key (~ expanded)"),
     (

@@ -1,6 +1,7 @@
 //! What a command is given to read (a question or SQL on standard input,
 //! an image, a `--security-context @FILE`, a key file, a suite, a report
-//! `check` reads, a Vega config), read as a
+//! `check` reads, a Vega config, the config file, the output of a
+//! profile's secret command), read as a
 //! stream is: on a worker thread, so that `--timeout` (exit 124) and the
 //! first signal (130/143) end the wait even when the input never ends — a
 //! standard input left open, a FIFO whose writer never comes (opening one
@@ -8,6 +9,7 @@
 
 use std::io::{self, Read};
 use std::path::{Path, PathBuf};
+use std::process::{ExitStatus, Stdio};
 use std::sync::mpsc::{self, RecvTimeoutError};
 use std::time::{Duration, Instant};
 
@@ -79,28 +81,114 @@ pub fn read_input(
     deadline: Option<Deadline>,
     what: &str,
 ) -> Result<io::Result<Vec<u8>>, Fault> {
+    let open = move || -> io::Result<Box<dyn Read>> {
+        match input {
+            Input::Stdin => Ok(Box::new(io::stdin().lock())),
+            Input::File(path) => Ok(Box::new(std::fs::File::open(path)?)),
+        }
+    };
+    read_on_worker(open, most, deadline.as_ref(), what)
+}
+
+/// Runs `process` (its stdout piped; stdin and stderr as the caller set
+/// them) and reads what it prints, at most `most` bytes and one more,
+/// bounded as [`read_input`] reads: at a stop the process is killed. The
+/// outer `Err` is a stop or the failure to start it; the inner result is
+/// the exit status and the output, or the read's error.
+///
+/// Without a terminal (a CI job) it runs in a process group of its own,
+/// killed whole: what it started would otherwise outlive the command and
+/// hold a pipe of the caller's open. On a terminal it stays in the
+/// foreground group, where it can ask for a passphrase and the user's
+/// Ctrl-C reaches it.
+pub fn command_output(
+    process: &mut std::process::Command,
+    most: u64,
+    limit: Option<Duration>,
+    what: &str,
+) -> Result<io::Result<(ExitStatus, Vec<u8>)>, Fault> {
+    #[cfg(unix)]
+    let own_group = {
+        use std::io::IsTerminal;
+        use std::os::unix::process::CommandExt;
+        let own_group = !io::stdin().is_terminal() && !io::stderr().is_terminal();
+        if own_group {
+            process.process_group(0);
+        }
+        own_group
+    };
+    let mut child = match process.stdout(Stdio::piped()).spawn() {
+        Ok(child) => child,
+        Err(err) => return Ok(Err(err)),
+    };
+    let stdout = child.stdout.take();
+    let open = move || stdout.ok_or_else(|| io::Error::other("its output is not piped"));
+    let deadline = Deadline::after(limit);
+    let ended = read_on_worker(open, most, deadline.as_ref(), what).and_then(|read| {
+        // It may go on after closing its output: its end is bounded too.
+        let exited = wait_until(deadline.as_ref(), what, |wait| {
+            let exited = child.try_wait().transpose();
+            if exited.is_none() {
+                std::thread::sleep(wait.min(Duration::from_millis(5)));
+            }
+            exited
+        })?;
+        Ok(read.and_then(|bytes| Ok((exited?, bytes))))
+    });
+    if ended.is_err() {
+        #[cfg(unix)]
+        if own_group {
+            // SAFETY: a plain system call on the group `process_group(0)`
+            // made, whose id is the child's (not yet reaped, so not reused).
+            unsafe { libc::killpg(child.id() as libc::pid_t, libc::SIGKILL) };
+        }
+        let _ = child.kill();
+        let _ = child.wait();
+    }
+    ended
+}
+
+/// Reads what `open` gives whole, at most `most` bytes and one more, on a
+/// worker thread, until `deadline` at most.
+fn read_on_worker<R: Read>(
+    open: impl FnOnce() -> io::Result<R> + Send + 'static,
+    most: u64,
+    deadline: Option<&Deadline>,
+    what: &str,
+) -> Result<io::Result<Vec<u8>>, Fault> {
     signals::watch();
     let (sender, receiver) = mpsc::sync_channel(1);
     let read = move || {
         let mut bytes = Vec::new();
-        let read = match input {
-            Input::Stdin => io::stdin().lock().take(most + 1).read_to_end(&mut bytes),
-            Input::File(path) => std::fs::File::open(path).and_then(|file| file.take(most + 1).read_to_end(&mut bytes)),
-        };
+        let read = open().and_then(|reader| reader.take(most + 1).read_to_end(&mut bytes));
         let _ = sender.send(read.map(|_| bytes));
     };
     if std::thread::Builder::new().name("input".into()).spawn(read).is_err() {
         return Ok(Err(io::Error::other("no thread to read it on")));
     }
-    // Without a deadline, only a signal stops the wait.
-    let stop = deadline
-        .as_ref()
-        .map_or_else(Stop::default, |deadline| deadline.stop.clone());
+    let read = wait_until(deadline, what, |wait| match receiver.recv_timeout(wait) {
+        Ok(read) => Some(read),
+        Err(RecvTimeoutError::Timeout) => None,
+        Err(RecvTimeoutError::Disconnected) => Some(Err(io::Error::other("the reader stopped"))),
+    })?;
+    Ok(read)
+}
+
+/// Asks `ready` (given how long it may wait) until it has something, a
+/// signal comes, the deadline's stop is called or the deadline passes
+/// (`what` names what was awaited). Without a deadline only a signal
+/// ends the wait.
+fn wait_until<T>(
+    deadline: Option<&Deadline>,
+    what: &str,
+    mut ready: impl FnMut(Duration) -> Option<T>,
+) -> Result<T, Fault> {
+    let stop = deadline.map_or_else(Stop::default, |deadline| deadline.stop.clone());
     loop {
         if let Some(stop) = stop.stopped() {
             return Err(stop);
         }
-        let wait = match &deadline {
+        let wait = match deadline {
             Some(Deadline { at, expired, .. }) => {
                 let left = at.saturating_duration_since(Instant::now());
                 if left.is_zero() {
@@ -110,17 +198,15 @@ pub fn read_input(
             }
             None => POLL,
         };
-        match receiver.recv_timeout(wait) {
-            Ok(read) => return Ok(read),
-            Err(RecvTimeoutError::Timeout) => {}
-            Err(RecvTimeoutError::Disconnected) => return Ok(Err(io::Error::other("the reader stopped"))),
+        if let Some(ready) = ready(wait) {
+            return Ok(ready);
         }
     }
 }
 
 /// The most text an input given to read may hold (a question, SQL, a
 /// security context, session ids): 64 MiB.
-const MAX_TEXT_INPUT: u64 = 64 << 20;
+pub const MAX_TEXT_INPUT: u64 = 64 << 20;
 
 /// Reads all of standard input as text, waiting at most `limit` (the
 /// command's `--timeout`) and no longer than the first signal (`what`

@@ -66,7 +66,7 @@ impl Sources<'_> {
         let identity = self.identity(&args.identity, network.limits.timeout)?;
         let url = self.chat_url(&args.endpoint)?;
         let (key, cube_token) = self.chat_credentials(&url, &args.endpoint, network.limits.timeout)?;
-        let data = self.data(&args.data, identity.security_context.clone());
+        let data = self.data(&args.data, identity.security_context.clone(), network.limits.timeout);
         Ok(CheckSettings {
             selection: self.selection(&mut args, network.limits.timeout)?,
             jobs: usize::from(args.jobs),

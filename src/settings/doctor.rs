@@ -137,8 +137,8 @@ impl Sources<'_> {
         let chat = chat.and_then(Result::ok);
         // The data query API.
         let data = match security_context(args.identity.security_context.as_deref(), network.limits.timeout) {
-            Ok(context) => self.data(&args.data, context),
-            Err(_) => self.data(&args.data, None),
+            Ok(context) => self.data(&args.data, context, network.limits.timeout),
+            Err(_) => self.data(&args.data, None, network.limits.timeout),
         };
         let data_ready = match data.url {
             None => {

@@ -59,7 +59,6 @@ use checks::{
     check_embed_tenant, check_output_file, check_picture, duration, parse_setting, service_url, variable, vega_config,
 };
 use profile::{Config, Profile};
-use secrets::Secrets;
 
 /// A command with its resolved settings.
 #[derive(Debug)]
@@ -264,7 +263,9 @@ fn resolve_command(
         CliCommand::Config(ConfigArgs {
             action: ConfigAction::Profiles,
         }) => {
-            let names = Config::load()?.map(|config| config.profile_names()).unwrap_or_default();
+            let names = Config::load(None)?
+                .map(|config| config.profile_names())
+                .unwrap_or_default();
             return Ok(Command::ConfigProfiles(names));
         }
         other => other,
@@ -273,7 +274,12 @@ fn resolve_command(
         Some(ValueSource::EnvVariable) => var::PROFILE,
         _ => "--profile",
     };
-    let loaded = Config::load().and_then(|config| {
+    // The config file is read within the command's --timeout.
+    let limit = match network_args(&command) {
+        Some(args) => network(sub, &global.leading_network, args)?.limits.timeout,
+        None => None,
+    };
+    let loaded = Config::load(limit).and_then(|config| {
         let profile = match &config {
             Some(config) => config.profile(global.profile.as_deref(), chosen_by)?,
             None => None,
@@ -381,51 +387,77 @@ struct Sources<'a> {
     styles: bool,
 }
 
-impl Sources<'_> {
-    /// The timeouts and retries of `args`, the network options of the
-    /// command run (clap holds them in its innermost subcommand's
-    /// matches): each given after the command, else before it, else from
-    /// the environment (`ANALYST_TIMEOUT`), else the default.
-    fn network(&self, args: &NetworkArgs) -> Result<Network> {
-        let mut at = self.sub;
-        while let Some((_, deeper)) = at.and_then(ArgMatches::subcommand) {
-            at = Some(deeper);
+/// The network options of the command run, `None` for a command that has
+/// none (history, config, check merge, …).
+fn network_args(command: &CliCommand) -> Option<&NetworkArgs> {
+    match command {
+        CliCommand::Ask(args) => Some(&args.network),
+        CliCommand::Abort(args) => Some(&args.network),
+        CliCommand::Session(SessionArgs {
+            action: Some(SessionAction::Revoke(args)),
+            ..
+        }) => Some(&args.network),
+        CliCommand::Session(args) => Some(&args.network),
+        CliCommand::Rows(args) => Some(&args.network),
+        CliCommand::Check(CheckArgs {
+            action: Some(CheckAction::Merge(_)),
+            ..
+        }) => None,
+        CliCommand::Check(args) => Some(&args.network),
+        CliCommand::Doctor(args) => Some(&args.network),
+        _ => None,
+    }
+}
+
+/// The timeouts and retries of `args`, the network options of the command
+/// run (clap holds them in its innermost subcommand's matches, `sub` the
+/// command's): each given after the command, else before it
+/// (`leading`), else from the environment (`ANALYST_TIMEOUT`), else the
+/// default.
+fn network(sub: Option<&ArgMatches>, leading: &LeadingNetworkArgs, args: &NetworkArgs) -> Result<Network> {
+    let mut at = sub;
+    while let Some((_, deeper)) = at.and_then(ArgMatches::subcommand) {
+        at = Some(deeper);
+    }
+    let given = |id: &str| at.and_then(|at| at.value_source(id)) == Some(ValueSource::CommandLine);
+    let pick = |id: &str, after: &String, before: &Option<String>| match before {
+        Some(before) if !given(id) => before.clone(),
+        _ => after.clone(),
+    };
+    let timeout = match &leading.timeout {
+        Some(before) if !given("timeout") => Some((before.clone(), "--timeout")),
+        _ => {
+            let from = match at.and_then(|at| at.value_source("timeout")) {
+                Some(ValueSource::EnvVariable) => var::TIMEOUT,
+                _ => "--timeout",
+            };
+            args.timeout.clone().map(|text| (text, from))
         }
-        let given = |id: &str| at.and_then(|at| at.value_source(id)) == Some(ValueSource::CommandLine);
-        let leading = self.leading_network;
-        let pick = |id: &str, after: &String, before: &Option<String>| match before {
-            Some(before) if !given(id) => before.clone(),
-            _ => after.clone(),
-        };
-        let timeout = match &leading.timeout {
-            Some(before) if !given("timeout") => Some((before.clone(), "--timeout")),
-            _ => {
-                let from = match at.and_then(|at| at.value_source("timeout")) {
-                    Some(ValueSource::EnvVariable) => var::TIMEOUT,
-                    _ => "--timeout",
-                };
-                args.timeout.clone().map(|text| (text, from))
-            }
-        };
-        let limit =
-            |text: &str, from: &str| duration(text, from).map(|limit| Some(limit).filter(|limit| !limit.is_zero()));
-        Ok(Network {
-            connect_timeout: duration(
-                &pick("connect_timeout", &args.connect_timeout, &leading.connect_timeout),
-                "--connect-timeout",
+    };
+    let limit = |text: &str, from: &str| duration(text, from).map(|limit| Some(limit).filter(|limit| !limit.is_zero()));
+    Ok(Network {
+        connect_timeout: duration(
+            &pick("connect_timeout", &args.connect_timeout, &leading.connect_timeout),
+            "--connect-timeout",
+        )?,
+        limits: Limits {
+            timeout: timeout.map(|(text, from)| limit(&text, from)).transpose()?.flatten(),
+            idle: limit(
+                &pick("idle_timeout", &args.idle_timeout, &leading.idle_timeout),
+                "--idle-timeout",
             )?,
-            limits: Limits {
-                timeout: timeout.map(|(text, from)| limit(&text, from)).transpose()?.flatten(),
-                idle: limit(
-                    &pick("idle_timeout", &args.idle_timeout, &leading.idle_timeout),
-                    "--idle-timeout",
-                )?,
-            },
-            retries: match leading.retries {
-                Some(before) if !given("retries") => before,
-                _ => args.retries,
-            },
-        })
+        },
+        retries: match leading.retries {
+            Some(before) if !given("retries") => before,
+            _ => args.retries,
+        },
+    })
+}
+
+impl Sources<'_> {
+    /// [`network`] of this command.
+    fn network(&self, args: &NetworkArgs) -> Result<Network> {
+        network(self.sub, self.leading_network, args)
     }
 
     fn ask(&self, args: AskArgs) -> Result<AskSettings> {
@@ -442,6 +474,7 @@ impl Sources<'_> {
         let data = self.data(
             &args.data,
             security_context(args.identity.security_context.as_deref(), network.limits.timeout)?,
+            network.limits.timeout,
         );
         if args.all_rows {
             data.check()?;
@@ -660,6 +693,7 @@ impl Sources<'_> {
         let mut data = self.data(
             &args.data,
             security_context(args.security_context.as_deref(), network.limits.timeout)?,
+            network.limits.timeout,
         );
         if let (Some(_), Some(token), None) = (&data.security_context, &data.token, &data.secret) {
             return Err(usage(format!(
@@ -754,9 +788,15 @@ impl Sources<'_> {
     }
 
     /// The data query API: `--data-url`, `ANALYST_DATA_URL` or the
-    /// profile's, its credentials, and the security context a secret signs.
-    fn data(&self, args: &DataEndpointArgs, security_context: Option<Map<String, Value>>) -> DataSettings {
-        let secrets = Secrets::find(None, None, self.profile);
+    /// profile's, its credentials (read within `limit`, the command's
+    /// `--timeout`), and the security context a secret signs.
+    fn data(
+        &self,
+        args: &DataEndpointArgs,
+        security_context: Option<Map<String, Value>>,
+        limit: Option<Duration>,
+    ) -> DataSettings {
+        let secrets = self.secrets(&None, &None, limit);
         DataSettings {
             url: self.setting(args.data_url.clone(), "data_url"),
             token: secrets.data_token.map(|token| Box::new(token) as Box<dyn ReadSecret>),

@@ -4,6 +4,7 @@
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
+use std::time::Duration;
 
 use anyhow::Result;
 use serde::Deserialize;
@@ -12,6 +13,7 @@ use super::checks::{variable, Finding, FindingState};
 use crate::cli::var;
 use crate::domain::{Price, Prices};
 use crate::error::usage;
+use crate::input::{read_text, Input};
 use crate::text::did_you_mean;
 
 /// One profile of the config file.
@@ -180,22 +182,22 @@ pub struct Config {
 impl Config {
     /// Finds the config file and reads it: `None` without a home; a file
     /// that does not exist is an empty config, one that cannot be read or
-    /// parsed a usage error (`FILE:LINE: …`).
-    pub fn load() -> Result<Option<Config>> {
+    /// parsed a usage error (`FILE:LINE: …`). It is read within `limit`
+    /// (the command's `--timeout`) and the first signal, as any input is:
+    /// it may be a FIFO.
+    pub fn load(limit: Option<Duration>) -> Result<Option<Config>> {
         let Some((path, named_by)) = path() else {
             return Ok(None);
         };
-        let text = match std::fs::read_to_string(&path) {
-            Ok(text) => text,
-            Err(err) if err.kind() == std::io::ErrorKind::NotFound => {
-                return Ok(Some(Config {
-                    path,
-                    named_by,
-                    file: None,
-                }))
-            }
-            Err(err) => return Err(usage(format!("cannot read the config file {}: {err}", path.display()))),
-        };
+        if std::fs::metadata(&path).is_err_and(|err| err.kind() == std::io::ErrorKind::NotFound) {
+            return Ok(Some(Config {
+                path,
+                named_by,
+                file: None,
+            }));
+        }
+        let what = format!("the config file {}", path.display());
+        let text = read_text(Input::File(path.clone()), limit, &what)?;
         let file: ConfigFile = toml::from_str(&text).map_err(|err| {
             let line = err
                 .span()

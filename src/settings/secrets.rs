@@ -18,7 +18,7 @@ use super::Sources;
 use crate::api::data::ReadSecret;
 use crate::cli::{var, ChatEndpointArgs};
 use crate::error::usage;
-use crate::input::{read_text, Input};
+use crate::input::{command_output, read_text, Input, MAX_TEXT_INPUT};
 use crate::output::Notes;
 use crate::redact::register_secret;
 pub use crate::redact::Secret;
@@ -130,7 +130,7 @@ impl SecretSource {
                 key,
                 profile,
                 origin,
-            } => (run_command(command, key, profile)?, origin.clone()),
+            } => (run_command(command, key, profile, self.limit)?, origin.clone()),
         };
         let secret = raw.trim();
         if secret.is_empty() {
@@ -174,28 +174,31 @@ impl SecretSource {
 }
 
 /// Runs a profile's secret command (`key` names it in errors) with `sh -c`
-/// and returns its output. Its stdin and stderr are the user's, so a
-/// password manager can ask for a passphrase; it gets the environment
-/// without the other secrets.
-fn run_command(command: &str, key: &str, profile: &str) -> Result<String> {
+/// and returns its output, within `limit` (the command's `--timeout`) and
+/// the first signal: then it is killed. Its stdin and stderr are the
+/// user's, so a password manager can ask for a passphrase; it gets the
+/// environment without the other secrets.
+fn run_command(command: &str, key: &str, profile: &str, limit: Option<Duration>) -> Result<String> {
     let mut process = Process::new("sh");
     process.args(["-c", command]);
     for name in SECRET_VARIABLES {
         process.env_remove(name);
     }
-    let output = process
-        .stdin(Stdio::inherit())
-        .stderr(Stdio::inherit())
-        .output()
+    process.stdin(Stdio::inherit()).stderr(Stdio::inherit());
+    let what = format!("the output of {key} of profile {profile}");
+    let (status, stdout) = command_output(&mut process, MAX_TEXT_INPUT, limit, &what)?
         .map_err(|err| usage(format!("profile {profile}: cannot run {key}: {err}")))?;
-    if !output.status.success() {
-        let code = output
-            .status
-            .code()
-            .map_or("a signal".to_string(), |c| format!("exit {c}"));
+    if !status.success() {
+        let code = status.code().map_or("a signal".to_string(), |c| format!("exit {c}"));
         return Err(usage(format!("profile {profile}: {key} failed ({code})")));
     }
-    let text = String::from_utf8(output.stdout)
+    if stdout.len() as u64 > MAX_TEXT_INPUT {
+        return Err(usage(format!(
+            "profile {profile}: {key} printed over {} MiB",
+            MAX_TEXT_INPUT >> 20
+        )));
+    }
+    let text = String::from_utf8(stdout)
         .map_err(|_| usage(format!("profile {profile}: {key} printed something that is not text")))?;
     if text.trim().is_empty() {
         return Err(usage(format!("profile {profile}: {key} printed nothing")));

@@ -2,8 +2,9 @@
 //! command's limit; signals abort and exit 130/143): a question on a
 //! standard input left open, an image, a security context, SQL, a saved
 //! stream (`--replay`, `rows --from`), a key file, a Vega config, a
-//! report read by `check`, a suite or a suite's image in a FIFO whose
-//! writer never comes; and inputs are never
+//! report read by `check`, a suite, a suite's image or the config file in a
+//! FIFO whose writer never comes, a profile's secret command that never
+//! ends; and inputs are never
 //! outputs: no report of `check` is written over a file its suite reads.
 
 use std::path::{Path, PathBuf};
@@ -11,6 +12,9 @@ use std::process::Stdio;
 use std::time::{Duration, Instant};
 
 use crate::support::*;
+
+/// Variables set for one run: a name and its value.
+type Env<'a> = Vec<(&'a str, &'a Path)>;
 
 /// A FIFO at `dir/name` that nobody writes.
 fn fifo(dir: &Scratch, name: &str) -> PathBuf {
@@ -21,25 +25,30 @@ fn fifo(dir: &Scratch, name: &str) -> PathBuf {
 }
 
 /// Runs `analyst ARGS` against `emu` with standard input open and never
-/// written; kills it after 20 s. Returns its exit code, stderr and how
-/// long it ran.
-fn run_waiting(emu: &Emulator, args: &[&str]) -> (Option<i32>, String, Duration) {
+/// written, and `env` set; kills it after 20 s. Returns its exit code,
+/// stderr and how long it ran.
+fn run_waiting(emu: &Emulator, env: &[(&str, &Path)], args: &[&str]) -> (Option<i32>, String, Duration) {
     let started = Instant::now();
-    let (mut child, _open) = spawn_waiting(emu, args);
+    let (mut child, _open) = spawn_waiting(emu, env, args);
     let status = exit_within(&mut child, Duration::from_secs(20));
     let mut stderr = String::new();
     std::io::Read::read_to_string(&mut child.stderr.take().unwrap(), &mut stderr).unwrap();
     (status.code(), stderr, started.elapsed())
 }
 
-/// Starts `analyst ARGS` against `emu` (with the data query API), its
-/// standard input open and never written (the returned end keeps it so),
-/// stderr piped.
-fn spawn_waiting(emu: &Emulator, args: &[&str]) -> (std::process::Child, Option<std::process::ChildStdin>) {
+/// Starts `analyst ARGS` against `emu` (with the data query API) and
+/// `env`, its standard input open and never written (the returned end
+/// keeps it so), stderr piped.
+fn spawn_waiting(
+    emu: &Emulator,
+    env: &[(&str, &Path)],
+    args: &[&str],
+) -> (std::process::Child, Option<std::process::ChildStdin>) {
     let mut child = emu
         .command()
         .env("ANALYST_DATA_URL", emu.data_url())
         .env("ANALYST_DATA_SECRET", DATA_SECRET)
+        .envs(env.iter().copied())
         .args(args)
         .stdin(Stdio::piped())
         .stdout(Stdio::null())
@@ -141,8 +150,35 @@ fn every_read_of_an_input_ends_at_the_timeout() {
             vec!["check", "--timeout", "2s", cube_in_fifo.to_str().unwrap()],
         ),
     ];
-    for (what, args) in runs {
-        let (code, stderr, took) = run_waiting(&emu, &args);
+    // A profile's secret command that never ends, and a config file in a
+    // FIFO; the key of the environment would win over the profile's.
+    let config = dir.write(
+        "config.toml",
+        "[profiles.slow]\napi_key_command = \"sleep 30\"\ndata_token_command = \"sleep 30\"\n",
+    );
+    let config_fifo = fifo(&dir, "config-fifo.toml");
+    let no_key: (&str, &Path) = ("ANALYST_API_KEY", Path::new(""));
+    let slow: [(&str, &Path); 3] = [
+        ("ANALYST_CONFIG", &config),
+        ("ANALYST_PROFILE", Path::new("slow")),
+        no_key,
+    ];
+    let mut runs: Vec<(&str, Env, Vec<&str>)> = runs.into_iter().map(|(what, args)| (what, Vec::new(), args)).collect();
+    runs.extend([
+        ("api_key_command", slow.to_vec(), vec!["ask", "--timeout", "2s", "Q"]),
+        (
+            "data_token_command",
+            slow.to_vec(),
+            vec!["rows", "--timeout", "2s", "--sql", "SELECT 1"],
+        ),
+        (
+            "the config file",
+            vec![("ANALYST_CONFIG", config_fifo.as_path())],
+            vec!["--timeout", "2s", "abort", "--chat-id", "c1"],
+        ),
+    ]);
+    for (what, env, args) in runs {
+        let (code, stderr, took) = run_waiting(&emu, &env, &args);
         assert_eq!(code, Some(124), "{what}: {stderr}");
         assert!(stderr.contains("--timeout 2s expired"), "{what}: {stderr}");
         assert!(took < Duration::from_secs(10), "{what}: took {took:?}");
@@ -163,16 +199,33 @@ fn the_first_signal_ends_the_wait_for_an_input() {
     let saved = fifo(&dir, "saved.ndjson");
     let suite_in_fifo = fifo(&dir, "fifo-suite.toml");
     let suite = suite_with_image(&dir, &image);
-    for (args, signal, code) in [
-        (vec!["check", suite.to_str().unwrap()], "TERM", 143),
-        (vec!["check", suite_in_fifo.to_str().unwrap()], "INT", 130),
-        (vec!["ask", "--replay", saved.to_str().unwrap()], "INT", 130),
-        (vec!["rows", "--from", saved.to_str().unwrap()], "TERM", 143),
-        (vec!["check", "merge", saved.to_str().unwrap()], "TERM", 143),
-        (vec!["ask", "-"], "INT", 130),
-        (vec!["ask", "--image", image.to_str().unwrap(), "Q"], "TERM", 143),
-    ] {
-        let (mut child, _open) = spawn_waiting(&emu, &args);
+    let config = dir.write("config.toml", "[profiles.slow]\napi_key_command = \"sleep 30\"\n");
+    let config_fifo = fifo(&dir, "config-fifo.toml");
+    let slow: Env = vec![
+        ("ANALYST_CONFIG", &config),
+        ("ANALYST_PROFILE", Path::new("slow")),
+        ("ANALYST_API_KEY", Path::new("")),
+    ];
+    let fifo_config: Env = vec![("ANALYST_CONFIG", &config_fifo)];
+    let none = Vec::new();
+    for (env, args, signal, code) in [
+        (&slow, vec!["ask", "Q"], "INT", 130),
+        (&fifo_config, vec!["history", "list"], "TERM", 143),
+    ]
+    .into_iter()
+    .chain(
+        [
+            (vec!["check", suite.to_str().unwrap()], "TERM", 143),
+            (vec!["check", suite_in_fifo.to_str().unwrap()], "INT", 130),
+            (vec!["ask", "--replay", saved.to_str().unwrap()], "INT", 130),
+            (vec!["rows", "--from", saved.to_str().unwrap()], "TERM", 143),
+            (vec!["check", "merge", saved.to_str().unwrap()], "TERM", 143),
+            (vec!["ask", "-"], "INT", 130),
+            (vec!["ask", "--image", image.to_str().unwrap(), "Q"], "TERM", 143),
+        ]
+        .map(|(args, signal, code)| (&none, args, signal, code)),
+    ) {
+        let (mut child, _open) = spawn_waiting(&emu, env, &args);
         std::thread::sleep(Duration::from_millis(700));
         let sent = Instant::now();
         let killed = std::process::Command::new("kill")

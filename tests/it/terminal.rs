@@ -394,3 +394,36 @@ fn history_on_a_terminal_is_coloured_and_plain_with_no_color() {
     let plain = on_a_terminal(&emu, "history", &[("ANALYST_HISTORY_DB", db), ("NO_COLOR", "1")]);
     assert!(!has_colour(&plain), "{plain:?}");
 }
+
+#[test]
+fn a_profile_command_keeps_the_terminal_and_runs_apart_without_one() {
+    let emu = Emulator::start();
+    let dir = Scratch::new();
+    // The key is printed only when the command's process group is the
+    // one asked for: the terminal's foreground group (where a password
+    // manager may prompt without being stopped), or a group of its own.
+    let profile = |wanted: &str| {
+        format!(
+            "[profiles.default]\napi_key_command = \"read -r _ _ _ _ group _ _ foreground _ < /proc/$$/stat; [ {wanted} ] && printf %s {API_KEY}\"\n"
+        )
+    };
+    let on_terminal = dir.write("terminal.toml", profile("$group = $foreground"));
+    let apart = dir.write("apart.toml", profile("$group = $$"));
+    let config = |file: &std::path::Path| {
+        [
+            ("ANALYST_CONFIG", file.to_str().unwrap().to_string()),
+            ("ANALYST_API_KEY", String::new()),
+        ]
+    };
+    let env = config(&on_terminal);
+    let env: Vec<(&str, &str)> = env.iter().map(|(k, v)| (*k, v.as_str())).collect();
+    let (success, screen) = run_on_a_terminal(&emu, "ask -q Q", &env);
+    assert!(success, "{screen}");
+    // In a pipe, only the command apart gets the key: each condition is
+    // false in the other place.
+    for (file, code) in [(&apart, 0), (&on_terminal, 2)] {
+        let output = emu.command().envs(config(file)).args(["ask", "Q"]).output().unwrap();
+        exits(&output, code);
+    }
+    assert_eq!(emu.chat_bodies().len(), 2);
+}
