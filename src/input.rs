@@ -96,11 +96,11 @@ pub fn read_input(
 /// outer `Err` is a stop or the failure to start it; the inner result is
 /// the exit status and the output, or the read's error.
 ///
-/// Without a terminal (a CI job) it runs in a process group of its own,
-/// killed whole: what it started would otherwise outlive the command and
-/// hold a pipe of the caller's open. On a terminal it stays in the
-/// foreground group, where it can ask for a passphrase and the user's
-/// Ctrl-C reaches it.
+/// Without a controlling terminal (a CI job) it runs in a process group
+/// of its own, killed whole: what it started would otherwise outlive the
+/// command and hold a pipe of the caller's open. With one it stays in the
+/// command's group, where it can ask for a passphrase on `/dev/tty` and
+/// the user's Ctrl-C reaches it.
 pub fn command_output(
     process: &mut std::process::Command,
     most: u64,
@@ -109,9 +109,8 @@ pub fn command_output(
 ) -> Result<io::Result<(ExitStatus, Vec<u8>)>, Fault> {
     #[cfg(unix)]
     let own_group = {
-        use std::io::IsTerminal;
         use std::os::unix::process::CommandExt;
-        let own_group = !io::stdin().is_terminal() && !io::stderr().is_terminal();
+        let own_group = std::fs::File::open("/dev/tty").is_err();
         if own_group {
             process.process_group(0);
         }

@@ -38,14 +38,18 @@ fn run_waiting(emu: &Emulator, env: &[(&str, &Path)], args: &[&str]) -> (Option<
 
 /// Starts `analyst ARGS` against `emu` (with the data query API) and
 /// `env`, its standard input open and never written (the returned end
-/// keeps it so), stderr piped.
+/// keeps it so), stderr piped, without a controlling terminal (setsid: as
+/// in CI, wherever the tests run; it execs analyst, whose pid signals
+/// reach).
 fn spawn_waiting(
     emu: &Emulator,
     env: &[(&str, &Path)],
     args: &[&str],
 ) -> (std::process::Child, Option<std::process::ChildStdin>) {
     let mut child = emu
-        .command()
+        .command_for("setsid")
+        .arg("-w")
+        .arg(assert_cmd::cargo::cargo_bin("analyst"))
         .env("ANALYST_DATA_URL", emu.data_url())
         .env("ANALYST_DATA_SECRET", DATA_SECRET)
         .envs(env.iter().copied())

@@ -419,10 +419,18 @@ fn a_profile_command_keeps_the_terminal_and_runs_apart_without_one() {
     let env: Vec<(&str, &str)> = env.iter().map(|(k, v)| (*k, v.as_str())).collect();
     let (success, screen) = run_on_a_terminal(&emu, "ask -q Q", &env);
     assert!(success, "{screen}");
-    // In a pipe, only the command apart gets the key: each condition is
-    // false in the other place.
+    // Without a controlling terminal (setsid), only the command apart gets
+    // the key: each condition is false in the other place.
+    let binary = assert_cmd::cargo::cargo_bin("analyst");
     for (file, code) in [(&apart, 0), (&on_terminal, 2)] {
-        let output = emu.command().envs(config(file)).args(["ask", "Q"]).output().unwrap();
+        let output = emu
+            .command_for("setsid")
+            .arg("-w")
+            .arg(&binary)
+            .envs(config(file))
+            .args(["ask", "Q"])
+            .output()
+            .unwrap();
         exits(&output, code);
     }
     assert_eq!(emu.chat_bodies().len(), 2);
