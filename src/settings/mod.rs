@@ -8,6 +8,7 @@
 //! The submodules, from the bottom up; each imports only those above it
 //! (`tests/layout.rs` checks it):
 //! - [`checks`]: validators, and the environment's rule;
+//! - [`network`]: the timeouts and retries of a command;
 //! - [`profile`]: the config file and its profiles;
 //! - [`otel`]: where spans go (`OTEL_*`, the profile's `otlp_endpoint`);
 //! - [`secrets`]: where each secret comes from (never argv, never printed);
@@ -21,6 +22,7 @@ pub mod check;
 pub mod checks;
 pub mod doctor;
 pub mod history;
+mod network;
 mod otel;
 pub mod profile;
 pub mod secrets;
@@ -58,6 +60,7 @@ use crate::output::{Destination, JqInput, Notes};
 use checks::{
     check_embed_tenant, check_output_file, check_picture, duration, parse_setting, service_url, variable, vega_config,
 };
+use network::{network, network_args};
 use profile::{Config, Profile};
 
 /// A command with its resolved settings.
@@ -385,73 +388,6 @@ struct Sources<'a> {
     /// Styles may be written to stdout when it is a terminal (`--color`,
     /// `NO_COLOR`).
     styles: bool,
-}
-
-/// The network options of the command run, `None` for a command that has
-/// none (history, config, check merge, …).
-fn network_args(command: &CliCommand) -> Option<&NetworkArgs> {
-    match command {
-        CliCommand::Ask(args) => Some(&args.network),
-        CliCommand::Abort(args) => Some(&args.network),
-        CliCommand::Session(SessionArgs {
-            action: Some(SessionAction::Revoke(args)),
-            ..
-        }) => Some(&args.network),
-        CliCommand::Session(args) => Some(&args.network),
-        CliCommand::Rows(args) => Some(&args.network),
-        CliCommand::Check(CheckArgs {
-            action: Some(CheckAction::Merge(_)),
-            ..
-        }) => None,
-        CliCommand::Check(args) => Some(&args.network),
-        CliCommand::Doctor(args) => Some(&args.network),
-        _ => None,
-    }
-}
-
-/// The timeouts and retries of `args`, the network options of the command
-/// run (clap holds them in its innermost subcommand's matches, `sub` the
-/// command's): each given after the command, else before it
-/// (`leading`), else from the environment (`ANALYST_TIMEOUT`), else the
-/// default.
-fn network(sub: Option<&ArgMatches>, leading: &LeadingNetworkArgs, args: &NetworkArgs) -> Result<Network> {
-    let mut at = sub;
-    while let Some((_, deeper)) = at.and_then(ArgMatches::subcommand) {
-        at = Some(deeper);
-    }
-    let given = |id: &str| at.and_then(|at| at.value_source(id)) == Some(ValueSource::CommandLine);
-    let pick = |id: &str, after: &String, before: &Option<String>| match before {
-        Some(before) if !given(id) => before.clone(),
-        _ => after.clone(),
-    };
-    let timeout = match &leading.timeout {
-        Some(before) if !given("timeout") => Some((before.clone(), "--timeout")),
-        _ => {
-            let from = match at.and_then(|at| at.value_source("timeout")) {
-                Some(ValueSource::EnvVariable) => var::TIMEOUT,
-                _ => "--timeout",
-            };
-            args.timeout.clone().map(|text| (text, from))
-        }
-    };
-    let limit = |text: &str, from: &str| duration(text, from).map(|limit| Some(limit).filter(|limit| !limit.is_zero()));
-    Ok(Network {
-        connect_timeout: duration(
-            &pick("connect_timeout", &args.connect_timeout, &leading.connect_timeout),
-            "--connect-timeout",
-        )?,
-        limits: Limits {
-            timeout: timeout.map(|(text, from)| limit(&text, from)).transpose()?.flatten(),
-            idle: limit(
-                &pick("idle_timeout", &args.idle_timeout, &leading.idle_timeout),
-                "--idle-timeout",
-            )?,
-        },
-        retries: match leading.retries {
-            Some(before) if !given("retries") => before,
-            _ => args.retries,
-        },
-    })
 }
 
 impl Sources<'_> {
