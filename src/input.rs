@@ -225,6 +225,12 @@ pub fn read_text(input: Input, limit: Option<Duration>, what: &str) -> Result<St
 pub fn read_text_at_most(input: Input, most: u64, limit: Option<Duration>, what: &str) -> Result<String> {
     let bytes = read_input(input, most, Deadline::after(limit), what)?
         .map_err(|err| usage(format!("cannot read {what}: {err}")))?;
+    text_of(bytes, most, what)
+}
+
+/// The text of `bytes` read as [`read_input`] reads (`most` and one more):
+/// a usage error naming `what` when they are over `most` or not UTF-8.
+pub fn text_of(bytes: Vec<u8>, most: u64, what: &str) -> Result<String> {
     if bytes.len() as u64 > most {
         return Err(usage(format!("{what} is over {} MiB", most >> 20)));
     }

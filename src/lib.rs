@@ -34,6 +34,9 @@
 //! - [`commands`]: one module per subcommand.
 
 #![warn(missing_docs)]
+// A panic is never how bad input ends: product code holds no `unwrap` and
+// an `expect` only where it cannot fail, allowed there with the reason.
+#![cfg_attr(not(test), warn(clippy::unwrap_used, clippy::expect_used))]
 
 pub mod api;
 pub mod ci;

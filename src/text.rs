@@ -324,6 +324,16 @@ pub fn parse_duration(text: &str) -> Result<Duration, String> {
     Ok(total)
 }
 
+/// A regular expression written in the source (a literal pattern), for a
+/// `LazyLock` to build on first use.
+#[allow(
+    clippy::expect_used,
+    reason = "a pattern written in the source is valid: the tests that use it compile it"
+)]
+pub fn literal_regex(pattern: &'static str) -> regex::Regex {
+    regex::Regex::new(pattern).expect("a literal pattern is valid")
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -28,7 +28,7 @@ use crate::signals::timeout;
 use crate::stream::lines::Line;
 use crate::stream::message::json_text;
 use crate::stream::turn::{read_lines, LineFold};
-use crate::text::{human, shorten_to, SERVICE_MESSAGE_CHARS};
+use crate::text::{human, literal_regex, shorten_to, SERVICE_MESSAGE_CHARS};
 
 /// The credential of the data query API.
 #[derive(Clone, Debug)]
@@ -163,16 +163,12 @@ struct Tail {
 }
 
 /// A trailing `LIMIT n` (with its `OFFSET k`) and what comes before it.
-static TRAILING_LIMIT: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"(?is)^(.*?)\s+LIMIT\s+(\d+)\s*(?:OFFSET\s+(\d+))?$")
-        .expect("a literal pattern, valid: the tests compile it")
-});
+static TRAILING_LIMIT: LazyLock<Regex> =
+    LazyLock::new(|| literal_regex(r"(?is)^(.*?)\s+LIMIT\s+(\d+)\s*(?:OFFSET\s+(\d+))?$"));
 /// A trailing `OFFSET k` without a `LIMIT`.
-static TRAILING_OFFSET: LazyLock<Regex> =
-    LazyLock::new(|| Regex::new(r"(?is)\sOFFSET\s+\d+$").expect("a literal pattern, valid: the tests compile it"));
+static TRAILING_OFFSET: LazyLock<Regex> = LazyLock::new(|| literal_regex(r"(?is)\sOFFSET\s+\d+$"));
 /// An `ORDER BY` anywhere in the SQL.
-static ORDER_BY: LazyLock<Regex> =
-    LazyLock::new(|| Regex::new(r"(?i)\bORDER\s+BY\b").expect("a literal pattern, valid: the tests compile it"));
+static ORDER_BY: LazyLock<Regex> = LazyLock::new(|| literal_regex(r"(?i)\bORDER\s+BY\b"));
 
 impl Tail {
     fn of(sql: &str) -> Tail {

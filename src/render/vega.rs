@@ -21,7 +21,7 @@ use crate::output::{Notes, Output};
 use crate::results::{Pick, Picker, SqlResult, TypedRows};
 use crate::stream::transcript::{Event, Transcript};
 use crate::stream::turn::{Finish, Observer, Renderer};
-use crate::text::shorten_to;
+use crate::text::{literal_regex, shorten_to};
 use crate::themes::merge;
 
 const SCHEMA: &str = "https://vega.github.io/schema/vega-lite/v5.json";
@@ -261,9 +261,7 @@ impl Chart<'_> {
 
 /// CSS's `url(…)` (in a fill, a stroke, a background, a style), its
 /// target in the first group.
-static CSS_URLS: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r#"(?i)url\(\s*['"]?\s*([^)'"\s]*)[^)]*\)"#).expect("a literal pattern, valid: the tests compile it")
-});
+static CSS_URLS: LazyLock<Regex> = LazyLock::new(|| literal_regex(r#"(?i)url\(\s*['"]?\s*([^)'"\s]*)[^)]*\)"#));
 
 /// True when `text` refers through `url(…)` to something elsewhere than
 /// the document itself (`url(#gradient)` is its own).
@@ -272,9 +270,7 @@ fn loads_from_elsewhere(text: &str) -> bool {
 }
 
 /// A link or a reference to elsewhere in an SVG element.
-static LINKS: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r#"\s(?:xlink:)?href="[^"]*""#).expect("a literal pattern, valid: the tests compile it")
-});
+static LINKS: LazyLock<Regex> = LazyLock::new(|| literal_regex(r#"\s(?:xlink:)?href="[^"]*""#));
 
 /// Leaves out of a spec (or a view of it) what would load something from
 /// elsewhere: image marks (a layer or a concatenated view that is one goes

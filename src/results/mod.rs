@@ -351,9 +351,12 @@ impl SqlResult {
     }
 
     /// The table, to change it.
+    #[allow(
+        clippy::expect_used,
+        reason = "cannot fail: `table()` just set it, and `&mut self` keeps it set"
+    )]
     pub fn table_mut(&mut self) -> &mut Table {
         self.table();
-        // Cannot fail: `table()` just set it, and `&mut self` keeps it set.
         self.table.get_mut().expect("the table was read just now")
     }
 

@@ -62,6 +62,7 @@ use checks::{
 };
 use network::{network, network_args};
 use profile::{Config, Profile};
+use secrets::Secrets;
 
 /// A command with its resolved settings.
 #[derive(Debug)]
@@ -732,7 +733,7 @@ impl Sources<'_> {
         security_context: Option<Map<String, Value>>,
         limit: Option<Duration>,
     ) -> DataSettings {
-        let secrets = self.secrets(&None, &None, limit);
+        let secrets = Secrets::find(None, None, self.profile).within(limit);
         DataSettings {
             url: self.setting(args.data_url.clone(), "data_url"),
             token: secrets.data_token.map(|token| Box::new(token) as Box<dyn ReadSecret>),

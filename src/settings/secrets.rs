@@ -18,7 +18,7 @@ use super::Sources;
 use crate::api::data::ReadSecret;
 use crate::cli::{var, ChatEndpointArgs};
 use crate::error::usage;
-use crate::input::{command_output, read_text, Input, MAX_TEXT_INPUT};
+use crate::input::{command_output, read_text, text_of, Input, MAX_TEXT_INPUT};
 use crate::output::Notes;
 use crate::redact::register_secret;
 pub use crate::redact::Secret;
@@ -192,14 +192,7 @@ fn run_command(command: &str, key: &str, profile: &str, limit: Option<Duration>)
         let code = status.code().map_or("a signal".to_string(), |c| format!("exit {c}"));
         return Err(usage(format!("profile {profile}: {key} failed ({code})")));
     }
-    if stdout.len() as u64 > MAX_TEXT_INPUT {
-        return Err(usage(format!(
-            "profile {profile}: {key} printed over {} MiB",
-            MAX_TEXT_INPUT >> 20
-        )));
-    }
-    let text = String::from_utf8(stdout)
-        .map_err(|_| usage(format!("profile {profile}: {key} printed something that is not text")))?;
+    let text = text_of(stdout, MAX_TEXT_INPUT, &what)?;
     if text.trim().is_empty() {
         return Err(usage(format!("profile {profile}: {key} printed nothing")));
     }
