@@ -25,11 +25,19 @@ pub struct CiJob {
 }
 
 impl CiJob {
-    /// The job as OpenTelemetry resource attributes (the CICD and VCS
-    /// semantic conventions).
+    /// The job as OpenTelemetry resource attributes: the CICD and VCS
+    /// names of the semantic conventions' registry (`vcs.provider.name`
+    /// where the CI system is its code host's), and the CI system itself
+    /// under analyst's own namespace, as the registry names none.
     pub fn resource_attributes(&self) -> Vec<(String, String)> {
-        let mut attributes = vec![("cicd.system".to_string(), self.provider.clone())];
+        let mut attributes = vec![("analyst.ci.provider".to_string(), self.provider.clone())];
+        let code_host = match self.provider.as_str() {
+            "github-actions" => Some("github".to_string()),
+            "gitlab-ci" => Some("gitlab".to_string()),
+            _ => None,
+        };
         for (key, value) in [
+            ("vcs.provider.name", &code_host),
             ("vcs.repository.name", &self.repository),
             ("vcs.ref.head.revision", &self.commit),
             ("vcs.ref.head.name", &self.git_ref),

@@ -1529,7 +1529,13 @@ pub fn parse_share(text: &str) -> Result<f64, String> {
 pub fn parse_accuracy(text: &str) -> Result<f64, String> {
     let trimmed = text.trim();
     let share = match trimmed.strip_suffix('%') {
-        Some(percent) => percent.trim().parse::<f64>().map(|percent| percent / 100.0),
+        // Shifted by its decimal digits, not divided: 33.3% is exactly
+        // 0.333 (a float division would give 0.33299999999999996).
+        Some(percent) => percent.trim().parse::<f64>().and_then(|percent| {
+            let written = format!("{percent:e}");
+            let (digits, exponent) = written.split_once('e').unwrap_or((&written, "0"));
+            format!("{digits}e{}", exponent.parse::<i32>().unwrap_or(0) - 2).parse::<f64>()
+        }),
         None => trimmed.parse::<f64>(),
     };
     match share {

@@ -131,6 +131,8 @@ pub struct Fault {
     message: String,
     /// It stops a running turn on our side (see [`stops_the_chat`]).
     stop: bool,
+    /// The HTTP status that said it, when one did.
+    status: Option<u16>,
 }
 
 impl Fault {
@@ -140,12 +142,26 @@ impl Fault {
             kind,
             message: message.into(),
             stop: kind.stops_the_chat(),
+            status: None,
+        }
+    }
+
+    /// The same failure, said by an answer of HTTP `status`.
+    pub fn answered(self, status: u16) -> Self {
+        Fault {
+            status: Some(status),
+            ..self
         }
     }
 
     /// What went wrong, in analyst's words.
     pub fn message(&self) -> &str {
         &self.message
+    }
+
+    /// The HTTP status that said it, when one did (a collector's 413).
+    pub fn status(&self) -> Option<u16> {
+        self.status
     }
 
     /// A failure of `kind` that stops a running turn on our side, whatever
@@ -214,6 +230,14 @@ pub fn kind_of(err: &anyhow::Error) -> Kind {
     err.chain()
         .find_map(|cause| cause.downcast_ref::<Fault>().or_else(|| fault_in_io(cause)))
         .map_or(Kind::Unexpected, |fault| fault.kind)
+}
+
+/// The HTTP status that said `err`, when an answer did (see
+/// [`Fault::answered`]).
+pub fn status_of(err: &anyhow::Error) -> Option<u16> {
+    err.chain()
+        .find_map(|cause| cause.downcast_ref::<Fault>())
+        .and_then(Fault::status)
 }
 
 /// The kind of the I/O failure `cause` is or wraps: an `io::Error`, or the

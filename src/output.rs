@@ -5,7 +5,7 @@
 use std::borrow::Cow;
 use std::io::{self, BufWriter, IsTerminal, Stdout, Write};
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, RwLock};
 
 use indicatif::ProgressBar;
 
@@ -464,6 +464,52 @@ impl Notes {
             Some(display) => display.suspend(write),
             None => write(),
         }
+    }
+}
+
+/// The one logger of the `log` facade: what the layers below the
+/// commands say without writing it themselves (the wire's `-v` lines and
+/// retries, a secret file others can read) goes to the command's [`Notes`],
+/// so that redaction, `-q`, `-v` and the one-line rule hold for it too.
+/// Only analyst's own records are taken (the HTTP and TLS crates log too).
+struct NotesLogger;
+
+/// The notes the logger writes through; none until [`log_to`].
+static LOGGED_TO: RwLock<Option<Notes>> = RwLock::new(None);
+
+impl log::Log for NotesLogger {
+    fn enabled(&self, metadata: &log::Metadata<'_>) -> bool {
+        metadata.target().starts_with(env!("CARGO_CRATE_NAME")) && metadata.level() <= log::max_level()
+    }
+
+    fn log(&self, record: &log::Record<'_>) {
+        if !self.enabled(record.metadata()) {
+            return;
+        }
+        let Ok(notes) = LOGGED_TO.read() else { return };
+        let Some(notes) = notes.as_ref() else { return };
+        let line = record.args().to_string();
+        match record.level() {
+            log::Level::Error | log::Level::Warn => notes.warn(&line),
+            log::Level::Info => notes.info(&line),
+            log::Level::Debug | log::Level::Trace => notes.debug(&line),
+        }
+    }
+
+    fn flush(&self) {}
+}
+
+/// Sends the `log` facade's records to `notes` from now on: debug lines
+/// with `-v`, warnings and information unless `-q`.
+pub fn log_to(notes: &Notes) {
+    static LOGGER: NotesLogger = NotesLogger;
+    let _ = log::set_logger(&LOGGER);
+    log::set_max_level(match notes.verbose() {
+        true => log::LevelFilter::Debug,
+        false => log::LevelFilter::Info,
+    });
+    if let Ok(mut logged_to) = LOGGED_TO.write() {
+        *logged_to = Some(notes.clone());
     }
 }
 

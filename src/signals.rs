@@ -128,6 +128,35 @@ pub fn received() -> Option<Signal> {
     Signal::of_code(FIRST.load(Ordering::SeqCst))
 }
 
+/// When the command's `--timeout` expires, and the limit: set once, when
+/// the command starts ([`start_deadline`]).
+static DEADLINE: OnceLock<(Instant, Duration)> = OnceLock::new();
+
+/// Starts the command's clock: its `--timeout` (`limit`; none: no limit)
+/// counts from now. Once per process; later calls change nothing.
+pub fn start_deadline(limit: Option<Duration>) {
+    if let Some(limit) = limit {
+        let _ = DEADLINE.set((Instant::now() + limit, limit));
+    }
+}
+
+/// The command's `--timeout`: when it expires, and the limit.
+pub fn deadline() -> Option<(Instant, Duration)> {
+    DEADLINE.get().copied()
+}
+
+/// What is left of the command's `--timeout` (none: no limit).
+pub fn time_left() -> Option<Duration> {
+    deadline().map(|(at, _)| at.saturating_duration_since(Instant::now()))
+}
+
+/// The fault of the command's `--timeout` once it has expired.
+pub fn expired() -> Option<Fault> {
+    deadline()
+        .filter(|(at, _)| Instant::now() >= *at)
+        .map(|(_, limit)| timeout(limit))
+}
+
 /// A stop a command may call for, shared by everything it hands the token
 /// to (its clients, their streams and waits): each ends with the stop's
 /// fault at its next look, as with a signal. A signal stops every token's

@@ -2,7 +2,6 @@
 //! continues) a chat, its streamed answer as a [`Source`], and the abort
 //! call. The turn they serve is driven by its owner, `exchange`.
 
-use std::io::Read;
 use std::sync::Arc;
 use std::time::Instant;
 
@@ -14,7 +13,7 @@ use serde_json::{json, Value};
 use crate::domain::{Image, Network, Question};
 use crate::error::{fail, kind_of, usage, Kind};
 use crate::identity::SessionSettings;
-use crate::net::http::{Credential, Http, Retry};
+use crate::net::http::{Credential, Http, Peer, Request, Retry};
 use crate::net::source::Source;
 use crate::redact::Secret;
 use crate::signals::Stop;
@@ -136,10 +135,10 @@ impl ChatClient {
     }
 
     /// The credential headers of every request.
-    fn credential(&self) -> Credential<'_> {
+    fn credential(&self) -> Credential {
         Credential::Chat {
-            key: self.key.as_ref(),
-            cube_token: self.cube_token.as_ref(),
+            key: self.key.clone(),
+            cube_token: self.cube_token.clone(),
         }
     }
 
@@ -148,7 +147,7 @@ impl ChatClient {
     /// starts. Failures before any answer are tried again as `network`
     /// allows (`--retries`): the request carries the same `messageId`.
     pub fn start(&self, question: &Question, network: Network, started: Instant) -> Result<Source> {
-        let body = serde_json::to_value(ChatRequest {
+        let body = ChatRequest {
             input: question.input.as_deref(),
             chat_id: question.chat_id.as_deref(),
             message_id: question.message_id.as_deref(),
@@ -156,34 +155,47 @@ impl ChatClient {
             active_branch_name: question.branch.as_deref(),
             is_default_branch: question.branch.as_ref().map(|_| question.default_branch),
             images: &question.images,
-        })?;
-        let client = self.clone();
+        };
         let limits = network.limits;
         let budget = limits.timeout.map(|limit| limit.saturating_sub(started.elapsed()));
         let retry = Retry::chat(network.attempts(), budget);
-        let send = move || -> Result<Box<dyn Read + Send>> {
-            let response =
-                client
-                    .http
-                    .post_json_retrying(&client.url, client.credential(), &body, ACCEPT_STREAM, retry)?;
-            Ok(Box::new(response))
-        };
-        Ok(Source::start(send, limits, started, self.http.stop()))
+        let request = Request::json(
+            self.url.clone(),
+            Peer::Chat,
+            self.credential(),
+            &body,
+            ACCEPT_STREAM,
+            retry,
+        )?;
+        Ok(self.http.stream(request, limits, started))
     }
 
     /// Asks the service to stop `chat_id`, as this client's user, with the
     /// tries `retry` allows. 204 (or any success) is done; 403 and 404 say
     /// whose chat it is not.
     pub fn abort(&self, chat_id: &str, retry: Retry) -> Result<()> {
+        self.send_abort(chat_id, retry, false)
+    }
+
+    /// The abort of a chat whose turn a stop ended (a signal, the
+    /// deadline, a stall): sent within `retry`'s budget even though the
+    /// stop came (see [`Request::cleanup`]).
+    pub fn abort_stopped(&self, chat_id: &str, retry: Retry) -> Result<()> {
+        self.send_abort(chat_id, retry, true)
+    }
+
+    /// The abort, as a cleanup after a stop or not.
+    fn send_abort(&self, chat_id: &str, retry: Retry, cleanup: bool) -> Result<()> {
         let url = abort_url(&self.url)?;
         let mut body = json!({ "chatId": chat_id });
         if let Some(identity) = &self.identity {
             body["sessionSettings"] = json!(identity);
         }
-        match self
-            .http
-            .post_json_retrying(&url, self.credential(), &body, "application/json", retry)
-        {
+        let mut request = Request::json(url, Peer::Chat, self.credential(), &body, "application/json", retry)?;
+        if cleanup {
+            request = request.cleaning_up();
+        }
+        match self.http.send(&request) {
             Ok(_) => Ok(()),
             // The status says it: the chat is someone else's. Said once.
             Err(err) if kind_of(&err) == Kind::Forbidden => Err(fail(

@@ -4,7 +4,7 @@
 //! of failures that are safe to repeat, and the NDJSON answer (a `schema`
 //! line, `data` chunks, or an `error` line) streamed into a [`RowSink`].
 
-use std::io::{self, Read};
+use std::io;
 use std::sync::LazyLock;
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
@@ -19,9 +19,7 @@ use serde_json::{json, Map, Value};
 
 use crate::domain::{service_url, Network};
 use crate::error::{bad_stream, kind_of, usage, Fault, Kind};
-use crate::net::http::{Credential, Http, Retry};
-use crate::net::source::Source;
-use crate::output::Notes;
+use crate::net::http::{Credential, Http, Peer, Request, Retry};
 use crate::redact::Secret;
 use crate::results::{unique_names, Column, RowSink, RowSource};
 use crate::signals::timeout;
@@ -49,8 +47,9 @@ pub enum DataCredential {
 /// profile's `data_token_command` runs then): the settings give one per
 /// source (a variable, a file, a command).
 pub trait ReadSecret: std::fmt::Debug + Send + Sync {
-    /// The secret, read now; `notes` hears what reading it says.
-    fn read(&self, notes: &Notes) -> Result<Secret>;
+    /// The secret, read now (what reading it has to say goes to the
+    /// `log` facade).
+    fn read(&self) -> Result<Secret>;
 
     /// Where it comes from, as messages name it.
     fn origin(&self) -> String;
@@ -100,16 +99,16 @@ impl DataSettings {
     /// secret, the secret signs (a ready token's payload already is its
     /// security context). A usage error naming both variables when there
     /// is none.
-    pub fn credential(&self, notes: &Notes) -> Result<DataCredential> {
+    pub fn credential(&self) -> Result<DataCredential> {
         let sign = self.security_context.is_some() && self.secret.is_some();
         if let Some(token) = self.token.as_ref().filter(|_| !sign) {
-            let token = token.read(notes)?;
+            let token = token.read()?;
             let bare = token.expose().strip_prefix("Bearer ").unwrap_or(token.expose());
             return Ok(DataCredential::Token(Secret::new(bare.to_string(), token.origin())));
         }
         match &self.secret {
             Some(secret) => Ok(DataCredential::Signed {
-                secret: secret.read(notes)?,
+                secret: secret.read()?,
                 security_context: self.security_context.clone().unwrap_or_default(),
             }),
             None => Err(no_data_credential()),
@@ -265,7 +264,6 @@ pub struct DataClient {
     cache: Option<String>,
     network: Network,
     started: Instant,
-    notes: Notes,
 }
 
 #[derive(Deserialize)]
@@ -293,9 +291,9 @@ impl DataClient {
     /// credential: both checked now). `network` and `started` bound every
     /// query it runs (`--timeout`), each silence, and the tries of a
     /// request (`--retries`; a query is safe to repeat).
-    pub fn new(http: Http, settings: &DataSettings, network: Network, started: Instant, notes: &Notes) -> Result<Self> {
+    pub fn new(http: Http, settings: &DataSettings, network: Network, started: Instant) -> Result<Self> {
         let mut base = settings.url()?;
-        let credential = settings.credential(notes)?;
+        let credential = settings.credential()?;
         if !base.path().ends_with('/') {
             base.set_path(&format!("{}/", base.path()));
         }
@@ -310,7 +308,6 @@ impl DataClient {
             cache: settings.cache.clone(),
             network,
             started,
-            notes: notes.clone(),
         })
     }
 
@@ -340,8 +337,7 @@ impl DataClient {
                     );
                 }
             }
-            self.notes
-                .debug(&format!("the query is still running; asking again in {}", human(pause)));
+            log::debug!("the query is still running; asking again in {}", human(pause));
             self.http.stop().pause(pause)?;
             pause = (pause * 2).min(MAX_POLL);
         }
@@ -373,14 +369,14 @@ impl DataClient {
         loop {
             let want = limit.map_or(page, |limit| page.min(limit - total));
             if requests == 1 && !ordered {
-                self.notes.warn(
-                    "the SQL has no ORDER BY: the pages of an unordered query can overlap or skip rows; order it, or pass --order-by COL",
+                log::warn!(
+                    "the SQL has no ORDER BY: the pages of an unordered query can overlap or skip rows; order it, or pass --order-by COL"
                 );
             }
             // On a line of its own: SQL that ends in a `--` comment (as
             // certified queries often do) would otherwise swallow it.
             let sql = format!("{base}\nLIMIT {want} OFFSET {total}");
-            self.notes.debug(&format!("page {}: {sql}", requests + 1));
+            log::debug!("page {}: {sql}", requests + 1);
             pages.sink.page(requests + 1);
             let before = std::mem::take(&mut pages.print);
             let got = self.run(&sql, &mut pages)?;
@@ -422,25 +418,12 @@ impl DataClient {
                 .timeout
                 .map(|limit| limit.saturating_sub(self.started.elapsed())),
         );
-        let (http, url, token, body) = (
-            self.http.clone(),
-            self.url.clone(),
-            token(&self.credential),
-            body.clone(),
-        );
+        let accept = "application/x-ndjson, application/json";
+        let credential = Credential::Token(token(&self.credential));
+        let request = Request::json(self.url.clone(), Peer::Data, credential, body, accept, retry)?;
         // Sent from the source's worker, so --timeout, stalls and signals
         // apply while waiting for the answer too.
-        let send = move || -> Result<Box<dyn Read + Send>> {
-            let accept = "application/x-ndjson, application/json";
-            Ok(Box::new(http.post_json_retrying(
-                &url,
-                Credential::Token(&token),
-                &body,
-                accept,
-                retry,
-            )?))
-        };
-        let mut source = Source::start(send, self.network.limits, self.started, self.http.stop());
+        let mut source = self.http.stream(request, self.network.limits, self.started);
         source.wait_open().map_err(explain_status)?;
         let mut answer = AnswerFold {
             sink,

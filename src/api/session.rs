@@ -11,7 +11,7 @@ use serde_json::{json, Map, Value};
 
 use crate::error::{fail, kind_of, usage, Kind};
 use crate::identity::SessionSettings;
-use crate::net::http::{Credential, Http, Retry};
+use crate::net::http::{Credential, Http, Peer, Request, Retry};
 use crate::redact::Secret;
 use crate::text::shorten;
 
@@ -76,8 +76,16 @@ pub fn generate(
 ) -> Result<String> {
     let url = session_url(base, "api/v1/embed/generate-session")?;
     let body = SessionRequest { identity, embedding };
+    let request = Request::json(
+        url,
+        Peer::Account,
+        Credential::ApiKey(key.clone()),
+        &body,
+        "application/json",
+        retry,
+    )?;
     let response = http
-        .post_json_retrying(&url, Credential::ApiKey(key), &body, "application/json", retry)
+        .send(&request)
         .map_err(|err| match kind_of(&err) {
             Kind::Usage if embedding.deployment_id.is_none() => {
                 err.context("the service now requires a deployment: pass --deployment-id N (or set ANALYST_DEPLOYMENT_ID)")
@@ -109,7 +117,15 @@ pub fn generate(
 pub fn revoke(http: &Http, base: &Url, key: &Secret, session_id: &str, retry: Retry) -> Result<()> {
     let url = session_url(base, "api/v1/embed/session/revoke")?;
     let body = json!({ "sessionId": session_id });
-    http.post_json_retrying(&url, Credential::ApiKey(key), &body, "application/json", retry)
+    let request = Request::json(
+        url,
+        Peer::Account,
+        Credential::ApiKey(key.clone()),
+        &body,
+        "application/json",
+        retry,
+    )?;
+    http.send(&request)
         .map(drop)
         .map_err(|err| match kind_of(&err) {
             Kind::Forbidden => err.context("embedding is not enabled for this account"),

@@ -9,7 +9,7 @@ use crate::settings::AbortSettings;
 
 /// Runs `analyst abort`.
 pub fn run(settings: AbortSettings, notes: &Notes) -> Result<()> {
-    let http = Http::new(settings.network.connect_timeout, notes)?;
+    let http = Http::new(settings.network.connect_timeout)?;
     let client = ChatClient::new(http, &settings.chat);
     let retry = Retry::short_call(settings.network.attempts(), settings.network.limits.timeout);
     client.abort(&settings.chat_id, retry)?;

@@ -55,7 +55,7 @@ pub fn run(settings: AskSettings, notes: &Notes, out: &mut Out) -> Result<()> {
     let spans = settings.otlp.clone().map(Spans::new);
     let queries_kept = settings.recording.is_some() || spans.is_some();
     let mut observer = TurnObserver::new(Some(&mut output), check, queries_kept);
-    let (origin, question) = origin(&settings, notes)?;
+    let (origin, question) = origin(&settings)?;
     let exchange = Exchange {
         origin,
         recording: settings.recording.as_ref(),
@@ -79,13 +79,13 @@ pub fn run(settings: AskSettings, notes: &Notes, out: &mut Out) -> Result<()> {
         parent: None,
     };
     let asked = exchange.turn(plan, |ended| judge(&settings, ended, started, notes));
-    super::send_spans(spans, &settings.network, notes, settings.recording.as_ref());
-    asked
+    let exported = super::send_spans(spans, &settings.network, notes, settings.recording.as_ref());
+    exported.and(asked)
 }
 
 /// Where the turn comes from — the saved stream of `--replay`, else the
 /// chat service — and the question asked of it.
-fn origin<'s>(settings: &'s AskSettings, notes: &Notes) -> Result<(Origin<'s>, Question)> {
+fn origin(settings: &AskSettings) -> Result<(Origin<'_>, Question)> {
     match &settings.source {
         AskSource::Replay(path) => Ok((
             Origin::Saved(Cell::new(Some(SavedStream::open(path, "--replay")?))),
@@ -93,7 +93,7 @@ fn origin<'s>(settings: &'s AskSettings, notes: &Notes) -> Result<(Origin<'s>, Q
         )),
         AskSource::Chat { chat, question } => {
             let service = Service {
-                client: ChatClient::new(Http::new(settings.network.connect_timeout, notes)?, chat),
+                client: ChatClient::new(Http::new(settings.network.connect_timeout)?, chat),
                 url: &chat.url,
                 asker: chat.asker(None),
             };
@@ -123,7 +123,6 @@ fn judge(settings: &AskSettings, ended: Ended<'_, '_>, started: Instant, notes: 
         settings: &settings.data,
         network: settings.network,
         started,
-        notes,
         client: OnceCell::new(),
     };
     let finish = Finish {
@@ -233,7 +232,6 @@ struct AllRows<'a> {
     settings: &'a DataSettings,
     network: Network,
     started: Instant,
-    notes: &'a Notes,
     client: OnceCell<DataClient>,
 }
 
@@ -244,8 +242,8 @@ impl RowSource for AllRows<'_> {
         let client = match self.client.get() {
             Some(client) => client,
             None => {
-                let http = Http::new(self.network.connect_timeout, self.notes)?;
-                let client = DataClient::new(http, self.settings, self.network, self.started, self.notes)?;
+                let http = Http::new(self.network.connect_timeout)?;
+                let client = DataClient::new(http, self.settings, self.network, self.started)?;
                 self.client.get_or_init(|| client)
             }
         };

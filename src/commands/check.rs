@@ -18,7 +18,8 @@ use crate::evals::context::RunContext;
 use crate::evals::decide::Tier;
 use crate::evals::report::{self, seconds, Report};
 use crate::evals::run::Run;
-use crate::evals::select::{check_reports_apart, load};
+use crate::evals::select::{check_reports_apart, load, Selected};
+use crate::evals::suite::suite_identity;
 use crate::evals::verdicts::{self, tell};
 use crate::evals::{formats, page, summary};
 use crate::files::{append, create_private_folder, write_whole};
@@ -34,8 +35,9 @@ pub fn run(settings: CheckSettings, notes: &Notes, out: &mut Out) -> Result<()> 
     let started = Instant::now();
     let started_at = chrono::Utc::now();
     signals::watch();
-    let cases = load(&settings.selection, &settings.identity, Some(&settings.data), notes)?;
+    let Selected { cases, hash } = load(&settings.selection, &settings.identity, Some(&settings.data), notes)?;
     check_reports_apart(&settings.selection, &cases, &settings.report.written())?;
+    let suite_path = suite_identity(&settings.selection.suite);
     let baseline = read_baseline(&settings.report, settings.selection.timeout)?;
     let earlier = settings
         .retry_errors
@@ -50,6 +52,21 @@ pub fn run(settings: CheckSettings, notes: &Notes, out: &mut Out) -> Result<()> 
             return Err(crate::error::usage(format!(
                 "--retry-errors: that report asked {other}, this run asks {here}: retry a report of the same agent"
             )));
+        }
+        // …and of the same suite (a case whose fingerprint changed is asked
+        // again whole: see Run::new).
+        match report.run.as_ref().and_then(|run| run.suite_path.as_deref()) {
+            Some(path) if path == suite_path => {}
+            Some(path) => {
+                return Err(crate::error::usage(format!(
+                    "--retry-errors: that report ran the suite {path}, this run {suite_path}: retry a report of the same suite"
+                )))
+            }
+            None => {
+                return Err(crate::error::usage(
+                    "--retry-errors: that report does not say which suite it ran (written before reports had suitePath): run the suite again whole",
+                ))
+            }
         }
     }
     if let Some(dir) = &settings.save {
@@ -66,6 +83,8 @@ pub fn run(settings: CheckSettings, notes: &Notes, out: &mut Out) -> Result<()> 
     report.run = Some(RunContext {
         branch,
         identity: settings.identity.summary(),
+        suite_path: Some(suite_path),
+        suite_hash: Some(hash),
         ..RunContext::new(
             started_at,
             time,
@@ -82,7 +101,7 @@ pub fn run(settings: CheckSettings, notes: &Notes, out: &mut Out) -> Result<()> 
         &settings.network,
         notes,
         settings.recording.as_ref(),
-    );
+    )?;
     published?;
     conclude(&report, &settings.report)
 }

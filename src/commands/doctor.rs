@@ -16,7 +16,7 @@ use crate::api::session;
 use crate::error::{fail, kind_of, Kind};
 use crate::net::http::{Http, Retry};
 use crate::otel;
-use crate::output::{Notes, Out};
+use crate::output::Out;
 use crate::render::table;
 use crate::results::Collected;
 use crate::settings::{DoctorSettings, Finding, FindingState};
@@ -27,10 +27,10 @@ const MADE_UP_CHAT: &str = "analyst-doctor-no-such-chat";
 const MADE_UP_SESSION: &str = "analyst-doctor-no-such-session";
 
 /// Runs `analyst doctor`.
-pub fn run(settings: DoctorSettings, notes: &Notes, out: &mut Out) -> Result<()> {
+pub fn run(settings: DoctorSettings, out: &mut Out) -> Result<()> {
     let mut findings = settings.findings.clone();
     if !settings.offline {
-        findings.extend(call_endpoints(&settings, notes)?);
+        findings.extend(call_endpoints(&settings)?);
     }
     print(&findings, settings.json, settings.width, out)?;
     let failed: Vec<&Finding> = findings
@@ -104,12 +104,13 @@ fn print(findings: &[Finding], json: bool, width: Option<u16>, out: &mut Out) ->
 }
 
 /// Calls each configured endpoint in a way that changes nothing.
-fn call_endpoints(settings: &DoctorSettings, notes: &Notes) -> Result<Vec<Finding>> {
+fn call_endpoints(settings: &DoctorSettings) -> Result<Vec<Finding>> {
     let network = settings.network;
     let retry = Retry::short_call(network.attempts(), network.limits.timeout);
+    let http = Http::new(network.connect_timeout)?;
     let mut findings = Vec::new();
     if let Some(chat) = &settings.chat {
-        let client = ChatClient::new(Http::new(network.connect_timeout, notes)?, chat);
+        let client = ChatClient::new(http.clone(), chat);
         let result = match client.abort(MADE_UP_CHAT, retry) {
             Ok(()) => Ok("answered an abort of a made-up chat".to_string()),
             Err(err) if kind_of(&err) == Kind::NotFound => {
@@ -125,15 +126,9 @@ fn call_endpoints(settings: &DoctorSettings, notes: &Notes) -> Result<Vec<Findin
         ));
     }
     if let Some(data) = &settings.data {
-        let result = DataClient::new(
-            Http::new(network.connect_timeout, notes)?,
-            data,
-            network,
-            Instant::now(),
-            notes,
-        )
-        .and_then(|client| client.run("SELECT 1", &mut Collected::default()))
-        .map(|_| "SELECT 1 answered".to_string());
+        let result = DataClient::new(http.clone(), data, network, Instant::now())
+            .and_then(|client| client.run("SELECT 1", &mut Collected::default()))
+            .map(|_| "SELECT 1 answered".to_string());
         findings.push(Finding::of(
             "data query API answers",
             &result,
@@ -142,7 +137,6 @@ fn call_endpoints(settings: &DoctorSettings, notes: &Notes) -> Result<Vec<Findin
         ));
     }
     if let Some((base, key)) = &settings.account {
-        let http = Http::new(network.connect_timeout, notes)?;
         let result = session::revoke(&http, base, key, MADE_UP_SESSION, retry)
             .map(|()| "answered a revoke of a made-up session (nothing minted)".to_string());
         findings.push(Finding::of(
@@ -154,9 +148,7 @@ fn call_endpoints(settings: &DoctorSettings, notes: &Notes) -> Result<Vec<Findin
     }
     if let Some(otlp) = &settings.otlp {
         // An export of no span: a receiver takes it and stores nothing.
-        let result = Http::new(network.connect_timeout.min(otlp.timeout), notes)
-            .and_then(|http| otel::export_nothing(otlp, &http))
-            .map(|()| "took an export of no span".to_string());
+        let result = otel::export_nothing(otlp, &http).map(|()| "took an export of no span".to_string());
         findings.push(Finding::of(
             "OTLP collector answers",
             &result,

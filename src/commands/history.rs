@@ -10,9 +10,9 @@ use serde::Serialize;
 use serde_json::Value;
 
 use crate::cli::{ExportFormat, UsageOutput};
-use crate::domain::{dollars, Agent, Prices, Usage};
-use crate::error::{fail, kind_of, Kind};
-use crate::history::{History, ListedTurn, Pushed, TurnRecord, UsageBy, UsageGroup};
+use crate::domain::{dollars, without_credentials, Agent, Prices, Usage};
+use crate::error::{fail, kind_of, status_of, Kind};
+use crate::history::{Delivery, History, ListedTurn, Pushed, TurnRecord, UsageBy, UsageGroup};
 use crate::net::http::Http;
 use crate::otel::{self, OtlpSettings};
 use crate::output::{Notes, Out, Output, Tone};
@@ -25,7 +25,7 @@ use crate::text::{one_line, visible};
 
 /// Runs `analyst history`.
 pub fn run(settings: HistorySettings, notes: &Notes, out: &mut Out) -> Result<()> {
-    let mut history = History::open(&settings.db)?;
+    let history = History::open(&settings.db)?;
     match settings.command {
         HistoryCommand::List { filter, grep, json } => match json {
             true => json::write(&history.list_whole(&filter, grep.as_ref())?, out)?,
@@ -69,7 +69,7 @@ pub fn run(settings: HistorySettings, notes: &Notes, out: &mut Out) -> Result<()
             let rows = priced(&history, by, since.as_deref(), &settings.prices)?;
             write_usage(&rows, output, !settings.prices.is_empty(), settings.width, notes, out)?;
         }
-        HistoryCommand::Push(otlp) => push(&mut history, &otlp, notes)?,
+        HistoryCommand::Push(otlp) => push(&history, &otlp, notes)?,
         HistoryCommand::Forget(what) => {
             let count = history.forget(&what)?;
             notes.info(&format!(
@@ -309,17 +309,40 @@ impl Priced {
     }
 }
 
-/// `history push`: the spans a collector did not take, sent to `otlp`'s,
-/// oldest first; the first it refuses stops the push (exit 6), the rest
-/// kept for the next.
-fn push(history: &mut History, otlp: &OtlpSettings, notes: &Notes) -> Result<()> {
-    let http = Http::new(otlp.timeout, notes)?;
-    let pushed = history.push_unsent(|kept| otel::send(otlp, &http, &otel::decode(kept)?));
+/// `history push`: the spans a collector did not take, sent to `otlp`'s
+/// through the one way out, oldest first, a batch at a time (see
+/// [`History::push_unsent`]). A batch refused for good is kept, marked,
+/// and said; the first other failure stops the push (exit 6, or the
+/// signal's code), the rest kept for the next.
+fn push(history: &History, otlp: &OtlpSettings, notes: &Notes) -> Result<()> {
+    let http = Http::new(otlp.timeout)?;
+    let endpoint = without_credentials(otlp.endpoint.as_str());
+    let pushed = history.push_unsent(otlp.timeout + CLAIM_MARGIN, |kept| {
+        let refused = |why: String| {
+            notes.warn(&format!(
+                "a kept batch of spans was refused for good: {why}; it stays in the history, marked, and is not sent again"
+            ));
+            Ok(Delivery::Refused(why))
+        };
+        let request = match otel::decode(kept) {
+            Ok(request) => request,
+            Err(err) => return refused(format!("{err:#}")),
+        };
+        match otel::send(otlp, &http, &request) {
+            Ok(()) => Ok(Delivery::Taken),
+            Err(err) if refused_for_good(&err) => refused(format!("{err:#}")),
+            Err(err) => Err(err),
+        }
+    });
     let told = |pushed: &Pushed| {
-        format!(
-            "pushed {} span(s) in {} request(s) to {}; {} request(s) left",
-            pushed.spans, pushed.requests, otlp.endpoint, pushed.left
-        )
+        let mut told = format!(
+            "pushed {} span(s) in {} request(s) to {endpoint}; {} request(s) left",
+            pushed.spans, pushed.requests, pushed.left
+        );
+        if pushed.refused > 0 {
+            told.push_str(&format!(" ({} refused for good by the collector)", pushed.refused));
+        }
+        told
     };
     match pushed {
         Ok(pushed) => {
@@ -328,6 +351,18 @@ fn push(history: &mut History, otlp: &OtlpSettings, notes: &Notes) -> Result<()>
         }
         Err((pushed, err)) => Err(fail(kind_of(&err), format!("{err:#}; {}", told(&pushed)))),
     }
+}
+
+/// How much longer than its request may take a push's claim on a batch
+/// lasts: no other push sends it meanwhile; a push killed on the way
+/// leaves it to the next after that.
+const CLAIM_MARGIN: std::time::Duration = std::time::Duration::from_secs(5);
+
+/// True when the collector refused a batch for what it holds, which
+/// sending it again cannot mend (400, 413, 415, 422, …), rather than for
+/// who sent it or where (401, 403, 404) or for now (408, 429).
+fn refused_for_good(err: &anyhow::Error) -> bool {
+    status_of(err).is_some_and(|status| (400..500).contains(&status) && !matches!(status, 401 | 403 | 404 | 408 | 429))
 }
 
 /// The turns since `since`, summed by `by` and priced by `prices`: each

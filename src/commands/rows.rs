@@ -63,8 +63,8 @@ pub fn run(settings: RowsSettings, notes: &Notes, out: &mut Out) -> Result<()> {
         Some(format) => Writer::Table(TableWriter::new(format, out)),
         None => Writer::Parquet(ParquetWriter::new(out)?),
     };
-    let http = Http::new(settings.network.connect_timeout, notes)?;
-    let client = DataClient::new(http, &settings.data, settings.network, started, notes)?;
+    let http = Http::new(settings.network.connect_timeout)?;
+    let client = DataClient::new(http, &settings.data, settings.network, started)?;
     let expected = saved.as_ref().and_then(|result| result.total_rows);
     let plan = Plan::of(&sql, settings.page_size, settings.order_by.as_deref())?;
     let mut progress = RowsProgress::new(writer, expected, notes);
@@ -78,7 +78,7 @@ pub fn run(settings: RowsSettings, notes: &Notes, out: &mut Out) -> Result<()> {
         };
         spans.add_query(&sql, outcome, began);
     }
-    super::send_spans(spans, &settings.network, notes, None);
+    super::send_spans(spans, &settings.network, notes, None)?;
     // The document is closed also when the query failed on the way (a
     // `-o json` array stays valid JSON); the failure is the exit code. A
     // query that failed before its answer began writes nothing at all.

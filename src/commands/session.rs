@@ -14,8 +14,8 @@ use crate::output::{Notes, Out};
 use crate::settings::{RevokeSettings, SessionCommandSettings};
 
 /// Runs `analyst session`.
-pub fn run(settings: SessionCommandSettings, notes: &Notes, out: &mut Out) -> Result<()> {
-    let http = Http::new(settings.network.connect_timeout, notes)?;
+pub fn run(settings: SessionCommandSettings, out: &mut Out) -> Result<()> {
+    let http = Http::new(settings.network.connect_timeout)?;
     let retry = Retry::short_call(settings.network.attempts(), settings.network.limits.timeout);
     let session_id = session::generate(
         &http,
@@ -36,7 +36,7 @@ pub fn run(settings: SessionCommandSettings, notes: &Notes, out: &mut Out) -> Re
 /// Runs `analyst session revoke`: each id in turn, stopping at the first
 /// failure.
 pub fn revoke(settings: RevokeSettings, notes: &Notes) -> Result<()> {
-    let http = Http::new(settings.network.connect_timeout, notes)?;
+    let http = Http::new(settings.network.connect_timeout)?;
     for session_id in &settings.session_ids {
         let retry = Retry::short_call(settings.network.attempts(), settings.network.limits.timeout);
         session::revoke(&http, &settings.base_url, &settings.key, session_id, retry)?;

@@ -2,7 +2,6 @@
 //! branch, as whom, with which suite and in which CI job (the JSON
 //! report's `run`), and whether a baseline measured the same thing.
 
-use std::path::Path;
 use std::time::Duration;
 
 use chrono::{DateTime, Utc};
@@ -32,6 +31,15 @@ pub struct RunContext {
     pub identity: Option<String>,
     /// The suite file, as named on the command line.
     pub suite: String,
+    /// What names the suite across checkouts (see
+    /// [`suite_identity`](super::suite::suite_identity)); none in reports
+    /// written before it was kept.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub suite_path: Option<String>,
+    /// The fingerprint of the suite's cases as graded (see
+    /// [`suite_fingerprint`](super::suite::suite_fingerprint)).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub suite_hash: Option<String>,
     /// `K/N` for one shard's run.
     #[serde(default)]
     pub shard: Option<String>,
@@ -59,6 +67,8 @@ impl RunContext {
             branch: None,
             identity: None,
             suite: suite.to_string(),
+            suite_path: None,
+            suite_hash: None,
             shard,
             ci,
         }
@@ -86,12 +96,19 @@ impl RunContext {
     }
 }
 
+/// How far in the future a baseline's start may be before it is not
+/// believed (clocks of CI machines differ a little).
+const CLOCK_SKEW: chrono::TimeDelta = chrono::TimeDelta::minutes(5);
+
 /// Why `baseline` is no fair measure for `now`: another agent, branch or
-/// suite, older than `max_age` at `today`, or a report that does not say
-/// what it measured. `None` when it is fair.
+/// suite (another file, or the same file whose cases changed: `changed`
+/// names those the two reports share), a start in the future or older
+/// than `max_age` at `today`, or a report that does not say what it
+/// measured. `None` when it is fair.
 pub fn unreliable(
     baseline: Option<&RunContext>,
     now: &RunContext,
+    changed: &[&str],
     max_age: Duration,
     today: DateTime<Utc>,
 ) -> Option<String> {
@@ -109,18 +126,38 @@ pub fn unreliable(
             name(&now.branch)
         ));
     }
-    let file = |suite: &str| {
-        Path::new(suite)
-            .file_name()
-            .map(|name| name.to_string_lossy().into_owned())
+    let (Some(was), Some(is)) = (&baseline.suite_path, &now.suite_path) else {
+        return Some(format!(
+            "it does not say which cases of {} it graded (written before reports had suitePath and suiteHash)",
+            baseline.suite
+        ));
     };
-    if file(&baseline.suite) != file(&now.suite) {
-        return Some(format!("it ran the suite {}, this run {}", baseline.suite, now.suite));
+    if was != is {
+        return Some(format!("it ran the suite {was}, this run {is}"));
+    }
+    if baseline.suite_hash != now.suite_hash {
+        let which = match changed {
+            [] => "cases were added or removed".to_string(),
+            [one] => format!("case {one} is asked or graded differently"),
+            many => format!(
+                "{} cases are asked or graded differently: {}",
+                many.len(),
+                many.join(", ")
+            ),
+        };
+        return Some(format!("the suite changed since it ran: {which}"));
     }
     let Ok(started) = DateTime::parse_from_rfc3339(&baseline.started_at) else {
         return Some(format!("its start {:?} is not a time", baseline.started_at));
     };
-    let age = (today - started.with_timezone(&Utc)).to_std().unwrap_or_default();
+    let started = started.with_timezone(&Utc);
+    if started > today + CLOCK_SKEW {
+        return Some(format!(
+            "it says it started at {}, in the future: its clock or the report is wrong",
+            baseline.started_at
+        ));
+    }
+    let age = (today - started).to_std().unwrap_or_default();
     (age > max_age).then(|| {
         format!(
             "it is {} old (--baseline-max-age {})",
@@ -156,6 +193,8 @@ mod tests {
             branch: None,
             identity: Some("external user ci-bot".into()),
             suite: "evals/smoke.toml".into(),
+            suite_path: Some("evals/smoke.toml".into()),
+            suite_hash: Some("00aa11bb22cc33dd".into()),
             shard: None,
             ci: None,
         }
@@ -168,15 +207,15 @@ mod tests {
             .with_timezone(&Utc);
         let fortnight = Duration::from_secs(14 * 86_400);
         let now = context();
-        assert_eq!(unreliable(Some(&context()), &now, fortnight, today), None);
+        assert_eq!(unreliable(Some(&context()), &now, &[], fortnight, today), None);
         let moved = RunContext {
             suite: "/ci/checkout/evals/smoke.toml".into(),
             ..context()
         };
         assert_eq!(
-            unreliable(Some(&moved), &now, fortnight, today),
+            unreliable(Some(&moved), &now, &[], fortnight, today),
             None,
-            "the same suite file elsewhere"
+            "the same suite file in another checkout"
         );
         let cases = [
             (
@@ -195,24 +234,55 @@ mod tests {
             ),
             (
                 RunContext {
-                    suite: "evals/full.toml".into(),
+                    suite: "../teamA/smoke.toml".into(),
+                    suite_path: Some("teamA/smoke.toml".into()),
                     ..context()
                 },
-                "it ran the suite evals/full.toml, this run evals/smoke.toml",
+                "it ran the suite teamA/smoke.toml, this run evals/smoke.toml",
+            ),
+            (
+                RunContext {
+                    suite_hash: Some("ffffffffffffffff".into()),
+                    ..context()
+                },
+                "the suite changed since it ran: cases were added or removed",
+            ),
+            (
+                RunContext {
+                    started_at: "2026-11-28T10:00:00Z".into(),
+                    ..context()
+                },
+                "it says it started at 2026-11-28T10:00:00Z, in the future: its clock or the report is wrong",
+            ),
+            (
+                RunContext {
+                    suite_path: None,
+                    suite_hash: None,
+                    ..context()
+                },
+                "it does not say which cases of evals/smoke.toml it graded (written before reports had suitePath and suiteHash)",
             ),
         ];
         for (baseline, why) in cases {
             assert_eq!(
-                unreliable(Some(&baseline), &now, fortnight, today).as_deref(),
+                unreliable(Some(&baseline), &now, &[], fortnight, today).as_deref(),
                 Some(why)
             );
         }
+        let edited = RunContext {
+            suite_hash: Some("ffffffffffffffff".into()),
+            ..context()
+        };
+        assert_eq!(
+            unreliable(Some(&edited), &now, &["revenue"], fortnight, today).as_deref(),
+            Some("the suite changed since it ran: case revenue is asked or graded differently")
+        );
         let week = Duration::from_secs(6 * 86_400);
         assert_eq!(
-            unreliable(Some(&context()), &now, week, today).as_deref(),
+            unreliable(Some(&context()), &now, &[], week, today).as_deref(),
             Some("it is 7d old (--baseline-max-age 6d)")
         );
-        assert!(unreliable(None, &now, fortnight, today)
+        assert!(unreliable(None, &now, &[], fortnight, today)
             .unwrap()
             .contains("written before reports had `run`"));
         assert_eq!(days_or_hours(Duration::from_secs(36 * 3600)), "36h");

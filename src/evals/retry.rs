@@ -148,7 +148,7 @@ mod tests {
             run(2, Outcome::Error, Some(Kind::Service), None),
             run(3, Outcome::Failed, Some(Kind::Expectation), None),
         ];
-        let case = CaseReport::new(1, "c", 1.0, runs);
+        let case = CaseReport::new(1, "c", 1.0, 1, runs);
         let earlier = Earlier::of(case);
         assert_eq!(earlier.again, [1]);
         let merged = earlier.merged(vec![run(2, Outcome::Passed, None, None)]);

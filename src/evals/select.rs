@@ -11,7 +11,7 @@ use anyhow::Result;
 use regex::Regex;
 use serde_json::{json, Value};
 
-use super::suite::Case;
+use super::suite::{suite_fingerprint, Case};
 use super::{cube, suite};
 use crate::api::data::DataSettings;
 use crate::evals::report::{ReportFormat, ReportSettings};
@@ -64,7 +64,7 @@ pub struct CheckListSettings {
 /// Runs `analyst check --list`: the cases a run would ask, one a line
 /// (`NAME<TAB>FILE:LINE<TAB>QUESTION`) or as a JSON array; nothing is sent.
 pub fn list(settings: CheckListSettings, notes: &Notes, out: &mut Out) -> Result<()> {
-    let cases = load(&settings.selection, &settings.identity, None, notes)?;
+    let cases = load(&settings.selection, &settings.identity, None, notes)?.cases;
     check_reports_apart(&settings.selection, &cases, &settings.report.written())?;
     for case in &cases {
         if let Some(name) = case.missing_ground_truth() {
@@ -128,6 +128,15 @@ pub fn check_reports_apart(selection: &Selection, cases: &[Case], written: &[(&s
     check_files_apart(&read, written)
 }
 
+/// The cases a run asks, and the fingerprint of the whole suite's.
+pub struct Selected {
+    /// The cases `--filter` and `--shard` selected, in suite order.
+    pub cases: Vec<Case>,
+    /// The fingerprint of every case of the suite as graded (see
+    /// [`suite_fingerprint`]): the same for every slice of it.
+    pub hash: String,
+}
+
 /// The cases of the suite that `selection` selects: read and validated
 /// whole (`data`: the data query API the ground truths need, `None` when
 /// nothing will run), then `--filter` and `--shard`. A filter that selects
@@ -138,7 +147,7 @@ pub fn load(
     identity: &IdentityInput,
     data: Option<&DataSettings>,
     notes: &Notes,
-) -> Result<Vec<Case>> {
+) -> Result<Selected> {
     let suite = &selection.suite;
     let cases = match cube::is_cube_suite(suite) {
         true => cube::load(
@@ -165,6 +174,7 @@ pub fn load(
         }
     }
     let total = cases.len();
+    let hash = suite_fingerprint(&cases);
     let mut cases: Vec<Case> = match &selection.filter {
         None => cases,
         Some(filter) => {
@@ -196,5 +206,5 @@ pub fn load(
             ));
         }
     }
-    Ok(cases)
+    Ok(Selected { cases, hash })
 }

@@ -218,6 +218,52 @@ impl Case {
         })
     }
 
+    /// What it asks and how it is graded, as a short hash (16 hex digits):
+    /// its name and space, and each turn's question, images,
+    /// expectations and expected rows (or ground truth) with how they are
+    /// compared. How often it is asked, its pass rate and its time limits
+    /// are not in it: a report's runs stand for the case whatever those.
+    pub fn fingerprint(&self) -> String {
+        let turns: Vec<Value> = self
+            .turns
+            .iter()
+            .map(|turn| {
+                let expected = &turn.expectations;
+                let rows = turn.rows.as_ref().map(|rows| {
+                    let source = match &rows.source {
+                        RowsSource::Inline(rows) => serde_json::json!({ "inline": rows }),
+                        RowsSource::Sql(sql) => serde_json::json!({ "sql": sql }),
+                        RowsSource::GroundTruth(GroundTruth::Sql(sql)) => serde_json::json!({ "groundTruth": sql }),
+                        RowsSource::GroundTruth(GroundTruth::NotFound(name)) => serde_json::json!({ "notFound": name }),
+                    };
+                    serde_json::json!({
+                        "source": source,
+                        "ordered": rows.how.ordered,
+                        "tolerance": rows.how.tolerance.to_string(),
+                    })
+                });
+                serde_json::json!({
+                    "question": turn.question,
+                    "images": turn.images.iter().map(|image| image.path.display().to_string()).collect::<Vec<_>>(),
+                    "expectAnswer": expected.answer.as_ref().map(regex::Regex::as_str),
+                    "expectSql": expected.sql.as_ref().map(regex::Regex::as_str),
+                    "expectTool": expected.tools,
+                    "minRows": expected.min_rows.map(|(min, pick)| format!("{min} of {}", pick.describe())),
+                    "rows": rows,
+                })
+            })
+            .collect();
+        let budgets = &self.budgets;
+        let graded = serde_json::json!({
+            "name": self.name,
+            "space": self.space,
+            "branch": self.branch,
+            "turns": turns,
+            "budgets": [budgets.seconds.map(|limit| limit.as_millis().to_string()), budgets.tokens.map(|n| n.to_string()), budgets.llm_calls.map(|n| n.to_string())],
+        });
+        short_hash(graded.to_string().as_bytes())
+    }
+
     /// The certified query its `certifiedQuery` names, when none has that
     /// name: the case gets Cube's verdict `error` without the agent being asked.
     pub fn missing_ground_truth(&self) -> Option<&str> {
@@ -226,6 +272,42 @@ impl Case {
             _ => None,
         })
     }
+}
+
+/// The first 8 bytes of the SHA-256 of `bytes`, in hex: a fingerprint.
+pub fn short_hash(bytes: &[u8]) -> String {
+    let digest = ring::digest::digest(&ring::digest::SHA256, bytes);
+    digest.as_ref()[..8].iter().map(|byte| format!("{byte:02x}")).collect()
+}
+
+/// The fingerprint of a suite's cases as graded (all of them, before
+/// `--filter` and `--shard` pick: every slice of a suite has its suite's).
+pub fn suite_fingerprint(cases: &[Case]) -> String {
+    let mut each: Vec<String> = cases.iter().map(Case::fingerprint).collect();
+    each.sort_unstable();
+    short_hash(each.join("\n").as_bytes())
+}
+
+/// What names a suite across checkouts and working folders: its path
+/// relative to the root of the repository it is in (the nearest folder
+/// above it that holds `.git`), else its absolute path; `./s.toml`,
+/// `s.toml` and `/home/me/repo/s.toml` are one suite. A path that does not
+/// exist is named as given, without `./`.
+pub fn suite_identity(path: &Path) -> String {
+    let Ok(absolute) = std::path::absolute(path) else {
+        return path.display().to_string();
+    };
+    let absolute: std::path::PathBuf = absolute.components().collect();
+    let root = absolute.ancestors().skip(1).find(|folder| folder.join(".git").exists());
+    let named = match root.and_then(|root| absolute.strip_prefix(root).ok()) {
+        Some(inside) => inside.to_path_buf(),
+        None => absolute,
+    };
+    named
+        .to_string_lossy()
+        .replace('\\', "/")
+        .trim_end_matches('/')
+        .to_string()
 }
 
 /// What a turn may spend: its wall time, and the tokens and LLM calls of

@@ -87,7 +87,13 @@ impl RunTrace {
                 start,
                 end,
                 attributes,
-                error: (case.status != Outcome::Passed).then(|| case.messages.join("; ")),
+                error: (case.status != Outcome::Passed).then(|| {
+                    let reason = case
+                        .cube
+                        .score_reason
+                        .map_or_else(|| reason(case.status), |reason| reason.as_str());
+                    self.spans.content_or(&case.messages.join("; "), reason)
+                }),
             });
         }
         let mut attributes = vec![
@@ -130,5 +136,15 @@ impl RunTrace {
         });
         self.spans.add(spans);
         self.spans
+    }
+}
+
+/// Why a case did not pass, named without its text (which quotes the
+/// answer and the SQL).
+fn reason(status: Outcome) -> &'static str {
+    match status {
+        Outcome::Passed => "passed",
+        Outcome::Failed => "an expectation, a comparison or a budget was not met",
+        Outcome::Error => "the run ended in an error",
     }
 }

@@ -358,7 +358,7 @@ fn settle(client: &ChatClient, mut ending: Ending, chat_id: Option<&str>) -> End
         return ending;
     }
     let aborted = match chat_id {
-        Some(chat_id) => match client.abort(chat_id, Retry::short_call(3, Some(ABORT_BUDGET))) {
+        Some(chat_id) => match client.abort_stopped(chat_id, Retry::short_call(3, Some(ABORT_BUDGET))) {
             Ok(()) => format!("; chat {chat_id} aborted"),
             Err(err) => format!("; aborting chat {chat_id} failed: {err:#}"),
         },

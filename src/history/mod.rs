@@ -23,7 +23,7 @@ mod unsent;
 pub use query::{Forget, ListFilter, ListedTurn, TurnKind, UsageBy, UsageGroup};
 pub use record::{chat_url, identity, write};
 pub use schema::SCHEMA_VERSION;
-pub use unsent::Pushed;
+pub use unsent::{Delivery, Pushed};
 
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
@@ -143,6 +143,15 @@ pub struct ThreadRecord {
 /// The time now, as the history writes times.
 pub fn now() -> String {
     chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Millis, true)
+}
+
+/// Now and `span` later, as the history writes times.
+pub fn after(span: Duration) -> String {
+    let span = chrono::Duration::from_std(span).unwrap_or(chrono::Duration::MAX);
+    let then = chrono::Utc::now()
+        .checked_add_signed(span)
+        .unwrap_or(chrono::DateTime::<chrono::Utc>::MAX_UTC);
+    then.to_rfc3339_opts(chrono::SecondsFormat::Millis, true)
 }
 
 /// `time` less `age`, as the history writes times.

@@ -301,30 +301,45 @@ impl History {
         Ok(())
     }
 
-    /// Deletes what `what` names, and erases it: the deleted text is
-    /// overwritten (`secure_delete`) and the write-ahead log emptied into
-    /// the file, so none of it can be read back from either. How many
-    /// turns went.
+    /// Deletes what `what` names, and erases it: the turns, their thread
+    /// names, and the kept spans that describe them (never pushed), in one
+    /// transaction; the deleted text is overwritten (`secure_delete`) and
+    /// the write-ahead log emptied into the file, so none of it can be
+    /// read back from either. How many turns went.
     pub fn forget(&self, what: &Forget) -> Result<usize> {
         let failed = |err| self.failed(err);
         self.connection
             .pragma_update(None, "secure_delete", "ON")
             .map_err(failed)?;
-        let deleted = match what {
-            Forget::Before(at) => self.connection.execute("DELETE FROM turns WHERE at < ?1", params![at]),
-            Forget::Thread(name) => self
-                .connection
-                .execute("DELETE FROM threads WHERE name = ?1", params![name])
-                .and_then(|_| {
-                    self.connection
-                        .execute("DELETE FROM turns WHERE thread = ?1", params![name])
-                }),
-            Forget::All => self
-                .connection
-                .execute("DELETE FROM threads", [])
-                .and_then(|_| self.connection.execute("DELETE FROM turns", [])),
+        let (turns, key) = match what {
+            Forget::Before(at) => ("at < ?1", Some(at.as_str())),
+            Forget::Thread(name) => ("thread = ?1", Some(name.as_str())),
+            Forget::All => ("1", None),
+        };
+        let key = rusqlite::params_from_iter(key);
+        let transaction = self.connection.unchecked_transaction().map_err(failed)?;
+        // The kept spans of the turns that go, so that no push sends them.
+        transaction
+            .execute(
+                &format!(
+                    "DELETE FROM unsent_spans WHERE id IN (SELECT unsent_id FROM unsent_turns
+                     WHERE message_id IN (SELECT message_id FROM turns WHERE {turns}))"
+                ),
+                key.clone(),
+            )
+            .map_err(failed)?;
+        match what {
+            Forget::Before(at) => transaction.execute("DELETE FROM unsent_spans WHERE at < ?1", params![at]),
+            Forget::Thread(name) => transaction.execute("DELETE FROM threads WHERE name = ?1", params![name]),
+            Forget::All => transaction
+                .execute("DELETE FROM unsent_spans", [])
+                .and_then(|_| transaction.execute("DELETE FROM threads", [])),
         }
         .map_err(failed)?;
+        let deleted = transaction
+            .execute(&format!("DELETE FROM turns WHERE {turns}"), key)
+            .map_err(failed)?;
+        transaction.commit().map_err(failed)?;
         self.connection
             .query_row("PRAGMA wal_checkpoint(TRUNCATE)", [], |_| Ok(()))
             .map_err(failed)?;

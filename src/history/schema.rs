@@ -14,8 +14,10 @@ pub const SCHEMA_VERSION: i64 = MIGRATIONS.len() as i64;
 /// index) to the next: version 1 made the tables; version 2 indexes turns
 /// by chat id (`history export CHAT_ID`); version 3 keeps a `check` turn's
 /// verdict-level exit code beside the turn's; version 4 keeps the spans a
-/// collector did not take, for `history push`.
-const MIGRATIONS: [&str; 4] = [
+/// collector did not take, for `history push`; version 5 lets a push claim
+/// one batch at a time, mark one refused for good, and `history forget`
+/// find the batches of the turns it forgets.
+const MIGRATIONS: [&str; 5] = [
     "
 CREATE TABLE turns (
     id INTEGER PRIMARY KEY,
@@ -80,6 +82,16 @@ CREATE TABLE unsent_spans (
     spans INTEGER NOT NULL,
     request BLOB NOT NULL
 );
+",
+    "
+ALTER TABLE unsent_spans ADD COLUMN claimed_until TEXT;
+ALTER TABLE unsent_spans ADD COLUMN refused TEXT;
+CREATE TABLE unsent_turns (
+    unsent_id INTEGER NOT NULL REFERENCES unsent_spans (id) ON DELETE CASCADE,
+    message_id TEXT NOT NULL
+);
+CREATE INDEX unsent_turns_message ON unsent_turns (message_id);
+CREATE INDEX unsent_turns_batch ON unsent_turns (unsent_id);
 ",
 ];
 

@@ -1,59 +1,80 @@
-//! The one place that builds the HTTP client, sends requests, logs them with
-//! `-v` (secrets redacted), retries what is safe to repeat, and turns
-//! statuses and transport failures into [`Fault`]s of the right kind.
+//! THE way out to the network: every request — a chat, an abort, a data
+//! query, a session, a span export, a push of kept spans — is a
+//! [`Request`] sent by [`Http`], which applies to each what the command
+//! promises: the time left of `--timeout` (no request outlives it), the
+//! first signal or the command's stop (the wait ends at once, 130/143),
+//! the plain-`http://` and proxy rule, `-v` logging of the request and its
+//! status, retries of what is safe to repeat, and faults worded with every
+//! secret redacted. It writes nothing itself: `-v` lines and retries go
+//! through the `log` facade, failures come back as [`Fault`]s.
 
 use std::io::Read;
+use std::sync::mpsc;
 use std::time::{Duration, Instant, SystemTime};
 
 use anyhow::Result;
+use bytes::Bytes;
 use reqwest::blocking::{Client, Response};
 use reqwest::header::{HeaderName, HeaderValue, ACCEPT, AUTHORIZATION, CONTENT_TYPE, LOCATION, RETRY_AFTER};
 use reqwest::{StatusCode, Url};
 use serde::Serialize;
 
-use crate::domain::is_loopback;
+use crate::domain::{is_loopback, without_credentials, Limits};
 use crate::error::{root_causes, Fault, Kind};
-use crate::output::Notes;
+use crate::net::source::Source;
 use crate::redact::redact;
 use crate::redact::Secret;
-use crate::signals::Stop;
+use crate::signals::{self, Stop};
 use crate::text::{human, shorten};
 
 /// How much of an error body is read to summarise it.
 const ERROR_BODY_LIMIT: u64 = 64 * 1024;
+/// How much of a request's body `-v` shows.
+const LOGGED_BODY: usize = 4 * 1024;
+/// How often a watched request looks at signals and the clock.
+const POLL: Duration = Duration::from_millis(50);
 
-/// The credential headers of a request.
-#[derive(Clone, Copy, Debug)]
-pub enum Credential<'a> {
+/// The credential headers of a request: what it speaks as.
+#[derive(Clone, Debug)]
+pub enum Credential {
+    /// None (a collector that takes anyone).
+    None,
     /// `Authorization: Api-Key <key>`.
-    ApiKey(&'a Secret),
+    ApiKey(Secret),
     /// `Authorization: <token>` (the data query API's JWT).
-    Token(&'a Secret),
+    Token(Secret),
     /// The chat endpoints: an API key, a Cube token
     /// (`X-Cube-Auth-Token: <JWT>`), or both (the service then takes the key).
     Chat {
         /// The API key, when there is one.
-        key: Option<&'a Secret>,
+        key: Option<Secret>,
         /// The Cube token, when there is one.
-        cube_token: Option<&'a Secret>,
+        cube_token: Option<Secret>,
     },
+    /// A collector's headers (`OTEL_EXPORTER_OTLP_HEADERS`): each value a
+    /// secret.
+    Headers(Vec<(String, Secret)>),
 }
 
 /// The header that carries a Cube token.
 const CUBE_TOKEN_HEADER: &str = "x-cube-auth-token";
 
-impl Credential<'_> {
-    /// Each header: its name, its value (marked sensitive), and how `-v`
-    /// shows it. `None` when a secret cannot go in a header.
-    fn headers(&self) -> Option<Vec<(HeaderName, HeaderValue, &'static str)>> {
+/// A header to send: its name, its value (marked sensitive), and how `-v`
+/// shows it.
+type Header = (HeaderName, HeaderValue, String);
+
+impl Credential {
+    /// Each header. `None` when a secret cannot go in a header.
+    fn headers(&self) -> Option<Vec<Header>> {
         let mut headers = Vec::new();
-        let mut add = |name: HeaderName, text: String, shown: &'static str| -> Option<()> {
+        let mut add = |name: HeaderName, text: String, shown: &str| -> Option<()> {
             let mut value = HeaderValue::from_str(&text).ok()?;
             value.set_sensitive(true);
-            headers.push((name, value, shown));
+            headers.push((name, value, shown.to_string()));
             Some(())
         };
-        match *self {
+        match self {
+            Credential::None => {}
             Credential::ApiKey(key) => add(AUTHORIZATION, format!("Api-Key {}", key.expose()), "Api-Key ***")?,
             Credential::Token(token) => add(AUTHORIZATION, token.expose().to_string(), "***")?,
             Credential::Chat { key, cube_token } => {
@@ -68,19 +89,116 @@ impl Credential<'_> {
                     )?;
                 }
             }
+            Credential::Headers(pairs) => {
+                for (name, value) in pairs {
+                    add(
+                        HeaderName::from_bytes(name.as_bytes()).ok()?,
+                        value.expose().to_string(),
+                        "***",
+                    )?;
+                }
+            }
         }
         Some(headers)
     }
+
+    /// True when the request carries a secret in a header.
+    fn carries_secret(&self) -> bool {
+        match self {
+            Credential::None => false,
+            Credential::Chat { key, cube_token } => key.is_some() || cube_token.is_some(),
+            Credential::Headers(pairs) => !pairs.is_empty(),
+            Credential::ApiKey(_) | Credential::Token(_) => true,
+        }
+    }
 }
 
-/// How a request that is safe to repeat (abort, generate-session, a data
-/// query) is retried after a transient failure: connection refused or
-/// reset, 502, 503, 504, or 429 (after its `Retry-After`).
+/// Who a request goes to: what a refusal's hint tells the user to check.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Peer {
+    /// The chat service (`--chat-url`).
+    Chat,
+    /// The account host (`--base-url`): embed sessions.
+    Account,
+    /// The data query API (`--data-url`).
+    Data,
+    /// An OpenTelemetry collector (`OTEL_EXPORTER_OTLP_*`).
+    Collector,
+}
+
+impl Peer {
+    /// How messages name it.
+    fn name(self) -> &'static str {
+        match self {
+            Peer::Collector => "the collector",
+            _ => "the service",
+        }
+    }
+}
+
+/// One request: where it goes, as whom, what it carries, and how it is
+/// retried. Cheap to clone (the body is shared).
+#[derive(Clone, Debug)]
+pub struct Request {
+    /// Where the POST goes.
+    pub url: Url,
+    /// Who it goes to, for what a refusal says to check.
+    pub peer: Peer,
+    /// Its credential headers.
+    pub credential: Credential,
+    /// Its body.
+    pub body: Bytes,
+    /// The body's content type.
+    pub content_type: &'static str,
+    /// What answer it accepts.
+    pub accept: &'static str,
+    /// How it is tried again.
+    pub retry: Retry,
+    /// It cleans up after a stop (the abort of a chat that a signal, the
+    /// deadline or a stall ended): the first signal and the command's
+    /// deadline, which caused it, do not end it; its retry's budget does
+    /// (a second signal still ends the process at once).
+    pub cleanup: bool,
+}
+
+impl Request {
+    /// A POST of `body` as JSON to `url` (`peer`), as `credential`,
+    /// accepting `accept`, retried as `retry` says.
+    pub fn json(
+        url: Url,
+        peer: Peer,
+        credential: Credential,
+        body: &impl Serialize,
+        accept: &'static str,
+        retry: Retry,
+    ) -> Result<Request> {
+        Ok(Request {
+            url,
+            peer,
+            credential,
+            body: Bytes::from(serde_json::to_vec(body)?),
+            content_type: "application/json",
+            accept,
+            retry,
+            cleanup: false,
+        })
+    }
+
+    /// The same request, sent to clean up after a stop (see
+    /// [`Request::cleanup`]).
+    pub fn cleaning_up(self) -> Request {
+        Request { cleanup: true, ..self }
+    }
+}
+
+/// How a request is retried after a transient failure: connection refused
+/// or reset, 502, 503, 504, or 429 (after its `Retry-After`).
 #[derive(Clone, Copy, Debug)]
 pub struct Retry {
     /// Tries in all, the first included.
     pub attempts: u32,
-    /// The time all tries together may take, when bounded.
+    /// The time all tries together may take, when bounded (besides what
+    /// is left of `--timeout`, which bounds every request).
     pub budget: Option<Duration>,
     /// The longest one try may take, its answer's body included; `None` for
     /// answers that stream for as long as they need (a caller bounds them).
@@ -98,6 +216,17 @@ impl Retry {
             attempts,
             budget,
             per_try: Some(SHORT_CALL),
+            any_server_error: false,
+        }
+    }
+
+    /// One try of at most `limit` (a span export: what it carries is kept
+    /// for a later push rather than sent again now).
+    pub fn once(limit: Duration) -> Retry {
+        Retry {
+            attempts: 1,
+            budget: Some(limit),
+            per_try: Some(limit),
             any_server_error: false,
         }
     }
@@ -144,23 +273,24 @@ const SHORT_CALL: Duration = Duration::from_secs(30);
 const FIRST_BACKOFF: Duration = Duration::from_millis(250);
 /// How many times the pause doubles at most (250 ms × 2⁵ = 8 s).
 const MAX_DOUBLINGS: u32 = 5;
-/// What is left of `--timeout` when it counts as expired.
+/// What is left of a time limit when it counts as expired.
 const EXPIRED: Duration = Duration::from_millis(50);
 /// The longest `Retry-After` honoured.
 const MAX_RETRY_AFTER: Duration = Duration::from_secs(10);
 
-/// An HTTP client configured for long streams: a connect timeout, no total
-/// timeout (streams of several minutes are normal), no redirects (a POST
-/// must not be silently re-sent elsewhere), compressed bodies decoded.
-/// Loopback hosts are reached directly, never through a proxy (a plain
-/// `http://` request carries the key in clear). Cheap to clone.
+/// The HTTP client every request goes through: a connect timeout, no total
+/// timeout (streams of several minutes are normal: each request is bounded
+/// by its retry's limits and what `--timeout` has left), no redirects (a
+/// POST must not be silently re-sent elsewhere), compressed bodies decoded.
+/// Loopback hosts and plain `http://` are reached directly, never through
+/// a proxy. Cheap to clone.
 #[derive(Clone)]
 pub struct Http {
-    /// For every other host: the proxy environment variables apply.
+    /// For `https://` hosts that are not loopback: the proxy environment
+    /// variables apply.
     client: Client,
-    /// For loopback hosts: no proxy.
+    /// For loopback hosts and plain `http://`: no proxy.
     direct: Client,
-    notes: Notes,
     /// What stops its waits and the streams it opens.
     stop: Stop,
 }
@@ -175,9 +305,24 @@ struct Failure {
     retry_after: Option<Duration>,
 }
 
+impl Failure {
+    /// A failure that trying again cannot mend.
+    fn lasting(fault: Fault) -> Failure {
+        Failure {
+            fault,
+            timed_out: false,
+            transient: false,
+            server_error: false,
+            retry_after: None,
+        }
+    }
+}
+
 impl Http {
-    /// Builds the client. `connect_timeout` bounds only connection set-up.
-    pub fn new(connect_timeout: Duration, notes: &Notes) -> Result<Self> {
+    /// Builds the client, and starts hearing signals (a request's wait
+    /// ends at the first). `connect_timeout` bounds only connection set-up.
+    pub fn new(connect_timeout: Duration) -> Result<Self> {
+        signals::watch();
         let builder = || {
             Client::builder()
                 .connect_timeout(connect_timeout)
@@ -193,7 +338,6 @@ impl Http {
         Ok(Http {
             client: built(builder())?,
             direct: built(builder().no_proxy())?,
-            notes: notes.clone(),
             stop: Stop::default(),
         })
     }
@@ -212,47 +356,88 @@ impl Http {
         &self.stop
     }
 
-    /// The client for `url`: loopback hosts directly, others through the
-    /// proxy the environment names.
-    fn client_for(&self, url: &Url) -> &Client {
-        match is_loopback(url) {
-            true => &self.direct,
-            false => &self.client,
+    /// Sends `request` and returns the answer once its status is a success,
+    /// waiting for it no longer than what `--timeout` has left and no
+    /// longer than the first signal (or this client's stop): then the
+    /// failure is the stop's (124, 130, 143), at once. The answer's body
+    /// is read by the caller, within the retry's `per_try`.
+    pub fn send(&self, request: &Request) -> Result<Response> {
+        let (answered, answer) = mpsc::sync_channel(1);
+        let (http, sent) = (self.clone(), request.clone());
+        std::thread::Builder::new()
+            .spawn(move || {
+                let _ = answered.send(http.exchange(&sent));
+            })
+            .map_err(|err| {
+                Fault::new(
+                    Kind::Unexpected,
+                    format!("cannot start a thread for the request: {err}"),
+                )
+            })?;
+        loop {
+            let stop = self.stop.stopped().or_else(signals::expired);
+            if let Some(stop) = stop.filter(|_| !request.cleanup) {
+                return Err(stop.into());
+            }
+            match answer.recv_timeout(POLL) {
+                Ok(answer) => return answer,
+                Err(mpsc::RecvTimeoutError::Timeout) => {}
+                Err(mpsc::RecvTimeoutError::Disconnected) => {
+                    return Err(Fault::new(Kind::Unexpected, "the request ended without an answer").into())
+                }
+            }
         }
     }
 
-    /// Where this client's warnings and `-v` log go.
-    pub fn notes(&self) -> &Notes {
-        &self.notes
+    /// Sends `request` from a stream source's worker and reads its answer
+    /// there: the source watches signals, `--timeout` (`limits`, counted
+    /// from `started`) and stalls while the request waits and while the
+    /// answer streams.
+    pub fn stream(&self, request: Request, limits: Limits, started: Instant) -> Source {
+        let http = self.clone();
+        let open = move || -> Result<Box<dyn Read + Send>> { Ok(Box::new(http.exchange(&request)?)) };
+        Source::start(open, limits, started, &self.stop)
     }
 
-    /// POSTs `body` as JSON with the credential headers of `auth`. Returns
-    /// the response once its status is a success; transient failures are
-    /// tried again with backoff as `retry` allows; any other status, and a
-    /// failure to connect, becomes a [`Fault`] naming what to check.
-    pub fn post_json_retrying(
-        &self,
-        url: &Url,
-        auth: Credential<'_>,
-        body: &impl Serialize,
-        accept: &str,
-        retry: Retry,
-    ) -> Result<Response> {
-        let json = serde_json::to_vec(body)?;
+    /// The request's tries: transient failures are tried again with
+    /// backoff as its retry allows, within its budget and what `--timeout`
+    /// has left; any other status, and a failure to connect, becomes a
+    /// [`Fault`] naming what to check.
+    fn exchange(&self, request: &Request) -> Result<Response> {
+        let retry = request.retry;
         let started = Instant::now();
-        let left = || retry.budget.map(|budget| budget.saturating_sub(started.elapsed()));
+        // What --timeout has left bounds every request but a cleanup.
+        let command_left = || signals::time_left().filter(|_| !request.cleanup);
+        let left = || {
+            let budget = retry.budget.map(|budget| budget.saturating_sub(started.elapsed()));
+            match (budget, command_left()) {
+                (Some(budget), Some(command)) => Some(budget.min(command)),
+                (budget, command) => budget.or(command),
+            }
+        };
         let mut attempt = 0;
         loop {
             attempt += 1;
-            let timeout = retry
-                .per_try
-                .map(|per_try| left().map_or(per_try, |left| left.min(per_try)));
-            let failure = match self.send_once(url, auth, &json, accept, timeout) {
+            if let Some(expired) = signals::expired().filter(|_| !request.cleanup) {
+                return Err(expired.into());
+            }
+            let timeout = match (retry.per_try, left()) {
+                (Some(per_try), Some(left)) => Some(per_try.min(left)),
+                (Some(per_try), None) => Some(per_try),
+                // A streamed answer: no timer cuts it, but it never
+                // outlives the command's --timeout.
+                (None, _) => command_left(),
+            };
+            let failure = match self.try_once(request, timeout) {
                 Ok(response) => return Ok(response),
                 Err(failure) => failure,
             };
             // The try was cut because `--timeout` ran out: that is the
             // failure, not the service.
+            if failure.timed_out && command_left().is_some_and(|left| left < EXPIRED) {
+                let expired = signals::expired().map_or_else(|| "--timeout expired".to_string(), |f| f.to_string());
+                return Err(Fault::new(Kind::Timeout, format!("{expired}: {}", failure.fault)).into());
+            }
             if failure.timed_out && left().is_some_and(|left| left < EXPIRED) {
                 return Err(Fault::new(Kind::Timeout, format!("--timeout expired: {}", failure.fault)).into());
             }
@@ -262,84 +447,88 @@ impl Http {
             if !transient || attempt >= retry.attempts || !time_for_another {
                 return Err(failure.fault.into());
             }
-            self.notes.warn(&format!(
+            log::warn!(
                 "{}; trying again in {} ({} of {})",
                 failure.fault,
                 human(wait),
                 attempt + 1,
                 retry.attempts
-            ));
-            self.stop.pause(wait)?;
+            );
+            match request.cleanup {
+                true => std::thread::sleep(wait),
+                false => self.stop.pause(wait)?,
+            }
         }
     }
 
-    fn send_once(
-        &self,
-        url: &Url,
-        auth: Credential<'_>,
-        json: &[u8],
-        accept: &str,
-        timeout: Option<Duration>,
-    ) -> Result<Response, Failure> {
-        let headers = auth.headers().ok_or_else(|| Failure {
-            fault: Fault::new(
+    /// The client for `request`: loopback hosts and plain `http://`
+    /// directly (a proxy would see what plain http carries), others
+    /// through the proxy the environment names. A secret (a credential
+    /// header, or one in the URL) never goes over plain `http://` to a
+    /// host that is not loopback.
+    fn client_for(&self, request: &Request) -> Result<&Client, Fault> {
+        let url = &request.url;
+        let loopback = is_loopback(url);
+        let secret_in_url = !url.username().is_empty() || url.password().is_some();
+        if url.scheme() == "http" && !loopback && (request.credential.carries_secret() || secret_in_url) {
+            return Err(Fault::new(
+                Kind::Usage,
+                format!(
+                    "refusing to send a secret over plain http:// to {}: use https://; plain http carries secrets only to localhost and loopback addresses",
+                    url.host_str().unwrap_or("?")
+                ),
+            ));
+        }
+        Ok(match loopback || url.scheme() == "http" {
+            true => &self.direct,
+            false => &self.client,
+        })
+    }
+
+    /// One try, within `timeout` when given.
+    fn try_once(&self, request: &Request, timeout: Option<Duration>) -> Result<Response, Failure> {
+        let client = self.client_for(request).map_err(Failure::lasting)?;
+        let headers = request.credential.headers().ok_or_else(|| {
+            Failure::lasting(Fault::new(
                 Kind::Usage,
                 "the credential contains characters that cannot go in an HTTP header",
-            ),
-            timed_out: false,
-            transient: false,
-            server_error: false,
-            retry_after: None,
+            ))
         })?;
-        if self.notes.verbose() {
-            self.notes.debug(&format!("> POST {url}"));
-            for (name, _, shown) in &headers {
-                self.notes.debug(&format!("> {name}: {shown}"));
-            }
-            self.notes.debug("> content-type: application/json");
-            self.notes.debug(&format!("> accept: {accept}"));
-            self.notes.debug(&format!("> {}", String::from_utf8_lossy(json)));
+        let url = &request.url;
+        if log::log_enabled!(log::Level::Debug) {
+            log_request(request, &headers);
         }
-        let client = self.client_for(url);
-        let mut request = client.post(url.clone());
+        let mut sent = client.post(url.clone());
         for (name, value, _) in headers {
-            request = request.header(name, value);
+            sent = sent.header(name, value);
         }
-        let mut request = request
-            .header(CONTENT_TYPE, "application/json")
-            .header(ACCEPT, accept)
-            .body(json.to_vec());
+        let mut sent = sent
+            .header(CONTENT_TYPE, request.content_type)
+            .header(ACCEPT, request.accept)
+            .body(request.body.clone());
         if let Some(timeout) = timeout {
-            request = request.timeout(timeout);
+            sent = sent.timeout(timeout);
         }
-        let response = request.send().map_err(|err| Failure {
+        let response = sent.send().map_err(|err| Failure {
             timed_out: err.is_timeout(),
             transient: !err.is_timeout()
                 && (err.is_connect() || err.is_request())
                 && !is_unknown_host(&err)
                 && !is_certificate_refused(&err),
             server_error: false,
-            fault: transport_fault(url, &err),
+            fault: transport_fault(url, request.peer, &err),
             retry_after: None,
         })?;
         let status = response.status();
-        if self.notes.verbose() {
-            self.notes.debug(&format!("< {:?} {status}", response.version()));
-            if let Some(kind) = response.headers().get(CONTENT_TYPE).and_then(|v| v.to_str().ok()) {
-                self.notes.debug(&format!("< content-type: {kind}"));
-            }
+        log::debug!("< {:?} {status}", response.version());
+        if let Some(kind) = response.headers().get(CONTENT_TYPE).and_then(|v| v.to_str().ok()) {
+            log::debug!("< content-type: {kind}");
         }
         if status.is_success() && !is_html(&response) {
             return Ok(response);
         }
         if status.is_success() {
-            return Err(Failure {
-                fault: html_page_fault(response),
-                timed_out: false,
-                transient: false,
-                server_error: false,
-                retry_after: None,
-            });
+            return Err(Failure::lasting(html_page_fault(response)));
         }
         let retry_after = response
             .headers()
@@ -350,44 +539,31 @@ impl Http {
             timed_out: false,
             transient: matches!(status.as_u16(), 429 | 502 | 503 | 504),
             server_error: status.is_server_error(),
-            fault: status_fault(response, auth),
+            fault: status_fault(response, request),
             retry_after,
         })
     }
 }
 
-impl Http {
-    /// POSTs `body` once (no retry: what it carries waits for a later
-    /// try elsewhere), within `timeout`, with `headers` (secret values:
-    /// never logged); `Err` names the status or the transport's failure.
-    pub fn post_once(
-        &self,
-        url: &Url,
-        headers: &[(&str, &str)],
-        content_type: &str,
-        body: Vec<u8>,
-        timeout: Duration,
-    ) -> Result<()> {
-        let client = self.client_for(url);
-        let mut request = client.post(url.clone()).timeout(timeout);
-        for (name, value) in headers {
-            let name = HeaderName::from_bytes(name.as_bytes());
-            let value = HeaderValue::from_str(value);
-            let (Ok(name), Ok(value)) = (name, value) else {
-                return Err(Fault::new(Kind::Usage, "a header holds characters no HTTP header can").into());
-            };
-            request = request.header(name, value);
-        }
-        let response = request
-            .header(CONTENT_TYPE, content_type)
-            .body(body)
-            .send()
-            .map_err(|err| transport_fault(url, &err))?;
-        let status = response.status();
-        match status.is_success() {
-            true => Ok(()),
-            false => Err(Fault::new(Kind::Unreachable, describe_status(status)).into()),
-        }
+/// `-v`: the request line, its headers as they are shown (secrets never),
+/// and its body (a JSON body as text, at most [`LOGGED_BODY`] bytes;
+/// another as its size).
+fn log_request(request: &Request, headers: &[Header]) {
+    log::debug!("> POST {}", without_credentials(request.url.as_str()));
+    for (name, _, shown) in headers {
+        log::debug!("> {name}: {shown}");
+    }
+    log::debug!("> content-type: {}", request.content_type);
+    log::debug!("> accept: {}", request.accept);
+    let body = &request.body;
+    match request.content_type == "application/json" {
+        true if body.len() <= LOGGED_BODY => log::debug!("> {}", String::from_utf8_lossy(body)),
+        true => log::debug!(
+            "> {}… ({} bytes)",
+            crate::text::head(&String::from_utf8_lossy(&body[..LOGGED_BODY]), LOGGED_BODY),
+            body.len()
+        ),
+        false => log::debug!("> ({} bytes of {})", body.len(), request.content_type),
     }
 }
 
@@ -448,14 +624,15 @@ fn says_unknown_host(causes: &str) -> bool {
 }
 
 /// The fault for a request that never got an answer: connection refused,
-/// DNS, TLS, connect timeout: the service could not be reached.
-fn transport_fault(url: &Url, err: &reqwest::Error) -> Fault {
+/// DNS, TLS, connect timeout: `peer` could not be reached. The host is
+/// named without the URL's credentials, the causes with secrets redacted.
+fn transport_fault(url: &Url, peer: Peer, err: &reqwest::Error) -> Fault {
     let host = match (url.host_str(), url.port()) {
         (Some(host), Some(port)) => format!("{host}:{port}"),
         (Some(host), None) => host.to_string(),
-        (None, _) => "the service".to_string(),
+        (None, _) => peer.name().to_string(),
     };
-    let causes = root_causes(err);
+    let causes = redact(&root_causes(err)).into_owned();
     // A request through a proxy goes through a tunnel: when that fails, the
     // proxy is what could not be reached, not the service.
     if causes.contains("tunnel error") {
@@ -482,44 +659,55 @@ fn transport_fault(url: &Url, err: &reqwest::Error) -> Fault {
     Fault::new(kind, format!("{what} {host}: {causes}"))
 }
 
-/// What to check after a status, for the API the credential is for: the
-/// flags and variables that named the URL of that API, or where the
-/// credential that was sent came from.
-fn hint(status: u16, auth: Credential<'_>) -> String {
+/// What to check after `status` from the request's peer: the flags and
+/// variables that named its URL, or where the credential that was sent
+/// came from.
+fn hint(status: u16, request: &Request) -> String {
     let check = |what: &str, secret: &Secret| format!("the {what} (from {})", secret.origin());
-    match (status, auth) {
-        (401, Credential::Chat { key, cube_token }) => {
-            let checked: Vec<String> = [(key, "API key"), (cube_token, "Cube token")]
-                .into_iter()
-                .filter_map(|(secret, what)| secret.map(|secret| check(what, secret)))
-                .collect();
+    let credential = &request.credential;
+    match (status, request.peer) {
+        (401 | 403, Peer::Collector) => match credential {
+            Credential::Headers(_) => "check the collector's headers (OTEL_EXPORTER_OTLP_HEADERS)".to_string(),
+            _ => "the collector wants credentials: set OTEL_EXPORTER_OTLP_HEADERS".to_string(),
+        },
+        (401, _) => {
+            let checked: Vec<String> = match credential {
+                Credential::Chat { key, cube_token } => [(key, "API key"), (cube_token, "Cube token")]
+                    .into_iter()
+                    .filter_map(|(secret, what)| secret.as_ref().map(|secret| check(what, secret)))
+                    .collect(),
+                Credential::ApiKey(key) => vec![check("API key", key)],
+                Credential::Token(token) => vec![check("data query API's credential", token)],
+                Credential::Headers(_) | Credential::None => vec!["the credentials".to_string()],
+            };
             format!("check {}", checked.join(" and "))
         }
-        (401, Credential::ApiKey(key)) => format!("check {}", check("API key", key)),
-        (401 | 403, Credential::Token(token)) => {
-            format!("check {}", check("data query API's credential", token))
-        }
+        (403, Peer::Data) => match credential {
+            Credential::Token(token) => format!("check {}", check("data query API's credential", token)),
+            _ => "this key or user may not do that".to_string(),
+        },
         (403, _) => "this key or user may not do that".to_string(),
-        (404 | 410, Credential::Chat { .. }) => {
-            "check --chat-url (ANALYST_CHAT_URL: account and agent) and --chat-id".to_string()
-        }
-        (404 | 410, Credential::ApiKey(_)) => {
+        (404 | 410, Peer::Chat) => "check --chat-url (ANALYST_CHAT_URL: account and agent) and --chat-id".to_string(),
+        (404 | 410, Peer::Account) => {
             "check --base-url (ANALYST_BASE_URL, the account host) and --deployment-id".to_string()
         }
-        (404 | 410, Credential::Token(_)) => {
+        (404 | 410, Peer::Data) => {
             "check --data-url (ANALYST_DATA_URL, e.g. https://<deployment>.cubecloudapp.dev/cubejs-api)".to_string()
         }
-        (408 | 429, _) => "the service is busy; try again later".to_string(),
-        (300..=399, _) => "check the URL: the service answered with a redirect".to_string(),
-        (400..=499, _) => "the service refused the request".to_string(),
-        _ => "the service failed; try again later".to_string(),
+        (404 | 410, Peer::Collector) => {
+            "check the endpoint (OTEL_EXPORTER_OTLP_ENDPOINT or OTEL_EXPORTER_OTLP_TRACES_ENDPOINT)".to_string()
+        }
+        (408 | 429, _) => format!("{} is busy; try again later", request.peer.name()),
+        (300..=399, _) => format!("check the URL: {} answered with a redirect", request.peer.name()),
+        (400..=499, _) => format!("{} refused the request", request.peer.name()),
+        _ => format!("{} failed; try again later", request.peer.name()),
     }
 }
 
 /// The fault for an answer with a non-success status: the kind of the
 /// contract's table, the status, a summary of the body, and what to check
-/// for the API `auth` is the credential of.
-fn status_fault(mut response: Response, auth: Credential<'_>) -> Fault {
+/// (see [`hint`]).
+fn status_fault(mut response: Response, request: &Request) -> Fault {
     let status = response.status();
     let location = response
         .headers()
@@ -545,16 +733,16 @@ fn status_fault(mut response: Response, auth: Credential<'_>) -> Fault {
         400..=499 => Kind::Usage,
         _ => Kind::Service,
     };
-    let hint = hint(status.as_u16(), auth);
-    let mut message = format!("the service answered {}", describe_status(status));
+    let hint = hint(status.as_u16(), request);
+    let mut message = format!("{} answered {}", request.peer.name(), describe_status(status));
     if !summary.is_empty() {
         message.push_str(&format!(": {summary}"));
     }
     if let Some(location) = location {
-        message.push_str(&format!(" (Location: {location})"));
+        message.push_str(&format!(" (Location: {})", without_credentials(&location)));
     }
     message.push_str(&format!("; {hint}"));
-    Fault::new(code, message)
+    Fault::new(code, message).answered(status.as_u16())
 }
 
 fn describe_status(status: StatusCode) -> String {

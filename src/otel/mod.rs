@@ -18,10 +18,10 @@ use prost::Message;
 use serde_json::{json, Value as Json};
 use url::Url;
 
-use crate::domain::{Agent, Prices};
-use crate::error::{fail, Kind, SUCCESS};
+use crate::domain::{without_credentials, Agent, Prices};
+use crate::error::{fail, kind_of, Kind, SUCCESS};
 use crate::history::TurnRecord;
-use crate::net::http::Http;
+use crate::net::http::{Credential, Http, Peer, Request, Retry};
 use crate::redact::{redact, Secret};
 use proto::{AnyValue, KeyValue, Value};
 
@@ -112,6 +112,16 @@ pub struct SpanData {
     pub attributes: Vec<(&'static str, Attr)>,
     /// Why it failed (`error.type` says what kind).
     pub error: Option<String>,
+}
+
+impl SpanData {
+    /// The message id of the turn it describes, when it describes one.
+    pub fn message_id(&self) -> Option<&str> {
+        self.attributes.iter().find_map(|(key, value)| match (*key, value) {
+            ("analyst.message.id", Attr::Text(id)) => Some(id.as_str()),
+            _ => None,
+        })
+    }
 }
 
 /// The spans a command collects until it ends (shared by `check`'s jobs).
@@ -253,7 +263,10 @@ impl Spans {
                 start: start + began,
                 end: start + ended_at,
                 attributes,
-                error: query.error.as_deref().map(|error| redact(error).into_owned()),
+                error: query
+                    .error
+                    .as_deref()
+                    .map(|error| self.content_or(error, "the query failed")),
             });
         }
         self.add(spans);
@@ -261,6 +274,16 @@ impl Spans {
 }
 
 impl Spans {
+    /// What a span's status says of a failure: its text (`message`,
+    /// redacted) when content is captured, else only `what` failed — an
+    /// error text quotes SQL and answers.
+    pub fn content_or(&self, message: &str, what: &str) -> String {
+        match self.settings.capture_content {
+            true => redact(message).into_owned(),
+            false => what.to_string(),
+        }
+    }
+
     /// The span of `rows`' query through the data query API, from `start`
     /// to now: an `execute_tool` of its own trace, with the rows it
     /// fetched and the requests it took, or why it failed.
@@ -278,7 +301,7 @@ impl Spans {
         if self.settings.capture_content {
             attributes.push(("gen_ai.tool.call.arguments", Attr::Text(redact(sql).into_owned())));
         }
-        let error = fetched.err();
+        let error = fetched.err().map(|error| self.content_or(&error, "the query failed"));
         if error.is_some() {
             attributes.push(("error.type", Attr::Text("query_error".into())));
         }
@@ -465,27 +488,41 @@ pub fn decode(kept: &[u8]) -> Result<proto::ExportTraceServiceRequest> {
         .map_err(|err| fail(Kind::Usage, format!("a kept export of spans cannot be read: {err}")))
 }
 
-/// Sends `request` to the collector, within `settings.timeout`, as
-/// protobuf or OTLP/JSON: `Err` (one line, no secret) when it could not be
-/// reached or refused it.
+/// Sends `request` to the collector as protobuf or OTLP/JSON, in one try
+/// of at most `settings.timeout` through the one way out (which also
+/// bounds it by what `--timeout` has left and ends it at a signal): `Err`
+/// (one line, no secret) when it could not be reached or refused it, or
+/// the stop that ended the wait.
 pub fn send(settings: &OtlpSettings, http: &Http, request: &proto::ExportTraceServiceRequest) -> Result<()> {
     let (body, content_type) = match settings.json {
         true => (request_json(request).to_string().into_bytes(), "application/json"),
         false => (request.encode_to_vec(), "application/x-protobuf"),
     };
-    let headers: Vec<(&str, &str)> = settings
-        .headers
-        .iter()
-        .map(|(name, value)| (name.as_str(), value.expose()))
-        .collect();
-    http.post_once(&settings.endpoint, &headers, content_type, body, settings.timeout)
-        .map_err(|err| {
-            fail(
-                Kind::Unreachable,
-                format!(
-                    "the spans were not sent to {}: {err:#}",
-                    crate::redact::redact(settings.endpoint.as_str())
-                ),
-            )
-        })
+    let credential = match settings.headers.is_empty() {
+        true => Credential::None,
+        false => Credential::Headers(settings.headers.clone()),
+    };
+    let request = Request {
+        url: settings.endpoint.clone(),
+        peer: Peer::Collector,
+        credential,
+        body: body.into(),
+        content_type,
+        accept: "*/*",
+        retry: Retry::once(settings.timeout),
+        cleanup: false,
+    };
+    http.send(&request).map(drop).map_err(|err| {
+        let kind = match kind_of(&err) {
+            kind if kind.stops_the_chat() => kind,
+            _ => Kind::Unreachable,
+        };
+        fail(
+            kind,
+            format!(
+                "the spans were not sent to {}: {err:#}",
+                without_credentials(settings.endpoint.as_str())
+            ),
+        )
+    })
 }

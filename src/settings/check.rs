@@ -84,7 +84,7 @@ impl Sources<'_> {
             stop_when_decided: args.stop_when_decided,
             retry_errors: args.retry_errors,
             prices: self.config.map(Config::prices).unwrap_or_default(),
-            otlp: self.otlp()?,
+            otlp: self.otlp(),
         })
     }
 }

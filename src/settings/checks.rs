@@ -221,6 +221,15 @@ pub fn parse_setting(text: &str) -> Result<(String, Value)> {
     Ok((key.trim().to_string(), typed))
 }
 
+/// `text` with its `%XX` escapes decoded (a `+` stays a `+`), as header
+/// values and URL credentials are written.
+pub fn percent_decode(text: &str) -> String {
+    url::form_urlencoded::parse(format!("x={}", text.replace('+', "%2B")).as_bytes())
+        .next()
+        .map(|(_, value)| value.into_owned())
+        .unwrap_or_default()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

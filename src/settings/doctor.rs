@@ -50,7 +50,7 @@ impl Sources<'_> {
             .findings(),
         );
         rows.extend(super::history::findings(self.profile));
-        rows.push(super::otel::finding(self.profile));
+        rows.extend(super::otel::findings(self.config, self.profile));
         rows
     }
 
@@ -162,7 +162,7 @@ impl Sources<'_> {
             }
         };
         findings.extend(super::history::findings(self.profile));
-        findings.push(super::otel::finding(self.profile));
+        findings.extend(super::otel::findings(self.config, self.profile));
         // The account host, for the embed endpoints.
         let account = match self.setting(args.base_url.clone(), "base_url") {
             None => {
@@ -179,7 +179,7 @@ impl Sources<'_> {
                 let from = self.origin("base_url", "--base-url", var::BASE_URL, "base_url");
                 findings.push(Finding::of("account host", &base, Url::to_string, &from));
                 match (base, &secrets.api_key) {
-                    (Ok(base), Some(key)) => key.read(self.notes).ok().map(|key| (base, key)),
+                    (Ok(base), Some(key)) => key.read().ok().map(|key| (base, key)),
                     _ => None,
                 }
             }
@@ -193,7 +193,7 @@ impl Sources<'_> {
             network,
             json: args.output == TableOrJson::Json,
             width,
-            otlp: self.otlp().ok().flatten(),
+            otlp: super::otel::resolve(self.config, self.profile).ok().flatten(),
         })
     }
 }

@@ -109,7 +109,10 @@ impl Command {
     pub fn timeout(&self) -> Option<std::time::Duration> {
         let network = match self {
             Command::Ask(settings) => settings.network,
+            Command::Abort(settings) => settings.network,
             Command::Session(settings) => settings.network,
+            Command::RevokeSessions(settings) => settings.network,
+            Command::Doctor(settings) => settings.network,
             Command::Rows(settings) => settings.network,
             Command::Check(settings) => settings.network,
             _ => return None,
@@ -220,32 +223,49 @@ struct Terminals {
     stderr: bool,
 }
 
+impl Terminals {
+    /// Which of the standard streams are terminals now (stdout and stderr:
+    /// terminals that take escape codes).
+    fn now() -> Terminals {
+        Terminals {
+            stdin: std::io::stdin().is_terminal(),
+            stdout: crate::output::takes_escapes(&std::io::stdout()),
+            stderr: crate::output::takes_escapes(&std::io::stderr()),
+        }
+    }
+}
+
 /// Resolves the parsed command line (with the environment and the profile)
-/// into the notes for stderr and the command to run. The notes come back
-/// even when resolving fails, so the error can be reported as `-q` says.
-pub fn resolve(matches: &ArgMatches) -> (Notes, Result<Command>) {
-    let parsed = match Cli::from_arg_matches(matches) {
-        Ok(parsed) => parsed,
-        Err(err) => return (Notes::new(false, false, false, false), Err(usage(err.to_string()))),
+/// into the command to run; `notes` (from [`notes`]) hear what resolving
+/// has to say.
+pub fn resolve(matches: &ArgMatches, notes: &Notes) -> Result<Command> {
+    let parsed = Cli::from_arg_matches(matches).map_err(|err| usage(err.to_string()))?;
+    let terminals = Terminals::now();
+    let sub = matches.subcommand().map(|(_, sub)| sub);
+    let styles = styles(&parsed.global);
+    resolve_command(parsed.command, &parsed.global, matches, sub, terminals, styles, notes)
+}
+
+/// Where notes go for the command line `matches`: `-q`, `-v`, and
+/// progress and colour as `--color`, `NO_COLOR` and the terminal say.
+pub fn notes(matches: &ArgMatches) -> Notes {
+    let Ok(global) = GlobalArgs::from_arg_matches(matches) else {
+        return Notes::new(false, false, false, false);
     };
-    let terminals = Terminals {
-        stdin: std::io::stdin().is_terminal(),
-        stdout: crate::output::takes_escapes(&std::io::stdout()),
-        stderr: crate::output::takes_escapes(&std::io::stderr()),
-    };
-    // NO_COLOR set to something turns colour off, and only colour:
-    // progress follows -q and the terminal.
-    let styles = match parsed.global.color {
+    let stderr = Terminals::now().stderr;
+    let color = styles(&global) && (global.color == ColorWhen::Always || stderr);
+    Notes::new(global.quiet, global.verbose, stderr, color)
+}
+
+/// Whether output may be styled: `--color`, else `NO_COLOR` set to
+/// something turns colour off, and only colour (progress follows `-q` and
+/// the terminal).
+fn styles(global: &GlobalArgs) -> bool {
+    match global.color {
         ColorWhen::Always => true,
         ColorWhen::Never => false,
         ColorWhen::Auto => variable(var::NO_COLOR).is_none(),
-    };
-    let global = &parsed.global;
-    let color = styles && (global.color == ColorWhen::Always || terminals.stderr);
-    let notes = Notes::new(global.quiet, global.verbose, terminals.stderr, color);
-    let sub = matches.subcommand().map(|(_, sub)| sub);
-    let command = resolve_command(parsed.command, global, matches, sub, terminals, styles, &notes);
-    (notes, command)
+    }
 }
 
 fn resolve_command(
@@ -300,7 +320,7 @@ fn resolve_command(
     };
     // Every secret the process can see is known to the redactor before
     // anything is sent, used by this command or not.
-    secrets::register_visible(profile.as_ref());
+    secrets::register_visible(profile.as_ref(), matches);
     if let Some(profile) = &profile {
         notes.debug(&format!(
             "profile {} of {} (chosen by {})",
@@ -495,7 +515,7 @@ impl Sources<'_> {
             network,
             recording,
             thread,
-            otlp: self.otlp()?,
+            otlp: self.otlp(),
         })
     }
 
@@ -666,7 +686,7 @@ impl Sources<'_> {
             allow_partial: args.allow_partial,
             data,
             network,
-            otlp: self.otlp()?,
+            otlp: self.otlp(),
         })
     }
 

@@ -12,14 +12,13 @@ use std::time::Duration;
 use anyhow::Result;
 use reqwest::Url;
 
-use super::checks::{variable, Finding, FindingState};
+use super::checks::{percent_decode, variable, Finding, FindingState};
 use super::profile::{expand_home, Profile};
 use super::Sources;
 use crate::api::data::ReadSecret;
 use crate::cli::{var, ChatEndpointArgs};
 use crate::error::usage;
 use crate::input::{command_output, read_text, text_of, Input, MAX_TEXT_INPUT};
-use crate::output::Notes;
 use crate::redact::register_secret;
 pub use crate::redact::Secret;
 
@@ -113,17 +112,14 @@ impl SecretSource {
     /// Reads the secret: standard input, the file (with a warning when
     /// others may read it), the variable, or the profile's command, run now.
     /// It must be one line, not empty.
-    pub fn read(&self, notes: &Notes) -> Result<Secret> {
+    pub fn read(&self) -> Result<Secret> {
         let what = self.what;
         let (raw, origin) = match &self.place {
             Place::Stdin => (
                 read_text(Input::Stdin, self.limit, &format!("the {what} from standard input"))?,
                 "standard input".to_string(),
             ),
-            Place::File { path, .. } => (
-                self.read_file(path, notes)?,
-                format!("the {what} file {}", path.display()),
-            ),
+            Place::File { path, .. } => (self.read_file(path)?, format!("the {what} file {}", path.display())),
             Place::Variable(name) => (variable(name).unwrap_or_default(), name.to_string()),
             Place::Command {
                 command,
@@ -146,7 +142,7 @@ impl SecretSource {
 
     /// Reads a secret's file, warning when users other than its owner may
     /// read it.
-    fn read_file(&self, path: &std::path::Path, notes: &Notes) -> Result<String> {
+    fn read_file(&self, path: &std::path::Path) -> Result<String> {
         let what = self.what;
         let shown = path.display();
         let text = read_text(
@@ -160,15 +156,13 @@ impl SecretSource {
             if let Ok(meta) = std::fs::metadata(path) {
                 let mode = meta.permissions().mode() & 0o777;
                 if mode & 0o077 != 0 {
-                    notes.warn(&format!(
+                    log::warn!(
                         "the {what} file {shown} can be read by other users (mode {mode:03o}): chmod 600 {shown}"
-                    ));
+                    );
                 }
             }
         }
         // Windows: a file's ACL (the user's profile default) is not read.
-        #[cfg(not(unix))]
-        let _ = notes;
         Ok(text)
     }
 }
@@ -289,8 +283,11 @@ impl Secrets {
 /// Registers every secret the process can see with the redactor, without
 /// running anything: the secret variables, and the files the file
 /// variables and the profile name (standard input and a profile's
-/// commands are read only by the command that uses them).
-pub fn register_visible(profile: Option<&Profile>) {
+/// commands are read only by the command that uses them); the values of
+/// a collector's headers (`OTEL_EXPORTER_OTLP_HEADERS`, however it is
+/// written); and the credentials in any URL — of a variable, a profile
+/// key or anything on the command line (`matches`), `https://user:token@…`.
+pub fn register_visible(profile: Option<&Profile>, matches: &clap::ArgMatches) {
     for name in SECRET_VARIABLES {
         if let Some(value) = variable(name) {
             register_secret(value.trim());
@@ -311,6 +308,89 @@ pub fn register_visible(profile: Option<&Profile>) {
             register_secret(text.trim());
         }
     }
+    if let Some(headers) = variable(var::OTEL_HEADERS) {
+        register_header_values(&headers);
+    }
+    let url_variables = [
+        var::CHAT_URL,
+        var::BASE_URL,
+        var::DATA_URL,
+        var::OTEL_ENDPOINT,
+        var::OTEL_TRACES_ENDPOINT,
+    ];
+    let profile_urls = profile
+        .into_iter()
+        .flat_map(|profile| {
+            [
+                &profile.chat_url,
+                &profile.base_url,
+                &profile.data_url,
+                &profile.otlp_endpoint,
+            ]
+        })
+        .flatten()
+        .cloned();
+    for text in url_variables
+        .into_iter()
+        .filter_map(variable)
+        .chain(profile_urls)
+        .chain(command_line_values(matches))
+    {
+        register_url_credentials(&text);
+    }
+}
+
+/// Every value given on the command line `matches` (and its
+/// subcommands'), as text.
+fn command_line_values(matches: &clap::ArgMatches) -> Vec<String> {
+    let mut values: Vec<String> = matches
+        .ids()
+        .filter_map(|id| matches.get_raw(id.as_str()))
+        .flatten()
+        .filter_map(|value| value.to_str().map(str::to_string))
+        .collect();
+    if let Some((_, sub)) = matches.subcommand() {
+        values.extend(command_line_values(sub));
+    }
+    values
+}
+
+/// Registers the values of a header list (`key=value,…`, values
+/// percent-encoded), also when it is malformed (`key: value`, a comma
+/// left unescaped inside a value): every value, decoded and as written,
+/// and the token after a scheme word (`Bearer TOKEN`); the whole text too.
+pub fn register_header_values(text: &str) {
+    register_secret(text.trim());
+    for entry in text.split(',') {
+        let value = entry.split_once(['=', ':']).map_or(entry, |(_, value)| value).trim();
+        for candidate in [value.to_string(), percent_decode(value)] {
+            register_secret(&candidate);
+            if let Some((_, token)) = candidate.trim().rsplit_once(char::is_whitespace) {
+                register_secret(token);
+            }
+        }
+    }
+}
+
+/// Registers the credentials a URL carries in its authority
+/// (`scheme://user:password@host`): the password (else the user name, a
+/// token given alone), as written and percent-decoded. Text that is no URL
+/// registers nothing.
+pub fn register_url_credentials(text: &str) {
+    let Some(scheme_end) = text.find("://").map(|at| at + 3) else {
+        return;
+    };
+    let rest = &text[scheme_end..];
+    let authority = &rest[..rest.find(['/', '?', '#']).unwrap_or(rest.len())];
+    let Some((userinfo, _)) = authority.rsplit_once('@') else {
+        return;
+    };
+    let secret = match userinfo.split_once(':') {
+        Some((_, password)) => password,
+        None => userinfo,
+    };
+    register_secret(secret);
+    register_secret(&percent_decode(secret));
 }
 
 /// The secrets a command reads, found and read as its flags say.
@@ -333,7 +413,7 @@ impl Sources<'_> {
 
     /// The API key, read now; a usage error when none is set.
     pub(super) fn api_key(&self, secrets: Secrets) -> Result<Secret> {
-        secrets.api_key.ok_or_else(no_key)?.read(self.notes)
+        secrets.api_key.ok_or_else(no_key)?.read()
     }
 
     /// The chat's credentials for `url`: an agent URL takes an API key or
@@ -347,13 +427,9 @@ impl Sources<'_> {
     ) -> Result<(Option<Secret>, Option<Secret>)> {
         let secrets = self.secrets(&endpoint.key.api_key_file, &endpoint.cube_token_file, limit);
         let deployment = url.path().contains("/deployments/");
-        let cube_token = secrets
-            .cube_token
-            .as_ref()
-            .map(|source| source.read(self.notes))
-            .transpose()?;
+        let cube_token = secrets.cube_token.as_ref().map(|source| source.read()).transpose()?;
         let key = match (&cube_token, &secrets.api_key) {
-            (_, Some(source)) => Some(source.read(self.notes)?),
+            (_, Some(source)) => Some(source.read()?),
             (Some(_), None) => None,
             (None, None) if deployment => return Err(no_cube_token()),
             (None, None) => return Err(no_key()),
@@ -377,8 +453,8 @@ pub fn no_cube_token() -> anyhow::Error {
 
 /// The data query API reads its token or secret when it needs it.
 impl ReadSecret for SecretSource {
-    fn read(&self, notes: &Notes) -> Result<Secret> {
-        SecretSource::read(self, notes)
+    fn read(&self) -> Result<Secret> {
+        SecretSource::read(self)
     }
 
     fn origin(&self) -> String {

@@ -13,7 +13,7 @@ fn resolved(args: &[&str]) -> anyhow::Result<Command> {
     let matches = crate::cli::command()
         .try_get_matches_from(std::iter::once("analyst").chain(args.iter().copied()))
         .expect("the command line parses");
-    resolve(&matches).1
+    resolve(&matches, &super::notes(&matches))
 }
 
 #[test]

@@ -404,12 +404,21 @@ fn a_database_of_the_first_version_is_migrated_and_keeps_its_turns() {
     let version: i64 = connection
         .pragma_query_value(None, "user_version", |row| row.get(0))
         .unwrap();
-    assert_eq!(version, 4);
-    // Version 4 keeps the spans a collector did not take.
+    assert_eq!(version, 5);
+    // Version 4 keeps the spans a collector did not take; version 5 the
+    // claims and refusals of a push, and which turns a batch describes.
     let unsent: i64 = connection
-        .query_row("SELECT count(*) FROM unsent_spans", [], |row| row.get(0))
+        .query_row(
+            "SELECT count(*) FROM unsent_spans WHERE claimed_until IS NULL AND refused IS NULL",
+            [],
+            |row| row.get(0),
+        )
         .unwrap();
     assert_eq!(unsent, 0);
+    let linked: i64 = connection
+        .query_row("SELECT count(*) FROM unsent_turns", [], |row| row.get(0))
+        .unwrap();
+    assert_eq!(linked, 0);
     let column: i64 = connection
         .query_row(
             "SELECT count(*) FROM pragma_table_info('turns') WHERE name = 'verdict_exit_code'",

@@ -304,7 +304,16 @@ fn otlp_json_is_sent_as_the_specification_writes_it() {
             .find(|kv| kv["key"] == key)
             .map(|kv| kv["value"]["stringValue"].clone())
     };
-    assert_eq!(resource_attribute("cicd.system"), Some(Value::from("github-actions")));
+    assert_eq!(
+        resource_attribute("cicd.system"),
+        None,
+        "not in the conventions' registry"
+    );
+    assert_eq!(
+        resource_attribute("analyst.ci.provider"),
+        Some(Value::from("github-actions"))
+    );
+    assert_eq!(resource_attribute("vcs.provider.name"), Some(Value::from("github")));
     assert_eq!(
         resource_attribute("vcs.repository.name"),
         Some(Value::from("acme/agents"))
@@ -386,14 +395,24 @@ fn doctor_calls_the_collector_and_config_list_says_where_it_came_from() {
             .collect()
     };
     let up = doctor(&Phoenix::shared().endpoint());
-    assert_eq!(up[0]["found"], format!("{}/v1/traces", Phoenix::shared().endpoint()));
+    let checks: Vec<(&Value, &Value, &Value)> = up
+        .iter()
+        .map(|finding| (&finding["check"], &finding["result"], &finding["found"]))
+        .collect();
+    let endpoint = Value::from(format!("{}/v1/traces", Phoenix::shared().endpoint()));
+    let (ok, set) = (Value::from("ok"), Value::from("set"));
+    let answers = Value::from("took an export of no span");
     assert_eq!(
-        (&up[1]["check"], &up[1]["result"]),
-        (&Value::from("OTLP collector answers"), &Value::from("ok"))
+        checks,
+        [
+            (&Value::from("otlp endpoint"), &ok, &endpoint),
+            (&Value::from("otlp headers"), &ok, &set),
+            (&Value::from("OTLP collector answers"), &ok, &answers),
+        ]
     );
     let down = doctor(&format!("http://127.0.0.1:{}", crate::support::browser::unused_port()));
     assert_eq!(
-        (&down[1]["result"], &down[1]["exitCode"]),
+        (&down[2]["result"], &down[2]["exitCode"]),
         (&Value::from("failed"), &Value::from(6))
     );
 

@@ -255,7 +255,7 @@ fn a_timeout_that_expires_during_abort_or_session_is_exit_124() {
         .unwrap();
     let stderr = String::from_utf8_lossy(&output.stderr);
     exits(&output, 124);
-    assert!(stderr.contains("--timeout expired"), "{stderr}");
+    assert!(stderr.contains("--timeout 700ms expired"), "{stderr}");
     emu.script_on(Route::Session, Reply::Hang(Duration::from_secs(5)));
     let output = emu
         .analyst()

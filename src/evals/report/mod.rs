@@ -248,6 +248,11 @@ pub struct CaseReport {
     /// The space of one of Cube's eval questions.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub space: Option<String>,
+    /// The case's fingerprint as graded (see
+    /// [`Case::fingerprint`](super::suite::Case::fingerprint)): a later
+    /// run of a case whose fingerprint changed is another case's.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub hash: Option<String>,
     /// Passed when at least the required share of runs passed.
     pub status: Outcome,
     /// Why it did not pass: the count of runs, then each failing run's reasons.
@@ -479,13 +484,20 @@ fn median(mut values: Vec<f64>) -> Option<f64> {
 }
 
 impl CaseReport {
-    /// A case from its runs: it passes when at least `required_pass_rate`
+    /// A case from its runs (of the `asked_for` it was to be asked): it
+    /// passes when at least `required_pass_rate`
     /// of them passed. Otherwise it failed with the count and each run's
     /// reasons; or, when no run failed an expectation, it errored as its
     /// first erroring run did.
     /// Every text of the case and its runs is redacted here, once, for
     /// every report and output made from it.
-    pub fn new(index: usize, name: &str, required_pass_rate: f64, runs: Vec<RunReport>) -> CaseReport {
+    pub fn new(
+        index: usize,
+        name: &str,
+        required_pass_rate: f64,
+        asked_for: usize,
+        runs: Vec<RunReport>,
+    ) -> CaseReport {
         let runs: Vec<RunReport> = runs.into_iter().map(RunReport::redacted).collect();
         let total = runs.len();
         let passed = runs.iter().filter(|run| run.status == Outcome::Passed).count();
@@ -523,6 +535,7 @@ impl CaseReport {
             index,
             name: redact(name).into_owned(),
             space: None,
+            hash: None,
             status,
             messages,
             exit_code,
@@ -530,7 +543,9 @@ impl CaseReport {
             pass_rate: if total == 0 { 0.0 } else { passed as f64 / total as f64 },
             required_pass_rate,
             medians,
-            passed_every_run: (total > 1).then_some(passed == total),
+            // A case meant to be asked more than once, whether or not
+            // --stop-when-decided spared some of its runs.
+            passed_every_run: (asked_for.max(total) > 1).then_some(passed == total),
             runs,
             saved: None,
         };
@@ -540,9 +555,23 @@ impl CaseReport {
 }
 
 /// How many of `runs` must pass at `pass_rate` (a case passes with at
-/// least that many).
+/// least that many), counted exactly: 7 of 25 meets 0.28.
 pub fn runs_to_pass(pass_rate: f64, runs: usize) -> usize {
-    (pass_rate * runs as f64).ceil() as usize
+    let (over, under) = fraction(pass_rate);
+    (runs as u128 * over).div_ceil(under) as usize
+}
+
+/// `rate` as the exact fraction it was written as: the shortest decimal
+/// that reads back as the same number (`0.28` → 28/100), never its binary
+/// approximation (0.28 × 25 is 7.000000000000001 in floating point). A
+/// rate is between 0 and 1, so the digits are few.
+pub fn fraction(rate: f64) -> (u128, u128) {
+    let written = format!("{}", rate.clamp(0.0, 1.0));
+    let (whole, decimals) = written.split_once('.').unwrap_or((&written, ""));
+    let decimals = &decimals[..decimals.len().min(30)];
+    let digits = format!("{whole}{decimals}");
+    let over = digits.parse::<u128>().unwrap_or(0);
+    (over, 10u128.pow(decimals.len() as u32))
 }
 
 /// The run of a case a person reads: its first that did not pass (the
@@ -644,8 +673,10 @@ impl Report {
     /// no case meets any).
     pub fn meets_min_accuracy(&self) -> bool {
         let total = self.cases.len();
-        self.min_accuracy
-            .is_none_or(|min| total == 0 || self.passed as f64 >= min * total as f64 - 1e-9)
+        self.min_accuracy.is_none_or(|min| {
+            let (over, under) = fraction(min);
+            total == 0 || self.passed as u128 * under >= over * total as u128
+        })
     }
 
     /// None when every case passed (with `--min-accuracy`: when enough
@@ -772,10 +803,23 @@ impl Report {
             ));
             cases.push(tier);
         }
+        // The cases both ran whose fingerprint changed: what makes an
+        // edited suite's baseline unreliable, by name.
+        let changed: Vec<&str> = self
+            .cases
+            .iter()
+            .filter(|case| {
+                baseline
+                    .cases
+                    .iter()
+                    .any(|before| before.name == case.name && before.hash != case.hash)
+            })
+            .map(|case| case.name.as_str())
+            .collect();
         let unreliable = self
             .run
             .as_ref()
-            .and_then(|now| unreliable(baseline.run.as_ref(), now, max_age, chrono::Utc::now()));
+            .and_then(|now| unreliable(baseline.run.as_ref(), now, &changed, max_age, chrono::Utc::now()));
         let pairs: Vec<(Counts, Counts)> = cases.iter().map(|case| (case.before, case.now)).collect();
         self.baseline = Some(Baseline {
             file: file.to_string(),

@@ -196,7 +196,7 @@ impl<'a> Run<'a> {
         earlier: Option<Report>,
     ) -> Result<Self> {
         let stop = Stop::default();
-        let http = || -> Result<Http> { Ok(Http::new(settings.network.connect_timeout, notes)?.stopped_by(&stop)) };
+        let http = || -> Result<Http> { Ok(Http::new(settings.network.connect_timeout)?.stopped_by(&stop)) };
         let chat = ChatSettings {
             url: settings.url.clone(),
             key: settings.key.clone(),
@@ -209,13 +209,7 @@ impl<'a> Run<'a> {
             .iter()
             .any(|case| case.turns.iter().any(|turn| turn.rows.is_some()));
         let data = match compares && settings.data.check().is_ok() {
-            true => Some(DataClient::new(
-                http()?,
-                &settings.data,
-                settings.network,
-                started,
-                notes,
-            )?),
+            true => Some(DataClient::new(http()?, &settings.data, settings.network, started)?),
             false => None,
         };
         let cases: Vec<Case> = cases
@@ -223,13 +217,27 @@ impl<'a> Run<'a> {
             .map(|case| case.overridden(&settings.overrides))
             .collect();
         let mut earlier_cases = earlier.map(|report| report.cases).unwrap_or_default();
+        // A case stands for its earlier runs only as it was then graded.
+        let mut changed = Vec::new();
         let earlier = cases
             .iter()
             .map(|case| {
                 let at = earlier_cases.iter().position(|earlier| earlier.name == case.name)?;
-                Some(Earlier::of(earlier_cases.swap_remove(at)))
+                let earlier = earlier_cases.swap_remove(at);
+                if earlier.hash.as_deref() != Some(case.fingerprint().as_str()) {
+                    changed.push(case.name.as_str());
+                    return None;
+                }
+                Some(Earlier::of(earlier))
             })
             .collect::<Vec<Option<Earlier>>>();
+        if !changed.is_empty() {
+            notes.info(&format!(
+                "--retry-errors: {} case(s) changed since that report, asked again whole: {}",
+                changed.len(),
+                changed.join(", ")
+            ));
+        }
         if settings.retry_errors.is_some() {
             let again: usize = earlier.iter().flatten().map(|earlier| earlier.again.len()).sum();
             notes.info(&format!(
@@ -374,8 +382,9 @@ impl<'a> Run<'a> {
                 None => case_runs,
             };
             let repeated = case_runs.len() > 1;
-            let mut result = CaseReport::new(case.index, &case.name, case.pass_rate, case_runs);
+            let mut result = CaseReport::new(case.index, &case.name, case.pass_rate, case.repeat, case_runs);
             result.space = case.space.clone();
+            result.hash = Some(case.fingerprint());
             let skipped = tallies[position].skipped();
             result.saved = (skipped > 0).then(|| Saved {
                 runs: skipped,
