@@ -9,24 +9,67 @@ use std::time::Duration;
 
 use crate::redact::redact;
 
+/// THE width of `text` as a terminal shows it, in display columns: an
+/// East Asian wide character is two, a combining mark none, a colour
+/// escape none. Every table, cut and wrap for a person measures with it.
+pub fn width(text: &str) -> usize {
+    textwrap::core::display_width(text)
+}
+
+/// `text` cut to at most `columns` display columns (see [`width`]), ending
+/// in `…` when it was cut; as it is when it fits.
+pub fn fit(text: &str, columns: usize) -> Cow<'_, str> {
+    use unicode_width::UnicodeWidthChar;
+    if width(text) <= columns {
+        return Cow::Borrowed(text);
+    }
+    let room = columns.saturating_sub(1);
+    let mut used = 0;
+    let mut cut = String::with_capacity(text.len().min(4 * columns));
+    for c in text.chars() {
+        let wide = c.width().unwrap_or(0);
+        if used + wide > room {
+            break;
+        }
+        used += wide;
+        cut.push(c);
+    }
+    if columns > 0 {
+        cut.push('…');
+    }
+    Cow::Owned(cut)
+}
+
+/// `text` padded with spaces to `columns` display columns: after it, or
+/// before it when `right` (numbers). Text as wide or wider stays as it is.
+pub fn pad(text: &str, columns: usize, right: bool) -> String {
+    let fill = " ".repeat(columns.saturating_sub(width(text)));
+    match right {
+        true => format!("{fill}{text}"),
+        false => format!("{text}{fill}"),
+    }
+}
+
 /// Where [`wrap`] may break a line that is too wide.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Breaks {
-    /// At spaces only: prose.
+    /// Where Unicode's line breaking allows (UAX #14): at spaces, and
+    /// between CJK characters; never at a hyphen: prose.
     Spaces,
     /// At spaces and after a `/` or `\\`: paths and URLs.
     SpacesAndPaths,
 }
 
-/// `line` wrapped to `width` columns at the places `breaks` allows, never
-/// inside a word (a word wider than the line stays whole, a variable name
-/// is never split); lines after the first are indented `hang` spaces more
-/// than the first. Colour escapes take no room.
+/// `line` wrapped to `width` display columns at the places `breaks`
+/// allows, never inside a word (a word wider than the line stays whole, a
+/// variable name is never split; CJK text, which has no spaces, breaks
+/// between its characters); lines after the first are indented `hang`
+/// spaces more than the first. Colour escapes take no room.
 pub fn wrap(line: &str, width: usize, breaks: Breaks, hang: usize) -> Vec<String> {
     let lead = line.len() - line.trim_start_matches(' ').len();
     let indent = " ".repeat(lead + hang);
     let separator = match breaks {
-        Breaks::Spaces => textwrap::WordSeparator::AsciiSpace,
+        Breaks::Spaces => textwrap::WordSeparator::UnicodeBreakProperties,
         Breaks::SpacesAndPaths => textwrap::WordSeparator::Custom(after_spaces_and_separators),
     };
     let options = textwrap::Options::new(width.max(lead + hang + 1))
@@ -357,6 +400,32 @@ mod tests {
         // An indented line keeps its indent, and its rest hangs under it.
         let lines = wrap("      first byte 0.4s, first SQL 1.2s", 24, Breaks::Spaces, 2);
         assert_eq!(lines, ["      first byte 0.4s,", "        first SQL 1.2s"]);
+    }
+
+    #[test]
+    fn widths_are_display_columns_and_cjk_breaks_between_characters() {
+        assert_eq!(width("abc"), 3);
+        assert_eq!(width("売上"), 4, "East Asian wide: two columns each");
+        assert_eq!(width("e\u{301}"), 1, "a combining mark takes none");
+        assert_eq!(width("\x1b[1mbold\x1b[0m"), 4, "a colour escape takes none");
+        assert_eq!(fit("月別の売上", 7), "月別の…");
+        assert_eq!(width(&fit("月別の売上", 7)), 7);
+        assert_eq!(fit("revenue", 7), "revenue");
+        assert_eq!(fit("revenue", 4), "rev…");
+        assert_eq!(pad("売上", 6, false), "売上  ");
+        assert_eq!(pad("12", 4, true), "  12");
+        let japanese = "analyst: warning: サービスからのメッセージ: クエリの実行に失敗しました。もう一度お試しください";
+        let lines = wrap(japanese, 40, Breaks::Spaces, 2);
+        assert!(lines.len() > 1, "{lines:?}");
+        for line in &lines {
+            assert!(width(line) <= 40, "{line:?} is {} wide", width(line));
+        }
+        assert_eq!(lines.concat().replace(' ', ""), japanese.replace(' ', ""));
+        // Flags and variables are never split, hyphens or not.
+        for word in ["--api-key-file", "ANALYST_API_KEY", "sk-abc-def"] {
+            let lines = wrap(&format!("pass {word} to it"), 8, Breaks::Spaces, 0);
+            assert!(lines.iter().any(|line| line.trim() == word), "{word}: {lines:?}");
+        }
     }
 
     #[test]

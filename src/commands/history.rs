@@ -21,7 +21,7 @@ use crate::render::json;
 use crate::render::table::{self, TableFormat, TableWriter};
 use crate::results::{Column, RowSink};
 use crate::settings::{HistoryCommand, HistorySettings};
-use crate::text::{one_line, visible};
+use crate::text::{self, one_line, visible};
 
 /// Runs `analyst history`.
 pub fn run(settings: HistorySettings, notes: &Notes, out: &mut Out) -> Result<()> {
@@ -82,25 +82,47 @@ pub fn run(settings: HistorySettings, notes: &Notes, out: &mut Out) -> Result<()
     Ok(())
 }
 
+/// Below this many columns `history list` leaves the year out of its times
+/// and its tokens out, so that the question keeps room.
+const NARROW_LIST: u16 = 72;
+
 /// `history list` for a person: a line per turn, how its stream ended and
 /// the exit code its command ended with (a completed turn whose result was
 /// truncated ended with 10), the question cut to the terminal's width, the
-/// status and exit code coloured when `styled`.
+/// status and exit code coloured when `styled`. A long thread name is cut
+/// before the question is; on a narrow terminal (under [`NARROW_LIST`]
+/// columns) the times lose their year and the tokens are left out.
 fn list_table(turns: &[ListedTurn], width: Option<u16>, styled: bool) -> String {
+    use table::Shown::{Cut, Number, Whole};
+    let narrow = width.is_some_and(|width| width < NARROW_LIST);
     let rows: Vec<Vec<String>> = turns
         .iter()
         .map(|turn| {
-            vec![
+            let time = turn.at.get(..16).unwrap_or(&turn.at).replace('T', " ");
+            let mut row = vec![
                 turn.id.to_string(),
-                turn.at.get(..16).unwrap_or(&turn.at).replace('T', " "),
+                match narrow {
+                    true => time.get(5..).unwrap_or(&time).to_string(),
+                    false => time,
+                },
                 turn.thread.clone().unwrap_or_else(|| "-".to_string()),
                 turn.status.clone(),
                 turn.exit_code.to_string(),
                 turn.total_tokens.map_or("-".to_string(), |tokens| tokens.to_string()),
                 turn.question.clone().unwrap_or_default(),
-            ]
+            ];
+            if narrow {
+                row.remove(5);
+            }
+            row
         })
         .collect();
+    let mut headers = vec!["ID", "TIME (UTC)", "THREAD", "STATUS", "EXIT", "TOKENS", "QUESTION"];
+    let mut shown = vec![Whole, Whole, Cut, Whole, Number, Number, Cut];
+    if narrow {
+        headers.remove(5);
+        shown.remove(5);
+    }
     let paint = |column: usize, cell: &str| match (column, cell) {
         (3, "completed") | (4, "0") => Some(Tone::Good),
         (3, "incomplete" | "cut" | "suspended") => Some(Tone::Warning),
@@ -108,9 +130,9 @@ fn list_table(turns: &[ListedTurn], width: Option<u16>, styled: bool) -> String 
         _ => None,
     };
     table::plain(
-        &["ID", "TIME (UTC)", "THREAD", "STATUS", "EXIT", "TOKENS", "QUESTION"],
+        &headers,
         &rows,
-        &[false, false, false, false, true, true, false],
+        &shown,
         width,
         styled.then_some(&paint as &table::Painter),
     )
@@ -497,14 +519,14 @@ fn usage_table(rows: &[Priced], with_cost: bool, width: Option<u16>, notes: &Not
         })
         .collect();
     let render = |headers: &[&str], rows: &[Vec<String>]| {
-        let mut numeric = vec![true; headers.len()];
-        numeric[0] = false;
-        table::plain(headers, rows, &numeric, None, None)
+        let mut shown = vec![table::Shown::Number; headers.len()];
+        shown[0] = table::Shown::Whole;
+        table::plain(headers, rows, &shown, None, None)
     };
     let mut text = render(&headers, &table_rows);
     let mut left_out = Vec::new();
     let fits =
-        |text: &str| width.is_none_or(|width| text.lines().all(|line| line.chars().count() <= usize::from(width)));
+        |text: &str| width.is_none_or(|width| text.lines().all(|line| text::width(line) <= usize::from(width)));
     for name in USAGE_COLUMNS_LEFT_OUT_FIRST {
         if fits(&text) {
             break;
@@ -543,8 +565,39 @@ mod tests {
         };
         let table = list_table(std::slice::from_ref(&turn), Some(80), false);
         let line = table.lines().nth(1).unwrap();
-        assert!(line.chars().count() <= 80, "{line}");
+        assert!(text::width(line) <= 80, "{line}");
         assert!(line.ends_with('…') && line.contains("\\x1b"), "{line}");
         assert!(line.starts_with("7   2026-11-25 07:00"), "{line}");
+    }
+
+    #[test]
+    fn a_long_thread_name_gives_way_to_the_question_in_display_columns() {
+        let turns: Vec<ListedTurn> = ["毎月の売上レポートの定期実行スレッド", "a-very-long-thread-name-for-the-nightly-job"]
+            .into_iter()
+            .enumerate()
+            .map(|(at, thread)| ListedTurn {
+                id: at as i64 + 1,
+                at: "2026-11-25T07:00:00.000Z".into(),
+                thread: Some(thread.into()),
+                status: "completed".into(),
+                question: Some("先月の地域別の売上はいくらでしたか？".into()),
+                ..ListedTurn::default()
+            })
+            .collect();
+        for width in [80, 60] {
+            let table = list_table(&turns, Some(width), false);
+            let lines: Vec<&str> = table.lines().collect();
+            for line in &lines {
+                assert!(text::width(line) <= usize::from(width), "{width}: {line} is {} wide", text::width(line));
+            }
+            // Columns line up: the status starts at the same column on every line.
+            let status_at: Vec<usize> = lines
+                .iter()
+                .map(|line| text::width(&line[..line.find("completed").or_else(|| line.find("STATUS")).unwrap()]))
+                .collect();
+            assert!(status_at.windows(2).all(|pair| pair[0] == pair[1]), "{width}: {table}");
+            let question = lines[1].rsplit("  ").next().unwrap();
+            assert!(text::width(question) >= 15, "{width}: the question keeps room: {table}");
+        }
     }
 }

@@ -12,7 +12,7 @@ use serde_json::Value;
 
 use crate::output::Tone;
 use crate::results::{Column, RowSink, SqlResult};
-use crate::text::{one_line, shorten_to, visible, wrap, Breaks};
+use crate::text::{fit, one_line, pad, visible, width as text_width, wrap, Breaks};
 
 /// The formats rows can be written in.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -349,13 +349,13 @@ fn column_widths(headers: &[&str], rows: &[Vec<String>], width: usize) -> Option
             .chain([headers[column]])
     };
     let mut widths: Vec<usize> = (0..headers.len())
-        .map(|column| cells(column).map(|cell| cell.chars().count()).max().unwrap_or(0))
+        .map(|column| cells(column).map(text_width).max().unwrap_or(0))
         .collect();
     let least: Vec<usize> = (0..headers.len())
         .map(|column| {
             cells(column)
                 .flat_map(|cell| wrap(cell, 1, Breaks::SpacesAndPaths, 0))
-                .map(|word| word.trim_end().chars().count())
+                .map(|word| text_width(word.trim_end()))
                 .max()
                 .unwrap_or(0)
         })
@@ -378,16 +378,35 @@ fn column_widths(headers: &[&str], rows: &[Vec<String>], width: usize) -> Option
 /// text, a tone or none.
 pub type Painter = dyn Fn(usize, &str) -> Option<Tone>;
 
+/// How a column of a [`plain`] table is shown.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Shown {
+    /// Text read whole (a time, a status): never cut.
+    Whole,
+    /// Text that may be cut with `…` to make room (a name, a question).
+    Cut,
+    /// A number: right-aligned, never cut.
+    Number,
+}
+
+/// The least a [`Shown::Cut`] column is narrowed to (its header, if wider).
+const NARROWEST_CUT: usize = 8;
+/// The room a [`plain`] table's last column is given before it is cut,
+/// when its cells need that much: other [`Shown::Cut`] columns give way.
+const LAST_COLUMN_ROOM: usize = 24;
+
 /// A plain table for a person, without borders: each column as wide as its
-/// widest cell (two spaces between), the `numeric` ones right-aligned,
-/// every cell on one line, and the last column cut with `…` to what is
-/// left of `width`. Styled (`paint` given, on a terminal), the headers are
-/// in the terminal's ordinary bold and `paint` may colour a body cell (its
-/// padding with it).
+/// widest cell (two spaces between, widths in display columns), numbers
+/// right-aligned, every cell on one line. Within `width` (a terminal's),
+/// the [`Shown::Cut`] columns are narrowed, widest first, to leave the
+/// last column room, and every cut cell ends in `…`; the last column is
+/// cut to what is left. Styled (`paint` given, on a terminal), the headers
+/// are in the terminal's ordinary bold and `paint` may colour a body cell
+/// (its padding with it).
 pub fn plain(
     headers: &[&str],
     rows: &[Vec<String>],
-    numeric: &[bool],
+    shown: &[Shown],
     width: Option<u16>,
     paint: Option<&Painter>,
 ) -> String {
@@ -395,19 +414,33 @@ pub fn plain(
         .iter()
         .map(|row| row.iter().map(|cell| one_line(cell).into_owned()).collect())
         .collect();
+    let how = |column: usize| shown.get(column).copied().unwrap_or(Shown::Whole);
+    let widest = |column: usize| {
+        rows.iter()
+            .map(|row| row.get(column).map_or(0, |cell| text_width(cell)))
+            .chain([text_width(headers[column])])
+            .max()
+            .unwrap_or(0)
+    };
     let last = headers.len().saturating_sub(1);
-    let widths: Vec<usize> = (0..last)
-        .map(|column| {
-            rows.iter()
-                .map(|row| row.get(column).map_or(0, |cell| cell.chars().count()))
-                .chain([headers[column].chars().count()])
-                .max()
-                .unwrap_or(0)
-        })
-        .collect();
+    let mut widths: Vec<usize> = (0..last).map(widest).collect();
+    if let Some(width) = width.map(usize::from) {
+        let wanted = widest(last).min(LAST_COLUMN_ROOM);
+        let used = |widths: &[usize]| widths.iter().map(|width| width + 2).sum::<usize>();
+        while used(&widths) + wanted > width {
+            let narrowest = |column: usize| text_width(headers[column]).max(NARROWEST_CUT);
+            let Some(column) = (0..last)
+                .filter(|&column| how(column) == Shown::Cut && widths[column] > narrowest(column))
+                .max_by_key(|&column| widths[column])
+            else {
+                break;
+            };
+            widths[column] -= 1;
+        }
+    }
     let used: usize = widths.iter().map(|width| width + 2).sum();
     // The last column's room, its `…` included.
-    let room = width.map_or(usize::MAX, |width| (width as usize).saturating_sub(used + 1).max(1));
+    let room = width.map_or(usize::MAX, |width| (width as usize).saturating_sub(used).max(1));
     let mut text = String::new();
     let mut line = |cells: Vec<&str>, header: bool| {
         let tone = |column: usize, cell: &str| match (paint, header) {
@@ -415,18 +448,15 @@ pub fn plain(
             (Some(paint), false) => paint(column, cell),
             (None, _) => None,
         };
-        for (column, (cell, width)) in cells.iter().zip(&widths).enumerate() {
-            let padded = match numeric.get(column).copied().unwrap_or(false) {
-                true => format!("{cell:>width$}  "),
-                false => format!("{cell:<width$}  "),
-            };
+        for (column, (cell, &width)) in cells.iter().zip(&widths).enumerate() {
+            let padded = pad(&fit(cell, width), width, how(column) == Shown::Number) + "  ";
             match tone(column, cell) {
                 Some(tone) => text.push_str(&tone.paint(&padded)),
                 None => text.push_str(&padded),
             }
         }
         let cell = cells.get(last).copied().unwrap_or("");
-        let cut = shorten_to(cell, room);
+        let cut = fit(cell, room);
         match tone(last, cell) {
             Some(tone) if header => text.push_str(&tone.paint(&cut)),
             _ => text.push_str(&cut),

@@ -134,3 +134,40 @@ fn what_a_person_reads_on_a_terminal_fits_80_and_60_columns() {
         assert!(screen.contains("\n  ") && screen.contains("--all-rows"), "{screen}");
     }
 }
+
+#[test]
+fn cjk_text_on_a_terminal_fits_80_columns_measured_in_display_columns() {
+    let emu = Emulator::start();
+    let dir = Scratch::new();
+    let db = dir.join("history.db");
+    let db = db.to_str().unwrap();
+    let env = [("ANALYST_HISTORY_DB", db)];
+    // A thread named in Japanese, long: history and usage by thread.
+    let thread = "毎月の地域別売上レポートを定期的に作成するための夜間スレッド";
+    let asked = on_a_terminal_of(80, &emu, &format!("ask --thread {thread} 'Revenue by month?'"), &env);
+    assert!(asked.contains("Revenue"), "{asked}");
+    for args in ["history", "history usage --by thread"] {
+        let screen = on_a_terminal_of(80, &emu, args, &env);
+        assert_fits(&format!("analyst {args}"), &screen, 80);
+        assert!(screen.contains("毎月の"), "{args}: {screen}");
+    }
+    // A check case named in Japanese: its verdict lines.
+    let name = "先月の地域別売上を月ごとに集計し前年同月と比較した結果を確認するケース";
+    let suite = dir.write(
+        "cjk.toml",
+        format!("[[case]]\nname = \"{name}\"\nquestion = \"Q\"\nexpect_answer = \"決してない\"\n"),
+    );
+    let screen = on_a_terminal_of(80, &emu, &format!("check {}", suite.display()), &env);
+    assert_fits("check with a case named in Japanese", &screen, 80);
+    assert!(screen.contains("FAIL") && screen.contains("先月の"), "{screen}");
+    // A warning that quotes a Japanese message of the service.
+    let message = "ツールの実行中にエラーが発生しました。データベースへの接続がタイムアウトしたため、クエリを完了できませんでした。";
+    emu.script(Reply::stream(
+        &ChatStream::new("c-cjk", Family::Semantic)
+            .failed_sql_call("SELECT 1", message)
+            .final_answer(&["失敗しました。"]),
+    ));
+    let screen = on_a_terminal_of(80, &emu, "ask 'Q'", &env);
+    assert_fits("a warning quoting a Japanese message", &screen, 80);
+    assert!(screen.contains("warning:") && screen.contains("ツールの"), "{screen}");
+}

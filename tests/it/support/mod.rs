@@ -269,10 +269,13 @@ pub fn on_a_terminal_of(width: usize, emu: &Emulator, args: &str, env: &[(&str, 
     String::from_utf8_lossy(&script.output().expect("script(1) runs").stdout).into_owned()
 }
 
-/// How many columns `line` takes once colour and cursor escapes are gone.
+/// How many columns `line` takes on a terminal once colour and cursor
+/// escapes are gone: display columns (an East Asian wide character two,
+/// a combining mark none), as the terminal draws them.
 pub fn columns(line: &str) -> usize {
+    use unicode_width::UnicodeWidthStr;
     let escapes = regex::Regex::new(r"\x1b\[[0-9;?]*[A-Za-z]|\x1b\][^\x07]*\x07").unwrap();
-    escapes.replace_all(line, "").chars().count()
+    escapes.replace_all(line, "").width()
 }
 
 /// Fails with every line of `text` (split at line feeds and carriage
