@@ -38,6 +38,7 @@ fn turn(i: usize) -> TurnRecord {
         answer_ms: Some(9_000),
         total_ms: 11_000,
         queries: vec![QueryRecord {
+            tool: "cubeSqlApi".into(),
             title: Some("Revenue by month, 2024".into()),
             sql: Some("SELECT DATE_TRUNC('month', created_at) AS month, MEASURE(total_revenue) FROM orders_view GROUP BY 1 ORDER BY 1".into()),
             columns: vec!["month".into(), "total_revenue".into()],

@@ -525,8 +525,7 @@ fn usage_table(rows: &[Priced], with_cost: bool, width: Option<u16>, notes: &Not
     };
     let mut text = render(&headers, &table_rows);
     let mut left_out = Vec::new();
-    let fits =
-        |text: &str| width.is_none_or(|width| text.lines().all(|line| text::width(line) <= usize::from(width)));
+    let fits = |text: &str| width.is_none_or(|width| text.lines().all(|line| text::width(line) <= usize::from(width)));
     for name in USAGE_COLUMNS_LEFT_OUT_FIRST {
         if fits(&text) {
             break;
@@ -572,23 +571,30 @@ mod tests {
 
     #[test]
     fn a_long_thread_name_gives_way_to_the_question_in_display_columns() {
-        let turns: Vec<ListedTurn> = ["毎月の売上レポートの定期実行スレッド", "a-very-long-thread-name-for-the-nightly-job"]
-            .into_iter()
-            .enumerate()
-            .map(|(at, thread)| ListedTurn {
-                id: at as i64 + 1,
-                at: "2026-11-25T07:00:00.000Z".into(),
-                thread: Some(thread.into()),
-                status: "completed".into(),
-                question: Some("先月の地域別の売上はいくらでしたか？".into()),
-                ..ListedTurn::default()
-            })
-            .collect();
+        let turns: Vec<ListedTurn> = [
+            "毎月の売上レポートの定期実行スレッド",
+            "a-very-long-thread-name-for-the-nightly-job",
+        ]
+        .into_iter()
+        .enumerate()
+        .map(|(at, thread)| ListedTurn {
+            id: at as i64 + 1,
+            at: "2026-11-25T07:00:00.000Z".into(),
+            thread: Some(thread.into()),
+            status: "completed".into(),
+            question: Some("先月の地域別の売上はいくらでしたか？".into()),
+            ..ListedTurn::default()
+        })
+        .collect();
         for width in [80, 60] {
             let table = list_table(&turns, Some(width), false);
             let lines: Vec<&str> = table.lines().collect();
             for line in &lines {
-                assert!(text::width(line) <= usize::from(width), "{width}: {line} is {} wide", text::width(line));
+                assert!(
+                    text::width(line) <= usize::from(width),
+                    "{width}: {line} is {} wide",
+                    text::width(line)
+                );
             }
             // Columns line up: the status starts at the same column on every line.
             let status_at: Vec<usize> = lines

@@ -124,6 +124,29 @@ mod tests {
     }
 
     #[test]
+    fn pass_rates_are_counted_as_the_fractions_they_are_written_as() {
+        // Each pair is a float product that lands a hair above a whole number.
+        for (rate, runs, needed) in [
+            (0.28, 25, 7),
+            (0.56, 25, 14),
+            (0.14, 50, 7),
+            (0.55, 100, 55),
+            (0.07, 100, 7),
+        ] {
+            assert!(
+                rate * runs as f64 > needed as f64,
+                "{rate} × {runs} is above {needed} as a float"
+            );
+            assert_eq!(runs_to_pass(rate, runs), needed, "{rate} of {runs}");
+        }
+        assert_eq!(runs_to_pass(0.8, 5), 4);
+        assert_eq!(runs_to_pass(1.0, 3), 3);
+        assert_eq!(runs_to_pass(0.0, 3), 0);
+        assert_eq!(runs_to_pass(1.0 / 3.0, 3), 1, "a third, however many digits");
+        assert_eq!(crate::evals::report::fraction(0.333), (333, 1000));
+    }
+
+    #[test]
     fn only_errors_outside_the_answer_are_asked_again() {
         let error = |kind: Kind, reason: Option<Reason>| run(1, Outcome::Error, Some(kind), reason);
         assert!(is_retryable(&error(Kind::Service, None)));

@@ -122,6 +122,7 @@ impl Observer for QueryLog {
             Event::ToolFinished(finished) if self.on => {
                 if let Some((_, result)) = &finished.sql {
                     self.queries.push(QueryRecord {
+                        tool: result.tool.clone(),
                         title: result.title.clone(),
                         sql: result.sql.clone(),
                         columns: result.columns().iter().map(|column| column.name.clone()).collect(),

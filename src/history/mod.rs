@@ -69,6 +69,9 @@ pub struct History {
 #[derive(Clone, Debug, Default, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct QueryRecord {
+    /// The tool that ran it (`cubeSqlApi`, …); not kept in the history.
+    #[serde(skip_serializing_if = "String::is_empty")]
+    pub tool: String,
     /// `queryTitle`.
     pub title: Option<String>,
     /// The SQL.

@@ -236,6 +236,7 @@ impl History {
             .query_map(params![turn.id], |row| {
                 let columns: Option<String> = row.get(2)?;
                 Ok(QueryRecord {
+                    tool: String::new(),
                     title: row.get(0)?,
                     sql: row.get(1)?,
                     columns: columns

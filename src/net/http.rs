@@ -433,13 +433,11 @@ impl Http {
                 Err(failure) => failure,
             };
             // The try was cut because `--timeout` ran out: that is the
-            // failure, not the service.
+            // failure, not the service. (Cut by its own budget, it is the
+            // peer's failure to answer in time.)
             if failure.timed_out && command_left().is_some_and(|left| left < EXPIRED) {
                 let expired = signals::expired().map_or_else(|| "--timeout expired".to_string(), |f| f.to_string());
                 return Err(Fault::new(Kind::Timeout, format!("{expired}: {}", failure.fault)).into());
-            }
-            if failure.timed_out && left().is_some_and(|left| left < EXPIRED) {
-                return Err(Fault::new(Kind::Timeout, format!("--timeout expired: {}", failure.fault)).into());
             }
             let transient = failure.transient || (retry.any_server_error && failure.server_error);
             let wait = failure.retry_after.unwrap_or_else(|| backoff(attempt));
@@ -643,8 +641,10 @@ fn transport_fault(url: &Url, peer: Peer, err: &reqwest::Error) -> Fault {
             ),
         );
     }
-    let what = if err.is_timeout() {
+    let what = if err.is_timeout() && err.is_connect() {
         "timed out connecting to"
+    } else if err.is_timeout() {
+        "no answer in time from"
     } else if err.is_connect() {
         "cannot connect to"
     } else {

@@ -302,6 +302,15 @@ impl Source {
                 None => self.watch.wait(now, POLL),
             };
             match self.chunks.recv_timeout(wait) {
+                // A source that failed while a stop was held back ends
+                // with that stop: it came first.
+                Ok(Chunk::OpenFailed(_) | Chunk::Failed(_)) if self.held.is_some() => {
+                    return Err(self
+                        .held
+                        .take()
+                        .map(|(fault, _)| fault)
+                        .unwrap_or_else(|| Fault::new(Kind::Unexpected, "a held stop went missing")))
+                }
                 Ok(chunk) => {
                     self.watch.last_arrival = Instant::now();
                     return Ok(chunk);

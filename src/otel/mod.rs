@@ -19,7 +19,7 @@ use serde_json::{json, Value as Json};
 use url::Url;
 
 use crate::domain::{without_credentials, Agent, Prices};
-use crate::error::{fail, kind_of, Kind, SUCCESS};
+use crate::error::{fail, kind_of, status_of, Fault, Kind, SUCCESS};
 use crate::history::TurnRecord;
 use crate::net::http::{Credential, Http, Peer, Request, Retry};
 use crate::redact::{redact, Secret};
@@ -238,7 +238,11 @@ impl Spans {
             let ended_at = tool_ends.get(index).copied().unwrap_or(total).min(total);
             let began = step_ended.min(ended_at);
             step_ended = ended_at;
-            let tool = query.title.clone().unwrap_or_else(|| "sql".to_string());
+            // The tool's name: its title is the agent's prose, content.
+            let tool = match query.tool.is_empty() {
+                true => "sql".to_string(),
+                false => query.tool.clone(),
+            };
             let mut attributes = vec![
                 ("gen_ai.operation.name", Attr::Text("execute_tool".into())),
                 ("gen_ai.tool.name", Attr::Text(tool.clone())),
@@ -251,6 +255,9 @@ impl Spans {
             }
             if let (true, Some(sql)) = (content, &query.sql) {
                 attributes.push(("gen_ai.tool.call.arguments", Attr::Text(redact(sql).into_owned())));
+            }
+            if let (true, Some(title)) = (content, &query.title) {
+                attributes.push(("analyst.tool.title", Attr::Text(title.clone())));
             }
             if query.error.is_some() {
                 attributes.push(("error.type", Attr::Text("query_error".into())));
@@ -517,12 +524,14 @@ pub fn send(settings: &OtlpSettings, http: &Http, request: &proto::ExportTraceSe
             kind if kind.stops_the_chat() => kind,
             _ => Kind::Unreachable,
         };
-        fail(
-            kind,
-            format!(
-                "the spans were not sent to {}: {err:#}",
-                without_credentials(settings.endpoint.as_str())
-            ),
-        )
+        let message = format!(
+            "the spans were not sent to {}: {err:#}",
+            without_credentials(settings.endpoint.as_str())
+        );
+        let fault = Fault::new(kind, message);
+        match status_of(&err) {
+            Some(status) => fault.answered(status).into(),
+            None => fault.into(),
+        }
     })
 }

@@ -7,6 +7,7 @@
 #![allow(dead_code)]
 
 pub mod browser;
+pub mod collector;
 mod emulator;
 pub mod github;
 pub mod phoenix;
