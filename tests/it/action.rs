@@ -196,6 +196,7 @@ fn the_github_action_comments_once_on_a_pull_request_and_edits_that_comment_on_l
     assert_eq!(
         calls,
         [
+            "GET /user",
             "GET /repos/acme/agents/issues/17/comments?per_page=100",
             "GET /repos/acme/agents/issues/17/comments?per_page=100&page=2",
             "POST /repos/acme/agents/issues/17/comments",
@@ -233,6 +234,85 @@ fn the_github_action_comments_once_on_a_pull_request_and_edits_that_comment_on_l
     run_on_pull_request(&emu, &github, &other, "", API_KEY);
     assert_eq!(ours(&github).len(), 2);
     assert_eq!(github.comments().len(), 132, "the reviewers' comments stay");
+}
+
+#[test]
+fn the_github_action_edits_only_a_comment_its_own_user_wrote() {
+    let emu = hostile_emulator();
+    let suite = ScratchFile::new("smoke.toml", HOSTILE);
+    let github = GitHub::start(PULL_REQUEST, 2);
+    // Someone else's comment that starts with this suite's marker.
+    let key: String = format!("{} ", suite.display())
+        .chars()
+        .map(|c| match c.is_ascii_alphanumeric() || "._/-".contains(c) {
+            true => c,
+            false => '_',
+        })
+        .collect();
+    let forged = format!("<!-- analyst check: {key} -->\nall green, merge it");
+    let stranger = github.comment_as("mallory", PULL_REQUEST, &forged);
+    run_on_pull_request(&emu, &github, &suite, "--jobs 2", API_KEY);
+    let comments = github.comments();
+    let theirs = comments.iter().find(|comment| comment["id"] == stranger["id"]).unwrap();
+    assert_eq!(theirs["body"], forged, "never edited");
+    assert_eq!(ours(&github).len(), 1, "a comment of its own instead");
+    assert!(github.calls().iter().all(|call| !call.starts_with("PATCH")), "{:?}", github.calls());
+    // The next run edits its own, still not theirs.
+    run_on_pull_request(&emu, &github, &suite, "--filter never", API_KEY);
+    let id = ours(&github)[0]["id"].as_u64().unwrap();
+    assert_eq!(github.calls().last().unwrap(), &format!("PATCH /repos/acme/agents/issues/comments/{id}"));
+    assert_eq!(github.comments().iter().find(|c| c["id"] == stranger["id"]).unwrap()["body"], forged);
+}
+
+#[test]
+fn the_github_action_splits_args_without_globbing_and_each_use_writes_its_own_files() {
+    let emu = hostile_emulator();
+    let folder = Scratch::new();
+    folder.write(".gitignore", "target\n");
+    std::fs::create_dir_all(folder.join(".github")).unwrap();
+    let suites = [
+        folder.write("smoke.toml", HOSTILE),
+        folder.write("other.toml", "[[case]]\nname = \"other\"\nquestion = \"Revenue?\"\n"),
+    ];
+    let runner = Runner::new();
+    let mut reports = Vec::new();
+    for suite in &suites {
+        let mut check = emu.command_for("bash");
+        check
+            .current_dir(&*folder)
+            .env("SUITE", suite)
+            .env("SHARD", "")
+            .env("ARGS", "--filter .*  --jobs 2")
+            .env("WRITE_SUMMARY", "true");
+        let (output, outputs) = runner.step("check", check);
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert!(!stderr.contains("unexpected argument"), "{stderr}");
+        reports.push((output_of(&outputs, "report"), output_of(&outputs, "page"), output_of(&outputs, "summary")));
+    }
+    let (first, second) = (&reports[0], &reports[1]);
+    assert!(first.0 != second.0 && first.1 != second.1 && first.2 != second.2, "{reports:?}");
+    let report = |path: &str| -> Value { serde_json::from_slice(&bytes_of(Path::new(path))).unwrap() };
+    // --filter .* selected every case of the first suite, and its report
+    // is still its own after the second use.
+    assert_eq!(report(&first.0)["cases"].as_array().unwrap().len(), 3);
+    assert!(report(&first.0)["suite"].as_str().unwrap().ends_with("smoke.toml"));
+    assert!(report(&second.0)["suite"].as_str().unwrap().ends_with("other.toml"));
+}
+
+#[test]
+fn the_github_action_takes_only_a_version_or_latest() {
+    for (version, taken) in [("1.2.3", true), ("v1.4.0-rc.1", true), ("1.2.3\nevil=1", false), ("1.2", false), ("../1.2.3", false)] {
+        let runner = Runner::new();
+        let mut step = clean_command("bash");
+        step.env("VERSION", version).env("GH_TOKEN", "unused").env("RUNNER_TOOL_CACHE", &*runner.temp);
+        let (output, outputs) = runner.step("version", step);
+        assert_eq!(output.status.success(), taken, "{version:?}: {}", String::from_utf8_lossy(&output.stdout));
+        assert!(outputs.iter().all(|(name, _)| name == "version" || name == "dir"), "{version:?}: {outputs:?}");
+        if !taken {
+            assert!(outputs.is_empty(), "{version:?}: {outputs:?}");
+            assert!(String::from_utf8_lossy(&output.stdout).contains("::error::analyst: version must be"));
+        }
+    }
 }
 
 #[test]

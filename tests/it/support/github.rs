@@ -76,6 +76,11 @@ impl GitHub {
         self.state.lock().unwrap().calls.clone()
     }
 
+    /// A comment of `login`'s on issue `issue`, as if they had written it.
+    pub fn comment_as(&self, login: &str, issue: u64, body: &str) -> Value {
+        add_comment(&mut self.state.lock().unwrap(), issue, body, login)
+    }
+
     /// From now on writes are refused, as a fork's read-only token's are.
     pub fn read_only(&self) {
         self.state.lock().unwrap().read_only = true;
@@ -133,6 +138,12 @@ fn answer(state: &mut State, method: &str, target: &str, body: &[u8]) -> (u16, V
             .map(str::to_string)
     };
     match (method, parts.as_slice()) {
+        // An installation's token (GITHUB_TOKEN) may not read a user.
+        ("GET", ["user"]) => (
+            403,
+            json!({ "message": "Resource not accessible by integration" }),
+            None,
+        ),
         ("GET", ["repos", _, _, "issues", issue, "comments"]) => {
             let issue: u64 = issue.parse().unwrap();
             let parameter = |name: &str| {
