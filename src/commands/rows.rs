@@ -82,11 +82,14 @@ pub fn run(settings: RowsSettings, notes: &Notes, out: &mut Out) -> Result<()> {
     // The document is closed also when the query failed on the way (a
     // `-o json` array stays valid JSON); the failure is the exit code. A
     // query that failed before its answer began writes nothing at all.
-    let begun = progress.begun;
-    let writer = progress.finish();
-    let finished = match (&fetched, begun) {
-        (Err(_), false) => Ok(()),
-        _ => writer.finish(),
+    let finished = match (&fetched, progress.begun()) {
+        // No row came before the failure: nothing on stdout, not even a
+        // header or an empty document.
+        (Err(_), false) => {
+            progress.finish();
+            Ok(())
+        }
+        _ => progress.given_whole().and_then(|writer| writer.finish()),
     };
     let (count, requests) = fetched?;
     finished?;
@@ -210,7 +213,10 @@ impl RowSink for Writer<'_> {
 /// so far, of `totalRows` when known, the rate, and the page.
 struct RowsProgress<S> {
     inner: S,
-    /// The answer's columns came: the output has begun.
+    /// The answer's columns, held until its first row comes (or the query
+    /// ends well): a query that fails first writes nothing.
+    columns: Option<Vec<Column>>,
+    /// A row was handed on: the output has begun.
     begun: bool,
     bar: Option<ProgressBar>,
     /// Where notes go: above the bar while it is drawn.
@@ -243,12 +249,19 @@ impl<S: RowSink> RowsProgress<S> {
         });
         RowsProgress {
             inner,
+            columns: None,
             begun: false,
             bar,
             notes: notes.clone(),
         }
     }
 
+    /// True once a row was handed on.
+    fn begun(&self) -> bool {
+        self.begun
+    }
+
+    /// The progress display gone, the inner sink back.
     fn finish(self) -> S {
         self.notes.above(None);
         if let Some(bar) = &self.bar {
@@ -256,15 +269,31 @@ impl<S: RowSink> RowsProgress<S> {
         }
         self.inner
     }
+
+    /// The inner sink, after the columns of a result that came without a
+    /// row (an empty result still has its header) are given.
+    fn given_whole(mut self) -> Result<S> {
+        if let Some(columns) = self.columns.take() {
+            self.inner.columns(&columns)?;
+        }
+        Ok(self.finish())
+    }
 }
 
 impl<S: RowSink> RowSink for RowsProgress<S> {
     fn columns(&mut self, columns: &[Column]) -> Result<()> {
-        self.begun = true;
-        self.inner.columns(columns)
+        self.columns = Some(columns.to_vec());
+        Ok(())
     }
 
     fn rows(&mut self, rows: &[Vec<&RawValue>]) -> Result<()> {
+        if rows.is_empty() {
+            return Ok(());
+        }
+        if let Some(columns) = self.columns.take() {
+            self.inner.columns(&columns)?;
+        }
+        self.begun = true;
         self.inner.rows(rows)?;
         if let Some(bar) = &self.bar {
             bar.inc(rows.len() as u64);

@@ -62,7 +62,7 @@ fn has_extension(path: &Path, extensions: &[&str]) -> bool {
 struct QuestionsFile {
     #[serde(default)]
     space: Option<String>,
-    eval_questions: Option<Vec<Spanned<QuestionItem>>>,
+    eval_questions: Option<Vec<Spanned<Option<QuestionItem>>>>,
 }
 
 /// One question as the file gives it (other keys are ignored).
@@ -109,13 +109,15 @@ impl Frontmatter {
 
 /// A YAML file of the agents folder: only what holds certified queries is
 /// read — the flat form (space `auto` or the file's `space`) or the
-/// `spaces` and `agents` arrays, not both.
+/// `spaces` and `agents` arrays, not both. An empty item of a list (Cube's
+/// own templates leave `- # Certified query definitions...` as a
+/// placeholder) is valid YAML and is skipped, as Cube's loader skips it.
 #[derive(Deserialize)]
 struct ConfigFile {
     space: Option<String>,
-    certified_queries: Option<Vec<Spanned<CertifiedFields>>>,
-    spaces: Option<Vec<Spanned<SpaceItem>>>,
-    agents: Option<Vec<Spanned<SpaceItem>>>,
+    certified_queries: Option<Vec<Spanned<Option<CertifiedFields>>>>,
+    spaces: Option<Vec<Spanned<Option<SpaceItem>>>>,
+    agents: Option<Vec<Spanned<Option<SpaceItem>>>>,
 }
 
 /// An item of `spaces:` (its `name` is the space) or `agents:` (its
@@ -124,7 +126,7 @@ struct ConfigFile {
 struct SpaceItem {
     name: Option<String>,
     space: Option<String>,
-    certified_queries: Option<Vec<Spanned<CertifiedFields>>>,
+    certified_queries: Option<Vec<Spanned<Option<CertifiedFields>>>>,
 }
 
 /// A certified query: its space and name, the request it answers, its SQL
@@ -211,7 +213,8 @@ pub fn load(
             .ok_or_else(|| usage(format!("{shown}:1: no eval_questions list")))?;
         for item in items {
             let place = format!("{shown}:{}", item.referenced.line());
-            let item = item.value;
+            // An empty item (`- ` with a comment only) asks nothing.
+            let Some(item) = item.value else { continue };
             let name = non_blank(item.name).ok_or_else(|| usage(format!("{place}: a question needs a name")))?;
             let question =
                 non_blank(item.question).ok_or_else(|| usage(format!("{place}: question {name:?} has no question")))?;
@@ -496,11 +499,12 @@ fn yaml_queries(file: &Path) -> Result<Vec<CertifiedQuery>> {
         )));
     }
     let mut queries = Vec::new();
-    let mut take = |items: Option<Vec<Spanned<CertifiedFields>>>, space: &str| -> Result<()> {
+    let mut take = |items: Option<Vec<Spanned<Option<CertifiedFields>>>>, space: &str| -> Result<()> {
         for item in items.into_iter().flatten() {
             let place = format!("{shown}:{}", item.referenced.line());
-            let name = item.value.name.clone().unwrap_or_default();
-            queries.push(certified(item.value, None, space, &place, &name)?);
+            let Some(fields) = item.value else { continue };
+            let name = fields.name.clone().unwrap_or_default();
+            queries.push(certified(fields, None, space, &place, &name)?);
         }
         Ok(())
     };
@@ -508,7 +512,7 @@ fn yaml_queries(file: &Path) -> Result<Vec<CertifiedQuery>> {
     for (items, names_space) in [(config.spaces, true), (config.agents, false)] {
         for item in items.into_iter().flatten() {
             let place = format!("{shown}:{}", item.referenced.line());
-            let item = item.value;
+            let Some(item) = item.value else { continue };
             let space = non_blank(match names_space {
                 true => item.name,
                 false => item.space,

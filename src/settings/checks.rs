@@ -93,12 +93,13 @@ pub struct Finding {
 }
 
 impl Finding {
-    /// A finding of `what`.
+    /// A finding of `what`; what was found is shown with every secret the
+    /// registry knows redacted (a password in a URL among them).
     pub fn new(what: &str, state: FindingState, found: impl Into<String>, from: impl Into<String>) -> Finding {
         Finding {
             what: what.to_string(),
             state,
-            found: found.into(),
+            found: crate::redact::redact(&found.into()).into_owned(),
             from: from.into(),
         }
     }

@@ -256,12 +256,22 @@ fn the_github_action_edits_only_a_comment_its_own_user_wrote() {
     let theirs = comments.iter().find(|comment| comment["id"] == stranger["id"]).unwrap();
     assert_eq!(theirs["body"], forged, "never edited");
     assert_eq!(ours(&github).len(), 1, "a comment of its own instead");
-    assert!(github.calls().iter().all(|call| !call.starts_with("PATCH")), "{:?}", github.calls());
+    assert!(
+        github.calls().iter().all(|call| !call.starts_with("PATCH")),
+        "{:?}",
+        github.calls()
+    );
     // The next run edits its own, still not theirs.
     run_on_pull_request(&emu, &github, &suite, "--filter never", API_KEY);
     let id = ours(&github)[0]["id"].as_u64().unwrap();
-    assert_eq!(github.calls().last().unwrap(), &format!("PATCH /repos/acme/agents/issues/comments/{id}"));
-    assert_eq!(github.comments().iter().find(|c| c["id"] == stranger["id"]).unwrap()["body"], forged);
+    assert_eq!(
+        github.calls().last().unwrap(),
+        &format!("PATCH /repos/acme/agents/issues/comments/{id}")
+    );
+    assert_eq!(
+        github.comments().iter().find(|c| c["id"] == stranger["id"]).unwrap()["body"],
+        forged
+    );
 }
 
 #[test]
@@ -287,10 +297,17 @@ fn the_github_action_splits_args_without_globbing_and_each_use_writes_its_own_fi
         let (output, outputs) = runner.step("check", check);
         let stderr = String::from_utf8_lossy(&output.stderr);
         assert!(!stderr.contains("unexpected argument"), "{stderr}");
-        reports.push((output_of(&outputs, "report"), output_of(&outputs, "page"), output_of(&outputs, "summary")));
+        reports.push((
+            output_of(&outputs, "report"),
+            output_of(&outputs, "page"),
+            output_of(&outputs, "summary"),
+        ));
     }
     let (first, second) = (&reports[0], &reports[1]);
-    assert!(first.0 != second.0 && first.1 != second.1 && first.2 != second.2, "{reports:?}");
+    assert!(
+        first.0 != second.0 && first.1 != second.1 && first.2 != second.2,
+        "{reports:?}"
+    );
     let report = |path: &str| -> Value { serde_json::from_slice(&bytes_of(Path::new(path))).unwrap() };
     // --filter .* selected every case of the first suite, and its report
     // is still its own after the second use.
@@ -301,13 +318,29 @@ fn the_github_action_splits_args_without_globbing_and_each_use_writes_its_own_fi
 
 #[test]
 fn the_github_action_takes_only_a_version_or_latest() {
-    for (version, taken) in [("1.2.3", true), ("v1.4.0-rc.1", true), ("1.2.3\nevil=1", false), ("1.2", false), ("../1.2.3", false)] {
+    for (version, taken) in [
+        ("1.2.3", true),
+        ("v1.4.0-rc.1", true),
+        ("1.2.3\nevil=1", false),
+        ("1.2", false),
+        ("../1.2.3", false),
+    ] {
         let runner = Runner::new();
         let mut step = clean_command("bash");
-        step.env("VERSION", version).env("GH_TOKEN", "unused").env("RUNNER_TOOL_CACHE", &*runner.temp);
+        step.env("VERSION", version)
+            .env("GH_TOKEN", "unused")
+            .env("RUNNER_TOOL_CACHE", &*runner.temp);
         let (output, outputs) = runner.step("version", step);
-        assert_eq!(output.status.success(), taken, "{version:?}: {}", String::from_utf8_lossy(&output.stdout));
-        assert!(outputs.iter().all(|(name, _)| name == "version" || name == "dir"), "{version:?}: {outputs:?}");
+        assert_eq!(
+            output.status.success(),
+            taken,
+            "{version:?}: {}",
+            String::from_utf8_lossy(&output.stdout)
+        );
+        assert!(
+            outputs.iter().all(|(name, _)| name == "version" || name == "dir"),
+            "{version:?}: {outputs:?}"
+        );
         if !taken {
             assert!(outputs.is_empty(), "{version:?}: {outputs:?}");
             assert!(String::from_utf8_lossy(&output.stdout).contains("::error::analyst: version must be"));

@@ -424,6 +424,29 @@ fn a_cube_repository_is_read_whole_as_cube_reads_it() {
 }
 
 #[test]
+fn cubes_own_templates_with_empty_list_items_are_read_as_cube_reads_them() {
+    // Cube's docs' config.yml leaves list items empty as placeholders.
+    let repo = repository(&[
+        (
+            "config.yml",
+            "spaces:\n  - name: analytics\n    rules:\n      - # Rule definitions...\n    certified_queries:\n      - # Certified query definitions...\n      - name: total\n        user_request: How many orders?\n        sql_query: SELECT COUNT(*) AS orders FROM orders\n",
+        ),
+        (
+            "spaces/sales/sales.yml",
+            "spaces:\n  - # Space definitions...\n  - name: sales\n    certified_queries:\n      -\n",
+        ),
+        (
+            "eval_questions.yml",
+            "space: analytics\neval_questions:\n  - # Questions...\n  - name: total\n    question: How many orders?\n    certifiedQuery: total\n",
+        ),
+    ]);
+    let cases = listed(&[repo.to_str().unwrap(), "--certified"], &[]);
+    let names: Vec<&str> = cases.iter().map(|case| case["name"].as_str().unwrap()).collect();
+    assert_eq!(names, ["analytics/total", "certified/analytics/total"]);
+    assert_eq!(cases[0]["groundTruth"], "SELECT COUNT(*) AS orders FROM orders");
+}
+
+#[test]
 fn a_question_file_alone_resolves_from_its_agents_folder() {
     // Cube's one-file runs: the certified queries of the whole folder.
     let file = cube_repo().join("agents/eval_questions/sales.yaml");

@@ -327,6 +327,39 @@ fn a_date_or_array_column_from_a_real_server_is_typed_or_kept_as_text() {
 }
 
 #[test]
+fn a_query_that_fails_at_execution_writes_nothing_on_stdout() {
+    let emu = Emulator::start();
+    // Cube's SQL API sends the schema line, then the error (a division by
+    // zero in the first row, an overflow): no row came.
+    let schema_then_error = "{\"schema\":[{\"name\":\"ratio\",\"column_type\":\"Double\"}]}\n{\"error\":\"Compute error: division by zero\"}\n";
+    for mode in ["csv", "tsv", "json", "ndjson", "table"] {
+        emu.script_on(
+            Route::Data,
+            Reply::status(200, "application/x-ndjson", schema_then_error),
+        );
+        let output = analyst_data(&emu)
+            .args(["rows", "--sql", "SELECT 1 / 0 AS ratio", "-o", mode])
+            .output()
+            .unwrap();
+        exits(&output, 7);
+        assert_eq!(String::from_utf8_lossy(&output.stdout), "", "-o {mode}");
+        assert!(String::from_utf8_lossy(&output.stderr).contains("division by zero"));
+    }
+    // An empty result is still a document, with its header.
+    let output = analyst_data(&emu)
+        .args(["rows", "--sql", "SELECT id FROM orders WHERE id < 0", "-o", "json"])
+        .output()
+        .unwrap();
+    exits(&output, 0);
+    assert_eq!(String::from_utf8_lossy(&output.stdout), "[]\n");
+    let output = analyst_data(&emu)
+        .args(["rows", "--sql", "SELECT id FROM orders WHERE id < 0", "-o", "csv"])
+        .output()
+        .unwrap();
+    assert_eq!(String::from_utf8_lossy(&output.stdout), "id\r\n");
+}
+
+#[test]
 fn query_errors_map_to_exit_codes() {
     let emu = Emulator::start();
     // Bad SQL: a real server answers 200 with an error line.

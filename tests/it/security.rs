@@ -187,6 +187,85 @@ fn a_url_that_does_not_parse_never_repeats_its_password() {
 }
 
 #[test]
+fn a_secret_in_any_url_or_collector_header_is_on_no_output() {
+    let emu = Emulator::start();
+    const SECRET: &str = "url-pass-3e8b1d7c";
+    let with = |url: &str| url.replacen("://", &format!("://user:{SECRET}@"), 1);
+    let config = ScratchFile::new(
+        "config.toml",
+        format!(
+            "default = \"p\"\n[profiles.p]\nchat_url = \"{}\"\ndata_url = \"{}\"\nbase_url = \"{}\"\notlp_endpoint = \"{}\"\n",
+            with(&emu.chat_url()),
+            with(&emu.data_url()),
+            with(&emu.base()),
+            with("https://collector.example:4318")
+        ),
+    );
+    // Each source: a flag, a variable, a profile key; and the collector's
+    // headers however they are written.
+    /// Flags, and variables, that give the secret.
+    type Source<'a> = (Vec<String>, Vec<(&'a str, String)>);
+    let sources: Vec<Source<'_>> = vec![
+        (vec!["--chat-url".into(), with(&emu.chat_url())], vec![]),
+        (vec!["--data-url".into(), with(&emu.data_url())], vec![]),
+        (vec![], vec![("ANALYST_CHAT_URL", with(&emu.chat_url()))]),
+        (vec![], vec![("ANALYST_DATA_URL", with(&emu.data_url()))]),
+        (vec![], vec![("ANALYST_BASE_URL", with(&emu.base()))]),
+        (vec![], vec![("ANALYST_CONFIG", config.display().to_string())]),
+        (
+            vec![],
+            vec![("OTEL_EXPORTER_OTLP_ENDPOINT", with("https://collector.example:4318"))],
+        ),
+        (
+            vec![],
+            vec![(
+                "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT",
+                with("https://collector.example:4318/v1/traces"),
+            )],
+        ),
+        (
+            vec![],
+            vec![
+                ("OTEL_EXPORTER_OTLP_ENDPOINT", emu.base()),
+                ("OTEL_EXPORTER_OTLP_HEADERS", format!("authorization=Bearer {SECRET}")),
+            ],
+        ),
+        (
+            vec![],
+            vec![
+                ("OTEL_EXPORTER_OTLP_ENDPOINT", emu.base()),
+                ("OTEL_EXPORTER_OTLP_HEADERS", format!("authorization: {SECRET}")),
+            ],
+        ),
+    ];
+    for (flags, env) in &sources {
+        for command in [
+            &["config", "list"][..],
+            &["doctor", "--offline"],
+            &["doctor", "-v"],
+            &["ask", "-v", "Revenue?"],
+            &["rows", "-v", "--sql", "SELECT 1"],
+        ] {
+            let takes_flags = !flags.is_empty() && command[0] != "config" && command[0] != "doctor";
+            let output = emu
+                .command()
+                .env("ANALYST_DATA_SECRET", DATA_SECRET)
+                .envs(env.iter().map(|(k, v)| (*k, v.as_str())))
+                .args(command)
+                .args(if takes_flags { flags.as_slice() } else { &[] })
+                .output()
+                .unwrap();
+            let all = format!(
+                "{}{}",
+                String::from_utf8_lossy(&output.stdout),
+                String::from_utf8_lossy(&output.stderr)
+            );
+            assert!(!all.contains(SECRET), "{flags:?} {env:?} {command:?}: {all}");
+        }
+    }
+}
+
+#[test]
 fn json_is_still_written_when_the_disk_fills_and_says_why() {
     let emu = Emulator::start();
     let output = emu

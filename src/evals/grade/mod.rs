@@ -19,6 +19,7 @@
 //! does; a search that could still explode stops at a bound and says so.
 
 mod compare;
+mod refine;
 mod search;
 mod sheet;
 
@@ -153,7 +154,13 @@ pub struct OutOfTime;
 /// the analysis and both results side by side (columns paired as the
 /// grader paired them). `Err` when `deadline` passed first.
 pub fn grade(agent: &Sheet, truth: &Sheet, deadline: Option<Instant>) -> Result<Option<Miss>, OutOfTime> {
-    grade_within(agent, truth, deadline, SEARCH_BUDGET)
+    let graded = grade_within(agent, truth, deadline, SEARCH_BUDGET)?;
+    // A verdict reached after the deadline does not count: --timeout is
+    // the limit of the whole command, grading included.
+    match deadline.is_some_and(|deadline| Instant::now() >= deadline) {
+        true => Err(OutOfTime),
+        false => Ok(graded),
+    }
 }
 
 /// [`grade`] with the search bounded by `budget` cells looked at.
@@ -177,7 +184,7 @@ fn grade_within(
                 plural(agent_width)
             ),
         );
-        return Ok(Some(beside(miss, &Grading::new(agent, truth), &[])));
+        return Ok(Some(beside(miss, &Grading::new(agent, truth, deadline), &[])));
     }
     let (got, want) = (agent.rows, truth.rows);
     if got != want {
@@ -192,10 +199,19 @@ fn grade_within(
                 plural(got)
             ),
         );
-        return Ok(Some(beside(miss, &Grading::new(agent, truth), &[])));
+        return Ok(Some(beside(miss, &Grading::new(agent, truth, deadline), &[])));
     }
-    let grading = Grading::new(agent, truth);
+    let grading = Grading::new(agent, truth, deadline);
     let candidates = grading.candidates(deadline)?;
+    // Columns told apart by how their values sit in rows: an identical
+    // result in any column and row order passes here, with no search.
+    // (A result that does not pass is analysed with every candidate.)
+    if let Some(refined) = refine::refined(&grading, &candidates)? {
+        let matching = match_columns(&refined, agent_width);
+        if matching.iter().all(Option::is_some) && grading.first_unpaired_row(&matching).is_none() {
+            return Ok(None);
+        }
+    }
     let matching = match_columns(&candidates, agent_width);
     if let Some(column) = matching.iter().position(Option::is_none) {
         let miss = grading.value_mismatch(&candidates.all, &matching, column);
@@ -235,10 +251,12 @@ struct Grading<'a> {
     agent: &'a Sheet,
     truth: &'a Sheet,
     agent_keys: Vec<Key>,
+    /// When grading must stop (its long loops look).
+    deadline: Option<Instant>,
 }
 
 impl<'a> Grading<'a> {
-    fn new(agent: &'a Sheet, truth: &'a Sheet) -> Self {
+    fn new(agent: &'a Sheet, truth: &'a Sheet, deadline: Option<Instant>) -> Self {
         let foreign = truth.values.keys.len() as u32;
         let agent_keys = agent
             .values
@@ -260,7 +278,13 @@ impl<'a> Grading<'a> {
             agent,
             truth,
             agent_keys,
+            deadline,
         }
+    }
+
+    /// True once the deadline has passed.
+    fn out_of_time(&self) -> bool {
+        self.deadline.is_some_and(|deadline| Instant::now() >= deadline)
     }
 
     fn agent_key(&self, column: usize, row: usize) -> Key {
@@ -506,6 +530,7 @@ impl Groups {
 }
 
 /// The agent columns each ground-truth column may take.
+#[derive(Clone)]
 struct Candidates {
     /// Those holding the same multiset of values, the ones in `in_order`
     /// first.

@@ -332,13 +332,23 @@ fn a_search_past_its_bound_says_so() {
             Value::Array(cells.iter().rev().cloned().collect())
         })
         .collect();
-    let agent = sheet("a", &Value::Array(reversed));
+    // One more agent column of the same values: the columns cannot be
+    // told apart one for one, so only the search decides.
+    let widened: Vec<Value> = reversed
+        .iter()
+        .map(|row| {
+            let mut cells = row.as_array().unwrap().clone();
+            cells.push(cells[0].clone());
+            Value::Array(cells)
+        })
+        .collect();
+    let agent = sheet("a", &Value::Array(widened));
     assert_eq!(grade_within(&agent, &truth, None, SEARCH_BUDGET).unwrap(), None);
     let miss = grade_within(&agent, &truth, None, 20).unwrap().unwrap();
     assert_eq!(miss.verdict, Verdict::Review);
     assert!(
         miss.analysis
-            .starts_with("undecided: 4 ground-truth columns share their values with 4 agent columns"),
+            .starts_with("undecided: 4 ground-truth columns share their values with 5 agent columns"),
         "{}",
         miss.analysis
     );
@@ -409,6 +419,33 @@ fn an_identical_result_in_another_column_order_passes_without_a_search() {
     assert_eq!(graded_rows_within(&agent, &truth, 0), None);
     order.reverse();
     assert_eq!(graded_rows_within(&reordered(&truth, &order), &truth, 0), None);
+}
+
+#[test]
+fn an_identical_result_in_another_column_and_row_order_passes_without_a_search() {
+    let truth = rank_columns(500, 300);
+    let mut order: Vec<usize> = (0..500).collect();
+    fastrand::Rng::with_seed(11).shuffle(&mut order);
+    let mut agent = reordered(&truth, &order);
+    fastrand::Rng::with_seed(12).shuffle(&mut agent);
+    let started = std::time::Instant::now();
+    assert_eq!(graded_rows_within(&agent, &truth, 0), None);
+    eprintln!("500 columns × 300 rows, both orders changed: {:?}", started.elapsed());
+    // A changed cell is still found, and said of its column.
+    agent[3][7] = "\"changed\"".into();
+    let miss = graded_rows_within(&agent, &truth, 1_000).expect("a miss");
+    assert_eq!(miss.reason, Some(Reason::ValueMismatch), "{miss:?}");
+}
+
+#[test]
+fn no_verdict_is_given_past_the_deadline() {
+    let past = Some(std::time::Instant::now() - std::time::Duration::from_millis(1));
+    let truth = rows_sheet(&rank_columns(3, 20));
+    // However it ends, a grading past the deadline is out of time: a row
+    // count that differs, a missing column, an identical result.
+    for agent in [rank_columns(3, 19), rank_columns(2, 20), rank_columns(3, 20)] {
+        assert!(grade(&rows_sheet(&agent), &truth, past).is_err());
+    }
 }
 
 /// A JSON string as `JSON.stringify` may send it: plain text, NUL, every
