@@ -975,7 +975,7 @@ pub struct CheckArgs {
     #[arg(long)]
     pub no_history: bool,
 
-    /// Ask again, of an earlier -o json REPORT of this suite, only the runs that ended in an error outside the agent's answer (the service failing or unreachable, a reset, a case's timeout, an agent crash); every other run keeps its verdict, and the report written is the merged one, each run asked again keeping the attempts it replaced
+    /// Ask again, of an earlier -o json REPORT of this suite, only the runs that ended in an error outside the agent's answer (the service failing or unreachable, a reset, a case's timeout, an agent crash); every other run keeps its verdict, and the report written is the merged one, each run asked again keeping the attempts it replaced. A report of another agent or another suite is refused (exit 2); a case changed since the report is asked again whole
     #[arg(long, value_name = "REPORT", conflicts_with = "stop_when_decided")]
     pub retry_errors: Option<PathBuf>,
 
