@@ -57,6 +57,44 @@ impl FieldNames {
     }
 }
 
+/// Who asks, as the history records it and keys `--thread` names: the
+/// user the service takes. With only a Cube token (`cube_token`), the
+/// token's user (its payload's `externalId`, else `sub`: the token is not
+/// checked here, the service does that); otherwise the `sessionSettings`'
+/// (`identity`): `external:ID`, `internal:NAME`, or `unknown`.
+pub fn asker(identity: Option<&SessionSettings>, cube_token: Option<&str>) -> String {
+    match cube_token.and_then(token_user) {
+        Some(user) => named(Some(&user), None),
+        None => named(
+            identity.and_then(|identity| identity.external_id.as_deref()),
+            identity.and_then(|identity| identity.internal_id.as_deref()),
+        ),
+    }
+}
+
+/// `external:ID`, `internal:NAME`, or `unknown`.
+fn named(external_id: Option<&str>, internal_id: Option<&str>) -> String {
+    match (external_id, internal_id) {
+        (Some(id), _) => format!("external:{id}"),
+        (None, Some(name)) => format!("internal:{name}"),
+        (None, None) => "unknown".to_string(),
+    }
+}
+
+/// The user a Cube token names: its payload's `externalId`, else `sub`.
+fn token_user(token: &str) -> Option<String> {
+    use base64::Engine;
+    let payload = token.split('.').nth(1)?;
+    let payload = base64::engine::general_purpose::URL_SAFE_NO_PAD
+        .decode(payload.trim_end_matches('='))
+        .ok()?;
+    let claims: Value = serde_json::from_slice(&payload).ok()?;
+    ["externalId", "sub"]
+        .iter()
+        .find_map(|claim| claims.get(*claim)?.as_str().filter(|user| !user.is_empty()))
+        .map(str::to_string)
+}
+
 /// Who the request is made for, as given, before the rules of the API
 /// document are checked.
 #[derive(Clone, Debug, Default)]

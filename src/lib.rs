@@ -8,7 +8,8 @@
 //! - [`error`]: failure kinds and the one map to exit codes;
 //! - [`redact`]: the secrets the process knows, kept out of everything shown;
 //! - [`text`]: text made safe for a terminal, shortened, escaped;
-//! - [`domain`]: the plain types every layer shares (a turn's usage);
+//! - [`domain`]: the plain types every layer shares (question and images,
+//!   usage and prices, URLs with typed errors, limits);
 //! - [`ci`]: the CI job a command runs in, from the standard variables;
 //! - [`signals`]: what stops a command: signals, a stop, `--timeout`;
 //! - [`files`]: private files and files written whole;

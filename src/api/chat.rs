@@ -8,7 +8,7 @@ use std::time::Instant;
 use anyhow::{Context, Result};
 use reqwest::Url;
 use serde::Serialize;
-use serde_json::{json, Value};
+use serde_json::json;
 
 use crate::domain::{Image, Network, Question};
 use crate::error::{fail, kind_of, usage, Kind};
@@ -36,40 +36,17 @@ pub struct ChatSettings {
 }
 
 impl ChatSettings {
-    /// Who asks, as the history records it and keys `--thread` names: the
-    /// user the service takes. With an API key (which the service takes
-    /// when both are sent), or without a Cube token, the
-    /// `sessionSettings`' (`identity`, or this chat's own); with only a
-    /// Cube token, the token's user (its `externalId`, else `sub` claim).
+    /// Who asks, as the history records it and keys `--thread` names (see
+    /// [`crate::identity::asker`]): the user of `identity`, or of this
+    /// chat's own, unless only a Cube token names the user.
     pub fn asker(&self, identity: Option<&SessionSettings>) -> String {
-        let identity = identity.or(self.identity.as_ref());
-        let token_user = match &self.key {
+        let token = match &self.key {
+            // The service takes the key when both are sent.
             Some(_) => None,
-            None => self.cube_token.as_ref().and_then(token_user),
+            None => self.cube_token.as_ref().map(Secret::expose),
         };
-        match token_user {
-            Some(user) => crate::history::identity(Some(&user), None),
-            None => crate::history::identity(
-                identity.and_then(|identity| identity.external_id.as_deref()),
-                identity.and_then(|identity| identity.internal_id.as_deref()),
-            ),
-        }
+        crate::identity::asker(identity.or(self.identity.as_ref()), token)
     }
-}
-
-/// The user a Cube token names: its payload's `externalId`, else `sub`
-/// (the token is not checked here: the service does that).
-fn token_user(token: &Secret) -> Option<String> {
-    use base64::Engine;
-    let payload = token.expose().split('.').nth(1)?;
-    let payload = base64::engine::general_purpose::URL_SAFE_NO_PAD
-        .decode(payload.trim_end_matches('='))
-        .ok()?;
-    let claims: Value = serde_json::from_slice(&payload).ok()?;
-    ["externalId", "sub"]
-        .iter()
-        .find_map(|claim| claims.get(*claim)?.as_str().filter(|user| !user.is_empty()))
-        .map(str::to_string)
 }
 
 /// The chat request body (API document 2.2); unset fields are omitted.

@@ -17,7 +17,7 @@ use serde::Deserialize;
 use serde_json::value::RawValue;
 use serde_json::{json, Map, Value};
 
-use crate::domain::{service_url, Network};
+use crate::domain::Network;
 use crate::error::{bad_stream, kind_of, usage, Fault, Kind};
 use crate::net::http::{Credential, Http, Peer, Request, Retry};
 use crate::redact::Secret;
@@ -59,10 +59,11 @@ pub trait ReadSecret: std::fmt::Debug + Send + Sync {
 /// it. Nothing here is checked until a command needs the API
 /// ([`DataSettings::url`], [`DataSettings::credential`]): `ask --all-rows`
 /// needs no data credentials when no result is truncated.
-#[derive(Debug, Default)]
+#[derive(Debug)]
 pub struct DataSettings {
-    /// `--data-url`, `ANALYST_DATA_URL` or the profile's `data_url`.
-    pub url: Option<String>,
+    /// `--data-url`, `ANALYST_DATA_URL` or the profile's `data_url`,
+    /// checked; or why there is none (worded by the settings).
+    pub url: Result<Url, Fault>,
     /// A ready token: `ANALYST_DATA_TOKEN` or the profile's `data_token_command`.
     pub token: Option<Box<dyn ReadSecret>>,
     /// `ANALYST_DATA_SECRET`.
@@ -75,13 +76,24 @@ pub struct DataSettings {
     pub cache: Option<String>,
 }
 
+/// No data query API: nothing is named.
+impl Default for DataSettings {
+    fn default() -> Self {
+        DataSettings {
+            url: Err(Fault::new(Kind::Usage, "no data query URL")),
+            token: None,
+            secret: None,
+            security_context: None,
+            timezone: None,
+            cache: None,
+        }
+    }
+}
+
 impl DataSettings {
-    /// The validated data query API base (`--data-url`).
+    /// The validated data query API base.
     pub fn url(&self) -> Result<Url> {
-        let text = self.url.as_deref().ok_or_else(|| {
-            usage("no data query URL: set ANALYST_DATA_URL or pass --data-url (e.g. https://<deployment>.cubecloudapp.dev/cubejs-api)")
-        })?;
-        service_url(text, "--data-url")
+        self.url.clone().map_err(Into::into)
     }
 
     /// Checks, before anything is sent, that the API is named and a

@@ -23,6 +23,7 @@ pub mod report;
 pub mod retry;
 pub mod run;
 pub mod select;
+pub mod shard;
 pub mod suite;
 pub mod summary;
 pub mod trace;

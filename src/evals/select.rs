@@ -12,7 +12,7 @@ use regex::Regex;
 use serde_json::{json, Value};
 
 use super::suite::{suite_fingerprint, Case};
-use super::{cube, suite};
+use super::{cube, shard, suite};
 use crate::api::data::DataSettings;
 use crate::evals::report::{ReportFormat, ReportSettings};
 use crate::files::check_files_apart;
@@ -20,17 +20,6 @@ use crate::identity::IdentityInput;
 use crate::output::{Notes, Out};
 use crate::redact::redact;
 use crate::text::one_line;
-
-/// Parses a shard `K/N`: 1 ≤ K ≤ N.
-pub fn parse_shard(text: &str) -> Result<(u32, u32), String> {
-    let shard = text
-        .split_once('/')
-        .and_then(|(k, n)| Some((k.trim().parse::<u32>().ok()?, n.trim().parse::<u32>().ok()?)));
-    match shard {
-        Some((k, n)) if k >= 1 && k <= n => Ok((k, n)),
-        _ => Err(format!("{text:?} is not a shard K/N with 1 ≤ K ≤ N, such as 1/4")),
-    }
-}
 
 /// A suite and which of its cases run (or are listed).
 #[derive(Debug)]
@@ -191,14 +180,7 @@ pub fn load(
     };
     if let Some((k, n)) = selection.shard {
         let selected = cases.len();
-        let mut names: Vec<&str> = cases.iter().map(|case| case.name.as_str()).collect();
-        names.sort_unstable();
-        let mine: Vec<String> = names
-            .iter()
-            .enumerate()
-            .filter(|(position, _)| *position as u32 % n + 1 == k)
-            .map(|(_, name)| name.to_string())
-            .collect();
+        let mine = shard::dealt(cases.iter().map(|case| case.name.as_str()), (k, n));
         cases.retain(|case| mine.contains(&case.name));
         if cases.is_empty() {
             notes.warn(&format!(

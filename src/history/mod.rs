@@ -21,7 +21,7 @@ mod schema;
 mod unsent;
 
 pub use query::{Forget, ListFilter, ListedTurn, TurnKind, UsageBy, UsageGroup};
-pub use record::{chat_url, identity, write};
+pub use record::{chat_url, write};
 pub use schema::SCHEMA_VERSION;
 pub use unsent::{Delivery, Pushed};
 

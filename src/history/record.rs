@@ -19,18 +19,6 @@ pub fn chat_url(url: &Url) -> String {
     url.to_string()
 }
 
-/// Who asks, as recorded and as threads are keyed: `external:ID` or
-/// `internal:NAME` (the `sessionSettings`' user, or a Cube token's
-/// `externalId`/`sub` when the token names the user), `unknown` when
-/// nothing says.
-pub fn identity(external_id: Option<&str>, internal_id: Option<&str>) -> String {
-    match (external_id, internal_id) {
-        (Some(id), _) => format!("external:{id}"),
-        (None, Some(name)) => format!("internal:{name}"),
-        (None, None) => "unknown".to_string(),
-    }
-}
-
 /// Writes `turn` in the database at `db` (`keep` prunes turns older than
 /// it); a failure is a warning.
 pub fn write(db: &std::path::Path, keep: Option<std::time::Duration>, turn: &TurnRecord, notes: &Notes) {

@@ -102,7 +102,7 @@ mod tests {
     use super::*;
 
     fn event(line: &str) -> String {
-        let message = Message::parse(line.as_bytes()).unwrap().unwrap();
+        let message = crate::stream::parse::message(line.as_bytes()).unwrap().unwrap();
         let mut out = Vec::new();
         write_event(line.as_bytes(), &message, &mut out).unwrap();
         String::from_utf8(out).unwrap()

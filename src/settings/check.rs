@@ -13,7 +13,7 @@ use super::{history, Sources};
 use crate::ci::CiJob;
 use crate::cli::{var, CheckArgs};
 use crate::error::usage;
-use crate::evals::select::parse_shard;
+use crate::evals::shard::parse_shard;
 
 impl Sources<'_> {
     /// The suite of `check` and which of its cases run.

@@ -17,7 +17,8 @@ use crate::error::{kind_of, usage, Kind};
 use crate::input::Input;
 use crate::themes;
 
-pub use crate::domain::{is_message_id, new_message_id, service_url, without_credentials};
+use crate::domain::UrlError;
+pub use crate::domain::{is_message_id, new_message_id, without_credentials};
 pub use crate::expect::regex;
 pub use crate::input::{read_stdin, read_text};
 pub use crate::text::parse_duration;
@@ -119,6 +120,27 @@ const CHAT_PATH: &str = "/chat/stream-chat-state";
 /// The duration `flag` (or the variable it came from, `from`) gives.
 pub fn duration(text: &str, from: &str) -> Result<Duration> {
     parse_duration(text).map_err(|err| usage(format!("{from}: {err}")))
+}
+
+/// The service URL `text`, checked (see [`crate::domain::service_url`]),
+/// a failure worded for the flag (or the variable or profile key it came
+/// from) `flag` names.
+pub fn service_url(text: &str, flag: &str) -> Result<Url> {
+    crate::domain::service_url(text).map_err(|err| {
+        usage(match err {
+            UrlError::NoScheme { shown } => {
+                format!("{flag} {shown:?} has no scheme: add https:// (https://{})", shown.trim())
+            }
+            UrlError::Invalid { shown, why } => format!("{flag} {shown:?} is not a valid URL: {why}"),
+            UrlError::PlainHttp { host } => format!(
+                "refusing to send the API key over plain http:// to {host}: use https:// ({flag}); plain http is allowed only for localhost and loopback addresses"
+            ),
+            UrlError::Scheme { scheme } => format!("{flag} must be an https:// URL, not {scheme}://"),
+            UrlError::Credentials => format!(
+                "{flag} must not carry credentials (user:password@); the API key comes from ANALYST_API_KEY"
+            ),
+        })
+    })
 }
 
 /// The chat URL `text` (from `from`: the flag, the variable or the

@@ -140,7 +140,7 @@ impl Sources<'_> {
             Ok(context) => self.data(&args.data, context, network.limits.timeout),
             Err(_) => self.data(&args.data, None, network.limits.timeout),
         };
-        let data_ready = match data.url {
+        let data_ready = match self.setting(args.data.data_url.clone(), "data_url") {
             None => {
                 findings.push(Finding::new(
                     "data query API",

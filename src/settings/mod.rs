@@ -52,7 +52,7 @@ use crate::cli::{
     CompletionTarget, ConfigAction, ConfigArgs, DataEndpointArgs, GlobalArgs, IdentityArgs, LeadingNetworkArgs,
     NetworkArgs, RowsArgs, RowsOutput, SessionAction, SessionArgs, SessionOutput, SessionRevokeArgs,
 };
-use crate::error::usage;
+use crate::error::{kind_of, usage, Fault};
 use crate::files::check_files_apart;
 use crate::identity::{parse_attribute, security_context, FieldNames};
 use crate::modes::OnTerminal;
@@ -754,8 +754,14 @@ impl Sources<'_> {
         limit: Option<Duration>,
     ) -> DataSettings {
         let secrets = Secrets::find(None, None, self.profile).within(limit);
+        let url = match self.setting(args.data_url.clone(), "data_url") {
+            None => Err(usage(
+                "no data query URL: set ANALYST_DATA_URL or pass --data-url (e.g. https://<deployment>.cubecloudapp.dev/cubejs-api)",
+            )),
+            Some(text) => service_url(&text, "--data-url"),
+        };
         DataSettings {
-            url: self.setting(args.data_url.clone(), "data_url"),
+            url: url.map_err(|err| Fault::new(kind_of(&err), format!("{err:#}"))),
             token: secrets.data_token.map(|token| Box::new(token) as Box<dyn ReadSecret>),
             secret: secrets
                 .data_secret

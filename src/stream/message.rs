@@ -2,9 +2,10 @@
 //! output needs. Strings are borrowed from the line where they have no
 //! escapes ([`Text`]); values kept as they are (a tool's input and result,
 //! `state`, `error`, `usage`) are borrowed [`RawValue`]s, checked but not
-//! built. Unknown fields are checked and ignored. The common line (a
-//! delta) is read without serde by [`super::quick`], which leaves every
-//! other line, and every malformed one, to serde_json.
+//! built. Unknown fields are checked and ignored. How a line is read —
+//! the common line (a delta) without serde by [`super::quick`], every
+//! other line, and every malformed one, by serde_json — is decided in
+//! [`super::parse`].
 
 use std::borrow::Cow;
 use std::fmt;
@@ -37,7 +38,7 @@ pub struct Text<'a>(#[serde(borrow)] pub Cow<'a, str>);
 
 /// A string field that may be `null`: `None` for `null`; the string is
 /// borrowed when it has no escapes. (A line with a lone surrogate escape
-/// is repaired by [`Message::parse_lenient`].)
+/// is repaired by [`super::parse::lenient`].)
 struct MaybeText<'a>(Option<Text<'a>>);
 
 impl<'de> Deserialize<'de> for MaybeText<'de> {
@@ -342,55 +343,6 @@ impl fmt::Display for ParseError {
 }
 
 impl<'a> Message<'a> {
-    /// Parses one line's content (without its terminator). `Ok(None)` for a
-    /// blank line, which carries no message.
-    pub fn parse(content: &'a [u8]) -> Result<Option<Message<'a>>, ParseError> {
-        let content = content.strip_prefix("\u{feff}".as_bytes()).unwrap_or(content);
-        // One check of the whole line: serde does not check the UTF-8 of
-        // the strings it skips. (Where it fails is looked for only then.)
-        let text = simdutf8::basic::from_utf8(content).map_err(|_| {
-            let valid_up_to = simdutf8::compat::from_utf8(content).map_or_else(|err| err.valid_up_to(), str::len);
-            ParseError::Invalid(format!("invalid UTF-8 at column {}", valid_up_to + 1))
-        })?;
-        let start = text.trim_start_matches([' ', '\t', '\n', '\r']);
-        if start.is_empty() {
-            return Ok(None);
-        }
-        if !start.starts_with('{') {
-            return match serde_json::from_str::<IgnoredAny>(text) {
-                Ok(_) => Err(ParseError::NotAnObject),
-                Err(err) => Err(invalid(&err)),
-            };
-        }
-        // Most lines are read in one pass; serde_json reads the others (and
-        // says what is wrong with a malformed one).
-        if let Some(message) = super::quick::read(start) {
-            return Ok(Some(message));
-        }
-        serde_json::from_str(text).map(Some).map_err(|err| invalid(&err))
-    }
-
-    /// [`Message::parse`], and when that fails on a lone surrogate escape
-    /// (`\ud83d`, half of an emoji the service split), the line parsed
-    /// again with each written `\ufffd` (kept in `spare`), as `JSON.parse`
-    /// and jq read it. Only a line that fails pays for the repair.
-    pub fn parse_lenient(content: &'a [u8], spare: &'a mut Option<String>) -> Result<Option<Message<'a>>, ParseError> {
-        let refused = match Message::parse(content) {
-            Err(ParseError::Invalid(why)) => why,
-            parsed => return parsed,
-        };
-        let repaired = std::str::from_utf8(content)
-            .ok()
-            .and_then(|text| match lone_surrogates_replaced(text) {
-                Cow::Owned(repaired) => Some(repaired),
-                Cow::Borrowed(_) => None,
-            });
-        match repaired {
-            Some(repaired) => Message::parse(spare.insert(repaired).as_bytes()),
-            None => Err(ParseError::Invalid(refused)),
-        }
-    }
-
     /// The rare fields, made when the first one comes.
     fn rare_mut(&mut self) -> &mut Rare<'a> {
         self.rare.get_or_insert_default()
@@ -469,7 +421,7 @@ impl<'a> Message<'a> {
 
 /// serde_json's error as one clause: what is wrong and at which column
 /// (the line's number is the reader's to give).
-fn invalid(err: &serde_json::Error) -> ParseError {
+pub(super) fn invalid(err: &serde_json::Error) -> ParseError {
     let text = err.to_string();
     let what = text.rsplit_once(" at line ").map_or(text.as_str(), |(what, _)| what);
     ParseError::Invalid(format!("{what} at column {}", err.column()))
@@ -559,7 +511,7 @@ mod tests {
     #[test]
     fn typed_fields_are_read_and_unknown_ones_ignored() {
         let line = br#"{"id":"m1","role":"assistant","content":"Hi \u00e9","graphPath":["final"],"isDelta":true,"isInProcess":false,"sort":3,"brandNew":{"x":[1]}}"#;
-        let message = Message::parse(line).unwrap().unwrap();
+        let message = crate::stream::parse::message(line).unwrap().unwrap();
         assert_eq!(message.id(), "m1");
         assert!(message.is_assistant());
         assert_eq!(message.content(), Some("Hi é"));
@@ -570,7 +522,9 @@ mod tests {
 
     #[test]
     fn strings_without_escapes_are_borrowed_from_the_line() {
-        let message = Message::parse(br#"{"id":"m1","content":"a\nb"}"#).unwrap().unwrap();
+        let message = crate::stream::parse::message(br#"{"id":"m1","content":"a\nb"}"#)
+            .unwrap()
+            .unwrap();
         assert!(matches!(message.id, Some(Text(Cow::Borrowed("m1")))));
         assert!(matches!(message.content, Some(Text(Cow::Owned(_)))));
     }
@@ -587,26 +541,41 @@ mod tests {
         ] {
             let line = format!(r#"{{"graphPath":{path}}}"#);
             assert_eq!(
-                Message::parse(line.as_bytes()).unwrap().unwrap().final_node,
+                crate::stream::parse::message(line.as_bytes())
+                    .unwrap()
+                    .unwrap()
+                    .final_node,
                 expected,
                 "{path}"
             );
         }
-        assert!(Message::parse(br#"{"graphPath":"final"}"#).is_err());
+        assert!(crate::stream::parse::message(br#"{"graphPath":"final"}"#).is_err());
     }
 
     #[test]
     fn blank_lines_are_skipped_and_non_objects_refused() {
-        assert!(Message::parse(b"   ").unwrap().is_none());
-        assert!(matches!(Message::parse(b"[1,2]"), Err(ParseError::NotAnObject)));
-        assert!(matches!(Message::parse(b"{\"id\":"), Err(ParseError::Invalid(_))));
-        assert!(matches!(Message::parse(b"not json"), Err(ParseError::Invalid(_))));
-        assert!(matches!(Message::parse(b"{\"id\":1}"), Err(ParseError::Invalid(_))));
+        assert!(crate::stream::parse::message(b"   ").unwrap().is_none());
+        assert!(matches!(
+            crate::stream::parse::message(b"[1,2]"),
+            Err(ParseError::NotAnObject)
+        ));
+        assert!(matches!(
+            crate::stream::parse::message(b"{\"id\":"),
+            Err(ParseError::Invalid(_))
+        ));
+        assert!(matches!(
+            crate::stream::parse::message(b"not json"),
+            Err(ParseError::Invalid(_))
+        ));
+        assert!(matches!(
+            crate::stream::parse::message(b"{\"id\":1}"),
+            Err(ParseError::Invalid(_))
+        ));
     }
 
     #[test]
     fn invalid_utf8_is_refused_with_its_column() {
-        let column = |line: &[u8]| match Message::parse(line) {
+        let column = |line: &[u8]| match crate::stream::parse::message(line) {
             Err(ParseError::Invalid(text)) => text,
             other => panic!("{other:?}"),
         };
@@ -616,7 +585,12 @@ mod tests {
 
     #[test]
     fn an_error_is_its_text_or_its_message() {
-        let text = |line: &str| Message::parse(line.as_bytes()).unwrap().unwrap().error_text();
+        let text = |line: &str| {
+            crate::stream::parse::message(line.as_bytes())
+                .unwrap()
+                .unwrap()
+                .error_text()
+        };
         assert_eq!(text(r#"{"error":"Bad branch"}"#).as_deref(), Some("Bad branch"));
         assert_eq!(
             text(r#"{"jsonrpc":"2.0","id":null,"error":{"code":-32603,"message":"Agent does not have a deployment associated"}}"#)

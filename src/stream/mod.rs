@@ -7,6 +7,7 @@
 
 pub mod lines;
 pub mod message;
+pub mod parse;
 pub mod quick;
 pub mod resume;
 pub mod transcript;

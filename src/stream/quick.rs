@@ -9,8 +9,8 @@
 //! reads the same (the tests compare the two on mutated lines); any line
 //! it is not sure of — anything malformed, a `toolCall`, `state`, `error`,
 //! `usage` or `messageId` (fields kept raw), a key with an escape, a
-//! surrogate escape, deep nesting — is left to serde_json
-//! ([`Message::parse`]), which reads it or says what is wrong and where.
+//! surrogate escape, deep nesting — is left to serde_json (see
+//! [`super::parse`]), which reads it or says what is wrong and where.
 
 use std::borrow::Cow;
 

@@ -129,7 +129,7 @@ mod tests {
     /// `first` (one connection each), as their ids.
     fn taken_after(first: &[&str], stream: &[&str]) -> Vec<String> {
         fn parse<'a>(line: &&'a str) -> Message<'a> {
-            Message::parse(line.as_bytes()).unwrap().unwrap()
+            crate::stream::parse::message(line.as_bytes()).unwrap().unwrap()
         }
         let mut lines = TurnLines::default();
         for line in first {

@@ -701,7 +701,7 @@ mod tests {
         let mut transcript = Transcript::new();
         let mut events = Vec::new();
         for line in lines {
-            let msg = Message::parse(line.as_bytes()).unwrap().unwrap();
+            let msg = crate::stream::parse::message(line.as_bytes()).unwrap().unwrap();
             events.extend(transcript.apply(&msg));
         }
         (transcript, events)
@@ -801,7 +801,7 @@ mod tests {
             r#"{"id":"__cutoff__","role":"assistant","state":{"chatId":"c9"}}"#,
             r#"{"id":"s2","role":"assistant","toolCall":{"name":"cubeMeta","input":"{}","result":"{}"}}"#,
         ] {
-            events.extend(transcript.apply(&Message::parse(line.as_bytes()).unwrap().unwrap()));
+            events.extend(transcript.apply(&crate::stream::parse::message(line.as_bytes()).unwrap().unwrap()));
         }
         assert!(
             matches!(events[..], [Event::ChatId(_), Event::ToolFinished(_)]),

@@ -413,7 +413,7 @@ impl LineFold for ChatFold<'_, '_> {
         let turn = &mut *self.turn;
         turn.timings.first_byte.get_or_insert_with(|| turn.started.elapsed());
         let mut spare = None;
-        let parsed = Message::parse_lenient(line.content(), &mut spare);
+        let parsed = crate::stream::parse::lenient(line.content(), &mut spare);
         let message = parsed.as_ref().ok().and_then(Option::as_ref);
         let repeated = match (message, turn.resumed.as_mut()) {
             (Some(message), Some(resumed)) => resumed.repeats(message),

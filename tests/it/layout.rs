@@ -267,3 +267,103 @@ fn the_help_lists_exactly_the_exit_codes_of_the_failure_kinds() {
     kinds.dedup();
     assert_eq!(listed, kinds, "cli::EXIT_STATUS and Kind::exit_code agree");
 }
+
+/// The sibling files (modules of the same folder) that each file of
+/// `folder` names in its code: `super::X` or `crate::ROOM::X` (test
+/// modules and comments left out).
+fn sibling_imports(folder: &Path) -> Vec<(String, Vec<String>)> {
+    let room = folder.strip_prefix(src()).unwrap().to_string_lossy().replace('/', "::");
+    let siblings: Vec<String> = std::fs::read_dir(folder)
+        .unwrap()
+        .map(|entry| entry.unwrap().path())
+        .filter_map(|path| match path.is_dir() {
+            true => Some(path.file_name()?.to_string_lossy().into_owned()),
+            false => Some(path.file_stem()?.to_string_lossy().into_owned()).filter(|stem| stem != "mod"),
+        })
+        .collect();
+    let mut imports = Vec::new();
+    for name in &siblings {
+        let path = match folder.join(format!("{name}.rs")).exists() {
+            true => folder.join(format!("{name}.rs")),
+            false => folder.join(name).join("mod.rs"),
+        };
+        let Ok(text) = std::fs::read_to_string(&path) else {
+            continue;
+        };
+        // Code only: no test module, no comment (a doc link is no import).
+        let text: String = text
+            .split("#[cfg(test)]")
+            .next()
+            .unwrap_or_default()
+            .lines()
+            .filter(|line| !line.trim_start().starts_with("//"))
+            .collect::<Vec<_>>()
+            .join("\n");
+        let named: Vec<String> = siblings
+            .iter()
+            .filter(|other| *other != name)
+            .filter(|other| {
+                [format!("super::{other}"), format!("crate::{room}::{other}")]
+                    .iter()
+                    .any(|path| {
+                        text.match_indices(path.as_str()).any(|(at, _)| {
+                            let next = text[at + path.len()..].chars().next();
+                            !next.is_some_and(|c| c.is_ascii_alphanumeric() || c == '_')
+                        })
+                    })
+            })
+            .cloned()
+            .collect();
+        imports.push((name.clone(), named));
+    }
+    imports
+}
+
+#[test]
+fn no_files_of_a_folder_import_each_other_in_a_circle() {
+    let mut folders = vec![src()];
+    let mut circles = Vec::new();
+    while let Some(folder) = folders.pop() {
+        for entry in std::fs::read_dir(&folder).unwrap() {
+            let path = entry.unwrap().path();
+            if path.is_dir() {
+                folders.push(path);
+            }
+        }
+        if folder == src() {
+            continue;
+        }
+        let imports = sibling_imports(&folder);
+        // A depth-first walk from each file: a file reached again on its
+        // own path is a circle.
+        fn walk(name: &str, imports: &[(String, Vec<String>)], path: &mut Vec<String>, found: &mut Vec<String>) {
+            if let Some(at) = path.iter().position(|seen| seen == name) {
+                found.push(path[at..].join(" → ") + " → " + name);
+                return;
+            }
+            path.push(name.to_string());
+            for next in imports
+                .iter()
+                .filter(|(file, _)| file == name)
+                .flat_map(|(_, named)| named)
+            {
+                walk(next, imports, path, found);
+            }
+            path.pop();
+        }
+        for (name, _) in &imports {
+            let mut found = Vec::new();
+            walk(name, &imports, &mut Vec::new(), &mut found);
+            for circle in found {
+                circles.push(format!("{}: {circle}", folder.strip_prefix(src()).unwrap().display()));
+            }
+        }
+    }
+    circles.sort();
+    circles.dedup();
+    assert!(
+        circles.is_empty(),
+        "files that import each other:\n{}",
+        circles.join("\n")
+    );
+}

@@ -432,7 +432,7 @@ fn lines_are_judged_as_serde_json_judges_them() {
             }
         }
         let shown = String::from_utf8_lossy(&line).into_owned();
-        match (reference(&line), Message::parse(&line)) {
+        match (reference(&line), analyst::stream::parse::message(&line)) {
             (Verdict::Blank, Ok(None)) => {}
             (Verdict::Object(map), Ok(Some(message))) => {
                 same_fields(&message, &map);

@@ -13,7 +13,7 @@ use serde::{Deserialize, Serialize};
 use super::context::{unreliable, RunContext};
 use super::decide::{p_value, CaseTier, Counts, SuiteTier, Tier};
 use super::grade::{Comparison, Reason, Verdict};
-use super::select::parse_shard;
+use super::shard::parse_shard;
 pub use crate::domain::Usage;
 use crate::error::{usage, Kind, SUCCESS};
 use crate::input::{read_text_at_most, Input};
