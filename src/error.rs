@@ -154,6 +154,28 @@ impl Fault {
         }
     }
 
+    /// `err` as one fault: its kind (as [`kind_of`] finds it), its whole
+    /// message (`{err:#}`, the context that says what was being done
+    /// included), whether it stops a running turn, and the HTTP status that
+    /// said it.
+    pub fn of(err: &anyhow::Error) -> Fault {
+        Fault {
+            kind: kind_of(err),
+            message: format!("{err:#}"),
+            stop: stops_the_chat(err),
+            status: status_of(err),
+        }
+    }
+
+    /// The same failure, its message followed by `more` (`; chat X
+    /// aborted`).
+    pub fn saying(self, more: impl AsRef<str>) -> Self {
+        Fault {
+            message: format!("{}{}", self.message, more.as_ref()),
+            ..self
+        }
+    }
+
     /// What went wrong, in analyst's words.
     pub fn message(&self) -> &str {
         &self.message

@@ -323,6 +323,11 @@ impl DataClient {
         })
     }
 
+    /// The connect timeout its requests use (for what is sent beside them).
+    pub fn connect_timeout(&self) -> Duration {
+        self.network.connect_timeout
+    }
+
     /// Runs `sql` and streams its answer into `sink`, polling while the
     /// service says "Continue wait". Returns the number of rows.
     pub fn run(&self, sql: &str, sink: &mut dyn RowSink) -> Result<u64> {
@@ -459,6 +464,45 @@ impl RowSource for DataClient {
     fn fetch(&self, sql: &str, expected: Option<u64>, sink: &mut dyn RowSink) -> Result<u64> {
         let plan = Plan::of(sql, Some(SERVER_ROW_CAP), None)?;
         Ok(self.run_plan(&plan, expected, sink)?.0)
+    }
+}
+
+/// The data query API's client made on first use (`ask --all-rows`): a
+/// chat with no truncated result never calls the API, nor runs a
+/// profile's `data_token_command`. Each fetch is one request, as the
+/// agent's query was run (not paged: no page can repeat, so `totalRows` is
+/// checked by the caller).
+pub struct OnDemand {
+    settings: DataSettings,
+    network: Network,
+    started: Instant,
+    client: std::cell::OnceCell<DataClient>,
+}
+
+impl OnDemand {
+    /// The API `settings` name (checked already), bounded by `network`
+    /// from `started`.
+    pub fn new(settings: DataSettings, network: Network, started: Instant) -> OnDemand {
+        OnDemand {
+            settings,
+            network,
+            started,
+            client: std::cell::OnceCell::new(),
+        }
+    }
+}
+
+impl RowSource for OnDemand {
+    fn fetch(&self, sql: &str, _expected: Option<u64>, sink: &mut dyn RowSink) -> Result<u64> {
+        let client = match self.client.get() {
+            Some(client) => client,
+            None => {
+                let http = Http::new(self.network.connect_timeout)?;
+                let client = DataClient::new(http, &self.settings, self.network, self.started)?;
+                self.client.get_or_init(|| client)
+            }
+        };
+        client.run(sql, sink)
     }
 }
 

@@ -8,18 +8,16 @@
 //! failed, otherwise the code of the failure.
 
 use std::io::Write;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use anyhow::Result;
 
-use crate::domain::without_credentials;
 use crate::error::{fail, Kind};
 use crate::evals::context::RunContext;
 use crate::evals::decide::Tier;
-use crate::evals::report::{self, seconds, Report};
+use crate::evals::report::{self, Report};
 use crate::evals::run::Run;
-use crate::evals::select::{check_reports_apart, load, Selected};
-use crate::evals::suite::suite_identity;
+use crate::evals::select::{check_reports_apart, load};
 use crate::evals::verdicts::{self, tell};
 use crate::evals::{formats, page, summary};
 use crate::files::{append, create_private_folder, write_whole};
@@ -32,77 +30,22 @@ pub use crate::evals::select::list;
 /// Runs `analyst check`: the suite read, the run's cases run by
 /// [`Run`], the report published, and the exit its verdicts give.
 pub fn run(settings: CheckSettings, notes: &Notes, out: &mut Out) -> Result<()> {
-    let started = Instant::now();
-    let started_at = chrono::Utc::now();
     signals::watch();
-    let Selected { cases, hash } = load(&settings.selection, &settings.identity, Some(&settings.data), notes)?;
-    check_reports_apart(&settings.selection, &cases, &settings.report.written())?;
-    let suite_path = suite_identity(&settings.selection.suite);
+    let selected = load(&settings.selection, &settings.identity, Some(&settings.data), notes)?;
+    check_reports_apart(&settings.selection, &selected.cases, &settings.report.written())?;
     let baseline = read_baseline(&settings.report, settings.selection.timeout)?;
     let earlier = settings
         .retry_errors
         .as_ref()
         .map(|path| Report::read(path, "--retry-errors", settings.selection.timeout))
         .transpose()?;
-    if let Some(report) = &earlier {
-        // Its verdicts stand for this run's: they must be of the same agent.
-        let asked = report.run.as_ref().map(|run| run.chat_url.as_str());
-        let here = without_credentials(settings.url.as_str());
-        if let Some(other) = asked.filter(|asked| *asked != here) {
-            return Err(crate::error::usage(format!(
-                "--retry-errors: that report asked {other}, this run asks {here}: retry a report of the same agent"
-            )));
-        }
-        // …and of the same suite (a case whose fingerprint changed is asked
-        // again whole: see Run::new).
-        match report.run.as_ref().and_then(|run| run.suite_path.as_deref()) {
-            Some(path) if path == suite_path => {}
-            Some(path) => {
-                return Err(crate::error::usage(format!(
-                    "--retry-errors: that report ran the suite {path}, this run {suite_path}: retry a report of the same suite"
-                )))
-            }
-            None => {
-                return Err(crate::error::usage(
-                    "--retry-errors: that report does not say which suite it ran (written before reports had suitePath): run the suite again whole",
-                ))
-            }
-        }
-    }
     if let Some(dir) = &settings.save {
         create_private_folder(dir)
             .map_err(|err| crate::error::usage(format!("cannot create the --save folder {}: {err}", dir.display())))?;
     }
-    let branch = RunContext::branch_of(cases.iter().map(|case| case.branch.as_deref()));
-    let mut run = Run::new(cases, &settings, started, notes, earlier)?;
-    let results = run.execute()?;
-    let shard = settings.selection.shard.map(|(k, n)| format!("{k}/{n}"));
-    let suite = settings.selection.suite.display().to_string();
-    let time = seconds(started.elapsed());
-    let mut report = Report::new(&suite, shard.clone(), results, time);
-    report.run = Some(RunContext {
-        branch,
-        identity: settings.identity.summary(),
-        suite_path: Some(suite_path),
-        suite_hash: Some(hash),
-        ..RunContext::new(
-            started_at,
-            time,
-            settings.url.as_str(),
-            &suite,
-            shard,
-            settings.ci.clone(),
-        )
-    });
-    report.gate(settings.report.min_accuracy);
-    let published = publish(&mut report, &settings.report, baseline, notes, out);
-    super::send_spans(
-        run.into_spans(&report),
-        &settings.network,
-        notes,
-        settings.recording.as_ref(),
-    )?;
-    published?;
+    let report = Run::new(selected, &settings, notes, earlier, baseline)?.execute()?;
+    tell_comparison(&report, notes);
+    publish(&report, &settings.report, notes, out)?;
     conclude(&report, &settings.report)
 }
 
@@ -132,11 +75,16 @@ pub fn merge(settings: MergeSettings, notes: &Notes, out: &mut Out) -> Result<()
     let mut report = Report::merge(reports)?;
     report.run = RunContext::merged(runs.iter());
     report.baseline = compared;
+    if let Some((file, baseline)) = baseline {
+        let settings = &settings.report;
+        report.compare_with(&file, &baseline, settings.baseline_max_age, settings.baseline_any);
+    }
     report.gate(min_accuracy);
     for case in &report.cases {
         tell(notes, &verdicts::case_lines(case));
     }
-    publish(&mut report, &settings.report, baseline, notes, out)?;
+    tell_comparison(&report, notes);
+    publish(&report, &settings.report, notes, out)?;
     conclude(&report, &settings.report)
 }
 
@@ -149,19 +97,8 @@ fn read_baseline(settings: &ReportSettings, limit: Option<Duration>) -> Result<O
         .transpose()
 }
 
-/// Compares the report with the baseline (the regressions on stderr),
-/// prints the counts, and writes the reports the settings ask for.
-fn publish(
-    report: &mut Report,
-    settings: &ReportSettings,
-    baseline: Option<(String, Report)>,
-    notes: &Notes,
-    out: &mut Out,
-) -> Result<()> {
-    if let Some((file, baseline)) = baseline {
-        report.compare_with(&file, &baseline, settings.baseline_max_age, settings.baseline_any);
-        tell_comparison(report, notes);
-    }
+/// Prints the counts and writes the reports the settings ask for.
+fn publish(report: &Report, settings: &ReportSettings, notes: &Notes, out: &mut Out) -> Result<()> {
     notes.info(&format!(
         "{} cases: {}, {}",
         report.cases.len(),

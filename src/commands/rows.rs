@@ -4,7 +4,7 @@
 //! runs through the data query API with rows streamed to stdout.
 
 use std::io;
-use std::time::{Instant, SystemTime};
+use std::time::Instant;
 
 use anyhow::Result;
 use indicatif::{HumanCount, ProgressBar, ProgressDrawTarget, ProgressState, ProgressStyle};
@@ -12,25 +12,26 @@ use serde_json::value::RawValue;
 
 use crate::api::data::{limit_of, DataClient, Plan, SERVER_ROW_CAP};
 use crate::cli::RowsOutput;
-use crate::domain::Limits;
-use crate::error::{fail, kind_of, usage, Fault, Kind};
+use crate::domain::{Network, Question};
+use crate::error::{fail, usage, Fault, Kind};
+use crate::exchange::{query, Exchange, Origin, Plan as TurnPlan, RecordAs, Trace, TurnObserver};
+use crate::expect::{Check, Expectations};
 use crate::input::Input;
 use crate::net::http::Http;
 use crate::net::source::SavedStream;
-use crate::otel::Spans;
 use crate::output::{Notes, Out};
 use crate::render::parquet::ParquetWriter;
 use crate::render::table::{write_result, TableFormat, TableWriter};
 use crate::results::{shortfall, Column, Pick, Picker, RowSink, SqlResult};
 use crate::settings::{read_stdin, read_text, RowsSettings, SqlSource};
 use crate::signals;
-use crate::stream::turn::{Observing, Sinks, Turn};
+use crate::stream::transcript::Keep;
 
 /// Runs `analyst rows`.
 pub fn run(settings: RowsSettings, notes: &Notes, out: &mut Out) -> Result<()> {
     let started = Instant::now();
     signals::watch();
-    let (sql, saved) = sql_to_run(&settings.sql, settings.pick, settings.network.limits, started)?;
+    let (sql, saved) = sql_to_run(&settings.sql, settings.pick, settings.network, started, notes)?;
     let format = match settings.output {
         RowsOutput::Csv => Some(TableFormat::Csv),
         RowsOutput::Tsv => Some(TableFormat::Tsv),
@@ -68,17 +69,15 @@ pub fn run(settings: RowsSettings, notes: &Notes, out: &mut Out) -> Result<()> {
     let expected = saved.as_ref().and_then(|result| result.total_rows);
     let plan = Plan::of(&sql, settings.page_size, settings.order_by.as_deref())?;
     let mut progress = RowsProgress::new(writer, expected, notes);
-    let began = SystemTime::now();
-    let fetched = client.run_plan(&plan, expected, &mut progress);
-    let spans = settings.otlp.clone().map(Spans::new);
-    if let Some(spans) = &spans {
-        let outcome = match &fetched {
-            Ok((count, requests)) => Ok((*count, *requests)),
-            Err(err) => Err(format!("{err:#}")),
-        };
-        spans.add_query(&sql, outcome, began);
-    }
-    super::send_spans(spans, &settings.network, notes, None)?;
+    let fetched = query::fetch(
+        &client,
+        &sql,
+        &plan,
+        expected,
+        &mut progress,
+        settings.otlp.as_ref(),
+        notes,
+    )?;
     // The document is closed also when the query failed on the way (a
     // `-o json` array stays valid JSON); the failure is the exit code. A
     // query that failed before its answer began writes nothing at all.
@@ -113,16 +112,22 @@ pub fn run(settings: RowsSettings, notes: &Notes, out: &mut Out) -> Result<()> {
 }
 
 /// The SQL to run, and the saved result it came from (when it did); a
-/// file, a saved stream or standard input is read within `limits` of the
-/// command, which began at `started`.
-fn sql_to_run(source: &SqlSource, pick: Pick, limits: Limits, started: Instant) -> Result<(String, Option<SqlResult>)> {
-    let limit = limits.timeout;
+/// file, a saved stream or standard input is read within the limits of
+/// `network`, counted from `started`.
+fn sql_to_run(
+    source: &SqlSource,
+    pick: Pick,
+    network: Network,
+    started: Instant,
+    notes: &Notes,
+) -> Result<(String, Option<SqlResult>)> {
+    let limit = network.limits.timeout;
     let sql = match source {
         SqlSource::Text(sql) => sql.clone(),
         SqlSource::File(path) if path == "-" => read_stdin("the SQL", limit)?,
         SqlSource::File(path) => read_text(Input::File(path.into()), limit, &format!("--sql-file {path}"))?,
         SqlSource::Saved(path) => {
-            let result = saved_result(path, pick, limits, started)?;
+            let result = saved_result(path, pick, network, started, notes)?;
             let sql = result.sql_to_fetch()?.to_string();
             return Ok((sql, Some(result)));
         }
@@ -135,41 +140,60 @@ fn sql_to_run(source: &SqlSource, pick: Pick, limits: Limits, started: Instant) 
 }
 
 /// The SQL result `pick` of a stream saved by `ask -o raw` or `-o events`
-/// (`-` = stdin), read within `limits` of the command begun at `started`.
-fn saved_result(path: &str, pick: Pick, limits: Limits, started: Instant) -> Result<SqlResult> {
-    let source = SavedStream::open(path, "--from")?;
-    let mut picker = Picker::new(pick);
-    let mut sinks = Sinks {
-        tee: None,
-        renderer: &mut Observing(&mut picker),
-        out: &mut io::sink(),
+/// (`-` = stdin), read within `limits` of the command begun at `started`
+/// by the owner of a turn, as `ask --replay` reads one, keeping only the
+/// result picked.
+fn saved_result(path: &str, pick: Pick, network: Network, started: Instant, notes: &Notes) -> Result<SqlResult> {
+    let exchange = Exchange {
+        origin: Origin::saved(SavedStream::open(path, "--from")?),
+        recording: None,
+        trace: Trace::Off,
+        notes,
     };
-    let mut turn = Turn::new(started);
-    let read = source.read(limits, &mut turn, &mut sinks);
-    // Nothing at all (`</dev/null` in cron) is not a stream: ask for the SQL.
-    if read.is_ok() && turn.timings.first_byte.is_none() {
-        let what = match path {
-            "-" => "standard input is empty".to_string(),
-            path => format!("--from {path} is empty"),
-        };
-        return Err(usage(format!(
-            "{what}: where is the SQL? give --sql or --sql-file, or a stream saved by 'analyst ask -o raw' (--from FILE or a pipe)"
-        )));
-    }
-    // A stream that cannot be read to its end is not what ask saves; one
-    // whose chat failed (no answer, an in-stream error) still holds its
-    // SQL results.
-    let ending = turn.conclude(read, Ok(()));
-    if let (true, Some(err)) = (ending.read_failed, ending.failure) {
-        // A stop (a signal, --timeout) or a file that cannot be opened
-        // says so as it is.
-        return Err(match kind_of(&err) {
-            Kind::BadStream => err.context("the saved stream is not NDJSON from 'ask -o raw' or '-o events'"),
-            _ => err,
-        });
-    }
+    let mut observer = TurnObserver::new(None, Check::new(Expectations::default()), false);
+    observer.picked = Some(Picker::new(pick));
+    let plan = TurnPlan {
+        question: Question::default(),
+        thread: None,
+        started,
+        network,
+        keep: Keep::default(),
+        tee: None,
+        observer: &mut observer,
+        out: &mut io::sink(),
+        explain_timeout: None,
+        record_as: RecordAs::default(),
+        parent: None,
+    };
+    let picked = exchange.turn(plan, |judging| {
+        // Nothing at all (`</dev/null` in cron) is not a stream: ask for
+        // the SQL.
+        if judging.ended.read_whole && judging.turn.timings.first_byte.is_none() {
+            let what = match path {
+                "-" => "standard input is empty".to_string(),
+                path => format!("--from {path} is empty"),
+            };
+            return Err(Fault::new(
+                Kind::Usage,
+                format!("{what}: where is the SQL? give --sql or --sql-file, or a stream saved by 'analyst ask -o raw' (--from FILE or a pipe)"),
+            ));
+        }
+        // A stream that cannot be read to its end is not what ask saves; one
+        // whose chat failed (no answer, an in-stream error) still holds its
+        // SQL results. A stop (a signal, --timeout) says so as it is.
+        if let (false, Some(fault)) = (judging.ended.read_whole, judging.ended.failure) {
+            return Err(match fault.kind {
+                Kind::BadStream => {
+                    Fault::new(Kind::BadStream, format!("the saved stream is not NDJSON from 'ask -o raw' or '-o events': {fault}"))
+                }
+                _ => fault,
+            });
+        }
+        Ok(judging.observer.picked.take())
+    })?;
     // A --query past the stream's results is a mistake on the command
     // line (cli.md: exit 2), not a stream with nothing to render.
+    let picker = picked.unwrap_or_else(|| Picker::new(pick));
     let picked = picker.picked().map_err(|fault| match (pick, fault.kind) {
         (Pick::Index(_), Kind::NothingToRender) => Fault::new(Kind::Usage, fault.to_string()),
         _ => fault,

@@ -4,13 +4,17 @@
 //! sends the question and resumes the turn when its connection drops or it
 //! is suspended (the wire, `api::chat`, only starts and aborts), saves the
 //! stream (`--tee`, `--save`), reads it into a [`TurnObserver`], concludes
-//! how it [`Ending`] ended, aborts the chat when it may still run, hands
-//! the [`Ended`] turn to the command's judge, and records it in the history
-//! with the exit code the judge gives: no command can forget the record. A
-//! saved stream (`ask --replay`) goes through the same owner, asking,
-//! aborting and recording nothing.
+//! how it [`Ended`], aborts the chat when it may still run, hands the
+//! turn to the command's judge, records it in the history with the exit
+//! code the judge gives — no command can forget the record — and traces
+//! it: a turn's spans are sent by its owner when it owns them ([`Trace`]),
+//! else collected for the run that does. A saved stream (`ask --replay`,
+//! `rows --from`) goes through the same owner, as a source of chunks read
+//! like any other, asking, aborting, recording and tracing nothing.
+//! [`query`] owns `rows`' query of the data query API the same way.
 
 mod observer;
+pub mod query;
 
 use std::cell::Cell;
 use std::io::Write;
@@ -19,18 +23,19 @@ use std::time::{Duration, Instant, SystemTime};
 use anyhow::Result;
 use reqwest::Url;
 
-use crate::api::chat::ChatClient;
+use crate::api::chat::{ChatClient, ChatSettings};
 use crate::domain::{kept_answer, Network, Question};
-use crate::error::{exit_code, fail, kind_of, Kind};
+use crate::error::{fail, Fault, Kind};
 use crate::files::LazyFile;
 use crate::history::{chat_url, History, Recording, ThreadSettings, TurnRecord};
-use crate::net::http::{backoff, Retry};
+use crate::net::http::{backoff, Http, Retry};
 use crate::net::source::SavedStream;
 use crate::otel::{SpanIds, Spans};
 use crate::output::{Notes, Output};
 use crate::redact::redact;
+use crate::signals::Stop;
 use crate::stream::transcript::Keep;
-use crate::stream::turn::{Ending, Resumable, Sinks, Turn};
+use crate::stream::turn::{Ended, Resumable, Sinks, Turn};
 use crate::text::human;
 
 pub use observer::{LastQuery, QueryLog, TurnObserver};
@@ -38,6 +43,30 @@ pub use observer::{LastQuery, QueryLog, TurnObserver};
 /// The time an abort may take when a turn stops early, retries included;
 /// the process moves on soon after, answered or not.
 const ABORT_BUDGET: Duration = Duration::from_secs(5);
+
+/// What `ask` asks of: the service, or a saved stream.
+#[derive(Debug)]
+pub enum Asked {
+    /// A saved stream (`--replay FILE`, `-` = stdin).
+    Replay(String),
+    /// The service: a question sent as the user of `chat`.
+    Chat {
+        /// The service and the identity.
+        chat: Box<ChatSettings>,
+        /// What is asked.
+        question: Question,
+    },
+}
+
+impl Asked {
+    /// The message id of the question asked of the service, if any.
+    pub fn message_id(&self) -> Option<String> {
+        match self {
+            Asked::Chat { question, .. } => question.message_id.clone(),
+            Asked::Replay(_) => None,
+        }
+    }
+}
 
 /// The chat service a turn is asked of.
 pub struct Service<'a> {
@@ -54,18 +83,62 @@ pub struct Service<'a> {
 pub enum Origin<'a> {
     /// Asked of the chat service.
     Service(Box<Service<'a>>),
-    /// A saved stream (`ask --replay`), read once.
+    /// A saved stream (`ask --replay`, `rows --from`), read once.
     Saved(Cell<Option<SavedStream>>),
 }
 
-/// Where turns are asked (or read) and where they are recorded.
+impl<'a> Origin<'a> {
+    /// Where `asked` is asked (the service reached through a client with
+    /// `network`'s connect timeout), and the question.
+    pub fn of(asked: &'a Asked, network: Network) -> Result<(Origin<'a>, Question)> {
+        match asked {
+            Asked::Replay(path) => Ok((Origin::saved(SavedStream::open(path, "--replay")?), Question::default())),
+            Asked::Chat { chat, question } => {
+                let service = Service {
+                    client: ChatClient::new(Http::new(network.connect_timeout)?, chat),
+                    url: &chat.url,
+                    asker: chat.asker(None),
+                };
+                Ok((Origin::Service(Box::new(service)), question.clone()))
+            }
+        }
+    }
+
+    /// A saved stream, read once.
+    pub fn saved(stream: SavedStream) -> Origin<'a> {
+        Origin::Saved(Cell::new(Some(stream)))
+    }
+}
+
+/// Where a turn's spans go.
+pub enum Trace<'a> {
+    /// Nowhere: no collector is set.
+    Off,
+    /// The turn's owner sends them once the turn is recorded (`ask`).
+    Sent(Box<Spans>),
+    /// Into the spans of the run it belongs to, which sends them (`check`).
+    Into(&'a Spans),
+}
+
+impl Trace<'_> {
+    /// The spans a turn's are added to, if any.
+    fn spans(&self) -> Option<&Spans> {
+        match self {
+            Trace::Off => None,
+            Trace::Sent(spans) => Some(spans),
+            Trace::Into(spans) => Some(spans),
+        }
+    }
+}
+
+/// Where turns are asked (or read), where they are recorded and traced.
 pub struct Exchange<'a> {
     /// Where the stream comes from.
     pub origin: Origin<'a>,
     /// Where turns asked of the service are recorded; `None`: not recorded.
     pub recording: Option<&'a Recording>,
-    /// Where the spans of turns asked of the service go; `None`: no spans.
-    pub spans: Option<&'a Spans>,
+    /// Where the spans of turns asked of the service go.
+    pub trace: Trace<'a>,
     /// Where notes go.
     pub notes: &'a Notes,
 }
@@ -91,7 +164,7 @@ pub struct Plan<'a, 'o> {
     pub out: &'a mut dyn Output,
     /// Says why a timeout that ended the turn expired (`check`: the case's
     /// timeout or the whole run's), before the chat is aborted.
-    pub explain_timeout: Option<&'a dyn Fn(anyhow::Error) -> anyhow::Error>,
+    pub explain_timeout: Option<&'a dyn Fn(Fault) -> Fault>,
     /// What the record says of the command that asked.
     pub record_as: RecordAs,
     /// The span the turn's span is a child of (a `check` case); `None`: a
@@ -99,8 +172,7 @@ pub struct Plan<'a, 'o> {
     pub parent: Option<SpanIds>,
 }
 
-/// What only the command knows of a turn, for its record (the exit codes
-/// come from its [`Judged`] verdict).
+/// What only the command knows of a turn, for its record.
 #[derive(Clone, Debug, Default)]
 pub struct RecordAs {
     /// `ask` or `check`.
@@ -109,16 +181,20 @@ pub struct RecordAs {
     pub suite: Option<String>,
     /// For `check`: the case's name.
     pub case: Option<String>,
+    /// The judge gives a verdict kept beside the turn's own exit code
+    /// (`check`); else the record keeps the judge's code as the turn's
+    /// (`ask`).
+    pub verdict_apart: bool,
 }
 
 /// A turn that is over, as the command's judge gets it: the turn read, how
 /// it ended, what the history records of it, the observer that heard it,
 /// and the output.
-pub struct Ended<'t, 'o> {
+pub struct Judging<'t, 'o> {
     /// The turn as read: its transcript and timings.
     pub turn: &'t Turn,
     /// How it ended (the chat aborted first when it may still have run).
-    pub ending: Ending,
+    pub ended: Ended,
     /// The turn as recorded (its answer cut as every record cuts it).
     pub record: &'t TurnRecord,
     /// What heard the turn: the output, the expectations, the last result.
@@ -127,25 +203,16 @@ pub struct Ended<'t, 'o> {
     pub out: &'t mut dyn Output,
 }
 
-/// A command's verdict on a turn: the exit codes its record keeps.
-pub trait Judged {
-    /// The exit code the record keeps, and (for `check`) the verdict's;
-    /// `turn` is the exit code of the turn alone.
-    fn exit_codes(&self, turn: u8) -> (u8, Option<u8>);
-}
-
-/// A command's result (`ask`'s), whose exit code is the record's.
-impl<T> Judged for Result<T> {
-    fn exit_codes(&self, _turn: u8) -> (u8, Option<u8>) {
-        (exit_code(self.as_ref().err()), None)
-    }
-}
-
 impl Exchange<'_> {
     /// Does the turn `plan` describes (see the module's documentation),
-    /// hands it to `judge`, records it with the judge's exit codes, and
-    /// returns the judge's verdict.
-    pub fn turn<J: Judged>(&self, plan: Plan<'_, '_>, judge: impl FnOnce(Ended<'_, '_>) -> J) -> J {
+    /// hands it to `judge`, records it with the judge's exit code, traces
+    /// it, and returns the judge's verdict (a signal that ended the export
+    /// of the turn's spans instead, when the owner sends them).
+    pub fn turn<J>(
+        &self,
+        plan: Plan<'_, '_>,
+        judge: impl FnOnce(Judging<'_, '_>) -> Result<J, Fault>,
+    ) -> Result<J, Fault> {
         let Plan {
             mut question,
             thread,
@@ -179,6 +246,7 @@ impl Exchange<'_> {
             turn
         };
         let mut turn = fresh(&question);
+        crate::stream::turn::Renderer::begin(&mut *observer);
         let mut sinks = Sinks {
             tee: tee.as_deref_mut().map(|tee| tee as &mut dyn Write),
             renderer: &mut *observer,
@@ -189,7 +257,9 @@ impl Exchange<'_> {
                 let mut read = self.read(service, &question, network, &mut turn, &mut sinks);
                 // A thread whose chat the service forgot starts afresh.
                 if let Some((thread, _, Some(chat_id))) = &thread {
-                    if read.as_ref().is_err_and(|err| kind_of(err) == Kind::NotFound)
+                    if read
+                        .as_ref()
+                        .is_err_and(|err| crate::error::kind_of(err) == Kind::NotFound)
                         && turn.transcript.chat_id().is_none()
                     {
                         self.notes.info(&format!(
@@ -216,40 +286,50 @@ impl Exchange<'_> {
             Some(Err(err)) => Err(fail(Kind::CannotWrite, format!("cannot write the saved stream: {err}"))),
             _ => Ok(()),
         };
-        let mut ending = turn.conclude(read, saved);
+        let mut ended = turn.conclude(read, saved);
         if let Some(explain) = explain_timeout {
-            ending.failure = ending.failure.map(explain);
+            ended.failure = ended.failure.map(explain);
         }
         if let Some(service) = service {
-            ending = settle(&service.client, ending, turn.transcript.chat_id());
+            ended = settle(&service.client, ended, turn.transcript.chat_id());
         }
-        let mut record = draft(at, &question, &turn, &ending, service);
+        let mut record = draft(at, &question, &turn, &ended, service);
         record.queries = observer.queries.take();
         record.thread = thread.map(|(thread, ..)| thread.name.clone());
-        let turn_exit_code = ending.exit_code();
-        let judged = judge(Ended {
+        let turn_exit_code = ended.exit_code();
+        let judged = judge(Judging {
             turn: &turn,
-            ending,
+            ended,
             record: &record,
             observer,
             out,
         });
-        let (exit_code, verdict_exit_code) = judged.exit_codes(turn_exit_code);
+        let judged_code = judged
+            .as_ref()
+            .err()
+            .map_or(crate::error::SUCCESS, |fault| fault.kind.exit_code());
+        (record.exit_code, record.verdict_exit_code) = match record_as.verdict_apart {
+            true => (turn_exit_code, Some(judged_code)),
+            false => (judged_code, None),
+        };
         record.command = record_as.command.to_string();
-        record.exit_code = exit_code;
-        record.verdict_exit_code = verdict_exit_code;
         record.suite = record_as.suite;
         record.case = record_as.case;
         // A read of the thread so far (no question, no turn resumed) asks
         // nothing: it is neither recorded nor traced.
-        let asked = !question.reads_thread();
-        if let (Some(recording), Some(_), true) = (self.recording, service, asked) {
+        let asked = service.is_some() && !question.reads_thread();
+        if let (Some(recording), true) = (self.recording, asked) {
             crate::history::write(&recording.db, recording.keep, &record, self.notes);
         }
-        if let (Some(spans), Some(_), true) = (self.spans, service, asked) {
+        if let (Some(spans), true) = (self.trace.spans(), asked) {
             spans.add_turn(&record, &turn.sql_results, SystemTime::now(), parent);
         }
-        judged
+        match &self.trace {
+            Trace::Sent(spans) => {
+                crate::otel::export(spans, network.connect_timeout, self.notes, self.recording).and(judged)
+            }
+            Trace::Off | Trace::Into(_) => judged,
+        }
     }
 
     /// Asks `question` of `service` and reads the turn into `turn` through
@@ -339,23 +419,25 @@ impl Exchange<'_> {
 }
 
 /// Reads a saved stream (`saved`, taken from its [`Origin::Saved`]) into
-/// `turn` through `sinks`; none left (a second turn of one saved stream)
-/// is a failure.
+/// `turn` through `sinks`, as a source of chunks like any other, stopped as
+/// a [`Source`](crate::net::source::Source) is; none left (a second turn of
+/// one saved stream) is a failure.
 fn replay(saved: Option<SavedStream>, network: Network, turn: &mut Turn, sinks: &mut Sinks<'_>) -> Result<()> {
     let saved = saved.ok_or_else(|| fail(Kind::Unexpected, "a saved stream is read once"))?;
-    saved.read(network.limits, turn, sinks)
+    let chunks = saved.chunks(network.limits, turn.started(), &Stop::default())?;
+    turn.read(chunks, sinks)
 }
 
-/// Ends a turn as `ending` says: when the chat may still be running, it is
+/// Ends a turn as `ended` says: when the chat may still be running, it is
 /// aborted first (within [`ABORT_BUDGET`]) and the failure's message says
 /// how that went (`…; chat X aborted`).
-fn settle(client: &ChatClient, mut ending: Ending, chat_id: Option<&str>) -> Ending {
-    let Some(err) = ending.failure.take() else {
-        return ending;
+fn settle(client: &ChatClient, mut ended: Ended, chat_id: Option<&str>) -> Ended {
+    let Some(fault) = ended.failure.take() else {
+        return ended;
     };
-    if !ending.abort {
-        ending.failure = Some(err);
-        return ending;
+    if !ended.aborted {
+        ended.failure = Some(fault);
+        return ended;
     }
     let aborted = match chat_id {
         Some(chat_id) => match client.abort_stopped(chat_id, Retry::short_call(3, Some(ABORT_BUDGET))) {
@@ -364,14 +446,14 @@ fn settle(client: &ChatClient, mut ending: Ending, chat_id: Option<&str>) -> End
         },
         None => " before the chat started; nothing to abort".to_string(),
     };
-    ending.failure = Some(fail(kind_of(&err), format!("{err:#}{aborted}")));
-    ending
+    ended.failure = Some(fault.saying(aborted));
+    ended
 }
 
 /// A turn asked at `at` as the history records it (what only the command
 /// knows is set when it is recorded: see [`RecordAs`]); `service`: where it
 /// was asked, none for a saved stream.
-fn draft(at: String, question: &Question, turn: &Turn, ending: &Ending, service: Option<&Service<'_>>) -> TurnRecord {
+fn draft(at: String, question: &Question, turn: &Turn, ended: &Ended, service: Option<&Service<'_>>) -> TurnRecord {
     let transcript = &turn.transcript;
     let millis = |duration: Duration| duration.as_millis() as u64;
     TurnRecord {
@@ -384,7 +466,7 @@ fn draft(at: String, question: &Question, turn: &Turn, ending: &Ending, service:
         answer: transcript
             .answer()
             .map(|(answer, _)| kept_answer(&answer, transcript.answer_is_cut())),
-        status: ending.status.as_str().to_string(),
+        status: ended.status.as_str().to_string(),
         usage: transcript.usage().cloned(),
         first_byte_ms: turn.timings.first_byte.map(millis),
         answer_ms: turn.timings.answer.map(millis),
@@ -397,7 +479,6 @@ fn draft(at: String, question: &Question, turn: &Turn, ending: &Ending, service:
 mod tests {
     use super::*;
     use crate::domain::{Limits, ANSWER_CUT_MARKER, MAX_KEPT_ANSWER};
-    use crate::error::SUCCESS;
     use crate::expect::Check;
     use crate::expect::Expectations;
     use crate::stream::turn::Status;
@@ -439,7 +520,7 @@ mod tests {
                 bytes,
             )))))),
             recording: None,
-            spans: None,
+            trace: Trace::Off,
             notes: NOTES.get_or_init(|| Notes::new(true, false, false, false)),
         }
     }
@@ -449,18 +530,17 @@ mod tests {
         let exchange = saved(saved_stream("Revenue rose."));
         let mut observer = TurnObserver::new(None, Check::new(Expectations::default()), false);
         let mut out = Vec::new();
-        let verdict: Result<()> = exchange.turn(plan(&mut observer, &mut out), |ended| {
-            assert_eq!(ended.ending.status, Status::Completed);
-            assert!(ended.ending.failure.is_none());
-            assert_eq!(ended.record.chat_id.as_deref(), Some("chat-1"));
-            assert_eq!(ended.record.answer.as_deref(), Some("Revenue rose."));
-            assert_eq!(ended.record.status, "completed");
-            assert_eq!(ended.record.chat_url, None, "a saved stream was asked of no service");
-            Err(fail(Kind::Expectation, "judged"))
+        let verdict: Result<(), Fault> = exchange.turn(plan(&mut observer, &mut out), |judging| {
+            assert_eq!(judging.ended.status, Status::Completed);
+            assert!(judging.ended.failure.is_none());
+            assert_eq!(judging.record.chat_id.as_deref(), Some("chat-1"));
+            assert_eq!(judging.record.answer.as_deref(), Some("Revenue rose."));
+            assert_eq!(judging.record.status, "completed");
+            assert_eq!(judging.record.chat_url, None, "a saved stream was asked of no service");
+            Err(Fault::new(Kind::Expectation, "judged"))
         });
-        assert_eq!(verdict.unwrap_err().to_string(), "judged");
-        let judged: Result<()> = Err(fail(Kind::Expectation, "x"));
-        assert_eq!(judged.exit_codes(SUCCESS), (Kind::Expectation.exit_code(), None));
+        let fault = verdict.unwrap_err();
+        assert_eq!((fault.kind, fault.to_string().as_str()), (Kind::Expectation, "judged"));
     }
 
     #[test]
@@ -468,7 +548,7 @@ mod tests {
         let exchange = saved(b"{\"id\":\n".to_vec());
         let mut observer = TurnObserver::new(None, Check::new(Expectations::default()), false);
         let mut out = Vec::new();
-        let kind = |ended: Ended<'_, '_>| Ok(ended.ending.failure.as_ref().map(kind_of));
+        let kind = |judging: Judging<'_, '_>| Ok(judging.ended.failure.as_ref().map(|fault| fault.kind));
         assert_eq!(
             exchange.turn(plan(&mut observer, &mut out), kind).unwrap(),
             Some(Kind::BadStream)

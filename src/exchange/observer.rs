@@ -1,28 +1,33 @@
 //! What hears a turn as it goes besides its output: its expectations,
-//! its last SQL result (what Cube grades), the queries the history records.
+//! its last SQL result (what Cube grades), the result `--query` picks
+//! (`rows --from`), the queries the history records.
 
 use anyhow::Result;
 
 use crate::expect::Check;
 use crate::history::QueryRecord;
 use crate::output::Output;
-use crate::results::SqlResult;
+use crate::render::Printer;
+use crate::results::{Picker, SqlResult};
 use crate::stream::lines::Line;
 use crate::stream::message::Message;
 use crate::stream::transcript::{Event, Transcript};
-use crate::stream::turn::{Finish, Observer, Renderer};
+use crate::stream::turn::{Ended, Observer, Renderer};
 
 /// What hears a turn as it goes: the output, and what is kept of the
-/// turn — its expectations, its last SQL result, the queries the history
-/// records. Each is a named field, none a renderer of its own.
+/// turn — its expectations, its last SQL result, the result `--query`
+/// picks, the queries the history records. Each is a named field, none a
+/// renderer of its own.
 pub struct TurnObserver<'o> {
     /// The output (`ask -o …`); none for a `check` turn.
-    pub output: Option<&'o mut dyn Renderer>,
+    pub output: Option<&'o mut Printer>,
     /// The expectations checked when the turn is over.
     pub check: Check,
     /// The turn's last SQL result, failed or not (what Cube grades), when
     /// kept.
     pub last_query: LastQuery,
+    /// The result `--query` picks, when one is wanted (`rows --from`).
+    pub picked: Option<Picker>,
     /// What the history records of each SQL query.
     pub queries: QueryLog,
 }
@@ -30,17 +35,24 @@ pub struct TurnObserver<'o> {
 impl<'o> TurnObserver<'o> {
     /// An observer of a turn written to `output`, checked against `check`;
     /// `recorded`: its queries are kept for the history.
-    pub fn new(output: Option<&'o mut dyn Renderer>, check: Check, recorded: bool) -> Self {
+    pub fn new(output: Option<&'o mut Printer>, check: Check, recorded: bool) -> Self {
         TurnObserver {
             output,
             check,
             last_query: LastQuery::default(),
+            picked: None,
             queries: QueryLog::new(recorded),
         }
     }
 }
 
 impl Renderer for TurnObserver<'_> {
+    fn begin(&mut self) {
+        if let Some(output) = &mut self.output {
+            output.begin();
+        }
+    }
+
     fn line(
         &mut self,
         line: &Line<'_>,
@@ -60,12 +72,15 @@ impl Renderer for TurnObserver<'_> {
         }
         self.check.event(event);
         self.last_query.event(event);
+        if let Some(picked) = &mut self.picked {
+            picked.event(event);
+        }
         self.queries.event(event);
     }
 
-    fn end(&mut self, transcript: &Transcript, finish: &Finish<'_>, out: &mut dyn Output) -> Result<()> {
+    fn end(&mut self, transcript: &Transcript, ended: &Ended, out: &mut dyn Output) -> Result<()> {
         match &mut self.output {
-            Some(output) => output.end(transcript, finish, out),
+            Some(output) => output.end(transcript, ended, out),
             None => Ok(()),
         }
     }

@@ -7,7 +7,8 @@
 //! copied ([`Chunks`]), and their buffers go back to the worker for reuse.
 //! A regular file, whose reads wait on nothing but the disk, is read on
 //! the main thread itself ([`FileChunks`]), the same stops looked at
-//! between its chunks.
+//! between its chunks. A saved stream ([`SavedStream`]) is such a source of
+//! chunks; the owner of a turn reads it like any other.
 
 use std::fs::File;
 use std::io::{self, Read};
@@ -22,7 +23,6 @@ use crate::domain::Limits;
 use crate::error::{usage, Fault, Kind};
 use crate::signals::{timeout, Stop};
 use crate::stream::lines::{Chunks, Reads, READ_SIZE};
-use crate::stream::turn::{Sinks, Turn};
 use crate::text::human;
 
 /// How long the main thread waits for a chunk before it looks at signals again.
@@ -194,17 +194,35 @@ impl SavedStream {
         }
     }
 
-    /// Reads the stream into `turn` through `sinks`, stopped as a
-    /// [`Source`] is: by a signal, or `limits` counted from the turn's
-    /// start.
-    pub fn read(self, limits: Limits, turn: &mut Turn, sinks: &mut Sinks<'_>) -> Result<()> {
-        let (started, stop) = (turn.started(), &Stop::default());
+    /// The stream as a source of chunks, stopped as a [`Source`] is: by a
+    /// signal, `stop`, or `limits` counted from `started`. A pipe or FIFO
+    /// is opened by its worker; the wait for it ends the same way.
+    pub fn chunks(self, limits: Limits, started: Instant, stop: &Stop) -> Result<SavedChunks> {
         match self {
-            SavedStream::File(file) => turn.read(FileChunks::new(file, limits, started, stop), sinks),
+            SavedStream::File(file) => Ok(SavedChunks::File(FileChunks::new(file, limits, started, stop))),
             SavedStream::Pipe(open) => {
                 let mut source = Source::start(open, limits, started, stop);
-                source.wait_open().and_then(|()| turn.read(source, sinks))
+                source.wait_open()?;
+                Ok(SavedChunks::Pipe(source))
             }
+        }
+    }
+}
+
+/// A saved stream's chunks: a regular file read on the calling thread, or
+/// a pipe's from its worker.
+pub enum SavedChunks {
+    /// A regular file (or bytes in memory).
+    File(FileChunks<Box<dyn Read + Send>>),
+    /// Standard input, a pipe, a FIFO.
+    Pipe(Source),
+}
+
+impl Chunks for SavedChunks {
+    fn next_chunk(&mut self, buffer: &mut Vec<u8>) -> io::Result<usize> {
+        match self {
+            SavedChunks::File(file) => file.next_chunk(buffer),
+            SavedChunks::Pipe(source) => source.next_chunk(buffer),
         }
     }
 }

@@ -20,8 +20,9 @@ use url::Url;
 
 use crate::domain::{without_credentials, Agent, Prices};
 use crate::error::{fail, kind_of, status_of, Fault, Kind, SUCCESS};
-use crate::history::TurnRecord;
+use crate::history::{History, Recording, TurnRecord};
 use crate::net::http::{Credential, Http, Peer, Request, Retry};
+use crate::output::Notes;
 use crate::redact::{redact, Secret};
 use proto::{AnyValue, KeyValue, Value};
 
@@ -534,4 +535,45 @@ pub fn send(settings: &OtlpSettings, http: &Http, request: &proto::ExportTraceSe
             None => fault.into(),
         }
     })
+}
+
+/// Sends the spans collected in `spans` (those not sent yet) at the end of
+/// what owns them (a turn, a run, a query), through the one way out:
+/// within the export's timeout and what `--timeout` has left, ended at
+/// once by a signal. A collector that cannot take them is one warning,
+/// never the command's exit code or output; with the history on
+/// (`recording`), what it did not take is kept there for `analyst history
+/// push`. `Err` only for a signal that came (the command then ends as the
+/// signal says).
+pub fn export(
+    spans: &Spans,
+    connect_timeout: Duration,
+    notes: &Notes,
+    recording: Option<&Recording>,
+) -> std::result::Result<(), Fault> {
+    let collected = spans.take();
+    if collected.is_empty() {
+        return Ok(());
+    }
+    let request = request(&spans.settings, &collected);
+    let sent =
+        Http::new(connect_timeout.min(spans.settings.timeout)).and_then(|http| send(&spans.settings, &http, &request));
+    let Err(err) = sent else { return Ok(()) };
+    let kept = recording.map(|recording| {
+        let message_ids: Vec<String> = collected
+            .iter()
+            .filter_map(|span| span.message_id().map(str::to_string))
+            .collect();
+        History::open(&recording.db)
+            .and_then(|history| history.keep_unsent(collected.len(), &encode(&request), &message_ids))
+    });
+    match kept {
+        Some(Ok(())) => notes.warn(&format!("{err:#}; kept in the history for 'analyst history push'")),
+        Some(Err(why)) => notes.warn(&format!("{err:#}; not kept either: {why:#}")),
+        None => notes.warn(&format!("{err:#}")),
+    }
+    match crate::signals::received() {
+        Some(signal) => Err(signal.fault()),
+        None => Ok(()),
+    }
 }

@@ -5,16 +5,14 @@ use anyhow::Result;
 
 use crate::output::Output;
 use crate::stream::transcript::Transcript;
-use crate::stream::turn::{Finish, Renderer};
 
 /// The `answer` output.
 pub struct Answer;
 
-impl Renderer for Answer {
-    fn end(&mut self, transcript: &Transcript, finish: &Finish<'_>, out: &mut dyn Output) -> Result<()> {
-        if finish.failure.is_some() {
-            return Ok(());
-        }
+impl Answer {
+    /// Writes the answer (or the thread's messages) of a turn that ended
+    /// well.
+    pub fn end(&mut self, transcript: &Transcript, out: &mut dyn Output) -> Result<()> {
         if transcript.is_thread_state() {
             for (i, message) in transcript.thread().iter().enumerate() {
                 if i > 0 {

@@ -5,11 +5,12 @@
 use anyhow::Result;
 
 use super::table::{write_result, TableFormat, TableWriter};
+use super::Truncation;
 use crate::error::{kind_of, Kind};
 use crate::output::Output;
 use crate::results::{Pick, Picker};
 use crate::stream::transcript::{Event, Transcript};
-use crate::stream::turn::{Finish, Observer, Renderer};
+use crate::stream::turn::Observer;
 
 /// The `csv` and `table` outputs.
 pub struct Csv {
@@ -29,20 +30,20 @@ impl Csv {
     }
 }
 
-impl Renderer for Csv {
-    fn event(&mut self, event: &Event) {
+impl Csv {
+    /// Keeps the result its pick selects.
+    pub fn event(&mut self, event: &Event) {
         self.picker.event(event);
     }
 
-    fn end(&mut self, transcript: &Transcript, finish: &Finish<'_>, out: &mut dyn Output) -> Result<()> {
-        if finish.failure.is_some() {
-            return Ok(());
-        }
+    /// Writes the picked result of a turn that ended well; a truncated
+    /// one is completed or accepted as `truncation` says.
+    pub fn end(&mut self, transcript: &Transcript, truncation: &Truncation, out: &mut dyn Output) -> Result<()> {
         let result = super::picked(&mut self.picker, transcript)?;
-        let Some(source) = finish.all_rows.filter(|_| result.may_lack_rows()) else {
+        let Some(source) = truncation.every_row.as_ref().filter(|_| result.may_lack_rows()) else {
             write_result(result, self.format, out)?;
             return match result.total_rows.filter(|_| result.is_truncated()) {
-                Some(total) => finish.accept_truncated(&self.pick.describe(), result.rows().len(), total),
+                Some(total) => truncation.accept(&self.pick.describe(), result.rows().len(), total),
                 None => Ok(()),
             };
         };

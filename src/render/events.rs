@@ -13,20 +13,14 @@ use serde_json::value::RawValue;
 use crate::output::Output;
 use crate::stream::lines::Line;
 use crate::stream::message::{json_text, Message};
-use crate::stream::transcript::Transcript;
-use crate::stream::turn::Renderer;
 
 /// The `events` output.
 pub struct Events;
 
-impl Renderer for Events {
-    fn line(
-        &mut self,
-        line: &Line<'_>,
-        message: Option<&Message<'_>>,
-        _transcript: &Transcript,
-        out: &mut dyn Output,
-    ) -> io::Result<()> {
+impl Events {
+    /// Writes a line's event: as it came, with its tool call's input and
+    /// result decoded.
+    pub fn line(&mut self, line: &Line<'_>, message: Option<&Message<'_>>, out: &mut dyn Output) -> io::Result<()> {
         let Some(message) = message else { return Ok(()) };
         write_event(line.content(), message, out)?;
         out.write_all(b"\n")?;

@@ -13,12 +13,12 @@ use pulldown_cmark::{CowStr, Event as Markdown, Options, Parser, Tag, TagEnd};
 use serde_json::{Map, Value};
 
 use super::vega::{complete_picked, configured_chart};
+use super::Truncation;
 use crate::output::{Notes, Output};
 use crate::results::{Pick, Picker, SqlResult};
-use crate::stream::lines::Line;
 use crate::stream::message::Message;
 use crate::stream::transcript::{Event, Transcript};
-use crate::stream::turn::{Finish, Observer, Renderer};
+use crate::stream::turn::Observer;
 use crate::text::escape_markup;
 
 /// Rows shown of each SQL result; the page says how many more exist.
@@ -57,21 +57,16 @@ impl Html {
     }
 }
 
-impl Renderer for Html {
-    fn line(
-        &mut self,
-        _line: &Line<'_>,
-        message: Option<&Message<'_>>,
-        _transcript: &Transcript,
-        _out: &mut dyn Output,
-    ) -> std::io::Result<()> {
+impl Html {
+    /// Keeps the question the user's message asks.
+    pub fn line(&mut self, message: Option<&Message<'_>>) {
         if let Some(question) = message.filter(|m| m.is_user()).and_then(Message::content) {
             self.question = Some(question.to_string());
         }
-        Ok(())
     }
 
-    fn event(&mut self, event: &Event) {
+    /// Keeps the results, and the one picked.
+    pub fn event(&mut self, event: &Event) {
         self.picker.event(event);
         match event {
             Event::ToolFinished(finished) => {
@@ -90,14 +85,11 @@ impl Renderer for Html {
     /// Writes the page (with `--all-rows`, the chart's result complete);
     /// a truncated chart result is [`Kind::Partial`](crate::error::Kind::Partial)
     /// unless accepted, as in `vega`.
-    fn end(&mut self, transcript: &Transcript, finish: &Finish<'_>, out: &mut dyn Output) -> Result<()> {
-        if finish.failure.is_some() {
-            return Ok(());
-        }
+    pub fn end(&mut self, transcript: &Transcript, truncation: &Truncation, out: &mut dyn Output) -> Result<()> {
         // A page needs no SQL result; a picked one is completed and judged
         // as for `vega`.
         let partial = match self.picker.picked() {
-            Ok(_) => complete_picked(&mut self.picker, &self.pick.describe(), transcript, finish)?.1,
+            Ok(_) => complete_picked(&mut self.picker, &self.pick.describe(), transcript, truncation)?.1,
             Err(_) => Ok(()),
         };
         let page = self.page(transcript);

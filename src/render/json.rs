@@ -10,11 +10,12 @@ use serde::ser::{SerializeSeq, Serializer};
 use serde::Serialize;
 use serde_json::Value;
 
+use super::Truncation;
 use crate::error::{kind_of, Kind};
 use crate::output::Output;
 use crate::results::{Column, SqlResult, ToolResult, TypedRows};
 use crate::stream::transcript::{Event, ToolCallRecord, Transcript};
-use crate::stream::turn::{Finish, Renderer};
+use crate::stream::turn::Ended;
 
 /// The `json` output. It keeps every finished tool call (its result as
 /// compact text) and which of them ran SQL; each query's table is built
@@ -32,8 +33,9 @@ pub struct Json {
     truncated: Vec<(usize, usize, usize, Option<u64>)>,
 }
 
-impl Renderer for Json {
-    fn event(&mut self, event: &Event) {
+impl Json {
+    /// Keeps every finished tool call, and which ran SQL.
+    pub fn event(&mut self, event: &Event) {
         if let Event::TurnStarts = event {
             *self = Json::default();
         }
@@ -55,9 +57,15 @@ impl Renderer for Json {
     /// fails with [`Kind::Partial`]). `errors` holds the service's
     /// in-stream errors only; `failure` is analyst's reason for a non-zero
     /// exit (its code and message), null on success.
-    fn end(&mut self, transcript: &Transcript, finish: &Finish<'_>, out: &mut dyn Output) -> Result<()> {
+    pub fn end(
+        &mut self,
+        transcript: &Transcript,
+        ended: &Ended,
+        truncation: &Truncation,
+        out: &mut dyn Output,
+    ) -> Result<()> {
         let mut partial = None;
-        if let (Some(source), true) = (finish.all_rows, finish.failure.is_none()) {
+        if let (Some(source), true) = (truncation.every_row.as_ref(), ended.failure.is_none()) {
             for &(position, ..) in &self.truncated {
                 let mut result = table(&self.tool_calls[position]);
                 match result.complete(source) {
@@ -67,7 +75,7 @@ impl Renderer for Json {
                 self.completed.insert(position, result);
             }
         }
-        if transcript.is_thread_state() && finish.failure.is_none() {
+        if transcript.is_thread_state() && ended.failure.is_none() {
             let messages = transcript
                 .thread()
                 .iter()
@@ -87,7 +95,7 @@ impl Renderer for Json {
             let document = Document {
                 chat_id: transcript.chat_id(),
                 message_id: transcript.message_id(),
-                status: finish.status.as_str(),
+                status: ended.status.as_str(),
                 answer: answer.as_ref().map(|(text, _)| text.as_ref()),
                 queries: Queries(self),
                 tool_calls: ToolCalls {
@@ -96,7 +104,7 @@ impl Renderer for Json {
                 },
                 errors: transcript.errors(),
                 usage: transcript.usage_sent(),
-                failure: finish.failure.map(|failure| FailureMember {
+                failure: ended.failure.as_ref().map(|failure| FailureMember {
                     code: failure.kind.exit_code(),
                     message: failure.message(),
                 }),
@@ -106,16 +114,14 @@ impl Renderer for Json {
         if let Some(err) = partial {
             return Err(err);
         }
-        self.accept_truncated(transcript, finish)
+        self.accept_truncated(transcript, ended, truncation)
     }
-}
 
-impl Json {
     /// Whether the results left truncated (not completed with
-    /// `--all-rows`) are accepted: see [`Finish::accept_truncated`]. Only
+    /// `--all-rows`) are accepted: see [`Truncation::accept`]. Only
     /// results the document holds, of a turn (not a thread read), count.
-    fn accept_truncated(&self, transcript: &Transcript, finish: &Finish<'_>) -> Result<()> {
-        if finish.failure.is_some() || transcript.is_thread_state() {
+    fn accept_truncated(&self, transcript: &Transcript, ended: &Ended, truncation: &Truncation) -> Result<()> {
+        if ended.failure.is_some() || transcript.is_thread_state() {
             return Ok(());
         }
         let truncated = self
@@ -123,9 +129,7 @@ impl Json {
             .iter()
             .find(|&&(position, .., total)| total.is_some() && !self.completed.contains_key(&position));
         match truncated {
-            Some(&(_, number, rows, Some(total))) => {
-                finish.accept_truncated(&format!("SQL result {number}"), rows, total)
-            }
+            Some(&(_, number, rows, Some(total))) => truncation.accept(&format!("SQL result {number}"), rows, total),
             _ => Ok(()),
         }
     }

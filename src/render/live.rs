@@ -1,5 +1,6 @@
-//! What a person sees on stderr beside any output of `ask` ([`Watched`]):
-//! notes about events (the chat id, a tool's failure, a truncated result),
+//! What a person sees on stderr beside any output of `ask`, the fields of
+//! its [`Printer`](super::Printer): notes about events ([`EventNotes`]:
+//! the chat id, a tool's failure, a truncated result),
 //! and, on a terminal only, a spinner saying what the agent is doing
 //! (thinking, searching the data model, running "<query title>"), the answer
 //! streamed to stdout as it arrives (its Markdown rendered, a block at a
@@ -9,7 +10,6 @@
 use std::io;
 use std::time::Duration;
 
-use anyhow::Result;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
 use crate::domain::Display;
@@ -18,98 +18,9 @@ use crate::output::{Notes, Output};
 use crate::redact::redact;
 use crate::render::markdown::{complete_blocks, Blocks, Markdown};
 use crate::results::same_tool;
-use crate::stream::lines::Line;
 use crate::stream::message::{decode_embedded_json, Message};
 use crate::stream::transcript::{Event, FinishedTool, Transcript};
-use crate::stream::turn::{Finish, Renderer, Status};
 use crate::text::{shorten, visible};
-
-/// An output with the notes and the live display beside it.
-pub struct Watched<'n> {
-    inner: Box<dyn Renderer>,
-    notes: EventNotes<'n>,
-    live: Option<Live>,
-}
-
-impl<'n> Watched<'n> {
-    /// `inner`, the output of `-o mode`, with notes through `notes` (each
-    /// where it helps that mode: see [`Mode`]) and the live `display`; a
-    /// truncated result gets a note only when `note_truncated` (see
-    /// [`Mode::notes_truncated`]); `filtered`: `--jq` rewrites the output.
-    pub fn new(
-        inner: Box<dyn Renderer>,
-        mode: Mode,
-        notes: &'n Notes,
-        display: Display,
-        note_truncated: bool,
-        filtered: bool,
-    ) -> Self {
-        Watched {
-            inner,
-            notes: EventNotes::new(notes, mode, note_truncated, filtered),
-            live: (display.spinner || display.stream_answer).then(|| Live::start(display, mode, notes)),
-        }
-    }
-
-    /// Says `message: ID` (how to resume the turn by hand) with the chat
-    /// id, once the service has taken the question: never before a
-    /// refusal such as a 401.
-    pub fn announcing(mut self, message_id: Option<String>) -> Self {
-        self.notes.message_id = message_id;
-        self
-    }
-}
-
-impl Renderer for Watched<'_> {
-    fn line(
-        &mut self,
-        line: &Line<'_>,
-        message: Option<&Message<'_>>,
-        transcript: &Transcript,
-        out: &mut dyn Output,
-    ) -> io::Result<()> {
-        self.inner.line(line, message, transcript, out)?;
-        match &mut self.live {
-            Some(live) => live.line(message, transcript, out),
-            None => Ok(()),
-        }
-    }
-
-    fn event(&mut self, event: &Event) {
-        self.inner.event(event);
-        if let Some(live) = &mut self.live {
-            live.event(event);
-        }
-        self.notes.note(event);
-    }
-
-    fn end(&mut self, transcript: &Transcript, finish: &Finish<'_>, out: &mut dyn Output) -> Result<()> {
-        if let Some(live) = &self.live {
-            live.stop();
-        }
-        if finish.failure.is_some() {
-            return self.inner.end(transcript, finish, out);
-        }
-        if finish.status == Status::Incomplete && self.notes.mode.shows_answer() {
-            self.notes
-                .notes
-                .warn("no final answer in the stream: using the last complete assistant message");
-        }
-        let streamed = match &mut self.live {
-            Some(live) => live.finish_answer(transcript, self.notes.notes, out)?,
-            None => false,
-        };
-        let rendered = match streamed {
-            true => Ok(()),
-            false => self.inner.end(transcript, finish, out),
-        };
-        let rendered = rendered.and_then(|()| Ok(out.flush()?));
-        if let Some(live) = self.live.as_ref().filter(|live| live.on_stderr) {
-            live.summary(self.notes.notes);
-        }
-        rendered
-    }
-}
 
 /// The facts about a SQL result that the summary shows.
 #[derive(Clone, Debug)]
@@ -121,14 +32,14 @@ struct SqlSummary {
 }
 
 /// The live display of one `ask`.
-struct Live {
+pub(super) struct Live {
     spinner: ProgressBar,
     /// What the output shows.
     mode: Mode,
     /// Where notes go, above the spinner while it turns.
     notes: Notes,
     /// The spinner and the summary are shown (stderr is a terminal, no `-q`).
-    on_stderr: bool,
+    pub(super) on_stderr: bool,
     stream_answer: bool,
     /// The answer's Markdown for the terminal.
     markdown: Markdown,
@@ -147,7 +58,7 @@ impl Live {
     /// Starts the spinner (`notes` go above it); with
     /// `display.stream_answer` the final answer is also written to stdout
     /// as it arrives, rendered. The summary's hints suit `mode`.
-    fn start(display: Display, mode: Mode, notes: &Notes) -> Live {
+    pub(super) fn start(display: Display, mode: Mode, notes: &Notes) -> Live {
         let spinner = match display.spinner {
             true => ProgressBar::with_draw_target(None, ProgressDrawTarget::stderr()),
             false => ProgressBar::hidden(),
@@ -178,7 +89,7 @@ impl Live {
     }
 
     /// Remembers finished SQL results for the summary (of this turn only).
-    fn event(&mut self, event: &Event) {
+    pub(super) fn event(&mut self, event: &Event) {
         if let Event::TurnStarts = event {
             self.results.clear();
         }
@@ -195,7 +106,12 @@ impl Live {
     }
 
     /// Updates the spinner from a message, and streams the final answer.
-    fn line(&mut self, message: Option<&Message<'_>>, transcript: &Transcript, out: &mut dyn Output) -> io::Result<()> {
+    pub(super) fn line(
+        &mut self,
+        message: Option<&Message<'_>>,
+        transcript: &Transcript,
+        out: &mut dyn Output,
+    ) -> io::Result<()> {
         let Some(message) = message else { return Ok(()) };
         if let Some(call) = message.tool_call().filter(|call| call.result.is_none()) {
             let name: &str = call.name.as_deref().unwrap_or("a tool");
@@ -267,7 +183,7 @@ impl Live {
     }
 
     /// Clears the spinner (before the final output and any message).
-    fn stop(&self) {
+    pub(super) fn stop(&self) {
         self.notes.above(None);
         self.spinner.finish_and_clear();
     }
@@ -276,7 +192,12 @@ impl Live {
     /// revised the text already shown, only what follows the last block it
     /// still shares is shown, with a warning. Returns false when the answer
     /// is not streamed here (a pipe, or a thread's messages).
-    fn finish_answer(&mut self, transcript: &Transcript, notes: &Notes, out: &mut dyn Output) -> io::Result<bool> {
+    pub(super) fn finish_answer(
+        &mut self,
+        transcript: &Transcript,
+        notes: &Notes,
+        out: &mut dyn Output,
+    ) -> io::Result<bool> {
         self.stop();
         if !self.stream_answer || transcript.is_thread_state() {
             return Ok(false);
@@ -304,7 +225,7 @@ impl Live {
 
     /// A short summary of the SQL results on stderr: title, rows of total,
     /// and how to get CSV or every row.
-    fn summary(&self, notes: &Notes) {
+    pub(super) fn summary(&self, notes: &Notes) {
         if self.results.is_empty() {
             return;
         }
@@ -350,22 +271,23 @@ const NOTES_OF_A_KIND: usize = 5;
 /// truncated result and how to get all its rows. Past
 /// [`NOTES_OF_A_KIND`] failures or truncated results, one line says that
 /// more are not listed.
-struct EventNotes<'a> {
-    notes: &'a Notes,
+pub(super) struct EventNotes {
+    pub(super) notes: Notes,
     mode: Mode,
     note_truncated: bool,
     /// `--jq` rewrites the output: nothing can read it back.
     filtered: bool,
     /// The question's message id, said before the first chat id.
-    message_id: Option<String>,
+    pub(super) message_id: Option<String>,
     failures: usize,
     truncated: usize,
 }
 
-impl<'a> EventNotes<'a> {
-    fn new(notes: &'a Notes, mode: Mode, note_truncated: bool, filtered: bool) -> Self {
+impl EventNotes {
+    /// Notes of the events of a turn shown in `mode`.
+    pub(super) fn new(notes: &Notes, mode: Mode, note_truncated: bool, filtered: bool) -> Self {
         EventNotes {
-            notes,
+            notes: notes.clone(),
             mode,
             filtered,
             note_truncated,
@@ -375,7 +297,8 @@ impl<'a> EventNotes<'a> {
         }
     }
 
-    fn note(&mut self, event: &Event) {
+    /// The note `event` deserves, if any.
+    pub(super) fn note(&mut self, event: &Event) {
         match event {
             Event::ChatId(id) => {
                 if let Some(message) = self.message_id.take() {
@@ -392,7 +315,7 @@ impl<'a> EventNotes<'a> {
         if let Some(error) = &tool.call.error {
             let text = format!("tool {} failed: {}", tool.call.name, shorten(error));
             limited(
-                self.notes,
+                &self.notes,
                 &mut self.failures,
                 &text,
                 "further tool failures are not listed; -o json has them all",
@@ -423,7 +346,7 @@ impl<'a> EventNotes<'a> {
                     self.mode.every_row(*number, self.filtered)
                 );
                 let more = "further truncated SQL results are not listed; -o json marks each one";
-                limited(self.notes, &mut self.truncated, &text, more);
+                limited(&self.notes, &mut self.truncated, &text, more);
             }
         }
     }

@@ -1,11 +1,12 @@
-//! One module per output mode of `ask`, each a
-//! [`Renderer`](crate::stream::turn::Renderer) (`ask` picks one per `-o`
-//! mode): the streaming modes
-//! ([`raw`], [`events`]) write each line as it arrives, the others keep
-//! what they need of the turn's events and write when it ends. [`live`]
-//! adds what a person sees on stderr beside any of them (and streams the
-//! answer to a terminal, its Markdown rendered by [`markdown`]); [`table`]
-//! writes rows for `csv`, `table` and for `rows`.
+//! The output of `ask`, one closed type ([`Printer`], in [`printer`]):
+//! built once by the settings from the `-o` mode's descriptor
+//! ([`ModeTraits`]), the render options and the display, it holds the
+//! mode's own printer — one module per mode: the streaming modes ([`raw`],
+//! [`events`]) write each line as it arrives, the others keep what they
+//! need of the turn's events and write when it ends — with the notes and
+//! the live display of [`live`] as its fields (the answer streamed to a
+//! terminal is rendered by [`markdown`]). [`table`] writes rows for `csv`,
+//! `table` and for `rows`.
 
 pub mod answer;
 pub mod csv;
@@ -16,18 +17,22 @@ pub mod json;
 pub mod live;
 pub mod markdown;
 pub mod parquet;
+pub mod printer;
 pub mod raw;
 pub mod table;
 pub mod vega;
 
+use anyhow::Result;
 use serde_json::{Map, Value};
 
-use crate::error::Fault;
+use crate::api::data::OnDemand;
+use crate::error::{fail, Fault, Kind};
 use crate::modes::{Mode, OnTerminal};
 use crate::output::{JqInput, Notes};
 use crate::results::{Pick, Picker, SqlResult};
-use crate::stream::transcript::Transcript;
-use crate::stream::turn::Renderer;
+use crate::stream::transcript::{AnswerText, Keep, Transcript};
+
+pub use printer::{ModePrinter, Printer};
 
 /// One `-o` mode of `ask`, described whole: what it shows, what the turn
 /// must keep for it, how `--jq` reads it, what it does on a terminal, and
@@ -47,11 +52,34 @@ pub struct ModeTraits {
     pub jq: Option<JqInput>,
     /// What it does when stdout is a terminal.
     pub on_terminal: OnTerminal,
-    /// Builds its renderer.
-    pub renderer: MakeRenderer,
+    /// Builds its printer.
+    pub printer: MakePrinter,
 }
 
-/// What a renderer of `ask` is built with: the result `--query` picks, a
+impl ModeTraits {
+    /// What of the turn the output, the expectations and the history read:
+    /// the answer's text where it is shown or matched (`matched`:
+    /// `--expect-answer`); its head where it is recorded (`recorded`), or
+    /// where a mode that shows a result says, when none came, that the
+    /// answer holds the results as a Markdown table; every tool call's
+    /// input where the mode shows them.
+    pub fn keep(&self, matched: bool, recorded: bool) -> Keep {
+        let shown = self.answer_text || matched;
+        let looked_into = matches!(self.shows, Mode::Rows | Mode::Chart);
+        Keep {
+            answer_text: match (shown, recorded || looked_into) {
+                (true, _) => AnswerText::Whole,
+                // The head, so that recording never changes what the command
+                // costs, and memory stays bounded however long the answer.
+                (false, true) => AnswerText::Head(crate::domain::MAX_KEPT_ANSWER),
+                (false, false) => AnswerText::None,
+            },
+            tool_inputs: self.tool_inputs,
+        }
+    }
+}
+
+/// What a printer of `ask` is built with: the result `--query` picks, a
 /// chart's `--vega-config` and `--scale` (`png`), the terminal's width
 /// (`table`).
 #[derive(Clone, Debug)]
@@ -66,8 +94,46 @@ pub struct RenderOptions {
     pub width: Option<u16>,
 }
 
-/// Builds a mode's renderer; its warnings go to the notes.
-pub type MakeRenderer = fn(&RenderOptions, &Notes) -> Box<dyn Renderer>;
+/// Builds a mode's printer; its warnings go to the notes.
+pub type MakePrinter = fn(&RenderOptions, &Notes) -> ModePrinter;
+
+/// What the outputs do with a truncated result: complete it with every
+/// row (`--all-rows`, from the data query API, its client made on first
+/// use), else accept the part (`--allow-partial`), else fail with
+/// [`Kind::Partial`].
+#[derive(Default)]
+pub struct Truncation {
+    /// Where every row of a truncated result comes from (`--all-rows`).
+    pub every_row: Option<OnDemand>,
+    /// A truncated result is accepted (`--allow-partial`).
+    pub allow_partial: bool,
+}
+
+impl std::fmt::Debug for Truncation {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Truncation")
+            .field("all_rows", &self.every_row.is_some())
+            .field("allow_partial", &self.allow_partial)
+            .finish()
+    }
+}
+
+impl Truncation {
+    /// Whether a result left truncated (`what`: `total` rows, `rows` of
+    /// them here) is accepted; when not, the [`Kind::Partial`] failure
+    /// saying so.
+    pub fn accept(&self, what: &str, rows: usize, total: u64) -> Result<()> {
+        if self.allow_partial {
+            return Ok(());
+        }
+        Err(fail(
+            Kind::Partial,
+            format!(
+                "{what} is truncated: {rows} of {total} rows; --all-rows fetches every row, --allow-partial accepts the part"
+            ),
+        ))
+    }
+}
 
 /// The result `picker` selected for an output of `ask`, or why there is
 /// none; with no SQL result at all, the outputs that have the answer are

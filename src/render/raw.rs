@@ -5,21 +5,13 @@ use std::io;
 
 use crate::output::Output;
 use crate::stream::lines::Line;
-use crate::stream::message::Message;
-use crate::stream::transcript::Transcript;
-use crate::stream::turn::Renderer;
 
 /// The `raw` output.
 pub struct Raw;
 
-impl Renderer for Raw {
-    fn line(
-        &mut self,
-        line: &Line<'_>,
-        _message: Option<&Message<'_>>,
-        _transcript: &Transcript,
-        out: &mut dyn Output,
-    ) -> io::Result<()> {
+impl Raw {
+    /// Writes a line's bytes as they came.
+    pub fn line(&mut self, line: &Line<'_>, out: &mut dyn Output) -> io::Result<()> {
         out.write_all(line.bytes)?;
         // Flushed before the reader would wait for more: each line leaves
         // as soon as it came, without a syscall per line.

@@ -16,11 +16,12 @@ use serde::{Serialize, Serializer};
 use serde_json::{Map, Value};
 
 use super::draw;
+use super::Truncation;
 use crate::error::{fail, kind_of, Kind};
 use crate::output::{Notes, Output};
 use crate::results::{Pick, Picker, SqlResult, TypedRows};
 use crate::stream::transcript::{Event, Transcript};
-use crate::stream::turn::{Finish, Observer, Renderer};
+use crate::stream::turn::Observer;
 use crate::text::{literal_regex, shorten_to};
 use crate::themes::merge;
 
@@ -66,20 +67,18 @@ impl Vega {
     }
 }
 
-impl Renderer for Vega {
-    fn event(&mut self, event: &Event) {
+impl Vega {
+    /// Keeps the result its pick selects.
+    pub fn event(&mut self, event: &Event) {
         self.picker.event(event);
     }
 
     /// Writes the chart spec of the picked result with its data (with
     /// `--all-rows`, every row of a truncated one), or fails with
     /// [`Kind::NothingToRender`] when there is no chart that draws.
-    fn end(&mut self, transcript: &Transcript, finish: &Finish<'_>, out: &mut dyn Output) -> Result<()> {
-        if finish.failure.is_some() {
-            return Ok(());
-        }
+    pub fn end(&mut self, transcript: &Transcript, truncation: &Truncation, out: &mut dyn Output) -> Result<()> {
         let which = self.pick.describe();
-        let (result, partial) = complete_picked(&mut self.picker, &which, transcript, finish)?;
+        let (result, partial) = complete_picked(&mut self.picker, &which, transcript, truncation)?;
         let spec = configured_chart(result, &which, self.config.as_ref(), &self.notes)?;
         match self.format {
             ChartFormat::Spec => {
@@ -104,17 +103,17 @@ pub fn complete_picked<'a>(
     picker: &'a mut Picker,
     which: &str,
     transcript: &Transcript,
-    finish: &Finish<'_>,
+    truncation: &Truncation,
 ) -> Result<(&'a mut SqlResult, Result<()>)> {
     let result = super::picked(picker, transcript)?;
-    if let Some(source) = finish.all_rows.filter(|_| result.may_lack_rows()) {
+    if let Some(source) = truncation.every_row.as_ref().filter(|_| result.may_lack_rows()) {
         match result.complete(source) {
             Err(err) if kind_of(&err) == Kind::Partial => return Ok((result, Err(err))),
             other => other?,
         }
     }
     let partial = match result.total_rows.filter(|_| result.is_truncated()) {
-        Some(total) => finish.accept_truncated(which, result.rows().len(), total),
+        Some(total) => truncation.accept(which, result.rows().len(), total),
         None => Ok(()),
     };
     Ok((result, partial))

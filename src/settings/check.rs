@@ -10,6 +10,7 @@ use super::checks::{regex, variable};
 use super::profile::Config;
 use super::types::{case_overrides, report_settings, CheckListSettings, CheckSettings, ReportFormat, Selection};
 use super::{history, Sources};
+use crate::api::chat::ChatSettings;
 use crate::ci::CiJob;
 use crate::cli::{var, CheckArgs};
 use crate::error::usage;
@@ -74,9 +75,12 @@ impl Sources<'_> {
             recording: history::recording(args.no_history, self.profile)?,
             report: report_settings(args.report)?,
             save: args.save,
-            url,
-            key,
-            cube_token,
+            chat: ChatSettings {
+                url,
+                key,
+                cube_token,
+                identity: None,
+            },
             identity,
             data,
             network,

@@ -46,17 +46,19 @@ use clap::{ArgMatches, FromArgMatches};
 use reqwest::Url;
 use serde_json::{Map, Value};
 
-use crate::api::data::ReadSecret;
+use crate::api::data::{OnDemand, ReadSecret};
 use crate::cli::{
     var, AbortArgs, AskArgs, ChatEndpointArgs, CheckAction, CheckArgs, Cli, ColorWhen, Command as CliCommand,
     CompletionTarget, ConfigAction, ConfigArgs, DataEndpointArgs, GlobalArgs, IdentityArgs, LeadingNetworkArgs,
     NetworkArgs, RowsArgs, RowsOutput, SessionAction, SessionArgs, SessionOutput, SessionRevokeArgs,
 };
 use crate::error::{kind_of, usage, Fault};
+use crate::exchange::Asked;
 use crate::files::check_files_apart;
 use crate::identity::{parse_attribute, security_context, FieldNames};
 use crate::modes::OnTerminal;
 use crate::output::{Destination, JqInput, Notes};
+use crate::render::{Printer, RenderOptions, Truncation};
 use checks::{
     check_embed_tenant, check_output_file, check_picture, duration, parse_setting, service_url, variable, vega_config,
 };
@@ -131,9 +133,9 @@ impl Command {
         }
         let (read, written): (Vec<Named<'_>>, Vec<Named<'_>>) = match self {
             Command::Ask(settings) => {
-                let replay = match &settings.source {
-                    AskSource::Replay(path) => Some(Path::new(path)),
-                    AskSource::Chat { .. } => None,
+                let replay = match &settings.asked {
+                    Asked::Replay(path) => Some(Path::new(path)),
+                    Asked::Chat { .. } => None,
                 };
                 let written = [
                     ("--output-file", settings.destination.file.as_deref()),
@@ -447,8 +449,8 @@ impl Sources<'_> {
                 history::thread(args.thread.clone(), &args.thread_ttl, self.profile)?,
             ),
         };
-        let source = match args.replay {
-            Some(path) => AskSource::Replay(path),
+        let asked = match args.replay {
+            Some(path) => Asked::Replay(path),
             None => {
                 let identity = self.identity(&args.identity, network.limits.timeout)?;
                 let chat = self.chat(&args.endpoint, &identity, network.limits.timeout)?;
@@ -463,7 +465,7 @@ impl Sources<'_> {
                     && !self.terminals.stdin
                     && !secret_on_stdin
                     && images_on_stdin == 0;
-                AskSource::Chat {
+                Asked::Chat {
                     chat: Box::new(chat),
                     question: Question::of(&args, piped, network.limits.timeout)?,
                 }
@@ -492,26 +494,38 @@ impl Sources<'_> {
             width: terminal_width(stdout_is_terminal),
             styled: stdout_is_terminal && self.styles,
         };
-        Ok(AskSettings {
-            source,
-            display,
-            output: args.output,
-            mode,
-            filtered: destination.jq.is_some(),
-            destination,
+        let options = RenderOptions {
             pick,
-            tee: args.tee,
             scale: args.scale,
             vega_config: args
                 .vega_config
                 .as_deref()
                 .map(|text| vega_config(text, network.limits.timeout))
                 .transpose()?,
-            fail_on_tool_error: args.fail_on_tool_error,
-            all_rows: args.all_rows,
+            width: display.width,
+        };
+        let truncation = Truncation {
+            every_row: args
+                .all_rows
+                .then(|| OnDemand::new(data, network, std::time::Instant::now())),
             allow_partial: args.allow_partial,
+        };
+        let printer = Printer::new(
+            mode,
+            &options,
+            self.notes,
+            display,
+            truncation,
+            destination.jq.is_some(),
+        )
+        .announcing(asked.message_id());
+        Ok(AskSettings {
+            asked,
+            printer,
+            destination,
+            tee: args.tee,
+            fail_on_tool_error: args.fail_on_tool_error,
             expectations,
-            data,
             network,
             recording,
             thread,

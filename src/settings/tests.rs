@@ -3,9 +3,9 @@
 
 use std::time::Duration;
 
-use super::{resolve, AskSource, CaseOverrides, Command};
-use crate::cli::OutputMode;
+use super::{resolve, CaseOverrides, Command};
 use crate::error::{kind_of, Kind};
+use crate::exchange::Asked;
 use crate::modes::Mode;
 
 /// The command `args` (after `analyst`) resolve to.
@@ -36,13 +36,16 @@ fn ask_flags_land_in_its_plan() {
     let Command::Ask(ask) = resolved(&args).unwrap() else {
         panic!("not an ask");
     };
-    assert!(matches!(&ask.source, AskSource::Replay(path) if path == "saved.ndjson"));
-    assert_eq!(ask.output, OutputMode::Csv);
-    assert_eq!(ask.mode.shows, Mode::Rows);
+    assert!(matches!(&ask.asked, Asked::Replay(path) if path == "saved.ndjson"));
+    assert_eq!(ask.printer.traits().shows, Mode::Rows);
     assert_eq!(ask.network.limits.timeout, Some(Duration::from_secs(5)));
     assert_eq!(ask.network.limits.idle, Some(Duration::from_secs(3)));
     assert_eq!(ask.network.retries, 2);
-    assert!(ask.allow_partial && !ask.all_rows);
+    let printer = format!("{:?}", ask.printer);
+    assert!(
+        printer.contains("Truncation { all_rows: false, allow_partial: true }"),
+        "{printer}"
+    );
     assert!(ask.recording.is_none(), "--no-history records nothing");
 }
 

@@ -9,13 +9,13 @@ use std::time::Duration;
 use anyhow::Result;
 use clap::ValueEnum;
 use reqwest::Url;
-use serde_json::{Map, Value};
 
 use super::checks::{check_output_file, duration, is_message_id, new_message_id, read_stdin, Finding};
 use super::secrets::Secret;
 use crate::cli::{AskArgs, CaseArgs, CheckOutput, DestinationArgs, OutputMode, ReportArgs, RowsOutput, SessionOutput};
 use crate::error::usage;
 use crate::evals::report::DEFAULT_BASELINE_MAX_AGE;
+use crate::exchange::Asked;
 use crate::identity::SessionSettings;
 use crate::image::Image;
 use crate::input::Deadline;
@@ -24,9 +24,8 @@ use crate::modes::{Mode, OnTerminal};
 use crate::output::{Destination, JqInput, Notes};
 use crate::render::table::TableFormat;
 use crate::render::vega::ChartFormat;
-use crate::render::{answer, csv, events, html, json, raw, vega, ModeTraits, RenderOptions};
+use crate::render::{answer, csv, events, html, raw, vega, ModePrinter, ModeTraits, Printer, RenderOptions};
 use crate::results::Pick;
-use crate::stream::turn::Renderer;
 
 pub use crate::api::chat::ChatSettings;
 pub use crate::api::data::{DataCredential, DataSettings};
@@ -38,53 +37,21 @@ pub use crate::evals::select::{CheckListSettings, Selection};
 pub use crate::evals::suite::CaseOverrides;
 pub use crate::expect::Expectations;
 
-/// Where the stream of `ask` comes from.
-#[derive(Debug)]
-pub enum AskSource {
-    /// A saved stream (`--replay FILE`, `-` = stdin).
-    Replay(String),
-    /// The service: a question sent as the user of `chat`.
-    Chat {
-        /// The service and the identity.
-        chat: Box<ChatSettings>,
-        /// What is asked.
-        question: Question,
-    },
-}
-
 /// The settings of `analyst ask`.
 #[derive(Debug)]
 pub struct AskSettings {
-    /// Where the stream comes from.
-    pub source: AskSource,
-    /// `-o`.
-    pub output: OutputMode,
-    /// What that mode shows, keeps and allows.
-    pub mode: ModeTraits,
+    /// What is asked, of what: the service, or a saved stream.
+    pub asked: Asked,
+    /// The output: the `-o` mode's printer with its notes and live display.
+    pub printer: Printer,
     /// `--jq`, `--output-file`.
     pub destination: Destination,
-    /// `--jq` rewrites the output (kept when the destination is taken).
-    pub filtered: bool,
-    /// `--query`: which SQL result `csv`, `vega` and `--min-rows` use.
-    pub pick: Pick,
     /// `--tee FILE`.
     pub tee: Option<PathBuf>,
-    /// `--scale`: pixels per SVG pixel of `-o png`.
-    pub scale: f32,
-    /// `--vega-config`: the config merged into a chart's.
-    pub vega_config: Option<Map<String, Value>>,
     /// `--fail-on-tool-error`.
     pub fail_on_tool_error: bool,
-    /// `--all-rows`.
-    pub all_rows: bool,
-    /// `--allow-partial`.
-    pub allow_partial: bool,
     /// `--expect-*` and `--min-rows`.
     pub expectations: Expectations,
-    /// The data query API, for `--all-rows` (resolved only when used).
-    pub data: DataSettings,
-    /// What the terminal shows.
-    pub display: Display,
     /// Timeouts.
     pub network: Network,
     /// Where the turn is recorded; `None`: not recorded (a replay, or off).
@@ -245,7 +212,7 @@ pub fn mode_traits(mode: OutputMode) -> ModeTraits {
             tool_inputs: false,
             jq: None,
             on_terminal: OnTerminal::Live,
-            renderer: |_, _| Box::new(answer::Answer),
+            printer: |_, _| ModePrinter::Answer(answer::Answer),
         },
         OutputMode::Raw => ModeTraits {
             shows: Mode::Stream,
@@ -253,7 +220,7 @@ pub fn mode_traits(mode: OutputMode) -> ModeTraits {
             tool_inputs: false,
             jq: None,
             on_terminal: OnTerminal::Text,
-            renderer: |_, _| Box::new(raw::Raw),
+            printer: |_, _| ModePrinter::Raw(raw::Raw),
         },
         OutputMode::Events => ModeTraits {
             shows: Mode::Stream,
@@ -261,7 +228,7 @@ pub fn mode_traits(mode: OutputMode) -> ModeTraits {
             tool_inputs: false,
             jq: Some(JqInput::EachLine),
             on_terminal: OnTerminal::Text,
-            renderer: |_, _| Box::new(events::Events),
+            printer: |_, _| ModePrinter::Events(events::Events),
         },
         OutputMode::Json => ModeTraits {
             shows: Mode::Json,
@@ -269,7 +236,7 @@ pub fn mode_traits(mode: OutputMode) -> ModeTraits {
             tool_inputs: true,
             jq: Some(JqInput::Whole),
             on_terminal: OnTerminal::Text,
-            renderer: |_, _| Box::new(json::Json::default()),
+            printer: |_, _| ModePrinter::Json(Box::default()),
         },
         OutputMode::Csv => ModeTraits {
             shows: Mode::Rows,
@@ -277,7 +244,7 @@ pub fn mode_traits(mode: OutputMode) -> ModeTraits {
             tool_inputs: false,
             jq: None,
             on_terminal: OnTerminal::Text,
-            renderer: |options, _| Box::new(csv::Csv::new(options.pick, TableFormat::Csv)),
+            printer: |options, _| ModePrinter::Rows(csv::Csv::new(options.pick, TableFormat::Csv)),
         },
         OutputMode::Table => ModeTraits {
             shows: Mode::Rows,
@@ -285,7 +252,7 @@ pub fn mode_traits(mode: OutputMode) -> ModeTraits {
             tool_inputs: false,
             jq: None,
             on_terminal: OnTerminal::Text,
-            renderer: |options, _| Box::new(csv::Csv::new(options.pick, TableFormat::Aligned(options.width))),
+            printer: |options, _| ModePrinter::Rows(csv::Csv::new(options.pick, TableFormat::Aligned(options.width))),
         },
         OutputMode::Vega => ModeTraits {
             shows: Mode::Chart,
@@ -293,7 +260,7 @@ pub fn mode_traits(mode: OutputMode) -> ModeTraits {
             tool_inputs: false,
             jq: Some(JqInput::Whole),
             on_terminal: OnTerminal::Text,
-            renderer: |options, notes| chart(options, notes, ChartFormat::Spec),
+            printer: |options, notes| chart(options, notes, ChartFormat::Spec),
         },
         OutputMode::Svg => ModeTraits {
             shows: Mode::Chart,
@@ -301,7 +268,7 @@ pub fn mode_traits(mode: OutputMode) -> ModeTraits {
             tool_inputs: false,
             jq: None,
             on_terminal: OnTerminal::Text,
-            renderer: |options, notes| chart(options, notes, ChartFormat::Svg),
+            printer: |options, notes| chart(options, notes, ChartFormat::Svg),
         },
         OutputMode::Png => ModeTraits {
             shows: Mode::Chart,
@@ -309,7 +276,7 @@ pub fn mode_traits(mode: OutputMode) -> ModeTraits {
             tool_inputs: false,
             jq: None,
             on_terminal: OnTerminal::Refused,
-            renderer: |options, notes| chart(options, notes, ChartFormat::Png(options.scale)),
+            printer: |options, notes| chart(options, notes, ChartFormat::Png(options.scale)),
         },
         OutputMode::Html => ModeTraits {
             shows: Mode::Chart,
@@ -317,14 +284,20 @@ pub fn mode_traits(mode: OutputMode) -> ModeTraits {
             tool_inputs: false,
             jq: None,
             on_terminal: OnTerminal::Text,
-            renderer: |options, notes| Box::new(html::Html::new(options.pick, notes, options.vega_config.clone())),
+            printer: |options, notes| {
+                ModePrinter::Html(Box::new(html::Html::new(
+                    options.pick,
+                    notes,
+                    options.vega_config.clone(),
+                )))
+            },
         },
     }
 }
 
-/// The renderer of a chart mode (`vega`, `svg`, `png`) in `format`.
-fn chart(options: &RenderOptions, notes: &Notes, format: ChartFormat) -> Box<dyn Renderer> {
-    Box::new(vega::Vega::new(
+/// The printer of a chart mode (`vega`, `svg`, `png`) in `format`.
+fn chart(options: &RenderOptions, notes: &Notes, format: ChartFormat) -> ModePrinter {
+    ModePrinter::Chart(vega::Vega::new(
         options.pick,
         notes,
         format,

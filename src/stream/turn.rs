@@ -18,10 +18,10 @@ use super::message::{Message, ParseError};
 use super::resume::{Resumed, TurnLines};
 use super::transcript::{AnswerSource, Event, Transcript};
 use crate::domain::Question;
-use crate::error::{bad_stream, exit_code, fail, fault_of_io, root_causes, stops_the_chat, Fault, Kind};
+use crate::error::{bad_stream, fail, fault_of_io, root_causes, stops_the_chat, Fault, Kind};
 use crate::output::Output;
 use crate::redact::redact_bytes;
-use crate::results::{Picker, RowSource};
+use crate::results::Picker;
 use crate::text::{shell_quote, shorten};
 
 /// How a chat ended, as `-o json`'s `status` says it.
@@ -55,40 +55,12 @@ impl Status {
     }
 }
 
-/// What a renderer is told when the turn is over.
-#[derive(Clone, Copy)]
-pub struct Finish<'a> {
-    /// How the chat ended.
-    pub status: Status,
-    /// Why it failed, when it did (its kind, so its exit code, and
-    /// analyst's message): then only `-o json` writes anything.
-    pub failure: Option<&'a Fault>,
-    /// Where every row of a truncated result comes from (`--all-rows`).
-    pub all_rows: Option<&'a dyn RowSource>,
-    /// Whether a truncated result is accepted (`--allow-partial`) rather
-    /// than a failure of [`Kind::Partial`].
-    pub allow_partial: bool,
-}
-
-impl Finish<'_> {
-    /// Whether a result left truncated (`total` rows, `rows` of them here)
-    /// is accepted; when not, the [`Kind::Partial`] failure saying so.
-    pub fn accept_truncated(&self, what: &str, rows: usize, total: u64) -> Result<()> {
-        if self.allow_partial {
-            return Ok(());
-        }
-        Err(fail(
-            Kind::Partial,
-            format!(
-                "{what} is truncated: {rows} of {total} rows; --all-rows fetches every row, --allow-partial accepts the part"
-            ),
-        ))
-    }
-}
-
 /// An output of a turn: it hears of each line and event as they come, and
 /// writes what it writes at the end.
 pub trait Renderer {
+    /// The turn begins (before its request is sent): a live display starts.
+    fn begin(&mut self) {}
+
     /// A line arrived; `message` is its parse, already folded into
     /// `transcript`. A `BrokenPipe` error means the reader of `out` left.
     fn line(
@@ -105,9 +77,9 @@ pub trait Renderer {
     /// finished tool call and its SQL result).
     fn event(&mut self, _event: &Event) {}
 
-    /// The turn is over: write the output (on failure, only what is still
-    /// written then).
-    fn end(&mut self, _transcript: &Transcript, _finish: &Finish<'_>, _out: &mut dyn Output) -> Result<()> {
+    /// The turn is over, as `ended` says: write the output (on failure,
+    /// only what is still written then).
+    fn end(&mut self, _transcript: &Transcript, _ended: &Ended, _out: &mut dyn Output) -> Result<()> {
         Ok(())
     }
 }
@@ -331,11 +303,11 @@ impl Turn {
     /// unwritable `--tee`, a malformed line) and every in-stream error
     /// leave a chat that may still be running, which is aborted; a stream
     /// that ended by itself (cut, suspended: the hint resumes it) is not.
-    pub fn conclude(&self, read: Result<()>, afterwards: Result<()>) -> Ending {
+    pub fn conclude(&self, read: Result<()>, afterwards: Result<()>) -> Ended {
         let transcript = &self.transcript;
         let stopped = read.as_ref().err().is_some_and(stops_the_chat);
         let ended_early = stopped || (read.is_err() && !self.dropped) || !transcript.errors().is_empty();
-        let read_failed = read.is_err();
+        let read_whole = read.is_ok();
         let failure = match (read, afterwards) {
             (Err(err), _) => Some(self.after_resumes(err)),
             (Ok(()), Err(err)) => Some(err),
@@ -350,34 +322,40 @@ impl Turn {
             (None, _) if transcript.is_thread_state() => Status::Completed,
             (None, _) => Status::Incomplete,
         };
-        Ending {
+        Ended {
             status,
-            failure,
-            abort: ended_early && (stopped || transcript.chat_id().is_some()),
-            read_failed,
+            failure: failure.as_ref().map(Fault::of),
+            aborted: ended_early && (stopped || transcript.chat_id().is_some()),
+            read_whole,
         }
     }
 }
 
-/// How a turn ended (the one name for it): its status, why it failed,
-/// whether the chat must be aborted; see [`Turn::conclude`].
-#[derive(Debug)]
-pub struct Ending {
+/// How a turn ended — the one name for it, which the owner of the turn
+/// concludes ([`Turn::conclude`]), settles (the chat aborted when it may
+/// still run) and hands to the outputs and the command's judge: its
+/// status, why it failed, whether the chat was ended early on our side.
+#[derive(Clone, Debug)]
+pub struct Ended {
     /// `-o json`'s `status`.
     pub status: Status,
-    /// Why it failed, when it did.
-    pub failure: Option<anyhow::Error>,
-    /// The chat may still be running on the service: abort it first.
-    pub abort: bool,
-    /// The stream could not be read to its end: a malformed or cut line,
-    /// a dropped connection, a stop.
-    pub read_failed: bool,
+    /// Why it failed, when it did (its kind, so its exit code, and
+    /// analyst's message): then only `-o json` writes anything.
+    pub failure: Option<Fault>,
+    /// The chat was ended early on our side (a stop, a malformed line, an
+    /// in-stream error…) and may still run on the service: its owner aborts
+    /// it, and the failure says how that went.
+    pub aborted: bool,
+    /// The stream was read to its end (not cut, malformed or stopped).
+    pub read_whole: bool,
 }
 
-impl Ending {
+impl Ended {
     /// The exit code the turn alone ends with.
     pub fn exit_code(&self) -> u8 {
-        exit_code(self.failure.as_ref())
+        self.failure
+            .as_ref()
+            .map_or(crate::error::SUCCESS, |fault| fault.kind.exit_code())
     }
 }
 

@@ -11,11 +11,12 @@ use crate::support::*;
 use analyst::error::{Fault, Kind};
 use analyst::output::Output;
 use analyst::render::json::Json;
+use analyst::render::Truncation;
 use analyst::results::{Pick, Picker};
-use analyst::stream::lines::{Line, Reads};
+use analyst::stream::lines::Reads;
 use analyst::stream::message::{Message, ParseError};
 use analyst::stream::transcript::{Event, Transcript};
-use analyst::stream::turn::{Finish, Observer, Renderer, Sinks, Status, Turn};
+use analyst::stream::turn::{Ended, Observer, Renderer, Sinks, Status, Turn};
 use serde_json::value::RawValue;
 use serde_json::Value;
 
@@ -60,24 +61,18 @@ struct JsonAndPickers {
 }
 
 impl Renderer for JsonAndPickers {
-    fn line(
-        &mut self,
-        line: &Line<'_>,
-        message: Option<&Message<'_>>,
-        transcript: &Transcript,
-        out: &mut dyn Output,
-    ) -> io::Result<()> {
-        self.json.line(line, message, transcript, out)
-    }
-
     fn event(&mut self, event: &Event) {
         self.json.event(event);
         self.last.event(event);
         self.third.event(event);
     }
 
-    fn end(&mut self, transcript: &Transcript, finish: &Finish<'_>, out: &mut dyn Output) -> anyhow::Result<()> {
-        self.json.end(transcript, finish, out)
+    fn end(&mut self, transcript: &Transcript, ended: &Ended, out: &mut dyn Output) -> anyhow::Result<()> {
+        let accepted = Truncation {
+            every_row: None,
+            allow_partial: true,
+        };
+        self.json.end(transcript, ended, &accepted, out)
     }
 }
 
@@ -107,13 +102,13 @@ fn fold(source: impl Read) -> String {
     );
     let mut out = Vec::new();
     let failure = failure.map(|message| Fault::new(Kind::BadStream, message));
-    let finish = Finish {
+    let ended = Ended {
         status: Status::Completed,
-        failure: failure.as_ref(),
-        all_rows: None,
-        allow_partial: true,
+        failure,
+        aborted: false,
+        read_whole: true,
     };
-    renderer.end(transcript, &finish, &mut out).unwrap();
+    renderer.end(transcript, &ended, &mut out).unwrap();
     String::from_utf8(out).unwrap()
 }
 

@@ -1,19 +1,18 @@
 //! The run's own rules, unit by unit.
 
+use std::time::Duration;
+
+use super::case::failed;
 use super::*;
+use crate::error::{Fault, Kind};
 
 #[test]
-fn a_check_turn_records_its_own_exit_code_and_its_verdicts() {
-    let passed: Result<(), RunEnd> = Ok(());
-    assert_eq!(passed.exit_codes(SUCCESS), (SUCCESS, Some(SUCCESS)));
-    let failed: Result<(), RunEnd> = Err(RunEnd::Failed(vec!["answer did not match".into()]));
-    assert_eq!(
-        failed.exit_codes(SUCCESS),
-        (SUCCESS, Some(Kind::Expectation.exit_code()))
-    );
-    let stopped: Result<(), RunEnd> = Err(RunEnd::Stop(Fault::new(Kind::Auth, "401")));
-    let code = Kind::Auth.exit_code();
-    assert_eq!(stopped.exit_codes(code), (code, Some(code)));
+fn an_answer_that_did_not_pass_fails_its_run_with_one_line_per_reason() {
+    let mut run = RunReport::new(1);
+    let fault = failed(&mut run, vec!["answer did not match".into(), "too slow".into()]);
+    assert_eq!(fault.kind, Kind::Expectation);
+    assert_eq!(run.status, Outcome::Failed);
+    assert_eq!(run.messages, ["answer did not match", "too slow"]);
 }
 
 #[test]

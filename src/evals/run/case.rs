@@ -1,0 +1,528 @@
+//! One run of a case: its turns in order on one fresh chat, each asked
+//! and recorded by the turn's owner ([`Exchange::turn`]), then judged —
+//! graded as Cube grades one of Cube's eval questions, else its
+//! expectations, rows and budgets checked — until the first that does not
+//! pass. How a run ended is its [`RunReport`]; a failure of the whole run
+//! stops the other cases through the run's token.
+
+use std::path::Path;
+use std::time::{Duration, Instant, SystemTime};
+
+use super::pool::Slot;
+use super::Run;
+use crate::domain::{new_message_id, Limits, Network, Prices, Question};
+use crate::error::{Fault, Kind};
+use crate::evals::grade::{grade, Miss, Reason, Sheet, Verdict};
+use crate::evals::report::{seconds, Outcome, RunReport};
+use crate::evals::suite::{Case, CaseTurn, GroundTruth, RowsSource};
+use crate::exchange::{Exchange, Judging, Origin, Plan, RecordAs, Service, Trace, TurnObserver};
+use crate::expect::Check;
+use crate::files::{file_stem, LazyFile};
+use crate::input::Deadline;
+use crate::render::markdown;
+use crate::results::{RowSource, SqlResult};
+use crate::signals::timeout;
+use crate::stream::transcript::Keep;
+use crate::stream::turn::Timings;
+use crate::text::human;
+
+/// The run of a case whose `certifiedQuery` names no certified query:
+/// Cube's verdict `error` ("Ground truth not found"), without a turn spent
+/// on asking the agent.
+fn not_asked(mut run: RunReport, case: &Case, name: &str) -> RunReport {
+    let analysis = format!("no certified query is named {name:?}; the agent was not asked");
+    run.question = case.turns.first().map(|turn| turn.question.clone());
+    run.status = Outcome::Error;
+    run.exit_code = Kind::Expectation.exit_code();
+    run.messages = vec![format!("{}: {analysis}", Reason::GroundTruthNotFound.as_str())];
+    run.cube.verdict = Some(Verdict::Error);
+    run.cube.score_reason = Some(Reason::GroundTruthNotFound);
+    run.cube.analysis = Some(analysis);
+    run
+}
+
+/// What a turn may take: until when, why it ends then, and whether the
+/// run's `--timeout` (not the case's) is what limits it.
+struct TurnTime {
+    left: Duration,
+    limited_by_run: bool,
+    deadline: Deadline,
+}
+
+impl Run<'_> {
+    /// Runs one case once: its turns in order on one fresh chat, stopping
+    /// at the first that does not pass (a failure of the whole run stops
+    /// the others through the run's token).
+    pub(super) fn run_case(&self, slot: Slot, case: &Case) -> RunReport {
+        let (started, began) = (Instant::now(), SystemTime::now());
+        let mut run = RunReport::new(slot.run + 1);
+        if let Some(name) = case.missing_ground_truth() {
+            return not_asked(run, case, name);
+        }
+        let exchange = Exchange {
+            origin: Origin::Service(Box::new(Service {
+                client: self.client.as_user(case.settings.clone()),
+                url: &self.settings.chat.url,
+                asker: self.settings.chat.asker(Some(&case.settings)),
+            })),
+            recording: self.settings.recording.as_ref(),
+            trace: self
+                .trace
+                .as_ref()
+                .map_or(Trace::Off, |trace| Trace::Into(&trace.spans)),
+            notes: &self.notes,
+        };
+        for turn_index in 0..case.turns.len() {
+            if let Err(fault) = self.run_turn(slot, case, turn_index, &exchange, &mut run, started) {
+                if self.ends_the_run(fault.kind) {
+                    self.ends_all(fault.clone());
+                }
+                run.exit_code = fault.kind.exit_code();
+                // A failure the judge did not word (the chat's, a case's
+                // timeout, a ground truth's) is the run's error.
+                if run.status != Outcome::Failed {
+                    run.status = Outcome::Error;
+                    run.messages = vec![fault.to_string()];
+                }
+                break;
+            }
+        }
+        run.seconds.total = seconds(started.elapsed());
+        if let Some(trace) = &self.trace {
+            trace.case_ran(slot.case, began, SystemTime::now());
+        }
+        run
+    }
+
+    /// One turn, asked and recorded by the turn's owner; `Err` ends the run
+    /// of the case (its status and lines set when it failed).
+    fn run_turn(
+        &self,
+        slot: Slot,
+        case: &Case,
+        turn_index: usize,
+        exchange: &Exchange<'_>,
+        run: &mut RunReport,
+        case_started: Instant,
+    ) -> Result<(), Fault> {
+        if let Some(stop) = self.stop.stopped() {
+            return Err(Fault::new(stop.kind, format!("not run: {stop}")));
+        }
+        let time = self.turn_time(case, case_started);
+        let question = self.question(case, turn_index, &time, run)?;
+        let mut observer = self.observer(&case.turns[turn_index]);
+        let mut saved = self.save_file(slot, case, turn_index);
+        let turn_started = Instant::now();
+        let explain = |fault: Fault| self.explain_timeout(fault, case, &time, turn_started);
+        let plan = Plan {
+            question,
+            thread: None,
+            started: turn_started,
+            network: self.turn_network(time.left),
+            keep: Keep::default(),
+            tee: saved.as_mut(),
+            observer: &mut observer,
+            out: &mut std::io::sink(),
+            explain_timeout: Some(&explain),
+            record_as: RecordAs {
+                command: "check",
+                suite: Some(self.settings.selection.suite.display().to_string()),
+                case: Some(case.name.clone()),
+                verdict_apart: true,
+            },
+            parent: self.trace.as_ref().map(|trace| trace.case_span(slot.case)),
+        };
+        let verdict = exchange.turn(plan, |judging| {
+            add_turn(
+                run,
+                &judging,
+                turn_started.duration_since(case_started),
+                &self.settings.prices,
+            );
+            self.judge(slot, case, turn_index, judging, run)
+        });
+        if let Some(file) = saved.as_ref().filter(|file| file.created()) {
+            run.saved.push(file.path().display().to_string());
+        }
+        verdict
+    }
+
+    /// The question of turn `turn_index` of `case`, on the chat of the
+    /// run's turns before it, with a new message id (kept in `run`) and its
+    /// images, read within the turn's `time`.
+    fn question(
+        &self,
+        case: &Case,
+        turn_index: usize,
+        time: &TurnTime,
+        run: &mut RunReport,
+    ) -> Result<Question, Fault> {
+        let turn = &case.turns[turn_index];
+        let images = self.images.load(&turn.images, &time.deadline).map_err(|err| {
+            let fault = Fault::of(&err);
+            match fault.kind {
+                // The run's --timeout expired while they were read.
+                Kind::Timeout if time.limited_by_run => self.ends_all(fault),
+                _ => fault,
+            }
+        })?;
+        let message_id = new_message_id();
+        run.message_ids.push(message_id.clone());
+        run.message_id = Some(message_id.clone());
+        Ok(Question {
+            input: Some(turn.question.clone()),
+            chat_id: run.chat_id.clone(),
+            message_id: Some(message_id),
+            branch: case.branch.clone(),
+            default_branch: case.default_branch,
+            images,
+        })
+    }
+
+    /// What hears a turn of a case: its expectations (with the result its
+    /// rows are compared with), its last SQL result when a ground truth
+    /// grades it, its queries when it is recorded.
+    fn observer(&self, turn: &CaseTurn) -> TurnObserver<'static> {
+        let mut check = Check::new(turn.expectations.clone());
+        if turn.rows.is_some() {
+            check = check.keeping_result();
+        }
+        let queries_kept = self.settings.recording.is_some() || self.trace.is_some();
+        let mut observer = TurnObserver::new(None, check, queries_kept);
+        let graded = matches!(
+            turn.rows.as_ref().map(|rows| &rows.source),
+            Some(RowsSource::GroundTruth(_))
+        );
+        observer.last_query.on = graded;
+        observer
+    }
+
+    /// What a turn of `case` (begun `case_started`) may take: what is left
+    /// of the case's timeout, or of the run's `--timeout` when less.
+    fn turn_time(&self, case: &Case, case_started: Instant) -> TurnTime {
+        let case_left = case.timeout.saturating_sub(case_started.elapsed());
+        let run_left = self
+            .deadline
+            .map(|deadline| deadline.saturating_duration_since(Instant::now()));
+        let limited_by_run = run_left.is_some_and(|run_left| run_left < case_left);
+        let left = run_left.map_or(case_left, |run_left| run_left.min(case_left));
+        let deadline = match (limited_by_run, self.deadline, self.settings.network.limits.timeout) {
+            (true, Some(at), Some(limit)) => Deadline::at(at, timeout(limit), &self.stop),
+            _ => Deadline::at(case_started + case.timeout, case_timed_out(case), &self.stop),
+        };
+        TurnTime {
+            left,
+            limited_by_run,
+            deadline,
+        }
+    }
+
+    /// The network settings of a turn that has `left` to run.
+    fn turn_network(&self, left: Duration) -> Network {
+        Network {
+            limits: Limits {
+                timeout: Some(left),
+                ..self.settings.network.limits
+            },
+            ..self.settings.network
+        }
+    }
+
+    /// A timeout at the turn's deadline is the case's (or the run's); one
+    /// before it is a stall, as it said.
+    fn explain_timeout(&self, fault: Fault, case: &Case, time: &TurnTime, turn_started: Instant) -> Fault {
+        match fault.kind {
+            Kind::Timeout if turn_started.elapsed() >= time.left && time.limited_by_run => {
+                Fault::new(Kind::Timeout, "the --timeout of the whole run expired")
+            }
+            Kind::Timeout if turn_started.elapsed() >= time.left => case_timed_out(case),
+            _ => fault,
+        }
+    }
+
+    /// The verdict on turn `turn_index` of `case`, `ended` as the owner
+    /// hands it over: graded as Cube grades one of Cube's eval questions,
+    /// else its expectations, rows and budgets checked.
+    fn judge(
+        &self,
+        slot: Slot,
+        case: &Case,
+        turn_index: usize,
+        judging: Judging<'_, '_>,
+        run: &mut RunReport,
+    ) -> Result<(), Fault> {
+        let turn = &case.turns[turn_index];
+        let Judging {
+            turn: reading,
+            ended,
+            observer,
+            ..
+        } = judging;
+        let transcript = &reading.transcript;
+        let failure = ended.failure;
+        let last_query = observer.last_query.result.take();
+        let check = &mut observer.check;
+        if let Some(RowsSource::GroundTruth(truth)) = turn.rows.as_ref().map(|rows| &rows.source) {
+            return self.grade_turn(slot.case, truth, failure, last_query, run);
+        }
+        if let Some(fault) = failure {
+            return Err(fault);
+        }
+        let mut unmet = check.unmet(transcript);
+        if let Some(expected) = &turn.rows {
+            let rows = match &expected.source {
+                RowsSource::Inline(rows) => rows,
+                RowsSource::Sql(sql) => match self.references.rows(slot.case, sql) {
+                    Ok(reference) => &reference.rows,
+                    Err(fault) => {
+                        let fault = Fault::new(fault.kind, format!("reference_sql failed: {fault}"));
+                        return Err(self.data_failure(fault));
+                    }
+                },
+                RowsSource::GroundTruth(_) => unreachable!("graded above"),
+            };
+            let source = self.references.data().map(|data| data as &dyn RowSource);
+            unmet.extend(check.compare_rows(rows, expected.how, expected.source.field(), source));
+        }
+        unmet.extend(case.budgets.exceeded(reading.timings.total, transcript.usage()));
+        if unmet.is_empty() {
+            return Ok(());
+        }
+        let prefix = if case.turns.len() > 1 {
+            format!("turn {}: ", turn_index + 1)
+        } else {
+            String::new()
+        };
+        Err(failed(
+            run,
+            unmet.into_iter().map(|line| format!("{prefix}{line}")).collect(),
+        ))
+    }
+
+    /// True when a failure of `kind` fails the whole run, not one case:
+    /// what no case can survive — a signal, the credentials refused, the
+    /// agent not there, the service unreachable, or the run's `--timeout`
+    /// expired. A 5xx (after `--retries`), a reset connection or a case's
+    /// own timeout is that case's error; the run goes on.
+    fn ends_the_run(&self, kind: Kind) -> bool {
+        match kind {
+            Kind::Auth | Kind::Forbidden | Kind::NotFound | Kind::Unreachable => true,
+            Kind::Interrupted | Kind::Terminated | Kind::HungUp => true,
+            Kind::Timeout => self.deadline.is_some_and(|deadline| Instant::now() >= deadline),
+            _ => false,
+        }
+    }
+
+    /// A failure of the data query API: its timeout is the run's
+    /// `--timeout` (the only one it has, which it sees coming and gives up
+    /// just before), so it ends the whole run; any other, as its kind says.
+    fn data_failure(&self, fault: Fault) -> Fault {
+        match fault.kind {
+            Kind::Timeout => self.ends_all(fault),
+            _ => fault,
+        }
+    }
+
+    /// `fault`, having stopped every case of the run with it.
+    fn ends_all(&self, fault: Fault) -> Fault {
+        self.stop.call(Fault::stop(fault.kind, fault.message()));
+        fault
+    }
+
+    /// Grades a turn of one of Cube's eval questions as Cube does, into
+    /// the run's [`CubeGrade`]: `failure`: why the turn failed, if it did, `last` the
+    /// agent's last SQL result. A failure of the whole run (credentials,
+    /// an unreachable service, a signal, `--timeout`) keeps its own code;
+    /// any other verdict but `pass` fails the run (exit 9): `error` as an
+    /// error of the case, `fail` and `review` as a failure.
+    fn grade_turn(
+        &self,
+        case: usize,
+        truth: &GroundTruth,
+        failure: Option<Fault>,
+        last: Option<SqlResult>,
+        run: &mut RunReport,
+    ) -> Result<(), Fault> {
+        if let Some(fault) = &failure {
+            let kind = fault.kind;
+            if !matches!(kind, Kind::BadStream | Kind::Timeout | Kind::ToolError) || self.ends_the_run(kind) {
+                return Err(fault.clone());
+            }
+        }
+        run.cube.ground_truth = match truth {
+            GroundTruth::Sql(sql) => Some(sql.clone()),
+            GroundTruth::NotFound(_) => None,
+        };
+        run.cube.agent_sql = last.as_ref().and_then(|result| result.sql.clone());
+        let miss = self.cube_miss(case, truth, failure, last, run.answer.as_deref())?;
+        run.cube.verdict = Some(miss.as_ref().map_or(Verdict::Pass, |miss| miss.verdict));
+        let Some(mut miss) = miss else { return Ok(()) };
+        run.comparison = miss.comparison.take();
+        run.cube.score_reason = miss.reason;
+        run.cube.analysis = Some(miss.analysis.clone());
+        let line = match miss.reason {
+            Some(reason) => format!("{}: {}", reason.as_str(), miss.analysis),
+            None => format!("review: {}", miss.analysis),
+        };
+        // Cube's `error` is an error of the question, not a failed answer:
+        // counted among the errors, its exit code still the verdict's (9).
+        match miss.verdict {
+            Verdict::Error => Err(Fault::new(Kind::Expectation, line)),
+            _ => Err(failed(run, vec![line])),
+        }
+    }
+
+    /// Why a graded turn does not pass, in Cube's terms; `None` when it
+    /// does (`answer`: the agent's final answer). `Err` for a failure of
+    /// the whole run on the way.
+    fn cube_miss(
+        &self,
+        case: usize,
+        truth: &GroundTruth,
+        failure: Option<Fault>,
+        last: Option<SqlResult>,
+        answer: Option<&str>,
+    ) -> Result<Option<Miss>, Fault> {
+        if let Some(fault) = failure {
+            return Ok(Some(Miss::new(Reason::AgentError, fault.to_string())));
+        }
+        let sql = match truth {
+            GroundTruth::Sql(sql) => sql,
+            GroundTruth::NotFound(name) => {
+                return Ok(Some(Miss::new(
+                    Reason::GroundTruthNotFound,
+                    format!("no certified query is named {name:?}"),
+                )))
+            }
+        };
+        let Some(result) = last else {
+            return Ok(Some(Miss::review(match answer.is_some_and(markdown::has_table) {
+                true => "the agent ran no query: it put its results inline, as a Markdown table in its answer (as agents on Cube's chassis runtime do); nothing to compare",
+                false => "the agent ran no query: nothing to compare",
+            })));
+        };
+        if let Some(error) = &result.error {
+            return Ok(Some(Miss::new(
+                Reason::QueryError,
+                format!("the agent's query failed: {error}"),
+            )));
+        }
+        let agent = match self.agent_sheet(&result) {
+            Ok(sheet) => sheet,
+            Err(fault) if fault.kind == Kind::Timeout || self.ends_the_run(fault.kind) => {
+                return Err(self.data_failure(fault))
+            }
+            Err(fault) => {
+                return Ok(Some(Miss::new(
+                    Reason::QueryError,
+                    format!("the rest of the agent's truncated result could not be fetched: {fault}"),
+                )))
+            }
+        };
+        let truth = match self.references.truth(case, sql) {
+            Ok(truth) => truth,
+            Err(fault) if fault.kind == Kind::Timeout || self.ends_the_run(fault.kind) => {
+                return Err(self.data_failure(fault))
+            }
+            Err(fault) => {
+                return Ok(Some(Miss::new(
+                    Reason::GroundTruthQueryFailed,
+                    format!("the ground truth's SQL failed: {fault}"),
+                )))
+            }
+        };
+        grade(&agent, truth, self.deadline).map_err(|_| {
+            self.ends_all(Fault::new(
+                Kind::Timeout,
+                "the --timeout of the whole run expired while grading",
+            ))
+        })
+    }
+
+    /// The agent's result as graded: its rows from the stream, or every
+    /// row of its query from the data query API when it may lack some.
+    fn agent_sheet(&self, result: &SqlResult) -> Result<Sheet, Fault> {
+        let failure = |err: anyhow::Error| Fault::of(&err);
+        if !result.may_lack_rows() {
+            return Sheet::of_result(result).map_err(failure);
+        }
+        let Some(data) = self.references.data() else {
+            return Err(Fault::new(Kind::Usage, "no data query API to fetch them with"));
+        };
+        let mut sheet = Sheet::default();
+        result.fetch_all(data, &mut sheet).map_err(failure)?;
+        Ok(sheet)
+    }
+
+    /// The file that keeps a turn's raw stream with `--save`:
+    /// `DIR/NN-case-name.ndjson` (`.rK` per run of a repeated case, `.T`
+    /// per turn in a conversation), created when the first line arrives.
+    fn save_file(&self, slot: Slot, case: &Case, turn: usize) -> Option<LazyFile> {
+        let dir = self.settings.save.as_ref()?;
+        let mut name = format!("{:02}-{}", case.index, file_stem(&case.name));
+        if slot.runs > 1 {
+            name.push_str(&format!(".r{}", slot.run + 1));
+        }
+        if case.turns.len() > 1 {
+            name.push_str(&format!(".{}", turn + 1));
+        }
+        Some(LazyFile::new(Path::new(dir).join(format!("{name}.ndjson"))))
+    }
+}
+
+/// Adds a turn's timings (counted from the turn's start, `offset` after the
+/// run's) to the run's: the first byte and SQL result of the run, the
+/// final answer of its last turn.
+fn add_timings(run: &mut RunReport, turn: &Timings, offset: Duration) {
+    let at = |time: Option<Duration>| time.map(|time| seconds(offset + time));
+    let seconds = &mut run.seconds;
+    if seconds.first_byte.is_none() {
+        seconds.first_byte = at(turn.first_byte);
+    }
+    if seconds.first_sql.is_none() {
+        seconds.first_sql = at(turn.first_sql);
+    }
+    if turn.answer.is_some() {
+        seconds.answer = at(turn.answer);
+    }
+}
+
+/// Adds what a turn, as its owner hands it over (`judging`), says to its case's run: its
+/// timings (counted from the turn's start, `offset` after the run's), its
+/// question and answer (as every record of a turn keeps it), the chat it
+/// started, what it spent and what that cost at `prices` (unknown once a
+/// turn could not be priced).
+fn add_turn(run: &mut RunReport, judging: &Judging<'_, '_>, offset: Duration, prices: &Prices) {
+    add_timings(run, &judging.turn.timings, offset);
+    let record = judging.record;
+    run.question.clone_from(&record.question);
+    run.answer.clone_from(&record.answer);
+    if run.chat_id.is_none() {
+        run.chat_id.clone_from(&record.chat_id);
+    }
+    let cost = record.usage.as_ref().and_then(|usage| prices.turn(usage));
+    // The run's message ids are kept as each turn is asked: one is this.
+    run.cost = match run.message_ids.len() {
+        0 | 1 => cost,
+        _ => run.cost.zip(cost).map(|(before, now)| before + now),
+    };
+    if let Some(usage) = &record.usage {
+        run.usage.get_or_insert_default().add(usage.counts);
+    }
+}
+
+/// The failure of a case whose own timeout expired.
+fn case_timed_out(case: &Case) -> Fault {
+    Fault::new(
+        Kind::Timeout,
+        format!("timed out after {} (the case's timeout)", human(case.timeout)),
+    )
+}
+
+/// Ends a run of a case whose answer did not pass: `Failed`, with one line
+/// per reason; the failure its exit code comes from.
+pub(super) fn failed(run: &mut RunReport, lines: Vec<String>) -> Fault {
+    run.status = Outcome::Failed;
+    run.messages = lines;
+    Fault::new(Kind::Expectation, "the answer did not pass")
+}
