@@ -12,7 +12,6 @@ use crate::error::{Fault, Kind};
 use crate::exchange::{Exchange, Judging, Origin, Plan, RecordAs, Trace, TurnObserver};
 use crate::expect::Check;
 use crate::files::LazyFile;
-use crate::otel::Spans;
 use crate::output::{Notes, Out};
 use crate::settings::AskSettings;
 use crate::signals;
@@ -42,10 +41,7 @@ pub fn run(mut settings: AskSettings, notes: &Notes, out: &mut Out) -> Result<()
     let exchange = Exchange {
         origin,
         recording: settings.recording.as_ref(),
-        trace: settings
-            .otlp
-            .clone()
-            .map_or(Trace::Off, |otlp| Trace::Sent(Box::new(Spans::new(otlp)))),
+        trace: Trace::sent(settings.otlp.clone()),
         notes,
     };
     let plan = Plan {

@@ -696,19 +696,14 @@ mod tests {
     use super::*;
 
     fn load_text(text: &str) -> Result<Vec<Case>> {
-        static COUNTER: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
-        let call = COUNTER.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
-        let dir = std::env::temp_dir().join(format!("analyst-suite-{}-{call}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
-        let path = dir.join("smoke.toml");
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("smoke.toml");
         std::fs::write(&path, text).unwrap();
         let base = IdentityInput {
             external_id: Some("ci-bot".into()),
             ..IdentityInput::default()
         };
-        let cases = load(&path, &base, Some(&DataSettings::default()), None);
-        let _ = std::fs::remove_dir_all(&dir);
-        cases
+        load(&path, &base, Some(&DataSettings::default()), None)
     }
 
     #[test]

@@ -30,7 +30,7 @@ use crate::files::LazyFile;
 use crate::history::{chat_url, History, Recording, ThreadSettings, TurnRecord};
 use crate::net::http::{backoff, Http, Retry};
 use crate::net::source::SavedStream;
-use crate::otel::{SpanIds, Spans};
+use crate::otel::{OtlpSettings, SpanIds, Spans};
 use crate::output::{Notes, Output};
 use crate::redact::redact;
 use crate::signals::Stop;
@@ -121,6 +121,12 @@ pub enum Trace<'a> {
 }
 
 impl Trace<'_> {
+    /// Spans the turn's owner sends once the turn is recorded, to the
+    /// collector of `otlp`; none without one.
+    pub fn sent(otlp: Option<OtlpSettings>) -> Self {
+        otlp.map_or(Trace::Off, |otlp| Trace::Sent(Box::new(Spans::new(otlp))))
+    }
+
     /// The spans a turn's are added to, if any.
     fn spans(&self) -> Option<&Spans> {
         match self {

@@ -21,7 +21,7 @@ use anyhow::Result;
 
 use crate::domain::Limits;
 use crate::error::{usage, Fault, Kind};
-use crate::signals::{timeout, Stop};
+use crate::signals::{self, timeout, Stop};
 use crate::stream::lines::{Chunks, Reads, READ_SIZE};
 use crate::text::human;
 
@@ -83,7 +83,7 @@ impl Watch {
 
     /// A signal, the deadline passed, or the stream stalled.
     fn stopped(&self, now: Instant) -> Option<Fault> {
-        if let Some(stop) = self.stop.stopped() {
+        if let Some(stop) = self.stop.stopped().or_else(signals::expired) {
             return Some(stop);
         }
         if let Some(limit) = self.limits.timeout {
@@ -320,14 +320,18 @@ impl Source {
                 None => self.watch.wait(now, POLL),
             };
             match self.chunks.recv_timeout(wait) {
-                // A source that failed while a stop was held back ends
-                // with that stop: it came first.
-                Ok(Chunk::OpenFailed(_) | Chunk::Failed(_)) if self.held.is_some() => {
-                    return Err(self
-                        .held
-                        .take()
-                        .map(|(fault, _)| fault)
-                        .unwrap_or_else(|| Fault::new(Kind::Unexpected, "a held stop went missing")))
+                // A source that failed once a stop was due (the client's
+                // own timer ends a body at the command's deadline) or
+                // while one was held back ends with that stop: it came
+                // first.
+                Ok(chunk @ (Chunk::OpenFailed(_) | Chunk::Failed(_))) => {
+                    let due = self
+                        .stop(Instant::now())
+                        .or_else(|| self.held.take().map(|(fault, _)| fault));
+                    match due {
+                        Some(stop) => return Err(stop),
+                        None => return Ok(chunk),
+                    }
                 }
                 Ok(chunk) => {
                     self.watch.last_arrival = Instant::now();

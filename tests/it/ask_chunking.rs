@@ -156,7 +156,14 @@ fn large_chunks_fold_as_single_lines_do() {
         .unwrap();
     exits(&raw, 7);
     let stderr = String::from_utf8_lossy(&raw.stderr);
-    assert!(stderr.contains(&format!("line {target} is not valid JSON")), "{stderr}");
+    assert_whole(
+        stderr.to_string(),
+        str![[r#"
+chat: chat-big
+analyst: error: malformed stream: line 45006 is not valid JSON: expected `,` or `]` at column 6
+
+"#]],
+    );
     assert_eq!(
         raw.stdout,
         broken[..start + broken[start..].iter().position(|&b| b == b'\n').unwrap() + 1]

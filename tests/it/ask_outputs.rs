@@ -332,7 +332,15 @@ fn json_mode_writes_the_envelope_with_typed_rows() {
     assert_eq!(doc["errors"], json!([]));
     assert_eq!(doc["usage"]["totalTokens"], 1280);
     let stderr = String::from_utf8_lossy(&output.stderr);
-    assert!(stderr.contains("truncated: 100 of 250 rows"), "{stderr}");
+    assert_whole(
+        stderr.to_string(),
+        str![[r#"
+message: [..]-message
+chat: chat-0001
+analyst: warning: SQL result 1 "Revenue by month" is truncated: 100 of 250 rows in the stream; --all-rows fetches every row (or pipe -o raw into 'analyst rows --query 1')
+
+"#]],
+    );
 }
 
 #[test]
@@ -722,7 +730,14 @@ fn every_question_has_a_message_id_and_resume_sends_the_suspended_one() {
     let output = emu.analyst().args(["ask", "-o", "json", "Q"]).output().unwrap();
     let stderr = String::from_utf8_lossy(&output.stderr);
     let sent = emu.chat_bodies()[0]["messageId"].as_str().unwrap().to_string();
-    assert!(stderr.contains(&format!("message: {sent}")), "{stderr}");
+    assert_whole(
+        stderr.to_string(),
+        str![[r#"
+message: [..]-message
+chat: chat-0001
+
+"#]],
+    );
     assert_eq!(stdout_json(&output)["messageId"], sent.as_str());
 
     let stream = ChatStream::new("chat-0001", Family::Cube).assistant(&["The rest of the answer."]);

@@ -5,7 +5,7 @@
 //! `docs/check-report.png` is that report's page as Debian's Chromium
 //! draws it. The test that takes it also checks, in the same browser, the
 //! triage order, both result tables and that nothing is fetched.
-//! `ANALYST_REGENERATE=1` writes both files again.
+//! `SNAPSHOTS=overwrite` writes both files again.
 
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -16,14 +16,10 @@ use crate::cube_evals::answers;
 use crate::support::browser::{asked, chromium_dom, chromium_screenshot, serve};
 use crate::support::*;
 
-const REGENERATE: &str = "ANALYST_REGENERATE=1 cargo test --test it check_page";
+const REGENERATE: &str = "SNAPSHOTS=overwrite cargo test --test it check_page";
 
 fn docs(file: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("docs").join(file)
-}
-
-fn regenerating() -> bool {
-    std::env::var_os("ANALYST_REGENERATE").is_some()
 }
 
 /// The agent before the change: [`answers`], with the three questions it
@@ -126,7 +122,7 @@ fn decisions(report: &Value) -> Vec<(String, Value, Value)> {
 fn the_example_report_is_a_real_run_of_the_example_files() {
     let fresh = example_run();
     let path = docs("example-report.json");
-    if regenerating() {
+    if overwriting() {
         std::fs::write(&path, serde_json::to_string_pretty(&fresh).unwrap() + "\n").unwrap();
         return;
     }
@@ -174,7 +170,7 @@ fn the_check_page_in_chromium_puts_regressions_first_and_is_the_readmes_screensh
         "the page twice, nothing else"
     );
     assert_eq!(png_width(&taken), SHOT_WIDTH);
-    if regenerating() {
+    if overwriting() {
         std::fs::write(docs("check-report.png"), &taken).unwrap();
         return;
     }

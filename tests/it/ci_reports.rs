@@ -390,10 +390,6 @@ fn tags_errors_and_consistency_reach_every_report_and_merge_renders_one_again() 
     ];
     let (code, stdout, stderr) = check(&emu, Path::new("examples/agents"), &args);
     assert_eq!(code, Some(9), "{stderr}");
-    // This run's report is the README's example (ANALYST_BLESS=1 writes it).
-    if std::env::var_os("ANALYST_BLESS").is_some() {
-        std::fs::write(example_report(), &stdout).unwrap();
-    }
     // Each verdict's own tag on stderr.
     for (tag, name) in [
         ("PASS", "orders_by_region (run 2 of 2)"),
@@ -404,11 +400,15 @@ fn tags_errors_and_consistency_reach_every_report_and_merge_renders_one_again() 
     ] {
         assert!(stderr.contains(&format!("{tag:<5} {name}  ")), "{tag} {name}: {stderr}");
     }
-    assert!(
-        stderr.contains("13 cases: 6 passed, 4 failed (1 to review), 3 errors in "),
-        "{stderr}"
+    assert_whole(
+        stderr.to_string(),
+        str![[r#"
+...
+13 cases: 6 passed, 4 failed (1 to review), 3 errors in [..], consistent 6/13, accuracy 46% (6/13)
+analyst: error: 7 of 13 cases did not pass
+
+"#]],
     );
-    assert!(stderr.contains("consistent 6/13"), "{stderr}");
     let report: Value = serde_json::from_str(&stdout).unwrap();
     assert_eq!(
         (&report["passed"], &report["failed"], &report["errors"]),
@@ -449,8 +449,48 @@ fn tags_errors_and_consistency_reach_every_report_and_merge_renders_one_again() 
     assert!(tap.starts_with("TAP version 13\n1..13\n"), "{tap}");
     assert_eq!(tap.matches("\nnot ok ").count(), 7, "{tap}");
     let markdown = again(&["-o", "markdown"]);
-    assert!(markdown.contains("consistent 6/13"), "{markdown}");
-    assert!(markdown.contains("| refunds | ERROR | Query error |"), "{markdown}");
+    assert_whole(
+        markdown.to_string(),
+        str![[r###"
+## analyst check: examples/agents
+
+**accuracy 46% \(6/13\)**: 13 cases, 6 passed, 4 failed \(1 to review\), 3 errors in [..], consistent 6/13
+
+Tested: asked http\://127\.0\.0\.1\:[..]/api/v1/public/acme/agents/agent\-7/chat/stream\-chat\-state as external user ci\-bot, from [..] for [..]s, with analyst [..]
+
+| case | verdict | reason | analysis |
+|---|---|---|---|
+| orders\_by\_status | FAIL | Value mismatch | column 2 of the ground truth \(orders\) has no match\: row completed 7500 vs 7575 |
+| regions\_without\_anz | FAIL | Row count mismatch | the agent returned 4 rows, the ground truth has 5 |
+| order\_count\_with\_region | FAIL | Missing columns | the agent returned 1 column, the ground truth has 2 |
+| biggest\_order | REVIEW | 0 of 2 runs passed | the agent ran no query\: nothing to compare |
+| returned\_orders | ERROR | Agent error | the stream reported an error\: RateLimitError\: the model is overloaded; chat chat\-[..] aborted |
+| refunds | ERROR | Query error | the agent's query failed\: Error\: no such table\: refunds |
+| margin\_by\_region | ERROR | Ground truth not found | no certified query is named "margin\_by\_region"; the agent was not asked |
+
+<details><summary>Every case (13)</summary>
+
+| case | verdict | runs passed | median | question | answer |
+|---|---|---|---|---|---|
+| orders\_by\_region | PASS | 2/2 | [..]s | How many orders did each region place? | Answer 1\: revenue rose every month; December was the best month \(€2\.4M\)\. |
+| revenue\_by\_region | PASS | 2/2 | [..]s | What is the total revenue of each region? | Answer 1\: revenue rose every month; December was the best month \(€2\.4M\)\. |
+| orders\_by\_status | FAIL | 0/2 | [..]s | How many orders are there in each status? | Answer 1\: revenue rose every month; December was the best month \(€2\.4M\)\. |
+| regions\_without\_anz | FAIL | 0/2 | [..]s | How many orders per region, every region included? | Answer 1\: revenue rose every month; December was the best month \(€2\.4M\)\. |
+| order\_count\_with\_region | FAIL | 0/2 | [..]s | Which region has how many orders, region and count? | Answer 1\: revenue rose every month; December was the best month \(€2\.4M\)\. |
+| status\_counts\_estimate | PASS | 2/2 | [..]s | Roughly how many orders per status? | Answer 1\: revenue rose every month; December was the best month \(€2\.4M\)\. |
+| biggest\_order | REVIEW | 0/2 | [..]s | What was our biggest order? | Answer 1\: revenue rose every month; December was the best month \(€2\.4M\)\. |
+| returned\_orders | ERROR | 0/2 | [..]s | How many orders were returned? |  |
+| refunds | ERROR | 0/2 | [..]s | How much did we refund? | Answer 1\: revenue rose every month; December was the best month \(€2\.4M\)\. |
+| margin\_by\_region | ERROR | 0/2 | [..]s | What is the margin of each region? |  |
+| sales/orders\_by\_region | PASS | 2/2 | [..]s | How many orders did each sales region place? | Answer 1\: revenue rose every month; December was the best month \(€2\.4M\)\. |
+| certified/revenue\_by\_region | PASS | 2/2 | [..]s | What is the revenue of each region? | Answer 1\: revenue rose every month; December was the best month \(€2\.4M\)\. |
+| certified/orders\_per\_status | PASS | 2/2 | [..]s | How many orders does each status have? | Answer 1\: revenue rose every month; December was the best month \(€2\.4M\)\. |
+
+</details>
+
+
+"###]],
+    );
     let page = again(&["-o", "html"]);
     assert!(page.contains("consistent 6/13") && page.contains("<svg"), "{page}");
     let junit_again = dir.join("again.xml");
@@ -465,8 +505,8 @@ fn tags_errors_and_consistency_reach_every_report_and_merge_renders_one_again() 
     assert_eq!(emu.requests().len(), asked, "nothing asked of the service");
 }
 
-/// The example report of the README (`docs/`): the run of
-/// [`tags_errors_and_consistency_reach_every_report_and_merge_renders_one_again`].
+/// The example report of the README (`docs/`): the run `check_page`
+/// pins (a baseline, then a change that regressed).
 fn example_report() -> std::path::PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/example-report.json")
 }

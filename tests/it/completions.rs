@@ -16,7 +16,7 @@ const FILES: [(&str, &str); 6] = [
     ("man", "man/analyst.1"),
 ];
 
-const REGENERATE: &str = "ANALYST_REGENERATE=1 cargo test --test it completions";
+const REGENERATE: &str = "SNAPSHOTS=overwrite cargo test --test it completions";
 
 fn committed(file: &str) -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("completions").join(file)
@@ -24,21 +24,12 @@ fn committed(file: &str) -> PathBuf {
 
 #[test]
 fn committed_completions_and_man_page_are_fresh() {
-    let regenerate = std::env::var_os("ANALYST_REGENERATE").is_some();
+    let regenerate = overwriting();
     for (target, file) in FILES {
         let output = analyst().args(["completions", target]).output().unwrap();
         assert!(output.status.success(), "{target}");
         assert!(!output.stdout.is_empty(), "{target}");
-        let path = committed(file);
-        if regenerate {
-            std::fs::write(&path, &output.stdout).unwrap();
-            continue;
-        }
-        let on_disk = std::fs::read(&path).unwrap_or_default();
-        assert!(
-            on_disk == output.stdout,
-            "completions/{file} is stale: regenerate them all with `{REGENERATE}`"
-        );
+        assert_pinned(output.stdout, &committed(file));
     }
     // Every man page, as `completions man --dir` writes them.
     let made = Scratch::new();
@@ -65,14 +56,7 @@ fn committed_completions_and_man_page_are_fresh() {
     };
     for name in names(&made) {
         let page = std::fs::read(made.join(&name)).unwrap();
-        if regenerate {
-            std::fs::write(committed_dir.join(&name), &page).unwrap();
-        } else {
-            assert!(
-                std::fs::read(committed_dir.join(&name)).unwrap_or_default() == page,
-                "completions/man/{name} is stale: regenerate them all with `{REGENERATE}`"
-            );
-        }
+        assert_pinned(page, &committed_dir.join(&name));
     }
     assert_eq!(
         names(&committed_dir),

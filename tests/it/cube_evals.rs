@@ -128,7 +128,15 @@ fn every_verdict_and_reason_is_reached_as_cube_grades() {
     );
     assert_eq!(emu.requests_on(Route::Chat).len(), expected.len() - 1);
     assert_eq!(report["accuracy"], "46% (6/13)");
-    assert!(stderr.contains("accuracy 46% (6/13)"), "{stderr}");
+    assert_whole(
+        stderr.to_string(),
+        str![[r#"
+...
+13 cases: 6 passed, 4 failed (1 to review), 3 errors in [..], accuracy 46% (6/13)
+analyst: error: 7 of 13 cases did not pass
+
+"#]],
+    );
 
     // The analysis names the counts, or the column, row and both values.
     let analysis = |name: &str| case(&report, name)["analysis"].as_str().unwrap().to_string();
@@ -243,9 +251,12 @@ fn what_the_rules_forbid_is_refused_with_file_and_line_before_anything_is_sent()
     let (code, stdout, stderr) = check(&emu, &root, &["-o", "json", "--filter", "^nothing$"]);
     assert_eq!(code, Some(2), "{stderr}");
     assert!(stdout.is_empty(), "{stdout}");
-    assert!(
-        stderr.contains("--filter \"^nothing$\" matches none of the 2 cases"),
-        "{stderr}"
+    assert_whole(
+        stderr.to_string(),
+        str![[r#"
+analyst: error: --filter "^nothing$" matches none of the 2 cases of [..]: see them with --list
+
+"#]],
     );
     let (_, stdout, _) = check(&emu, &root, &["-o", "json"]);
     let report: Value = serde_json::from_str(&stdout).unwrap();
@@ -324,9 +335,12 @@ fn list_marks_a_certified_query_that_names_nothing() {
         .collect();
     assert_eq!(marked, [("margin_by_region", "margin_by_region")]);
     let stderr = String::from_utf8_lossy(&output.stderr);
-    assert!(
-        stderr.contains(": margin_by_region: certifiedQuery \"margin_by_region\" names no certified query: a run gives it verdict error (Ground truth not found) without asking the agent"),
-        "{stderr}"
+    assert_whole(
+        stderr.to_string(),
+        str![[r#"
+analyst: warning: /work/main/examples/agents/eval_questions.yml:44: margin_by_region: certifiedQuery "margin_by_region" names no certified query: a run gives it verdict error (Ground truth not found) without asking the agent
+
+"#]],
     );
 }
 
@@ -550,9 +564,12 @@ fn frontmatter_values_yaml_types_are_read_as_text_as_cube_reads_them() {
         .unwrap();
     exits(&output, 2);
     let stderr = String::from_utf8_lossy(&output.stderr);
-    assert!(
-        stderr.contains("certified_queries/broken.md:2: not valid eval YAML"),
-        "{stderr}"
+    assert_whole(
+        stderr.to_string(),
+        str![[r#"
+analyst: error: [..]:2: not valid eval YAML: expected string scalar at line 1, column 7
+
+"#]],
     );
 }
 
@@ -718,7 +735,14 @@ fn the_timeout_is_the_whole_commands_also_while_the_ground_truth_runs() {
         started.elapsed()
     );
     assert!(!stderr.contains("Ground truth query failed"), "{stderr}");
-    assert!(stderr.contains("--timeout 2s expired"), "{stderr}");
+    assert_whole(
+        stderr.to_string(),
+        str![[r#"
+START q
+analyst: error: --timeout 2s expired while the query was still running; the run stopped: 1 of 1 runs finished
+
+"#]],
+    );
     assert!(stdout.is_empty(), "no report of a run that did not finish: {stdout}");
 }
 
@@ -737,7 +761,14 @@ fn refused_data_api_credentials_stop_the_run_at_once() {
     let stderr = String::from_utf8_lossy(&output.stderr);
     exits(&output, 3);
     assert_eq!(crate::check::failure_lines(&stderr), 1, "one line: {stderr}");
-    assert!(stderr.contains("the run stopped: 1 of 11 runs finished"), "{stderr}");
+    assert_whole(
+        stderr.to_string(),
+        str![[r#"
+START orders_by_region
+analyst: error: the service answered 403 Forbidden: Invalid token; check the data query API's credential (from ANALYST_DATA_SECRET, which signed the token); the run stopped: 1 of 11 runs finished
+
+"#]],
+    );
     assert_eq!(emu.requests_on(Route::Chat).len(), 1, "no further case started");
     assert!(output.stdout.is_empty());
 }

@@ -195,7 +195,13 @@ fn a_data_answer_that_does_not_hold_together_is_refused() {
     let wide = format!("{SCHEMA}\n{{\"data\":[[\"x\",\"1\"],[\"y\",\"2\",\"extra\"]]}}\n");
     let (code, _, stderr) = rows_of(&wide, "csv");
     assert_eq!(code, Some(7), "{stderr}");
-    assert!(stderr.contains("a row of 3 values for 2 columns"), "{stderr}");
+    assert_whole(
+        stderr.to_string(),
+        str![[r#"
+analyst: error: the data query answer has a row of 3 values for 2 columns at line 2
+
+"#]],
+    );
 
     let reschema = format!("{SCHEMA}\n{{\"data\":[[\"x\",\"1\"]]}}\n{{\"schema\":[{{\"name\":\"c\"}}]}}\n");
     let (code, csv, stderr) = rows_of(&reschema, "csv");

@@ -163,10 +163,7 @@ fn rows_written_in_the_suite_compare_too_and_a_truncated_result_is_fetched_whole
     let (code, report, _) = check_json(emu.analyst(), &[], &path);
     assert_eq!(code, Some(9));
     let message = case(&report, "long")["messages"][0].as_str().unwrap();
-    assert!(
-        message.contains("the stream holds 100 of the result's 250 rows and no data query API"),
-        "{message}"
-    );
+    assert_whole(message.to_string(), str!["cannot compare with expect_rows: the stream holds 100 of the result's 250 rows and no data query API to fetch the rest with (set ANALYST_DATA_URL and a credential)"]);
 }
 
 #[test]
@@ -223,9 +220,24 @@ fn the_json_report_gives_every_run_with_ids_timings_usage_cost_and_medians() {
     assert_eq!(twice["medians"]["cost"], 0.0149);
     // Five turns in all (two runs of two, one of one).
     assert_eq!(report["cost"], 0.037163);
-    assert!(stderr.contains("PASS  twice (run 2 of 2)  "), "{stderr}");
-    assert!(stderr.contains("4560 tokens, 6 LLM calls"), "{stderr}");
-    assert!(stderr.contains(", cost $0.0372"), "{stderr}");
+    assert_whole(
+        stderr.to_string(),
+        str![[r#"
+START twice (run 1 of 2)
+PASS  twice (run 1 of 2)  [..]s
+      first byte [..]s, first SQL [..]s, answer [..]s; 4560 tokens, 6 LLM calls
+START twice (run 2 of 2)
+PASS  twice (run 2 of 2)  [..]s
+      first byte [..]s, first SQL [..]s, answer [..]s; 4560 tokens, 6 LLM calls
+START once
+PASS  once  [..]s
+      first byte [..]s, first SQL [..]s, answer [..]s; 2280 tokens, 3 LLM calls
+PASS  twice  2 of 2 runs passed (median [..]s, 4560 tokens)
+2 cases: 2 passed, 0 failed, 0 errors in [..], consistent 1/1, cost $0.0372, accuracy 100% (2/2)
+
+"#]]
+        .unordered(),
+    );
     let page = check_page(&report.to_string());
     assert!(
         page.contains("<th>cost</th>") && page.contains("<td>$0.0149</td>"),
@@ -311,9 +323,14 @@ pass_rate = 0.6
     );
     assert_eq!(report["cases"][1]["status"], "failed");
     assert_eq!(report["cases"][1]["runs"].as_array().unwrap().len(), 3);
-    assert!(
-        stderr.contains("4 runs (4 turns) saved by --stop-when-decided"),
-        "{stderr}"
+    assert_whole(
+        stderr.to_string(),
+        str![[r#"
+...
+2 cases: 1 passed, 1 failed, 0 errors in [..], consistent 1/2, 4 runs (4 turns) saved by --stop-when-decided, accuracy 50% (1/2)
+analyst: error: 1 of 2 cases did not pass
+
+"#]],
     );
 }
 
@@ -444,31 +461,19 @@ expect_answer = "revenue rose"
     ];
     let (code, stderr, report) = check_against(&emu, &schedule, 2000, &[&gate[..], &files].concat(), &path);
     assert_eq!(code, Some(9), "{stderr}");
-    assert!(
-        stderr.contains("1 of 3 cases regressed against the baseline (--fail-on-regression)"),
-        "{stderr}"
-    );
-    assert!(
-        stderr.contains(&format!(
-            "regression against {baseline_arg}: 1 regression, 1 stable, 1 insufficient data"
-        )),
-        "{stderr}"
-    );
-    assert!(
-        stderr.contains("  flaky: stable (5/5 → 3/5, p = 0.22); median tokens up 78% (1280 to 2280)"),
-        "{stderr}"
-    );
-    assert!(
-        stderr.contains("  broken: regression (5/5 → 0/5, p = 0.004); newly failing; median tokens up 78%"),
-        "{stderr}"
-    );
-    assert!(
-        stderr.contains("  once: insufficient data (1/1 → 0/1, p = 0.5); 20 runs now, or 4 on both sides, could tell"),
-        "{stderr}"
-    );
-    assert!(
-        stderr.contains("  suite: insufficient data (3 of 3 cases worse, 0 better"),
-        "{stderr}"
+    assert_whole(
+        stderr.to_string(),
+        str![[r#"
+...
+regression against [..]: 1 regression, 1 stable, 1 insufficient data
+  suite: insufficient data (3 of 3 cases worse, 0 better, p = 0.12); 5 cases in both runs could tell
+  flaky: stable (5/5 → 3/5, p = 0.22); median tokens up 78% (1280 to 2280)
+  broken: regression (5/5 → 0/5, p = 0.004); newly failing; median tokens up 78% (1280 to 2280)
+  once: insufficient data (1/1 → 0/1, p = 0.5); 20 runs now, or 4 on both sides, could tell; newly failing; median tokens up 78% (1280 to 2280)
+3 cases: 1 passed, 2 failed, 0 errors in [..], consistent 0/2, accuracy 33% (1/3), meets --min-accuracy 0%
+analyst: error: 1 of 3 cases regressed against the baseline (--fail-on-regression)
+
+"#]],
     );
     let compared = &report["baseline"];
     assert_eq!(compared["gates"], true);
@@ -536,15 +541,19 @@ expect_answer = "revenue rose"
     std::fs::write(&baseline_file, other.to_string()).unwrap();
     let (code, stderr, report) = check_against(&emu, &schedule, 1000, &gate, &path);
     assert_eq!(code, Some(0), "{stderr}");
-    assert!(
-        stderr.contains(&format!(
-            "unreliable baseline {baseline_arg}: it asked https://elsewhere.example/api/v1/public/x/agents/9/chat/stream-chat-state, this run"
-        )),
-        "{stderr}"
-    );
-    assert!(
-        stderr.contains("it gates nothing (--baseline-any trusts it)"),
-        "{stderr}"
+    assert_whole(
+        stderr.to_string(),
+        str![[r#"
+...
+unreliable baseline [..]: it asked https://elsewhere.example/api/v1/public/x/agents/9/chat/stream-chat-state, this run http://127.0.0.1:[..]/api/v1/public/acme/agents/agent-7/chat/stream-chat-state; it gates nothing (--baseline-any trusts it)
+regression against [..]: 1 regression, 1 stable, 1 insufficient data
+  suite: insufficient data (3 of 3 cases worse, 0 better, p = 0.12); 5 cases in both runs could tell
+  flaky: stable (5/5 → 3/5, p = 0.22)
+  broken: regression (5/5 → 0/5, p = 0.004); newly failing
+  once: insufficient data (1/1 → 0/1, p = 0.5); 20 runs now, or 4 on both sides, could tell; newly failing
+3 cases: 1 passed, 2 failed, 0 errors in [..], consistent 0/2, accuracy 33% (1/3), meets --min-accuracy 0%
+
+"#]],
     );
     assert_eq!(report["baseline"]["gates"], false);
     let (code, _, _) = check_against(&emu, &schedule, 1000, &[&gate[..], &["--baseline-any"]].concat(), &path);
@@ -556,7 +565,20 @@ expect_answer = "revenue rose"
     std::fs::write(&baseline_file, old.to_string()).unwrap();
     let (code, stderr, _) = check_against(&emu, &schedule, 1000, &gate, &path);
     assert_eq!(code, Some(0), "{stderr}");
-    assert!(stderr.contains("old (--baseline-max-age 14d)"), "{stderr}");
+    assert_whole(
+        stderr.to_string(),
+        str![[r#"
+...
+unreliable baseline [..]: it is 331d old (--baseline-max-age 14d); it gates nothing (--baseline-any trusts it)
+regression against [..]: 1 regression, 1 stable, 1 insufficient data
+  suite: insufficient data (3 of 3 cases worse, 0 better, p = 0.12); 5 cases in both runs could tell
+  flaky: stable (5/5 → 3/5, p = 0.22)
+  broken: regression (5/5 → 0/5, p = 0.004); newly failing
+  once: insufficient data (1/1 → 0/1, p = 0.5); 20 runs now, or 4 on both sides, could tell; newly failing
+3 cases: 1 passed, 2 failed, 0 errors in [..], consistent 0/2, accuracy 33% (1/3), meets --min-accuracy 0%
+
+"#]],
+    );
     let (code, _, _) = check_against(
         &emu,
         &schedule,
@@ -570,7 +592,20 @@ expect_answer = "revenue rose"
     std::fs::write(&baseline_file, before_run.to_string()).unwrap();
     let (code, stderr, _) = check_against(&emu, &schedule, 1000, &gate, &path);
     assert_eq!(code, Some(0), "{stderr}");
-    assert!(stderr.contains("written before reports had `run`"), "{stderr}");
+    assert_whole(
+        stderr.to_string(),
+        str![[r#"
+...
+unreliable baseline [..]: it does not say when or against which agent it ran (written before reports had `run`); it gates nothing (--baseline-any trusts it)
+regression against [..]: 1 regression, 1 stable, 1 insufficient data
+  suite: insufficient data (3 of 3 cases worse, 0 better, p = 0.12); 5 cases in both runs could tell
+  flaky: stable (5/5 → 3/5, p = 0.22)
+  broken: regression (5/5 → 0/5, p = 0.004); newly failing
+  once: insufficient data (1/1 → 0/1, p = 0.5); 20 runs now, or 4 on both sides, could tell; newly failing
+3 cases: 1 passed, 2 failed, 0 errors in [..], consistent 0/2, accuracy 33% (1/3), meets --min-accuracy 0%
+
+"#]],
+    );
 
     // A baseline that is not a report is refused before anything runs.
     let emu = Emulator::start();
@@ -676,8 +711,33 @@ fn four_shards_merge_into_the_report_of_one_unsharded_run() {
         assert_eq!(merged[count], whole[count], "{count}");
     }
     assert_eq!(merged["shard"], Value::Null);
-    assert!(stderr.contains("8 cases: 6 passed, 1 failed, 1 errors"), "{stderr}");
-    assert!(stderr.contains("FAIL  too many rows wanted"), "{stderr}");
+    assert_whole(
+        stderr.to_string(),
+        str![[r#"
+PASS  revenue  [..]s
+      first byte [..]s, first SQL [..]s, answer [..]s; 1280 tokens, 3 LLM calls
+PASS  orders  [..]s
+      first byte [..]s, first SQL [..]s, answer [..]s; 1280 tokens, 3 LLM calls
+FAIL  too many rows wanted  [..]s
+      first byte [..]s, first SQL [..]s, answer [..]s; 1280 tokens, 3 LLM calls
+      expected at least 500 rows in the last SQL result; it has 12 (totalRows)
+ERROR broken branch  [..]s
+      first byte [..]s, first SQL [..]s; 1280 tokens, 3 LLM calls
+      the stream reported an error: BadRequestError: Bad branch; chat chat-[..] aborted (exit 7)
+PASS  customers  [..]s
+      first byte [..]s, first SQL [..]s, answer [..]s; 1280 tokens, 3 LLM calls
+PASS  regions  [..]s
+      first byte [..]s, first SQL [..]s, answer [..]s; 1280 tokens, 3 LLM calls
+PASS  months  [..]s
+      first byte [..]s, first SQL [..]s, answer [..]s; 1280 tokens, 3 LLM calls
+PASS  products  [..]s
+      first byte [..]s, first SQL [..]s, answer [..]s; 1280 tokens, 3 LLM calls
+8 cases: 6 passed, 1 failed, 1 errors in [..], accuracy 75% (6/8)
+analyst: error: 2 of 8 cases did not pass
+
+"#]]
+        .unordered(),
+    );
     let xml = std::fs::read_to_string(&junit).unwrap();
     let document = roxmltree::Document::parse(&xml).unwrap();
     let names: Vec<&str> = document

@@ -308,9 +308,13 @@ fn a_filter_still_computing_stops_for_the_timeout_and_ctrl_c_aborting_the_chat()
     running.signal("INT");
     let (code, _, stderr, _) = running.finish(std::time::Duration::from_secs(10));
     assert_eq!(code, Some(130), "{stderr}");
-    assert!(
-        stderr.contains("interrupted by SIGINT; chat chat-0001 aborted"),
-        "{stderr}"
+    assert_whole(
+        stderr.to_string(),
+        str![[r#"
+message: [..]-message
+chat: chat-0001
+analyst: error: interrupted by SIGINT; chat chat-0001 aborted
+"#]],
     );
 }
 

@@ -367,3 +367,147 @@ fn no_files_of_a_folder_import_each_other_in_a_circle() {
         circles.join("\n")
     );
 }
+
+#[test]
+fn the_wire_writes_nothing_and_asks_no_history() {
+    // api/ and net/ speak through the `log` facade or return what the
+    // owner words: no Notes, no print, no history.
+    for (path, module, text) in files() {
+        if module != "api" && module != "net" {
+            continue;
+        }
+        let named = named_modules(&text);
+        for forbidden in ["output", "history"] {
+            assert!(
+                !named.iter().any(|name| name == forbidden),
+                "{} imports crate::{forbidden}",
+                path.display()
+            );
+        }
+        for print in ["eprint!", "eprintln!", "print!", "println!"] {
+            assert!(!text.contains(print), "{} uses {print}", path.display());
+        }
+    }
+}
+
+#[test]
+fn a_runs_files_stay_small_and_ask_names_at_most_eight_modules() {
+    // evals/run/: the pool, a case's life, its grading and the references,
+    // each a file a reader takes in at once.
+    for (path, _, text) in files() {
+        if path.parent().is_some_and(|dir| dir.ends_with("evals/run")) {
+            let lines = text.lines().count();
+            assert!(lines <= 500, "{} has {lines} lines", path.display());
+        }
+    }
+    // `ask` is origin → plan → turn, judged: the output is one type the
+    // settings built.
+    let ask = std::fs::read_to_string(src().join("commands/ask.rs")).unwrap();
+    let named = named_modules(&ask);
+    assert!(
+        named.len() <= 8,
+        "commands/ask.rs names {} modules: {named:?}",
+        named.len()
+    );
+}
+
+#[test]
+fn a_turn_is_drawn_through_one_dynamic_renderer_at_most() {
+    // The output is a closed enum (render::Printer), not a stack of boxes:
+    // the turn's sinks hold the one observer, nothing else is dynamic.
+    let uses: Vec<String> = files()
+        .into_iter()
+        .flat_map(|(path, _, text)| {
+            text.lines()
+                .filter(|line| line.contains("dyn Renderer"))
+                .map(|line| format!("{}: {}", path.display(), line.trim()))
+                .collect::<Vec<_>>()
+        })
+        .collect();
+    assert!(uses.len() <= 1, "{uses:#?}");
+}
+
+/// The text of every `name!(…)` call in `text`, parentheses balanced
+/// (strings skipped).
+fn macro_calls<'a>(text: &'a str, name: &str) -> Vec<&'a str> {
+    let opening = format!("{name}!(");
+    let mut calls = Vec::new();
+    let mut from = 0;
+    while let Some(at) = text[from..].find(&opening).map(|at| at + from) {
+        let bytes = text.as_bytes();
+        let (mut i, mut depth) = (at + opening.len(), 1);
+        while depth > 0 && i < bytes.len() {
+            match bytes[i] {
+                b'(' => depth += 1,
+                b')' => depth -= 1,
+                b'"' => {
+                    i += 1;
+                    while i < bytes.len() && bytes[i] != b'"' {
+                        i += if bytes[i] == b'\\' { 2 } else { 1 };
+                    }
+                }
+                _ => {}
+            }
+            i += 1;
+        }
+        calls.push(&text[at..i.min(text.len())]);
+        from = i.min(text.len());
+    }
+    calls
+}
+
+/// In the integration tests: the checks that an output holds a piece of
+/// text (`assert!(x.contains(…))`, `predicate::str::contains`; not the
+/// ones that it lacks one), and the comparisons of a whole output
+/// (`assert_whole`, `assert_pinned`, snapbox, `assert_eq!` of an output,
+/// `.stdout("…")`).
+fn substring_and_whole_checks() -> (usize, usize) {
+    let tests = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/it");
+    let contains = regex::Regex::new(r"\.contains\(").unwrap();
+    let negated = regex::Regex::new(r"!\s*[\w.\[\]&]*(\([^()]*\))?[\w.\[\]&]*\.contains\(").unwrap();
+    let output_eq = regex::Regex::new(
+        r"^assert_eq!\(\s*&?(String::from_utf8\w*\(|stdout|stderr|out\b|text|page|csv|lines|got|rendered|shown|printed|line|markdown|html|table|tap|xml|report|output)",
+    )
+    .unwrap();
+    let whole_calls = regex::Regex::new(
+        r#"\bassert_whole\(|assert_data_eq!|assert_pinned\(|\.stdout\("|\.stdout\(format!|\.stderr\("|\.stderr\(format!|predicate::eq"#,
+    )
+    .unwrap();
+    let (mut substring, mut whole) = (0, 0);
+    let mut files: Vec<PathBuf> = std::fs::read_dir(&tests)
+        .unwrap()
+        .map(|entry| entry.unwrap().path())
+        .filter(|path| path.extension().is_some_and(|ext| ext == "rs") && !path.ends_with("layout.rs"))
+        .collect();
+    files.sort();
+    for path in files {
+        let text = std::fs::read_to_string(&path).unwrap();
+        for call in macro_calls(&text, "assert") {
+            let inner = &call["assert!(".len()..];
+            substring += contains.find_iter(inner).count() - negated.find_iter(inner).count();
+        }
+        substring += text.matches("predicate::str::contains").count();
+        whole += macro_calls(&text, "assert_eq")
+            .iter()
+            .filter(|call| output_eq.is_match(call))
+            .count();
+        whole += text
+            .lines()
+            .filter(|line| !line.trim_start().starts_with("pub fn") && !line.trim_start().starts_with("fn "))
+            .map(|line| whole_calls.find_iter(line).count())
+            .sum::<usize>();
+    }
+    (substring, whole)
+}
+
+#[test]
+fn outputs_are_compared_whole_more_often_than_searched() {
+    // A substring hides what else changed around it: at most two searches
+    // of an output for each comparison of a whole one.
+    let (substring, whole) = substring_and_whole_checks();
+    assert!(whole >= 100, "the count finds the whole comparisons: {whole}");
+    assert!(
+        substring <= 2 * whole,
+        "{substring} substring checks against {whole} whole-output comparisons: compare whole outputs (assert_whole)"
+    );
+}

@@ -77,9 +77,12 @@ fn a_web_page_where_the_stream_should_be_is_named_for_what_it_is() {
     let output = emu.analyst().args(["ask", "Q"]).output().unwrap();
     exits(&output, 6);
     let stderr = String::from_utf8_lossy(&output.stderr);
-    assert!(
-        stderr.contains("the answer is a web page") && stderr.contains("Hotel WiFi: please log in"),
-        "{stderr}"
+    assert_whole(
+        stderr.to_string(),
+        str![[r#"
+analyst: error: the answer is a web page, not the service's (HTML page: Hotel WiFi: please log in): a captive portal or a proxy may be in the way; check the network and the URL
+
+"#]],
     );
     emu.expect(Route::Chat, 1);
 }
@@ -103,9 +106,12 @@ fn a_proxy_that_cannot_be_reached_is_named_as_the_proxy() {
         .unwrap();
     exits(&output, 6);
     let stderr = String::from_utf8_lossy(&output.stderr);
-    assert!(
-        stderr.contains("through the proxy (HTTPS_PROXY or ALL_PROXY)"),
-        "{stderr}"
+    assert_whole(
+        stderr.to_string(),
+        str![[r#"
+analyst: error: cannot reach ai.example.invalid through the proxy (HTTPS_PROXY or ALL_PROXY): client error (Connect): tunnel error: failed to create underlying connection: tcp connect error: Connection refused (os error 111); check the proxy, or NO_PROXY
+
+"#]],
     );
 }
 
@@ -195,6 +201,12 @@ fn a_certificate_refused_fails_at_once_with_its_complaint() {
         .unwrap();
     let stderr = String::from_utf8_lossy(&output.stderr);
     exits(&output, 6);
-    assert!(stderr.contains("certificate"), "the certificate's complaint: {stderr}");
+    assert_whole(
+        stderr.to_string(),
+        str![[r#"
+analyst: error: cannot connect to 127.0.0.1:[..]: client error (Connect): invalid peer certificate: Other(OtherError(CaUsedAsEndEntity))
+
+"#]],
+    );
     assert!(!stderr.contains("trying again"), "not retried: {stderr}");
 }

@@ -178,7 +178,14 @@ fn a_refused_key_names_where_it_came_from() {
         .unwrap();
     exits(&output, 3);
     let stderr = String::from_utf8_lossy(&output.stderr);
-    assert!(stderr.contains("check the API key (from --api-key-file)"), "{stderr}");
+    assert_whole(
+        stderr.to_string(),
+        str![[r#"
+analyst: warning: the API key file [..] can be read by other users (mode 644): chmod 600 [..]
+analyst: error: the service answered 401 Unauthorized: Invalid API key; check the API key (from --api-key-file)
+
+"#]],
+    );
 }
 
 #[cfg(unix)]

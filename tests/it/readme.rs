@@ -17,25 +17,24 @@ pub(crate) fn readme() -> String {
     std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("README.md")).unwrap()
 }
 
-/// The fenced code blocks of `language`, in order.
+/// The fenced code blocks of `language`, in order, as a Markdown reader
+/// (pulldown-cmark) sees them: fences of any length, inside lists too.
 pub(crate) fn blocks(text: &str, language: &str) -> Vec<String> {
+    use pulldown_cmark::{CodeBlockKind, Event, Parser, Tag, TagEnd};
     let mut found = Vec::new();
     let mut current: Option<String> = None;
-    for line in text.lines() {
-        match &mut current {
-            None if line
-                .trim_start()
-                .strip_prefix("```")
-                .is_some_and(|info| info.trim() == language) =>
-            {
+    for event in Parser::new(text) {
+        match event {
+            Event::Start(Tag::CodeBlock(CodeBlockKind::Fenced(info))) if info.trim() == language => {
                 current = Some(String::new());
             }
-            Some(_) if line.trim_start().starts_with("```") => found.push(current.take().unwrap()),
-            Some(block) => {
-                block.push_str(line);
-                block.push('\n');
+            Event::Text(code) => {
+                if let Some(block) = &mut current {
+                    block.push_str(&code);
+                }
             }
-            None => {}
+            Event::End(TagEnd::CodeBlock) => found.extend(current.take()),
+            _ => {}
         }
     }
     found

@@ -3,15 +3,16 @@
 //! replayed in every output mode of `ask`, and through `rows --from`; each
 //! stream's exit codes, stdout and stderr are pinned in
 //! `tests/fixtures/real-streams/golden/NAME.txt`. A change of output shows
-//! as a diff of that file; when it is meant, bless the new outputs with
-//! `ANALYST_BLESS=1 cargo test --test it real_streams` and review the diff.
+//! as a diff of that file; when it is meant, write the new outputs with
+//! `SNAPSHOTS=overwrite cargo test --test it real_streams` and review the
+//! diff.
 //! The real Cube server's data query answers (`real-streams/data-api`) are
 //! served by the emulator as recorded (status and body) to `rows`, pinned
 //! the same way in `golden/data-api/NAME.txt`.
 
 use std::path::{Path, PathBuf};
 
-use crate::support::{analyst, Emulator, Reply, Route, DATA_SECRET};
+use crate::support::{analyst, assert_pinned, Emulator, Reply, Route, DATA_SECRET};
 
 /// The invocations each stream is replayed through.
 const RUNS: [&[&str]; 8] = [
@@ -70,51 +71,19 @@ fn outputs(stream: &Path) -> String {
     text
 }
 
-/// Compares (or with `ANALYST_BLESS`, writes) `got` with the golden file
-/// `golden`; a difference is a line of `differing`.
-fn compare_with_golden(golden: &Path, got: &str, differing: &mut Vec<String>) {
-    if std::env::var_os("ANALYST_BLESS").is_some() {
-        std::fs::create_dir_all(golden.parent().unwrap()).unwrap();
-        std::fs::write(golden, got).unwrap();
-        return;
-    }
-    let want = std::fs::read_to_string(golden).unwrap_or_default();
-    if got != want {
-        let first = got
-            .lines()
-            .zip(want.lines())
-            .position(|(a, b)| a != b)
-            .unwrap_or(got.lines().count().min(want.lines().count()));
-        differing.push(format!(
-            "{}: first difference at line {}:\n  got:  {:?}\n  want: {:?}",
-            golden.display(),
-            first + 1,
-            got.lines().nth(first).unwrap_or("<end>"),
-            want.lines().nth(first).unwrap_or("<end>")
-        ));
-    }
-}
-
 #[test]
 fn every_real_stream_gives_its_pinned_outputs_in_every_mode() {
     let golden_dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/real-streams/golden");
-    let mut differing = Vec::new();
     for stream in ndjson_files("", 20) {
         let name = stream.file_stem().unwrap().to_string_lossy().to_string();
-        compare_with_golden(
-            &golden_dir.join(format!("{name}.txt")),
-            &outputs(&stream),
-            &mut differing,
-        );
+        assert_pinned(outputs(&stream), &golden_dir.join(format!("{name}.txt")));
     }
-    assert!(differing.is_empty(), "outputs changed:\n{}", differing.join("\n"));
 }
 
 #[test]
 fn every_real_data_api_answer_gives_its_pinned_rows() {
     let fixtures = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/real-streams");
     let answers = ndjson_files("data-api", 15);
-    let mut differing = Vec::new();
     for answer in answers {
         let name = answer.file_stem().unwrap().to_string_lossy().to_string();
         // The recorded status (200 when only the body was kept).
@@ -139,11 +108,6 @@ fn every_real_data_api_answer_gives_its_pinned_rows() {
                 &output,
             ));
         }
-        compare_with_golden(
-            &fixtures.join(format!("golden/data-api/{name}.txt")),
-            &text,
-            &mut differing,
-        );
+        assert_pinned(text, &fixtures.join(format!("golden/data-api/{name}.txt")));
     }
-    assert!(differing.is_empty(), "outputs changed:\n{}", differing.join("\n"));
 }

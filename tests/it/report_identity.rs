@@ -58,11 +58,12 @@ fn retry_errors_refuses_another_suites_report_and_asks_a_changed_case_again() {
     assert_eq!(code, 9);
     let (code, _, stderr) = check(&emu, &evals, &["--retry-errors", report.to_str().unwrap()]);
     assert_eq!(code, 2, "{stderr}");
-    assert!(
-        stderr.contains("--retry-errors: that report ran the suite")
-            && stderr.contains("teamA/smoke.toml")
-            && stderr.contains("teamB/evals.toml"),
-        "{stderr}"
+    assert_whole(
+        stderr.to_string(),
+        str![[r#"
+analyst: error: --retry-errors: that report ran the suite [..], this run [..]: retry a report of the same suite
+
+"#]],
     );
     assert_eq!(
         emu.requests_on(Route::Chat).len(),
@@ -74,10 +75,17 @@ fn retry_errors_refuses_another_suites_report_and_asks_a_changed_case_again() {
     std::fs::write(&team_a, FAILING).unwrap();
     let (code, edited, stderr) = check(&emu, &team_a, &["--retry-errors", report.to_str().unwrap()]);
     assert_eq!(code, 9, "{stderr}");
-    assert!(
-        stderr.contains("1 case(s) changed since that report, asked again whole: revenue"),
-        "{stderr}"
-    );
+    assert_whole(stderr.to_string(), str![[r#"
+--retry-errors: 1 case(s) changed since that report, asked again whole: revenue
+--retry-errors: 0 runs ended in an error outside the answer; only they are asked again
+START revenue
+FAIL  revenue  [..]s
+      first byte [..]s, first SQL [..]s, answer [..]s; 1280 tokens, 3 LLM calls
+      expected the answer to match /never said/, got "Answer 1: revenue rose every month; December was the best month (€2.4M)."
+1 cases: 0 passed, 1 failed, 0 errors in [..], accuracy 0% (0/1)
+analyst: error: 1 of 1 cases did not pass
+
+"#]].unordered());
     assert_eq!(edited["cases"][0]["status"], "failed");
     assert_eq!(emu.requests_on(Route::Chat).len(), asked + 2);
     // ./s.toml and s.toml and the absolute path are one suite.
@@ -126,7 +134,20 @@ fn a_baseline_of_another_suite_an_edited_one_or_the_future_is_unreliable() {
         "{why}"
     );
     assert_eq!(gates, json!(false));
-    assert!(stderr.contains("unreliable baseline"), "{stderr}");
+    assert_whole(
+        stderr.to_string(),
+        str![[r#"
+START revenue
+PASS  revenue  [..]s
+      first byte [..]s, first SQL [..]s, answer [..]s; 1280 tokens, 3 LLM calls
+unreliable baseline [..]: it ran the suite [..], this run [..] it gates nothing (--baseline-any trusts it)
+against [..]: 1 insufficient data
+  suite: insufficient data (0 of 1 cases worse, 0 better, p = 1); 5 cases in both runs could tell
+1 cases: 1 passed, 0 failed, 0 errors in [..], accuracy 100% (1/1)
+
+"#]]
+        .unordered(),
+    );
     // The same file, edited.
     std::fs::write(&team_a, FAILING).unwrap();
     let (why, _, _) = unreliable(&team_a, &baseline);

@@ -110,11 +110,15 @@ fn a_full_disk_is_its_own_failure_and_the_chat_is_aborted() {
         .unwrap();
     exits(&output, 74);
     let stderr = String::from_utf8_lossy(&output.stderr);
-    assert!(
-        stderr.contains("cannot write to stdout: No space left on device"),
-        "{stderr}"
+    assert_whole(
+        stderr.to_string(),
+        str![[r#"
+message: [..]-message
+chat: chat-0001
+analyst: error: cannot write to stdout: No space left on device (os error 28); chat chat-0001 aborted
+
+"#]],
     );
-    assert!(stderr.contains("chat chat-0001 aborted"), "{stderr}");
 
     let output = emu.analyst().args(["ask", "--tee", "/dev/full", "Q"]).output().unwrap();
     exits(&output, 74);

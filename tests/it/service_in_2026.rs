@@ -136,9 +136,12 @@ fn a_suite_case_sends_its_images_relative_to_the_suite_file() {
     let output = emu.analyst().args(["check"]).arg(&bad).output().unwrap();
     exits(&output, 2);
     let stderr = String::from_utf8_lossy(&output.stderr);
-    assert!(
-        stderr.contains("bad.toml:4") && stderr.contains("images: smoke.toml"),
-        "{stderr}"
+    assert_whole(
+        stderr.to_string(),
+        str![[r#"
+analyst: error: [..]:4: field images: images: smoke.toml: not an image the service takes (PNG, JPEG, GIF or WebP)
+
+"#]],
     );
     assert_eq!(emu.chat_bodies().len(), 2);
 }

@@ -5,18 +5,6 @@
 use crate::support::*;
 use predicates::prelude::*;
 
-/// Asserts that `output` failed with `code` and one stderr line holding
-/// every piece of `expected`.
-fn one_error_line(output: std::process::Output, code: i32, expected: &[&str]) {
-    let stderr = String::from_utf8_lossy(&output.stderr);
-    exits(&output, code);
-    assert_eq!(stderr.lines().count(), 1, "one line: {stderr}");
-    assert!(stderr.starts_with("analyst: error: "), "{stderr}");
-    for piece in expected {
-        assert!(stderr.contains(piece), "{piece:?} not in: {stderr}");
-    }
-}
-
 #[test]
 fn version_is_short_and_the_version_command_says_what_was_built() {
     analyst()
@@ -73,7 +61,7 @@ fn command_line_mistakes_are_one_prefixed_line_naming_the_help_to_read() {
             vec!["; to ask it: analyst ask 'What'\\''s revenue?' (see 'analyst --help')"],
         ),
     ] {
-        one_error_line(analyst().args(&args).output().unwrap(), 2, &expected);
+        fails_in_one_line(&analyst().args(&args).output().unwrap(), 2, &expected);
     }
 }
 
@@ -103,8 +91,8 @@ fn a_command_alone_lists_what_it_can_do() {
 fn values_are_blamed_on_where_they_came_from() {
     let emu = Emulator::start();
     // The environment's external id, not the flag.
-    one_error_line(
-        emu.analyst()
+    fails_in_one_line(
+        &emu.analyst()
             .env("ANALYST_EXTERNAL_ID", "Ana Smith")
             .args(["ask", "Q"])
             .output()
@@ -112,8 +100,8 @@ fn values_are_blamed_on_where_they_came_from() {
         2,
         &["ANALYST_EXTERNAL_ID \"Ana Smith\" contains spaces"],
     );
-    one_error_line(
-        emu.analyst()
+    fails_in_one_line(
+        &emu.analyst()
             .args(["ask", "--external-id", "Ana", "Q"])
             .output()
             .unwrap(),
@@ -123,8 +111,8 @@ fn values_are_blamed_on_where_they_came_from() {
     // A chat URL that is not one is refused before sending, naming its source;
     // a trailing slash is forgiven.
     let url = emu.chat_url();
-    one_error_line(
-        emu.analyst()
+    fails_in_one_line(
+        &emu.analyst()
             .env("ANALYST_CHAT_URL", url.trim_end_matches("/stream-chat-state"))
             .args(["ask", "Q"])
             .output()
@@ -141,7 +129,7 @@ fn values_are_blamed_on_where_they_came_from() {
         .assert()
         .success();
     // A URL without its scheme: say what to add.
-    one_error_line(
+    fails_in_one_line(&
         emu.analyst()
             .env("ANALYST_CHAT_URL", "acme.cubecloud.dev/api/v1/public/acme/agents/7/chat/stream-chat-state")
             .args(["ask", "Q"])
@@ -154,8 +142,8 @@ fn values_are_blamed_on_where_they_came_from() {
         ],
     );
     // A bad pattern: one line, with where it went wrong.
-    one_error_line(
-        emu.analyst()
+    fails_in_one_line(
+        &emu.analyst()
             .args(["ask", "Q", "--expect-answer", "(oops"])
             .output()
             .unwrap(),
@@ -168,18 +156,18 @@ fn values_are_blamed_on_where_they_came_from() {
 #[test]
 fn files_and_stdin_that_are_not_what_they_should_be_are_usage_errors() {
     let dir = Scratch::new();
-    one_error_line(
-        analyst().arg("ask").arg("--replay").arg(&*dir).output().unwrap(),
+    fails_in_one_line(
+        &analyst().arg("ask").arg("--replay").arg(&*dir).output().unwrap(),
         2,
         &["that is a folder, not a saved stream"],
     );
-    one_error_line(
-        analyst().arg("rows").arg("--from").arg(&*dir).output().unwrap(),
+    fails_in_one_line(
+        &analyst().arg("rows").arg("--from").arg(&*dir).output().unwrap(),
         2,
         &["--from", "that is a folder, not a saved stream"],
     );
-    one_error_line(
-        analyst_process()
+    fails_in_one_line(
+        &analyst_process()
             .args(["rows"])
             .stdin(std::process::Stdio::null())
             .output()
@@ -452,7 +440,7 @@ fn suite_mistakes_are_one_line_naming_the_suite_field() {
         ("external_id = \"Ana Smith\"", "external_id \"Ana Smith\" contains spaces"),
     ] {
         let suite = ScratchFile::new("suite.toml", format!("[[case]]\nname = \"a\"\nquestion = \"Q\"\n{field}\n"));
-        one_error_line(emu.analyst().arg("check").arg(&*suite).output().unwrap(), 2, &[expected]);
+        fails_in_one_line(&emu.analyst().arg("check").arg(&*suite).output().unwrap(), 2, &[expected]);
     }
     // The report of a check goes to --output-file too, whole.
     let suite = ScratchFile::new("suite.toml", "[[case]]\nname = \"a\"\nquestion = \"Q\"\n");

@@ -35,9 +35,13 @@ fn ctrl_c_aborts_the_chat_as_its_owner_and_exits_130() {
     assert_eq!(code, Some(130), "{stderr}");
     assert!(waited < Duration::from_secs(3), "took {waited:?}");
     assert_eq!(aborts(&emu), [OWNER_ABORT("chat-0001")]);
-    assert!(
-        stderr.contains("analyst: error: interrupted by SIGINT; chat chat-0001 aborted"),
-        "{stderr}"
+    assert_whole(
+        stderr.to_string(),
+        str![[r#"
+message: [..]-message
+chat: chat-0001
+analyst: error: interrupted by SIGINT; chat chat-0001 aborted
+"#]],
     );
     assert!(stdout.is_empty());
 }
@@ -75,9 +79,13 @@ fn timeout_aborts_the_chat_and_exits_124_with_json_status_aborted_and_tee_flushe
     );
     let (code, stdout, stderr, _) = running.finish(Duration::from_secs(10));
     assert_eq!(code, Some(124), "{stderr}");
-    assert!(
-        stderr.contains("--timeout 1.5s expired; chat chat-0001 aborted"),
-        "{stderr}"
+    assert_whole(
+        stderr.to_string(),
+        str![[r#"
+message: [..]-message
+chat: chat-0001
+analyst: error: --timeout [..]s expired; chat chat-0001 aborted
+"#]],
     );
     assert_eq!(aborts(&emu), [OWNER_ABORT("chat-0001")]);
     let doc: Value = serde_json::from_slice(&stdout).expect("the JSON document is still written");
@@ -97,9 +105,13 @@ fn a_stalled_stream_is_aborted_after_the_idle_timeout_with_exit_124() {
     let running = Running::start(&emu, &["ask", "--idle-timeout", "1s", "Q"]);
     let (code, _, stderr, waited) = running.finish(Duration::from_secs(10));
     assert_eq!(code, Some(124), "{stderr}");
-    assert!(
-        stderr.contains("the stream stalled: nothing received for 1s (--idle-timeout); chat chat-0001 aborted"),
-        "{stderr}"
+    assert_whole(
+        stderr.to_string(),
+        str![[r#"
+message: [..]-message
+chat: chat-0001
+analyst: error: the stream stalled: nothing received for 1s (--idle-timeout); chat chat-0001 aborted
+"#]],
     );
     assert!(waited < Duration::from_secs(5), "took {waited:?}");
     assert_eq!(aborts(&emu), [OWNER_ABORT("chat-0001")]);
@@ -129,7 +141,10 @@ fn interrupting_before_the_chat_started_sends_no_abort() {
     running.signal("INT");
     let (code, _, stderr, waited) = running.finish(Duration::from_secs(10));
     assert_eq!(code, Some(130), "{stderr}");
-    assert!(stderr.contains("before the chat started; nothing to abort"), "{stderr}");
+    assert_whole(
+        stderr.to_string(),
+        str!["analyst: error: interrupted by SIGINT before the chat started; nothing to abort"],
+    );
     // The chat id is awaited a few seconds, in vain here: then it exits.
     assert!(waited < Duration::from_secs(5), "took {waited:?}");
     assert!(aborts(&emu).is_empty());
@@ -158,7 +173,14 @@ fn an_abort_without_answer_is_given_up_after_five_seconds() {
     running.signal("INT");
     let (code, _, stderr, waited) = running.finish(Duration::from_secs(15));
     assert_eq!(code, Some(130), "{stderr}");
-    assert!(stderr.contains("aborting chat chat-0001 failed"), "{stderr}");
+    assert_whole(
+        stderr.to_string(),
+        str![[r#"
+message: [..]-message
+chat: chat-0001
+analyst: error: interrupted by SIGINT; aborting chat chat-0001 failed: aborting chat chat-0001: no answer in time from 127.0.0.1:[..]: operation timed out
+"#]],
+    );
     assert!(
         waited >= Duration::from_secs(4) && waited < Duration::from_secs(8),
         "took {waited:?}"
@@ -255,7 +277,13 @@ fn a_timeout_that_expires_during_abort_or_session_is_exit_124() {
         .unwrap();
     let stderr = String::from_utf8_lossy(&output.stderr);
     exits(&output, 124);
-    assert!(stderr.contains("--timeout 700ms expired"), "{stderr}");
+    assert_whole(
+        stderr.to_string(),
+        str![[r#"
+analyst: error: aborting chat c1: --timeout 700ms expired: no answer in time from 127.0.0.1:[..]: operation timed out
+
+"#]],
+    );
     emu.script_on(Route::Session, Reply::Hang(Duration::from_secs(5)));
     let output = emu
         .analyst()

@@ -347,7 +347,18 @@ fn a_table_cell_never_breaks_its_row_in_a_pipe_either() {
     let table = String::from_utf8(output.stdout).unwrap();
     // Top border, header, separator, two rows, bottom border.
     assert_eq!(table.lines().count(), 6, "{table}");
-    assert!(table.contains("2024\\u{2066}-01\\nsecond line\\rthird"), "{table}");
+    assert_whole(
+        table.to_string(),
+        str![[r#"
+┌─────────────────────────────────────┬─────────────────────┬───────────────────┐
+│ month\u{202e}txt.exe                ┆ orders_view.revenue ┆ orders_view.count │
+╞═════════════════════════════════════╪═════════════════════╪═══════════════════╡
+│ 2024\u{2066}-01\nsecond line\rthird ┆           1500000.5 ┆               900 │
+│ 2024-02                             ┆           1537813.5 ┆               901 │
+└─────────────────────────────────────┴─────────────────────┴───────────────────┘
+
+"#]],
+    );
 }
 
 #[test]

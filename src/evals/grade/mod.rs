@@ -106,38 +106,52 @@ impl Reason {
     }
 }
 
-/// Why a question did not pass: its verdict, Cube's score reason (none
-/// for `review`) and one sentence a person can act on.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Miss {
-    /// `fail`, `review` or `error`.
-    pub verdict: Verdict,
-    /// Cube's score reason; `None` for `review`.
-    pub reason: Option<Reason>,
+/// Cube's grade of a question: its verdict, Cube's score reason (for
+/// `fail` and `error`), one sentence a person can act on, the SQL of both
+/// sides; and, beside it, both results side by side (which a report keeps
+/// on the run). All absent for cases that are not Cube's eval questions.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct CubeGrade {
+    /// `pass`, `fail`, `review` or `error`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub verdict: Option<Verdict>,
+    /// Cube's score reason, for `fail` and `error`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub score_reason: Option<Reason>,
     /// What differs, first: the counts, or a row, a column and both values.
-    pub analysis: String,
-    /// Both results side by side, when the question had both.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub analysis: Option<String>,
+    /// The ground truth's SQL, as run.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ground_truth: Option<String>,
+    /// The SQL of the agent's last query.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub agent_sql: Option<String>,
+    /// Both results side by side, when the question had both (kept on the
+    /// run in a report, not here).
+    #[serde(skip)]
     pub comparison: Option<Box<Comparison>>,
 }
 
-impl Miss {
-    /// A miss for `reason` (its verdict follows), told by `analysis`.
-    pub fn new(reason: Reason, analysis: impl Into<String>) -> Miss {
-        Miss {
-            verdict: reason.verdict(),
-            reason: Some(reason),
-            analysis: analysis.into(),
-            comparison: None,
+impl CubeGrade {
+    /// The grade of a question that did not pass for `reason` (its verdict
+    /// follows), told by `analysis`.
+    pub fn missed(reason: Reason, analysis: impl Into<String>) -> CubeGrade {
+        CubeGrade {
+            verdict: Some(reason.verdict()),
+            score_reason: Some(reason),
+            analysis: Some(analysis.into()),
+            ..CubeGrade::default()
         }
     }
 
     /// Cube's `review`: nothing to compare, as `analysis` says.
-    pub fn review(analysis: impl Into<String>) -> Miss {
-        Miss {
-            verdict: Verdict::Review,
-            reason: None,
-            analysis: analysis.into(),
-            comparison: None,
+    pub fn review(analysis: impl Into<String>) -> CubeGrade {
+        CubeGrade {
+            verdict: Some(Verdict::Review),
+            analysis: Some(analysis.into()),
+            ..CubeGrade::default()
         }
     }
 }
@@ -150,10 +164,10 @@ const SEARCH_BUDGET: u64 = 50_000_000;
 #[derive(Debug, PartialEq, Eq)]
 pub struct OutOfTime;
 
-/// Grades `agent` against `truth`: `None` when it passes, else the reason,
-/// the analysis and both results side by side (columns paired as the
+/// Grades `agent` against `truth`: `None` when it passes, else its grade:
+/// the reason, the analysis and both results side by side (columns paired as the
 /// grader paired them). `Err` when `deadline` passed first.
-pub fn grade(agent: &Sheet, truth: &Sheet, deadline: Option<Instant>) -> Result<Option<Miss>, OutOfTime> {
+pub fn grade(agent: &Sheet, truth: &Sheet, deadline: Option<Instant>) -> Result<Option<CubeGrade>, OutOfTime> {
     let graded = grade_within(agent, truth, deadline, SEARCH_BUDGET)?;
     // A verdict reached after the deadline does not count: --timeout is
     // the limit of the whole command, grading included.
@@ -169,15 +183,15 @@ fn grade_within(
     truth: &Sheet,
     deadline: Option<Instant>,
     budget: u64,
-) -> Result<Option<Miss>, OutOfTime> {
+) -> Result<Option<CubeGrade>, OutOfTime> {
     let (agent_width, truth_width) = (agent.width(), truth.width());
     // Both results side by side, columns paired as far as the grader got.
-    let beside = |miss: Miss, grading: &Grading<'_>, matching: &[Option<usize>]| Miss {
+    let beside = |miss: CubeGrade, grading: &Grading<'_>, matching: &[Option<usize>]| CubeGrade {
         comparison: Some(Box::new(compare::side_by_side(grading, matching))),
         ..miss
     };
     if agent_width < truth_width {
-        let miss = Miss::new(
+        let miss = CubeGrade::missed(
             Reason::MissingColumns,
             format!(
                 "the agent returned {agent_width} column{}, the ground truth has {truth_width}",
@@ -192,7 +206,7 @@ fn grade_within(
             true => Reason::RowCountMismatch,
             false => Reason::UnexpectedRows,
         };
-        let miss = Miss::new(
+        let miss = CubeGrade::missed(
             reason,
             format!(
                 "the agent returned {got} row{}, the ground truth has {want}",
@@ -227,7 +241,7 @@ fn grade_within(
     let miss = match search.run()? {
         Found::Assignment => return Ok(None),
         Found::Nothing => grading.rows_do_not_pair(&matching),
-        Found::OutOfBudget => Miss::review(format!(
+        Found::OutOfBudget => CubeGrade::review(format!(
             "undecided: {} ground-truth columns share their values with {} agent columns, and the search for an assignment that makes the rows equal stopped after {} steps; compare the results by hand",
             search.ambiguous_truth(),
             search.ambiguous_agent(),
@@ -351,7 +365,7 @@ impl<'a> Grading<'a> {
     /// value differs from the agent's row with the same values in the
     /// matched columns, else what the two columns hold that the other
     /// lacks.
-    fn value_mismatch(&self, candidates: &[Vec<usize>], matching: &[Option<usize>], column: usize) -> Miss {
+    fn value_mismatch(&self, candidates: &[Vec<usize>], matching: &[Option<usize>], column: usize) -> CubeGrade {
         let name = self
             .truth
             .name(column)
@@ -370,7 +384,7 @@ impl<'a> Grading<'a> {
             .find(|agent_index| unmatched(agent_index) && !candidates.iter().any(|found| found.contains(agent_index)))
             .or_else(|| order().find(unmatched));
         let Some(compared) = compared else {
-            return Miss::new(Reason::ValueMismatch, head);
+            return CubeGrade::missed(Reason::ValueMismatch, head);
         };
         // A row is found by the values of the matched columns only where
         // they name one row on each side.
@@ -397,7 +411,7 @@ impl<'a> Grading<'a> {
                 let label = matched.first().map_or(String::new(), |&(truth_index, _)| {
                     format!("{} ", self.truth.shown(truth_index, row))
                 });
-                return Miss::new(
+                return CubeGrade::missed(
                     Reason::ValueMismatch,
                     format!(
                         "{head}: row {label}{} vs {}",
@@ -408,11 +422,11 @@ impl<'a> Grading<'a> {
             }
         }
         match self.differences(column, compared) {
-            Some((want, got)) => Miss::new(
+            Some((want, got)) => CubeGrade::missed(
                 Reason::ValueMismatch,
                 format!("{head}: the ground truth has {want} where the agent has {got}"),
             ),
-            None => Miss::new(Reason::ValueMismatch, head),
+            None => CubeGrade::missed(Reason::ValueMismatch, head),
         }
     }
 
@@ -457,14 +471,14 @@ impl<'a> Grading<'a> {
     /// The analysis when every column has a match but no assignment pairs
     /// the rows: a ground-truth row the agent's result lacks under the
     /// assignment `matching`.
-    fn rows_do_not_pair(&self, matching: &[Option<usize>]) -> Miss {
+    fn rows_do_not_pair(&self, matching: &[Option<usize>]) -> CubeGrade {
         let Some(row) = self.first_unpaired_row(matching) else {
-            return Miss::new(Reason::ValueMismatch, "every column has a match, but not row by row");
+            return CubeGrade::missed(Reason::ValueMismatch, "every column has a match, but not row by row");
         };
         let shown: Vec<&str> = (0..self.truth.width())
             .map(|column| self.truth.shown(column, row))
             .collect();
-        Miss::new(
+        CubeGrade::missed(
             Reason::ValueMismatch,
             format!(
                 "every column has a match, but not row by row: the ground truth's row ({}) is not in the agent's result",

@@ -12,7 +12,7 @@ use serde::{Deserialize, Serialize};
 
 use super::context::{unreliable, RunContext};
 use super::decide::{p_value, CaseTier, Counts, SuiteTier, Tier};
-use super::grade::{Comparison, Reason, Verdict};
+use super::grade::{Comparison, CubeGrade, Verdict};
 use super::shard::parse_shard;
 pub use crate::domain::Usage;
 use crate::error::{usage, Kind, SUCCESS};
@@ -196,28 +196,6 @@ pub struct RunSeconds {
     pub answer: Option<f64>,
     /// The end of the run.
     pub total: f64,
-}
-
-/// A run (or case) of one of Cube's eval questions, graded as Cube grades:
-/// all absent for other cases.
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct CubeGrade {
-    /// `pass`, `fail`, `review` or `error`.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub verdict: Option<Verdict>,
-    /// Cube's score reason, for `fail` and `error`.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub score_reason: Option<Reason>,
-    /// What differs, in one sentence.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub analysis: Option<String>,
-    /// The ground truth's SQL, as run.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub ground_truth: Option<String>,
-    /// The SQL of the agent's last query.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub agent_sql: Option<String>,
 }
 
 /// A case's medians over its runs (a figure no run has is null).

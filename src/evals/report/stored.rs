@@ -4,9 +4,9 @@
 use serde::Deserialize;
 use serde_json::Value;
 
-use super::{CubeGrade, Outcome, RunReport, RunSeconds};
+use super::{Outcome, RunReport, RunSeconds};
 use crate::domain::Usage;
-use crate::evals::grade::Comparison;
+use crate::evals::grade::{Comparison, CubeGrade};
 
 /// A run as a report on disk holds it: this form, or the form before
 /// the durations moved under `seconds` (`duration`, `firstByte`,

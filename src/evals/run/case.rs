@@ -12,15 +12,14 @@ use super::pool::Slot;
 use super::Run;
 use crate::domain::{new_message_id, Limits, Network, Prices, Question};
 use crate::error::{Fault, Kind};
-use crate::evals::grade::{grade, Miss, Reason, Sheet, Verdict};
+use crate::evals::grade::{CubeGrade, Reason};
 use crate::evals::report::{seconds, Outcome, RunReport};
-use crate::evals::suite::{Case, CaseTurn, GroundTruth, RowsSource};
+use crate::evals::suite::{Case, CaseTurn, RowsSource};
 use crate::exchange::{Exchange, Judging, Origin, Plan, RecordAs, Service, Trace, TurnObserver};
 use crate::expect::Check;
 use crate::files::{file_stem, LazyFile};
 use crate::input::Deadline;
-use crate::render::markdown;
-use crate::results::{RowSource, SqlResult};
+use crate::results::RowSource;
 use crate::signals::timeout;
 use crate::stream::transcript::Keep;
 use crate::stream::turn::Timings;
@@ -35,9 +34,7 @@ fn not_asked(mut run: RunReport, case: &Case, name: &str) -> RunReport {
     run.status = Outcome::Error;
     run.exit_code = Kind::Expectation.exit_code();
     run.messages = vec![format!("{}: {analysis}", Reason::GroundTruthNotFound.as_str())];
-    run.cube.verdict = Some(Verdict::Error);
-    run.cube.score_reason = Some(Reason::GroundTruthNotFound);
-    run.cube.analysis = Some(analysis);
+    run.cube = CubeGrade::missed(Reason::GroundTruthNotFound, analysis);
     run
 }
 
@@ -262,25 +259,26 @@ impl Run<'_> {
         let failure = ended.failure;
         let last_query = observer.last_query.result.take();
         let check = &mut observer.check;
-        if let Some(RowsSource::GroundTruth(truth)) = turn.rows.as_ref().map(|rows| &rows.source) {
+        let expected = turn.rows.as_ref();
+        if let Some(RowsSource::GroundTruth(truth)) = expected.map(|rows| &rows.source) {
             return self.grade_turn(slot.case, truth, failure, last_query, run);
         }
         if let Some(fault) = failure {
             return Err(fault);
         }
         let mut unmet = check.unmet(transcript);
-        if let Some(expected) = &turn.rows {
-            let rows = match &expected.source {
-                RowsSource::Inline(rows) => rows,
-                RowsSource::Sql(sql) => match self.references.rows(slot.case, sql) {
-                    Ok(reference) => &reference.rows,
-                    Err(fault) => {
-                        let fault = Fault::new(fault.kind, format!("reference_sql failed: {fault}"));
-                        return Err(self.data_failure(fault));
-                    }
-                },
-                RowsSource::GroundTruth(_) => unreachable!("graded above"),
-            };
+        let reference = match expected.map(|rows| (rows, &rows.source)) {
+            Some((rows, RowsSource::Inline(inline))) => Some((rows, inline)),
+            Some((rows, RowsSource::Sql(sql))) => match self.references.rows(slot.case, sql) {
+                Ok(reference) => Some((rows, &reference.rows)),
+                Err(fault) => {
+                    let fault = Fault::new(fault.kind, format!("reference_sql failed: {fault}"));
+                    return Err(self.data_failure(fault));
+                }
+            },
+            Some((_, RowsSource::GroundTruth(_))) | None => None,
+        };
+        if let Some((expected, rows)) = reference {
             let source = self.references.data().map(|data| data as &dyn RowSource);
             unmet.extend(check.compare_rows(rows, expected.how, expected.source.field(), source));
         }
@@ -304,7 +302,7 @@ impl Run<'_> {
     /// agent not there, the service unreachable, or the run's `--timeout`
     /// expired. A 5xx (after `--retries`), a reset connection or a case's
     /// own timeout is that case's error; the run goes on.
-    fn ends_the_run(&self, kind: Kind) -> bool {
+    pub(super) fn ends_the_run(&self, kind: Kind) -> bool {
         match kind {
             Kind::Auth | Kind::Forbidden | Kind::NotFound | Kind::Unreachable => true,
             Kind::Interrupted | Kind::Terminated | Kind::HungUp => true,
@@ -316,7 +314,7 @@ impl Run<'_> {
     /// A failure of the data query API: its timeout is the run's
     /// `--timeout` (the only one it has, which it sees coming and gives up
     /// just before), so it ends the whole run; any other, as its kind says.
-    fn data_failure(&self, fault: Fault) -> Fault {
+    pub(super) fn data_failure(&self, fault: Fault) -> Fault {
         match fault.kind {
             Kind::Timeout => self.ends_all(fault),
             _ => fault,
@@ -324,134 +322,9 @@ impl Run<'_> {
     }
 
     /// `fault`, having stopped every case of the run with it.
-    fn ends_all(&self, fault: Fault) -> Fault {
+    pub(super) fn ends_all(&self, fault: Fault) -> Fault {
         self.stop.call(Fault::stop(fault.kind, fault.message()));
         fault
-    }
-
-    /// Grades a turn of one of Cube's eval questions as Cube does, into
-    /// the run's [`CubeGrade`]: `failure`: why the turn failed, if it did, `last` the
-    /// agent's last SQL result. A failure of the whole run (credentials,
-    /// an unreachable service, a signal, `--timeout`) keeps its own code;
-    /// any other verdict but `pass` fails the run (exit 9): `error` as an
-    /// error of the case, `fail` and `review` as a failure.
-    fn grade_turn(
-        &self,
-        case: usize,
-        truth: &GroundTruth,
-        failure: Option<Fault>,
-        last: Option<SqlResult>,
-        run: &mut RunReport,
-    ) -> Result<(), Fault> {
-        if let Some(fault) = &failure {
-            let kind = fault.kind;
-            if !matches!(kind, Kind::BadStream | Kind::Timeout | Kind::ToolError) || self.ends_the_run(kind) {
-                return Err(fault.clone());
-            }
-        }
-        run.cube.ground_truth = match truth {
-            GroundTruth::Sql(sql) => Some(sql.clone()),
-            GroundTruth::NotFound(_) => None,
-        };
-        run.cube.agent_sql = last.as_ref().and_then(|result| result.sql.clone());
-        let miss = self.cube_miss(case, truth, failure, last, run.answer.as_deref())?;
-        run.cube.verdict = Some(miss.as_ref().map_or(Verdict::Pass, |miss| miss.verdict));
-        let Some(mut miss) = miss else { return Ok(()) };
-        run.comparison = miss.comparison.take();
-        run.cube.score_reason = miss.reason;
-        run.cube.analysis = Some(miss.analysis.clone());
-        let line = match miss.reason {
-            Some(reason) => format!("{}: {}", reason.as_str(), miss.analysis),
-            None => format!("review: {}", miss.analysis),
-        };
-        // Cube's `error` is an error of the question, not a failed answer:
-        // counted among the errors, its exit code still the verdict's (9).
-        match miss.verdict {
-            Verdict::Error => Err(Fault::new(Kind::Expectation, line)),
-            _ => Err(failed(run, vec![line])),
-        }
-    }
-
-    /// Why a graded turn does not pass, in Cube's terms; `None` when it
-    /// does (`answer`: the agent's final answer). `Err` for a failure of
-    /// the whole run on the way.
-    fn cube_miss(
-        &self,
-        case: usize,
-        truth: &GroundTruth,
-        failure: Option<Fault>,
-        last: Option<SqlResult>,
-        answer: Option<&str>,
-    ) -> Result<Option<Miss>, Fault> {
-        if let Some(fault) = failure {
-            return Ok(Some(Miss::new(Reason::AgentError, fault.to_string())));
-        }
-        let sql = match truth {
-            GroundTruth::Sql(sql) => sql,
-            GroundTruth::NotFound(name) => {
-                return Ok(Some(Miss::new(
-                    Reason::GroundTruthNotFound,
-                    format!("no certified query is named {name:?}"),
-                )))
-            }
-        };
-        let Some(result) = last else {
-            return Ok(Some(Miss::review(match answer.is_some_and(markdown::has_table) {
-                true => "the agent ran no query: it put its results inline, as a Markdown table in its answer (as agents on Cube's chassis runtime do); nothing to compare",
-                false => "the agent ran no query: nothing to compare",
-            })));
-        };
-        if let Some(error) = &result.error {
-            return Ok(Some(Miss::new(
-                Reason::QueryError,
-                format!("the agent's query failed: {error}"),
-            )));
-        }
-        let agent = match self.agent_sheet(&result) {
-            Ok(sheet) => sheet,
-            Err(fault) if fault.kind == Kind::Timeout || self.ends_the_run(fault.kind) => {
-                return Err(self.data_failure(fault))
-            }
-            Err(fault) => {
-                return Ok(Some(Miss::new(
-                    Reason::QueryError,
-                    format!("the rest of the agent's truncated result could not be fetched: {fault}"),
-                )))
-            }
-        };
-        let truth = match self.references.truth(case, sql) {
-            Ok(truth) => truth,
-            Err(fault) if fault.kind == Kind::Timeout || self.ends_the_run(fault.kind) => {
-                return Err(self.data_failure(fault))
-            }
-            Err(fault) => {
-                return Ok(Some(Miss::new(
-                    Reason::GroundTruthQueryFailed,
-                    format!("the ground truth's SQL failed: {fault}"),
-                )))
-            }
-        };
-        grade(&agent, truth, self.deadline).map_err(|_| {
-            self.ends_all(Fault::new(
-                Kind::Timeout,
-                "the --timeout of the whole run expired while grading",
-            ))
-        })
-    }
-
-    /// The agent's result as graded: its rows from the stream, or every
-    /// row of its query from the data query API when it may lack some.
-    fn agent_sheet(&self, result: &SqlResult) -> Result<Sheet, Fault> {
-        let failure = |err: anyhow::Error| Fault::of(&err);
-        if !result.may_lack_rows() {
-            return Sheet::of_result(result).map_err(failure);
-        }
-        let Some(data) = self.references.data() else {
-            return Err(Fault::new(Kind::Usage, "no data query API to fetch them with"));
-        };
-        let mut sheet = Sheet::default();
-        result.fetch_all(data, &mut sheet).map_err(failure)?;
-        Ok(sheet)
     }
 
     /// The file that keeps a turn's raw stream with `--save`:

@@ -6,15 +6,16 @@
 //! returns the run's [`Report`], compared with its baseline and gated,
 //! having sent the run's spans: the command only publishes it.
 //!
-//! In three parts: [`pool`] schedules the runs on `--jobs` threads (slots,
+//! In four parts: [`pool`] schedules the runs on `--jobs` threads (slots,
 //! the stop, the progress), [`case`] is the life of one run of a case (its
 //! turns through the turn's owner, [`crate::exchange::Exchange::turn`],
-//! its judge and its grading), [`references`] fetches and keeps what the
+//! and its judge), [`grading`] grades a turn as Cube does, [`references`] fetches and keeps what the
 //! cases compare with. A failure of the whole run (the credentials
 //! refused, the service not there, the run's `--timeout`) stops the other
 //! cases through the run's own [`Stop`] token; a signal stops them too.
 
 mod case;
+mod grading;
 mod pool;
 mod references;
 

@@ -26,6 +26,8 @@ pub use replies::*;
 #[allow(unused_imports)]
 pub use running::*;
 pub(crate) use service::*;
+#[allow(unused_imports)] // the dist tests compare no whole output inline
+pub use snapbox::{str, IntoData};
 pub use stream::{ChatStream, Distortion, Family, Shape, SpecForm, SqlCall};
 
 /// The API key the emulator accepts.
@@ -162,14 +164,15 @@ impl AsRef<std::ffi::OsStr> for ScratchFile {
     }
 }
 
-/// A config home with no `analyst/config.toml`, so a developer's own
-/// profiles never leak into tests.
-/// Where the history of the tests' runs goes (`XDG_DATA_HOME`): a folder
-/// of this test process, never the user's.
+/// Where the history of the tests' runs goes (`XDG_DATA_HOME`): one
+/// folder of the tests, never the user's (a test that reads the history
+/// gives its own `ANALYST_HISTORY_DB`).
 pub fn test_data_home() -> PathBuf {
-    std::env::temp_dir().join(format!("analyst-tests-data-{}", std::process::id()))
+    std::env::temp_dir().join("analyst-tests-data")
 }
 
+/// A config home with no `analyst/config.toml`, so a developer's own
+/// profiles never leak into tests.
 pub fn no_config_home() -> PathBuf {
     std::env::temp_dir().join("analyst-tests-no-config-home")
 }
@@ -230,6 +233,58 @@ pub fn exits(output: &std::process::Output, code: i32) {
         String::from_utf8_lossy(&output.stderr),
         String::from_utf8_lossy(&output.stdout)
     );
+}
+
+/// True when the tests are asked to write their pinned files again:
+/// `SNAPSHOTS=overwrite`, snapbox's own switch, also for the files no
+/// exact comparison fits (a screenshot, a report with timings).
+pub fn overwriting() -> bool {
+    std::env::var("SNAPSHOTS").is_ok_and(|action| action == "overwrite")
+}
+
+/// Compares `actual` with the pinned file `path`, byte for byte (no
+/// wildcards), showing a diff when they differ; `SNAPSHOTS=overwrite`
+/// writes the file instead.
+#[track_caller]
+pub fn assert_pinned(actual: impl snapbox::IntoData, path: &Path) {
+    let pinned = snapbox::Data::read_from(path, Some(snapbox::data::DataFormat::Text)).raw();
+    snapbox::assert_data_eq!(actual, pinned);
+}
+
+/// Compares a whole output with what is expected of it, showing a diff
+/// when they differ: in `expected`, `[..]` stands for any text within a
+/// line (a port, a folder, a time) and `...` on a line of its own for any
+/// lines; `SNAPSHOTS=overwrite` writes an inline `str![]` again.
+#[track_caller]
+pub fn assert_whole(actual: impl snapbox::IntoData, expected: impl snapbox::IntoData) {
+    // Backslashes are text here (Markdown escapes, Windows paths quoted).
+    snapbox::Assert::new()
+        .action_env(snapbox::assert::DEFAULT_ACTION_ENV)
+        .normalize_paths(false)
+        .eq(actual, expected);
+}
+
+/// The one `analyst: error:` line of `output` (warnings may come before
+/// it): exactly one there is.
+#[track_caller]
+pub fn one_error_line(output: &std::process::Output) -> String {
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    let errors: Vec<&str> = stderr.lines().filter(|l| l.starts_with("analyst: error: ")).collect();
+    assert_eq!(errors.len(), 1, "exactly one error line: {stderr}");
+    errors[0].to_string()
+}
+
+/// Asserts that `output` failed with `code` and wrote nothing on stderr
+/// but one `analyst: error:` line holding every piece of `expected`.
+#[track_caller]
+pub fn fails_in_one_line(output: &std::process::Output, code: i32, expected: &[&str]) {
+    exits(output, code);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(stderr.lines().count(), 1, "one line: {stderr}");
+    let line = one_error_line(output);
+    for piece in expected {
+        assert!(line.contains(piece), "{piece:?} not in: {line}");
+    }
 }
 
 /// The page `check merge -o html` makes of the JSON report `report`.
