@@ -24,7 +24,7 @@
 //! - [`results`]: SQL results in one table shape, picked and completed;
 //! - [`stream`]: lines → messages → transcript, and one turn through them;
 //! - [`net`]: the HTTP client, the stream source thread;
-//! - [`otel`]: turns and runs as OpenTelemetry spans, sent over OTLP/HTTP;
+//! - [`telemetry`]: turns and runs as OpenTelemetry spans, sent over OTLP/HTTP;
 //! - [`api`]: the chat, data query and session APIs on the wire;
 //! - [`expect`]: expectations checked against a turn;
 //! - [`render`]: one renderer per output mode;
@@ -56,7 +56,6 @@ pub mod input;
 pub mod jq;
 pub mod modes;
 pub mod net;
-pub mod otel;
 pub mod output;
 pub mod redact;
 pub mod render;
@@ -64,6 +63,7 @@ pub mod results;
 pub mod settings;
 pub mod signals;
 pub mod stream;
+pub mod telemetry;
 pub mod text;
 pub mod themes;
 

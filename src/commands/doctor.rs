@@ -15,11 +15,11 @@ use crate::api::data::DataClient;
 use crate::api::session;
 use crate::error::{fail, kind_of, Kind};
 use crate::net::http::{Http, Retry};
-use crate::otel;
 use crate::output::Out;
 use crate::render::table;
 use crate::results::Collected;
 use crate::settings::{DoctorSettings, Finding, FindingState};
+use crate::telemetry;
 
 /// A chat id no chat has: aborting it proves the key and the agent (404).
 const MADE_UP_CHAT: &str = "analyst-doctor-no-such-chat";
@@ -148,7 +148,7 @@ fn call_endpoints(settings: &DoctorSettings) -> Result<Vec<Finding>> {
     }
     if let Some(otlp) = &settings.otlp {
         // An export of no span: a receiver takes it and stores nothing.
-        let result = otel::export_nothing(otlp, &http).map(|()| "took an export of no span".to_string());
+        let result = telemetry::export_nothing(otlp, &http).map(|()| "took an export of no span".to_string());
         findings.push(Finding::of(
             "OTLP collector answers",
             &result,

@@ -14,13 +14,13 @@ use crate::domain::{dollars, without_credentials, Agent, Prices, Usage};
 use crate::error::{fail, kind_of, status_of, Kind};
 use crate::history::{Delivery, History, ListedTurn, Pushed, TurnRecord, UsageBy, UsageGroup};
 use crate::net::http::Http;
-use crate::otel::{self, OtlpSettings};
 use crate::output::{Notes, Out, Output, Tone};
 use crate::render::html::{inert_page, markdown};
 use crate::render::json;
 use crate::render::table::{self, TableFormat, TableWriter};
 use crate::results::{Column, RowSink};
 use crate::settings::{HistoryCommand, HistorySettings};
+use crate::telemetry::{self, OtlpSettings};
 use crate::text::{self, one_line, visible};
 
 /// Runs `analyst history`.
@@ -346,11 +346,11 @@ fn push(history: &History, otlp: &OtlpSettings, notes: &Notes) -> Result<()> {
             ));
             Ok(Delivery::Refused(why))
         };
-        let request = match otel::decode(kept) {
+        let request = match telemetry::decode(kept) {
             Ok(request) => request,
             Err(err) => return refused(format!("{err:#}")),
         };
-        match otel::send(otlp, &http, &request) {
+        match telemetry::send(otlp, &http, &request) {
             Ok(()) => Ok(Delivery::Taken),
             Err(err) if refused_for_good(&err) => refused(format!("{err:#}")),
             Err(err) => Err(err),

@@ -8,7 +8,7 @@ use std::time::SystemTime;
 
 use super::report::{tag, Outcome, Report};
 use crate::error::SUCCESS;
-use crate::otel::{Attr, OtlpSettings, SpanData, SpanIds, Spans};
+use crate::telemetry::{Attr, OtlpSettings, SpanData, SpanIds, Spans};
 
 /// The trace of a run while its cases run.
 pub struct RunTrace {

@@ -30,12 +30,12 @@ use crate::files::LazyFile;
 use crate::history::{chat_url, History, Recording, ThreadSettings, TurnRecord};
 use crate::net::http::{backoff, Http, Retry};
 use crate::net::source::SavedStream;
-use crate::otel::{OtlpSettings, SpanIds, Spans};
 use crate::output::{Notes, Output};
 use crate::redact::redact;
 use crate::signals::Stop;
 use crate::stream::transcript::Keep;
 use crate::stream::turn::{Ended, Resumable, Sinks, Turn};
+use crate::telemetry::{OtlpSettings, SpanIds, Spans};
 use crate::text::human;
 
 pub use observer::{LastQuery, QueryLog, TurnObserver};
@@ -332,7 +332,7 @@ impl Exchange<'_> {
         }
         match &self.trace {
             Trace::Sent(spans) => {
-                crate::otel::export(spans, network.connect_timeout, self.notes, self.recording).and(judged)
+                crate::telemetry::export(spans, network.connect_timeout, self.notes, self.recording).and(judged)
             }
             Trace::Off | Trace::Into(_) => judged,
         }

@@ -10,9 +10,9 @@ use anyhow::Result;
 
 use crate::api::data::{DataClient, Plan};
 use crate::error::Fault;
-use crate::otel::{self, OtlpSettings, Spans};
 use crate::output::Notes;
 use crate::results::RowSink;
+use crate::telemetry::{self, OtlpSettings, Spans};
 
 /// Runs `plan` (of `sql`) with `client` into `sink` (`expected`: the
 /// result's `totalRows`, when known) and traces it to `otlp`'s collector:
@@ -36,7 +36,7 @@ pub fn fetch(
             Err(err) => Err(format!("{err:#}")),
         };
         spans.add_query(sql, outcome, began);
-        otel::export(&spans, client.connect_timeout(), notes, None)?;
+        telemetry::export(&spans, client.connect_timeout(), notes, None)?;
     }
     Ok(fetched)
 }

@@ -58,7 +58,7 @@ pub enum HistoryCommand {
     /// `forget`.
     Forget(Forget),
     /// `push`: the kept spans, to this collector.
-    Push(Box<crate::otel::OtlpSettings>),
+    Push(Box<crate::telemetry::OtlpSettings>),
 }
 
 /// The settings of `analyst history`.

@@ -20,8 +20,8 @@ use crate::ci::CiJob;
 use crate::cli::var;
 use crate::domain::{is_loopback, without_credentials};
 use crate::error::usage;
-use crate::otel::OtlpSettings;
 use crate::redact::Secret;
+use crate::telemetry::OtlpSettings;
 
 /// The most an export may take unless `OTEL_EXPORTER_OTLP_TIMEOUT` says
 /// otherwise: a command waits this long for its collector at most.

@@ -59,7 +59,7 @@ pub struct AskSettings {
     /// `--thread NAME`.
     pub thread: Option<super::ThreadSettings>,
     /// Where the turn's spans go; `None`: not sent.
-    pub otlp: Option<crate::otel::OtlpSettings>,
+    pub otlp: Option<crate::telemetry::OtlpSettings>,
 }
 
 /// The settings of `analyst abort`.
@@ -142,7 +142,7 @@ pub struct RowsSettings {
     /// Timeouts.
     pub network: Network,
     /// Where the query's span goes; `None`: not sent.
-    pub otlp: Option<crate::otel::OtlpSettings>,
+    pub otlp: Option<crate::telemetry::OtlpSettings>,
 }
 
 /// The settings of `analyst check merge`.
@@ -175,7 +175,7 @@ pub struct DoctorSettings {
     /// The terminal's width the table fits, when stdout is one.
     pub width: Option<u16>,
     /// The OTLP collector, to call; `None`: no spans are sent.
-    pub otlp: Option<crate::otel::OtlpSettings>,
+    pub otlp: Option<crate::telemetry::OtlpSettings>,
 }
 
 /// `--jq` and `--output-file` as checked for an output: `jq_input` says

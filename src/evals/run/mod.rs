@@ -41,9 +41,9 @@ use crate::history::Recording;
 use crate::identity::IdentityInput;
 use crate::image::Images;
 use crate::net::http::Http;
-use crate::otel::{self, OtlpSettings};
 use crate::output::Notes;
 use crate::signals::{self, Stop};
+use crate::telemetry::{self, OtlpSettings};
 use pool::{Slot, Work};
 use references::References;
 
@@ -196,7 +196,7 @@ impl<'a> Run<'a> {
         if let Some(trace) = self.trace.take() {
             let names: Vec<String> = self.cases.iter().map(|case| case.name.clone()).collect();
             let spans = trace.finish(&report, &names);
-            otel::export(
+            telemetry::export(
                 &spans,
                 self.settings.network.connect_timeout,
                 &self.notes,
