@@ -1,9 +1,11 @@
 //! `analyst rows`: the complete data of a SQL result. The SQL comes from
 //! `--sql`, `--sql-file`, or a stream saved by `ask -o raw`/`-o events`; a
 //! result already complete in the stream is printed as it is, anything else
-//! runs through the data query API with rows streamed to stdout.
+//! runs through the data query API with rows streamed to stdout (through a
+//! temporary file when the result may turn out short: a failure writes
+//! nothing).
 
-use std::io;
+use std::io::{self, Seek, Write};
 use std::time::Instant;
 
 use anyhow::Result;
@@ -60,14 +62,23 @@ pub fn run(settings: RowsSettings, notes: &Notes, out: &mut Out) -> Result<()> {
             }
         };
     }
-    let writer = match format {
-        Some(format) => Writer::Table(TableWriter::new(format, out)),
-        None => Writer::Parquet(ParquetWriter::new(out)?),
-    };
     let http = Http::new(settings.network.connect_timeout)?;
     let client = DataClient::new(http, &settings.data, settings.network, started)?;
     let expected = saved.as_ref().and_then(|result| result.total_rows);
     let plan = Plan::of(&sql, settings.page_size, settings.order_by.as_deref())?;
+    // Rows that may turn out to be part of a result (fewer than the saved
+    // result's totalRows, or one answer cut at the server's cap) go to a
+    // temporary file first: a result found short writes nothing.
+    let may_fall_short = !settings.allow_partial && (expected.is_some() || matches!(plan, Plan::AsIs(_)));
+    let spool = may_fall_short.then(tempfile::tempfile).transpose()?;
+    let target: Box<dyn Write + '_> = match &spool {
+        Some(file) => Box::new(io::BufWriter::new(file)),
+        None => Box::new(&mut *out),
+    };
+    let writer = match format {
+        Some(format) => Writer::Table(TableWriter::new(format, target)),
+        None => Writer::Parquet(ParquetWriter::new(target)?),
+    };
     let mut progress = RowsProgress::new(writer, expected, notes);
     let fetched = query::fetch(
         &client,
@@ -78,20 +89,21 @@ pub fn run(settings: RowsSettings, notes: &Notes, out: &mut Out) -> Result<()> {
         settings.otlp.as_ref(),
         notes,
     )?;
-    // The document is closed also when the query failed on the way (a
-    // `-o json` array stays valid JSON); the failure is the exit code. A
-    // query that failed before its answer began writes nothing at all.
-    let finished = match (&fetched, progress.begun()) {
-        // No row came before the failure: nothing on stdout, not even a
-        // header or an empty document.
-        (Err(_), false) => {
+    let (count, requests) = match fetched {
+        Ok(fetched) => fetched,
+        // No row came before the failure (or they went to the spool):
+        // nothing on stdout, not even a header or an empty document.
+        Err(err) if !progress.begun() || spool.is_some() => {
             progress.finish();
-            Ok(())
+            return Err(err);
         }
-        _ => progress.given_whole().and_then(|writer| writer.finish()),
+        // Rows already written: the document is closed (a `-o json` array
+        // stays valid JSON); the failure is the exit code.
+        Err(err) => {
+            progress.given_whole()?.finish()?;
+            return Err(err);
+        }
     };
-    let (count, requests) = fetched?;
-    finished?;
     notes.debug(&format!("{count} rows in {requests} request(s)"));
     let cut = match &plan {
         // One answer of exactly the server's cap, when the SQL asked for
@@ -105,8 +117,16 @@ pub fn run(settings: RowsSettings, notes: &Notes, out: &mut Out) -> Result<()> {
     };
     match cut.or_else(|| shortfall(expected, count)) {
         Some(why) if settings.allow_partial => notes.warn(&why),
-        Some(why) => return Err(fail(Kind::Partial, format!("{why}, or pass --allow-partial"))),
+        Some(why) => {
+            progress.finish();
+            return Err(fail(Kind::Partial, format!("{why}, or pass --allow-partial")));
+        }
         None => {}
+    }
+    progress.given_whole()?.finish()?;
+    if let Some(mut spooled) = spool {
+        spooled.seek(io::SeekFrom::Start(0))?;
+        io::copy(&mut spooled, out)?;
     }
     Ok(())
 }
@@ -203,17 +223,19 @@ fn saved_result(path: &str, pick: Pick, network: Network, started: Instant, note
 
 /// Where the rows go: a text format, or Parquet.
 enum Writer<'a> {
-    Table(TableWriter<&'a mut Out>),
-    Parquet(ParquetWriter<&'a mut Out>),
+    Table(TableWriter<Box<dyn Write + 'a>>),
+    Parquet(ParquetWriter<Box<dyn Write + 'a>>),
 }
 
 impl Writer<'_> {
-    /// Ends the output (the JSON array closed, the Parquet file written).
+    /// Ends the output (the JSON array closed, the Parquet file written)
+    /// and flushes it.
     fn finish(self) -> Result<()> {
-        match self {
-            Writer::Table(writer) => writer.finish().map(drop),
-            Writer::Parquet(writer) => writer.finish().map(drop),
-        }
+        let mut out = match self {
+            Writer::Table(writer) => writer.finish()?,
+            Writer::Parquet(writer) => writer.finish()?,
+        };
+        Ok(out.flush()?)
     }
 }
 

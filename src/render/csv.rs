@@ -2,11 +2,12 @@
 //! header row, or as an aligned table; with `--all-rows`, a truncated
 //! result's every row from the data query API.
 
+use std::io::{self, Seek};
+
 use anyhow::Result;
 
 use super::table::{write_result, TableFormat, TableWriter};
 use super::Truncation;
-use crate::error::{kind_of, Kind};
 use crate::output::Output;
 use crate::results::{Pick, Picker};
 use crate::stream::transcript::{Event, Transcript};
@@ -37,24 +38,25 @@ impl Csv {
     }
 
     /// Writes the picked result of a turn that ended well; a truncated
-    /// one is completed or accepted as `truncation` says.
+    /// one is completed or accepted as `truncation` says, or nothing is
+    /// written: a failure leaves stdout empty.
     pub fn end(&mut self, transcript: &Transcript, truncation: &Truncation, out: &mut dyn Output) -> Result<()> {
         let result = super::picked(&mut self.picker, transcript)?;
         let Some(source) = truncation.every_row.as_ref().filter(|_| result.may_lack_rows()) else {
-            write_result(result, self.format, out)?;
-            return match result.total_rows.filter(|_| result.is_truncated()) {
-                Some(total) => truncation.accept(&self.pick.describe(), result.rows().len(), total),
-                None => Ok(()),
-            };
+            if let Some(total) = result.total_rows.filter(|_| result.is_truncated()) {
+                truncation.accept(&self.pick.describe(), result.rows().len(), total)?;
+            }
+            return write_result(result, self.format, out);
         };
-        // Rows go straight to the output; fewer than totalRows still end
-        // the table before the failure is told.
-        let mut writer = TableWriter::new(self.format, &mut *out);
-        let fetched = result.fetch_all(source, &mut writer);
-        if fetched.as_ref().is_err_and(|err| kind_of(err) != Kind::Partial) {
-            return fetched;
-        }
+        // Every row, spooled to a temporary file on the way (memory holds
+        // one row at a time): fewer than totalRows writes nothing.
+        let mut spool = io::BufWriter::new(tempfile::tempfile()?);
+        let mut writer = TableWriter::new(self.format, &mut spool);
+        result.fetch_all(source, &mut writer)?;
         writer.finish()?;
-        fetched
+        let mut spooled = spool.into_inner().map_err(io::IntoInnerError::into_error)?;
+        spooled.seek(io::SeekFrom::Start(0))?;
+        io::copy(&mut spooled, out)?;
+        Ok(())
     }
 }

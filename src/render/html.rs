@@ -84,17 +84,16 @@ impl Html {
 
     /// Writes the page (with `--all-rows`, the chart's result complete);
     /// a truncated chart result is [`Kind::Partial`](crate::error::Kind::Partial)
-    /// unless accepted, as in `vega`.
+    /// unless accepted, as in `vega`: then no page is written.
     pub fn end(&mut self, transcript: &Transcript, truncation: &Truncation, out: &mut dyn Output) -> Result<()> {
         // A page needs no SQL result; a picked one is completed and judged
         // as for `vega`.
-        let partial = match self.picker.picked() {
-            Ok(_) => complete_picked(&mut self.picker, &self.pick.describe(), transcript, truncation)?.1,
-            Err(_) => Ok(()),
-        };
+        if self.picker.picked().is_ok() {
+            complete_picked(&mut self.picker, &self.pick.describe(), transcript, truncation)?;
+        }
         let page = self.page(transcript);
         out.write_all(page.as_bytes())?;
-        partial
+        Ok(())
     }
 }
 

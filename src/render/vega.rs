@@ -17,7 +17,7 @@ use serde_json::{Map, Value};
 
 use super::draw;
 use super::Truncation;
-use crate::error::{fail, kind_of, Kind};
+use crate::error::{fail, Kind};
 use crate::output::{Notes, Output};
 use crate::results::{Pick, Picker, SqlResult, TypedRows};
 use crate::stream::transcript::{Event, Transcript};
@@ -78,7 +78,7 @@ impl Vega {
     /// [`Kind::NothingToRender`] when there is no chart that draws.
     pub fn end(&mut self, transcript: &Transcript, truncation: &Truncation, out: &mut dyn Output) -> Result<()> {
         let which = self.pick.describe();
-        let (result, partial) = complete_picked(&mut self.picker, &which, transcript, truncation)?;
+        let result = complete_picked(&mut self.picker, &which, transcript, truncation)?;
         let spec = configured_chart(result, &which, self.config.as_ref(), &self.notes)?;
         match self.format {
             ChartFormat::Spec => {
@@ -91,32 +91,28 @@ impl Vega {
             }
             ChartFormat::Png(scale) => out.write_all(&draw::png(&spec.svg(&self.notes)?, scale)?)?,
         }
-        partial
+        Ok(())
     }
 }
 
 /// The result `picker` selected (`which`, in messages) from the turn of
-/// `transcript`, completed with every row when `--all-rows` fetched them,
-/// and what its truncation still is: a [`Kind::Partial`] failure, unless
-/// accepted, for the caller to return once its output is written.
+/// `transcript`, completed with every row when `--all-rows` fetched them;
+/// a result still truncated is a [`Kind::Partial`] failure unless
+/// accepted, before anything is drawn.
 pub fn complete_picked<'a>(
     picker: &'a mut Picker,
     which: &str,
     transcript: &Transcript,
     truncation: &Truncation,
-) -> Result<(&'a mut SqlResult, Result<()>)> {
+) -> Result<&'a mut SqlResult> {
     let result = super::picked(picker, transcript)?;
     if let Some(source) = truncation.every_row.as_ref().filter(|_| result.may_lack_rows()) {
-        match result.complete(source) {
-            Err(err) if kind_of(&err) == Kind::Partial => return Ok((result, Err(err))),
-            other => other?,
-        }
+        result.complete(source)?;
     }
-    let partial = match result.total_rows.filter(|_| result.is_truncated()) {
-        Some(total) => truncation.accept(which, result.rows().len(), total),
-        None => Ok(()),
-    };
-    Ok((result, partial))
+    if let Some(total) = result.total_rows.filter(|_| result.is_truncated()) {
+        truncation.accept(which, result.rows().len(), total)?;
+    }
+    Ok(result)
 }
 
 /// The chart of `result` (see [`chart`]) with `config` (`--vega-config`)

@@ -424,17 +424,19 @@ analyst: error: got 30000 of 40000 rows: the data query API answers at most 50,0
 
 "#]],
     );
-    assert_eq!(
-        String::from_utf8_lossy(&output.stdout).matches("\r\n").count(),
-        warehouse::ORDERS + 1,
-        "the rows that came are written"
-    );
-    analyst_data(&emu)
+    assert!(output.stdout.is_empty(), "a short result writes nothing");
+    let partial = analyst_data(&emu)
         .args(["rows", "--allow-partial"])
         .write_stdin(saved)
-        .assert()
-        .success()
-        .stderr(predicate::str::contains("warning: got 30000 of 40000 rows"));
+        .output()
+        .unwrap();
+    exits(&partial, 0);
+    assert_eq!(
+        String::from_utf8_lossy(&partial.stdout).matches("\r\n").count(),
+        warehouse::ORDERS + 1,
+        "--allow-partial: the rows that came"
+    );
+    assert!(String::from_utf8_lossy(&partial.stderr).contains("warning: got 30000 of 40000 rows"));
 }
 
 /// A query of `count` generated rows, `n` from 1.
@@ -490,10 +492,7 @@ fn paging_returns_every_row_past_the_servers_cap_and_no_paging_says_it_was_cut()
         .output()
         .unwrap();
     exits(&output, 10);
-    assert_eq!(
-        String::from_utf8_lossy(&output.stdout).lines().count(),
-        SERVER_ROW_CAP + 1
-    );
+    assert!(output.stdout.is_empty(), "a cut answer writes nothing");
     assert!(String::from_utf8_lossy(&output.stderr)
         .contains("got exactly 50000 rows, the most the data query API returns in one answer"));
     analyst_data(&emu)
@@ -666,11 +665,8 @@ fn ask_all_rows_completes_csv_json_and_vega() {
         .args(["ask", "-q", "-o", "csv", "Orders?"])
         .output()
         .unwrap();
-    assert_eq!(
-        String::from_utf8_lossy(&plain.stdout).matches("\r\n").count(),
-        101,
-        "header and the 100 rows of the stream"
-    );
+    exits(&plain, 10);
+    assert!(plain.stdout.is_empty(), "no part of the result on stdout");
     assert_eq!(emu.requests_on(Route::Data).len(), before);
 }
 
