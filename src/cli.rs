@@ -910,12 +910,12 @@ that could) and the suite by a sign test over the cases both ran; a baseline
 of another chat URL, branch or suite, or older than --baseline-max-age, is
 unreliable and gates nothing unless --baseline-any.
 
-Exit codes: 0 every case passed (with --min-accuracy P: at least P of them), 9
-an expectation, comparison or budget failed (or, with --fail-on-regression, a
-case or the suite regressed), otherwise the code of the failure (7 bad stream,
-124 a case timed out…); 2 for a malformed suite or a --filter that selects
-nothing (nothing runs). With Cube's eval files a fail, review or error verdict is 9. A
-failure of the whole run (a signal, credentials refused, the agent not found,
+Exit codes, the same for TOML suites and Cube's eval files: 0 every case
+passed (with --min-accuracy P: at least P of them); 9 a case's verdict is fail,
+review or error (an expectation, comparison or budget not met; or the case's
+own failure: a bad stream, a 5xx after --retries, its timeout), or, with
+--fail-on-regression, a case or the suite regressed; 2 for a malformed suite or
+a --filter that selects nothing (nothing runs). A failure of the whole run (a signal, credentials refused, the agent not found,
 the service unreachable, --timeout) stops it at once, aborting running chats:
 its own code (3, 5, 6, 124, 130…), one line, no report (--output-file and
 --junit left as they were). A 5xx after --retries, a reset connection or a

@@ -357,6 +357,7 @@ fn check_does_not_pass_half_an_answer() {
         .output()
         .unwrap();
     let report: Value = serde_json::from_slice(&output.stdout).unwrap();
-    exits(&output, 7);
+    exits(&output, 9);
     assert_eq!(report["cases"][0]["status"], "error");
+    assert_eq!(report["cases"][0]["exitCode"], 7, "the case keeps its failure's code");
 }

@@ -280,7 +280,7 @@ fn a_timeout_that_expires_during_abort_or_session_is_exit_124() {
     assert_whole(
         stderr.to_string(),
         str![[r#"
-analyst: error: aborting chat c1: --timeout 700ms expired: no answer in time from 127.0.0.1:[..]: operation timed out
+analyst: error: aborting chat c1: --timeout 700ms expired[..]
 
 "#]],
     );

@@ -482,6 +482,8 @@ impl CaseReport {
         let needed = runs_to_pass(required_pass_rate, total);
         let first_error = runs.iter().find(|run| run.status == Outcome::Error);
         let any_failed = runs.iter().any(|run| run.status == Outcome::Failed);
+        // An error keeps the code of what happened (the run's exit code is
+        // 9 all the same: see `Report::failure`).
         let (status, exit_code) = match (passed >= needed, any_failed, first_error) {
             (true, ..) => (Outcome::Passed, SUCCESS),
             (false, false, Some(run)) => (Outcome::Error, run.exit_code),
@@ -658,20 +660,16 @@ impl Report {
     }
 
     /// None when every case passed (with `--min-accuracy`: when enough
-    /// did); an expectation failure when one failed (or too few passed);
-    /// otherwise the kind of the first case that errored (the same for
-    /// all when, say, the service was down for every case).
+    /// did); otherwise an expectation failure (exit 9), for a case whose
+    /// verdict is `fail`, `review` or `error` alike, in TOML suites and
+    /// Cube's folders: a case's own failure (a bad stream, a 5xx after
+    /// retries, its timeout) is its `error` verdict, never the run's code.
+    /// What stops the whole run gives no report.
     pub fn failure(&self) -> Option<Kind> {
         if self.min_accuracy.is_some() {
             return (!self.meets_min_accuracy()).then_some(Kind::Expectation);
         }
-        if self.failed > 0 {
-            return Some(Kind::Expectation);
-        }
-        self.cases
-            .iter()
-            .find(|case| case.status == Outcome::Error)
-            .map(|case| Kind::from_exit_code(case.exit_code))
+        (self.failed > 0 || self.errors > 0).then_some(Kind::Expectation)
     }
 
     /// Reads a JSON report written by `check -o json` (or `check merge`),
