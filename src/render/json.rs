@@ -92,12 +92,17 @@ impl Json {
             write(&document, out)?;
         } else {
             let answer = transcript.answer();
+            // A turn that ran no SQL: the tables of its answer are its results.
+            let inline = match self.sql_calls.is_empty() {
+                true => super::answer_tables(transcript),
+                false => Vec::new(),
+            };
             let document = Document {
                 chat_id: transcript.chat_id(),
                 message_id: transcript.message_id(),
                 status: ended.status.as_str(),
                 answer: answer.as_ref().map(|(text, _)| text.as_ref()),
-                queries: Queries(self),
+                queries: Queries(self, &inline),
                 tool_calls: ToolCalls {
                     finished: &self.tool_calls,
                     transcript,
@@ -145,17 +150,21 @@ fn table(call: &ToolCallRecord) -> SqlResult {
 
 /// The document's `queries`: each built (or taken completed) as it is
 /// written.
-struct Queries<'a>(&'a Json);
+/// With no SQL call, the answer's tables, marked as taken from it.
+struct Queries<'a>(&'a Json, &'a [SqlResult]);
 
 impl Serialize for Queries<'_> {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let json = self.0;
-        let mut seq = serializer.serialize_seq(Some(json.sql_calls.len()))?;
+        let (json, inline) = (self.0, self.1);
+        let mut seq = serializer.serialize_seq(Some(json.sql_calls.len() + inline.len()))?;
         for &position in &json.sql_calls {
             match json.completed.get(&position) {
                 Some(result) => seq.serialize_element(&Query::of(result))?,
                 None => seq.serialize_element(&Query::of(&table(&json.tool_calls[position])))?,
             }
+        }
+        for result in inline {
+            seq.serialize_element(&Query::of(result))?;
         }
         seq.end()
     }
@@ -244,6 +253,9 @@ struct Query<'a> {
     uuid: Option<&'a str>,
     vega_spec: Option<&'a Value>,
     error: Option<&'a str>,
+    /// A table of the final answer, not a SQL result (present only then).
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    from_answer: bool,
 }
 
 impl<'a> Query<'a> {
@@ -262,6 +274,7 @@ impl<'a> Query<'a> {
             uuid: result.uuid.as_deref(),
             vega_spec: result.vega_spec.as_ref(),
             error: result.error.as_deref(),
+            from_answer: result.is_from_answer(),
         }
     }
 }

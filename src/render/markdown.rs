@@ -15,6 +15,55 @@ pub fn has_table(text: &str) -> bool {
     Parser::new_ext(text, Options::ENABLE_TABLES).any(|event| matches!(event, Event::Start(Tag::Table(_))))
 }
 
+/// A table of an answer's Markdown: its header cells and its rows, each
+/// cell's text without its formatting (`**12**` is `12`).
+#[derive(Debug, Default, PartialEq, Eq)]
+pub struct AnswerTable {
+    /// The header row's cells.
+    pub header: Vec<String>,
+    /// The body's rows.
+    pub rows: Vec<Vec<String>>,
+}
+
+/// The tables of the Markdown `text`, in order: an agent that put its
+/// results inline (Cube's `chassis` runtime) gave its rows here.
+pub fn tables(text: &str) -> Vec<AnswerTable> {
+    let mut tables = Vec::new();
+    let mut table: Option<AnswerTable> = None;
+    let mut row: Vec<String> = Vec::new();
+    let mut cell: Option<String> = None;
+    for event in Parser::new_ext(text, Options::ENABLE_TABLES) {
+        match event {
+            Event::Start(Tag::Table(_)) => table = Some(AnswerTable::default()),
+            Event::Start(Tag::TableCell) => cell = Some(String::new()),
+            Event::Text(text) | Event::Code(text) => {
+                if let Some(cell) = &mut cell {
+                    cell.push_str(&text);
+                }
+            }
+            Event::SoftBreak | Event::HardBreak => {
+                if let Some(cell) = &mut cell {
+                    cell.push(' ');
+                }
+            }
+            Event::End(TagEnd::TableCell) => row.extend(cell.take().map(|text| text.trim().to_string())),
+            Event::End(TagEnd::TableHead) => {
+                if let Some(table) = &mut table {
+                    table.header = std::mem::take(&mut row);
+                }
+            }
+            Event::End(TagEnd::TableRow) => {
+                if let Some(table) = &mut table {
+                    table.rows.push(std::mem::take(&mut row));
+                }
+            }
+            Event::End(TagEnd::Table) => tables.extend(table.take()),
+            _ => {}
+        }
+    }
+    tables
+}
+
 /// The styles used, as SGR sequences.
 const BOLD: &str = "\x1b[1m";
 const ITALIC: &str = "\x1b[3m";

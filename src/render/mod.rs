@@ -135,23 +135,31 @@ impl Truncation {
     }
 }
 
-/// The result `picker` selected for an output of `ask`, or why there is
-/// none; with no SQL result at all, the outputs that have the answer are
-/// named, and an answer of `transcript` that holds a Markdown table is
-/// said to be where the results went.
+/// The result `picker` picks of the turn of `transcript`; a turn that ran
+/// no SQL offers the tables of its final answer instead (an agent on
+/// Cube's `chassis` runtime puts its results inline), cells as text.
 fn picked<'a>(picker: &'a mut Picker, transcript: &Transcript) -> Result<&'a mut SqlResult, Fault> {
-    let none = picker.is_empty();
-    picker.picked_mut().map_err(|fault| {
-        let inline = transcript
-            .answer()
-            .is_some_and(|(answer, _)| markdown::has_table(&answer));
-        match (none, inline) {
-            (true, true) => Fault::new(fault.kind, INLINE_RESULTS),
-            (true, false) => Fault::new(fault.kind, format!("{fault} (try -o answer or -o json)")),
-            (false, _) => fault,
+    if picker.is_empty() {
+        for result in answer_tables(transcript) {
+            picker.offer(&result);
         }
+    }
+    let none = picker.is_empty();
+    picker.picked_mut().map_err(|fault| match none {
+        true => Fault::new(fault.kind, format!("{fault} (try -o answer or -o json)")),
+        false => fault,
     })
 }
 
-/// Why a turn whose answer holds a table has no SQL result.
-pub const INLINE_RESULTS: &str = "the stream has no SQL result: the agent put its results inline, as a Markdown table in its answer (as agents on Cube's chassis runtime do); -o answer or -o json shows it";
+/// The tables of the final answer of a turn, as results (see
+/// [`SqlResult::from_answer_table`]).
+pub fn answer_tables(transcript: &Transcript) -> Vec<SqlResult> {
+    let Some((answer, _)) = transcript.answer() else {
+        return Vec::new();
+    };
+    markdown::tables(&answer)
+        .iter()
+        .enumerate()
+        .map(|(index, table)| SqlResult::from_answer_table(index + 1, &table.header, &table.rows))
+        .collect()
+}

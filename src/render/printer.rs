@@ -18,8 +18,9 @@ use super::json::Json;
 use super::live::{EventNotes, Live};
 use super::raw::Raw;
 use super::vega::Vega;
-use super::{ModeTraits, RenderOptions, Truncation};
+use super::{markdown, ModeTraits, RenderOptions, Truncation};
 use crate::domain::Display;
+use crate::modes::Mode;
 use crate::output::{Notes, Output};
 use crate::stream::lines::Line;
 use crate::stream::message::Message;
@@ -183,6 +184,11 @@ impl Renderer for Printer {
         let notes = &self.notes.notes;
         if ended.status == Status::Incomplete && self.traits.shows.shows_answer() {
             notes.warn("no final answer in the stream: using the last complete assistant message");
+        }
+        let reads_results = matches!(self.traits.shows, Mode::Rows | Mode::Chart | Mode::Json);
+        let inline = reads_results && !transcript.is_thread_state() && transcript.sql_queries().is_empty();
+        if inline && transcript.answer().is_some_and(|(answer, _)| markdown::has_table(&answer)) {
+            notes.info("the stream has no SQL result: the results are the Markdown tables of the answer, cells as text");
         }
         let streamed = match &mut self.live {
             Some(live) => live.finish_answer(transcript, notes, out)?,

@@ -147,6 +147,12 @@ pub fn chart<'a>(result: &'a SqlResult, which: &str, notes: &mut Vec<String>) ->
     let mut spec = match &result.vega_spec {
         Some(Value::Object(spec)) => spec.clone(),
         Some(_) => return Err(nothing(format!("the chart spec of {which} is not a JSON object"))),
+        None if result.is_from_answer() => {
+            return Err(nothing(
+                "the stream has no SQL result and a table of the answer has no chart spec: nothing to draw; use -o csv or -o json for its rows"
+                    .to_string(),
+            ))
+        }
         None => {
             return Err(nothing(format!(
                 "{which} has no chart (no vegaSpec); use -o csv or -o json for its rows"

@@ -178,6 +178,9 @@ impl Table {
     }
 }
 
+/// The tool name of a result taken from a table of the final answer.
+pub const ANSWER_TABLE: &str = "answer";
+
 /// One SQL tool call's result. Its table is read from the result's text
 /// when an output first asks for it ([`SqlResult::table`]): most results
 /// of a stream are never read row by row.
@@ -323,6 +326,30 @@ impl SqlResult {
             text: Some(result.clone()),
             table: OnceLock::new(),
         }
+    }
+
+    /// Table `number` (from 1) of a final answer, with `header` and
+    /// `rows`, as the result of a turn that ran no SQL (an agent that puts
+    /// its results inline): every cell text, its tool [`ANSWER_TABLE`].
+    pub fn from_answer_table(number: usize, header: &[String], rows: &[Vec<String>]) -> SqlResult {
+        let schema: Vec<Value> = header
+            .iter()
+            .map(|name| serde_json::json!({"name": name, "column_type": "String"}))
+            .collect();
+        let text = serde_json::json!({ "schema": schema, "data": rows }).to_string();
+        let mut result = SqlResult::from_tool_call(
+            &format!("answer-table-{number}"),
+            ANSWER_TABLE,
+            &Value::Null,
+            &ToolResult::new(text),
+        );
+        result.title = Some(format!("table {number} of the answer"));
+        result
+    }
+
+    /// True for a table taken from the final answer, not a SQL result.
+    pub fn is_from_answer(&self) -> bool {
+        self.tool == ANSWER_TABLE
     }
 
     /// A result of `tool` (call `id`) whose table is `table`, with nothing

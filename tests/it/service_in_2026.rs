@@ -150,47 +150,62 @@ analyst: error: [..]:4: field images: images: smoke.toml: not an image the servi
 const INLINE_TABLE: &str = "Revenue by region:\n\n| region | revenue |\n|---|---|\n| EMEA | 120 |\n| APAC | 80 |\n";
 
 #[test]
-fn results_put_inline_in_the_answer_are_named_as_such() {
+fn results_put_inline_in_the_answer_are_its_results() {
     let emu = Emulator::start();
     emu.agent(|agent| agent.answers = vec![("by region".into(), Answer::Inline(INLINE_TABLE.into()))]);
-    let csv = || {
-        emu.analyst()
-            .args(["ask", "-o", "csv", "Revenue by region?"])
-            .output()
-            .unwrap()
+    let ask = |args: &[&str]| {
+        let output = emu.analyst().arg("ask").args(args).arg("Revenue by region?").output().unwrap();
+        exits(&output, 0);
+        (
+            String::from_utf8_lossy(&output.stdout).into_owned(),
+            String::from_utf8_lossy(&output.stderr).into_owned(),
+        )
     };
-    // Rows or a chart asked for: exit 11, saying where the results went,
-    // whether the turn is recorded or not.
-    for (mode, history) in [
-        ("csv", true),
-        ("csv", false),
-        ("table", false),
-        ("vega", false),
-        ("svg", false),
-        ("png", false),
-    ] {
-        let mut command = emu.analyst();
-        command.args(["ask", "-o", mode]);
-        if !history {
-            command.arg("--no-history");
-        }
-        let output = command.arg("Revenue by region?").output().unwrap();
-        exits(&output, 11);
-        let stderr = String::from_utf8_lossy(&output.stderr);
-        assert!(
-            stderr.contains("put its results inline, as a Markdown table in its answer") && stderr.contains("chassis"),
-            "-o {mode}: {stderr}"
-        );
-        assert_eq!(stderr.matches("error:").count(), 1, "one error: {stderr}");
-        assert!(output.stdout.is_empty(), "-o {mode}");
+    // The table of the answer, as CSV, its cells as text; one note says so.
+    let (csv, stderr) = ask(&["-o", "csv", "--no-history"]);
+    assert_whole(csv, str!["region,revenue\r\nEMEA,120\r\nAPAC,80\r\n"]);
+    assert_whole(
+        stderr,
+        str![[r#"
+message: [..]-message
+chat: chat-0001
+the stream has no SQL result: the results are the Markdown tables of the answer, cells as text
+
+"#]],
+    );
+    let (json, _) = ask(&["-o", "json", "--jq", ".queries[0] | [.tool, .title, .fromAnswer, .rows[1].region]"]);
+    assert_whole(json, str![[r#"
+["answer","table 1 of the answer",true,"APAC"]
+
+"#]]);
+    for mode in ["table", "html"] {
+        let (out, _) = ask(&["-o", mode, "--query", "1"]);
+        assert!(!out.is_empty(), "-o {mode}");
     }
+    // A table has no chart spec: nothing draws, as for a SQL result
+    // without one.
+    for mode in ["vega", "svg", "png"] {
+        let output = emu.analyst().args(["ask", "-o", mode, "Revenue by region?"]).output().unwrap();
+        exits(&output, 11);
+        assert_whole(
+            one_error_line(&output),
+            str!["analyst: error: the stream has no SQL result and a table of the answer has no chart spec: nothing to draw; use -o csv or -o json for its rows"],
+        );
+    }
+    // --query counts the answer's tables: there is one.
+    let output = emu
+        .analyst()
+        .args(["ask", "-o", "csv", "--query", "2", "Revenue by region?"])
+        .output()
+        .unwrap();
+    exits(&output, 11);
     // The answer itself is there to read.
     let output = emu.analyst().args(["ask", "Revenue by region?"]).output().unwrap();
     exits(&output, 0);
     assert!(String::from_utf8_lossy(&output.stdout).contains("| EMEA | 120 |"));
     // A turn with neither SQL nor a table says only that there is no SQL.
     emu.agent(|agent| agent.answers = vec![("by region".into(), Answer::NoQuery)]);
-    let output = csv();
+    let output = emu.analyst().args(["ask", "-o", "csv", "Revenue by region?"]).output().unwrap();
     exits(&output, 11);
     assert!(!String::from_utf8_lossy(&output.stderr).contains("inline"));
     // Cube's grading calls it review, and the analysis says why.
