@@ -104,6 +104,17 @@ where
             return Kind::Usage.exit_code();
         }
     };
+    // `--jq` without `-o`: `-o json` is meant, as gh's --jq reads JSON.
+    let matches = match with_json_for_jq(&cli, &matches, &args) {
+        Some(args) => match cli.try_get_matches_from_mut(&args) {
+            Ok(matches) => matches,
+            Err(err) => {
+                Notes::new(false, false, false, false).error(&one_line(&err, &cli, &args));
+                return Kind::Usage.exit_code();
+            }
+        },
+        None => matches,
+    };
     let notes = settings::notes(&matches);
     // What the layers below say through the `log` facade goes to `notes`.
     output::log_to(&notes);
@@ -146,6 +157,41 @@ where
     }
 }
 
+/// The command line `args` with `-o json` after the subcommand's name,
+/// when its `--jq` is given, its `-o` is not, and it can write JSON.
+fn with_json_for_jq(
+    cli: &clap::Command,
+    matches: &clap::ArgMatches,
+    args: &[std::ffi::OsString],
+) -> Option<Vec<std::ffi::OsString>> {
+    use clap::parser::ValueSource;
+    let (mut level, mut found, mut names) = (cli, matches, Vec::new());
+    while let Some((name, sub)) = found.subcommand() {
+        level = level.find_subcommand(name)?;
+        names.push(name.to_string());
+        found = sub;
+    }
+    let jq = found.try_get_one::<String>("jq").ok().flatten().is_some();
+    let output_given = !matches!(found.value_source("output"), None | Some(ValueSource::DefaultValue));
+    let writes_json = level
+        .get_arguments()
+        .find(|arg| arg.get_id() == "output")?
+        .get_possible_values()
+        .iter()
+        .any(|value| value.get_name() == "json");
+    if !jq || output_given || !writes_json {
+        return None;
+    }
+    // After the last subcommand's name, before any `--`.
+    let mut at = 0;
+    for name in &names {
+        at += 1 + args.iter().skip(at + 1).position(|arg| arg.to_str() == Some(name.as_str()))?;
+    }
+    let mut args = args.to_vec();
+    args.splice(at + 1..at + 1, ["-o".into(), "json".into()]);
+    Some(args)
+}
+
 /// A clap error as one line: its message, the arguments it lists, its tip,
 /// and the help to read (`see 'analyst ask --help'`, for the command of
 /// `args`); not its usage block.
@@ -177,15 +223,64 @@ fn one_line(err: &clap::Error, cli: &clap::Command, args: &[std::ffi::OsString])
         }
     }
     let command = command.join(" ");
+    if let Some(hint) = argument_hint(err, args) {
+        // Ours replaces clap's tip ("to pass '--json' as a value…").
+        parts.retain(|part| !part.starts_with("tip:"));
+        parts.push(hint);
+    }
     if let Some(hint) = subcommand_hint(err, level, &command) {
         parts.push(hint);
     }
     format!("{} (see '{command} --help')", parts.join("; "))
 }
 
+/// For a flag of another tool's habit (`--json`, `--format`, `--api-key`)
+/// what to write here; for a value no flag takes, the one it is a typo of
+/// (`-o cvs` → `csv`).
+fn argument_hint(err: &clap::Error, args: &[std::ffi::OsString]) -> Option<String> {
+    use clap::error::{ContextKind, ContextValue, ErrorKind};
+    match err.kind() {
+        ErrorKind::UnknownArgument => {
+            let Some(ContextValue::String(given)) = err.get(ContextKind::InvalidArg) else {
+                return None;
+            };
+            let flag = given.split_once('=').map_or(given.as_str(), |(flag, _)| flag);
+            // Its value: `--format=csv`, or the word after `--format`.
+            let mut rest = args.iter().filter_map(|arg| arg.to_str()).skip_while(|arg| {
+                *arg != flag && !arg.strip_prefix(flag).is_some_and(|rest| rest.starts_with('='))
+            });
+            let value = rest.next().and_then(|arg| match arg.split_once('=') {
+                Some((_, value)) => Some(value.to_string()),
+                None => rest.next().filter(|next| !next.starts_with('-')).map(str::to_string),
+            });
+            match flag {
+                "--json" => Some("did you mean '-o json'? (analyst's outputs are chosen with -o)".to_string()),
+                "--format" => Some(match value {
+                    Some(value) => format!("did you mean '-o {value}'? (analyst's outputs are chosen with -o)"),
+                    None => "did you mean '-o MODE'? (analyst's outputs are chosen with -o)".to_string(),
+                }),
+                "--api-key" | "--key" | "--token" => Some(
+                    "a key is never taken from the command line (other processes can read it): set ANALYST_API_KEY, or pass --api-key-file PATH ('-' reads stdin)"
+                        .to_string(),
+                ),
+                _ => None,
+            }
+        }
+        ErrorKind::InvalidValue => {
+            let (Some(ContextValue::String(value)), Some(ContextValue::Strings(valid))) =
+                (err.get(ContextKind::InvalidValue), err.get(ContextKind::ValidValue))
+            else {
+                return None;
+            };
+            text::closest(value, valid.iter().map(String::as_str)).map(|meant| format!("did you mean '{meant}'?"))
+        }
+        _ => None,
+    }
+}
+
 /// For a word that is no subcommand of `level` (the command line
 /// `command`): the subcommand it is a typo of (`aks` → `ask`), or, for
-/// words that read as a question, how to ask it. clap's own suggestion
+/// any other first word (`analyst revenue`), how to ask it. clap's own suggestion
 /// misses a swap of two letters; this one does not.
 fn subcommand_hint(err: &clap::Error, level: &clap::Command, command: &str) -> Option<String> {
     use clap::error::{ContextKind, ContextValue, ErrorKind};
@@ -199,8 +294,7 @@ fn subcommand_hint(err: &clap::Error, level: &clap::Command, command: &str) -> O
     if let Some(meant) = text::closest(word, names) {
         return Some(format!("did you mean '{command} {meant}'?"));
     }
-    (word.contains(char::is_whitespace) && command == "analyst")
-        .then(|| format!("to ask it: analyst ask {}", shell_quoted(word)))
+    (command == "analyst").then(|| format!("to ask it: analyst ask {}", shell_quoted(word)))
 }
 
 /// `word` quoted for a POSIX shell: in single quotes, each `'` as `'\''`.

@@ -576,3 +576,43 @@ fn no_command_writes_a_header_or_an_empty_document_before_it_fails() {
         );
     }
 }
+
+#[test]
+fn habits_of_gh_and_jq_get_what_they_mean_here() {
+    let error = |args: &[&str]| {
+        let output = analyst().args(args).output().unwrap();
+        exits(&output, 2);
+        one_error_line(&output)
+    };
+    assert_whole(
+        error(&["ask", "--json", "Q"]),
+        str!["analyst: error: unexpected argument '--json' found; did you mean '-o json'? (analyst's outputs are chosen with -o) (see 'analyst ask --help')"],
+    );
+    assert_whole(
+        error(&["ask", "--format=csv", "Q"]),
+        str!["analyst: error: unexpected argument '--format' found; did you mean '-o csv'? (analyst's outputs are chosen with -o) (see 'analyst ask --help')"],
+    );
+    assert_whole(
+        error(&["ask", "--api-key", "sk-1", "Q"]),
+        str!["analyst: error: unexpected argument '--api-key' found; a key is never taken from the command line (other processes can read it): set ANALYST_API_KEY, or pass --api-key-file PATH ('-' reads stdin) (see 'analyst ask --help')"],
+    );
+    assert_whole(
+        error(&["ask", "-o", "cvs", "Q"]),
+        str!["analyst: error: invalid value 'cvs' for '--output <MODE>' [possible values: answer, raw, events, json, csv, table, vega, svg, png, html]; did you mean 'csv'? (see 'analyst ask --help')"],
+    );
+    assert_whole(
+        error(&["revenue"]),
+        str!["analyst: error: unrecognized subcommand 'revenue'; to ask it: analyst ask 'revenue' (see 'analyst --help')"],
+    );
+    // --jq without -o reads -o json; with another -o it is still refused.
+    let sample = fixture("revenue-by-month.ndjson");
+    analyst()
+        .args(["ask", "--replay", &sample, "--jq", ".queries[0].rowCount"])
+        .assert()
+        .success()
+        .stdout("12\n");
+    assert_whole(
+        error(&["ask", "--replay", &sample, "-o", "answer", "--jq", ".answer"]),
+        str!["analyst: error: --jq filters JSON, and -o answer is not JSON: use it with -o events, -o json or -o vega"],
+    );
+}
