@@ -290,6 +290,9 @@ fn subcommand_hint(err: &clap::Error, level: &clap::Command, command: &str) -> O
     let Some(ContextValue::String(word)) = err.get(ContextKind::InvalidSubcommand) else {
         return None;
     };
+    if word == "man" && command == "analyst" {
+        return Some("the man pages: analyst completions man (analyst(1) on stdout; --dir DIR writes every page)".to_string());
+    }
     let names = level.get_subcommands().map(clap::Command::get_name);
     if let Some(meant) = text::closest(word, names) {
         return Some(format!("did you mean '{command} {meant}'?"));

@@ -67,17 +67,39 @@ fn collect(command: &clap::Command, name: &str, names: &[String], pages: &mut Ve
     Ok(())
 }
 
-/// Writes the page of `command` (named `name`, e.g. `analyst-ask`).
+/// The date of this version's manual, on every page's title line: set
+/// with the version (a date from the clock or the commit would make the
+/// committed pages stale at every build).
+const MANUAL_DATE: &str = "2026-11-28";
+
+/// Writes the page of `command` (named `name`, e.g. `analyst-ask`), its
+/// roff tidied for mandoc's lint (see [`tidy`]).
 fn render(command: &clap::Command, name: &str, names: &[String], out: &mut impl Write) -> Result<()> {
+    let mut roff = Vec::new();
+    render_raw(command, name, names, &mut roff)?;
+    out.write_all(tidy(&String::from_utf8_lossy(&roff)).as_bytes())?;
+    Ok(())
+}
+
+/// The page as clap_mangen and the sections below write it.
+fn render_raw(command: &clap::Command, name: &str, names: &[String], out: &mut impl Write) -> Result<()> {
     let bin_name = name.replace('-', " ");
-    let command = command
-        .clone()
+    // What `-h` leaves out, a man page says: every option with its help.
+    let hidden: Vec<clap::Id> = command
+        .get_arguments()
+        .filter(|arg| arg.is_hide_short_help_set())
+        .map(|arg| arg.get_id().clone())
+        .collect();
+    let command = hidden
+        .iter()
+        .fold(command.clone(), |command, id| command.mut_arg(id, |arg| arg.hide_short_help(false)))
         .display_name(name.to_string())
         .bin_name(bin_name.clone())
         .disable_help_subcommand(true);
     let page = clap_mangen::Man::new(command.clone())
         .title(name.to_uppercase())
         .section("1")
+        .date(MANUAL_DATE)
         .source(format!("analyst {}", env!("CARGO_PKG_VERSION")))
         .manual("User Commands");
     page.render_title(out)?;
@@ -85,6 +107,9 @@ fn render(command: &clap::Command, name: &str, names: &[String], out: &mut impl 
     page.render_synopsis_section(out)?;
     page.render_description_section(out)?;
     page.render_options_section(out)?;
+    if name != "analyst" {
+        global_options(out)?;
+    }
     if visible_subcommands(&command).next().is_some() {
         page.render_subcommands_section(out)?;
     }
@@ -129,6 +154,55 @@ fn render(command: &clap::Command, name: &str, names: &[String], out: &mut impl 
         .collect();
     writeln!(out, "{}", others.join(", "))?;
     Ok(())
+}
+
+/// The options every command takes (`analyst(1)` lists them first), on a
+/// command's page too, each with its help.
+fn global_options(out: &mut impl Write) -> Result<()> {
+    writeln!(out, ".SH \"GLOBAL OPTIONS\"")?;
+    let root = crate::cli::command();
+    for arg in root.get_arguments().filter(|arg| arg.is_global_set()) {
+        let mut names = Vec::new();
+        if let Some(short) = arg.get_short() {
+            names.push(format!("\\fB\\-{short}\\fR"));
+        }
+        if let Some(long) = arg.get_long() {
+            names.push(format!("\\fB\\-\\-{}\\fR", long.replace('-', "\\-")));
+        }
+        let value = match arg.get_action().takes_values() {
+            true => arg
+                .get_value_names()
+                .and_then(|names| names.first())
+                .map(|value| format!(" \\fI<{value}>\\fR"))
+                .unwrap_or_default(),
+            false => String::new(),
+        };
+        let help = arg.get_long_help().or(arg.get_help()).map(ToString::to_string).unwrap_or_default();
+        writeln!(out, ".TP\n{}{value}\n{}", names.join(", "), escape(&help))?;
+    }
+    Ok(())
+}
+
+/// `roff` as mandoc's lint wants it: no paragraph macro right after a
+/// section heading, no blank line or second `.br` beside a `.br` (a blank
+/// line is a `.sp` to roff).
+fn tidy(roff: &str) -> String {
+    let lines: Vec<&str> = roff.lines().collect();
+    let mut kept: Vec<&str> = Vec::with_capacity(lines.len());
+    for (at, &line) in lines.iter().enumerate() {
+        let before = kept.last().copied().unwrap_or_default();
+        let after = lines.get(at + 1).copied().unwrap_or_default();
+        let skip = match line {
+            "" => before == ".br" || after == ".br" || before.is_empty(),
+            ".br" => before == ".br" || before.starts_with(".SH") || before == ".TP",
+            ".PP" => before.starts_with(".SH"),
+            _ => false,
+        };
+        if !skip {
+            kept.push(line);
+        }
+    }
+    kept.join("\n") + "\n"
 }
 
 /// The `--help` epilogue as sections: its "Examples:" blocks as EXAMPLES

@@ -352,3 +352,53 @@ fn every_man_page_is_clean_at_manwidth_80_with_one_examples_heading() {
     assert!(examples < notes && ask[examples..notes].contains("analyst ask --replay"));
     assert!(!ask[notes..ask.find(".SH ENVIRONMENT").unwrap()].contains(".nf"));
 }
+
+#[test]
+fn every_option_on_every_man_page_says_what_it_does_and_mandoc_finds_nothing_to_lint() {
+    let dir = man_pages();
+    let mut pages: Vec<std::path::PathBuf> = std::fs::read_dir(&*dir)
+        .unwrap()
+        .map(|entry| entry.unwrap().path())
+        .collect();
+    pages.sort();
+    assert!(pages.len() > 10, "{pages:?}");
+    for page in &pages {
+        let name = page.file_name().unwrap().to_string_lossy().into_owned();
+        let lint = std::process::Command::new("mandoc")
+            .args(["-Tlint", "-W", "warning"])
+            .arg(page)
+            .output()
+            .expect("mandoc runs (scripts/test installs it)");
+        assert_whole(String::from_utf8_lossy(&lint.stdout).into_owned(), str![""]);
+        let roff = std::fs::read_to_string(page).unwrap();
+        assert!(roff.contains(".TH ") && !roff.contains("\n.SH OPTIONS\n.PP"), "{name}");
+        // Each option (a tagged paragraph of OPTIONS or GLOBAL OPTIONS) has
+        // a line of text under its names.
+        for section in ["\n.SH OPTIONS\n", "\n.SH \"GLOBAL OPTIONS\"\n"] {
+            let Some(start) = roff.find(section) else {
+                continue;
+            };
+            let body = &roff[start + section.len()..];
+            let body = &body[..body.find("\n.SH ").unwrap_or(body.len())];
+            for item in body.split(".TP\n").skip(1) {
+                let mut lines = item.lines();
+                let names = lines.next().unwrap_or_default();
+                let said = lines.any(|line| !line.trim().is_empty() && !line.starts_with('.'));
+                assert!(said, "{name}: {names} has no text");
+            }
+        }
+        if name != "analyst.1" {
+            assert!(
+                roff.contains(".SH \"GLOBAL OPTIONS\"\n.TP\n\\fB\\-q\\fR, \\fB\\-\\-quiet\\fR"),
+                "{name} lists the global options"
+            );
+        }
+    }
+    // A man page asked for as a command is pointed at the pages.
+    let output = analyst().arg("man").output().unwrap();
+    exits(&output, 2);
+    assert_whole(
+        one_error_line(&output),
+        str!["analyst: error: unrecognized subcommand 'man'; the man pages: analyst completions man (analyst(1) on stdout; --dir DIR writes every page) (see 'analyst --help')"],
+    );
+}
