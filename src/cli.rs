@@ -287,34 +287,108 @@ const CHECK_SHORT_HELP: &[&str] = &[
     "quiet",
 ];
 
+/// Examples under `analyst -h` (and `analyst` alone); `--help` adds the
+/// environment and the exit codes.
+const ROOT_EXAMPLES: &str = "\
+Examples:
+  analyst ask 'What was our revenue by month in 2024?'
+  analyst ask -o csv --all-rows 'Every order of 2024' > orders.csv
+  analyst check smoke.toml --junit smoke.xml
+
+'analyst COMMAND -h' shows a command's commonest options and examples;
+'analyst --help' the environment and the exit codes; 'man analyst' all.";
+
+/// The options each command's `-h` shows (the short help), by the
+/// command's path; `--help` and the man pages show every one. A command
+/// not listed shows its own options, not the shared groups (service,
+/// identity, network).
+const SHORT_HELP: &[(&str, &[&str])] = &[
+    ("ask", ASK_SHORT_HELP),
+    ("check", CHECK_SHORT_HELP),
+    ("abort", &["chat_id", "external_id", "internal_id", "timeout"]),
+    (
+        "session",
+        &["output", "external_id", "internal_id", "base_url", "deployment_id"],
+    ),
+    (
+        "rows",
+        &["sql", "sql_file", "from", "query", "output", "output_file", "allow_partial", "data_url"],
+    ),
+    ("doctor", &["offline", "output"]),
+    ("history", &["limit", "thread", "since", "grep", "output", "jq"]),
+    ("check merge", &["reports", "junit", "tap", "output", "summary", "baseline"]),
+];
+
 /// The command line as clap parses and prints it: help at most 80
-/// columns wide (or the terminal's width, when narrower), and `ask -h` and
-/// `check -h` cut to their commonest options (`--help` shows every one).
+/// columns wide (or the terminal's width, when narrower), every `-h` cut
+/// to 40 lines: the commonest options (see [`SHORT_HELP`]) and the
+/// examples, the notes under `--help`. No value of the environment is
+/// printed in help.
 pub fn command() -> clap::Command {
     use clap::CommandFactory;
-    let short = |command: clap::Command, shown: &[&str]| {
-        let hidden: Vec<String> = command
-            .get_arguments()
-            .map(|arg| arg.get_id().to_string())
-            .filter(|id| !shown.contains(&id.as_str()) && id != "help")
-            .collect();
-        hidden.iter().fold(command, |command, id| {
-            command.mut_arg(id, |arg| arg.hide_short_help(true))
-        })
-    };
-    Cli::command()
+    let command = Cli::command()
         .max_term_width(80)
         .mut_arg("color", |arg| arg.hide_short_help(true))
         .mut_arg("profile", |arg| arg.hide_short_help(true))
-        .mut_arg("verbose", |arg| arg.hide_short_help(true))
-        .mut_subcommand("ask", |ask| short(ask, ASK_SHORT_HELP))
-        .mut_subcommand("check", |check| short(check, CHECK_SHORT_HELP))
+        .mut_arg("verbose", |arg| arg.hide_short_help(true));
+    let subcommands: Vec<String> = command.get_subcommands().map(|sub| sub.get_name().to_string()).collect();
+    subcommands.iter().fold(command, |command, name| {
+        command.mut_subcommand(name, |sub| shortened(sub, name))
+    })
 }
 
-/// A scriptable client for the conversational-analytics Chat API: ask the AI
-/// data analyst a question and get the answer, CSV, a chart or JSON for jq.
+/// `command` (at `path`, e.g. `check merge`) with its short help cut to
+/// what [`SHORT_HELP`] names, its epilogue's examples under `-h` and the
+/// whole epilogue under `--help`; its subcommands alike.
+fn shortened(command: clap::Command, path: &str) -> clap::Command {
+    let shown = SHORT_HELP.iter().find(|(name, _)| *name == path).map(|(_, shown)| *shown);
+    let hidden: Vec<String> = command
+        .get_arguments()
+        .filter(|arg| match shown {
+            Some(shown) => !shown.contains(&arg.get_id().as_str()),
+            None => arg.get_help_heading().is_some(),
+        })
+        .map(|arg| arg.get_id().to_string())
+        .filter(|id| id != "help" && id != "quiet")
+        .collect();
+    let mut command = hidden
+        .iter()
+        .fold(command, |command, id| command.mut_arg(id, |arg| arg.hide_short_help(true)))
+        .mut_args(|arg| arg.hide_env_values(true));
+    if command.get_after_long_help().is_none() {
+        if let Some(epilogue) = command.get_after_help().map(ToString::to_string) {
+            let examples: Vec<&str> = epilogue
+                .split("\n\n")
+                .filter(|block| block.starts_with("Example"))
+                .collect();
+            let short = format!(
+                "{}{}'analyst {path} --help' shows every option and the notes.",
+                examples.join("\n\n"),
+                if examples.is_empty() { "" } else { "\n\n" }
+            );
+            command = command.after_long_help(epilogue).after_help(short);
+        }
+    }
+    let subcommands: Vec<String> = command.get_subcommands().map(|sub| sub.get_name().to_string()).collect();
+    subcommands.iter().fold(command, |command, name| {
+        command.mut_subcommand(name, |sub| shortened(sub, &format!("{path} {name}")))
+    })
+}
+
+/// A scriptable client for Cube's AI agents: ask a question, get the
+/// answer, CSV, a chart or JSON for jq
+///
+/// A scriptable client for Cube's AI agents (the Chat API of Cube Cloud's
+/// conversational analytics): ask the AI data analyst a question and get the
+/// answer, CSV, a chart or JSON for jq, with exit codes a script can trust.
 #[derive(Debug, Parser)]
-#[command(name = "analyst", version, propagate_version = true, after_help = after_help())]
+#[command(
+    name = "analyst",
+    version,
+    propagate_version = true,
+    after_help = ROOT_EXAMPLES,
+    after_long_help = after_help()
+)]
 pub struct Cli {
     /// Options every command takes.
     #[command(flatten)]
@@ -423,42 +497,62 @@ pub enum ColorWhen {
     reason = "parsed once per process; boxing would buy nothing"
 )]
 pub enum Command {
-    /// Ask the agent a question and render its NDJSON answer stream for a pipe
+    /// Ask the agent a question: the answer, CSV, a chart or JSON
+    ///
+    /// Ask the agent a question and render its NDJSON answer stream for a pipe.
     #[command(after_help = ASK_EXAMPLES, after_long_help = ASK_AFTER_HELP)]
     Ask(AskArgs),
 
-    /// Stop a running chat (as its owner: give the identity that started it)
+    /// Stop a running chat, as the identity that started it
+    ///
+    /// Stop a running chat (as its owner: give the identity that started it).
     #[command(after_help = ABORT_AFTER_HELP)]
     Abort(AbortArgs),
 
-    /// Print a temporary embed sessionId for signed embedding, or revoke sessions
+    /// Mint an embed session for signed embedding, or revoke some
+    ///
+    /// Print a temporary embed sessionId for signed embedding, or revoke sessions.
     #[command(after_help = SESSION_AFTER_HELP)]
     Session(SessionArgs),
 
-    /// Fetch every row of a (truncated) SQL result through the data query API
+    /// Every row of a (truncated) SQL result, from the data query API
+    ///
+    /// Fetch every row of a (truncated) SQL result through the data query API.
     #[command(after_help = ROWS_AFTER_HELP)]
     Rows(RowsArgs),
 
-    /// Run a suite of known questions against the agent: smoke checks and evals, with JUnit, TAP and JSON reports
+    /// Ask a suite of known questions: smoke checks and evals
+    ///
+    /// Run a suite of known questions against the agent: smoke checks and evals, with JUnit, TAP and JSON reports.
     #[command(after_help = CHECK_EXAMPLES, after_long_help = CHECK_AFTER_HELP)]
     Check(CheckArgs),
 
-    /// Check the setup without asking the agent anything: what is configured, from where, and whether each endpoint answers
+    /// Check the setup: what is set, from where, and what answers
+    ///
+    /// Check the setup without asking the agent anything: what is configured, from where, and whether each endpoint answers.
     #[command(after_help = DOCTOR_AFTER_HELP)]
     Doctor(DoctorArgs),
 
-    /// Show the resolved settings (secrets as set or unset) or the config file's path
+    /// Show the resolved settings, or the config file's path
+    ///
+    /// Show the resolved settings (secrets as set or unset) or the config file's path.
+    #[command(after_help = "Examples:\n  analyst config list\n  analyst config path\n  analyst config profiles")]
     Config(ConfigArgs),
 
     /// Print a shell completion script, or the man page
     #[command(after_help = COMPLETIONS_AFTER_HELP)]
     Completions(CompletionsArgs),
 
-    /// Look up the local record of past turns: list, show, export a thread, usage and cost, forget
+    /// The local record of past turns: list, show, export, usage
+    ///
+    /// Look up the local record of past turns: list, show, export a thread, usage and cost, forget.
     #[command(after_help = HISTORY_AFTER_HELP)]
     History(HistoryArgs),
 
-    /// Print the version with the commit, its date and the target it was built for
+    /// Print the version, its commit and its target
+    ///
+    /// Print the version with the commit, its date and the target it was built for.
+    #[command(after_help = "Example:\n  analyst version   # the version, commit, commit date and target")]
     Version,
 }
 
@@ -510,16 +604,22 @@ pub struct HistoryArgs {
 #[derive(Debug, Subcommand)]
 pub enum HistoryAction {
     /// The latest turns, newest first (the default)
+    #[command(after_help = "Examples:\n  analyst history list --thread morning --since 7d\n  analyst history list --grep revenue --status error -o json")]
     List(HistoryListArgs),
     /// One whole turn
+    #[command(after_help = "Examples:\n  analyst history show 42\n  analyst history show 42 -o json --jq '.queries[].sql'")]
     Show(HistoryShowArgs),
     /// A whole thread, question by question
+    #[command(after_help = "Examples:\n  analyst history export morning -o markdown > thread.md\n  analyst history export morning -o html > thread.html")]
     Export(HistoryExportArgs),
     /// Turns, tokens, LLM calls, time and cost, grouped
+    #[command(after_help = "Examples:\n  analyst history usage --by week --since 30d\n  analyst history usage --by model -o json")]
     Usage(HistoryUsageArgs),
     /// Delete turns (and their thread names), erased from the file and its log
+    #[command(after_help = "Examples:\n  analyst history forget --before 90d\n  analyst history forget --thread morning")]
     Forget(HistoryForgetArgs),
     /// Send the spans a collector did not take (kept by ask and check) to the OTLP endpoint, oldest first, each once
+    #[command(after_help = "Example:\n  OTEL_EXPORTER_OTLP_ENDPOINT=http://localhost:6006 analyst history push")]
     Push,
 }
 
@@ -687,7 +787,7 @@ pub enum UsageOutput {
 }
 
 const COMPLETIONS_AFTER_HELP: &str = "\
-Install:
+Examples (install them):
   # bash
   analyst completions bash \\
     > ~/.local/share/bash-completion/completions/analyst
@@ -716,6 +816,11 @@ pub const LONG_VERSION: &str = concat!(
 );
 
 const DOCTOR_AFTER_HELP: &str = "\
+Examples:
+  analyst doctor
+  analyst doctor --offline          # the settings only; nothing is called
+  analyst doctor -o json | jq -r '.[] | select(.result == \"failed\") | .check'
+
 Each check is a row: what was found and where it came from (flag, environment,
 profile). Unless --offline, the endpoints are called harmlessly: an abort of a
 made-up chat (404 proves the key and the agent), SELECT 1 on the data query
@@ -769,10 +874,13 @@ pub struct ConfigArgs {
 #[derive(Clone, Copy, Debug, Subcommand)]
 pub enum ConfigAction {
     /// Print the resolved settings of the chosen profile, each with where it came from (secrets as set or unset)
+    #[command(after_help = "Examples:\n  analyst config list\n  analyst --profile staging config list")]
     List,
     /// Print the config file's path (whether or not it exists)
+    #[command(after_help = "Example:\n  \"${EDITOR:-vi}\" \"$(analyst config path)\"")]
     Path,
     /// Print the names of the config file's profiles, one per line (what shell completion of --profile offers)
+    #[command(after_help = "Example:\n  analyst config profiles")]
     Profiles,
 }
 
@@ -1307,6 +1415,10 @@ personal key, or a deployment outside the key's scope), 5 not found (404: an
 unknown branch), 6 the service failed (transient failures are retried).";
 
 const SESSION_REVOKE_AFTER_HELP: &str = "\
+Examples:
+  analyst session revoke \"$SESSION\"
+  printf '%s\\n' \"$A\" \"$B\" | analyst session revoke -
+
 Revoking is idempotent: an unknown or expired id is revoked all the same.
 
 Exit codes: 0 revoked (204), 2 usage, 3 bad key (401), 4 embedding is not

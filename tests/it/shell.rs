@@ -616,3 +616,52 @@ fn habits_of_gh_and_jq_get_what_they_mean_here() {
         str!["analyst: error: --jq filters JSON, and -o answer is not JSON: use it with -o events, -o json or -o vega"],
     );
 }
+
+/// Every command path (`ask`, `check merge`, …), from the `Commands:`
+/// sections of the help, depth first.
+fn command_paths(path: &[String]) -> Vec<Vec<String>> {
+    let output = analyst().args(path).arg("-h").output().unwrap();
+    let help = String::from_utf8(output.stdout).unwrap();
+    let mut paths = Vec::new();
+    let section = help.split("\nCommands:\n").nth(1).unwrap_or_default();
+    for line in section.lines().take_while(|line| line.starts_with("  ")) {
+        let name = line.split_whitespace().next().unwrap_or_default();
+        if name == "help" || !line.starts_with("  ") || line.starts_with("   ") {
+            continue;
+        }
+        let mut sub = path.to_vec();
+        sub.push(name.to_string());
+        paths.push(sub.clone());
+        paths.extend(command_paths(&sub));
+    }
+    paths
+}
+
+#[test]
+fn every_short_help_fits_forty_lines_with_examples() {
+    let mut paths = vec![Vec::new()];
+    paths.extend(command_paths(&[]));
+    assert!(paths.len() > 15, "{paths:?}");
+    for path in &paths {
+        let output = analyst().args(path).arg("-h").output().unwrap();
+        exits(&output, 0);
+        let help = String::from_utf8(output.stdout).unwrap();
+        let shown = format!("analyst {} -h", path.join(" "));
+        assert!(help.lines().count() <= 40, "{shown}: {} lines\n{help}", help.lines().count());
+        assert!(help.contains("\nExample"), "{shown} has no example:\n{help}");
+        assert!(!help.contains("Environment:") && !help.contains("Exit codes:\n"), "{shown}");
+        // A variable is named alike everywhere, its value never shown.
+        let long = analyst().args(path).arg("--help").output().unwrap();
+        let long = String::from_utf8(long.stdout).unwrap().replace("\n", " ");
+        let written = regex::Regex::new(r"\[env:\s+[A-Z_]+=").unwrap();
+        assert!(!written.is_match(&long), "{shown}: {long}");
+    }
+    // `analyst` alone is the short help, on stderr.
+    let output = analyst().output().unwrap();
+    exits(&output, 2);
+    let help = String::from_utf8_lossy(&output.stderr);
+    assert!(help.lines().count() <= 40 && help.contains("Cube's AI agents"), "{help}");
+    // --help keeps the environment and the exit codes.
+    let long = String::from_utf8(analyst().arg("--help").output().unwrap().stdout).unwrap();
+    assert!(long.contains("Environment:") && long.contains("Exit codes:"), "{long}");
+}
