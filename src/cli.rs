@@ -330,7 +330,8 @@ pub fn command() -> clap::Command {
         .max_term_width(80)
         .mut_arg("color", |arg| arg.hide_short_help(true))
         .mut_arg("profile", |arg| arg.hide_short_help(true))
-        .mut_arg("verbose", |arg| arg.hide_short_help(true));
+        .mut_arg("verbose", |arg| arg.hide_short_help(true))
+        .mut_args(|arg| arg.hide_env_values(true));
     let subcommands: Vec<String> = command.get_subcommands().map(|sub| sub.get_name().to_string()).collect();
     subcommands.iter().fold(command, |command, name| {
         command.mut_subcommand(name, |sub| shortened(sub, name))
@@ -411,7 +412,7 @@ pub struct GlobalArgs {
     #[arg(short, long, global = true)]
     pub quiet: bool,
 
-    /// Use this profile of the config file (~/.config/analyst/config.toml)
+    /// Use this profile of the config file (analyst config path prints where it is)
     #[arg(long, global = true, env = var::PROFILE, value_name = "NAME")]
     pub profile: Option<String>,
 

@@ -664,4 +664,6 @@ fn every_short_help_fits_forty_lines_with_examples() {
     // --help keeps the environment and the exit codes.
     let long = String::from_utf8(analyst().arg("--help").output().unwrap().stdout).unwrap();
     assert!(long.contains("Environment:") && long.contains("Exit codes:"), "{long}");
+    // Where the config file is depends on the system: no Unix path here.
+    assert!(long.contains("Use this profile of the config file (analyst config path prints"), "{long}");
 }
