@@ -212,7 +212,7 @@ _analyst() {
 
     case "${cmd}" in
         analyst)
-            opts="-q -v -h -V --quiet --connect-timeout --timeout --idle-timeout --retries --color --profile --verbose --help --version abort session rows doctor config completions history version ask check help"
+            opts="-q -v -h -V --quiet --connect-timeout --timeout --idle-timeout --retries --color --profile --verbose --help --version ask abort session rows check doctor config completions history version help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -250,13 +250,25 @@ _analyst() {
             return 0
             ;;
         analyst__subcmd__abort)
-            opts="-q -v -h -V --chat-id --chat-url --api-key-file --cube-token-file --external-id --internal-id --email --attr --group --security-context --persistent --ttl --timezone --no-authoring --connect-timeout --timeout --idle-timeout --retries --quiet --color --profile --verbose --help --version"
+            opts="-q -v -h -V --chat-id --external-id --internal-id --timeout --chat-url --api-key-file --cube-token-file --email --attr --group --security-context --persistent --ttl --timezone --no-authoring --connect-timeout --idle-timeout --retries --quiet --color --profile --verbose --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
                 --chat-id)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --external-id)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --internal-id)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --timeout)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -269,14 +281,6 @@ _analyst() {
                     return 0
                     ;;
                 --cube-token-file)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --external-id)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --internal-id)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -305,10 +309,6 @@ _analyst() {
                     return 0
                     ;;
                 --connect-timeout)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --timeout)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -706,7 +706,7 @@ _analyst() {
             return 0
             ;;
         analyst__subcmd__check__subcmd__merge)
-            opts="-o -q -v -h -V --junit --tap --output --summary --jq --output-file --baseline --fail-on-regression --baseline-max-age --baseline-any --min-accuracy --quiet --color --profile --verbose --help --version"
+            opts="-o -q -v -h -V --junit --tap --output --summary --baseline --jq --output-file --fail-on-regression --baseline-max-age --baseline-any --min-accuracy --quiet --color --profile --verbose --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -728,15 +728,15 @@ _analyst() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --baseline)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 --jq)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
                 --output-file)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --baseline)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -1046,7 +1046,7 @@ _analyst() {
             return 0
             ;;
         analyst__subcmd__help)
-            opts="abort session rows doctor config completions history version ask check help"
+            opts="ask abort session rows check doctor config completions history version help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1368,7 +1368,7 @@ _analyst() {
             return 0
             ;;
         analyst__subcmd__history)
-            opts="-o -q -v -h -V --limit --thread --since --status --kind --grep --output --jq --output-file --quiet --color --profile --verbose --help --version list show export usage forget push help"
+            opts="-o -q -v -h -V --limit --thread --since --grep --output --jq --status --kind --output-file --quiet --color --profile --verbose --help --version list show export usage forget push help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1386,14 +1386,6 @@ _analyst() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
-                --status)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --kind)
-                    COMPREPLY=($(compgen -W "ask check" -- "${cur}"))
-                    return 0
-                    ;;
                 --grep)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
@@ -1408,6 +1400,14 @@ _analyst() {
                     ;;
                 --jq)
                     COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --status)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --kind)
+                    COMPREPLY=($(compgen -W "ask check" -- "${cur}"))
                     return 0
                     ;;
                 --output-file)
@@ -1778,7 +1778,7 @@ _analyst() {
             return 0
             ;;
         analyst__subcmd__rows)
-            opts="-o -q -v -h -V --sql --sql-file --from --query --output --jq --output-file --always --page-size --no-paging --order-by --allow-partial --security-context --timezone --cache --data-url --connect-timeout --timeout --idle-timeout --retries --quiet --color --profile --verbose --help --version"
+            opts="-o -q -v -h -V --sql --sql-file --from --query --output --output-file --allow-partial --data-url --jq --always --page-size --no-paging --order-by --security-context --timezone --cache --connect-timeout --timeout --idle-timeout --retries --quiet --color --profile --verbose --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1808,11 +1808,15 @@ _analyst() {
                     COMPREPLY=($(compgen -W "csv tsv json ndjson table parquet" -- "${cur}"))
                     return 0
                     ;;
-                --jq)
+                --output-file)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
-                --output-file)
+                --data-url)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --jq)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -1834,10 +1838,6 @@ _analyst() {
                     ;;
                 --cache)
                     COMPREPLY=($(compgen -W "stale-if-slow stale-while-revalidate must-revalidate no-cache" -- "${cur}"))
-                    return 0
-                    ;;
-                --data-url)
-                    COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
                 --connect-timeout)
@@ -1872,7 +1872,7 @@ _analyst() {
             return 0
             ;;
         analyst__subcmd__session)
-            opts="-o -q -v -h -V --output --jq --output-file --base-url --deployment-id --branch --embed-tenant --creator-mode --display-name --picture --setting --api-key-file --external-id --internal-id --email --attr --group --security-context --persistent --ttl --timezone --no-authoring --connect-timeout --timeout --idle-timeout --retries --quiet --color --profile --verbose --help --version revoke help"
+            opts="-o -q -v -h -V --output --base-url --deployment-id --external-id --internal-id --jq --output-file --branch --embed-tenant --creator-mode --display-name --picture --setting --api-key-file --email --attr --group --security-context --persistent --ttl --timezone --no-authoring --connect-timeout --timeout --idle-timeout --retries --quiet --color --profile --verbose --help --version revoke help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1886,19 +1886,27 @@ _analyst() {
                     COMPREPLY=($(compgen -W "text json" -- "${cur}"))
                     return 0
                     ;;
-                --jq)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --output-file)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
                 --base-url)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
                 --deployment-id)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --external-id)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --internal-id)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --jq)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --output-file)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -1923,14 +1931,6 @@ _analyst() {
                     return 0
                     ;;
                 --api-key-file)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --external-id)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --internal-id)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

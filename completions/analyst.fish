@@ -31,340 +31,22 @@ complete -c analyst -n "__fish_analyst_needs_command" -l retries -d '--retries b
 complete -c analyst -n "__fish_analyst_needs_command" -l color -d 'Colour on stderr: auto (on a terminal, unless NO_COLOR is set and not empty), always, never' -r -f -a "auto\t'On a terminal, unless NO_COLOR is set to something'
 always\t'Always, also in a pipe'
 never\t'Never'"
-complete -c analyst -n "__fish_analyst_needs_command" -l profile -d 'Use this profile of the config file (~/.config/analyst/config.toml)' -r -f -a '(analyst config profiles 2>/dev/null)'
+complete -c analyst -n "__fish_analyst_needs_command" -l profile -d 'Use this profile of the config file (analyst config path prints where it is)' -r -f -a '(analyst config profiles 2>/dev/null)'
 complete -c analyst -n "__fish_analyst_needs_command" -s q -l quiet -d 'Print nothing on stderr but errors'
 complete -c analyst -n "__fish_analyst_needs_command" -s v -l verbose -d 'Log each HTTP request and response status to stderr (the key is always redacted)'
 complete -c analyst -n "__fish_analyst_needs_command" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c analyst -n "__fish_analyst_needs_command" -s V -l version -d 'Print version'
-complete -c analyst -n "__fish_analyst_needs_command" -f -a "abort" -d 'Stop a running chat (as its owner: give the identity that started it)'
-complete -c analyst -n "__fish_analyst_needs_command" -f -a "session" -d 'Print a temporary embed sessionId for signed embedding, or revoke sessions'
-complete -c analyst -n "__fish_analyst_needs_command" -f -a "rows" -d 'Fetch every row of a (truncated) SQL result through the data query API'
-complete -c analyst -n "__fish_analyst_needs_command" -f -a "doctor" -d 'Check the setup without asking the agent anything: what is configured, from where, and whether each endpoint answers'
-complete -c analyst -n "__fish_analyst_needs_command" -f -a "config" -d 'Show the resolved settings (secrets as set or unset) or the config file\'s path'
+complete -c analyst -n "__fish_analyst_needs_command" -f -a "ask" -d 'Ask the agent a question: the answer, CSV, a chart or JSON'
+complete -c analyst -n "__fish_analyst_needs_command" -f -a "abort" -d 'Stop a running chat, as the identity that started it'
+complete -c analyst -n "__fish_analyst_needs_command" -f -a "session" -d 'Mint an embed session for signed embedding, or revoke some'
+complete -c analyst -n "__fish_analyst_needs_command" -f -a "rows" -d 'Every row of a (truncated) SQL result, from the data query API'
+complete -c analyst -n "__fish_analyst_needs_command" -f -a "check" -d 'Ask a suite of known questions: smoke checks and evals'
+complete -c analyst -n "__fish_analyst_needs_command" -f -a "doctor" -d 'Check the setup: what is set, from where, and what answers'
+complete -c analyst -n "__fish_analyst_needs_command" -f -a "config" -d 'Show the resolved settings, or the config file\'s path'
 complete -c analyst -n "__fish_analyst_needs_command" -f -a "completions" -d 'Print a shell completion script, or the man page'
-complete -c analyst -n "__fish_analyst_needs_command" -f -a "history" -d 'Look up the local record of past turns: list, show, export a thread, usage and cost, forget'
-complete -c analyst -n "__fish_analyst_needs_command" -f -a "version" -d 'Print the version with the commit, its date and the target it was built for'
-complete -c analyst -n "__fish_analyst_needs_command" -f -a "ask" -d 'Ask the agent a question and render its NDJSON answer stream for a pipe'
-complete -c analyst -n "__fish_analyst_needs_command" -f -a "check" -d 'Run a suite of known questions against the agent: smoke checks and evals, with JUnit, TAP and JSON reports'
+complete -c analyst -n "__fish_analyst_needs_command" -f -a "history" -d 'The local record of past turns: list, show, export, usage'
+complete -c analyst -n "__fish_analyst_needs_command" -f -a "version" -d 'Print the version, its commit and its target'
 complete -c analyst -n "__fish_analyst_needs_command" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
-complete -c analyst -n "__fish_analyst_using_subcommand abort" -l chat-id -d 'The chat to stop (printed by ask on stderr as \'chat: <id>\')' -r
-complete -c analyst -n "__fish_analyst_using_subcommand abort" -l chat-url -d 'The full Chat API URL from the agent settings (ends in /chat/stream-chat-state)' -r
-complete -c analyst -n "__fish_analyst_using_subcommand abort" -l api-key-file -d 'Read the API key from this file (\'-\' = stdin) instead of ANALYST_API_KEY' -r
-complete -c analyst -n "__fish_analyst_using_subcommand abort" -l cube-token-file -d 'Read a Cube token (JWT, sent as X-Cube-Auth-Token) from this file (\'-\' = stdin) instead of ANALYST_CUBE_TOKEN' -r
-complete -c analyst -n "__fish_analyst_using_subcommand abort" -l external-id -d 'Id of an external user (lowercase, no spaces); created on first use' -r
-complete -c analyst -n "__fish_analyst_using_subcommand abort" -l internal-id -d 'Username of an existing internal user (often an email), whose own permissions apply' -r
-complete -c analyst -n "__fish_analyst_using_subcommand abort" -l email -d 'The user\'s email address' -r
-complete -c analyst -n "__fish_analyst_using_subcommand abort" -l attr -d 'A user attribute for row-level security (repeatable; external users only)' -r
-complete -c analyst -n "__fish_analyst_using_subcommand abort" -l group -d 'A group the user belongs to (repeatable; external users only)' -r
-complete -c analyst -n "__fish_analyst_using_subcommand abort" -l security-context -d 'Security context for data queries: a JSON object, or @FILE (external users only)' -r
-complete -c analyst -n "__fish_analyst_using_subcommand abort" -l ttl -d 'Lifetime of an ephemeral external user (e.g. 12h, 7d)' -r
-complete -c analyst -n "__fish_analyst_using_subcommand abort" -l timezone -d 'The IANA time zone the agent\'s queries run in (timezone), e.g. Europe/Berlin' -r
-complete -c analyst -n "__fish_analyst_using_subcommand abort" -l connect-timeout -d 'How long to wait for a connection to the service' -r
-complete -c analyst -n "__fish_analyst_using_subcommand abort" -l timeout -d 'Wall-clock limit of the whole command (e.g. 90s, 5m); a running chat is aborted, exit 124' -r
-complete -c analyst -n "__fish_analyst_using_subcommand abort" -l idle-timeout -d 'A stream that sends nothing for this long is stalled: the chat is aborted, exit 124' -r
-complete -c analyst -n "__fish_analyst_using_subcommand abort" -l retries -d 'How many times a transient failure is tried again (0 = never): a refused or reset connection, 429, 502, 503, 504; for ask, a dropped or suspended turn is resumed with the same message id' -r
-complete -c analyst -n "__fish_analyst_using_subcommand abort" -l color -d 'Colour on stderr: auto (on a terminal, unless NO_COLOR is set and not empty), always, never' -r -f -a "auto\t'On a terminal, unless NO_COLOR is set to something'
-always\t'Always, also in a pipe'
-never\t'Never'"
-complete -c analyst -n "__fish_analyst_using_subcommand abort" -l profile -d 'Use this profile of the config file (~/.config/analyst/config.toml)' -r -f -a '(analyst config profiles 2>/dev/null)'
-complete -c analyst -n "__fish_analyst_using_subcommand abort" -l persistent -d 'Make the external user persistent (isEphemeral: false)'
-complete -c analyst -n "__fish_analyst_using_subcommand abort" -l no-authoring -d 'The agent may not create or change saved reports, workbooks or dashboards'
-complete -c analyst -n "__fish_analyst_using_subcommand abort" -s q -l quiet -d 'Print nothing on stderr but errors'
-complete -c analyst -n "__fish_analyst_using_subcommand abort" -s v -l verbose -d 'Log each HTTP request and response status to stderr (the key is always redacted)'
-complete -c analyst -n "__fish_analyst_using_subcommand abort" -s h -l help -d 'Print help (see more with \'--help\')'
-complete -c analyst -n "__fish_analyst_using_subcommand abort" -s V -l version -d 'Print version'
-complete -c analyst -n "__fish_analyst_using_subcommand session; and not __fish_seen_subcommand_from revoke help" -s o -l output -d 'What to write on stdout' -r -f -a "text\t'The sessionId and a newline'
-json\t'{"sessionId": "…"}'"
-complete -c analyst -n "__fish_analyst_using_subcommand session; and not __fish_seen_subcommand_from revoke help" -l jq -d 'Filter the JSON output through a jq expression' -r
-complete -c analyst -n "__fish_analyst_using_subcommand session; and not __fish_seen_subcommand_from revoke help" -l output-file -d 'Write the output to FILE instead of stdout, atomically' -r -F
-complete -c analyst -n "__fish_analyst_using_subcommand session; and not __fish_seen_subcommand_from revoke help" -l base-url -d 'The account host, e.g. https://acme.cubecloud.dev' -r
-complete -c analyst -n "__fish_analyst_using_subcommand session; and not __fish_seen_subcommand_from revoke help" -l deployment-id -d 'The deployment the session is for (deploymentId; the service requires it)' -r
-complete -c analyst -n "__fish_analyst_using_subcommand session; and not __fish_seen_subcommand_from revoke help" -l branch -d 'The development branch to embed (branchName; production when left out)' -r
-complete -c analyst -n "__fish_analyst_using_subcommand session; and not __fish_seen_subcommand_from revoke help" -l embed-tenant -d 'The embed tenant (embedTenantName: lowercase, 5-36 of a-z 0-9 -, starting with a letter)' -r
-complete -c analyst -n "__fish_analyst_using_subcommand session; and not __fish_seen_subcommand_from revoke help" -l display-name -d 'The user\'s display name (userProfile; external users only)' -r
-complete -c analyst -n "__fish_analyst_using_subcommand session; and not __fish_seen_subcommand_from revoke help" -l picture -d 'The user\'s picture, an absolute http(s) URL (userProfile; external users only)' -r
-complete -c analyst -n "__fish_analyst_using_subcommand session; and not __fish_seen_subcommand_from revoke help" -l setting -d 'A switch of the embedded app (settings; repeatable), e.g. allowAi=false, locale=de-DE' -r
-complete -c analyst -n "__fish_analyst_using_subcommand session; and not __fish_seen_subcommand_from revoke help" -l api-key-file -d 'Read the API key from this file (\'-\' = stdin) instead of ANALYST_API_KEY' -r
-complete -c analyst -n "__fish_analyst_using_subcommand session; and not __fish_seen_subcommand_from revoke help" -l external-id -d 'Id of an external user (lowercase, no spaces); created on first use' -r
-complete -c analyst -n "__fish_analyst_using_subcommand session; and not __fish_seen_subcommand_from revoke help" -l internal-id -d 'Username of an existing internal user (often an email), whose own permissions apply' -r
-complete -c analyst -n "__fish_analyst_using_subcommand session; and not __fish_seen_subcommand_from revoke help" -l email -d 'The user\'s email address' -r
-complete -c analyst -n "__fish_analyst_using_subcommand session; and not __fish_seen_subcommand_from revoke help" -l attr -d 'A user attribute for row-level security (repeatable; external users only)' -r
-complete -c analyst -n "__fish_analyst_using_subcommand session; and not __fish_seen_subcommand_from revoke help" -l group -d 'A group the user belongs to (repeatable; external users only)' -r
-complete -c analyst -n "__fish_analyst_using_subcommand session; and not __fish_seen_subcommand_from revoke help" -l security-context -d 'Security context for data queries: a JSON object, or @FILE (external users only)' -r
-complete -c analyst -n "__fish_analyst_using_subcommand session; and not __fish_seen_subcommand_from revoke help" -l ttl -d 'Lifetime of an ephemeral external user (e.g. 12h, 7d)' -r
-complete -c analyst -n "__fish_analyst_using_subcommand session; and not __fish_seen_subcommand_from revoke help" -l timezone -d 'The IANA time zone the agent\'s queries run in (timezone), e.g. Europe/Berlin' -r
-complete -c analyst -n "__fish_analyst_using_subcommand session; and not __fish_seen_subcommand_from revoke help" -l connect-timeout -d 'How long to wait for a connection to the service' -r
-complete -c analyst -n "__fish_analyst_using_subcommand session; and not __fish_seen_subcommand_from revoke help" -l timeout -d 'Wall-clock limit of the whole command (e.g. 90s, 5m); a running chat is aborted, exit 124' -r
-complete -c analyst -n "__fish_analyst_using_subcommand session; and not __fish_seen_subcommand_from revoke help" -l idle-timeout -d 'A stream that sends nothing for this long is stalled: the chat is aborted, exit 124' -r
-complete -c analyst -n "__fish_analyst_using_subcommand session; and not __fish_seen_subcommand_from revoke help" -l retries -d 'How many times a transient failure is tried again (0 = never): a refused or reset connection, 429, 502, 503, 504; for ask, a dropped or suspended turn is resumed with the same message id' -r
-complete -c analyst -n "__fish_analyst_using_subcommand session; and not __fish_seen_subcommand_from revoke help" -l color -d 'Colour on stderr: auto (on a terminal, unless NO_COLOR is set and not empty), always, never' -r -f -a "auto\t'On a terminal, unless NO_COLOR is set to something'
-always\t'Always, also in a pipe'
-never\t'Never'"
-complete -c analyst -n "__fish_analyst_using_subcommand session; and not __fish_seen_subcommand_from revoke help" -l profile -d 'Use this profile of the config file (~/.config/analyst/config.toml)' -r -f -a '(analyst config profiles 2>/dev/null)'
-complete -c analyst -n "__fish_analyst_using_subcommand session; and not __fish_seen_subcommand_from revoke help" -l creator-mode -d 'Let the user create content (creatorMode: true)'
-complete -c analyst -n "__fish_analyst_using_subcommand session; and not __fish_seen_subcommand_from revoke help" -l persistent -d 'Make the external user persistent (isEphemeral: false)'
-complete -c analyst -n "__fish_analyst_using_subcommand session; and not __fish_seen_subcommand_from revoke help" -l no-authoring -d 'The agent may not create or change saved reports, workbooks or dashboards'
-complete -c analyst -n "__fish_analyst_using_subcommand session; and not __fish_seen_subcommand_from revoke help" -s q -l quiet -d 'Print nothing on stderr but errors'
-complete -c analyst -n "__fish_analyst_using_subcommand session; and not __fish_seen_subcommand_from revoke help" -s v -l verbose -d 'Log each HTTP request and response status to stderr (the key is always redacted)'
-complete -c analyst -n "__fish_analyst_using_subcommand session; and not __fish_seen_subcommand_from revoke help" -s h -l help -d 'Print help (see more with \'--help\')'
-complete -c analyst -n "__fish_analyst_using_subcommand session; and not __fish_seen_subcommand_from revoke help" -s V -l version -d 'Print version'
-complete -c analyst -n "__fish_analyst_using_subcommand session; and not __fish_seen_subcommand_from revoke help" -f -a "revoke" -d 'End embed sessions (idempotent)'
-complete -c analyst -n "__fish_analyst_using_subcommand session; and not __fish_seen_subcommand_from revoke help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
-complete -c analyst -n "__fish_analyst_using_subcommand session; and __fish_seen_subcommand_from revoke" -l base-url -d 'The account host, e.g. https://acme.cubecloud.dev' -r
-complete -c analyst -n "__fish_analyst_using_subcommand session; and __fish_seen_subcommand_from revoke" -l api-key-file -d 'Read the API key from this file (\'-\' = stdin) instead of ANALYST_API_KEY' -r
-complete -c analyst -n "__fish_analyst_using_subcommand session; and __fish_seen_subcommand_from revoke" -l connect-timeout -d 'How long to wait for a connection to the service' -r
-complete -c analyst -n "__fish_analyst_using_subcommand session; and __fish_seen_subcommand_from revoke" -l timeout -d 'Wall-clock limit of the whole command (e.g. 90s, 5m); a running chat is aborted, exit 124' -r
-complete -c analyst -n "__fish_analyst_using_subcommand session; and __fish_seen_subcommand_from revoke" -l idle-timeout -d 'A stream that sends nothing for this long is stalled: the chat is aborted, exit 124' -r
-complete -c analyst -n "__fish_analyst_using_subcommand session; and __fish_seen_subcommand_from revoke" -l retries -d 'How many times a transient failure is tried again (0 = never): a refused or reset connection, 429, 502, 503, 504; for ask, a dropped or suspended turn is resumed with the same message id' -r
-complete -c analyst -n "__fish_analyst_using_subcommand session; and __fish_seen_subcommand_from revoke" -l color -d 'Colour on stderr: auto (on a terminal, unless NO_COLOR is set and not empty), always, never' -r -f -a "auto\t'On a terminal, unless NO_COLOR is set to something'
-always\t'Always, also in a pipe'
-never\t'Never'"
-complete -c analyst -n "__fish_analyst_using_subcommand session; and __fish_seen_subcommand_from revoke" -l profile -d 'Use this profile of the config file (~/.config/analyst/config.toml)' -r -f -a '(analyst config profiles 2>/dev/null)'
-complete -c analyst -n "__fish_analyst_using_subcommand session; and __fish_seen_subcommand_from revoke" -s q -l quiet -d 'Print nothing on stderr but errors'
-complete -c analyst -n "__fish_analyst_using_subcommand session; and __fish_seen_subcommand_from revoke" -s v -l verbose -d 'Log each HTTP request and response status to stderr (the key is always redacted)'
-complete -c analyst -n "__fish_analyst_using_subcommand session; and __fish_seen_subcommand_from revoke" -s h -l help -d 'Print help (see more with \'--help\')'
-complete -c analyst -n "__fish_analyst_using_subcommand session; and __fish_seen_subcommand_from revoke" -s V -l version -d 'Print version'
-complete -c analyst -n "__fish_analyst_using_subcommand session; and __fish_seen_subcommand_from help" -f -a "revoke" -d 'End embed sessions (idempotent)'
-complete -c analyst -n "__fish_analyst_using_subcommand session; and __fish_seen_subcommand_from help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
-complete -c analyst -n "__fish_analyst_using_subcommand rows" -l sql -d 'The SQL to run' -r
-complete -c analyst -n "__fish_analyst_using_subcommand rows" -l sql-file -d 'Read the SQL from FILE (\'-\' = stdin)' -r
-complete -c analyst -n "__fish_analyst_using_subcommand rows" -l from -d 'A stream saved by \'ask -o raw\' or \'ask -o events\' (\'-\' = stdin; the default when stdin is a pipe)' -r
-complete -c analyst -n "__fish_analyst_using_subcommand rows" -l query -d 'Which SQL result of the saved stream: \'last\' (the last that did not fail) or a 1-based index' -r
-complete -c analyst -n "__fish_analyst_using_subcommand rows" -s o -l output -d 'What to write on stdout' -r -f -a "csv\t'RFC 4180 CSV with a header row'
-tsv\t'Tab-separated with a header row (\\t \\n \\r \\\\ escaped)'
-json\t'One JSON array of objects, numbers and booleans typed'
-ndjson\t'One JSON object per row, numbers and booleans typed'
-table\t'An aligned table for a person (numbers right-aligned; cut to a terminal\'s width; holds every row to align them)'
-parquet\t'A Parquet file of typed columns (to --output-file, or to stdout that is not a terminal)'"
-complete -c analyst -n "__fish_analyst_using_subcommand rows" -l jq -d 'Filter the JSON output through a jq expression' -r
-complete -c analyst -n "__fish_analyst_using_subcommand rows" -l output-file -d 'Write the output to FILE instead of stdout, atomically' -r -F
-complete -c analyst -n "__fish_analyst_using_subcommand rows" -l page-size -d 'Page through the result N rows at a time with LIMIT/OFFSET (on a line of their own, past a trailing -- comment) until a short page (the server\'s cap is 50,000; SQL with its own larger LIMIT is paged up to it); a page that repeats the one before, or more rows than totalRows, is exit 7' -r
-complete -c analyst -n "__fish_analyst_using_subcommand rows" -l order-by -d 'Add ORDER BY COL before paging (pages of an unordered query can overlap or skip rows)' -r
-complete -c analyst -n "__fish_analyst_using_subcommand rows" -l security-context -d 'With ANALYST_DATA_SECRET: the signed token\'s payload, a JSON object or @FILE' -r
-complete -c analyst -n "__fish_analyst_using_subcommand rows" -l timezone -d 'Time zone for the query (passed to the data query API)' -r
-complete -c analyst -n "__fish_analyst_using_subcommand rows" -l cache -d 'Cache mode (passed to the data query API)' -r -f -a "stale-if-slow\t'Serve stale data if the query is slow'
-stale-while-revalidate\t'Serve stale data and refresh in the background'
-must-revalidate\t'Revalidate before serving'
-no-cache\t'Do not use the cache'"
-complete -c analyst -n "__fish_analyst_using_subcommand rows" -l data-url -d 'The data query API base, e.g. https://<deployment>.cubecloudapp.dev/cubejs-api' -r
-complete -c analyst -n "__fish_analyst_using_subcommand rows" -l connect-timeout -d 'How long to wait for a connection to the service' -r
-complete -c analyst -n "__fish_analyst_using_subcommand rows" -l timeout -d 'Wall-clock limit of the whole command (e.g. 90s, 5m); a running chat is aborted, exit 124' -r
-complete -c analyst -n "__fish_analyst_using_subcommand rows" -l idle-timeout -d 'A stream that sends nothing for this long is stalled: the chat is aborted, exit 124' -r
-complete -c analyst -n "__fish_analyst_using_subcommand rows" -l retries -d 'How many times a transient failure is tried again (0 = never): a refused or reset connection, 429, 502, 503, 504; for ask, a dropped or suspended turn is resumed with the same message id' -r
-complete -c analyst -n "__fish_analyst_using_subcommand rows" -l color -d 'Colour on stderr: auto (on a terminal, unless NO_COLOR is set and not empty), always, never' -r -f -a "auto\t'On a terminal, unless NO_COLOR is set to something'
-always\t'Always, also in a pipe'
-never\t'Never'"
-complete -c analyst -n "__fish_analyst_using_subcommand rows" -l profile -d 'Use this profile of the config file (~/.config/analyst/config.toml)' -r -f -a '(analyst config profiles 2>/dev/null)'
-complete -c analyst -n "__fish_analyst_using_subcommand rows" -l always -d 'Run the query even when the saved result is already complete'
-complete -c analyst -n "__fish_analyst_using_subcommand rows" -l no-paging -d 'Send the SQL as it is, in one request (an answer of exactly 50,000 rows is then exit 10)'
-complete -c analyst -n "__fish_analyst_using_subcommand rows" -l allow-partial -d 'Fewer rows than totalRows is a warning, not exit 10'
-complete -c analyst -n "__fish_analyst_using_subcommand rows" -s q -l quiet -d 'Print nothing on stderr but errors'
-complete -c analyst -n "__fish_analyst_using_subcommand rows" -s v -l verbose -d 'Log each HTTP request and response status to stderr (the key is always redacted)'
-complete -c analyst -n "__fish_analyst_using_subcommand rows" -s h -l help -d 'Print help (see more with \'--help\')'
-complete -c analyst -n "__fish_analyst_using_subcommand rows" -s V -l version -d 'Print version'
-complete -c analyst -n "__fish_analyst_using_subcommand doctor" -s o -l output -d 'table (for a person, fitted to the terminal) or json (an array of findings)' -r -f -a "table\t'Aligned, for a person'
-json\t'JSON'"
-complete -c analyst -n "__fish_analyst_using_subcommand doctor" -l chat-url -d 'The full Chat API URL from the agent settings (ends in /chat/stream-chat-state)' -r
-complete -c analyst -n "__fish_analyst_using_subcommand doctor" -l api-key-file -d 'Read the API key from this file (\'-\' = stdin) instead of ANALYST_API_KEY' -r
-complete -c analyst -n "__fish_analyst_using_subcommand doctor" -l cube-token-file -d 'Read a Cube token (JWT, sent as X-Cube-Auth-Token) from this file (\'-\' = stdin) instead of ANALYST_CUBE_TOKEN' -r
-complete -c analyst -n "__fish_analyst_using_subcommand doctor" -l data-url -d 'The data query API base, e.g. https://<deployment>.cubecloudapp.dev/cubejs-api' -r
-complete -c analyst -n "__fish_analyst_using_subcommand doctor" -l base-url -d 'The account host, for session (e.g. https://acme.cubecloud.dev)' -r
-complete -c analyst -n "__fish_analyst_using_subcommand doctor" -l external-id -d 'Id of an external user (lowercase, no spaces); created on first use' -r
-complete -c analyst -n "__fish_analyst_using_subcommand doctor" -l internal-id -d 'Username of an existing internal user (often an email), whose own permissions apply' -r
-complete -c analyst -n "__fish_analyst_using_subcommand doctor" -l email -d 'The user\'s email address' -r
-complete -c analyst -n "__fish_analyst_using_subcommand doctor" -l attr -d 'A user attribute for row-level security (repeatable; external users only)' -r
-complete -c analyst -n "__fish_analyst_using_subcommand doctor" -l group -d 'A group the user belongs to (repeatable; external users only)' -r
-complete -c analyst -n "__fish_analyst_using_subcommand doctor" -l security-context -d 'Security context for data queries: a JSON object, or @FILE (external users only)' -r
-complete -c analyst -n "__fish_analyst_using_subcommand doctor" -l ttl -d 'Lifetime of an ephemeral external user (e.g. 12h, 7d)' -r
-complete -c analyst -n "__fish_analyst_using_subcommand doctor" -l timezone -d 'The IANA time zone the agent\'s queries run in (timezone), e.g. Europe/Berlin' -r
-complete -c analyst -n "__fish_analyst_using_subcommand doctor" -l connect-timeout -d 'How long to wait for a connection to the service' -r
-complete -c analyst -n "__fish_analyst_using_subcommand doctor" -l timeout -d 'Wall-clock limit of the whole command (e.g. 90s, 5m); a running chat is aborted, exit 124' -r
-complete -c analyst -n "__fish_analyst_using_subcommand doctor" -l idle-timeout -d 'A stream that sends nothing for this long is stalled: the chat is aborted, exit 124' -r
-complete -c analyst -n "__fish_analyst_using_subcommand doctor" -l retries -d 'How many times a transient failure is tried again (0 = never): a refused or reset connection, 429, 502, 503, 504; for ask, a dropped or suspended turn is resumed with the same message id' -r
-complete -c analyst -n "__fish_analyst_using_subcommand doctor" -l color -d 'Colour on stderr: auto (on a terminal, unless NO_COLOR is set and not empty), always, never' -r -f -a "auto\t'On a terminal, unless NO_COLOR is set to something'
-always\t'Always, also in a pipe'
-never\t'Never'"
-complete -c analyst -n "__fish_analyst_using_subcommand doctor" -l profile -d 'Use this profile of the config file (~/.config/analyst/config.toml)' -r -f -a '(analyst config profiles 2>/dev/null)'
-complete -c analyst -n "__fish_analyst_using_subcommand doctor" -l offline -d 'Check the settings only: call no endpoint'
-complete -c analyst -n "__fish_analyst_using_subcommand doctor" -l persistent -d 'Make the external user persistent (isEphemeral: false)'
-complete -c analyst -n "__fish_analyst_using_subcommand doctor" -l no-authoring -d 'The agent may not create or change saved reports, workbooks or dashboards'
-complete -c analyst -n "__fish_analyst_using_subcommand doctor" -s q -l quiet -d 'Print nothing on stderr but errors'
-complete -c analyst -n "__fish_analyst_using_subcommand doctor" -s v -l verbose -d 'Log each HTTP request and response status to stderr (the key is always redacted)'
-complete -c analyst -n "__fish_analyst_using_subcommand doctor" -s h -l help -d 'Print help (see more with \'--help\')'
-complete -c analyst -n "__fish_analyst_using_subcommand doctor" -s V -l version -d 'Print version'
-complete -c analyst -n "__fish_analyst_using_subcommand config; and not __fish_seen_subcommand_from list path profiles help" -l color -d 'Colour on stderr: auto (on a terminal, unless NO_COLOR is set and not empty), always, never' -r -f -a "auto\t'On a terminal, unless NO_COLOR is set to something'
-always\t'Always, also in a pipe'
-never\t'Never'"
-complete -c analyst -n "__fish_analyst_using_subcommand config; and not __fish_seen_subcommand_from list path profiles help" -l profile -d 'Use this profile of the config file (~/.config/analyst/config.toml)' -r -f -a '(analyst config profiles 2>/dev/null)'
-complete -c analyst -n "__fish_analyst_using_subcommand config; and not __fish_seen_subcommand_from list path profiles help" -s q -l quiet -d 'Print nothing on stderr but errors'
-complete -c analyst -n "__fish_analyst_using_subcommand config; and not __fish_seen_subcommand_from list path profiles help" -s v -l verbose -d 'Log each HTTP request and response status to stderr (the key is always redacted)'
-complete -c analyst -n "__fish_analyst_using_subcommand config; and not __fish_seen_subcommand_from list path profiles help" -s h -l help -d 'Print help (see more with \'--help\')'
-complete -c analyst -n "__fish_analyst_using_subcommand config; and not __fish_seen_subcommand_from list path profiles help" -s V -l version -d 'Print version'
-complete -c analyst -n "__fish_analyst_using_subcommand config; and not __fish_seen_subcommand_from list path profiles help" -f -a "list" -d 'Print the resolved settings of the chosen profile, each with where it came from (secrets as set or unset)'
-complete -c analyst -n "__fish_analyst_using_subcommand config; and not __fish_seen_subcommand_from list path profiles help" -f -a "path" -d 'Print the config file\'s path (whether or not it exists)'
-complete -c analyst -n "__fish_analyst_using_subcommand config; and not __fish_seen_subcommand_from list path profiles help" -f -a "profiles" -d 'Print the names of the config file\'s profiles, one per line (what shell completion of --profile offers)'
-complete -c analyst -n "__fish_analyst_using_subcommand config; and not __fish_seen_subcommand_from list path profiles help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
-complete -c analyst -n "__fish_analyst_using_subcommand config; and __fish_seen_subcommand_from list" -l color -d 'Colour on stderr: auto (on a terminal, unless NO_COLOR is set and not empty), always, never' -r -f -a "auto\t'On a terminal, unless NO_COLOR is set to something'
-always\t'Always, also in a pipe'
-never\t'Never'"
-complete -c analyst -n "__fish_analyst_using_subcommand config; and __fish_seen_subcommand_from list" -l profile -d 'Use this profile of the config file (~/.config/analyst/config.toml)' -r -f -a '(analyst config profiles 2>/dev/null)'
-complete -c analyst -n "__fish_analyst_using_subcommand config; and __fish_seen_subcommand_from list" -s q -l quiet -d 'Print nothing on stderr but errors'
-complete -c analyst -n "__fish_analyst_using_subcommand config; and __fish_seen_subcommand_from list" -s v -l verbose -d 'Log each HTTP request and response status to stderr (the key is always redacted)'
-complete -c analyst -n "__fish_analyst_using_subcommand config; and __fish_seen_subcommand_from list" -s h -l help -d 'Print help (see more with \'--help\')'
-complete -c analyst -n "__fish_analyst_using_subcommand config; and __fish_seen_subcommand_from list" -s V -l version -d 'Print version'
-complete -c analyst -n "__fish_analyst_using_subcommand config; and __fish_seen_subcommand_from path" -l color -d 'Colour on stderr: auto (on a terminal, unless NO_COLOR is set and not empty), always, never' -r -f -a "auto\t'On a terminal, unless NO_COLOR is set to something'
-always\t'Always, also in a pipe'
-never\t'Never'"
-complete -c analyst -n "__fish_analyst_using_subcommand config; and __fish_seen_subcommand_from path" -l profile -d 'Use this profile of the config file (~/.config/analyst/config.toml)' -r -f -a '(analyst config profiles 2>/dev/null)'
-complete -c analyst -n "__fish_analyst_using_subcommand config; and __fish_seen_subcommand_from path" -s q -l quiet -d 'Print nothing on stderr but errors'
-complete -c analyst -n "__fish_analyst_using_subcommand config; and __fish_seen_subcommand_from path" -s v -l verbose -d 'Log each HTTP request and response status to stderr (the key is always redacted)'
-complete -c analyst -n "__fish_analyst_using_subcommand config; and __fish_seen_subcommand_from path" -s h -l help -d 'Print help (see more with \'--help\')'
-complete -c analyst -n "__fish_analyst_using_subcommand config; and __fish_seen_subcommand_from path" -s V -l version -d 'Print version'
-complete -c analyst -n "__fish_analyst_using_subcommand config; and __fish_seen_subcommand_from profiles" -l color -d 'Colour on stderr: auto (on a terminal, unless NO_COLOR is set and not empty), always, never' -r -f -a "auto\t'On a terminal, unless NO_COLOR is set to something'
-always\t'Always, also in a pipe'
-never\t'Never'"
-complete -c analyst -n "__fish_analyst_using_subcommand config; and __fish_seen_subcommand_from profiles" -l profile -d 'Use this profile of the config file (~/.config/analyst/config.toml)' -r -f -a '(analyst config profiles 2>/dev/null)'
-complete -c analyst -n "__fish_analyst_using_subcommand config; and __fish_seen_subcommand_from profiles" -s q -l quiet -d 'Print nothing on stderr but errors'
-complete -c analyst -n "__fish_analyst_using_subcommand config; and __fish_seen_subcommand_from profiles" -s v -l verbose -d 'Log each HTTP request and response status to stderr (the key is always redacted)'
-complete -c analyst -n "__fish_analyst_using_subcommand config; and __fish_seen_subcommand_from profiles" -s h -l help -d 'Print help (see more with \'--help\')'
-complete -c analyst -n "__fish_analyst_using_subcommand config; and __fish_seen_subcommand_from profiles" -s V -l version -d 'Print version'
-complete -c analyst -n "__fish_analyst_using_subcommand config; and __fish_seen_subcommand_from help" -f -a "list" -d 'Print the resolved settings of the chosen profile, each with where it came from (secrets as set or unset)'
-complete -c analyst -n "__fish_analyst_using_subcommand config; and __fish_seen_subcommand_from help" -f -a "path" -d 'Print the config file\'s path (whether or not it exists)'
-complete -c analyst -n "__fish_analyst_using_subcommand config; and __fish_seen_subcommand_from help" -f -a "profiles" -d 'Print the names of the config file\'s profiles, one per line (what shell completion of --profile offers)'
-complete -c analyst -n "__fish_analyst_using_subcommand config; and __fish_seen_subcommand_from help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
-complete -c analyst -n "__fish_analyst_using_subcommand completions" -l dir -d 'With man: write every page (analyst.1, analyst-ask.1, …) into DIR instead of printing analyst(1)' -r -F
-complete -c analyst -n "__fish_analyst_using_subcommand completions" -l color -d 'Colour on stderr: auto (on a terminal, unless NO_COLOR is set and not empty), always, never' -r -f -a "auto\t'On a terminal, unless NO_COLOR is set to something'
-always\t'Always, also in a pipe'
-never\t'Never'"
-complete -c analyst -n "__fish_analyst_using_subcommand completions" -l profile -d 'Use this profile of the config file (~/.config/analyst/config.toml)' -r -f -a '(analyst config profiles 2>/dev/null)'
-complete -c analyst -n "__fish_analyst_using_subcommand completions" -s q -l quiet -d 'Print nothing on stderr but errors'
-complete -c analyst -n "__fish_analyst_using_subcommand completions" -s v -l verbose -d 'Log each HTTP request and response status to stderr (the key is always redacted)'
-complete -c analyst -n "__fish_analyst_using_subcommand completions" -s h -l help -d 'Print help (see more with \'--help\')'
-complete -c analyst -n "__fish_analyst_using_subcommand completions" -s V -l version -d 'Print version'
-complete -c analyst -n "__fish_analyst_using_subcommand history; and not __fish_seen_subcommand_from list show export usage forget push help" -l limit -d 'At most N turns' -r
-complete -c analyst -n "__fish_analyst_using_subcommand history; and not __fish_seen_subcommand_from list show export usage forget push help" -l thread -d 'Only the turns of this thread (ask --thread NAME)' -r
-complete -c analyst -n "__fish_analyst_using_subcommand history; and not __fish_seen_subcommand_from list show export usage forget push help" -l since -d 'Only turns since DURATION ago (7d, 12h) or DATE (2026-11-01)' -r
-complete -c analyst -n "__fish_analyst_using_subcommand history; and not __fish_seen_subcommand_from list show export usage forget push help" -l status -d 'Only turns of this status (completed, incomplete, cut, error, …)' -r
-complete -c analyst -n "__fish_analyst_using_subcommand history; and not __fish_seen_subcommand_from list show export usage forget push help" -l kind -d 'Only turns asked by this command: ask or check' -r -f -a "ask\t'Turns of analyst ask'
-check\t'Turns of analyst check (one per run of a case)'"
-complete -c analyst -n "__fish_analyst_using_subcommand history; and not __fish_seen_subcommand_from list show export usage forget push help" -l grep -d 'Only turns whose question or answer matches REGEX' -r
-complete -c analyst -n "__fish_analyst_using_subcommand history; and not __fish_seen_subcommand_from list show export usage forget push help" -s o -l output -d 'table (for a person) or json (an array)' -r -f -a "table\t'Aligned, for a person'
-json\t'JSON'"
-complete -c analyst -n "__fish_analyst_using_subcommand history; and not __fish_seen_subcommand_from list show export usage forget push help" -l jq -d 'Filter the JSON output through a jq expression' -r
-complete -c analyst -n "__fish_analyst_using_subcommand history; and not __fish_seen_subcommand_from list show export usage forget push help" -l output-file -d 'Write the output to FILE instead of stdout, atomically' -r -F
-complete -c analyst -n "__fish_analyst_using_subcommand history; and not __fish_seen_subcommand_from list show export usage forget push help" -l color -d 'Colour on stderr: auto (on a terminal, unless NO_COLOR is set and not empty), always, never' -r -f -a "auto\t'On a terminal, unless NO_COLOR is set to something'
-always\t'Always, also in a pipe'
-never\t'Never'"
-complete -c analyst -n "__fish_analyst_using_subcommand history; and not __fish_seen_subcommand_from list show export usage forget push help" -l profile -d 'Use this profile of the config file (~/.config/analyst/config.toml)' -r -f -a '(analyst config profiles 2>/dev/null)'
-complete -c analyst -n "__fish_analyst_using_subcommand history; and not __fish_seen_subcommand_from list show export usage forget push help" -s q -l quiet -d 'Print nothing on stderr but errors'
-complete -c analyst -n "__fish_analyst_using_subcommand history; and not __fish_seen_subcommand_from list show export usage forget push help" -s v -l verbose -d 'Log each HTTP request and response status to stderr (the key is always redacted)'
-complete -c analyst -n "__fish_analyst_using_subcommand history; and not __fish_seen_subcommand_from list show export usage forget push help" -s h -l help -d 'Print help (see more with \'--help\')'
-complete -c analyst -n "__fish_analyst_using_subcommand history; and not __fish_seen_subcommand_from list show export usage forget push help" -s V -l version -d 'Print version'
-complete -c analyst -n "__fish_analyst_using_subcommand history; and not __fish_seen_subcommand_from list show export usage forget push help" -f -a "list" -d 'The latest turns, newest first (the default)'
-complete -c analyst -n "__fish_analyst_using_subcommand history; and not __fish_seen_subcommand_from list show export usage forget push help" -f -a "show" -d 'One whole turn'
-complete -c analyst -n "__fish_analyst_using_subcommand history; and not __fish_seen_subcommand_from list show export usage forget push help" -f -a "export" -d 'A whole thread, question by question'
-complete -c analyst -n "__fish_analyst_using_subcommand history; and not __fish_seen_subcommand_from list show export usage forget push help" -f -a "usage" -d 'Turns, tokens, LLM calls, time and cost, grouped'
-complete -c analyst -n "__fish_analyst_using_subcommand history; and not __fish_seen_subcommand_from list show export usage forget push help" -f -a "forget" -d 'Delete turns (and their thread names), erased from the file and its log'
-complete -c analyst -n "__fish_analyst_using_subcommand history; and not __fish_seen_subcommand_from list show export usage forget push help" -f -a "push" -d 'Send the spans a collector did not take (kept by ask and check) to the OTLP endpoint, oldest first, each once'
-complete -c analyst -n "__fish_analyst_using_subcommand history; and not __fish_seen_subcommand_from list show export usage forget push help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
-complete -c analyst -n "__fish_analyst_using_subcommand history; and __fish_seen_subcommand_from list" -l limit -d 'At most N turns' -r
-complete -c analyst -n "__fish_analyst_using_subcommand history; and __fish_seen_subcommand_from list" -l thread -d 'Only the turns of this thread (ask --thread NAME)' -r
-complete -c analyst -n "__fish_analyst_using_subcommand history; and __fish_seen_subcommand_from list" -l since -d 'Only turns since DURATION ago (7d, 12h) or DATE (2026-11-01)' -r
-complete -c analyst -n "__fish_analyst_using_subcommand history; and __fish_seen_subcommand_from list" -l status -d 'Only turns of this status (completed, incomplete, cut, error, …)' -r
-complete -c analyst -n "__fish_analyst_using_subcommand history; and __fish_seen_subcommand_from list" -l kind -d 'Only turns asked by this command: ask or check' -r -f -a "ask\t'Turns of analyst ask'
-check\t'Turns of analyst check (one per run of a case)'"
-complete -c analyst -n "__fish_analyst_using_subcommand history; and __fish_seen_subcommand_from list" -l grep -d 'Only turns whose question or answer matches REGEX' -r
-complete -c analyst -n "__fish_analyst_using_subcommand history; and __fish_seen_subcommand_from list" -s o -l output -d 'table (for a person) or json (an array)' -r -f -a "table\t'Aligned, for a person'
-json\t'JSON'"
-complete -c analyst -n "__fish_analyst_using_subcommand history; and __fish_seen_subcommand_from list" -l jq -d 'Filter the JSON output through a jq expression' -r
-complete -c analyst -n "__fish_analyst_using_subcommand history; and __fish_seen_subcommand_from list" -l output-file -d 'Write the output to FILE instead of stdout, atomically' -r -F
-complete -c analyst -n "__fish_analyst_using_subcommand history; and __fish_seen_subcommand_from list" -l color -d 'Colour on stderr: auto (on a terminal, unless NO_COLOR is set and not empty), always, never' -r -f -a "auto\t'On a terminal, unless NO_COLOR is set to something'
-always\t'Always, also in a pipe'
-never\t'Never'"
-complete -c analyst -n "__fish_analyst_using_subcommand history; and __fish_seen_subcommand_from list" -l profile -d 'Use this profile of the config file (~/.config/analyst/config.toml)' -r -f -a '(analyst config profiles 2>/dev/null)'
-complete -c analyst -n "__fish_analyst_using_subcommand history; and __fish_seen_subcommand_from list" -s q -l quiet -d 'Print nothing on stderr but errors'
-complete -c analyst -n "__fish_analyst_using_subcommand history; and __fish_seen_subcommand_from list" -s v -l verbose -d 'Log each HTTP request and response status to stderr (the key is always redacted)'
-complete -c analyst -n "__fish_analyst_using_subcommand history; and __fish_seen_subcommand_from list" -s h -l help -d 'Print help (see more with \'--help\')'
-complete -c analyst -n "__fish_analyst_using_subcommand history; and __fish_seen_subcommand_from list" -s V -l version -d 'Print version'
-complete -c analyst -n "__fish_analyst_using_subcommand history; and __fish_seen_subcommand_from show" -s o -l output -d 'table (for a person) or json' -r -f -a "table\t'Aligned, for a person'
-json\t'JSON'"
-complete -c analyst -n "__fish_analyst_using_subcommand history; and __fish_seen_subcommand_from show" -l jq -d 'Filter the JSON output through a jq expression' -r
-complete -c analyst -n "__fish_analyst_using_subcommand history; and __fish_seen_subcommand_from show" -l output-file -d 'Write the output to FILE instead of stdout, atomically' -r -F
-complete -c analyst -n "__fish_analyst_using_subcommand history; and __fish_seen_subcommand_from show" -l color -d 'Colour on stderr: auto (on a terminal, unless NO_COLOR is set and not empty), always, never' -r -f -a "auto\t'On a terminal, unless NO_COLOR is set to something'
-always\t'Always, also in a pipe'
-never\t'Never'"
-complete -c analyst -n "__fish_analyst_using_subcommand history; and __fish_seen_subcommand_from show" -l profile -d 'Use this profile of the config file (~/.config/analyst/config.toml)' -r -f -a '(analyst config profiles 2>/dev/null)'
-complete -c analyst -n "__fish_analyst_using_subcommand history; and __fish_seen_subcommand_from show" -s q -l quiet -d 'Print nothing on stderr but errors'
-complete -c analyst -n "__fish_analyst_using_subcommand history; and __fish_seen_subcommand_from show" -s v -l verbose -d 'Log each HTTP request and response status to stderr (the key is always redacted)'
-complete -c analyst -n "__fish_analyst_using_subcommand history; and __fish_seen_subcommand_from show" -s h -l help -d 'Print help (see more with \'--help\')'
-complete -c analyst -n "__fish_analyst_using_subcommand history; and __fish_seen_subcommand_from show" -s V -l version -d 'Print version'
-complete -c analyst -n "__fish_analyst_using_subcommand history; and __fish_seen_subcommand_from export" -s o -l output -d 'markdown, html (one inert page, as ask -o html) or json' -r -f -a "markdown\t'Markdown: each question, its answer, its SQL in code blocks'
-html\t'One self-contained, inert HTML page'
-json\t'JSON: the turns with their queries'"
-complete -c analyst -n "__fish_analyst_using_subcommand history; and __fish_seen_subcommand_from export" -l jq -d 'Filter the JSON output through a jq expression' -r
-complete -c analyst -n "__fish_analyst_using_subcommand history; and __fish_seen_subcommand_from export" -l output-file -d 'Write the output to FILE instead of stdout, atomically' -r -F
-complete -c analyst -n "__fish_analyst_using_subcommand history; and __fish_seen_subcommand_from export" -l color -d 'Colour on stderr: auto (on a terminal, unless NO_COLOR is set and not empty), always, never' -r -f -a "auto\t'On a terminal, unless NO_COLOR is set to something'
-always\t'Always, also in a pipe'
-never\t'Never'"
-complete -c analyst -n "__fish_analyst_using_subcommand history; and __fish_seen_subcommand_from export" -l profile -d 'Use this profile of the config file (~/.config/analyst/config.toml)' -r -f -a '(analyst config profiles 2>/dev/null)'
-complete -c analyst -n "__fish_analyst_using_subcommand history; and __fish_seen_subcommand_from export" -s q -l quiet -d 'Print nothing on stderr but errors'
-complete -c analyst -n "__fish_analyst_using_subcommand history; and __fish_seen_subcommand_from export" -s v -l verbose -d 'Log each HTTP request and response status to stderr (the key is always redacted)'
-complete -c analyst -n "__fish_analyst_using_subcommand history; and __fish_seen_subcommand_from export" -s h -l help -d 'Print help (see more with \'--help\')'
-complete -c analyst -n "__fish_analyst_using_subcommand history; and __fish_seen_subcommand_from export" -s V -l version -d 'Print version'
-complete -c analyst -n "__fish_analyst_using_subcommand history; and __fish_seen_subcommand_from usage" -l by -d 'How turns are grouped' -r -f -a "day\t'By day (UTC)'
-week\t'By ISO 8601 week (2026-W48)'
-month\t'By month'
-thread\t'By thread name'
-agent\t'By chat URL'
-model\t'By model'"
-complete -c analyst -n "__fish_analyst_using_subcommand history; and __fish_seen_subcommand_from usage" -l since -d 'Only turns since DURATION ago (30d) or DATE (2026-11-01)' -r
-complete -c analyst -n "__fish_analyst_using_subcommand history; and __fish_seen_subcommand_from usage" -s o -l output -d 'table (for a person), json or csv' -r -f -a "table\t'Aligned, for a person'
-json\t'JSON (an array)'
-csv\t'CSV'"
-complete -c analyst -n "__fish_analyst_using_subcommand history; and __fish_seen_subcommand_from usage" -l jq -d 'Filter the JSON output through a jq expression' -r
-complete -c analyst -n "__fish_analyst_using_subcommand history; and __fish_seen_subcommand_from usage" -l output-file -d 'Write the output to FILE instead of stdout, atomically' -r -F
-complete -c analyst -n "__fish_analyst_using_subcommand history; and __fish_seen_subcommand_from usage" -l color -d 'Colour on stderr: auto (on a terminal, unless NO_COLOR is set and not empty), always, never' -r -f -a "auto\t'On a terminal, unless NO_COLOR is set to something'
-always\t'Always, also in a pipe'
-never\t'Never'"
-complete -c analyst -n "__fish_analyst_using_subcommand history; and __fish_seen_subcommand_from usage" -l profile -d 'Use this profile of the config file (~/.config/analyst/config.toml)' -r -f -a '(analyst config profiles 2>/dev/null)'
-complete -c analyst -n "__fish_analyst_using_subcommand history; and __fish_seen_subcommand_from usage" -s q -l quiet -d 'Print nothing on stderr but errors'
-complete -c analyst -n "__fish_analyst_using_subcommand history; and __fish_seen_subcommand_from usage" -s v -l verbose -d 'Log each HTTP request and response status to stderr (the key is always redacted)'
-complete -c analyst -n "__fish_analyst_using_subcommand history; and __fish_seen_subcommand_from usage" -s h -l help -d 'Print help (see more with \'--help\')'
-complete -c analyst -n "__fish_analyst_using_subcommand history; and __fish_seen_subcommand_from usage" -s V -l version -d 'Print version'
-complete -c analyst -n "__fish_analyst_using_subcommand history; and __fish_seen_subcommand_from forget" -l before -d 'Delete the turns before DATE (2026-01-01) or DURATION ago (90d)' -r
-complete -c analyst -n "__fish_analyst_using_subcommand history; and __fish_seen_subcommand_from forget" -l thread -d 'Delete a thread\'s turns and its name' -r
-complete -c analyst -n "__fish_analyst_using_subcommand history; and __fish_seen_subcommand_from forget" -l color -d 'Colour on stderr: auto (on a terminal, unless NO_COLOR is set and not empty), always, never' -r -f -a "auto\t'On a terminal, unless NO_COLOR is set to something'
-always\t'Always, also in a pipe'
-never\t'Never'"
-complete -c analyst -n "__fish_analyst_using_subcommand history; and __fish_seen_subcommand_from forget" -l profile -d 'Use this profile of the config file (~/.config/analyst/config.toml)' -r -f -a '(analyst config profiles 2>/dev/null)'
-complete -c analyst -n "__fish_analyst_using_subcommand history; and __fish_seen_subcommand_from forget" -l all -d 'Delete every turn and thread name'
-complete -c analyst -n "__fish_analyst_using_subcommand history; and __fish_seen_subcommand_from forget" -s q -l quiet -d 'Print nothing on stderr but errors'
-complete -c analyst -n "__fish_analyst_using_subcommand history; and __fish_seen_subcommand_from forget" -s v -l verbose -d 'Log each HTTP request and response status to stderr (the key is always redacted)'
-complete -c analyst -n "__fish_analyst_using_subcommand history; and __fish_seen_subcommand_from forget" -s h -l help -d 'Print help (see more with \'--help\')'
-complete -c analyst -n "__fish_analyst_using_subcommand history; and __fish_seen_subcommand_from forget" -s V -l version -d 'Print version'
-complete -c analyst -n "__fish_analyst_using_subcommand history; and __fish_seen_subcommand_from push" -l color -d 'Colour on stderr: auto (on a terminal, unless NO_COLOR is set and not empty), always, never' -r -f -a "auto\t'On a terminal, unless NO_COLOR is set to something'
-always\t'Always, also in a pipe'
-never\t'Never'"
-complete -c analyst -n "__fish_analyst_using_subcommand history; and __fish_seen_subcommand_from push" -l profile -d 'Use this profile of the config file (~/.config/analyst/config.toml)' -r -f -a '(analyst config profiles 2>/dev/null)'
-complete -c analyst -n "__fish_analyst_using_subcommand history; and __fish_seen_subcommand_from push" -s q -l quiet -d 'Print nothing on stderr but errors'
-complete -c analyst -n "__fish_analyst_using_subcommand history; and __fish_seen_subcommand_from push" -s v -l verbose -d 'Log each HTTP request and response status to stderr (the key is always redacted)'
-complete -c analyst -n "__fish_analyst_using_subcommand history; and __fish_seen_subcommand_from push" -s h -l help -d 'Print help (see more with \'--help\')'
-complete -c analyst -n "__fish_analyst_using_subcommand history; and __fish_seen_subcommand_from push" -s V -l version -d 'Print version'
-complete -c analyst -n "__fish_analyst_using_subcommand history; and __fish_seen_subcommand_from help" -f -a "list" -d 'The latest turns, newest first (the default)'
-complete -c analyst -n "__fish_analyst_using_subcommand history; and __fish_seen_subcommand_from help" -f -a "show" -d 'One whole turn'
-complete -c analyst -n "__fish_analyst_using_subcommand history; and __fish_seen_subcommand_from help" -f -a "export" -d 'A whole thread, question by question'
-complete -c analyst -n "__fish_analyst_using_subcommand history; and __fish_seen_subcommand_from help" -f -a "usage" -d 'Turns, tokens, LLM calls, time and cost, grouped'
-complete -c analyst -n "__fish_analyst_using_subcommand history; and __fish_seen_subcommand_from help" -f -a "forget" -d 'Delete turns (and their thread names), erased from the file and its log'
-complete -c analyst -n "__fish_analyst_using_subcommand history; and __fish_seen_subcommand_from help" -f -a "push" -d 'Send the spans a collector did not take (kept by ask and check) to the OTLP endpoint, oldest first, each once'
-complete -c analyst -n "__fish_analyst_using_subcommand history; and __fish_seen_subcommand_from help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
-complete -c analyst -n "__fish_analyst_using_subcommand version" -l color -d 'Colour on stderr: auto (on a terminal, unless NO_COLOR is set and not empty), always, never' -r -f -a "auto\t'On a terminal, unless NO_COLOR is set to something'
-always\t'Always, also in a pipe'
-never\t'Never'"
-complete -c analyst -n "__fish_analyst_using_subcommand version" -l profile -d 'Use this profile of the config file (~/.config/analyst/config.toml)' -r -f -a '(analyst config profiles 2>/dev/null)'
-complete -c analyst -n "__fish_analyst_using_subcommand version" -s q -l quiet -d 'Print nothing on stderr but errors'
-complete -c analyst -n "__fish_analyst_using_subcommand version" -s v -l verbose -d 'Log each HTTP request and response status to stderr (the key is always redacted)'
-complete -c analyst -n "__fish_analyst_using_subcommand version" -s h -l help -d 'Print help (see more with \'--help\')'
-complete -c analyst -n "__fish_analyst_using_subcommand version" -s V -l version -d 'Print version'
 complete -c analyst -n "__fish_analyst_using_subcommand ask" -l chat-id -d 'Continue this thread (its chat id, printed on stderr as \'chat: <id>\')' -r
 complete -c analyst -n "__fish_analyst_using_subcommand ask" -l thread -d 'Continue the thread named NAME, or start it' -r
 complete -c analyst -n "__fish_analyst_using_subcommand ask" -s o -l output -d 'What to write on stdout' -r -f -a "answer\t'The final answer\'s text and a newline'
@@ -411,7 +93,7 @@ complete -c analyst -n "__fish_analyst_using_subcommand ask" -l retries -d 'How 
 complete -c analyst -n "__fish_analyst_using_subcommand ask" -l color -d 'Colour on stderr: auto (on a terminal, unless NO_COLOR is set and not empty), always, never' -r -f -a "auto\t'On a terminal, unless NO_COLOR is set to something'
 always\t'Always, also in a pipe'
 never\t'Never'"
-complete -c analyst -n "__fish_analyst_using_subcommand ask" -l profile -d 'Use this profile of the config file (~/.config/analyst/config.toml)' -r -f -a '(analyst config profiles 2>/dev/null)'
+complete -c analyst -n "__fish_analyst_using_subcommand ask" -l profile -d 'Use this profile of the config file (analyst config path prints where it is)' -r -f -a '(analyst config profiles 2>/dev/null)'
 complete -c analyst -n "__fish_analyst_using_subcommand ask" -l all-rows -d 'Fetch every row of a truncated result (csv, vega, json)'
 complete -c analyst -n "__fish_analyst_using_subcommand ask" -l no-history -d 'Record nothing of this turn in the history (as ANALYST_HISTORY=0)'
 complete -c analyst -n "__fish_analyst_using_subcommand ask" -l default-branch -d 'Say that --branch names the default (main/production) branch'
@@ -423,6 +105,121 @@ complete -c analyst -n "__fish_analyst_using_subcommand ask" -s q -l quiet -d 'P
 complete -c analyst -n "__fish_analyst_using_subcommand ask" -s v -l verbose -d 'Log each HTTP request and response status to stderr (the key is always redacted)'
 complete -c analyst -n "__fish_analyst_using_subcommand ask" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c analyst -n "__fish_analyst_using_subcommand ask" -s V -l version -d 'Print version'
+complete -c analyst -n "__fish_analyst_using_subcommand abort" -l chat-id -d 'The chat to stop (printed by ask on stderr as \'chat: <id>\')' -r
+complete -c analyst -n "__fish_analyst_using_subcommand abort" -l external-id -d 'Id of an external user (lowercase, no spaces); created on first use' -r
+complete -c analyst -n "__fish_analyst_using_subcommand abort" -l internal-id -d 'Username of an existing internal user (often an email), whose own permissions apply' -r
+complete -c analyst -n "__fish_analyst_using_subcommand abort" -l timeout -d 'Wall-clock limit of the whole command (e.g. 90s, 5m); a running chat is aborted, exit 124' -r
+complete -c analyst -n "__fish_analyst_using_subcommand abort" -l chat-url -d 'The full Chat API URL from the agent settings (ends in /chat/stream-chat-state)' -r
+complete -c analyst -n "__fish_analyst_using_subcommand abort" -l api-key-file -d 'Read the API key from this file (\'-\' = stdin) instead of ANALYST_API_KEY' -r
+complete -c analyst -n "__fish_analyst_using_subcommand abort" -l cube-token-file -d 'Read a Cube token (JWT, sent as X-Cube-Auth-Token) from this file (\'-\' = stdin) instead of ANALYST_CUBE_TOKEN' -r
+complete -c analyst -n "__fish_analyst_using_subcommand abort" -l email -d 'The user\'s email address' -r
+complete -c analyst -n "__fish_analyst_using_subcommand abort" -l attr -d 'A user attribute for row-level security (repeatable; external users only)' -r
+complete -c analyst -n "__fish_analyst_using_subcommand abort" -l group -d 'A group the user belongs to (repeatable; external users only)' -r
+complete -c analyst -n "__fish_analyst_using_subcommand abort" -l security-context -d 'Security context for data queries: a JSON object, or @FILE (external users only)' -r
+complete -c analyst -n "__fish_analyst_using_subcommand abort" -l ttl -d 'Lifetime of an ephemeral external user (e.g. 12h, 7d)' -r
+complete -c analyst -n "__fish_analyst_using_subcommand abort" -l timezone -d 'The IANA time zone the agent\'s queries run in (timezone), e.g. Europe/Berlin' -r
+complete -c analyst -n "__fish_analyst_using_subcommand abort" -l connect-timeout -d 'How long to wait for a connection to the service' -r
+complete -c analyst -n "__fish_analyst_using_subcommand abort" -l idle-timeout -d 'A stream that sends nothing for this long is stalled: the chat is aborted, exit 124' -r
+complete -c analyst -n "__fish_analyst_using_subcommand abort" -l retries -d 'How many times a transient failure is tried again (0 = never): a refused or reset connection, 429, 502, 503, 504; for ask, a dropped or suspended turn is resumed with the same message id' -r
+complete -c analyst -n "__fish_analyst_using_subcommand abort" -l color -d 'Colour on stderr: auto (on a terminal, unless NO_COLOR is set and not empty), always, never' -r -f -a "auto\t'On a terminal, unless NO_COLOR is set to something'
+always\t'Always, also in a pipe'
+never\t'Never'"
+complete -c analyst -n "__fish_analyst_using_subcommand abort" -l profile -d 'Use this profile of the config file (analyst config path prints where it is)' -r -f -a '(analyst config profiles 2>/dev/null)'
+complete -c analyst -n "__fish_analyst_using_subcommand abort" -l persistent -d 'Make the external user persistent (isEphemeral: false)'
+complete -c analyst -n "__fish_analyst_using_subcommand abort" -l no-authoring -d 'The agent may not create or change saved reports, workbooks or dashboards'
+complete -c analyst -n "__fish_analyst_using_subcommand abort" -s q -l quiet -d 'Print nothing on stderr but errors'
+complete -c analyst -n "__fish_analyst_using_subcommand abort" -s v -l verbose -d 'Log each HTTP request and response status to stderr (the key is always redacted)'
+complete -c analyst -n "__fish_analyst_using_subcommand abort" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c analyst -n "__fish_analyst_using_subcommand abort" -s V -l version -d 'Print version'
+complete -c analyst -n "__fish_analyst_using_subcommand session; and not __fish_seen_subcommand_from revoke help" -s o -l output -d 'What to write on stdout' -r -f -a "text\t'The sessionId and a newline'
+json\t'{"sessionId": "…"}'"
+complete -c analyst -n "__fish_analyst_using_subcommand session; and not __fish_seen_subcommand_from revoke help" -l base-url -d 'The account host, e.g. https://acme.cubecloud.dev' -r
+complete -c analyst -n "__fish_analyst_using_subcommand session; and not __fish_seen_subcommand_from revoke help" -l deployment-id -d 'The deployment the session is for (deploymentId; the service requires it)' -r
+complete -c analyst -n "__fish_analyst_using_subcommand session; and not __fish_seen_subcommand_from revoke help" -l external-id -d 'Id of an external user (lowercase, no spaces); created on first use' -r
+complete -c analyst -n "__fish_analyst_using_subcommand session; and not __fish_seen_subcommand_from revoke help" -l internal-id -d 'Username of an existing internal user (often an email), whose own permissions apply' -r
+complete -c analyst -n "__fish_analyst_using_subcommand session; and not __fish_seen_subcommand_from revoke help" -l jq -d 'Filter the JSON output through a jq expression' -r
+complete -c analyst -n "__fish_analyst_using_subcommand session; and not __fish_seen_subcommand_from revoke help" -l output-file -d 'Write the output to FILE instead of stdout, atomically' -r -F
+complete -c analyst -n "__fish_analyst_using_subcommand session; and not __fish_seen_subcommand_from revoke help" -l branch -d 'The development branch to embed (branchName; production when left out)' -r
+complete -c analyst -n "__fish_analyst_using_subcommand session; and not __fish_seen_subcommand_from revoke help" -l embed-tenant -d 'The embed tenant (embedTenantName: lowercase, 5-36 of a-z 0-9 -, starting with a letter)' -r
+complete -c analyst -n "__fish_analyst_using_subcommand session; and not __fish_seen_subcommand_from revoke help" -l display-name -d 'The user\'s display name (userProfile; external users only)' -r
+complete -c analyst -n "__fish_analyst_using_subcommand session; and not __fish_seen_subcommand_from revoke help" -l picture -d 'The user\'s picture, an absolute http(s) URL (userProfile; external users only)' -r
+complete -c analyst -n "__fish_analyst_using_subcommand session; and not __fish_seen_subcommand_from revoke help" -l setting -d 'A switch of the embedded app (settings; repeatable), e.g. allowAi=false, locale=de-DE' -r
+complete -c analyst -n "__fish_analyst_using_subcommand session; and not __fish_seen_subcommand_from revoke help" -l api-key-file -d 'Read the API key from this file (\'-\' = stdin) instead of ANALYST_API_KEY' -r
+complete -c analyst -n "__fish_analyst_using_subcommand session; and not __fish_seen_subcommand_from revoke help" -l email -d 'The user\'s email address' -r
+complete -c analyst -n "__fish_analyst_using_subcommand session; and not __fish_seen_subcommand_from revoke help" -l attr -d 'A user attribute for row-level security (repeatable; external users only)' -r
+complete -c analyst -n "__fish_analyst_using_subcommand session; and not __fish_seen_subcommand_from revoke help" -l group -d 'A group the user belongs to (repeatable; external users only)' -r
+complete -c analyst -n "__fish_analyst_using_subcommand session; and not __fish_seen_subcommand_from revoke help" -l security-context -d 'Security context for data queries: a JSON object, or @FILE (external users only)' -r
+complete -c analyst -n "__fish_analyst_using_subcommand session; and not __fish_seen_subcommand_from revoke help" -l ttl -d 'Lifetime of an ephemeral external user (e.g. 12h, 7d)' -r
+complete -c analyst -n "__fish_analyst_using_subcommand session; and not __fish_seen_subcommand_from revoke help" -l timezone -d 'The IANA time zone the agent\'s queries run in (timezone), e.g. Europe/Berlin' -r
+complete -c analyst -n "__fish_analyst_using_subcommand session; and not __fish_seen_subcommand_from revoke help" -l connect-timeout -d 'How long to wait for a connection to the service' -r
+complete -c analyst -n "__fish_analyst_using_subcommand session; and not __fish_seen_subcommand_from revoke help" -l timeout -d 'Wall-clock limit of the whole command (e.g. 90s, 5m); a running chat is aborted, exit 124' -r
+complete -c analyst -n "__fish_analyst_using_subcommand session; and not __fish_seen_subcommand_from revoke help" -l idle-timeout -d 'A stream that sends nothing for this long is stalled: the chat is aborted, exit 124' -r
+complete -c analyst -n "__fish_analyst_using_subcommand session; and not __fish_seen_subcommand_from revoke help" -l retries -d 'How many times a transient failure is tried again (0 = never): a refused or reset connection, 429, 502, 503, 504; for ask, a dropped or suspended turn is resumed with the same message id' -r
+complete -c analyst -n "__fish_analyst_using_subcommand session; and not __fish_seen_subcommand_from revoke help" -l color -d 'Colour on stderr: auto (on a terminal, unless NO_COLOR is set and not empty), always, never' -r -f -a "auto\t'On a terminal, unless NO_COLOR is set to something'
+always\t'Always, also in a pipe'
+never\t'Never'"
+complete -c analyst -n "__fish_analyst_using_subcommand session; and not __fish_seen_subcommand_from revoke help" -l profile -d 'Use this profile of the config file (analyst config path prints where it is)' -r -f -a '(analyst config profiles 2>/dev/null)'
+complete -c analyst -n "__fish_analyst_using_subcommand session; and not __fish_seen_subcommand_from revoke help" -l creator-mode -d 'Let the user create content (creatorMode: true)'
+complete -c analyst -n "__fish_analyst_using_subcommand session; and not __fish_seen_subcommand_from revoke help" -l persistent -d 'Make the external user persistent (isEphemeral: false)'
+complete -c analyst -n "__fish_analyst_using_subcommand session; and not __fish_seen_subcommand_from revoke help" -l no-authoring -d 'The agent may not create or change saved reports, workbooks or dashboards'
+complete -c analyst -n "__fish_analyst_using_subcommand session; and not __fish_seen_subcommand_from revoke help" -s q -l quiet -d 'Print nothing on stderr but errors'
+complete -c analyst -n "__fish_analyst_using_subcommand session; and not __fish_seen_subcommand_from revoke help" -s v -l verbose -d 'Log each HTTP request and response status to stderr (the key is always redacted)'
+complete -c analyst -n "__fish_analyst_using_subcommand session; and not __fish_seen_subcommand_from revoke help" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c analyst -n "__fish_analyst_using_subcommand session; and not __fish_seen_subcommand_from revoke help" -s V -l version -d 'Print version'
+complete -c analyst -n "__fish_analyst_using_subcommand session; and not __fish_seen_subcommand_from revoke help" -f -a "revoke" -d 'End embed sessions (idempotent)'
+complete -c analyst -n "__fish_analyst_using_subcommand session; and not __fish_seen_subcommand_from revoke help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c analyst -n "__fish_analyst_using_subcommand session; and __fish_seen_subcommand_from revoke" -l base-url -d 'The account host, e.g. https://acme.cubecloud.dev' -r
+complete -c analyst -n "__fish_analyst_using_subcommand session; and __fish_seen_subcommand_from revoke" -l api-key-file -d 'Read the API key from this file (\'-\' = stdin) instead of ANALYST_API_KEY' -r
+complete -c analyst -n "__fish_analyst_using_subcommand session; and __fish_seen_subcommand_from revoke" -l connect-timeout -d 'How long to wait for a connection to the service' -r
+complete -c analyst -n "__fish_analyst_using_subcommand session; and __fish_seen_subcommand_from revoke" -l timeout -d 'Wall-clock limit of the whole command (e.g. 90s, 5m); a running chat is aborted, exit 124' -r
+complete -c analyst -n "__fish_analyst_using_subcommand session; and __fish_seen_subcommand_from revoke" -l idle-timeout -d 'A stream that sends nothing for this long is stalled: the chat is aborted, exit 124' -r
+complete -c analyst -n "__fish_analyst_using_subcommand session; and __fish_seen_subcommand_from revoke" -l retries -d 'How many times a transient failure is tried again (0 = never): a refused or reset connection, 429, 502, 503, 504; for ask, a dropped or suspended turn is resumed with the same message id' -r
+complete -c analyst -n "__fish_analyst_using_subcommand session; and __fish_seen_subcommand_from revoke" -l color -d 'Colour on stderr: auto (on a terminal, unless NO_COLOR is set and not empty), always, never' -r -f -a "auto\t'On a terminal, unless NO_COLOR is set to something'
+always\t'Always, also in a pipe'
+never\t'Never'"
+complete -c analyst -n "__fish_analyst_using_subcommand session; and __fish_seen_subcommand_from revoke" -l profile -d 'Use this profile of the config file (analyst config path prints where it is)' -r -f -a '(analyst config profiles 2>/dev/null)'
+complete -c analyst -n "__fish_analyst_using_subcommand session; and __fish_seen_subcommand_from revoke" -s q -l quiet -d 'Print nothing on stderr but errors'
+complete -c analyst -n "__fish_analyst_using_subcommand session; and __fish_seen_subcommand_from revoke" -s v -l verbose -d 'Log each HTTP request and response status to stderr (the key is always redacted)'
+complete -c analyst -n "__fish_analyst_using_subcommand session; and __fish_seen_subcommand_from revoke" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c analyst -n "__fish_analyst_using_subcommand session; and __fish_seen_subcommand_from revoke" -s V -l version -d 'Print version'
+complete -c analyst -n "__fish_analyst_using_subcommand session; and __fish_seen_subcommand_from help" -f -a "revoke" -d 'End embed sessions (idempotent)'
+complete -c analyst -n "__fish_analyst_using_subcommand session; and __fish_seen_subcommand_from help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c analyst -n "__fish_analyst_using_subcommand rows" -l sql -d 'The SQL to run' -r
+complete -c analyst -n "__fish_analyst_using_subcommand rows" -l sql-file -d 'Read the SQL from FILE (\'-\' = stdin)' -r
+complete -c analyst -n "__fish_analyst_using_subcommand rows" -l from -d 'A stream saved by \'ask -o raw\' or \'ask -o events\' (\'-\' = stdin; the default when stdin is a pipe)' -r
+complete -c analyst -n "__fish_analyst_using_subcommand rows" -l query -d 'Which SQL result of the saved stream: \'last\' (the last that did not fail) or a 1-based index' -r
+complete -c analyst -n "__fish_analyst_using_subcommand rows" -s o -l output -d 'What to write on stdout' -r -f -a "csv\t'RFC 4180 CSV with a header row'
+tsv\t'Tab-separated with a header row (\\t \\n \\r \\\\ escaped)'
+json\t'One JSON array of objects, numbers and booleans typed'
+ndjson\t'One JSON object per row, numbers and booleans typed'
+table\t'An aligned table for a person (numbers right-aligned; cut to a terminal\'s width; holds every row to align them)'
+parquet\t'A Parquet file of typed columns (to --output-file, or to stdout that is not a terminal)'"
+complete -c analyst -n "__fish_analyst_using_subcommand rows" -l output-file -d 'Write the output to FILE instead of stdout, atomically' -r -F
+complete -c analyst -n "__fish_analyst_using_subcommand rows" -l data-url -d 'The data query API base, e.g. https://<deployment>.cubecloudapp.dev/cubejs-api' -r
+complete -c analyst -n "__fish_analyst_using_subcommand rows" -l jq -d 'Filter the JSON output through a jq expression' -r
+complete -c analyst -n "__fish_analyst_using_subcommand rows" -l page-size -d 'Page through the result N rows at a time with LIMIT/OFFSET (on a line of their own, past a trailing -- comment) until a short page (the server\'s cap is 50,000; SQL with its own larger LIMIT is paged up to it); a page that repeats the one before, or more rows than totalRows, is exit 7' -r
+complete -c analyst -n "__fish_analyst_using_subcommand rows" -l order-by -d 'Add ORDER BY COL before paging (pages of an unordered query can overlap or skip rows)' -r
+complete -c analyst -n "__fish_analyst_using_subcommand rows" -l security-context -d 'With ANALYST_DATA_SECRET: the signed token\'s payload, a JSON object or @FILE' -r
+complete -c analyst -n "__fish_analyst_using_subcommand rows" -l timezone -d 'Time zone for the query (passed to the data query API)' -r
+complete -c analyst -n "__fish_analyst_using_subcommand rows" -l cache -d 'Cache mode (passed to the data query API)' -r -f -a "stale-if-slow\t'Serve stale data if the query is slow'
+stale-while-revalidate\t'Serve stale data and refresh in the background'
+must-revalidate\t'Revalidate before serving'
+no-cache\t'Do not use the cache'"
+complete -c analyst -n "__fish_analyst_using_subcommand rows" -l connect-timeout -d 'How long to wait for a connection to the service' -r
+complete -c analyst -n "__fish_analyst_using_subcommand rows" -l timeout -d 'Wall-clock limit of the whole command (e.g. 90s, 5m); a running chat is aborted, exit 124' -r
+complete -c analyst -n "__fish_analyst_using_subcommand rows" -l idle-timeout -d 'A stream that sends nothing for this long is stalled: the chat is aborted, exit 124' -r
+complete -c analyst -n "__fish_analyst_using_subcommand rows" -l retries -d 'How many times a transient failure is tried again (0 = never): a refused or reset connection, 429, 502, 503, 504; for ask, a dropped or suspended turn is resumed with the same message id' -r
+complete -c analyst -n "__fish_analyst_using_subcommand rows" -l color -d 'Colour on stderr: auto (on a terminal, unless NO_COLOR is set and not empty), always, never' -r -f -a "auto\t'On a terminal, unless NO_COLOR is set to something'
+always\t'Always, also in a pipe'
+never\t'Never'"
+complete -c analyst -n "__fish_analyst_using_subcommand rows" -l profile -d 'Use this profile of the config file (analyst config path prints where it is)' -r -f -a '(analyst config profiles 2>/dev/null)'
+complete -c analyst -n "__fish_analyst_using_subcommand rows" -l allow-partial -d 'Fewer rows than totalRows is a warning, not exit 10'
+complete -c analyst -n "__fish_analyst_using_subcommand rows" -l always -d 'Run the query even when the saved result is already complete'
+complete -c analyst -n "__fish_analyst_using_subcommand rows" -l no-paging -d 'Send the SQL as it is, in one request (an answer of exactly 50,000 rows is then exit 10)'
+complete -c analyst -n "__fish_analyst_using_subcommand rows" -s q -l quiet -d 'Print nothing on stderr but errors'
+complete -c analyst -n "__fish_analyst_using_subcommand rows" -s v -l verbose -d 'Log each HTTP request and response status to stderr (the key is always redacted)'
+complete -c analyst -n "__fish_analyst_using_subcommand rows" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c analyst -n "__fish_analyst_using_subcommand rows" -s V -l version -d 'Print version'
 complete -c analyst -n "__fish_analyst_using_subcommand check; and not __fish_seen_subcommand_from merge help" -s j -l jobs -d 'How many cases run at once' -r
 complete -c analyst -n "__fish_analyst_using_subcommand check; and not __fish_seen_subcommand_from merge help" -l repeat -d 'Ask every case N times (fresh threads)' -r
 complete -c analyst -n "__fish_analyst_using_subcommand check; and not __fish_seen_subcommand_from merge help" -l filter -d 'Run only the cases whose name matches REGEX' -r
@@ -462,7 +259,7 @@ complete -c analyst -n "__fish_analyst_using_subcommand check; and not __fish_se
 complete -c analyst -n "__fish_analyst_using_subcommand check; and not __fish_seen_subcommand_from merge help" -l color -d 'Colour on stderr: auto (on a terminal, unless NO_COLOR is set and not empty), always, never' -r -f -a "auto\t'On a terminal, unless NO_COLOR is set to something'
 always\t'Always, also in a pipe'
 never\t'Never'"
-complete -c analyst -n "__fish_analyst_using_subcommand check; and not __fish_seen_subcommand_from merge help" -l profile -d 'Use this profile of the config file (~/.config/analyst/config.toml)' -r -f -a '(analyst config profiles 2>/dev/null)'
+complete -c analyst -n "__fish_analyst_using_subcommand check; and not __fish_seen_subcommand_from merge help" -l profile -d 'Use this profile of the config file (analyst config path prints where it is)' -r -f -a '(analyst config profiles 2>/dev/null)'
 complete -c analyst -n "__fish_analyst_using_subcommand check; and not __fish_seen_subcommand_from merge help" -l list -d 'Print the cases the run would ask, and ask nothing'
 complete -c analyst -n "__fish_analyst_using_subcommand check; and not __fish_seen_subcommand_from merge help" -l certified -d 'With Cube\'s eval files: also ask every certified query\'s user_request, graded against its SQL (cases certified/NAME)'
 complete -c analyst -n "__fish_analyst_using_subcommand check; and not __fish_seen_subcommand_from merge help" -l no-history -d 'Record nothing of these turns in the history (as ANALYST_HISTORY=0)'
@@ -483,15 +280,15 @@ complete -c analyst -n "__fish_analyst_using_subcommand check; and __fish_seen_s
 markdown\t'The Markdown summary (as --summary writes it) on stdout'
 html\t'One self-contained, offline, inert HTML page: the accuracy, a chart of verdicts, every case'"
 complete -c analyst -n "__fish_analyst_using_subcommand check; and __fish_seen_subcommand_from merge" -l summary -d 'Append a Markdown summary to FILE (made for $GITHUB_STEP_SUMMARY): the accuracy, a table of the cases that did not pass, every case in a collapsed block' -r -F
+complete -c analyst -n "__fish_analyst_using_subcommand check; and __fish_seen_subcommand_from merge" -l baseline -d 'Compare with an earlier -o json REPORT: regressions or noise' -r -F
 complete -c analyst -n "__fish_analyst_using_subcommand check; and __fish_seen_subcommand_from merge" -l jq -d 'Filter the JSON output through a jq expression' -r
 complete -c analyst -n "__fish_analyst_using_subcommand check; and __fish_seen_subcommand_from merge" -l output-file -d 'Write the output to FILE instead of stdout, atomically' -r -F
-complete -c analyst -n "__fish_analyst_using_subcommand check; and __fish_seen_subcommand_from merge" -l baseline -d 'Compare with an earlier -o json REPORT: regressions or noise' -r -F
 complete -c analyst -n "__fish_analyst_using_subcommand check; and __fish_seen_subcommand_from merge" -l baseline-max-age -d 'A baseline older than this is unreliable: it gates nothing (default 14d; e.g. 36h)' -r
 complete -c analyst -n "__fish_analyst_using_subcommand check; and __fish_seen_subcommand_from merge" -l min-accuracy -d 'The run passes when this share of its cases pass (0.9 or 90%)' -r
 complete -c analyst -n "__fish_analyst_using_subcommand check; and __fish_seen_subcommand_from merge" -l color -d 'Colour on stderr: auto (on a terminal, unless NO_COLOR is set and not empty), always, never' -r -f -a "auto\t'On a terminal, unless NO_COLOR is set to something'
 always\t'Always, also in a pipe'
 never\t'Never'"
-complete -c analyst -n "__fish_analyst_using_subcommand check; and __fish_seen_subcommand_from merge" -l profile -d 'Use this profile of the config file (~/.config/analyst/config.toml)' -r -f -a '(analyst config profiles 2>/dev/null)'
+complete -c analyst -n "__fish_analyst_using_subcommand check; and __fish_seen_subcommand_from merge" -l profile -d 'Use this profile of the config file (analyst config path prints where it is)' -r -f -a '(analyst config profiles 2>/dev/null)'
 complete -c analyst -n "__fish_analyst_using_subcommand check; and __fish_seen_subcommand_from merge" -l tap -d 'Print TAP (Test Anything Protocol) on stdout'
 complete -c analyst -n "__fish_analyst_using_subcommand check; and __fish_seen_subcommand_from merge" -l fail-on-regression -d 'Exit 9 when --baseline finds a regression (p < 0.05, a case or the suite), never on noise; an unreliable baseline gates nothing'
 complete -c analyst -n "__fish_analyst_using_subcommand check; and __fish_seen_subcommand_from merge" -l baseline-any -d 'Trust the baseline whatever its age, chat URL, branch or suite'
@@ -501,18 +298,222 @@ complete -c analyst -n "__fish_analyst_using_subcommand check; and __fish_seen_s
 complete -c analyst -n "__fish_analyst_using_subcommand check; and __fish_seen_subcommand_from merge" -s V -l version -d 'Print version'
 complete -c analyst -n "__fish_analyst_using_subcommand check; and __fish_seen_subcommand_from help" -f -a "merge" -d 'Merge shards\' -o json reports into one, or render one report again'
 complete -c analyst -n "__fish_analyst_using_subcommand check; and __fish_seen_subcommand_from help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
-complete -c analyst -n "__fish_analyst_using_subcommand help; and not __fish_seen_subcommand_from abort session rows doctor config completions history version ask check help" -f -a "abort" -d 'Stop a running chat (as its owner: give the identity that started it)'
-complete -c analyst -n "__fish_analyst_using_subcommand help; and not __fish_seen_subcommand_from abort session rows doctor config completions history version ask check help" -f -a "session" -d 'Print a temporary embed sessionId for signed embedding, or revoke sessions'
-complete -c analyst -n "__fish_analyst_using_subcommand help; and not __fish_seen_subcommand_from abort session rows doctor config completions history version ask check help" -f -a "rows" -d 'Fetch every row of a (truncated) SQL result through the data query API'
-complete -c analyst -n "__fish_analyst_using_subcommand help; and not __fish_seen_subcommand_from abort session rows doctor config completions history version ask check help" -f -a "doctor" -d 'Check the setup without asking the agent anything: what is configured, from where, and whether each endpoint answers'
-complete -c analyst -n "__fish_analyst_using_subcommand help; and not __fish_seen_subcommand_from abort session rows doctor config completions history version ask check help" -f -a "config" -d 'Show the resolved settings (secrets as set or unset) or the config file\'s path'
-complete -c analyst -n "__fish_analyst_using_subcommand help; and not __fish_seen_subcommand_from abort session rows doctor config completions history version ask check help" -f -a "completions" -d 'Print a shell completion script, or the man page'
-complete -c analyst -n "__fish_analyst_using_subcommand help; and not __fish_seen_subcommand_from abort session rows doctor config completions history version ask check help" -f -a "history" -d 'Look up the local record of past turns: list, show, export a thread, usage and cost, forget'
-complete -c analyst -n "__fish_analyst_using_subcommand help; and not __fish_seen_subcommand_from abort session rows doctor config completions history version ask check help" -f -a "version" -d 'Print the version with the commit, its date and the target it was built for'
-complete -c analyst -n "__fish_analyst_using_subcommand help; and not __fish_seen_subcommand_from abort session rows doctor config completions history version ask check help" -f -a "ask" -d 'Ask the agent a question and render its NDJSON answer stream for a pipe'
-complete -c analyst -n "__fish_analyst_using_subcommand help; and not __fish_seen_subcommand_from abort session rows doctor config completions history version ask check help" -f -a "check" -d 'Run a suite of known questions against the agent: smoke checks and evals, with JUnit, TAP and JSON reports'
-complete -c analyst -n "__fish_analyst_using_subcommand help; and not __fish_seen_subcommand_from abort session rows doctor config completions history version ask check help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c analyst -n "__fish_analyst_using_subcommand doctor" -s o -l output -d 'table (for a person, fitted to the terminal) or json (an array of findings)' -r -f -a "table\t'Aligned, for a person'
+json\t'JSON'"
+complete -c analyst -n "__fish_analyst_using_subcommand doctor" -l chat-url -d 'The full Chat API URL from the agent settings (ends in /chat/stream-chat-state)' -r
+complete -c analyst -n "__fish_analyst_using_subcommand doctor" -l api-key-file -d 'Read the API key from this file (\'-\' = stdin) instead of ANALYST_API_KEY' -r
+complete -c analyst -n "__fish_analyst_using_subcommand doctor" -l cube-token-file -d 'Read a Cube token (JWT, sent as X-Cube-Auth-Token) from this file (\'-\' = stdin) instead of ANALYST_CUBE_TOKEN' -r
+complete -c analyst -n "__fish_analyst_using_subcommand doctor" -l data-url -d 'The data query API base, e.g. https://<deployment>.cubecloudapp.dev/cubejs-api' -r
+complete -c analyst -n "__fish_analyst_using_subcommand doctor" -l base-url -d 'The account host, for session (e.g. https://acme.cubecloud.dev)' -r
+complete -c analyst -n "__fish_analyst_using_subcommand doctor" -l external-id -d 'Id of an external user (lowercase, no spaces); created on first use' -r
+complete -c analyst -n "__fish_analyst_using_subcommand doctor" -l internal-id -d 'Username of an existing internal user (often an email), whose own permissions apply' -r
+complete -c analyst -n "__fish_analyst_using_subcommand doctor" -l email -d 'The user\'s email address' -r
+complete -c analyst -n "__fish_analyst_using_subcommand doctor" -l attr -d 'A user attribute for row-level security (repeatable; external users only)' -r
+complete -c analyst -n "__fish_analyst_using_subcommand doctor" -l group -d 'A group the user belongs to (repeatable; external users only)' -r
+complete -c analyst -n "__fish_analyst_using_subcommand doctor" -l security-context -d 'Security context for data queries: a JSON object, or @FILE (external users only)' -r
+complete -c analyst -n "__fish_analyst_using_subcommand doctor" -l ttl -d 'Lifetime of an ephemeral external user (e.g. 12h, 7d)' -r
+complete -c analyst -n "__fish_analyst_using_subcommand doctor" -l timezone -d 'The IANA time zone the agent\'s queries run in (timezone), e.g. Europe/Berlin' -r
+complete -c analyst -n "__fish_analyst_using_subcommand doctor" -l connect-timeout -d 'How long to wait for a connection to the service' -r
+complete -c analyst -n "__fish_analyst_using_subcommand doctor" -l timeout -d 'Wall-clock limit of the whole command (e.g. 90s, 5m); a running chat is aborted, exit 124' -r
+complete -c analyst -n "__fish_analyst_using_subcommand doctor" -l idle-timeout -d 'A stream that sends nothing for this long is stalled: the chat is aborted, exit 124' -r
+complete -c analyst -n "__fish_analyst_using_subcommand doctor" -l retries -d 'How many times a transient failure is tried again (0 = never): a refused or reset connection, 429, 502, 503, 504; for ask, a dropped or suspended turn is resumed with the same message id' -r
+complete -c analyst -n "__fish_analyst_using_subcommand doctor" -l color -d 'Colour on stderr: auto (on a terminal, unless NO_COLOR is set and not empty), always, never' -r -f -a "auto\t'On a terminal, unless NO_COLOR is set to something'
+always\t'Always, also in a pipe'
+never\t'Never'"
+complete -c analyst -n "__fish_analyst_using_subcommand doctor" -l profile -d 'Use this profile of the config file (analyst config path prints where it is)' -r -f -a '(analyst config profiles 2>/dev/null)'
+complete -c analyst -n "__fish_analyst_using_subcommand doctor" -l offline -d 'Check the settings only: call no endpoint'
+complete -c analyst -n "__fish_analyst_using_subcommand doctor" -l persistent -d 'Make the external user persistent (isEphemeral: false)'
+complete -c analyst -n "__fish_analyst_using_subcommand doctor" -l no-authoring -d 'The agent may not create or change saved reports, workbooks or dashboards'
+complete -c analyst -n "__fish_analyst_using_subcommand doctor" -s q -l quiet -d 'Print nothing on stderr but errors'
+complete -c analyst -n "__fish_analyst_using_subcommand doctor" -s v -l verbose -d 'Log each HTTP request and response status to stderr (the key is always redacted)'
+complete -c analyst -n "__fish_analyst_using_subcommand doctor" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c analyst -n "__fish_analyst_using_subcommand doctor" -s V -l version -d 'Print version'
+complete -c analyst -n "__fish_analyst_using_subcommand config; and not __fish_seen_subcommand_from list path profiles help" -l color -d 'Colour on stderr: auto (on a terminal, unless NO_COLOR is set and not empty), always, never' -r -f -a "auto\t'On a terminal, unless NO_COLOR is set to something'
+always\t'Always, also in a pipe'
+never\t'Never'"
+complete -c analyst -n "__fish_analyst_using_subcommand config; and not __fish_seen_subcommand_from list path profiles help" -l profile -d 'Use this profile of the config file (analyst config path prints where it is)' -r -f -a '(analyst config profiles 2>/dev/null)'
+complete -c analyst -n "__fish_analyst_using_subcommand config; and not __fish_seen_subcommand_from list path profiles help" -s q -l quiet -d 'Print nothing on stderr but errors'
+complete -c analyst -n "__fish_analyst_using_subcommand config; and not __fish_seen_subcommand_from list path profiles help" -s v -l verbose -d 'Log each HTTP request and response status to stderr (the key is always redacted)'
+complete -c analyst -n "__fish_analyst_using_subcommand config; and not __fish_seen_subcommand_from list path profiles help" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c analyst -n "__fish_analyst_using_subcommand config; and not __fish_seen_subcommand_from list path profiles help" -s V -l version -d 'Print version'
+complete -c analyst -n "__fish_analyst_using_subcommand config; and not __fish_seen_subcommand_from list path profiles help" -f -a "list" -d 'Print the resolved settings of the chosen profile, each with where it came from (secrets as set or unset)'
+complete -c analyst -n "__fish_analyst_using_subcommand config; and not __fish_seen_subcommand_from list path profiles help" -f -a "path" -d 'Print the config file\'s path (whether or not it exists)'
+complete -c analyst -n "__fish_analyst_using_subcommand config; and not __fish_seen_subcommand_from list path profiles help" -f -a "profiles" -d 'Print the names of the config file\'s profiles, one per line (what shell completion of --profile offers)'
+complete -c analyst -n "__fish_analyst_using_subcommand config; and not __fish_seen_subcommand_from list path profiles help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c analyst -n "__fish_analyst_using_subcommand config; and __fish_seen_subcommand_from list" -l color -d 'Colour on stderr: auto (on a terminal, unless NO_COLOR is set and not empty), always, never' -r -f -a "auto\t'On a terminal, unless NO_COLOR is set to something'
+always\t'Always, also in a pipe'
+never\t'Never'"
+complete -c analyst -n "__fish_analyst_using_subcommand config; and __fish_seen_subcommand_from list" -l profile -d 'Use this profile of the config file (analyst config path prints where it is)' -r -f -a '(analyst config profiles 2>/dev/null)'
+complete -c analyst -n "__fish_analyst_using_subcommand config; and __fish_seen_subcommand_from list" -s q -l quiet -d 'Print nothing on stderr but errors'
+complete -c analyst -n "__fish_analyst_using_subcommand config; and __fish_seen_subcommand_from list" -s v -l verbose -d 'Log each HTTP request and response status to stderr (the key is always redacted)'
+complete -c analyst -n "__fish_analyst_using_subcommand config; and __fish_seen_subcommand_from list" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c analyst -n "__fish_analyst_using_subcommand config; and __fish_seen_subcommand_from list" -s V -l version -d 'Print version'
+complete -c analyst -n "__fish_analyst_using_subcommand config; and __fish_seen_subcommand_from path" -l color -d 'Colour on stderr: auto (on a terminal, unless NO_COLOR is set and not empty), always, never' -r -f -a "auto\t'On a terminal, unless NO_COLOR is set to something'
+always\t'Always, also in a pipe'
+never\t'Never'"
+complete -c analyst -n "__fish_analyst_using_subcommand config; and __fish_seen_subcommand_from path" -l profile -d 'Use this profile of the config file (analyst config path prints where it is)' -r -f -a '(analyst config profiles 2>/dev/null)'
+complete -c analyst -n "__fish_analyst_using_subcommand config; and __fish_seen_subcommand_from path" -s q -l quiet -d 'Print nothing on stderr but errors'
+complete -c analyst -n "__fish_analyst_using_subcommand config; and __fish_seen_subcommand_from path" -s v -l verbose -d 'Log each HTTP request and response status to stderr (the key is always redacted)'
+complete -c analyst -n "__fish_analyst_using_subcommand config; and __fish_seen_subcommand_from path" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c analyst -n "__fish_analyst_using_subcommand config; and __fish_seen_subcommand_from path" -s V -l version -d 'Print version'
+complete -c analyst -n "__fish_analyst_using_subcommand config; and __fish_seen_subcommand_from profiles" -l color -d 'Colour on stderr: auto (on a terminal, unless NO_COLOR is set and not empty), always, never' -r -f -a "auto\t'On a terminal, unless NO_COLOR is set to something'
+always\t'Always, also in a pipe'
+never\t'Never'"
+complete -c analyst -n "__fish_analyst_using_subcommand config; and __fish_seen_subcommand_from profiles" -l profile -d 'Use this profile of the config file (analyst config path prints where it is)' -r -f -a '(analyst config profiles 2>/dev/null)'
+complete -c analyst -n "__fish_analyst_using_subcommand config; and __fish_seen_subcommand_from profiles" -s q -l quiet -d 'Print nothing on stderr but errors'
+complete -c analyst -n "__fish_analyst_using_subcommand config; and __fish_seen_subcommand_from profiles" -s v -l verbose -d 'Log each HTTP request and response status to stderr (the key is always redacted)'
+complete -c analyst -n "__fish_analyst_using_subcommand config; and __fish_seen_subcommand_from profiles" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c analyst -n "__fish_analyst_using_subcommand config; and __fish_seen_subcommand_from profiles" -s V -l version -d 'Print version'
+complete -c analyst -n "__fish_analyst_using_subcommand config; and __fish_seen_subcommand_from help" -f -a "list" -d 'Print the resolved settings of the chosen profile, each with where it came from (secrets as set or unset)'
+complete -c analyst -n "__fish_analyst_using_subcommand config; and __fish_seen_subcommand_from help" -f -a "path" -d 'Print the config file\'s path (whether or not it exists)'
+complete -c analyst -n "__fish_analyst_using_subcommand config; and __fish_seen_subcommand_from help" -f -a "profiles" -d 'Print the names of the config file\'s profiles, one per line (what shell completion of --profile offers)'
+complete -c analyst -n "__fish_analyst_using_subcommand config; and __fish_seen_subcommand_from help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c analyst -n "__fish_analyst_using_subcommand completions" -l dir -d 'With man: write every page (analyst.1, analyst-ask.1, …) into DIR instead of printing analyst(1)' -r -F
+complete -c analyst -n "__fish_analyst_using_subcommand completions" -l color -d 'Colour on stderr: auto (on a terminal, unless NO_COLOR is set and not empty), always, never' -r -f -a "auto\t'On a terminal, unless NO_COLOR is set to something'
+always\t'Always, also in a pipe'
+never\t'Never'"
+complete -c analyst -n "__fish_analyst_using_subcommand completions" -l profile -d 'Use this profile of the config file (analyst config path prints where it is)' -r -f -a '(analyst config profiles 2>/dev/null)'
+complete -c analyst -n "__fish_analyst_using_subcommand completions" -s q -l quiet -d 'Print nothing on stderr but errors'
+complete -c analyst -n "__fish_analyst_using_subcommand completions" -s v -l verbose -d 'Log each HTTP request and response status to stderr (the key is always redacted)'
+complete -c analyst -n "__fish_analyst_using_subcommand completions" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c analyst -n "__fish_analyst_using_subcommand completions" -s V -l version -d 'Print version'
+complete -c analyst -n "__fish_analyst_using_subcommand history; and not __fish_seen_subcommand_from list show export usage forget push help" -l limit -d 'At most N turns' -r
+complete -c analyst -n "__fish_analyst_using_subcommand history; and not __fish_seen_subcommand_from list show export usage forget push help" -l thread -d 'Only the turns of this thread (ask --thread NAME)' -r
+complete -c analyst -n "__fish_analyst_using_subcommand history; and not __fish_seen_subcommand_from list show export usage forget push help" -l since -d 'Only turns since DURATION ago (7d, 12h) or DATE (2026-11-01)' -r
+complete -c analyst -n "__fish_analyst_using_subcommand history; and not __fish_seen_subcommand_from list show export usage forget push help" -l grep -d 'Only turns whose question or answer matches REGEX' -r
+complete -c analyst -n "__fish_analyst_using_subcommand history; and not __fish_seen_subcommand_from list show export usage forget push help" -s o -l output -d 'table (for a person) or json (an array)' -r -f -a "table\t'Aligned, for a person'
+json\t'JSON'"
+complete -c analyst -n "__fish_analyst_using_subcommand history; and not __fish_seen_subcommand_from list show export usage forget push help" -l jq -d 'Filter the JSON output through a jq expression' -r
+complete -c analyst -n "__fish_analyst_using_subcommand history; and not __fish_seen_subcommand_from list show export usage forget push help" -l status -d 'Only turns of this status (completed, incomplete, cut, error, …)' -r
+complete -c analyst -n "__fish_analyst_using_subcommand history; and not __fish_seen_subcommand_from list show export usage forget push help" -l kind -d 'Only turns asked by this command: ask or check' -r -f -a "ask\t'Turns of analyst ask'
+check\t'Turns of analyst check (one per run of a case)'"
+complete -c analyst -n "__fish_analyst_using_subcommand history; and not __fish_seen_subcommand_from list show export usage forget push help" -l output-file -d 'Write the output to FILE instead of stdout, atomically' -r -F
+complete -c analyst -n "__fish_analyst_using_subcommand history; and not __fish_seen_subcommand_from list show export usage forget push help" -l color -d 'Colour on stderr: auto (on a terminal, unless NO_COLOR is set and not empty), always, never' -r -f -a "auto\t'On a terminal, unless NO_COLOR is set to something'
+always\t'Always, also in a pipe'
+never\t'Never'"
+complete -c analyst -n "__fish_analyst_using_subcommand history; and not __fish_seen_subcommand_from list show export usage forget push help" -l profile -d 'Use this profile of the config file (analyst config path prints where it is)' -r -f -a '(analyst config profiles 2>/dev/null)'
+complete -c analyst -n "__fish_analyst_using_subcommand history; and not __fish_seen_subcommand_from list show export usage forget push help" -s q -l quiet -d 'Print nothing on stderr but errors'
+complete -c analyst -n "__fish_analyst_using_subcommand history; and not __fish_seen_subcommand_from list show export usage forget push help" -s v -l verbose -d 'Log each HTTP request and response status to stderr (the key is always redacted)'
+complete -c analyst -n "__fish_analyst_using_subcommand history; and not __fish_seen_subcommand_from list show export usage forget push help" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c analyst -n "__fish_analyst_using_subcommand history; and not __fish_seen_subcommand_from list show export usage forget push help" -s V -l version -d 'Print version'
+complete -c analyst -n "__fish_analyst_using_subcommand history; and not __fish_seen_subcommand_from list show export usage forget push help" -f -a "list" -d 'The latest turns, newest first (the default)'
+complete -c analyst -n "__fish_analyst_using_subcommand history; and not __fish_seen_subcommand_from list show export usage forget push help" -f -a "show" -d 'One whole turn'
+complete -c analyst -n "__fish_analyst_using_subcommand history; and not __fish_seen_subcommand_from list show export usage forget push help" -f -a "export" -d 'A whole thread, question by question'
+complete -c analyst -n "__fish_analyst_using_subcommand history; and not __fish_seen_subcommand_from list show export usage forget push help" -f -a "usage" -d 'Turns, tokens, LLM calls, time and cost, grouped'
+complete -c analyst -n "__fish_analyst_using_subcommand history; and not __fish_seen_subcommand_from list show export usage forget push help" -f -a "forget" -d 'Delete turns (and their thread names), erased from the file and its log'
+complete -c analyst -n "__fish_analyst_using_subcommand history; and not __fish_seen_subcommand_from list show export usage forget push help" -f -a "push" -d 'Send the spans a collector did not take (kept by ask and check) to the OTLP endpoint, oldest first, each once'
+complete -c analyst -n "__fish_analyst_using_subcommand history; and not __fish_seen_subcommand_from list show export usage forget push help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c analyst -n "__fish_analyst_using_subcommand history; and __fish_seen_subcommand_from list" -l limit -d 'At most N turns' -r
+complete -c analyst -n "__fish_analyst_using_subcommand history; and __fish_seen_subcommand_from list" -l thread -d 'Only the turns of this thread (ask --thread NAME)' -r
+complete -c analyst -n "__fish_analyst_using_subcommand history; and __fish_seen_subcommand_from list" -l since -d 'Only turns since DURATION ago (7d, 12h) or DATE (2026-11-01)' -r
+complete -c analyst -n "__fish_analyst_using_subcommand history; and __fish_seen_subcommand_from list" -l status -d 'Only turns of this status (completed, incomplete, cut, error, …)' -r
+complete -c analyst -n "__fish_analyst_using_subcommand history; and __fish_seen_subcommand_from list" -l kind -d 'Only turns asked by this command: ask or check' -r -f -a "ask\t'Turns of analyst ask'
+check\t'Turns of analyst check (one per run of a case)'"
+complete -c analyst -n "__fish_analyst_using_subcommand history; and __fish_seen_subcommand_from list" -l grep -d 'Only turns whose question or answer matches REGEX' -r
+complete -c analyst -n "__fish_analyst_using_subcommand history; and __fish_seen_subcommand_from list" -s o -l output -d 'table (for a person) or json (an array)' -r -f -a "table\t'Aligned, for a person'
+json\t'JSON'"
+complete -c analyst -n "__fish_analyst_using_subcommand history; and __fish_seen_subcommand_from list" -l jq -d 'Filter the JSON output through a jq expression' -r
+complete -c analyst -n "__fish_analyst_using_subcommand history; and __fish_seen_subcommand_from list" -l output-file -d 'Write the output to FILE instead of stdout, atomically' -r -F
+complete -c analyst -n "__fish_analyst_using_subcommand history; and __fish_seen_subcommand_from list" -l color -d 'Colour on stderr: auto (on a terminal, unless NO_COLOR is set and not empty), always, never' -r -f -a "auto\t'On a terminal, unless NO_COLOR is set to something'
+always\t'Always, also in a pipe'
+never\t'Never'"
+complete -c analyst -n "__fish_analyst_using_subcommand history; and __fish_seen_subcommand_from list" -l profile -d 'Use this profile of the config file (analyst config path prints where it is)' -r -f -a '(analyst config profiles 2>/dev/null)'
+complete -c analyst -n "__fish_analyst_using_subcommand history; and __fish_seen_subcommand_from list" -s q -l quiet -d 'Print nothing on stderr but errors'
+complete -c analyst -n "__fish_analyst_using_subcommand history; and __fish_seen_subcommand_from list" -s v -l verbose -d 'Log each HTTP request and response status to stderr (the key is always redacted)'
+complete -c analyst -n "__fish_analyst_using_subcommand history; and __fish_seen_subcommand_from list" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c analyst -n "__fish_analyst_using_subcommand history; and __fish_seen_subcommand_from list" -s V -l version -d 'Print version'
+complete -c analyst -n "__fish_analyst_using_subcommand history; and __fish_seen_subcommand_from show" -s o -l output -d 'table (for a person) or json' -r -f -a "table\t'Aligned, for a person'
+json\t'JSON'"
+complete -c analyst -n "__fish_analyst_using_subcommand history; and __fish_seen_subcommand_from show" -l jq -d 'Filter the JSON output through a jq expression' -r
+complete -c analyst -n "__fish_analyst_using_subcommand history; and __fish_seen_subcommand_from show" -l output-file -d 'Write the output to FILE instead of stdout, atomically' -r -F
+complete -c analyst -n "__fish_analyst_using_subcommand history; and __fish_seen_subcommand_from show" -l color -d 'Colour on stderr: auto (on a terminal, unless NO_COLOR is set and not empty), always, never' -r -f -a "auto\t'On a terminal, unless NO_COLOR is set to something'
+always\t'Always, also in a pipe'
+never\t'Never'"
+complete -c analyst -n "__fish_analyst_using_subcommand history; and __fish_seen_subcommand_from show" -l profile -d 'Use this profile of the config file (analyst config path prints where it is)' -r -f -a '(analyst config profiles 2>/dev/null)'
+complete -c analyst -n "__fish_analyst_using_subcommand history; and __fish_seen_subcommand_from show" -s q -l quiet -d 'Print nothing on stderr but errors'
+complete -c analyst -n "__fish_analyst_using_subcommand history; and __fish_seen_subcommand_from show" -s v -l verbose -d 'Log each HTTP request and response status to stderr (the key is always redacted)'
+complete -c analyst -n "__fish_analyst_using_subcommand history; and __fish_seen_subcommand_from show" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c analyst -n "__fish_analyst_using_subcommand history; and __fish_seen_subcommand_from show" -s V -l version -d 'Print version'
+complete -c analyst -n "__fish_analyst_using_subcommand history; and __fish_seen_subcommand_from export" -s o -l output -d 'markdown, html (one inert page, as ask -o html) or json' -r -f -a "markdown\t'Markdown: each question, its answer, its SQL in code blocks'
+html\t'One self-contained, inert HTML page'
+json\t'JSON: the turns with their queries'"
+complete -c analyst -n "__fish_analyst_using_subcommand history; and __fish_seen_subcommand_from export" -l jq -d 'Filter the JSON output through a jq expression' -r
+complete -c analyst -n "__fish_analyst_using_subcommand history; and __fish_seen_subcommand_from export" -l output-file -d 'Write the output to FILE instead of stdout, atomically' -r -F
+complete -c analyst -n "__fish_analyst_using_subcommand history; and __fish_seen_subcommand_from export" -l color -d 'Colour on stderr: auto (on a terminal, unless NO_COLOR is set and not empty), always, never' -r -f -a "auto\t'On a terminal, unless NO_COLOR is set to something'
+always\t'Always, also in a pipe'
+never\t'Never'"
+complete -c analyst -n "__fish_analyst_using_subcommand history; and __fish_seen_subcommand_from export" -l profile -d 'Use this profile of the config file (analyst config path prints where it is)' -r -f -a '(analyst config profiles 2>/dev/null)'
+complete -c analyst -n "__fish_analyst_using_subcommand history; and __fish_seen_subcommand_from export" -s q -l quiet -d 'Print nothing on stderr but errors'
+complete -c analyst -n "__fish_analyst_using_subcommand history; and __fish_seen_subcommand_from export" -s v -l verbose -d 'Log each HTTP request and response status to stderr (the key is always redacted)'
+complete -c analyst -n "__fish_analyst_using_subcommand history; and __fish_seen_subcommand_from export" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c analyst -n "__fish_analyst_using_subcommand history; and __fish_seen_subcommand_from export" -s V -l version -d 'Print version'
+complete -c analyst -n "__fish_analyst_using_subcommand history; and __fish_seen_subcommand_from usage" -l by -d 'How turns are grouped' -r -f -a "day\t'By day (UTC)'
+week\t'By ISO 8601 week (2026-W48)'
+month\t'By month'
+thread\t'By thread name'
+agent\t'By chat URL'
+model\t'By model'"
+complete -c analyst -n "__fish_analyst_using_subcommand history; and __fish_seen_subcommand_from usage" -l since -d 'Only turns since DURATION ago (30d) or DATE (2026-11-01)' -r
+complete -c analyst -n "__fish_analyst_using_subcommand history; and __fish_seen_subcommand_from usage" -s o -l output -d 'table (for a person), json or csv' -r -f -a "table\t'Aligned, for a person'
+json\t'JSON (an array)'
+csv\t'CSV'"
+complete -c analyst -n "__fish_analyst_using_subcommand history; and __fish_seen_subcommand_from usage" -l jq -d 'Filter the JSON output through a jq expression' -r
+complete -c analyst -n "__fish_analyst_using_subcommand history; and __fish_seen_subcommand_from usage" -l output-file -d 'Write the output to FILE instead of stdout, atomically' -r -F
+complete -c analyst -n "__fish_analyst_using_subcommand history; and __fish_seen_subcommand_from usage" -l color -d 'Colour on stderr: auto (on a terminal, unless NO_COLOR is set and not empty), always, never' -r -f -a "auto\t'On a terminal, unless NO_COLOR is set to something'
+always\t'Always, also in a pipe'
+never\t'Never'"
+complete -c analyst -n "__fish_analyst_using_subcommand history; and __fish_seen_subcommand_from usage" -l profile -d 'Use this profile of the config file (analyst config path prints where it is)' -r -f -a '(analyst config profiles 2>/dev/null)'
+complete -c analyst -n "__fish_analyst_using_subcommand history; and __fish_seen_subcommand_from usage" -s q -l quiet -d 'Print nothing on stderr but errors'
+complete -c analyst -n "__fish_analyst_using_subcommand history; and __fish_seen_subcommand_from usage" -s v -l verbose -d 'Log each HTTP request and response status to stderr (the key is always redacted)'
+complete -c analyst -n "__fish_analyst_using_subcommand history; and __fish_seen_subcommand_from usage" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c analyst -n "__fish_analyst_using_subcommand history; and __fish_seen_subcommand_from usage" -s V -l version -d 'Print version'
+complete -c analyst -n "__fish_analyst_using_subcommand history; and __fish_seen_subcommand_from forget" -l before -d 'Delete the turns before DATE (2026-01-01) or DURATION ago (90d)' -r
+complete -c analyst -n "__fish_analyst_using_subcommand history; and __fish_seen_subcommand_from forget" -l thread -d 'Delete a thread\'s turns and its name' -r
+complete -c analyst -n "__fish_analyst_using_subcommand history; and __fish_seen_subcommand_from forget" -l color -d 'Colour on stderr: auto (on a terminal, unless NO_COLOR is set and not empty), always, never' -r -f -a "auto\t'On a terminal, unless NO_COLOR is set to something'
+always\t'Always, also in a pipe'
+never\t'Never'"
+complete -c analyst -n "__fish_analyst_using_subcommand history; and __fish_seen_subcommand_from forget" -l profile -d 'Use this profile of the config file (analyst config path prints where it is)' -r -f -a '(analyst config profiles 2>/dev/null)'
+complete -c analyst -n "__fish_analyst_using_subcommand history; and __fish_seen_subcommand_from forget" -l all -d 'Delete every turn and thread name'
+complete -c analyst -n "__fish_analyst_using_subcommand history; and __fish_seen_subcommand_from forget" -s q -l quiet -d 'Print nothing on stderr but errors'
+complete -c analyst -n "__fish_analyst_using_subcommand history; and __fish_seen_subcommand_from forget" -s v -l verbose -d 'Log each HTTP request and response status to stderr (the key is always redacted)'
+complete -c analyst -n "__fish_analyst_using_subcommand history; and __fish_seen_subcommand_from forget" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c analyst -n "__fish_analyst_using_subcommand history; and __fish_seen_subcommand_from forget" -s V -l version -d 'Print version'
+complete -c analyst -n "__fish_analyst_using_subcommand history; and __fish_seen_subcommand_from push" -l color -d 'Colour on stderr: auto (on a terminal, unless NO_COLOR is set and not empty), always, never' -r -f -a "auto\t'On a terminal, unless NO_COLOR is set to something'
+always\t'Always, also in a pipe'
+never\t'Never'"
+complete -c analyst -n "__fish_analyst_using_subcommand history; and __fish_seen_subcommand_from push" -l profile -d 'Use this profile of the config file (analyst config path prints where it is)' -r -f -a '(analyst config profiles 2>/dev/null)'
+complete -c analyst -n "__fish_analyst_using_subcommand history; and __fish_seen_subcommand_from push" -s q -l quiet -d 'Print nothing on stderr but errors'
+complete -c analyst -n "__fish_analyst_using_subcommand history; and __fish_seen_subcommand_from push" -s v -l verbose -d 'Log each HTTP request and response status to stderr (the key is always redacted)'
+complete -c analyst -n "__fish_analyst_using_subcommand history; and __fish_seen_subcommand_from push" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c analyst -n "__fish_analyst_using_subcommand history; and __fish_seen_subcommand_from push" -s V -l version -d 'Print version'
+complete -c analyst -n "__fish_analyst_using_subcommand history; and __fish_seen_subcommand_from help" -f -a "list" -d 'The latest turns, newest first (the default)'
+complete -c analyst -n "__fish_analyst_using_subcommand history; and __fish_seen_subcommand_from help" -f -a "show" -d 'One whole turn'
+complete -c analyst -n "__fish_analyst_using_subcommand history; and __fish_seen_subcommand_from help" -f -a "export" -d 'A whole thread, question by question'
+complete -c analyst -n "__fish_analyst_using_subcommand history; and __fish_seen_subcommand_from help" -f -a "usage" -d 'Turns, tokens, LLM calls, time and cost, grouped'
+complete -c analyst -n "__fish_analyst_using_subcommand history; and __fish_seen_subcommand_from help" -f -a "forget" -d 'Delete turns (and their thread names), erased from the file and its log'
+complete -c analyst -n "__fish_analyst_using_subcommand history; and __fish_seen_subcommand_from help" -f -a "push" -d 'Send the spans a collector did not take (kept by ask and check) to the OTLP endpoint, oldest first, each once'
+complete -c analyst -n "__fish_analyst_using_subcommand history; and __fish_seen_subcommand_from help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c analyst -n "__fish_analyst_using_subcommand version" -l color -d 'Colour on stderr: auto (on a terminal, unless NO_COLOR is set and not empty), always, never' -r -f -a "auto\t'On a terminal, unless NO_COLOR is set to something'
+always\t'Always, also in a pipe'
+never\t'Never'"
+complete -c analyst -n "__fish_analyst_using_subcommand version" -l profile -d 'Use this profile of the config file (analyst config path prints where it is)' -r -f -a '(analyst config profiles 2>/dev/null)'
+complete -c analyst -n "__fish_analyst_using_subcommand version" -s q -l quiet -d 'Print nothing on stderr but errors'
+complete -c analyst -n "__fish_analyst_using_subcommand version" -s v -l verbose -d 'Log each HTTP request and response status to stderr (the key is always redacted)'
+complete -c analyst -n "__fish_analyst_using_subcommand version" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c analyst -n "__fish_analyst_using_subcommand version" -s V -l version -d 'Print version'
+complete -c analyst -n "__fish_analyst_using_subcommand help; and not __fish_seen_subcommand_from ask abort session rows check doctor config completions history version help" -f -a "ask" -d 'Ask the agent a question: the answer, CSV, a chart or JSON'
+complete -c analyst -n "__fish_analyst_using_subcommand help; and not __fish_seen_subcommand_from ask abort session rows check doctor config completions history version help" -f -a "abort" -d 'Stop a running chat, as the identity that started it'
+complete -c analyst -n "__fish_analyst_using_subcommand help; and not __fish_seen_subcommand_from ask abort session rows check doctor config completions history version help" -f -a "session" -d 'Mint an embed session for signed embedding, or revoke some'
+complete -c analyst -n "__fish_analyst_using_subcommand help; and not __fish_seen_subcommand_from ask abort session rows check doctor config completions history version help" -f -a "rows" -d 'Every row of a (truncated) SQL result, from the data query API'
+complete -c analyst -n "__fish_analyst_using_subcommand help; and not __fish_seen_subcommand_from ask abort session rows check doctor config completions history version help" -f -a "check" -d 'Ask a suite of known questions: smoke checks and evals'
+complete -c analyst -n "__fish_analyst_using_subcommand help; and not __fish_seen_subcommand_from ask abort session rows check doctor config completions history version help" -f -a "doctor" -d 'Check the setup: what is set, from where, and what answers'
+complete -c analyst -n "__fish_analyst_using_subcommand help; and not __fish_seen_subcommand_from ask abort session rows check doctor config completions history version help" -f -a "config" -d 'Show the resolved settings, or the config file\'s path'
+complete -c analyst -n "__fish_analyst_using_subcommand help; and not __fish_seen_subcommand_from ask abort session rows check doctor config completions history version help" -f -a "completions" -d 'Print a shell completion script, or the man page'
+complete -c analyst -n "__fish_analyst_using_subcommand help; and not __fish_seen_subcommand_from ask abort session rows check doctor config completions history version help" -f -a "history" -d 'The local record of past turns: list, show, export, usage'
+complete -c analyst -n "__fish_analyst_using_subcommand help; and not __fish_seen_subcommand_from ask abort session rows check doctor config completions history version help" -f -a "version" -d 'Print the version, its commit and its target'
+complete -c analyst -n "__fish_analyst_using_subcommand help; and not __fish_seen_subcommand_from ask abort session rows check doctor config completions history version help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c analyst -n "__fish_analyst_using_subcommand help; and __fish_seen_subcommand_from session" -f -a "revoke" -d 'End embed sessions (idempotent)'
+complete -c analyst -n "__fish_analyst_using_subcommand help; and __fish_seen_subcommand_from check" -f -a "merge" -d 'Merge shards\' -o json reports into one, or render one report again'
 complete -c analyst -n "__fish_analyst_using_subcommand help; and __fish_seen_subcommand_from config" -f -a "list" -d 'Print the resolved settings of the chosen profile, each with where it came from (secrets as set or unset)'
 complete -c analyst -n "__fish_analyst_using_subcommand help; and __fish_seen_subcommand_from config" -f -a "path" -d 'Print the config file\'s path (whether or not it exists)'
 complete -c analyst -n "__fish_analyst_using_subcommand help; and __fish_seen_subcommand_from config" -f -a "profiles" -d 'Print the names of the config file\'s profiles, one per line (what shell completion of --profile offers)'
@@ -522,4 +523,3 @@ complete -c analyst -n "__fish_analyst_using_subcommand help; and __fish_seen_su
 complete -c analyst -n "__fish_analyst_using_subcommand help; and __fish_seen_subcommand_from history" -f -a "usage" -d 'Turns, tokens, LLM calls, time and cost, grouped'
 complete -c analyst -n "__fish_analyst_using_subcommand help; and __fish_seen_subcommand_from history" -f -a "forget" -d 'Delete turns (and their thread names), erased from the file and its log'
 complete -c analyst -n "__fish_analyst_using_subcommand help; and __fish_seen_subcommand_from history" -f -a "push" -d 'Send the spans a collector did not take (kept by ask and check) to the OTLP endpoint, oldest first, each once'
-complete -c analyst -n "__fish_analyst_using_subcommand help; and __fish_seen_subcommand_from check" -f -a "merge" -d 'Merge shards\' -o json reports into one, or render one report again'

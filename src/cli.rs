@@ -312,11 +312,23 @@ const SHORT_HELP: &[(&str, &[&str])] = &[
     ),
     (
         "rows",
-        &["sql", "sql_file", "from", "query", "output", "output_file", "allow_partial", "data_url"],
+        &[
+            "sql",
+            "sql_file",
+            "from",
+            "query",
+            "output",
+            "output_file",
+            "allow_partial",
+            "data_url",
+        ],
     ),
     ("doctor", &["offline", "output"]),
     ("history", &["limit", "thread", "since", "grep", "output", "jq"]),
-    ("check merge", &["reports", "junit", "tap", "output", "summary", "baseline"]),
+    (
+        "check merge",
+        &["reports", "junit", "tap", "output", "summary", "baseline"],
+    ),
 ];
 
 /// The command line as clap parses and prints it: help at most 80
@@ -332,7 +344,10 @@ pub fn command() -> clap::Command {
         .mut_arg("profile", |arg| arg.hide_short_help(true))
         .mut_arg("verbose", |arg| arg.hide_short_help(true))
         .mut_args(|arg| arg.hide_env_values(true));
-    let subcommands: Vec<String> = command.get_subcommands().map(|sub| sub.get_name().to_string()).collect();
+    let subcommands: Vec<String> = command
+        .get_subcommands()
+        .map(|sub| sub.get_name().to_string())
+        .collect();
     subcommands.iter().fold(command, |command, name| {
         command.mut_subcommand(name, |sub| shortened(sub, name))
     })
@@ -342,7 +357,10 @@ pub fn command() -> clap::Command {
 /// what [`SHORT_HELP`] names, its epilogue's examples under `-h` and the
 /// whole epilogue under `--help`; its subcommands alike.
 fn shortened(command: clap::Command, path: &str) -> clap::Command {
-    let shown = SHORT_HELP.iter().find(|(name, _)| *name == path).map(|(_, shown)| *shown);
+    let shown = SHORT_HELP
+        .iter()
+        .find(|(name, _)| *name == path)
+        .map(|(_, shown)| *shown);
     let hidden: Vec<String> = command
         .get_arguments()
         .filter(|arg| match shown {
@@ -354,7 +372,9 @@ fn shortened(command: clap::Command, path: &str) -> clap::Command {
         .collect();
     let mut command = hidden
         .iter()
-        .fold(command, |command, id| command.mut_arg(id, |arg| arg.hide_short_help(true)))
+        .fold(command, |command, id| {
+            command.mut_arg(id, |arg| arg.hide_short_help(true))
+        })
         .mut_args(|arg| arg.hide_env_values(true));
     if command.get_after_long_help().is_none() {
         if let Some(epilogue) = command.get_after_help().map(ToString::to_string) {
@@ -370,7 +390,10 @@ fn shortened(command: clap::Command, path: &str) -> clap::Command {
             command = command.after_long_help(epilogue).after_help(short);
         }
     }
-    let subcommands: Vec<String> = command.get_subcommands().map(|sub| sub.get_name().to_string()).collect();
+    let subcommands: Vec<String> = command
+        .get_subcommands()
+        .map(|sub| sub.get_name().to_string())
+        .collect();
     subcommands.iter().fold(command, |command, name| {
         command.mut_subcommand(name, |sub| shortened(sub, &format!("{path} {name}")))
     })
@@ -605,19 +628,29 @@ pub struct HistoryArgs {
 #[derive(Debug, Subcommand)]
 pub enum HistoryAction {
     /// The latest turns, newest first (the default)
-    #[command(after_help = "Examples:\n  analyst history list --thread morning --since 7d\n  analyst history list --grep revenue --status error -o json")]
+    #[command(
+        after_help = "Examples:\n  analyst history list --thread morning --since 7d\n  analyst history list --grep revenue --status error -o json"
+    )]
     List(HistoryListArgs),
     /// One whole turn
-    #[command(after_help = "Examples:\n  analyst history show 42\n  analyst history show 42 -o json --jq '.queries[].sql'")]
+    #[command(
+        after_help = "Examples:\n  analyst history show 42\n  analyst history show 42 -o json --jq '.queries[].sql'"
+    )]
     Show(HistoryShowArgs),
     /// A whole thread, question by question
-    #[command(after_help = "Examples:\n  analyst history export morning -o markdown > thread.md\n  analyst history export morning -o html > thread.html")]
+    #[command(
+        after_help = "Examples:\n  analyst history export morning -o markdown > thread.md\n  analyst history export morning -o html > thread.html"
+    )]
     Export(HistoryExportArgs),
     /// Turns, tokens, LLM calls, time and cost, grouped
-    #[command(after_help = "Examples:\n  analyst history usage --by week --since 30d\n  analyst history usage --by model -o json")]
+    #[command(
+        after_help = "Examples:\n  analyst history usage --by week --since 30d\n  analyst history usage --by model -o json"
+    )]
     Usage(HistoryUsageArgs),
     /// Delete turns (and their thread names), erased from the file and its log
-    #[command(after_help = "Examples:\n  analyst history forget --before 90d\n  analyst history forget --thread morning")]
+    #[command(
+        after_help = "Examples:\n  analyst history forget --before 90d\n  analyst history forget --thread morning"
+    )]
     Forget(HistoryForgetArgs),
     /// Send the spans a collector did not take (kept by ask and check) to the OTLP endpoint, oldest first, each once
     #[command(after_help = "Example:\n  OTEL_EXPORTER_OTLP_ENDPOINT=http://localhost:6006 analyst history push")]
@@ -820,7 +853,7 @@ const DOCTOR_AFTER_HELP: &str = "\
 Examples:
   analyst doctor
   analyst doctor --offline          # the settings only; nothing is called
-  analyst doctor -o json | jq -r '.[] | select(.result == \"failed\") | .check'
+  analyst doctor -o json --jq '.[] | select(.result == \"failed\") | .check'
 
 Each check is a row: what was found and where it came from (flag, environment,
 profile). Unless --offline, the endpoints are called harmlessly: an abort of a

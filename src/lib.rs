@@ -105,7 +105,7 @@ where
         }
     };
     // `--jq` without `-o`: `-o json` is meant, as gh's --jq reads JSON.
-    let matches = match with_json_for_jq(&cli, &matches, &args) {
+    let matches = match settings::with_json_for_jq(&cli, &matches, &args) {
         Some(args) => match cli.try_get_matches_from_mut(&args) {
             Ok(matches) => matches,
             Err(err) => {
@@ -155,41 +155,6 @@ where
         Ok(()) => error::SUCCESS,
         Err(err) => report(&err, &notes),
     }
-}
-
-/// The command line `args` with `-o json` after the subcommand's name,
-/// when its `--jq` is given, its `-o` is not, and it can write JSON.
-fn with_json_for_jq(
-    cli: &clap::Command,
-    matches: &clap::ArgMatches,
-    args: &[std::ffi::OsString],
-) -> Option<Vec<std::ffi::OsString>> {
-    use clap::parser::ValueSource;
-    let (mut level, mut found, mut names) = (cli, matches, Vec::new());
-    while let Some((name, sub)) = found.subcommand() {
-        level = level.find_subcommand(name)?;
-        names.push(name.to_string());
-        found = sub;
-    }
-    let jq = found.try_get_one::<String>("jq").ok().flatten().is_some();
-    let output_given = !matches!(found.value_source("output"), None | Some(ValueSource::DefaultValue));
-    let writes_json = level
-        .get_arguments()
-        .find(|arg| arg.get_id() == "output")?
-        .get_possible_values()
-        .iter()
-        .any(|value| value.get_name() == "json");
-    if !jq || output_given || !writes_json {
-        return None;
-    }
-    // After the last subcommand's name, before any `--`.
-    let mut at = 0;
-    for name in &names {
-        at += 1 + args.iter().skip(at + 1).position(|arg| arg.to_str() == Some(name.as_str()))?;
-    }
-    let mut args = args.to_vec();
-    args.splice(at + 1..at + 1, ["-o".into(), "json".into()]);
-    Some(args)
 }
 
 /// A clap error as one line: its message, the arguments it lists, its tip,
@@ -246,9 +211,10 @@ fn argument_hint(err: &clap::Error, args: &[std::ffi::OsString]) -> Option<Strin
             };
             let flag = given.split_once('=').map_or(given.as_str(), |(flag, _)| flag);
             // Its value: `--format=csv`, or the word after `--format`.
-            let mut rest = args.iter().filter_map(|arg| arg.to_str()).skip_while(|arg| {
-                *arg != flag && !arg.strip_prefix(flag).is_some_and(|rest| rest.starts_with('='))
-            });
+            let mut rest = args
+                .iter()
+                .filter_map(|arg| arg.to_str())
+                .skip_while(|arg| *arg != flag && !arg.strip_prefix(flag).is_some_and(|rest| rest.starts_with('=')));
             let value = rest.next().and_then(|arg| match arg.split_once('=') {
                 Some((_, value)) => Some(value.to_string()),
                 None => rest.next().filter(|next| !next.starts_with('-')).map(str::to_string),
@@ -291,7 +257,9 @@ fn subcommand_hint(err: &clap::Error, level: &clap::Command, command: &str) -> O
         return None;
     };
     if word == "man" && command == "analyst" {
-        return Some("the man pages: analyst completions man (analyst(1) on stdout; --dir DIR writes every page)".to_string());
+        return Some(
+            "the man pages: analyst completions man (analyst(1) on stdout; --dir DIR writes every page)".to_string(),
+        );
     }
     let names = level.get_subcommands().map(clap::Command::get_name);
     if let Some(meant) = text::closest(word, names) {

@@ -333,16 +333,41 @@ impl Tone {
     }
 }
 
+/// How many columns the terminal stdout is has; `None` when stdout is
+/// no terminal. See [`columns`].
+pub fn stdout_columns() -> Option<u16> {
+    columns(
+        terminal_size::terminal_size_of(io::stdout()),
+        io::stdout().is_terminal(),
+    )
+}
+
+/// How many columns the terminal stderr is has; `None` when stderr is
+/// no terminal. See [`columns`].
+pub fn stderr_columns() -> Option<u16> {
+    columns(
+        terminal_size::terminal_size_of(io::stderr()),
+        io::stderr().is_terminal(),
+    )
+}
+
+/// A terminal's columns from its `size`; a terminal whose size says
+/// nothing (no rows or no columns set, as after `stty cols 80` alone) is
+/// taken as 80 columns, as the progress display takes it.
+fn columns(size: Option<(terminal_size::Width, terminal_size::Height)>, terminal: bool) -> Option<u16> {
+    match size {
+        Some((width, _)) => Some(width.0),
+        None => terminal.then_some(80),
+    }
+}
+
 impl Notes {
     /// Notes for the given `-q` / `-v` settings (`-q` wins over `-v`);
     /// `progress` says whether a progress display may be drawn on stderr
     /// (the settings decide: a terminal and no `-q`; notes are then
     /// wrapped to its width), `color` whether prefixes are painted.
     pub fn new(quiet: bool, verbose: bool, progress: bool, color: bool) -> Self {
-        let width = progress
-            .then(|| terminal_size::terminal_size_of(io::stderr()))
-            .flatten()
-            .map(|(width, _)| usize::from(width.0));
+        let width = progress.then(stderr_columns).flatten().map(usize::from);
         Notes {
             quiet,
             verbose: verbose && !quiet,

@@ -58,6 +58,9 @@ pub enum Breaks {
     Spaces,
     /// At spaces and after a `/` or `\\`: paths and URLs.
     SpacesAndPaths,
+    /// At spaces and after a `/`, `_` or `.`: column names
+    /// (`orders_view.revenue`), never inside one of their words.
+    SpacesAndNames,
 }
 
 /// `line` wrapped to `width` display columns at the places `breaks`
@@ -70,7 +73,8 @@ pub fn wrap(line: &str, width: usize, breaks: Breaks, hang: usize) -> Vec<String
     let indent = " ".repeat(lead + hang);
     let separator = match breaks {
         Breaks::Spaces => textwrap::WordSeparator::UnicodeBreakProperties,
-        Breaks::SpacesAndPaths => textwrap::WordSeparator::Custom(after_spaces_and_separators),
+        Breaks::SpacesAndPaths => textwrap::WordSeparator::Custom(after_spaces_and_path_separators),
+        Breaks::SpacesAndNames => textwrap::WordSeparator::Custom(after_spaces_and_name_separators),
     };
     let options = textwrap::Options::new(width.max(lead + hang + 1))
         .initial_indent(&line[..lead])
@@ -84,9 +88,19 @@ pub fn wrap(line: &str, width: usize, breaks: Breaks, hang: usize) -> Vec<String
         .collect()
 }
 
-/// The words of `line` for [`Breaks::SpacesAndPaths`]: split after each
-/// run of spaces and after each `/` or `\\`.
-fn after_spaces_and_separators(line: &str) -> Box<dyn Iterator<Item = textwrap::core::Word<'_>> + '_> {
+/// The words of `line` for [`Breaks::SpacesAndPaths`].
+fn after_spaces_and_path_separators(line: &str) -> Box<dyn Iterator<Item = textwrap::core::Word<'_>> + '_> {
+    after_spaces_and(line, b"/\\")
+}
+
+/// The words of `line` for [`Breaks::SpacesAndNames`].
+fn after_spaces_and_name_separators(line: &str) -> Box<dyn Iterator<Item = textwrap::core::Word<'_>> + '_> {
+    after_spaces_and(line, b"/_.")
+}
+
+/// The words of `line`: split after each run of spaces and after each run
+/// of the `separators`.
+fn after_spaces_and<'a>(line: &'a str, separators: &[u8]) -> Box<dyn Iterator<Item = textwrap::core::Word<'a>> + 'a> {
     let mut start = 0;
     let mut words = Vec::new();
     let bytes = line.as_bytes();
@@ -94,7 +108,7 @@ fn after_spaces_and_separators(line: &str) -> Box<dyn Iterator<Item = textwrap::
         let next = bytes.get(at + 1).copied();
         let ends = match byte {
             b' ' => next != Some(b' '),
-            b'/' | b'\\' => !matches!(next, Some(b' ' | b'/' | b'\\') | None),
+            byte if separators.contains(byte) => next.is_some_and(|next| next != b' ' && !separators.contains(&next)),
             _ => false,
         };
         if ends {

@@ -67,12 +67,12 @@ fn with_profile_names(shell: Shell, script: &str) -> String {
             &format!("--profile)\n                    COMPREPLY=($(compgen -W \"$({NAMES})\" -- \"${{cur}}\"))"),
         ),
         Shell::Zsh => script.replace(
-            "(~/.config/analyst/config.toml)]:NAME:_default'",
-            &format!("(~/.config/analyst/config.toml)]:NAME:{{compadd -- $({NAMES})}}'"),
+            "(analyst config path prints where it is)]:NAME:_default'",
+            &format!("(analyst config path prints where it is)]:NAME:{{compadd -- $({NAMES})}}'"),
         ),
         Shell::Fish => script.replace(
-            "-l profile -d 'Use this profile of the config file (~/.config/analyst/config.toml)' -r",
-            &format!("-l profile -d 'Use this profile of the config file (~/.config/analyst/config.toml)' -r -f -a '({NAMES})'"),
+            "-l profile -d 'Use this profile of the config file (analyst config path prints where it is)' -r",
+            &format!("-l profile -d 'Use this profile of the config file (analyst config path prints where it is)' -r -f -a '({NAMES})'"),
         ),
         _ => script.to_string(),
     }

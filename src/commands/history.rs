@@ -159,20 +159,25 @@ fn shown(turn: &TurnRecord) -> String {
     field(
         &mut text,
         "status",
-        Some(&format!("{} (exit {})", turn.status, turn.exit_code)),
+        Some(&match turn.verdict_exit_code {
+            Some(verdict) => format!("{} (exit {}; its verdict exit {verdict})", turn.status, turn.exit_code),
+            None => format!("{} (exit {})", turn.status, turn.exit_code),
+        }),
     );
     if let Some(usage) = &turn.usage {
+        let counts = &usage.counts;
         field(
             &mut text,
             "usage",
             Some(&format!(
-                "{} tokens ({} in, {} out), {} LLM calls, {}",
-                usage.counts.total_tokens,
-                usage.counts.input_tokens,
-                usage.counts.output_tokens,
-                usage.counts.llm_calls,
-                usage.models.join(", ")
+                "{} tokens ({} in, {} out), {} LLM calls",
+                counts.total_tokens, counts.input_tokens, counts.output_tokens, counts.llm_calls,
             )),
+        );
+        field(
+            &mut text,
+            "models",
+            (!usage.models.is_empty()).then(|| usage.models.join(", ")).as_deref(),
         );
     }
     field(

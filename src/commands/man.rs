@@ -92,7 +92,9 @@ fn render_raw(command: &clap::Command, name: &str, names: &[String], out: &mut i
         .collect();
     let command = hidden
         .iter()
-        .fold(command.clone(), |command, id| command.mut_arg(id, |arg| arg.hide_short_help(false)))
+        .fold(command.clone(), |command, id| {
+            command.mut_arg(id, |arg| arg.hide_short_help(false))
+        })
         .display_name(name.to_string())
         .bin_name(bin_name.clone())
         .disable_help_subcommand(true);
@@ -177,7 +179,11 @@ fn global_options(out: &mut impl Write) -> Result<()> {
                 .unwrap_or_default(),
             false => String::new(),
         };
-        let help = arg.get_long_help().or(arg.get_help()).map(ToString::to_string).unwrap_or_default();
+        let help = arg
+            .get_long_help()
+            .or(arg.get_help())
+            .map(ToString::to_string)
+            .unwrap_or_default();
         writeln!(out, ".TP\n{}{value}\n{}", names.join(", "), escape(&help))?;
     }
     Ok(())

@@ -119,7 +119,7 @@ pub fn html(report: &Report, notes: &Notes) -> String {
             escape_markup(&verdicts::analysis(case)),
             case.medians.duration,
             case.medians.total_tokens.map_or(String::new(), |tokens| format!("{tokens}")),
-            escape_markup(chat)
+            short_chat_id(chat)
         );
     }
     body.push_str("</tbody>\n</table>\n");
@@ -357,7 +357,12 @@ fn chart(report: &Report, notes: &Notes) -> String {
         "mark": "bar",
         "encoding": {
             "y": {"field": "space", "type": "nominal", "title": "space"},
-            "x": {"aggregate": "count", "type": "quantitative", "title": "cases"},
+            "x": {
+                "aggregate": "count",
+                "type": "quantitative",
+                "title": "cases",
+                "axis": {"tickMinStep": 1, "format": "d"}
+            },
             "color": {
                 "field": "verdict",
                 "type": "nominal",
@@ -376,5 +381,19 @@ fn chart(report: &Report, notes: &Notes) -> String {
             notes.warn(&why);
             format!("<p class=\"note\">{}</p>\n", escape_markup(&why))
         }
+    }
+}
+
+/// A chat id in the summary table: a long one (a UUID) by its first 8
+/// characters, the whole id in its tooltip, so the case name keeps the
+/// room.
+fn short_chat_id(chat: &str) -> String {
+    match chat.char_indices().nth(8).filter(|_| chat.chars().count() > 12) {
+        Some((cut, _)) => format!(
+            "<span title=\"{}\">{}…</span>",
+            escape_markup(chat),
+            escape_markup(&chat[..cut])
+        ),
+        None => escape_markup(chat),
     }
 }

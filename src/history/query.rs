@@ -56,7 +56,8 @@ pub struct ListedTurn {
     pub thread: Option<String>,
     /// How it ended.
     pub status: String,
-    /// Its exit code.
+    /// Its exit code: its command's, or for a turn of `check`, its
+    /// verdict's (9 for a turn that did not pass, however it ended).
     pub exit_code: u8,
     /// `totalTokens`, when a usage line came.
     pub total_tokens: Option<u64>,
@@ -167,7 +168,8 @@ impl History {
         let mut statement = self
             .connection
             .prepare(
-                "SELECT id, at, thread, status, exit_code, total_tokens, substr(question, 1, 2048)
+                "SELECT id, at, thread, status, COALESCE(verdict_exit_code, exit_code), total_tokens,
+                        substr(question, 1, 2048)
                  FROM turns WHERE id = ?1",
             )
             .map_err(|err| self.failed(err))?;

@@ -236,7 +236,7 @@ impl Live {
                 .as_deref()
                 .map_or_else(|| "SQL result".to_string(), |t| format!("\"{t}\""));
             let rows = match sql.total_rows {
-                Some(total) if total > sql.rows as u64 => format!("{} of {total} rows", sql.rows),
+                Some(total) if total > sql.rows as u64 => format!("{} of {total} rows (truncated)", sql.rows),
                 Some(total) => format!("{total} rows"),
                 None => format!("{} rows", sql.rows),
             };

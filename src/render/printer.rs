@@ -97,9 +97,12 @@ impl Printer {
         truncation: Truncation,
         filtered: bool,
     ) -> Printer {
-        let note_truncated = traits
-            .shows
-            .notes_truncated(truncation.every_row.is_some(), truncation.allow_partial);
+        // On a terminal, the live display's summary of the results says
+        // which are truncated, once, with the advice.
+        let note_truncated = !display.spinner
+            && traits
+                .shows
+                .notes_truncated(truncation.every_row.is_some(), truncation.allow_partial);
         Printer {
             mode: (traits.printer)(options, notes),
             traits,
@@ -187,8 +190,13 @@ impl Renderer for Printer {
         }
         let reads_results = matches!(self.traits.shows, Mode::Rows | Mode::Chart | Mode::Json);
         let inline = reads_results && !transcript.is_thread_state() && transcript.sql_queries().is_empty();
-        if inline && transcript.answer().is_some_and(|(answer, _)| markdown::has_table(&answer)) {
-            notes.info("the stream has no SQL result: the results are the Markdown tables of the answer, cells as text");
+        if inline
+            && transcript
+                .answer()
+                .is_some_and(|(answer, _)| markdown::has_table(&answer))
+        {
+            notes
+                .info("the stream has no SQL result: the results are the Markdown tables of the answer, cells as text");
         }
         let streamed = match &mut self.live {
             Some(live) => live.finish_answer(transcript, notes, out)?,

@@ -263,7 +263,7 @@ impl<W: Write> RowSink for TableWriter<W> {
 /// right-aligned; with a `width`, fitted to it, each cell on one line and
 /// cut with `…`.
 fn aligned(columns: &[Column], rows: Vec<Vec<String>>, width: Option<u16>) -> comfy_table::Table {
-    use comfy_table::{CellAlignment, ContentArrangement, Row, Table};
+    use comfy_table::{CellAlignment, ColumnConstraint, ContentArrangement, Row, Table, Width};
     let mut table = Table::new();
     table.load_preset(comfy_table::presets::UTF8_FULL_CONDENSED);
     table.set_header(columns.iter().map(|column| one_line(&column.name)));
@@ -275,10 +275,24 @@ fn aligned(columns: &[Column], rows: Vec<Vec<String>>, width: Option<u16>) -> co
         table.add_row(row);
     }
     if let Some(width) = width {
-        table
-            .set_width(width)
-            .set_content_arrangement(ContentArrangement::Dynamic)
-            .set_truncation_indicator("…");
+        table.set_width(width).set_truncation_indicator("…");
+        match name_widths(columns, table.column_max_content_widths().as_slice(), width) {
+            // Each header wrapped inside its column at `_`, `.` and spaces.
+            Some(widths) => {
+                let headers = columns
+                    .iter()
+                    .zip(&widths)
+                    .map(|(column, &width)| wrap(&one_line(&column.name), width, Breaks::SpacesAndNames, 0).join("\n"));
+                table.set_header(headers);
+                table.set_constraints(widths.iter().map(|&width| {
+                    let padded = u16::try_from(width + 2).unwrap_or(u16::MAX);
+                    ColumnConstraint::Absolute(Width::Fixed(padded))
+                }));
+            }
+            None => {
+                table.set_content_arrangement(ContentArrangement::Dynamic);
+            }
+        }
     }
     for (index, column) in columns.iter().enumerate() {
         if column.is_numeric() {
@@ -288,6 +302,37 @@ fn aligned(columns: &[Column], rows: Vec<Vec<String>>, width: Option<u16>) -> co
         }
     }
     table
+}
+
+/// The widths of `columns` (their cells at most `widest` wide) within
+/// `width`: the widest narrowed first, none below the longest word of its
+/// name (split at `_`, `.` and spaces) or three columns for its cells,
+/// which are cut with `…`; `None` when even that does not fit.
+fn name_widths(columns: &[Column], widest: &[u16], width: u16) -> Option<Vec<usize>> {
+    let mut widths: Vec<usize> = widest.iter().map(|&widest| usize::from(widest)).collect();
+    let least: Vec<usize> = columns
+        .iter()
+        .map(|column| {
+            wrap(&one_line(&column.name), 1, Breaks::SpacesAndNames, 0)
+                .iter()
+                .map(|word| text_width(word.trim_end()))
+                .max()
+                .unwrap_or(0)
+                .max(3)
+        })
+        .collect();
+    for (width, least) in widths.iter_mut().zip(&least) {
+        *width = (*width).max(*least);
+    }
+    // Each column has a bar and a space either side of its text.
+    let room = usize::from(width).saturating_sub(3 * columns.len() + 1);
+    while widths.iter().sum::<usize>() > room {
+        let widest = (0..widths.len())
+            .filter(|&column| widths[column] > least[column])
+            .max_by_key(|&column| widths[column])?;
+        widths[widest] -= 1;
+    }
+    Some(widths)
 }
 
 /// A boxed table for a person whose every cell must be read whole (the

@@ -560,6 +560,7 @@ fn escape_expression(text: &mut String, columns: &[&str]) {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::error::kind_of;
     use crate::results::{Column, Rows, Table};
     use serde_json::json;
 

@@ -8,6 +8,7 @@
 //! The submodules, from the bottom up; each imports only those above it
 //! (`tests/layout.rs` checks it):
 //! - [`checks`]: validators, and the environment's rule;
+//! - [`implied`]: what a command line means beyond what it says;
 //! - [`network`]: the timeouts and retries of a command;
 //! - [`profile`]: the config file and its profiles;
 //! - [`otel`]: where spans go (`OTEL_*`, the profile's `otlp_endpoint`);
@@ -22,6 +23,7 @@ pub mod check;
 pub mod checks;
 pub mod doctor;
 pub mod history;
+mod implied;
 mod network;
 mod otel;
 pub mod profile;
@@ -33,6 +35,7 @@ pub use crate::identity::{IdentityInput, SessionSettings, UserAttribute};
 pub use crate::image::{Image, ImageFile, Images};
 pub use checks::{forget_empty_variables, read_stdin, read_text, Finding, FindingState};
 pub use history::{HistoryCommand, HistorySettings};
+pub use implied::with_json_for_jq;
 pub use secrets::Secret;
 pub use types::*;
 

@@ -445,10 +445,7 @@ pub(super) fn case_overrides(args: &CaseArgs) -> CaseOverrides {
 
 /// The width of the terminal stdout is, when `stdout_is_terminal`.
 pub(super) fn terminal_width(stdout_is_terminal: bool) -> Option<u16> {
-    stdout_is_terminal
-        .then(|| terminal_size::terminal_size_of(std::io::stdout()))
-        .flatten()
-        .map(|(width, _)| width.0)
+    stdout_is_terminal.then(crate::output::stdout_columns).flatten()
 }
 
 /// The SQL result `--query` selects.

@@ -304,7 +304,7 @@ fn the_html_report_is_one_inert_page_with_every_case_in_a_real_browser() {
         "nothing but the page was asked for"
     );
     assert!(!dom.contains("<script") && !dom.contains("<img"), "{dom}");
-    assert!(dom.contains("46% (6/13)"), "the accuracy: {dom}");
+    assert!(dom.contains("50% (6/12)"), "the accuracy: {dom}");
     // The chart of verdicts per space, drawn inline.
     let chart = dom.split("<section class=\"chart\">").nth(1).expect("a chart");
     assert!(
@@ -323,6 +323,7 @@ fn the_html_report_is_one_inert_page_with_every_case_in_a_real_browser() {
         !chart.contains("font-size=\"10px\"") && chart.contains("font-size=\"11px\""),
         "{chart}"
     );
+
     // Triage order: what did not pass first, the passes after it,
     // collapsed, and a view of failures only that needs no script.
     let sections: Vec<&str> = dom.split("<section class=\"case\"").skip(1).collect();
@@ -404,17 +405,17 @@ fn tags_errors_and_consistency_reach_every_report_and_merge_renders_one_again() 
         stderr.to_string(),
         str![[r#"
 ...
-13 cases: 6 passed, 4 failed (1 to review), 3 errors in [..], consistent 6/13, accuracy 46% (6/13)
-analyst: error: 7 of 13 cases did not pass
+12 cases: 6 passed, 4 failed (1 to review), 2 errors in [..], consistent 6/12, accuracy 50% (6/12)
+analyst: error: 6 of 12 cases did not pass
 
 "#]],
     );
     let report: Value = serde_json::from_str(&stdout).unwrap();
     assert_eq!(
         (&report["passed"], &report["failed"], &report["errors"]),
-        (&Value::from(6), &Value::from(4), &Value::from(3)),
+        (&Value::from(6), &Value::from(4), &Value::from(2)),
     );
-    let consistent = serde_json::json!({"passedEveryRun": 6, "cases": 13});
+    let consistent = serde_json::json!({"passedEveryRun": 6, "cases": 12});
     assert_eq!(report["consistent"], consistent);
     assert_eq!(case(&report, "orders_by_region")["passedEveryRun"], true);
     assert_eq!(case(&report, "orders_by_status")["passedEveryRun"], false);
@@ -425,9 +426,9 @@ analyst: error: 7 of 13 cases did not pass
         assert!(run["seconds"][moment].is_number(), "{moment}: {run}");
     }
     let xml = std::fs::read_to_string(&junit).unwrap();
-    assert_eq!(xml.matches("<error ").count(), 3, "{xml}");
+    assert_eq!(xml.matches("<error ").count(), 2, "{xml}");
     assert_eq!(xml.matches("<failure ").count(), 4, "{xml}");
-    assert!(xml.contains("<property name=\"consistent\" value=\"6/13\"/>"), "{xml}");
+    assert!(xml.contains("<property name=\"consistent\" value=\"6/12\"/>"), "{xml}");
 
     // The saved report, rendered again in every format, asks nothing.
     let saved = ScratchFile::new("report.json", stdout.as_bytes());
@@ -446,15 +447,15 @@ analyst: error: 7 of 13 cases did not pass
     assert_eq!(json["cases"], report["cases"], "the cases as they were");
     assert_eq!(json["consistent"], consistent);
     let tap = again(&["--tap"]);
-    assert!(tap.starts_with("TAP version 13\n1..13\n"), "{tap}");
-    assert_eq!(tap.matches("\nnot ok ").count(), 7, "{tap}");
+    assert!(tap.starts_with("TAP version 13\n1..12\n"), "{tap}");
+    assert_eq!(tap.matches("\nnot ok ").count(), 6, "{tap}");
     let markdown = again(&["-o", "markdown"]);
     assert_whole(
         markdown.to_string(),
-        str![[r###"
+        str![[r#"
 ## analyst check: examples/agents
 
-**accuracy 46% \(6/13\)**: 13 cases, 6 passed, 4 failed \(1 to review\), 3 errors in [..], consistent 6/13
+**accuracy 50% \(6/12\)**: 12 cases, 6 passed, 4 failed \(1 to review\), 2 errors in [..], consistent 6/12
 
 Tested: asked http\://127\.0\.0\.1\:[..]/api/v1/public/acme/agents/agent\-7/chat/stream\-chat\-state as external user ci\-bot, from [..] for [..]s, with analyst [..]
 
@@ -466,9 +467,8 @@ Tested: asked http\://127\.0\.0\.1\:[..]/api/v1/public/acme/agents/agent\-7/chat
 | biggest\_order | REVIEW | 0 of 2 runs passed | the agent ran no query\: nothing to compare |
 | returned\_orders | ERROR | Agent error | the stream reported an error\: RateLimitError\: the model is overloaded; chat chat\-[..] aborted |
 | refunds | ERROR | Query error | the agent's query failed\: Error\: no such table\: refunds |
-| margin\_by\_region | ERROR | Ground truth not found | no certified query is named "margin\_by\_region"; the agent was not asked |
 
-<details><summary>Every case (13)</summary>
+<details><summary>Every case (12)</summary>
 
 | case | verdict | runs passed | median | question | answer |
 |---|---|---|---|---|---|
@@ -481,7 +481,6 @@ Tested: asked http\://127\.0\.0\.1\:[..]/api/v1/public/acme/agents/agent\-7/chat
 | biggest\_order | REVIEW | 0/2 | [..]s | What was our biggest order? | Answer 1\: revenue rose every month; December was the best month \(€2\.4M\)\. |
 | returned\_orders | ERROR | 0/2 | [..]s | How many orders were returned? |  |
 | refunds | ERROR | 0/2 | [..]s | How much did we refund? | Answer 1\: revenue rose every month; December was the best month \(€2\.4M\)\. |
-| margin\_by\_region | ERROR | 0/2 | [..]s | What is the margin of each region? |  |
 | sales/orders\_by\_region | PASS | 2/2 | [..]s | How many orders did each sales region place? | Answer 1\: revenue rose every month; December was the best month \(€2\.4M\)\. |
 | certified/revenue\_by\_region | PASS | 2/2 | [..]s | What is the revenue of each region? | Answer 1\: revenue rose every month; December was the best month \(€2\.4M\)\. |
 | certified/orders\_per\_status | PASS | 2/2 | [..]s | How many orders does each status have? | Answer 1\: revenue rose every month; December was the best month \(€2\.4M\)\. |
@@ -489,10 +488,10 @@ Tested: asked http\://127\.0\.0\.1\:[..]/api/v1/public/acme/agents/agent\-7/chat
 </details>
 
 
-"###]],
+"#]],
     );
     let page = again(&["-o", "html"]);
-    assert!(page.contains("consistent 6/13") && page.contains("<svg"), "{page}");
+    assert!(page.contains("consistent 6/12") && page.contains("<svg"), "{page}");
     let junit_again = dir.join("again.xml");
     again(&["--junit", junit_again.to_str().unwrap()]);
     assert_eq!(
@@ -500,7 +499,7 @@ Tested: asked http\://127\.0\.0\.1\:[..]/api/v1/public/acme/agents/agent\-7/chat
             .unwrap()
             .matches("<error ")
             .count(),
-        3
+        2
     );
     assert_eq!(emu.requests().len(), asked, "nothing asked of the service");
 }
@@ -527,7 +526,7 @@ fn the_readmes_example_report_is_of_this_form_and_renders() {
         .unwrap();
     exits(&output, 9);
     let page = String::from_utf8(output.stdout).unwrap();
-    assert!(page.contains("consistent 6/13") && page.contains("<svg"), "{page}");
+    assert!(page.contains("consistent 6/12") && page.contains("<svg"), "{page}");
 }
 
 /// `report` as the earlier `-o json` wrote it: each run's durations as
@@ -612,4 +611,37 @@ fn a_log_hears_when_each_case_starts_and_a_quiet_one_does_not() {
     let quiet = emu.analyst().args(["check", "-q"]).arg(&*suite).output().unwrap();
     exits(&quiet, 0);
     assert!(quiet.stderr.is_empty(), "{}", String::from_utf8_lossy(&quiet.stderr));
+}
+
+#[test]
+fn the_page_counts_cases_in_whole_numbers_and_gives_a_chat_id_little_room() {
+    let emu = Emulator::start();
+    emu.script(Reply::stream(
+        &ChatStream::new("0b6f7a52-9c1e-4d3a-8e2f-1a2b3c4d5e6f", Family::Semantic).final_answer(&["Revenue rose."]),
+    ));
+    let suite = ScratchFile::new("one.toml", "[[case]]\nname = \"one\"\nquestion = \"Revenue?\"\n");
+    let output = emu
+        .analyst()
+        .args(["check", "-o", "html"])
+        .arg(&*suite)
+        .output()
+        .unwrap();
+    exits(&output, 0);
+    let page = String::from_utf8(output.stdout).unwrap();
+    // One case: the axis says 0 and 1, not 0.2, 0.4…
+    let chart = page.split("<section class=\"chart\">").nth(1).expect("a chart");
+    let labels = regex::Regex::new(r">(\d+(?:\.\d+)?)</text>").unwrap();
+    let ticks: Vec<&str> = labels
+        .captures_iter(chart)
+        .map(|found| found.get(1).unwrap().as_str())
+        .collect();
+    assert!(
+        !ticks.is_empty() && ticks.iter().all(|tick| !tick.contains('.')),
+        "{ticks:?}"
+    );
+    // A UUID is shown by its first group, whole in its tooltip.
+    assert!(
+        page.contains("<td class=\"chat\"><span title=\"0b6f7a52-9c1e-4d3a-8e2f-1a2b3c4d5e6f\">0b6f7a52…</span></td>"),
+        "{page}"
+    );
 }

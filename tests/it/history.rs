@@ -1088,3 +1088,60 @@ acme/agents/agent-7      4    5120   4000     320         600          200      
         "{table}"
     );
 }
+
+#[test]
+fn a_check_turn_is_listed_with_its_verdicts_exit_code_and_show_labels_the_models() {
+    let emu = Emulator::start();
+    let (_dir, db) = database();
+    let suite = ScratchFile::new(
+        "verdicts.toml",
+        "[[case]]\nname = \"passes\"\nquestion = \"Revenue?\"\n\
+         [[case]]\nname = \"fails\"\nquestion = \"Orders?\"\nexpect_answer = \"never said\"\n",
+    );
+    let output = analyst_into(&emu, &db)
+        .args(["check", "--jobs", "1"])
+        .arg(&*suite)
+        .output()
+        .unwrap();
+    exits(&output, 9);
+    let output = analyst()
+        .env("ANALYST_HISTORY_DB", &db)
+        .arg("history")
+        .output()
+        .unwrap();
+    exits(&output, 0);
+    // The turn completed; its verdict made the run exit 9, which is what
+    // its row says, as `check` exited.
+    assert_whole(
+        String::from_utf8(output.stdout).unwrap(),
+        str![[r#"
+ID  TIME (UTC)        THREAD  STATUS     EXIT  TOKENS  QUESTION
+2   [..]  -       completed     9    1280  Orders?
+1   [..]  -       completed     0    1280  Revenue?
+
+"#]],
+    );
+    let output = analyst()
+        .env("ANALYST_HISTORY_DB", &db)
+        .args(["history", "show", "2"])
+        .output()
+        .unwrap();
+    let shown = String::from_utf8(output.stdout).unwrap();
+    let fields: Vec<&str> = shown
+        .lines()
+        .filter(|line| {
+            ["status ", "usage ", "models "]
+                .iter()
+                .any(|name| line.starts_with(name))
+        })
+        .collect();
+    assert_eq!(
+        fields,
+        [
+            "status      completed (exit 0; its verdict exit 9)",
+            "usage       1280 tokens (1000 in, 80 out), 3 LLM calls",
+            "models      m"
+        ],
+        "{shown}"
+    );
+}

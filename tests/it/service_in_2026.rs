@@ -154,7 +154,13 @@ fn results_put_inline_in_the_answer_are_its_results() {
     let emu = Emulator::start();
     emu.agent(|agent| agent.answers = vec![("by region".into(), Answer::Inline(INLINE_TABLE.into()))]);
     let ask = |args: &[&str]| {
-        let output = emu.analyst().arg("ask").args(args).arg("Revenue by region?").output().unwrap();
+        let output = emu
+            .analyst()
+            .arg("ask")
+            .args(args)
+            .arg("Revenue by region?")
+            .output()
+            .unwrap();
         exits(&output, 0);
         (
             String::from_utf8_lossy(&output.stdout).into_owned(),
@@ -173,11 +179,19 @@ the stream has no SQL result: the results are the Markdown tables of the answer,
 
 "#]],
     );
-    let (json, _) = ask(&["-o", "json", "--jq", ".queries[0] | [.tool, .title, .fromAnswer, .rows[1].region]"]);
-    assert_whole(json, str![[r#"
+    let (json, _) = ask(&[
+        "-o",
+        "json",
+        "--jq",
+        ".queries[0] | [.tool, .title, .fromAnswer, .rows[1].region]",
+    ]);
+    assert_whole(
+        json,
+        str![[r#"
 ["answer","table 1 of the answer",true,"APAC"]
 
-"#]]);
+"#]],
+    );
     for mode in ["table", "html"] {
         let (out, _) = ask(&["-o", mode, "--query", "1"]);
         assert!(!out.is_empty(), "-o {mode}");
@@ -185,7 +199,11 @@ the stream has no SQL result: the results are the Markdown tables of the answer,
     // A table has no chart spec: nothing draws, as for a SQL result
     // without one.
     for mode in ["vega", "svg", "png"] {
-        let output = emu.analyst().args(["ask", "-o", mode, "Revenue by region?"]).output().unwrap();
+        let output = emu
+            .analyst()
+            .args(["ask", "-o", mode, "Revenue by region?"])
+            .output()
+            .unwrap();
         exits(&output, 11);
         assert_whole(
             one_error_line(&output),
@@ -205,7 +223,11 @@ the stream has no SQL result: the results are the Markdown tables of the answer,
     assert!(String::from_utf8_lossy(&output.stdout).contains("| EMEA | 120 |"));
     // A turn with neither SQL nor a table says only that there is no SQL.
     emu.agent(|agent| agent.answers = vec![("by region".into(), Answer::NoQuery)]);
-    let output = emu.analyst().args(["ask", "-o", "csv", "Revenue by region?"]).output().unwrap();
+    let output = emu
+        .analyst()
+        .args(["ask", "-o", "csv", "Revenue by region?"])
+        .output()
+        .unwrap();
     exits(&output, 11);
     assert!(!String::from_utf8_lossy(&output.stderr).contains("inline"));
     // Cube's grading calls it review, and the analysis says why.

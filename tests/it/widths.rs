@@ -75,6 +75,49 @@ fn short_help_of_ask_and_check_is_forty_lines_that_end_in_five_examples() {
 }
 
 #[test]
+fn every_short_help_fits_forty_lines_with_examples() {
+    let paths = command_paths();
+    assert!(paths.len() > 15, "{paths:?}");
+    let written = regex::Regex::new(r"\[env:\s+[A-Z_]+=").unwrap();
+    for path in &paths {
+        let output = analyst().args(path).arg("-h").output().unwrap();
+        exits(&output, 0);
+        let help = String::from_utf8(output.stdout).unwrap();
+        let shown = format!("analyst {} -h", path.join(" "));
+        assert!(
+            help.lines().count() <= 40,
+            "{shown}: {} lines\n{help}",
+            help.lines().count()
+        );
+        assert!(help.contains("\nExample"), "{shown} has no example:\n{help}");
+        assert!(
+            !help.contains("Environment:") && !help.contains("Exit codes:\n"),
+            "{shown}"
+        );
+        // A variable is named alike everywhere, its value never shown.
+        let long = analyst().args(path).arg("--help").output().unwrap();
+        let long = String::from_utf8(long.stdout).unwrap().replace("\n", " ");
+        assert!(!written.is_match(&long), "{shown}: {long}");
+    }
+    // `analyst` alone is the short help, on stderr.
+    let output = analyst().output().unwrap();
+    exits(&output, 2);
+    let help = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        help.lines().count() <= 40 && help.contains("Cube's AI agents"),
+        "{help}"
+    );
+    // --help keeps the environment and the exit codes.
+    let long = String::from_utf8(analyst().arg("--help").output().unwrap().stdout).unwrap();
+    assert!(long.contains("Environment:") && long.contains("Exit codes:"), "{long}");
+    // Where the config file is depends on the system: no Unix path here.
+    assert!(
+        long.contains("Use this profile of the config file (analyst config path prints"),
+        "{long}"
+    );
+}
+
+#[test]
 fn what_a_person_reads_on_a_terminal_fits_80_and_60_columns() {
     let emu = Emulator::start();
     emu.agent(|a| a.delay = Duration::from_millis(40));
@@ -119,19 +162,33 @@ fn what_a_person_reads_on_a_terminal_fits_80_and_60_columns() {
         ] {
             assert!(all.contains(shown), "{shown:?} at {width} columns:\n{all}");
         }
-        // A truncated result's warning, wrapped at spaces.
+        // A truncated result: said once, by the summary of the results
+        // under the answer (no warning beside it), with the advice.
         emu.script(Reply::stream(
             &ChatStream::new("c-wide", Family::Semantic)
                 .sql_call(&SqlCall::revenue_by_month(30).truncated_to(20))
                 .final_answer(&["Revenue grew."]),
         ));
         let screen = on_a_terminal_of(width, &emu, "ask 'Revenue by month?'", &env);
-        assert_fits(&format!("a truncation warning at {width} columns"), &screen, width);
-        assert!(screen.contains("warning:"), "{screen}");
-        // Wrapped at spaces, the rest indented under it: every word whole.
-        let joined = screen.replace("\r\n", "\n").replace("\n  ", " ");
-        assert!(joined.contains("is truncated: 20 of 30 rows"), "{screen}");
-        assert!(screen.contains("\n  ") && screen.contains("--all-rows"), "{screen}");
+        assert_fits(&format!("a truncated result at {width} columns"), &screen, width);
+        assert_eq!(screen.matches("20 of 30 rows").count(), 1, "{screen}");
+        assert!(
+            screen.contains("1. \"Revenue by month\": 20 of 30 rows (truncated)") && screen.contains("--all-rows"),
+            "{screen}"
+        );
+        assert!(!screen.contains("warning:"), "{screen}");
+        // A warning, wrapped at spaces, the rest indented under it: every
+        // word whole.
+        emu.script(Reply::stream(
+            &ChatStream::new("c-wide", Family::Semantic).assistant(&["Revenue grew, ", "and grew."]),
+        ));
+        let screen = on_a_terminal_of(width, &emu, "ask 'Revenue by month?'", &env);
+        assert_fits(&format!("a warning at {width} columns"), &screen, width);
+        let joined = plain_text(&screen).replace("\r\n", "\n").replace("\n  ", " ");
+        assert!(
+            joined.contains("warning: no final answer in the stream: using the last complete assistant message"),
+            "{screen}"
+        );
     }
 }
 
@@ -170,4 +227,91 @@ fn cjk_text_on_a_terminal_fits_80_columns_measured_in_display_columns() {
     let screen = on_a_terminal_of(80, &emu, "ask 'Q'", &env);
     assert_fits("a warning quoting a Japanese message", &screen, 80);
     assert!(screen.contains("warning:") && screen.contains("ツールの"), "{screen}");
+}
+
+#[test]
+fn a_terminal_with_columns_but_no_rows_still_wraps_at_its_width() {
+    // `stty cols 80` alone: the size says no rows. The spinner takes 80
+    // columns; so do the notes.
+    let emu = Emulator::start();
+    emu.script(Reply::stream(
+        &ChatStream::new("c-rows", Family::Semantic).assistant(&["Revenue grew, ", "and grew."]),
+    ));
+    let screen = on_a_terminal_sized("cols 80", &emu, "ask --no-history 'Revenue by month?'", &[]);
+    assert!(plain_text(&screen).contains("warning: no final answer"), "{screen}");
+    assert_fits("a warning on an 80x0 terminal", &screen, 80);
+}
+
+#[test]
+fn a_table_of_rows_breaks_its_headers_between_words_at_60_columns() {
+    let emu = Emulator::start();
+    let sql = "SELECT id AS order_identifier, created_at AS creation_timestamp_of_the_order, \
+               region AS sales_region_name, amount AS revenue_in_euros FROM orders WHERE id <= 3";
+    let data = emu.data_url();
+    let env = [
+        ("ANALYST_DATA_URL", data.as_str()),
+        ("ANALYST_DATA_SECRET", DATA_SECRET),
+    ];
+    let screen = on_a_terminal_of(60, &emu, &format!("rows -o table --sql '{sql}'"), &env);
+    assert_fits("rows -o table at 60 columns", &screen, 60);
+    // Each header's words whole, one under the other in its column.
+    let header: Vec<String> = screen
+        .lines()
+        .skip_while(|line| !line.contains('┌'))
+        .skip(1)
+        .take_while(|line| !line.contains('╞'))
+        .map(str::to_string)
+        .collect();
+    let cells = |column: usize| -> String {
+        header
+            .iter()
+            .map(|line| {
+                line.split(['│', '┆'])
+                    .nth(column + 1)
+                    .unwrap_or_default()
+                    .trim()
+                    .to_string()
+            })
+            .collect()
+    };
+    for (column, name) in [
+        "order_identifier",
+        "creation_timestamp_of_the_order",
+        "sales_region_name",
+    ]
+    .iter()
+    .enumerate()
+    {
+        assert_eq!(cells(column), *name, "{screen}");
+    }
+    for line in &header {
+        for piece in line.split(['│', '┆']).map(str::trim).filter(|piece| !piece.is_empty()) {
+            assert!(
+                [
+                    "order_",
+                    "identifier",
+                    "creation_",
+                    "timestamp_",
+                    "of_the_order",
+                    "sales_",
+                    "region_name",
+                    "sales_region_name",
+                    "revenue_in_",
+                    "euros",
+                    "revenue_in_euros",
+                    "order_identifier"
+                ]
+                .contains(&piece),
+                "a header broken inside a word: {piece:?} in\n{screen}"
+            );
+        }
+    }
+}
+
+/// `screen` without its colour and cursor escapes.
+fn plain_text(screen: &str) -> String {
+    regex::Regex::new(r"\x1b\[[0-9;?]*[A-Za-z]")
+        .unwrap()
+        .replace_all(screen, "")
+        .into_owned()
 }

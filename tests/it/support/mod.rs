@@ -306,13 +306,19 @@ pub fn check_page(report: &str) -> String {
 /// What `analyst ARGS` shows on a terminal of `width` columns and 40 rows
 /// (stdout and stderr together), with the emulator's settings and `env`.
 pub fn on_a_terminal_of(width: usize, emu: &Emulator, args: &str, env: &[(&str, &str)]) -> String {
+    on_a_terminal_sized(&format!("rows 40 cols {width}"), emu, args, env)
+}
+
+/// [`on_a_terminal_of`] a terminal `stty` sets as `size` says (`cols 80`
+/// alone leaves it no rows).
+pub fn on_a_terminal_sized(size: &str, emu: &Emulator, args: &str, env: &[(&str, &str)]) -> String {
     let binary = assert_cmd::cargo::cargo_bin("analyst");
     let mut script = std::process::Command::new("script");
     script
         .args([
             "-q",
             "-c",
-            &format!("stty rows 40 cols {width}; {} {args}", binary.display()),
+            &format!("stty rows 0 cols 0; stty {size}; {} {args}", binary.display()),
             "/dev/null",
         ])
         .envs(
