@@ -419,7 +419,7 @@ fn the_readme_gives_the_action_only_inputs_it_has() {
     let action = action();
     let inputs = action["inputs"].as_object().unwrap();
     let mut given = Vec::new();
-    for block in crate::readme::blocks(&crate::readme::readme(), "yaml") {
+    for block in crate::readme::blocks(&crate::readme::manual(), "yaml") {
         let block: Value = serde_saphyr::from_str(&block).unwrap();
         let steps = match &block {
             Value::Array(steps) => steps.clone(),

@@ -22,6 +22,7 @@ mod evals;
 mod expectations;
 mod history;
 
+mod docs;
 mod inert_pages;
 mod jq_and_files;
 mod kept_spans;

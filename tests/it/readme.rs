@@ -17,6 +17,36 @@ pub(crate) fn readme() -> String {
     std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("README.md")).unwrap()
 }
 
+/// The pages of the guide in `docs/`, in the order its contents page
+/// (`docs/README.md`) lists them.
+pub(crate) fn guide_pages() -> Vec<String> {
+    let docs = Path::new(env!("CARGO_MANIFEST_DIR")).join("docs");
+    let contents = std::fs::read_to_string(docs.join("README.md")).unwrap();
+    let mut pages: Vec<String> = Vec::new();
+    for event in pulldown_cmark::Parser::new(&contents) {
+        if let pulldown_cmark::Event::Start(pulldown_cmark::Tag::Link { dest_url, .. }) = event {
+            let page = dest_url.split('#').next().unwrap_or_default().to_string();
+            if page.ends_with(".md") && !page.starts_with("..") && !pages.contains(&page) {
+                pages.push(page);
+            }
+        }
+    }
+    assert!(pages.len() >= 10, "the guide's pages: {pages:?}");
+    pages
+}
+
+/// The manual: the README, then every page of the guide in order (their
+/// examples run in that order, in one folder).
+pub(crate) fn manual() -> String {
+    let docs = Path::new(env!("CARGO_MANIFEST_DIR")).join("docs");
+    let mut text = readme();
+    for page in guide_pages() {
+        text.push_str("\n\n");
+        text.push_str(&std::fs::read_to_string(docs.join(&page)).unwrap());
+    }
+    text
+}
+
 /// The fenced code blocks of `language`, in order, as a Markdown reader
 /// (pulldown-cmark) sees them: fences of any length, inside lists too.
 pub(crate) fn blocks(text: &str, language: &str) -> Vec<String> {
@@ -95,7 +125,7 @@ fn every_shell_example_runs_against_the_emulator() {
     let emu = Emulator::start();
     emu.agent(|a| a.warehouse_sql = Some(AGENT_SQL.into()));
     let dir = scratch();
-    let examples = blocks(&readme(), "sh");
+    let examples = blocks(&manual(), "sh");
     assert!(examples.len() >= 12, "found only {} sh examples", examples.len());
     let mut ran = 0;
     for example in &examples {
@@ -113,7 +143,7 @@ fn every_shell_example_runs_against_the_emulator() {
         let output = bash(&emu, &dir, &script);
         assert!(
             output.status.success(),
-            "this README example failed:\n{example}\nstdout:\n{}\nstderr:\n{}",
+            "this example of the README or the guide failed:\n{example}\nstdout:\n{}\nstderr:\n{}",
             String::from_utf8_lossy(&output.stdout),
             String::from_utf8_lossy(&output.stderr)
         );
@@ -141,7 +171,7 @@ fn the_ci_matrix_in_the_readme_runs_its_shards_and_merges_them() {
     let emu = Emulator::start();
     emu.agent(|a| a.warehouse_sql = Some(AGENT_SQL.into()));
     let dir = scratch();
-    let workflow = blocks(&readme(), "yaml")
+    let workflow = blocks(&manual(), "yaml")
         .into_iter()
         .find(|block| block.contains("check merge") && block.contains("matrix:"))
         .expect("a workflow with a merge job");
@@ -193,7 +223,7 @@ fn the_ci_matrix_in_the_readme_runs_its_shards_and_merges_them() {
 fn the_smoke_check_workflow_writes_the_step_summary_and_the_page() {
     let emu = Emulator::start();
     let dir = scratch();
-    let steps = blocks(&readme(), "yaml")
+    let steps = blocks(&manual(), "yaml")
         .into_iter()
         .find(|block| block.contains("GITHUB_STEP_SUMMARY") && block.contains("smoke.toml"))
         .expect("the smoke check's steps");
@@ -225,12 +255,19 @@ fn the_smoke_check_workflow_writes_the_step_summary_and_the_page() {
 #[test]
 fn the_suite_in_the_readme_is_the_shipped_example() {
     let shipped = std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/smoke.toml")).unwrap();
-    assert_eq!(blocks(&readme(), "toml")[0], shipped);
+    let suites: Vec<String> = blocks(&manual(), "toml")
+        .into_iter()
+        .filter(|block| block.contains("[[case]]"))
+        .collect();
+    assert_eq!(suites.first(), Some(&shipped));
 }
 
 #[test]
 fn the_config_in_the_readme_loads() {
-    let config = blocks(&readme(), "toml")[1].clone();
+    let config = blocks(&manual(), "toml")
+        .into_iter()
+        .find(|block| block.contains("[profiles."))
+        .expect("a config file in the guide");
     let path = ScratchFile::new("config.toml", config);
     // Each profile's settings are the ones `config list` resolves, each
     // said to come from that profile.
@@ -345,29 +382,46 @@ fn own_flags(args: &[&str]) -> Vec<(String, Option<char>)> {
 
 #[test]
 fn every_flag_table_of_the_readme_is_the_commands_help() {
-    let readme = readme();
+    let manual = manual();
     let global: Vec<String> = own_flags(&[]).into_iter().map(|(long, _)| long).collect();
+    // A section: its heading (any level) to the next heading of its level
+    // or above, outside code blocks.
     let section_of = |heading: &str| -> String {
-        let start = readme
-            .find(heading)
-            .unwrap_or_else(|| panic!("{heading} in the README"));
-        let section = &readme[start..];
-        section[..section[1..].find("\n### ").map_or(section.len(), |end| end + 1)].to_string()
+        let lines: Vec<&str> = manual.lines().collect();
+        let level = |line: &str| line.len() - line.trim_start_matches('#').len();
+        let start = lines
+            .iter()
+            .position(|line| line.trim_start_matches('#').trim() == heading && level(line) > 0)
+            .unwrap_or_else(|| panic!("{heading} in the guide"));
+        let depth = level(lines[start]);
+        let mut fenced = false;
+        let mut section = Vec::new();
+        for line in &lines[start..] {
+            if line.starts_with("```") {
+                fenced = !fenced;
+            }
+            let ends = !fenced && !section.is_empty() && level(line) > 0 && level(line) <= depth && line.contains("# ");
+            if ends {
+                break;
+            }
+            section.push(*line);
+        }
+        section.join("\n")
     };
     // The flags every command that writes data shares are said once, and
     // so are those a command shares with ask (the endpoint, who asks, the
     // connection): in ask's section.
-    let ask_heading = "### `analyst ask [QUESTION]`";
-    let shared = long_flags(&section_of("### Every command that writes data"));
+    let ask_heading = "`analyst ask [QUESTION]`";
+    let shared = long_flags(&section_of("Every command that writes data"));
     let ask_section = section_of(ask_heading);
     let ask_flags: Vec<String> = own_flags(&["ask"]).into_iter().map(|(long, _)| long).collect();
     for (heading, command) in [
         (ask_heading, &["ask"][..]),
-        ("### `analyst abort --chat-id ID`", &["abort"][..]),
-        ("### `analyst session`", &["session"][..]),
-        ("### `analyst rows`", &["rows"][..]),
-        ("### `analyst check SUITE.toml`", &["check"][..]),
-        ("### `analyst history`", &["history", "list"][..]),
+        ("`analyst abort --chat-id ID`", &["abort"][..]),
+        ("`analyst session`", &["session"][..]),
+        ("`analyst rows`", &["rows"][..]),
+        ("`analyst check SUITE.toml`", &["check"][..]),
+        ("`analyst history`", &["history", "list"][..]),
     ] {
         let section = section_of(heading);
         let own = own_flags(command);
@@ -379,7 +433,7 @@ fn every_flag_table_of_the_readme_is_the_commands_help() {
         for flag in &table_flags {
             assert!(
                 own.iter().any(|(long, _)| long == flag) || global.contains(flag),
-                "README {heading}: --{flag} is not a flag of analyst {}",
+                "the guide's {heading}: --{flag} is not a flag of analyst {}",
                 command.join(" ")
             );
         }
@@ -389,7 +443,7 @@ fn every_flag_table_of_the_readme_is_the_commands_help() {
             let by_short = short.is_some_and(|short| section.contains(&format!("`-{short} ")));
             assert!(
                 said.contains(flag) || shared.contains(flag) || in_ask || by_short,
-                "analyst {} --{flag} is not in the README's {heading}",
+                "analyst {} --{flag} is not in the guide's {heading}",
                 command.join(" ")
             );
         }
