@@ -336,7 +336,7 @@ _analyst() {
             return 0
             ;;
         analyst__subcmd__ask)
-            opts="-o -q -v -h -V --chat-id --thread --output --jq --output-file --replay --all-rows --image --thread-ttl --no-history --resume --branch --default-branch --query --tee --vega-config --scale --fail-on-tool-error --allow-partial --expect-answer --expect-sql --expect-tool --min-rows --data-url --chat-url --api-key-file --cube-token-file --external-id --internal-id --email --attr --group --security-context --persistent --ttl --timezone --no-authoring --connect-timeout --timeout --idle-timeout --retries --quiet --color --profile --verbose --help --version"
+            opts="-o -q -v -h -V --chat-id --thread --output --jq --output-file --replay --all-rows --image --thread-ttl --no-history --resume --branch --default-branch --query --tee --vega-config --scale --fail-on-tool-error --allow-partial --expect-answer --expect-sql --expect-tool --min-rows --expect-faithful --allow-questions --data-url --chat-url --api-key-file --cube-token-file --external-id --internal-id --email --attr --group --security-context --persistent --ttl --timezone --no-authoring --connect-timeout --timeout --idle-timeout --retries --quiet --color --profile --verbose --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -498,7 +498,7 @@ _analyst() {
             return 0
             ;;
         analyst__subcmd__check)
-            opts="-j -o -q -v -h -V --jobs --repeat --filter --list --junit --output --baseline --min-accuracy --pass-rate --max-seconds --max-tokens --max-llm-calls --certified --no-history --retry-errors --stop-when-decided --shard --save --tap --summary --jq --output-file --fail-on-regression --baseline-max-age --baseline-any --chat-url --api-key-file --cube-token-file --data-url --external-id --internal-id --email --attr --group --security-context --persistent --ttl --timezone --no-authoring --connect-timeout --timeout --idle-timeout --retries --quiet --color --profile --verbose --help --version merge help"
+            opts="-j -o -q -v -h -V --jobs --repeat --filter --list --junit --output --baseline --min-accuracy --pass-rate --max-seconds --max-tokens --max-llm-calls --expect-faithful --certified --no-history --retry-errors --stop-when-decided --shard --save --tap --summary --jq --output-file --fail-on-regression --baseline-max-age --baseline-any --chat-url --api-key-file --cube-token-file --data-url --external-id --internal-id --email --attr --group --security-context --persistent --ttl --timezone --no-authoring --connect-timeout --timeout --idle-timeout --retries --quiet --color --profile --verbose --help --version merge help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0

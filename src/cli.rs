@@ -137,7 +137,7 @@ pub const ENVIRONMENT: [(&str, &str); 32] = [
 ];
 
 /// The exit codes and what each means (`--help` and EXIT STATUS).
-pub const EXIT_STATUS: [(&str, &str); 16] = [
+pub const EXIT_STATUS: [(&str, &str); 17] = [
     ("0", "success (also when the reader of stdout goes away, as with | head)"),
     ("1", "an unexpected failure (a bug: the message says so)"),
     ("2", "usage: bad flags, invalid identity, unreadable input, 400 from the service"),
@@ -150,6 +150,7 @@ pub const EXIT_STATUS: [(&str, &str); 16] = [
     ("9", "an --expect-* / --min-rows check, a check comparison or budget failed (or a regression with --fail-on-regression)"),
     ("10", "fewer rows than totalRows: rows, or a truncated result in ask (unless --all-rows or --allow-partial)"),
     ("11", "nothing to render: no SQL result (csv, table; the agent may have put its results inline, as a Markdown table in the answer) or no chart that draws (vega, svg, png)"),
+    ("12", "the agent asked back instead of answering (--allow-questions: its question is the answer, exit 0)"),
     ("74", "an output could not be written: stdout, --output-file, --tee, --junit (a full disk)"),
     ("124", "--timeout expired or the stream stalled (the chat was aborted)"),
     ("129, 130, 143", "SIGHUP, Ctrl-C (SIGINT), SIGTERM (the chat was aborted)"),
@@ -1189,6 +1190,12 @@ pub struct CaseArgs {
     /// Fail a turn whose __usage__ reports more than N llmCalls, overriding the suite's max_llm_calls
     #[arg(long, value_name = "N")]
     pub max_llm_calls: Option<u64>,
+
+    /// Fail a case whose answer states a figure its rows do not hold (every case, as expect_faithful does)
+    ///
+    /// For Cube's agents folder, whose files cannot say expect_faithful. The reason names each unsupported figure and the nearest value of the rows: Unsupported figure: 1,300 (nearest: 1,234 in orders).
+    #[arg(long)]
+    pub expect_faithful: bool,
 }
 
 /// Where a command's data goes instead of plain stdout.
@@ -1884,6 +1891,18 @@ pub struct AskArgs {
     /// Exit 9 unless the selected SQL result (--query) has at least N rows (totalRows)
     #[arg(long, value_name = "N", help_heading = "Checks")]
     pub min_rows: Option<u64>,
+
+    /// Exit 9 when a figure of the answer is not in the rows
+    ///
+    /// Every number the final answer states (prose, tables, bold; 1,234, 1.2M, €2.4M, 40%, 2.3x) must equal, at the precision it is written with, a cell of the turn's SQL results, a column's sum, mean, min or max, a row count, or the difference, ratio, percent change or share of two cells. Dates, list numbers, code and the question's own numbers are no figures. -o json reports the figures without this switch.
+    #[arg(long, help_heading = "Checks")]
+    pub expect_faithful: bool,
+
+    /// An agent that asks back: its question is the answer, exit 0 (else exit 12)
+    ///
+    /// A turn that called no tool and whose answer's last sentence ends in '?' asks back. Without this switch nothing is written on stdout (-o json writes its document with asksBack), the question and how to reply go to stderr, and the exit code is 12.
+    #[arg(long)]
+    pub allow_questions: bool,
 
     /// Where the data query API is (for --all-rows).
     #[command(flatten)]

@@ -38,6 +38,9 @@ pub enum Kind {
     /// The stream was good but holds nothing the output can render: no SQL
     /// result (`csv`), no chart that draws (`vega`).
     NothingToRender,
+    /// The agent asked back instead of answering (a turn that called no
+    /// tool and whose answer ends in a question).
+    AskedBack,
     /// An output could not be written: stdout or a file (a full disk, an
     /// unwritable `--tee`).
     CannotWrite,
@@ -71,6 +74,7 @@ impl Kind {
             Kind::Expectation => 9,
             Kind::Partial => 10,
             Kind::NothingToRender => 11,
+            Kind::AskedBack => 12,
             Kind::CannotWrite => 74,
             Kind::Timeout => 124,
             Kind::HungUp => 129,
@@ -80,7 +84,7 @@ impl Kind {
     }
 
     /// Every kind.
-    pub const ALL: [Kind; 18] = [
+    pub const ALL: [Kind; 19] = [
         Kind::Usage,
         Kind::Auth,
         Kind::Forbidden,
@@ -92,6 +96,7 @@ impl Kind {
         Kind::Expectation,
         Kind::Partial,
         Kind::NothingToRender,
+        Kind::AskedBack,
         Kind::CannotWrite,
         Kind::Timeout,
         Kind::HungUp,

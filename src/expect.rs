@@ -4,6 +4,7 @@
 //! ([`Check::compare_rows`]). Each unmet one is a line saying what was
 //! expected and what came.
 
+use std::cell::OnceCell;
 use std::cmp::Ordering;
 
 use anyhow::Result;
@@ -11,6 +12,7 @@ use regex::Regex;
 use serde_json::Value;
 
 use crate::error::usage;
+use crate::evals::figures::{unfaithful, Figure, FigureCheck};
 
 use crate::results::{same_tool, Pick, Picker, RowSource};
 use crate::stream::transcript::{Event, Transcript};
@@ -29,6 +31,9 @@ pub struct Expectations {
     pub tools: Vec<String>,
     /// `--min-rows`, and the SQL result it counts.
     pub min_rows: Option<(u64, Pick)>,
+    /// `--expect-faithful`: every figure of the answer supported by the
+    /// rows.
+    pub faithful: bool,
 }
 
 impl Expectations {
@@ -49,6 +54,7 @@ impl Expectations {
             sql: compile(sql, "expect-sql")?,
             tools: tools.to_vec(),
             min_rows: min_rows.map(|min| (min, pick)),
+            faithful: false,
         })
     }
 }
@@ -84,16 +90,31 @@ pub fn regex(pattern: &str, what: &str) -> Result<Regex> {
 const QUOTE_CHARS: usize = 120;
 
 /// The expectations of a turn, and the SQL result `--min-rows` counts and
-/// rows are compared with, kept as the turn goes.
+/// rows are compared with, kept as the turn goes; and, when they are
+/// reported or must be faithful, the numbers of its results that the
+/// answer's figures are checked against.
 pub struct Check {
     expectations: Expectations,
     picker: Option<Picker>,
+    figures: Option<Figures>,
+}
+
+/// A turn's figures as they are checked: the numbers of its results,
+/// the question whose numbers are not figures, and the figures once
+/// found.
+struct Figures {
+    check: FigureCheck,
+    question: String,
+    found: OnceCell<Vec<Figure>>,
 }
 
 impl Observer for Check {
     fn event(&mut self, event: &Event) {
         if let Some(picker) = &mut self.picker {
             picker.event(event);
+        }
+        if let Some(figures) = &mut self.figures {
+            figures.check.event(event);
         }
     }
 }
@@ -103,7 +124,37 @@ impl Check {
     /// `--min-rows` counts one.
     pub fn new(expectations: Expectations) -> Self {
         let picker = expectations.min_rows.map(|(_, pick)| Picker::new(pick));
-        Check { expectations, picker }
+        let mut check = Check {
+            picker,
+            figures: None,
+            expectations,
+        };
+        if check.expectations.faithful {
+            check = check.reading_figures("");
+        }
+        check
+    }
+
+    /// The same check, reading the turn's results for the figures of its
+    /// answer to `question` (whose own numbers are not figures).
+    pub fn reading_figures(mut self, question: &str) -> Self {
+        self.figures = Some(Figures {
+            check: FigureCheck::default(),
+            question: question.to_string(),
+            found: OnceCell::new(),
+        });
+        self
+    }
+
+    /// The answer's figures, each checked against the turn's results;
+    /// `None` when they are not read. Found once.
+    pub fn figures(&self, transcript: &Transcript) -> Option<&[Figure]> {
+        let figures = self.figures.as_ref()?;
+        let found = figures.found.get_or_init(|| match transcript.answer() {
+            Some((answer, _)) => figures.check.figures(&answer, &figures.question),
+            None => Vec::new(),
+        });
+        Some(found)
     }
 
     /// The same check, keeping the selected result (`--min-rows`'s pick,
@@ -151,6 +202,11 @@ impl Check {
                     called.iter().map(String::as_str).collect::<Vec<_>>().join(", ")
                 };
                 unmet.push(format!("expected a call to tool {tool}; the agent called: {came}"));
+            }
+        }
+        if expectations.faithful {
+            if let (Some(figures), Some(reading)) = (self.figures(transcript), &self.figures) {
+                unmet.extend(unfaithful(figures, reading.check.has_no_rows()));
             }
         }
         if let (Some((min, pick)), Some(picker)) = (expectations.min_rows, &self.picker) {

@@ -23,6 +23,8 @@
 //! - [`themes`]: Vega configs, named or from a file, and their merge;
 //! - [`results`]: SQL results in one table shape, picked and completed;
 //! - [`stream`]: lines → messages → transcript, and one turn through them;
+//! - [`evals::figures`]: an answer's figures checked against its rows (of
+//!   the evals room, listed apart: `ask`'s expectations read it too);
 //! - [`net`]: the HTTP client, the stream source thread;
 //! - [`telemetry`]: turns and runs as OpenTelemetry spans, sent over OTLP/HTTP;
 //! - [`api`]: the chat, data query and session APIs on the wire;

@@ -26,18 +26,18 @@ pub fn run(mut settings: AskSettings, notes: &Notes, out: &mut Out) -> Result<()
     // earlier file as it was.
     let mut tee = settings.tee.clone().map(LazyFile::new);
     let recorded = settings.recording.is_some() || settings.otlp.is_some();
-    let keep = settings
-        .printer
-        .keep(settings.expectations.answer.is_some(), settings.recording.is_some());
+    let keep = settings.printer.keep(settings.expectations.answer.is_some());
     let judge = Judge {
         fail_on_tool_error: settings.fail_on_tool_error,
+        allow_questions: settings.printer.allows_questions(),
+        thread: settings.thread.as_ref().map(|thread| thread.name.clone()),
         notes,
     };
-    let mut observer = TurnObserver::new(
-        Some(&mut settings.printer),
-        Check::new(settings.expectations.clone()),
-        recorded,
-    );
+    let mut check = Check::new(settings.expectations.clone());
+    if settings.expectations.faithful || settings.printer.reports_figures() {
+        check = check.reading_figures(question.input.as_deref().unwrap_or_default());
+    }
+    let mut observer = TurnObserver::new(Some(&mut settings.printer), check, recorded);
     let exchange = Exchange {
         origin,
         recording: settings.recording.as_ref(),
@@ -67,15 +67,19 @@ pub fn run(mut settings: AskSettings, notes: &Notes, out: &mut Out) -> Result<()
 struct Judge<'n> {
     /// `--fail-on-tool-error`.
     fail_on_tool_error: bool,
+    /// `--allow-questions`.
+    allow_questions: bool,
+    /// `--thread`: how to reply to an agent that asks back.
+    thread: Option<String>,
     notes: &'n Notes,
 }
 
 impl Judge<'_> {
     /// The chat's failure (`-o json` still writes its document; a closed
     /// stdout is success), else the output written to its end (every row
-    /// fetched with `--all-rows`), a signal that came meanwhile, unmet
-    /// expectations, and tool errors with `--fail-on-tool-error`, in that
-    /// order.
+    /// fetched with `--all-rows`), a signal that came meanwhile, the agent
+    /// asking back (unless `--allow-questions`), unmet expectations, and
+    /// tool errors with `--fail-on-tool-error`, in that order.
     fn judge(&self, judging: Judging<'_, '_>) -> Result<(), Fault> {
         let Judging {
             turn,
@@ -106,6 +110,9 @@ impl Judge<'_> {
                 return rendered;
             }
         }
+        if let (Some(question), false) = (&ended.asks_back, self.allow_questions) {
+            return Err(self.asked_back(question, transcript.chat_id()));
+        }
         let unmet = observer.check.unmet(transcript);
         for line in &unmet {
             self.notes.expectation(line);
@@ -122,5 +129,23 @@ impl Judge<'_> {
             return Err(Fault::new(Kind::ToolError, message));
         }
         Ok(())
+    }
+
+    /// Shows the agent's question on stderr, with how to reply; the
+    /// failure (exit 12).
+    fn asked_back(&self, question: &str, chat_id: Option<&str>) -> Fault {
+        self.notes.always("the agent asks back instead of answering:");
+        for line in question.lines() {
+            self.notes.always(&format!("  {line}"));
+        }
+        let reply = match (&self.thread, chat_id) {
+            (Some(thread), _) => format!("analyst ask --thread {thread} 'your answer'"),
+            (None, Some(chat_id)) => format!("analyst ask --chat-id {chat_id} 'your answer'"),
+            (None, None) => "analyst ask --chat-id ID 'your answer'".to_string(),
+        };
+        Fault::new(
+            Kind::AskedBack,
+            format!("the agent asked back; to reply: {reply} (--allow-questions takes the question as the answer)"),
+        )
     }
 }

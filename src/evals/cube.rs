@@ -195,6 +195,7 @@ pub fn load(
                     source: RowsSource::GroundTruth(truth),
                     how: Comparison::default(),
                 }),
+                asks_back: false,
                 images: Vec::new(),
             }],
             budgets: Budgets::default(),

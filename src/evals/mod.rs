@@ -15,6 +15,7 @@
 pub mod context;
 pub mod cube;
 pub mod decide;
+pub mod figures;
 pub mod formats;
 pub mod grade;
 pub mod page;

@@ -24,9 +24,10 @@ use crate::render::html::{inert_page, markdown};
 use crate::text::escape_markup;
 
 /// The verdicts in the chart, in order, with their colours.
-const VERDICTS: [(&str, &str); 4] = [
+const VERDICTS: [(&str, &str); 5] = [
     ("pass", "#1a7f37"),
     ("fail", "#cf222e"),
+    ("asked back", "#bc4c00"),
     ("review", "#9a6700"),
     ("error", "#8250df"),
 ];
@@ -232,6 +233,14 @@ fn case_section(number: usize, case: &CaseReport) -> String {
     if let Some(comparison) = run.and_then(|run| run.comparison.as_deref()) {
         html.push_str(&side_by_side(comparison));
     }
+    let figures = verdicts::figures(case);
+    if !figures.is_empty() {
+        html.push_str("<h3>The answer's figures (✓ supported by the rows, ✗ not)</h3>\n<ul class=\"figures\">\n");
+        for figure in figures {
+            let _ = writeln!(html, "<li>{}</li>", escape_markup(&figure));
+        }
+        html.push_str("</ul>\n");
+    }
     let analysis = verdicts::analysis(case);
     if !analysis.is_empty() {
         let reason = verdicts::reason(case);
@@ -337,7 +346,10 @@ fn chart(report: &Report, notes: &Notes) -> String {
     let mut values = Vec::new();
     for case in &report.cases {
         let space = case.space.as_deref().unwrap_or("suite");
-        let verdict = report::tag(case.status, case.cube.verdict).to_lowercase();
+        let verdict = match verdicts::asked_back(case) {
+            true => "asked back".to_string(),
+            false => report::tag(case.status, case.cube.verdict).to_lowercase(),
+        };
         values.push(json!({"space": space, "verdict": verdict}));
     }
     if values.is_empty() {

@@ -37,6 +37,9 @@ pub struct CaseOverrides {
     pub max_tokens: Option<u64>,
     /// `--max-llm-calls`: each turn's LLM call budget.
     pub max_llm_calls: Option<u64>,
+    /// `--expect-faithful`: every figure of every answer supported by
+    /// its rows.
+    pub faithful: bool,
 }
 
 /// The most runs a case may ask for (`repeat`).
@@ -67,6 +70,8 @@ struct Fields {
     expect_sql: Option<Spanned<String>>,
     expect_tool: Option<Vec<String>>,
     min_rows: Option<u64>,
+    expect_faithful: Option<bool>,
+    expect_question: Option<bool>,
     max_seconds: Option<Spanned<f64>>,
     max_tokens: Option<u64>,
     max_llm_calls: Option<u64>,
@@ -117,6 +122,9 @@ pub struct CaseTurn {
     pub expectations: Expectations,
     /// The rows its selected result must hold.
     pub rows: Option<ExpectedRows>,
+    /// `expect_question` (the case's first question): the agent must ask
+    /// back, and answering fails.
+    pub asks_back: bool,
     /// Images sent with the question (`images`, with the first question),
     /// read when the case runs.
     pub images: Vec<ImageFile>,
@@ -206,6 +214,11 @@ impl Case {
         budgets.seconds = overrides.max_seconds.or(budgets.seconds);
         budgets.tokens = overrides.max_tokens.or(budgets.tokens);
         budgets.llm_calls = overrides.max_llm_calls.or(budgets.llm_calls);
+        if overrides.faithful {
+            for turn in &mut self.turns {
+                turn.expectations.faithful = true;
+            }
+        }
         self
     }
 
@@ -454,6 +467,7 @@ pub fn load(
                 &first_place,
             )?,
             rows: expected_rows(&case, &defaults, data, &at)?,
+            asks_back: case.expect_question.or(defaults.expect_question).unwrap_or(false),
             images: match case.images.as_ref().or(defaults.images.as_ref()) {
                 Some(images) => read_images(images, path, &at(images.span()).to_string())?,
                 None => Vec::new(),
@@ -466,6 +480,7 @@ pub fn load(
                     question: non_empty(question, &follow_up_place)?,
                     expectations: Expectations::default(),
                     rows: None,
+                    asks_back: false,
                     images: Vec::new(),
                 },
                 FollowUp::Turn(turn) => CaseTurn {
@@ -478,9 +493,15 @@ pub fn load(
                         &follow_up_place,
                     )?,
                     rows: None,
+                    asks_back: false,
                     images: Vec::new(),
                 },
             });
+        }
+        if case.expect_faithful.or(defaults.expect_faithful).unwrap_or(false) {
+            for turn in &mut turns {
+                turn.expectations.faithful = true;
+            }
         }
         let seconds = match case.max_seconds.as_ref().or(defaults.max_seconds.as_ref()) {
             Some(seconds) if !(seconds.get_ref().is_finite() && *seconds.get_ref() > 0.0) => {

@@ -51,6 +51,19 @@ pub fn markdown(report: &Report) -> String {
         }
         md.push('\n');
     }
+    let figured: Vec<(&CaseReport, Vec<String>)> = report
+        .cases
+        .iter()
+        .map(|case| (case, verdicts::figures(case)))
+        .filter(|(_, figures)| !figures.is_empty())
+        .collect();
+    if !figured.is_empty() {
+        md.push_str("Figures of the cases that did not pass (✓ supported by the rows, ✗ not):\n\n| case | figures |\n|---|---|\n");
+        for (case, figures) in figured {
+            let _ = writeln!(md, "| {} | {} |", cell(&case.name), cell(&figures.join("; ")));
+        }
+        md.push('\n');
+    }
     let _ = writeln!(
         md,
         "<details><summary>Every case ({})</summary>\n\n| case | verdict | runs passed | median | question | answer |\n|---|---|---|---|---|---|",

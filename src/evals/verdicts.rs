@@ -7,6 +7,7 @@
 use std::time::Duration;
 
 use super::context::RunContext;
+use super::figures::describe;
 use super::grade::Verdict;
 use super::report::{accuracy_of, tag, CaseReport, Outcome, Report, RunReport, Usage};
 use crate::domain::dollars;
@@ -183,9 +184,12 @@ pub fn counts(report: &Report) -> String {
         .iter()
         .filter(|case| case.cube.verdict == Some(Verdict::Review))
         .count();
-    let reviews = match reviews {
-        0 => String::new(),
-        n => format!(" ({n} to review)"),
+    let asked_back = report.cases.iter().filter(|case| asked_back(case)).count();
+    let reviews = match (reviews, asked_back) {
+        (0, 0) => String::new(),
+        (0, n) => format!(" ({n} asked back)"),
+        (n, 0) => format!(" ({n} to review)"),
+        (n, m) => format!(" ({n} to review, {m} asked back)"),
     };
     let consistent = report.consistent.map(|c| format!(", {c}")).unwrap_or_default();
     let saved = report
@@ -207,6 +211,38 @@ pub fn counts(report: &Report) -> String {
         "{} passed, {} failed{reviews}, {} errors in {took}{consistent}{saved}{cost}",
         report.passed, report.failed, report.errors
     )
+}
+
+/// True when a case failed because its agent asked back instead of
+/// answering.
+pub fn asked_back(case: &CaseReport) -> bool {
+    case.status == Outcome::Failed && super::report::shown_run(case).is_some_and(|run| run.asks_back)
+}
+
+/// The figures of a case that failed on them (an unsupported figure, or
+/// figures and no rows), as a person reads them: `1,234 ✓ 1,234 in
+/// orders`, `1,300 ✗ nearest 1,234 in orders`; none for any other case.
+pub fn figures(case: &CaseReport) -> Vec<String> {
+    let Some(run) = super::report::shown_run(case).filter(|run| failed_on_figures(run)) else {
+        return Vec::new();
+    };
+    run.figures
+        .iter()
+        .map(|figure| match (&figure.by, &figure.nearest, &figure.unchecked) {
+            (Some(by), _, _) => format!("{} ✓ {}", figure.text, describe(by)),
+            (None, _, Some(why)) => format!("{} ? not checked: {why}", figure.text),
+            (None, Some(nearest), None) => format!("{} ✗ nearest {}", figure.text, describe(nearest)),
+            (None, None, None) => format!("{} ✗", figure.text),
+        })
+        .collect()
+}
+
+/// True when a run failed on its figures (`expect_faithful`).
+fn failed_on_figures(run: &RunReport) -> bool {
+    run.status == Outcome::Failed
+        && run.messages.iter().any(|line| {
+            line.contains("Unsupported figure: ") || line.contains("no rows to support the answer's figures")
+        })
 }
 
 /// A share as a percentage: `90%`, `87.5%`.

@@ -80,7 +80,12 @@ impl Renderer for TurnObserver<'_> {
 
     fn end(&mut self, transcript: &Transcript, ended: &Ended, out: &mut dyn Output) -> Result<()> {
         match &mut self.output {
-            Some(output) => output.end(transcript, ended, out),
+            Some(output) => {
+                if let Some(figures) = self.check.figures(transcript) {
+                    output.set_figures(figures);
+                }
+                output.end(transcript, ended, out)
+            }
             None => Ok(()),
         }
     }

@@ -12,6 +12,7 @@ use serde_json::Value;
 
 use super::Truncation;
 use crate::error::{kind_of, Kind};
+use crate::evals::figures::Figure;
 use crate::output::Output;
 use crate::results::{Column, SqlResult, ToolResult, TypedRows};
 use crate::stream::transcript::{Event, ToolCallRecord, Transcript};
@@ -31,9 +32,16 @@ pub struct Json {
     /// `tool_calls`, SQL result number, rows in the stream, `totalRows`
     /// (`None` when it is no count of rows).
     truncated: Vec<(usize, usize, usize, Option<u64>)>,
+    /// The answer's figures, checked against the results.
+    figures: Vec<Figure>,
 }
 
 impl Json {
+    /// The answer's figures, checked, for the document's `figures`.
+    pub fn set_figures(&mut self, figures: Vec<Figure>) {
+        self.figures = figures;
+    }
+
     /// Keeps every finished tool call, and which ran SQL.
     pub fn event(&mut self, event: &Event) {
         if let Event::TurnStarts = event {
@@ -107,6 +115,9 @@ impl Json {
                     finished: &self.tool_calls,
                     transcript,
                 },
+                figures: &self.figures,
+                asks_back: ended.asks_back.is_some(),
+                question: ended.asks_back.as_deref(),
                 errors: transcript.errors(),
                 usage: transcript.usage_sent(),
                 failure: ended.failure.as_ref().map(|failure| FailureMember {
@@ -188,6 +199,14 @@ struct Document<'a> {
     answer: Option<&'a str>,
     queries: Queries<'a>,
     tool_calls: ToolCalls<'a>,
+    /// Present when the answer states any.
+    #[serde(skip_serializing_if = "<[Figure]>::is_empty")]
+    figures: &'a [Figure],
+    /// Present when the agent asked back.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    asks_back: bool,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    question: Option<&'a str>,
     errors: &'a [String],
     usage: Option<&'a Value>,
     failure: Option<FailureMember<'a>>,

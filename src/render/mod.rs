@@ -59,20 +59,15 @@ pub struct ModeTraits {
 impl ModeTraits {
     /// What of the turn the output, the expectations and the history read:
     /// the answer's text where it is shown or matched (`matched`:
-    /// `--expect-answer`); its head where it is recorded (`recorded`), or
-    /// where a mode that shows a result says, when none came, that the
-    /// answer holds the results as a Markdown table; every tool call's
-    /// input where the mode shows them.
-    pub fn keep(&self, matched: bool, recorded: bool) -> Keep {
-        let shown = self.answer_text || matched;
-        let looked_into = matches!(self.shows, Mode::Rows | Mode::Chart);
+    /// `--expect-answer`); else its head, bounded however long the
+    /// answer: what the history records, and enough to tell an agent that
+    /// asks back from one that answers; every tool call's input where the
+    /// mode shows them.
+    pub fn keep(&self, matched: bool) -> Keep {
         Keep {
-            answer_text: match (shown, recorded || looked_into) {
-                (true, _) => AnswerText::Whole,
-                // The head, so that recording never changes what the command
-                // costs, and memory stays bounded however long the answer.
-                (false, true) => AnswerText::Head(crate::domain::MAX_KEPT_ANSWER),
-                (false, false) => AnswerText::None,
+            answer_text: match self.answer_text || matched {
+                true => AnswerText::Whole,
+                false => AnswerText::Head(crate::domain::MAX_KEPT_ANSWER),
             },
             tool_inputs: self.tool_inputs,
         }

@@ -20,6 +20,7 @@ use super::raw::Raw;
 use super::vega::Vega;
 use super::{markdown, ModeTraits, RenderOptions, Truncation};
 use crate::domain::Display;
+use crate::evals::figures::Figure;
 use crate::modes::Mode;
 use crate::output::{Notes, Output};
 use crate::stream::lines::Line;
@@ -82,6 +83,9 @@ pub struct Printer {
     live: Option<Live>,
     display: Display,
     truncation: Truncation,
+    /// `--allow-questions`: an agent that asks back is answered by its
+    /// question.
+    allow_questions: bool,
 }
 
 impl Printer {
@@ -110,6 +114,31 @@ impl Printer {
             live: None,
             display,
             truncation,
+            allow_questions: false,
+        }
+    }
+
+    /// `--allow-questions`: when the agent asks back, its question is the
+    /// answer; else only `-o json` writes (with `asksBack`).
+    pub fn allowing_questions(mut self, allowed: bool) -> Self {
+        self.allow_questions = allowed;
+        self
+    }
+
+    /// True when an agent that asks back is answered by its question.
+    pub fn allows_questions(&self) -> bool {
+        self.allow_questions
+    }
+
+    /// True when the output reports the answer's figures (`-o json`).
+    pub fn reports_figures(&self) -> bool {
+        matches!(self.mode, ModePrinter::Json(_))
+    }
+
+    /// The answer's figures, checked, for `-o json`'s `figures`.
+    pub fn set_figures(&mut self, figures: &[Figure]) {
+        if let ModePrinter::Json(json) = &mut self.mode {
+            json.set_figures(figures.to_vec());
         }
     }
 
@@ -128,8 +157,8 @@ impl Printer {
 
     /// What of the turn it, the expectations and the history read (see
     /// [`ModeTraits::keep`]).
-    pub fn keep(&self, matched: bool, recorded: bool) -> Keep {
-        self.traits.keep(matched, recorded)
+    pub fn keep(&self, matched: bool) -> Keep {
+        self.traits.keep(matched)
     }
 }
 
@@ -177,8 +206,10 @@ impl Renderer for Printer {
             live.stop();
         }
         let truncation = &self.truncation;
-        if ended.failure.is_some() {
-            // Only -o json writes a document of a failed turn.
+        let asked_back = ended.asks_back.is_some() && !self.allow_questions;
+        if ended.failure.is_some() || asked_back {
+            // Only -o json writes a document of a failed turn, or of one
+            // that asked back.
             return match &mut self.mode {
                 ModePrinter::Json(json) => json.end(transcript, ended, truncation, out),
                 _ => Ok(()),

@@ -425,14 +425,17 @@ impl Sources<'_> {
     fn ask(&self, args: AskArgs) -> Result<AskSettings> {
         let network = self.network(&args.network)?;
         let pick = pick(args.query);
-        let expectations = Expectations::new(
-            args.expect_answer.as_deref(),
-            args.expect_sql.as_deref(),
-            &args.expect_tool,
-            args.min_rows,
-            pick,
-            "--",
-        )?;
+        let expectations = Expectations {
+            faithful: args.expect_faithful,
+            ..Expectations::new(
+                args.expect_answer.as_deref(),
+                args.expect_sql.as_deref(),
+                &args.expect_tool,
+                args.min_rows,
+                pick,
+                "--",
+            )?
+        };
         let data = self.data(
             &args.data,
             security_context(args.identity.security_context.as_deref(), network.limits.timeout)?,
@@ -521,7 +524,8 @@ impl Sources<'_> {
             truncation,
             destination.jq.is_some(),
         )
-        .announcing(asked.message_id());
+        .announcing(asked.message_id())
+        .allowing_questions(args.allow_questions);
         Ok(AskSettings {
             asked,
             printer,

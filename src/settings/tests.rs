@@ -116,6 +116,7 @@ fn check_overrides_are_resolved_once_into_one_group() {
         max_seconds: Some(Duration::from_millis(1500)),
         max_tokens: Some(100),
         max_llm_calls: Some(4),
+        faithful: false,
     };
     assert_eq!(check.overrides, expected);
 }

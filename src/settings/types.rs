@@ -440,6 +440,7 @@ pub(super) fn case_overrides(args: &CaseArgs) -> CaseOverrides {
         max_seconds: args.max_seconds.map(Duration::from_secs_f64),
         max_tokens: args.max_tokens,
         max_llm_calls: args.max_llm_calls,
+        faithful: args.expect_faithful,
     }
 }
 

@@ -119,8 +119,8 @@ struct StateMessages<'a> {
 /// show the answer or every tool call's input spares their memory.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Keep {
-    /// How much of the answer's text: none (only whether there is one),
-    /// its first bytes (what the history records), or all of it.
+    /// How much of the answer's text: its first bytes (what the history
+    /// records, and enough to tell a question back), or all of it.
     pub answer_text: AnswerText,
     /// The whole input of a tool call waiting for its result (else only
     /// the keys a SQL result is read from: see [`SQL_INPUT_KEYS`]).
@@ -139,8 +139,6 @@ impl Default for Keep {
 /// How much of the answer's text a transcript keeps.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum AnswerText {
-    /// None of it.
-    None,
     /// At most this many bytes (cut at a character's boundary): memory
     /// stays bounded however long the answer.
     Head(usize),
@@ -173,7 +171,6 @@ impl Draft {
     /// Adds `content` to the text, as much as `keep` allows.
     fn push(&mut self, content: &str, keep: AnswerText) {
         let room = match keep {
-            AnswerText::None => 0,
             AnswerText::Head(limit) => limit.saturating_sub(self.text.len()),
             AnswerText::Whole => usize::MAX,
         };
@@ -186,7 +183,7 @@ impl Draft {
             end -= 1;
         }
         self.text.push_str(&content[..end]);
-        self.cut |= keep != AnswerText::None;
+        self.cut = true;
     }
 }
 
@@ -599,6 +596,26 @@ impl Transcript {
             result: None,
             error: None,
         })
+    }
+
+    /// The agent's question, when the turn asks back instead of answering:
+    /// it called no tool at all (no SQL, no other call) and the last
+    /// sentence of its final answer ends in `?` (emphasis, quotes and
+    /// brackets after it aside).
+    pub fn asks_back(&self) -> Option<String> {
+        if self.answer_is_cut()
+            || !self.tools_called.is_empty()
+            || !self.sql_queries.is_empty()
+            || self.is_thread_state()
+        {
+            return None;
+        }
+        let (answer, source) = self.answer()?;
+        let last = answer
+            .trim_end()
+            .trim_end_matches(['*', '_', '"', '\'', ')', ']', '”', '’', '`', '»', ' ']);
+        let asks = source == AnswerSource::Final && (last.ends_with('?') || last.ends_with('？'));
+        asks.then(|| answer.trim().to_string())
     }
 
     /// The tools the agent called (finished calls), each name once, in order.

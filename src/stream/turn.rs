@@ -323,6 +323,10 @@ impl Turn {
             (None, _) => Status::Incomplete,
         };
         Ended {
+            asks_back: match failure {
+                None => transcript.asks_back(),
+                Some(_) => None,
+            },
             status,
             failure: failure.as_ref().map(Fault::of),
             aborted: ended_early && (stopped || transcript.chat_id().is_some()),
@@ -348,6 +352,9 @@ pub struct Ended {
     pub aborted: bool,
     /// The stream was read to its end (not cut, malformed or stopped).
     pub read_whole: bool,
+    /// The agent's question, when it asked back instead of answering
+    /// ([`Transcript::asks_back`]): decided here, once, for every command.
+    pub asks_back: Option<String>,
 }
 
 impl Ended {

@@ -7,6 +7,7 @@ mod support;
 
 mod abort;
 mod action;
+mod answers_checked;
 mod ask_chunking;
 mod ask_errors;
 mod ask_outputs;

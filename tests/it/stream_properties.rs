@@ -107,6 +107,7 @@ fn fold(source: impl Read) -> String {
         failure,
         aborted: false,
         read_whole: true,
+        asks_back: None,
     };
     renderer.end(transcript, &ended, &mut out).unwrap();
     String::from_utf8(out).unwrap()

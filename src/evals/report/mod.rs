@@ -4,6 +4,7 @@
 //! regressions against a baseline; JUnit XML, TAP and JSON in `formats.rs`,
 //! the Markdown summary in `summary.rs`, the HTML page in `page.rs`.
 
+use crate::evals::figures::Figure;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
@@ -129,6 +130,12 @@ pub struct RunReport {
     /// (the first rows of each, with their counts).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub comparison: Option<Box<Comparison>>,
+    /// The figures of its last answer, each checked against its rows.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub figures: Vec<Figure>,
+    /// The agent asked back instead of answering.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub asks_back: bool,
     /// The attempts this run replaced (`--retry-errors`), oldest first.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub earlier: Vec<RunReport>,
@@ -154,6 +161,8 @@ impl RunReport {
             saved: Vec::new(),
             cube: CubeGrade::default(),
             comparison: None,
+            figures: Vec::new(),
+            asks_back: false,
             earlier: Vec::new(),
         }
     }

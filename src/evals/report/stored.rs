@@ -6,6 +6,7 @@ use serde_json::Value;
 
 use super::{Outcome, RunReport, RunSeconds};
 use crate::domain::Usage;
+use crate::evals::figures::Figure;
 use crate::evals::grade::{Comparison, CubeGrade};
 
 /// A run as a report on disk holds it: this form, or the form before
@@ -47,6 +48,10 @@ pub(super) struct StoredRun {
     #[serde(default)]
     comparison: Option<Box<Comparison>>,
     #[serde(default)]
+    figures: Vec<Figure>,
+    #[serde(default)]
+    asks_back: bool,
+    #[serde(default)]
     earlier: Vec<RunReport>,
 }
 
@@ -79,6 +84,8 @@ impl From<StoredRun> for RunReport {
             saved: stored.saved,
             cube: stored.cube,
             comparison: stored.comparison,
+            figures: stored.figures,
+            asks_back: stored.asks_back,
             earlier: stored.earlier,
         }
     }

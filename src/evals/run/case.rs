@@ -23,7 +23,7 @@ use crate::results::RowSource;
 use crate::signals::timeout;
 use crate::stream::transcript::Keep;
 use crate::stream::turn::Timings;
-use crate::text::human;
+use crate::text::{human, one_line, shorten};
 
 /// The run of a case whose `certifiedQuery` names no certified query:
 /// Cube's verdict `error` ("Ground truth not found"), without a turn spent
@@ -180,7 +180,8 @@ impl Run<'_> {
     /// rows are compared with), its last SQL result when a ground truth
     /// grades it, its queries when it is recorded.
     fn observer(&self, turn: &CaseTurn) -> TurnObserver<'static> {
-        let mut check = Check::new(turn.expectations.clone());
+        // The figures of every answer are reported, faithful or not.
+        let mut check = Check::new(turn.expectations.clone()).reading_figures(&turn.question);
         if turn.rows.is_some() {
             check = check.keeping_result();
         }
@@ -259,9 +260,33 @@ impl Run<'_> {
         let failure = ended.failure;
         let last_query = observer.last_query.result.take();
         let check = &mut observer.check;
+        run.figures = check.figures(transcript).map(<[_]>::to_vec).unwrap_or_default();
+        run.asks_back = ended.asks_back.is_some();
+        let prefix = if case.turns.len() > 1 {
+            format!("turn {}: ", turn_index + 1)
+        } else {
+            String::new()
+        };
+        match (&ended.asks_back, turn.asks_back) {
+            (Some(question), false) => {
+                let line = format!("{prefix}Asked back: {}", shorten(&one_line(question)));
+                return Err(failed(run, vec![line]));
+            }
+            (Some(_), true) => return Ok(()),
+            (None, true) if failure.is_none() => {
+                let line = format!("{prefix}expected the agent to ask back (expect_question); it answered");
+                return Err(failed(run, vec![line]));
+            }
+            (None, _) => {}
+        }
         let expected = turn.rows.as_ref();
         if let Some(RowsSource::GroundTruth(truth)) = expected.map(|rows| &rows.source) {
-            return self.grade_turn(slot.case, truth, failure, last_query, run);
+            self.grade_turn(slot.case, truth, failure, last_query, run)?;
+            let unfaithful = check.unmet(transcript);
+            return match unfaithful.is_empty() {
+                true => Ok(()),
+                false => Err(failed(run, unfaithful)),
+            };
         }
         if let Some(fault) = failure {
             return Err(fault);
@@ -286,11 +311,6 @@ impl Run<'_> {
         if unmet.is_empty() {
             return Ok(());
         }
-        let prefix = if case.turns.len() > 1 {
-            format!("turn {}: ", turn_index + 1)
-        } else {
-            String::new()
-        };
         Err(failed(
             run,
             unmet.into_iter().map(|line| format!("{prefix}{line}")).collect(),
