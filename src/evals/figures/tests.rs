@@ -227,3 +227,19 @@ proptest! {
         prop_assert_eq!(found[0].supported, Some(false), "{} against {}", text, n);
     }
 }
+
+proptest! {
+    #[test]
+    fn any_text_is_read_without_a_panic(
+        answer in "[0-9a-zA-Z ,.%x×€$£¥:/\\-−+|*_#`~\n\u{a0}\u{202f}tỷháng]{0,80}",
+        question in "[0-9 ,.a-z]{0,20}",
+    ) {
+        let found = check(&orders(), &answer, &question);
+        // Each is a number as written (its formatting across Markdown's
+        // emphasis joined), with a value.
+        for figure in &found {
+            prop_assert!(figure.text.chars().any(|c| c.is_ascii_digit()), "{:?}", figure);
+            prop_assert!(!figure.value.is_nan());
+        }
+    }
+}
