@@ -12,7 +12,7 @@ use regex::Regex;
 use serde_json::Value;
 
 use crate::error::usage;
-use crate::evals::figures::{unfaithful, Figure, FigureCheck};
+use crate::evals::figures::{check, unfaithful, Evidence, Figure};
 
 use crate::results::{same_tool, Pick, Picker, RowSource};
 use crate::stream::transcript::{Event, Transcript};
@@ -103,7 +103,7 @@ pub struct Check {
 /// the question whose numbers are not figures, and the figures once
 /// found.
 struct Figures {
-    check: FigureCheck,
+    evidence: Evidence,
     question: String,
     found: OnceCell<Vec<Figure>>,
 }
@@ -114,7 +114,7 @@ impl Observer for Check {
             picker.event(event);
         }
         if let Some(figures) = &mut self.figures {
-            figures.check.event(event);
+            figures.evidence.event(event);
         }
     }
 }
@@ -139,7 +139,7 @@ impl Check {
     /// answer to `question` (whose own numbers are not figures).
     pub fn reading_figures(mut self, question: &str) -> Self {
         self.figures = Some(Figures {
-            check: FigureCheck::default(),
+            evidence: Evidence::new(),
             question: question.to_string(),
             found: OnceCell::new(),
         });
@@ -151,7 +151,7 @@ impl Check {
     pub fn figures(&self, transcript: &Transcript) -> Option<&[Figure]> {
         let figures = self.figures.as_ref()?;
         let found = figures.found.get_or_init(|| match transcript.answer() {
-            Some((answer, _)) => figures.check.figures(&answer, &figures.question),
+            Some((answer, _)) => check(&figures.evidence, &answer, &figures.question),
             None => Vec::new(),
         });
         Some(found)
@@ -206,7 +206,7 @@ impl Check {
         }
         if expectations.faithful {
             if let (Some(figures), Some(reading)) = (self.figures(transcript), &self.figures) {
-                unmet.extend(unfaithful(figures, reading.check.has_no_rows()));
+                unmet.extend(unfaithful(figures, reading.evidence.is_empty()));
             }
         }
         if let (Some((min, pick)), Some(picker)) = (expectations.min_rows, &self.picker) {

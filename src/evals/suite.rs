@@ -233,8 +233,8 @@ impl Case {
 
     /// What it asks and how it is graded, as a short hash (16 hex digits):
     /// its name and space, and each turn's question, images,
-    /// expectations and expected rows (or ground truth) with how they are
-    /// compared. How often it is asked, its pass rate and its time limits
+    /// expectations (`expect_faithful` and `expect_question` included) and
+    /// expected rows (or ground truth) with how they are compared. How often it is asked, its pass rate and its time limits
     /// are not in it: a report's runs stand for the case whatever those.
     pub fn fingerprint(&self) -> String {
         let turns: Vec<Value> = self
@@ -255,7 +255,7 @@ impl Case {
                         "tolerance": rows.how.tolerance.to_string(),
                     })
                 });
-                serde_json::json!({
+                let mut graded = serde_json::json!({
                     "question": turn.question,
                     "images": turn.images.iter().map(|image| image.path.display().to_string()).collect::<Vec<_>>(),
                     "expectAnswer": expected.answer.as_ref().map(regex::Regex::as_str),
@@ -263,7 +263,18 @@ impl Case {
                     "expectTool": expected.tools,
                     "minRows": expected.min_rows.map(|(min, pick)| format!("{min} of {}", pick.describe())),
                     "rows": rows,
-                })
+                });
+                // Named only when set, so a case that sets neither keeps the
+                // hash it had before they existed.
+                for (name, set) in [
+                    ("expectFaithful", expected.faithful),
+                    ("expectQuestion", turn.asks_back),
+                ] {
+                    if set {
+                        graded[name] = Value::Bool(true);
+                    }
+                }
+                graded
             })
             .collect();
         let budgets = &self.budgets;
@@ -725,6 +736,18 @@ mod tests {
             ..IdentityInput::default()
         };
         load(&path, &base, Some(&DataSettings::default()), None)
+    }
+
+    #[test]
+    fn grading_the_figures_or_a_question_back_is_part_of_a_cases_hash() {
+        let hash = |extra: &str| {
+            load_text(&format!("[[case]]\nname = \"a\"\nquestion = \"q\"\n{extra}")).unwrap()[0].fingerprint()
+        };
+        let plain = hash("");
+        assert_eq!(hash("expect_faithful = false\n"), plain, "unset is as before");
+        assert_ne!(hash("expect_faithful = true\n"), plain);
+        assert_ne!(hash("expect_question = true\n"), plain);
+        assert_ne!(hash("expect_question = true\n"), hash("expect_faithful = true\n"));
     }
 
     #[test]

@@ -7,7 +7,7 @@
 use std::time::Duration;
 
 use super::context::RunContext;
-use super::figures::describe;
+use super::figures::{describe, is_unfaithful_line};
 use super::grade::Verdict;
 use super::report::{accuracy_of, tag, CaseReport, Outcome, Report, RunReport, Usage};
 use crate::domain::dollars;
@@ -239,10 +239,7 @@ pub fn figures(case: &CaseReport) -> Vec<String> {
 
 /// True when a run failed on its figures (`expect_faithful`).
 fn failed_on_figures(run: &RunReport) -> bool {
-    run.status == Outcome::Failed
-        && run.messages.iter().any(|line| {
-            line.contains("Unsupported figure: ") || line.contains("no rows to support the answer's figures")
-        })
+    run.status == Outcome::Failed && run.messages.iter().any(|line| is_unfaithful_line(line))
 }
 
 /// A share as a percentage: `90%`, `87.5%`.

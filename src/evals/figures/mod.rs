@@ -13,8 +13,16 @@ use serde::{Deserialize, Serialize};
 
 pub use support::{Basis, Evidence, Support};
 
-use crate::stream::transcript::Event;
-use crate::stream::turn::Observer;
+/// How the line of an unsupported figure begins.
+const UNSUPPORTED: &str = "Unsupported figure: ";
+
+/// How the line of figures with no rows to support them begins.
+const NO_ROWS: &str = "no rows to support the answer's figures: ";
+
+/// True when `line` (a reason a run failed) is one of [`unfaithful`]'s.
+pub fn is_unfaithful_line(line: &str) -> bool {
+    [UNSUPPORTED, NO_ROWS].iter().any(|start| line.contains(start))
+}
 
 /// One figure of an answer, checked.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -49,8 +57,8 @@ impl Figure {
     /// in orders)`.
     pub fn unsupported_line(&self) -> String {
         match &self.nearest {
-            Some(nearest) => format!("Unsupported figure: {} (nearest: {})", self.text, describe(nearest)),
-            None => format!("Unsupported figure: {}", self.text),
+            Some(nearest) => format!("{UNSUPPORTED}{} (nearest: {})", self.text, describe(nearest)),
+            None => format!("{UNSUPPORTED}{}", self.text),
         }
     }
 }
@@ -98,39 +106,6 @@ pub fn grouped(value: f64) -> String {
     }
 }
 
-/// Reads a turn's SQL results for its figures, as the turn goes.
-#[derive(Default)]
-pub struct FigureCheck {
-    evidence: Evidence,
-}
-
-impl Observer for FigureCheck {
-    fn event(&mut self, event: &Event) {
-        match event {
-            Event::ToolFinished(finished) => {
-                if let Some((_, result)) = &finished.sql {
-                    self.evidence.add(result);
-                }
-            }
-            Event::TurnStarts => self.evidence.clear(),
-            _ => {}
-        }
-    }
-}
-
-impl FigureCheck {
-    /// The figures of `answer` (leaving out the numbers of `question`),
-    /// each checked against the results read.
-    pub fn figures(&self, answer: &str, question: &str) -> Vec<Figure> {
-        check(&self.evidence, answer, question)
-    }
-
-    /// True when the turn returned no SQL result that succeeded.
-    pub fn has_no_rows(&self) -> bool {
-        self.evidence.is_empty()
-    }
-}
-
 /// The figures of `answer` (leaving out the numbers of `question`), each
 /// checked against `evidence`.
 pub fn check(evidence: &Evidence, answer: &str, question: &str) -> Vec<Figure> {
@@ -171,7 +146,7 @@ pub fn unfaithful(figures: &[Figure], no_rows: bool) -> Vec<String> {
     }
     if no_rows {
         let texts: Vec<&str> = figures.iter().map(|figure| figure.text.as_str()).collect();
-        return vec![format!("no rows to support the answer's figures: {}", texts.join(", "))];
+        return vec![format!("{NO_ROWS}{}", texts.join(", "))];
     }
     figures
         .iter()

@@ -10,6 +10,8 @@ use serde_json::Value;
 
 use super::find::Written;
 use crate::results::SqlResult;
+use crate::stream::transcript::Event;
+use crate::stream::turn::Observer;
 
 /// How many rows of a result are read for figures: pairs of cells are
 /// bounded by them.
@@ -69,8 +71,8 @@ pub struct Support {
     pub cells: Vec<Cell>,
 }
 
-/// A numeric column of a result: its cells in row order and sorted, and
-/// its sum.
+/// A column of a result: its numeric cells in row order and sorted, and
+/// their sum (none for a column of text).
 struct Column {
     name: String,
     /// (row from 0, value), in row order.
@@ -84,7 +86,7 @@ struct Column {
 struct Numbers {
     query: usize,
     columns: Vec<Column>,
-    /// Each row's numeric cells: (column index, value).
+    /// Each row's numeric cells: (column, value).
     rows: Vec<Vec<(usize, f64)>>,
     /// How many rows the result has (`totalRows` when it says).
     row_count: u64,
@@ -99,6 +101,21 @@ pub struct Evidence {
     /// Results the turn returned, failed ones included (their place is
     /// their number).
     seen: usize,
+}
+
+/// Reads a turn's SQL results as the turn goes.
+impl Observer for Evidence {
+    fn event(&mut self, event: &Event) {
+        match event {
+            Event::ToolFinished(finished) => {
+                if let Some((_, result)) = &finished.sql {
+                    self.add(result);
+                }
+            }
+            Event::TurnStarts => self.clear(),
+            _ => {}
+        }
+    }
 }
 
 /// The number a cell holds: a JSON number, or a string that is one.
@@ -145,7 +162,6 @@ impl Evidence {
             })
             .collect();
         let mut rows = Vec::new();
-        let mut read = 0;
         for (row, values) in result.row_values().take(ROWS_CHECKED).enumerate() {
             let cells: Vec<(usize, f64)> = values
                 .iter()
@@ -158,29 +174,17 @@ impl Evidence {
                 columns[column].sum += value;
             }
             rows.push(cells);
-            read += 1;
         }
-        columns.retain(|column| !column.cells.is_empty());
         for column in &mut columns {
             column.sorted = column.cells.iter().map(|&(row, value)| (value, row)).collect();
             column.sorted.sort_by(|a, b| a.0.total_cmp(&b.0));
         }
-        let row_count = result.total_rows.unwrap_or(result.rows().len() as u64).max(read as u64);
+        let row_count = result
+            .total_rows
+            .unwrap_or(result.rows().len() as u64)
+            .max(rows.len() as u64);
         let whole = !result.is_truncated() && row_count <= ROWS_CHECKED as u64;
         let query = self.seen;
-        // Columns are indexed by their place among the numeric ones.
-        let places: Vec<Option<usize>> = (0..names.len())
-            .map(|index| columns.iter().position(|column| column.name == names[index].name))
-            .collect();
-        let rows = rows
-            .into_iter()
-            .map(|cells| {
-                cells
-                    .into_iter()
-                    .filter_map(|(column, value)| places[column].map(|place| (place, value)))
-                    .collect()
-            })
-            .collect();
         self.results.push(Numbers {
             query,
             columns,
@@ -275,7 +279,7 @@ impl Numbers {
                     cells: vec![self.cell(index, row, value)],
                 });
             }
-            if !self.whole {
+            if !self.whole || column.cells.is_empty() {
                 continue;
             }
             let count = column.cells.len() as f64;
