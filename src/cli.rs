@@ -1137,12 +1137,32 @@ pub struct CheckArgs {
     /// Print the cases the run would ask, and ask nothing
     ///
     /// After --filter, --shard, --certified, one a line: NAME, FILE:LINE and QUESTION separated by tabs; -o json prints an array of {name, space, question, source, groundTruth}. Sends nothing and needs no credentials
-    #[arg(long, conflicts_with_all = ["tap", "junit", "summary", "baseline", "save", "repeat", "stop_when_decided", "retry_errors"])]
+    #[arg(long, conflicts_with_all = ["tap", "junit", "summary", "baseline", "save", "repeat", "stop_when_decided", "retry_errors", "regrade", "budget_tokens", "budget_usd"])]
     pub list: bool,
 
-    /// Keep each turn's raw stream in DIR (replay it with 'ask --replay'); DIR is created 0700, each file 0600
-    #[arg(long, value_name = "DIR")]
+    /// Keep each turn's raw stream in DIR, and what a re-grade needs (replay one with 'ask --replay', grade them again with --regrade DIR)
+    ///
+    /// DIR is created 0700, each file 0600: NN-CASE[.rK][.T].ndjson per turn (.rK a run of a repeated case, .T a turn of a conversation), byte for byte as the service sent it, and analyst-save.json (its "version", the run's metadata, and each stream's case, run, turn and timings), written when the run ends.
+    #[arg(long, value_name = "DIR", conflicts_with = "regrade")]
     pub save: Option<PathBuf>,
+
+    /// Grade again the streams a run saved with --save DIR, against the suite as it is now, asking no turn
+    ///
+    /// Expectations, ground truth (fetched as usual), tolerance and figures are the suite's now; the answers, timings and usage are the saved run's. Every saved run of a case is graded; a case with no saved stream is an error (no saved stream), never asked. The report says regraded, with the saved run's metadata. Needs no chat URL or key.
+    #[arg(long, value_name = "DIR", conflicts_with_all = ["retry_errors", "stop_when_decided", "repeat", "budget_tokens", "budget_usd"])]
+    pub regrade: Option<PathBuf>,
+
+    /// Start no new turn once the finished turns' totalTokens reach N (turns in flight finish)
+    ///
+    /// A turn with no __usage__ line counts as reaching it (the budget fails closed; the note says which turn). Cases not asked are skipped (budget) in every report, and the run exits 9: budget spent after N of M cases.
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
+    pub budget_tokens: Option<u64>,
+
+    /// Start no new turn once the finished turns' cost at the config file's [prices] reaches X US dollars
+    ///
+    /// A turn with no __usage__ line, or a model [prices] does not price, counts as reaching it (the budget fails closed; the note says which turn and why). Cases not asked are skipped (budget), and the run exits 9.
+    #[arg(long, value_name = "X", value_parser = parse_dollars)]
+    pub budget_usd: Option<f64>,
 
     /// Where the report goes, and what it is compared with.
     #[command(flatten)]
@@ -1704,6 +1724,15 @@ pub fn parse_seconds(text: &str) -> Result<f64, String> {
     match text.trim().parse::<f64>() {
         Ok(seconds) if seconds.is_finite() && seconds > 0.0 && seconds < 1e9 => Ok(seconds),
         _ => Err(format!("{text:?} is not a number of seconds above 0")),
+    }
+}
+
+/// Parses `--budget-usd`: US dollars above 0 (`5`, `2.50`, `$2.50`).
+pub fn parse_dollars(text: &str) -> Result<f64, String> {
+    let trimmed = text.trim();
+    match trimmed.strip_prefix('$').unwrap_or(trimmed).trim().parse::<f64>() {
+        Ok(usd) if usd.is_finite() && usd > 0.0 => Ok(usd),
+        _ => Err(format!("{text:?} is not an amount of US dollars above 0 (2.50)")),
     }
 }
 

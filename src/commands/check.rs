@@ -105,6 +105,13 @@ fn publish(report: &Report, settings: &ReportSettings, notes: &Notes, out: &mut 
         verdicts::counts(report),
         verdicts::headline(report)
     ));
+    for line in verdicts::spending(report) {
+        notes.info(&line);
+    }
+    let quarantines = verdicts::quarantines(report);
+    if !quarantines.is_empty() {
+        notes.info(&format!("quarantines: {}", quarantines.join("; ")));
+    }
     write_reports(report, settings, notes, out)
 }
 
@@ -185,6 +192,13 @@ fn write_reports(report: &Report, settings: &ReportSettings, notes: &Notes, out:
 /// `--fail-on-regression` asks, else success.
 fn conclude(report: &Report, settings: &ReportSettings) -> Result<()> {
     let total = report.cases.len();
+    if report.skipped > 0 {
+        let finished = total - report.skipped;
+        return Err(fail(
+            Kind::Expectation,
+            format!("budget spent after {finished} of {total} cases ({} not asked)", report.skipped),
+        ));
+    }
     if let Some(kind) = report.failure() {
         let below = match report.min_accuracy {
             Some(min) => format!(", below --min-accuracy {}", verdicts::percent_of(min)),

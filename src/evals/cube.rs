@@ -25,6 +25,7 @@ use serde::Deserialize;
 use serde_saphyr::Spanned;
 
 use super::suite::{read_text, Budgets, Case, CaseTurn, ExpectedRows, GroundTruth, RowsSource, DEFAULT_CASE_TIMEOUT};
+use super::quarantine::{read_file, today, QUARANTINE_FILE};
 use crate::api::data::DataSettings;
 use crate::error::usage;
 use crate::expect::Comparison;
@@ -201,6 +202,7 @@ pub fn load(
             budgets: Budgets::default(),
             repeat: 1,
             pass_rate: 1.0,
+            quarantine: None,
         });
         Ok(())
     };
@@ -269,6 +271,7 @@ pub fn load(
             )?;
         }
     }
+    quarantine(&mut cases, &quarantine_file(&layout), certified, limit)?;
     if cases.is_empty() {
         let hint = match certified {
             true => "",
@@ -285,6 +288,41 @@ pub fn load(
         })?;
     }
     Ok(cases)
+}
+
+/// Where the quarantine of a suite's questions is kept: beside its agents
+/// folder (or, for a question file outside one, beside the file).
+fn quarantine_file(layout: &Layout) -> PathBuf {
+    let beside = match &layout.agents {
+        Some(agents) => std::path::absolute(agents).ok().and_then(|agents| agents.parent().map(Path::to_path_buf)),
+        None => layout.questions.first().and_then(|file| file.parent().map(Path::to_path_buf)),
+    };
+    beside.unwrap_or_default().join(QUARANTINE_FILE)
+}
+
+/// Sets each case's quarantine from `file` (`analyst-quarantine.toml`),
+/// whose keys name a case as `space/name` or by its name as reports show
+/// it. A key that names no question is an error (a quarantine that
+/// quietly misses its case would gate it); one naming a certified query
+/// is let be when `--certified` is off.
+fn quarantine(cases: &mut [Case], file: &Path, certified: bool, limit: Option<Duration>) -> Result<()> {
+    let mut quarantines = read_file(file, today(), limit)?;
+    for case in cases.iter_mut() {
+        let bare = case.name.rsplit('/').next().unwrap_or(&case.name);
+        let spaced = format!("{}/{bare}", case.space.as_deref().unwrap_or(DEFAULT_SPACE));
+        case.quarantine = quarantines.remove(&case.name).or_else(|| quarantines.remove(&spaced));
+    }
+    let unknown: Vec<&String> = quarantines
+        .keys()
+        .filter(|key| certified || !key.starts_with("certified/"))
+        .collect();
+    match unknown.first() {
+        None => Ok(()),
+        Some(key) => Err(usage(format!(
+            "{}: {key:?} names no question of the suite: write \"space/name\" (or the name a report shows)",
+            file.display()
+        ))),
+    }
 }
 
 /// The agents folder of `path` and its question files. A file is read
@@ -361,7 +399,11 @@ pub fn files_read(path: &Path, agents_path: Option<&Path>) -> Result<Vec<PathBuf
         files_under(agents, &mut files)?;
     }
     files.retain(|file| has_extension(file, &["yml", "yaml", "md", "markdown"]));
+    let quarantine = quarantine_file(&layout);
     files.extend(layout.questions);
+    if quarantine.exists() {
+        files.push(quarantine);
+    }
     Ok(files)
 }
 

@@ -7,7 +7,7 @@ use std::io::{self, Write};
 
 use serde_json::{json, Value};
 
-use super::report::{status_name, tag, CaseReport, Outcome, Report};
+use super::report::{case_tag, status_name, CaseReport, Outcome, Report};
 use crate::text::{escape_markup, visible};
 
 /// The figures of a case as `name`, typed value pairs: its pass rate and
@@ -17,7 +17,7 @@ fn properties(case: &CaseReport, report: &Report) -> Vec<(String, Value)> {
     let mut properties = vec![
         (
             "verdict".to_string(),
-            json!(tag(case.status, case.cube.verdict).to_lowercase()),
+            json!(case_tag(case).to_lowercase()),
         ),
         ("passRate".to_string(), json!(case.pass_rate)),
         ("requiredPassRate".to_string(), json!(case.required_pass_rate)),
@@ -88,19 +88,28 @@ fn properties(case: &CaseReport, report: &Report) -> Vec<(String, Value)> {
     properties
 }
 
+/// Why a case is `skipped` for CI: its quarantine while it holds, or the
+/// budget that left it unasked; `None` for a case that gates.
+fn skipped_because(case: &CaseReport) -> Option<String> {
+    match (&case.quarantine, case.status) {
+        (Some(quarantine), _) if quarantine.holds() => Some(format!("quarantined {}", quarantine.describe())),
+        (_, Outcome::Skipped) => Some("budget: the run's budget was spent before it".to_string()),
+        _ => None,
+    }
+}
+
 /// JUnit XML: one `testsuite` of one `testcase` per case (its runs
 /// together; `time` is their sum), `failure` for unmet expectations,
-/// `error` for failed requests and streams, the figures as `properties`,
-/// and the saved streams in `system-out`.
+/// `error` for failed requests and streams, `skipped` with its reason for
+/// a quarantined case (its verdict among its properties) or one the
+/// budget left unasked, the figures as `properties`, and the saved
+/// streams in `system-out`.
 pub fn junit(report: &Report, out: &mut impl Write) -> io::Result<()> {
     let Report {
-        passed,
-        failed,
-        errors,
-        time,
-        ..
+        failed, errors, time, ..
     } = report;
-    let tests = passed + failed + errors;
+    let tests = report.cases.len();
+    let skipped = report.skipped + report.quarantined;
     let suite = escape_markup(&report.suite);
     writeln!(out, r#"<?xml version="1.0" encoding="UTF-8"?>"#)?;
     writeln!(
@@ -109,7 +118,7 @@ pub fn junit(report: &Report, out: &mut impl Write) -> io::Result<()> {
     )?;
     writeln!(
         out,
-        r#"  <testsuite name="{suite}" tests="{tests}" failures="{failed}" errors="{errors}" skipped="0" time="{time:.3}">"#
+        r#"  <testsuite name="{suite}" tests="{tests}" failures="{failed}" errors="{errors}" skipped="{skipped}" time="{time:.3}">"#
     )?;
     let baseline = report.baseline.as_ref();
     let run_properties: Vec<(&str, String)> = [
@@ -169,13 +178,14 @@ pub fn junit(report: &Report, out: &mut impl Write) -> io::Result<()> {
         writeln!(out, "      </properties>")?;
         let first = escape_markup(case.messages.first().map_or("", String::as_str));
         let all = escape_markup(&case.messages.join("\n"));
-        match case.status {
-            Outcome::Passed => {}
-            Outcome::Failed => writeln!(
+        match (skipped_because(case), case.status) {
+            (Some(why), _) => writeln!(out, r#"      <skipped message="{}"/>"#, escape_markup(&why))?,
+            (None, Outcome::Passed | Outcome::Skipped) => {}
+            (None, Outcome::Failed) => writeln!(
                 out,
                 r#"      <failure type="expectation" message="{first}">{all}</failure>"#
             )?,
-            Outcome::Error => writeln!(
+            (None, Outcome::Error) => writeln!(
                 out,
                 r#"      <error type="exit {}" message="{first}">{all}</error>"#,
                 case.exit_code
@@ -199,14 +209,24 @@ pub fn junit(report: &Report, out: &mut impl Write) -> io::Result<()> {
 }
 
 /// TAP version 13: `ok`/`not ok` per case, each with a YAML block of its
-/// figures (and its reasons when it did not pass).
+/// figures (and its reasons when it did not pass); a quarantined case
+/// carries the `TODO` directive (its failure counts for nothing), a case
+/// the budget left unasked `SKIP`.
 pub fn tap(report: &Report, out: &mut impl Write) -> io::Result<()> {
     writeln!(out, "TAP version 13\n1..{}", report.cases.len())?;
     for (i, case) in report.cases.iter().enumerate() {
         // One line, nothing that acts on a terminal, `#` not a directive.
         let name = visible(&case.name).replace('#', "\\#").replace('\n', "\\n");
-        let ok = if case.status == Outcome::Passed { "ok" } else { "not ok" };
-        writeln!(out, "{ok} {} - {name}", i + 1)?;
+        let ok = match case.status {
+            Outcome::Passed | Outcome::Skipped => "ok",
+            _ => "not ok",
+        };
+        let directive = match (&case.quarantine, case.status) {
+            (Some(quarantine), _) if quarantine.holds() => format!(" # TODO quarantined {}", visible(&quarantine.describe()).replace('#', "\\#")),
+            (_, Outcome::Skipped) => " # SKIP budget".to_string(),
+            _ => String::new(),
+        };
+        writeln!(out, "{ok} {} - {name}{directive}", i + 1)?;
         writeln!(out, "  ---")?;
         if case.status != Outcome::Passed {
             writeln!(out, "  message: {}", json!(case.messages.join("; ")))?;

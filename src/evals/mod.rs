@@ -12,6 +12,7 @@
 //! `commands::check` reads the settings, runs a [`run::Run`] and publishes
 //! its report.
 
+pub mod budget;
 pub mod context;
 pub mod cube;
 pub mod decide;
@@ -20,9 +21,11 @@ pub mod formats;
 pub mod grade;
 pub mod page;
 pub mod progress;
+pub mod quarantine;
 pub mod report;
 pub mod retry;
 pub mod run;
+pub mod saved;
 pub mod select;
 pub mod shard;
 pub mod suite;

@@ -24,12 +24,14 @@ use crate::render::html::{inert_page, markdown};
 use crate::text::escape_markup;
 
 /// The verdicts in the chart, in order, with their colours.
-const VERDICTS: [(&str, &str); 5] = [
+const VERDICTS: [(&str, &str); 7] = [
     ("pass", "#1a7f37"),
     ("fail", "#cf222e"),
     ("asked back", "#bc4c00"),
     ("review", "#9a6700"),
     ("error", "#8250df"),
+    ("quarantined", "#57606a"),
+    ("skipped", "#8c959f"),
 ];
 
 /// The width of the verdicts chart's plot, in pixels.
@@ -40,7 +42,7 @@ const CHART_TEXT: u32 = 11;
 
 /// The page's own styles, beside those of every inert page.
 const STYLE: &str = "<style>.tag{font-weight:600;font-size:.8rem;padding:.1rem .4rem;border-radius:4px;color:#fff}\
-.tag.pass{background:#1a7f37}.tag.fail{background:#cf222e}.tag.review{background:#9a6700}.tag.error{background:#8250df}\
+.tag.pass{background:#1a7f37}.tag.fail{background:#cf222e}.tag.review{background:#9a6700}.tag.error{background:#8250df}.tag.quarantined{background:#57606a}.tag.skipped{background:#8c959f}\
 section.case{border-top:1px solid #d0d7de;margin-top:1.5rem}.question{font-weight:600}\
 details.passed>summary{cursor:pointer;margin-top:.8rem}\
 #failures-only:checked~.cases .passed{display:none}\
@@ -77,8 +79,12 @@ pub fn html(report: &Report, notes: &Notes) -> String {
             escape_markup(&verdicts::tested(run))
         );
     }
+    for line in verdicts::spending(report) {
+        let _ = writeln!(body, "<p class=\"spending\">{}</p>", escape_markup(&line));
+    }
     body.push_str(&against_baseline(report));
     body.push_str(&chart(report, notes));
+    body.push_str(&quarantined(report));
     // Triage order: regressions first, then what did not pass, then the
     // passes (collapsed); within each, suite order. A checkbox hides the
     // passes with CSS alone.
@@ -142,8 +148,39 @@ pub fn html(report: &Report, notes: &Notes) -> String {
     inert_page(&format!("analyst check: {}", report.suite), &body)
 }
 
+/// The quarantined cases in a place of their own: each one's verdict,
+/// date and reason (an expired one says it gates again).
+fn quarantined(report: &Report) -> String {
+    let cases: Vec<&CaseReport> = report.cases.iter().filter(|case| case.quarantine.is_some()).collect();
+    if cases.is_empty() {
+        return String::new();
+    }
+    let mut html = String::from(
+        "<section class=\"quarantined\">\n<h2>Quarantined</h2>\n<p class=\"note\">They run and are reported, and gate nothing until their date.</p>\n<table>\n<thead><tr><th>case</th><th>verdict</th><th>until</th><th>reason</th></tr></thead>\n<tbody>\n",
+    );
+    for case in cases {
+        let Some(quarantine) = &case.quarantine else { continue };
+        let until = match quarantine.holds() {
+            true => quarantine.until.clone(),
+            false => format!("expired on {}: gates again", quarantine.until),
+        };
+        let verdict = report::tag(case.status, case.cube.verdict);
+        let _ = writeln!(
+            html,
+            "<tr><td>{}</td><td><span class=\"tag {}\">{verdict}</span></td><td>{}</td><td>{}</td></tr>",
+            escape_markup(&case.name),
+            verdict.to_lowercase(),
+            escape_markup(&until),
+            escape_markup(quarantine.reason.as_deref().unwrap_or(""))
+        );
+    }
+    html.push_str("</tbody>\n</table>\n</section>\n");
+    html
+}
+
 /// Where a case comes in triage: 0 a regression against the baseline, 1
-/// any other case that did not pass, 2 a pass.
+/// any other case that did not pass and gates, 2 a quarantined one, 3 a
+/// pass.
 fn triage_rank(report: &Report, case: &CaseReport) -> u8 {
     let regressed = report.baseline.as_ref().is_some_and(|baseline| {
         baseline
@@ -151,10 +188,11 @@ fn triage_rank(report: &Report, case: &CaseReport) -> u8 {
             .iter()
             .any(|regression| regression.name == case.name)
     });
-    match (regressed, case.status) {
-        (true, _) => 0,
-        (false, Outcome::Passed) => 2,
-        (false, _) => 1,
+    match (regressed, case.gates(), case.status) {
+        (true, ..) => 0,
+        (false, _, Outcome::Passed) => 3,
+        (false, false, _) => 2,
+        (false, true, _) => 1,
     }
 }
 
@@ -199,7 +237,7 @@ fn against_baseline(report: &Report) -> String {
 
 /// A case's verdict as a coloured tag.
 fn tag(case: &CaseReport) -> String {
-    let tag = report::tag(case.status, case.cube.verdict);
+    let tag = report::case_tag(case);
     format!("<span class=\"tag {}\">{tag}</span>", tag.to_lowercase())
 }
 
@@ -348,7 +386,7 @@ fn chart(report: &Report, notes: &Notes) -> String {
         let space = case.space.as_deref().unwrap_or("suite");
         let verdict = match verdicts::asked_back(case) {
             true => "asked back".to_string(),
-            false => report::tag(case.status, case.cube.verdict).to_lowercase(),
+            false => report::case_tag(case).to_lowercase(),
         };
         values.push(json!({"space": space, "verdict": verdict}));
     }

@@ -68,13 +68,15 @@ impl Earlier {
     }
 }
 
-/// How a case's runs came out so far, for `--stop-when-decided`: its
-/// passes, its other runs, and the runs not asked.
+/// How a case's runs came out so far, for `--stop-when-decided` and the
+/// run's budget: its passes, its other runs, and the runs not asked
+/// because the case was decided, or because the budget was spent.
 #[derive(Default)]
 pub struct Tally {
     passed: AtomicUsize,
     missed: AtomicUsize,
     skipped: AtomicUsize,
+    unasked: AtomicUsize,
 }
 
 impl Tally {
@@ -88,10 +90,21 @@ impl Tally {
         self.skipped.load(Ordering::SeqCst)
     }
 
-    /// Counts a finished run.
+    /// Counts a run not asked: the run's budget was spent.
+    pub fn leave_unasked(&self) {
+        self.unasked.fetch_add(1, Ordering::SeqCst);
+    }
+
+    /// How many runs the budget left unasked.
+    pub fn unasked(&self) -> usize {
+        self.unasked.load(Ordering::SeqCst)
+    }
+
+    /// Counts a finished run (one the budget cut short says nothing).
     pub fn count(&self, status: Outcome) {
         let counter = match status {
             Outcome::Passed => &self.passed,
+            Outcome::Skipped => return,
             _ => &self.missed,
         };
         counter.fetch_add(1, Ordering::SeqCst);

@@ -62,6 +62,7 @@ pub fn list(settings: CheckListSettings, notes: &Notes, out: &mut Out) -> Result
                 case.source, case.name
             ));
         }
+        tell_quarantine(case, notes);
     }
     if settings.report.format == Some(ReportFormat::Json) {
         let listed: Vec<Value> = cases
@@ -76,6 +77,9 @@ pub fn list(settings: CheckListSettings, notes: &Notes, out: &mut Out) -> Result
                 });
                 if let Some(name) = case.missing_ground_truth() {
                     listed["groundTruthNotFound"] = json!(name);
+                }
+                if let Some(quarantine) = &case.quarantine {
+                    listed["quarantine"] = json!(quarantine);
                 }
                 listed
             })
@@ -96,6 +100,21 @@ pub fn list(settings: CheckListSettings, notes: &Notes, out: &mut Out) -> Result
     }
     out.flush()?;
     Ok(())
+}
+
+/// Says on stderr that `case` is quarantined, until when and why, or that
+/// its quarantine expired (it gates again).
+pub fn tell_quarantine(case: &Case, notes: &Notes) {
+    let Some(quarantine) = &case.quarantine else { return };
+    match quarantine.holds() {
+        true => notes.info(&format!(
+            "{}: {}: quarantined {}: it runs and gates nothing",
+            case.source,
+            case.name,
+            quarantine.describe()
+        )),
+        false => notes.warn(&format!("{}: {}", case.source, quarantine.expired_note(&case.name))),
+    }
 }
 
 /// No report of the run is written over a file the run reads: each file

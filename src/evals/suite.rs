@@ -20,6 +20,7 @@ use crate::expect::Expectations;
 use crate::identity::{IdentityInput, SessionSettings};
 use crate::image::ImageFile;
 use crate::input::Input;
+use crate::evals::quarantine::{today, Quarantine, Written};
 use crate::results::Pick;
 use crate::text::{did_you_mean, parse_duration};
 
@@ -82,6 +83,7 @@ struct Fields {
     ordered: Option<bool>,
     tolerance: Option<Spanned<f64>>,
     images: Option<Spanned<Vec<String>>>,
+    quarantine: Option<Spanned<Written>>,
 }
 
 /// A follow-up question: a string, or a table with its own expectations.
@@ -202,6 +204,9 @@ pub struct Case {
     pub repeat: usize,
     /// The fraction of runs that must pass for the case to pass.
     pub pass_rate: f64,
+    /// Its quarantine, when it is set aside until a date (it runs, and
+    /// gates nothing while the quarantine holds).
+    pub quarantine: Option<Quarantine>,
 }
 
 impl Case {
@@ -426,6 +431,7 @@ pub fn load(
             (fields.name.is_some(), "name"),
             (fields.question.is_some(), "question"),
             (!fields.chat.is_empty(), "chat"),
+            (fields.quarantine.is_some(), "quarantine"),
         ] {
             if set {
                 return Err(usage(format!(
@@ -549,6 +555,11 @@ pub fn load(
         let identity = identity(base, &defaults, &case);
         let settings = identity.validate().map_err(|err| context(format!("{err:#}")))?;
         let line = text[..span.start.min(text.len())].matches('\n').count() + 1;
+        let quarantine = case
+            .quarantine
+            .as_ref()
+            .map(|written| Quarantine::of(written.get_ref(), today()).map_err(|err| usage(format!("{}{err}", at(written.span())))))
+            .transpose()?;
         cases.push(Case {
             index: index + 1,
             name,
@@ -566,6 +577,7 @@ pub fn load(
             budgets,
             repeat,
             pass_rate,
+            quarantine,
         });
     }
     Ok(cases)

@@ -29,11 +29,14 @@ pub fn markdown(report: &Report) -> String {
     if let Some(run) = &report.run {
         let _ = writeln!(md, "Tested: {}\n", cell(&verdicts::tested(run)));
     }
+    for line in verdicts::spending(report) {
+        let _ = writeln!(md, "{}\n", cell(&line));
+    }
     md.push_str(&against_baseline(report));
     let missed: Vec<&CaseReport> = report
         .cases
         .iter()
-        .filter(|case| case.status != Outcome::Passed)
+        .filter(|case| case.status != Outcome::Passed && case.gates())
         .collect();
     if missed.is_empty() {
         md.push_str("Every case passed.\n\n");
@@ -44,9 +47,29 @@ pub fn markdown(report: &Report) -> String {
                 md,
                 "| {} | {} | {} | {} |",
                 cell(&case.name),
-                report::tag(case.status, case.cube.verdict),
+                report::case_tag(case),
                 cell(&verdicts::reason(case)),
                 cell(&verdicts::analysis(case))
+            );
+        }
+        md.push('\n');
+    }
+    let quarantined: Vec<&CaseReport> = report.cases.iter().filter(|case| case.quarantine.is_some()).collect();
+    if !quarantined.is_empty() {
+        md.push_str("Quarantined cases (they run, and gate nothing until their date):\n\n| case | verdict | until | reason |\n|---|---|---|---|\n");
+        for case in quarantined {
+            let Some(quarantine) = &case.quarantine else { continue };
+            let until = match quarantine.holds() {
+                true => quarantine.until.clone(),
+                false => format!("expired on {}: gates again", quarantine.until),
+            };
+            let _ = writeln!(
+                md,
+                "| {} | {} | {} | {} |",
+                cell(&case.name),
+                report::tag(case.status, case.cube.verdict),
+                cell(&until),
+                cell(quarantine.reason.as_deref().unwrap_or(""))
             );
         }
         md.push('\n');
@@ -77,7 +100,7 @@ pub fn markdown(report: &Report) -> String {
             md,
             "| {} | {} | {}/{} | {:.1}s | {} | {} |",
             cell(&case.name),
-            report::tag(case.status, case.cube.verdict),
+            report::case_tag(case),
             case.passed_runs,
             case.runs.len(),
             case.medians.duration,

@@ -6,7 +6,7 @@
 use std::sync::Mutex;
 use std::time::SystemTime;
 
-use super::report::{tag, Outcome, Report};
+use super::report::{case_tag, Outcome, Report};
 use crate::error::SUCCESS;
 use crate::telemetry::{Attr, OtlpSettings, SpanData, SpanIds, Spans};
 
@@ -59,7 +59,7 @@ impl RunTrace {
                 continue;
             };
             let (start, end) = times[index].unwrap_or((ended, ended));
-            let verdict = tag(case.status, case.cube.verdict).to_lowercase();
+            let verdict = case_tag(case).to_lowercase();
             let mut attributes = vec![
                 ("analyst.case.name", Attr::Text(case.name.clone())),
                 ("analyst.case.verdict", Attr::Text(verdict)),
@@ -146,5 +146,6 @@ fn reason(status: Outcome) -> &'static str {
         Outcome::Passed => "passed",
         Outcome::Failed => "an expectation, a comparison or a budget was not met",
         Outcome::Error => "the run ended in an error",
+        Outcome::Skipped => "not asked: the run's budget was spent",
     }
 }

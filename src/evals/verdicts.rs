@@ -9,7 +9,8 @@ use std::time::Duration;
 use super::context::RunContext;
 use super::figures::{describe, is_unfaithful_line};
 use super::grade::Verdict;
-use super::report::{accuracy_of, tag, CaseReport, Outcome, Report, RunReport, Usage};
+use super::quarantine::Quarantine;
+use super::report::{accuracy_of, case_tag, tag, CaseReport, Outcome, Report, RunReport, Usage};
 use crate::domain::dollars;
 use crate::output::{Notes, Tone};
 
@@ -22,7 +23,7 @@ pub fn tell(notes: &Notes, lines: &[String]) {
     let (word, rest) = head.split_at(head.find(' ').unwrap_or(head.len()));
     match word {
         "PASS" => notes.painted(Tone::Good, word, rest, false),
-        "REVIEW" => notes.painted(Tone::Warning, word, rest, true),
+        "REVIEW" | "QUARANTINED" | "SKIPPED" => notes.painted(Tone::Warning, word, rest, true),
         _ => notes.painted(Tone::Bad, word, rest, true),
     }
     // A pass's timings are as quiet as its line.
@@ -45,8 +46,10 @@ fn spent(usage: Option<Usage>) -> Option<String> {
 /// The people's lines for a finished run: `PASS  name  2.1s`, then
 /// indented under it `first byte …; 1280 tokens, 3 LLM calls` (so a line
 /// fits 80 columns), or `FAIL`, `REVIEW` or `ERROR` (see [`tag`]) with the
-/// reasons on the following lines. `of` is the number of runs of the case.
-pub fn run_summary(name: &str, run: &RunReport, of: usize) -> Vec<String> {
+/// reasons on the following lines. `of` is the number of runs of the case;
+/// `quarantine`, the case's: while it holds the run is `QUARANTINED`, its
+/// verdict and date said under it; once expired, the note says so.
+pub fn run_summary(name: &str, run: &RunReport, of: usize, quarantine: Option<&Quarantine>) -> Vec<String> {
     let mut parts = Vec::new();
     for (label, at) in [
         ("first byte", run.seconds.first_byte),
@@ -70,9 +73,14 @@ pub fn run_summary(name: &str, run: &RunReport, of: usize) -> Vec<String> {
     } else {
         name.to_string()
     };
-    let tag = tag(run.status, run.cube.verdict);
+    let verdict = tag(run.status, run.cube.verdict);
+    let held = quarantine.filter(|quarantine| quarantine.holds());
+    let shown = match held {
+        Some(_) => "QUARANTINED",
+        None => verdict,
+    };
     let mut lines = verdict_lines(
-        tag,
+        shown,
         &name,
         &short_seconds(run.seconds.total),
         &run.messages,
@@ -80,6 +88,14 @@ pub fn run_summary(name: &str, run: &RunReport, of: usize) -> Vec<String> {
     );
     if !details.is_empty() {
         lines.insert(1, format!("{DETAIL_INDENT}{details}"));
+    }
+    match (held, quarantine) {
+        (Some(held), _) => lines.insert(
+            1,
+            format!("{DETAIL_INDENT}{verdict}, quarantined {}: gates nothing", held.describe()),
+        ),
+        (None, Some(expired)) => lines.push(format!("{DETAIL_INDENT}{}", expired.expired_note(&name))),
+        (None, None) => {}
     }
     lines
 }
@@ -95,15 +111,14 @@ pub fn case_summary(case: &CaseReport) -> Vec<String> {
         figures.push_str(&format!(", {tokens} tokens"));
     }
     let what = format!("{} of {} runs passed ({figures})", case.passed_runs, case.runs.len());
-    let tag = tag(case.status, case.cube.verdict);
-    verdict_lines(tag, &case.name, &what, &case.messages, case.exit_code)
+    verdict_lines(case_tag(case), &case.name, &what, &case.messages, case.exit_code)
 }
 
 /// A case's lines for people: its run's when it ran once, else the case's
 /// summary.
 pub fn case_lines(case: &CaseReport) -> Vec<String> {
     match case.runs.as_slice() {
-        [run] => run_summary(&case.name, run, 1),
+        [run] => run_summary(&case.name, run, 1, case.quarantine.as_ref()),
         _ => case_summary(case),
     }
 }
@@ -161,6 +176,7 @@ pub fn reason(case: &CaseReport) -> String {
             0 | 1 => "Expectation not met".to_string(),
             n => format!("{n} expectations not met"),
         },
+        (None, Outcome::Skipped) => "budget".to_string(),
         (None, Outcome::Passed) => String::new(),
     }
 }
@@ -207,10 +223,79 @@ pub fn counts(report: &Report) -> String {
         (Some(cost), 1) => format!(", cost {} (1 run not priced)", dollars(cost)),
         (Some(cost), n) => format!(", cost {} ({n} runs not priced)", dollars(cost)),
     };
+    let mut apart = String::new();
+    if report.skipped > 0 {
+        apart.push_str(&format!(", {} skipped (budget)", report.skipped));
+    }
+    if report.quarantined > 0 {
+        apart.push_str(&format!(", {} quarantined", report.quarantined));
+    }
     format!(
-        "{} passed, {} failed{reviews}, {} errors in {took}{consistent}{saved}{cost}",
+        "{} passed, {} failed{reviews}, {} errors{apart} in {took}{consistent}{saved}{cost}",
         report.passed, report.failed, report.errors
     )
+}
+
+/// What the run spent and spared, one sentence each, where a person reads
+/// the run: what a re-grade graded again (and that it asked nothing),
+/// the budget and what it stopped, and what `--stop-when-decided` saved
+/// beside it.
+pub fn spending(report: &Report) -> Vec<String> {
+    let mut lines = Vec::new();
+    if let Some(regraded) = &report.regraded {
+        let saved = &regraded.saved_run;
+        lines.push(format!(
+            "Regraded: {} saved streams of the run of {} ({}, analyst {}) from {}; no turn was asked.",
+            regraded.streams, saved.started_at, saved.chat_url, saved.analyst_version, regraded.folder
+        ));
+    }
+    if let Some(budget) = &report.budget {
+        let mut limits = Vec::new();
+        if let Some(tokens) = budget.tokens {
+            limits.push(format!("{} of {tokens} tokens", budget.spent_tokens));
+        }
+        if let Some(usd) = budget.usd {
+            limits.push(format!("{} of {}", dollars(budget.spent_usd), dollars(usd)));
+        }
+        let mut line = format!("Budget: spent {}", limits.join(", "));
+        match &budget.reached {
+            Some(why) => line.push_str(&format!(
+                "; reached: {why}; {} runs ({} turns) not asked",
+                budget.skipped_runs, budget.skipped_turns
+            )),
+            None => line.push_str("; every turn was asked"),
+        }
+        line.push('.');
+        lines.push(line);
+        if let Some(saved) = report.saved {
+            lines.push(format!(
+                "--stop-when-decided saved {} runs ({} turns) before the budget counted them.",
+                saved.runs, saved.turns
+            ));
+        }
+    }
+    lines
+}
+
+/// The quarantined cases, one phrase each: `NAME (FAIL, until DATE:
+/// reason)`, or, once it expired, the note that it did.
+pub fn quarantines(report: &Report) -> Vec<String> {
+    report
+        .cases
+        .iter()
+        .filter_map(|case| {
+            let quarantine = case.quarantine.as_ref()?;
+            Some(match quarantine.holds() {
+                true => format!(
+                    "{} ({}, {})",
+                    case.name,
+                    tag(case.status, case.cube.verdict),
+                    quarantine.describe()
+                ),
+                false => quarantine.expired_note(&case.name),
+            })
+        })
+        .collect()
 }
 
 /// True when a case failed because its agent asked back instead of

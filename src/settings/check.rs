@@ -14,6 +14,7 @@ use crate::api::chat::ChatSettings;
 use crate::ci::CiJob;
 use crate::cli::{var, CheckArgs};
 use crate::error::usage;
+use crate::evals::budget::BudgetLimits;
 use crate::evals::shard::parse_shard;
 
 impl Sources<'_> {
@@ -65,9 +66,27 @@ impl Sources<'_> {
     pub(super) fn check(&self, mut args: CheckArgs) -> Result<CheckSettings> {
         let network = self.network(&args.network)?;
         let identity = self.identity(&args.identity, network.limits.timeout)?;
-        let url = self.chat_url(&args.endpoint)?;
-        let (key, cube_token) = self.chat_credentials(&url, &args.endpoint, network.limits.timeout)?;
+        // A re-grade asks nothing: no chat URL or key is needed.
+        let chat = match &args.regrade {
+            Some(_) => None,
+            None => {
+                let url = self.chat_url(&args.endpoint)?;
+                let (key, cube_token) = self.chat_credentials(&url, &args.endpoint, network.limits.timeout)?;
+                Some(ChatSettings {
+                    url,
+                    key,
+                    cube_token,
+                    identity: None,
+                })
+            }
+        };
         let data = self.data(&args.data, identity.security_context.clone(), network.limits.timeout);
+        let prices = self.config.map(Config::prices).unwrap_or_default();
+        if args.budget_usd.is_some() && prices.is_empty() {
+            return Err(usage(
+                "--budget-usd counts dollars at the config file's [prices], and it has none: add [prices.\"MODEL\"] (see 'analyst config --help'), or use --budget-tokens",
+            ));
+        }
         Ok(CheckSettings {
             selection: self.selection(&mut args, network.limits.timeout)?,
             jobs: usize::from(args.jobs),
@@ -75,19 +94,19 @@ impl Sources<'_> {
             recording: history::recording(args.no_history, self.profile)?,
             report: report_settings(args.report)?,
             save: args.save,
-            chat: ChatSettings {
-                url,
-                key,
-                cube_token,
-                identity: None,
+            regrade: args.regrade,
+            budget: BudgetLimits {
+                tokens: args.budget_tokens,
+                usd: args.budget_usd,
             },
+            chat,
             identity,
             data,
             network,
             ci: CiJob::from_vars(variable),
             stop_when_decided: args.stop_when_decided,
             retry_errors: args.retry_errors,
-            prices: self.config.map(Config::prices).unwrap_or_default(),
+            prices,
             otlp: self.otlp(),
         })
     }

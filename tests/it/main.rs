@@ -19,6 +19,7 @@ mod completions;
 mod cube_evals;
 mod cube_token;
 mod data_fidelity;
+mod eval_costs;
 mod evals;
 mod expectations;
 mod history;

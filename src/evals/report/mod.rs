@@ -11,7 +11,9 @@ use std::time::Duration;
 use anyhow::Result;
 use serde::{Deserialize, Serialize};
 
+use super::budget::BudgetReport;
 use super::context::{unreliable, RunContext};
+use super::quarantine::Quarantine;
 use super::decide::{p_value, CaseTier, Counts, SuiteTier, Tier};
 use super::grade::{Comparison, CubeGrade, Verdict};
 use super::shard::parse_shard;
@@ -89,6 +91,9 @@ pub enum Outcome {
     Failed,
     /// The request or the stream failed, or the time ran out.
     Error,
+    /// Not asked: the run's budget was spent before it (`--budget-tokens`,
+    /// `--budget-usd`).
+    Skipped,
 }
 
 /// One run of a case: one fresh thread, its turns in order.
@@ -263,6 +268,9 @@ pub struct CaseReport {
     /// (`--stop-when-decided`), and their turns.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub saved: Option<Saved>,
+    /// Its quarantine: while it holds, the case is reported and gates nothing.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub quarantine: Option<Quarantine>,
     /// Cube's grade of the case: its first run that did not pass, else
     /// its last run.
     #[serde(flatten, default)]
@@ -403,6 +411,33 @@ pub struct Report {
     /// Runs asked that could not be priced (not in `cost`).
     #[serde(default, skip_serializing_if = "is_zero")]
     pub unpriced_runs: usize,
+    /// Cases not asked: the run's budget was spent before them.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub skipped: usize,
+    /// Cases whose quarantine holds: reported, gating nothing (counted in
+    /// none of `passed`, `failed`, `errors`, `skipped`).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub quarantined: usize,
+    /// The run's budget (`--budget-tokens`, `--budget-usd`): what it spent
+    /// and what it stopped.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub budget: Option<BudgetReport>,
+    /// Of a re-grade (`--regrade DIR`): the saved run it graded again.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub regraded: Option<Regraded>,
+}
+
+/// The saved run a re-grade graded again (`check --regrade DIR`): no turn
+/// was asked; the answers are those of the run that saved them.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Regraded {
+    /// The folder the streams were read from.
+    pub folder: String,
+    /// The run that asked and saved them, as its own report said it.
+    pub saved_run: RunContext,
+    /// The saved streams graded (a case's runs and turns).
+    pub streams: usize,
 }
 
 fn is_zero(count: &usize) -> bool {
@@ -440,10 +475,20 @@ impl std::fmt::Display for Consistency {
 /// it to a person.
 pub fn tag(status: Outcome, verdict: Option<Verdict>) -> &'static str {
     match (verdict, status) {
+        (_, Outcome::Skipped) => "SKIPPED",
         (Some(Verdict::Review), _) => "REVIEW",
         (_, Outcome::Passed) => "PASS",
         (_, Outcome::Failed) => "FAIL",
         (_, Outcome::Error) => "ERROR",
+    }
+}
+
+/// How a case is tagged for people: `QUARANTINED` while its quarantine
+/// holds, else as [`tag`] tags its status.
+pub fn case_tag(case: &CaseReport) -> &'static str {
+    match case.gates() {
+        true => tag(case.status, case.cube.verdict),
+        false => "QUARANTINED",
     }
 }
 
@@ -486,27 +531,30 @@ impl CaseReport {
         runs: Vec<RunReport>,
     ) -> CaseReport {
         let runs: Vec<RunReport> = runs.into_iter().map(RunReport::redacted).collect();
-        let total = runs.len();
+        // A run the budget cut short says nothing of the agent.
+        let total = runs.iter().filter(|run| run.status != Outcome::Skipped).count();
         let passed = runs.iter().filter(|run| run.status == Outcome::Passed).count();
         let needed = runs_to_pass(required_pass_rate, total);
         let first_error = runs.iter().find(|run| run.status == Outcome::Error);
         let any_failed = runs.iter().any(|run| run.status == Outcome::Failed);
         // An error keeps the code of what happened (the run's exit code is
         // 9 all the same: see `Report::failure`).
-        let (status, exit_code) = match (passed >= needed, any_failed, first_error) {
-            (true, ..) => (Outcome::Passed, SUCCESS),
-            (false, false, Some(run)) => (Outcome::Error, run.exit_code),
+        let (status, exit_code) = match (total, passed >= needed, any_failed, first_error) {
+            (0, ..) => (Outcome::Skipped, Kind::Expectation.exit_code()),
+            (_, true, ..) => (Outcome::Passed, SUCCESS),
+            (_, false, false, Some(run)) => (Outcome::Error, run.exit_code),
             _ => (Outcome::Failed, Kind::Expectation.exit_code()),
         };
-        let messages = match (status, total) {
+        let messages = match (status, runs.len()) {
             (Outcome::Passed, _) => Vec::new(),
+            (Outcome::Skipped, _) => vec![BUDGET_SKIPPED.to_string()],
             (_, 1) => runs[0].messages.clone(),
             _ => std::iter::once(format!(
                 "{passed} of {total} runs passed; pass_rate {required_pass_rate} needs {needed}"
             ))
             .chain(
                 runs.iter()
-                    .filter(|run| run.status != Outcome::Passed)
+                    .filter(|run| !matches!(run.status, Outcome::Passed | Outcome::Skipped))
                     .map(|run| format!("run {}: {}", run.run, run.messages.join("; "))),
             )
             .collect(),
@@ -537,9 +585,20 @@ impl CaseReport {
             passed_every_run: (asked_for.max(total) > 1).then_some(passed == total),
             runs,
             saved: None,
+            quarantine: None,
         };
         case.cube = shown_run(&case).map(|run| run.cube.clone()).unwrap_or_default();
         case
+    }
+}
+
+/// Why a case was not asked, in every report.
+pub const BUDGET_SKIPPED: &str = "not asked: the run's budget was spent (budget)";
+
+impl CaseReport {
+    /// True when the case gates the run: no quarantine holds it.
+    pub fn gates(&self) -> bool {
+        self.quarantine.as_ref().is_none_or(|quarantine| !quarantine.holds())
     }
 }
 
@@ -575,7 +634,10 @@ pub fn shown_run(case: &CaseReport) -> Option<&RunReport> {
 /// The accuracy of Cube's eval questions among `cases`, as Cube shows it
 /// (`80% (8/10)`); `None` when there are none.
 fn accuracy(cases: &[CaseReport]) -> Option<String> {
-    let graded: Vec<&CaseReport> = cases.iter().filter(|case| case.cube.verdict.is_some()).collect();
+    let graded: Vec<&CaseReport> = cases
+        .iter()
+        .filter(|case| case.cube.verdict.is_some() && case.gates())
+        .collect();
     if graded.is_empty() {
         return None;
     }
@@ -608,13 +670,20 @@ impl Report {
     /// The report of `cases` (any order: they are put in suite order).
     pub fn new(suite: &str, shard: Option<String>, mut cases: Vec<CaseReport>, time: f64) -> Report {
         cases.sort_by_key(|case| case.index);
-        let count = |status: Outcome| cases.iter().filter(|case| case.status == status).count();
+        let count = |status: Outcome| {
+            cases
+                .iter()
+                .filter(|case| case.status == status && case.gates())
+                .count()
+        };
         let mut report = Report {
             suite: suite.to_string(),
             shard,
             passed: count(Outcome::Passed),
             failed: count(Outcome::Failed),
             errors: count(Outcome::Error),
+            skipped: count(Outcome::Skipped),
+            quarantined: cases.iter().filter(|case| !case.gates()).count(),
             exit_code: SUCCESS,
             time,
             accuracy: accuracy(&cases),
@@ -626,6 +695,8 @@ impl Report {
             saved: None,
             cost: None,
             unpriced_runs: 0,
+            budget: None,
+            regraded: None,
         };
         (report.cost, report.unpriced_runs) = report.total_cost();
         let saved: Vec<Saved> = report.cases.iter().filter_map(|case| case.saved).collect();
@@ -661,7 +732,8 @@ impl Report {
     /// True when at least `--min-accuracy` of the cases passed (a run of
     /// no case meets any).
     pub fn meets_min_accuracy(&self) -> bool {
-        let total = self.cases.len();
+        // A quarantined case counts neither way.
+        let total = self.cases.len() - self.quarantined;
         self.min_accuracy.is_none_or(|min| {
             let (over, under) = fraction(min);
             total == 0 || self.passed as u128 * under >= over * total as u128
@@ -678,7 +750,7 @@ impl Report {
         if self.min_accuracy.is_some() {
             return (!self.meets_min_accuracy()).then_some(Kind::Expectation);
         }
-        (self.failed > 0 || self.errors > 0).then_some(Kind::Expectation)
+        (self.failed > 0 || self.errors > 0 || self.skipped > 0).then_some(Kind::Expectation)
     }
 
     /// Reads a JSON report written by `check -o json` (or `check merge`),
@@ -860,6 +932,7 @@ fn status_word(status: Outcome) -> &'static str {
         Outcome::Passed => "passing",
         Outcome::Failed => "failing",
         Outcome::Error => "erroring",
+        Outcome::Skipped => "skipped",
     }
 }
 
@@ -869,5 +942,6 @@ pub(super) fn status_name(status: Outcome) -> &'static str {
         Outcome::Passed => "passed",
         Outcome::Failed => "failed",
         Outcome::Error => "error",
+        Outcome::Skipped => "skipped",
     }
 }

@@ -14,11 +14,13 @@ use crate::domain::{new_message_id, Limits, Network, Prices, Question};
 use crate::error::{Fault, Kind};
 use crate::evals::grade::{CubeGrade, Reason};
 use crate::evals::report::{seconds, Outcome, RunReport};
+use crate::evals::saved::{SavedTurn, TurnMillis};
 use crate::evals::suite::{Case, CaseTurn, RowsSource};
 use crate::exchange::{Exchange, Judging, Origin, Plan, RecordAs, Service, Trace, TurnObserver};
 use crate::expect::Check;
 use crate::files::{file_stem, LazyFile};
 use crate::input::Deadline;
+use crate::net::source::SavedStream;
 use crate::results::RowSource;
 use crate::signals::timeout;
 use crate::stream::transcript::Keep;
@@ -56,21 +58,45 @@ impl Run<'_> {
         if let Some(name) = case.missing_ground_truth() {
             return not_asked(run, case, name);
         }
-        let exchange = Exchange {
-            origin: Origin::Service(Box::new(Service {
-                client: self.client.as_user(case.settings.clone()),
-                url: &self.settings.chat.url,
-                asker: self.settings.chat.asker(Some(&case.settings)),
-            })),
-            recording: self.settings.recording.as_ref(),
-            trace: self
-                .trace
-                .as_ref()
-                .map_or(Trace::Off, |trace| Trace::Into(&trace.spans)),
-            notes: &self.notes,
+        // The service, once per run; a re-grade reads each turn's saved
+        // stream instead.
+        let asked = match (&self.client, &self.settings.chat) {
+            (Some(client), Some(chat)) => Some(Exchange {
+                origin: Origin::Service(Box::new(Service {
+                    client: client.as_user(case.settings.clone()),
+                    url: &chat.url,
+                    asker: chat.asker(Some(&case.settings)),
+                })),
+                recording: self.settings.recording.as_ref(),
+                trace: self
+                    .trace
+                    .as_ref()
+                    .map_or(Trace::Off, |trace| Trace::Into(&trace.spans)),
+                notes: &self.notes,
+            }),
+            _ => None,
         };
+        let mut regraded = Duration::ZERO;
         for turn_index in 0..case.turns.len() {
-            if let Err(fault) = self.run_turn(slot, case, turn_index, &exchange, &mut run, started) {
+            if turn_index > 0 && self.budget.as_ref().is_some_and(|budget| budget.reached()) {
+                let left = case.turns.len() - turn_index;
+                if let Some(budget) = &self.budget {
+                    budget.skipped(0, left);
+                }
+                run.status = Outcome::Skipped;
+                run.exit_code = Kind::Expectation.exit_code();
+                run.messages = vec![format!(
+                    "the run's budget was spent before turn {} of {} (budget)",
+                    turn_index + 1,
+                    case.turns.len()
+                )];
+                break;
+            }
+            let turn = match &asked {
+                Some(exchange) => self.run_turn(slot, case, turn_index, exchange, None, &mut run, started),
+                None => self.regrade_turn(slot, case, turn_index, &mut run, started, &mut regraded),
+            };
+            if let Err(fault) = turn {
                 if self.ends_the_run(fault.kind) {
                     self.ends_all(fault.clone());
                 }
@@ -84,21 +110,69 @@ impl Run<'_> {
                 break;
             }
         }
-        run.seconds.total = seconds(started.elapsed());
+        run.seconds.total = match asked {
+            Some(_) => seconds(started.elapsed()),
+            None => seconds(regraded),
+        };
         if let Some(trace) = &self.trace {
             trace.case_ran(slot.case, began, SystemTime::now());
         }
         run
     }
 
-    /// One turn, asked and recorded by the turn's owner; `Err` ends the run
-    /// of the case (its status and lines set when it failed).
+    /// One turn of a re-grade: its saved stream read through the turn's
+    /// owner as a live turn is, graded with the timings it was saved with
+    /// (added to `took`); a turn the folder did not save is an error of the
+    /// run (`no saved stream`), never asked.
+    fn regrade_turn(
+        &self,
+        slot: Slot,
+        case: &Case,
+        turn_index: usize,
+        run: &mut RunReport,
+        case_started: Instant,
+        took: &mut Duration,
+    ) -> Result<(), Fault> {
+        let Some(folder) = &self.saved else {
+            return Err(Fault::new(Kind::Unexpected, "a re-grade without its folder"));
+        };
+        let runs = folder.runs_of(&case.name);
+        let saved = runs.get(slot.run).and_then(|turns| turns.get(&(turn_index + 1)));
+        let Some(saved) = saved else {
+            let which = match case.turns.len() {
+                1 => String::new(),
+                n => format!(" of turn {} of {n}", turn_index + 1),
+            };
+            return Err(Fault::new(
+                Kind::Usage,
+                format!("no saved stream{which} in {} (--regrade)", folder.dir.display()),
+            ));
+        };
+        let path = folder.path_of(saved);
+        let stream = SavedStream::open(&path.display().to_string(), "--regrade").map_err(|err| Fault::of(&err))?;
+        let exchange = Exchange {
+            origin: Origin::saved(stream),
+            recording: None,
+            trace: Trace::Off,
+            notes: &self.notes,
+        };
+        let graded = self.run_turn(slot, case, turn_index, &exchange, Some(saved), run, case_started);
+        *took += Duration::from_millis(saved.millis.total);
+        run.saved.push(path.display().to_string());
+        graded
+    }
+
+    /// One turn, asked and recorded by the turn's owner (or, of a re-grade,
+    /// read from its `saved` stream); `Err` ends the run of the case (its
+    /// status and lines set when it failed).
+    #[allow(clippy::too_many_arguments)]
     fn run_turn(
         &self,
         slot: Slot,
         case: &Case,
         turn_index: usize,
         exchange: &Exchange<'_>,
+        saved: Option<&SavedTurn>,
         run: &mut RunReport,
         case_started: Instant,
     ) -> Result<(), Fault> {
@@ -106,9 +180,23 @@ impl Run<'_> {
             return Err(Fault::new(stop.kind, format!("not run: {stop}")));
         }
         let time = self.turn_time(case, case_started);
-        let question = self.question(case, turn_index, &time, run)?;
+        let question = match saved {
+            Some(saved) => {
+                run.message_ids.extend(saved.message_id.clone());
+                run.message_id.clone_from(&saved.message_id);
+                Question {
+                    input: Some(case.turns[turn_index].question.clone()),
+                    ..Question::default()
+                }
+            }
+            None => self.question(case, turn_index, &time, run)?,
+        };
         let mut observer = self.observer(&case.turns[turn_index]);
-        let mut saved = self.save_file(slot, case, turn_index);
+        let mut kept = match saved {
+            Some(_) => None,
+            None => self.save_file(slot, case, turn_index),
+        };
+        let mut timings = None;
         let turn_started = Instant::now();
         let explain = |fault: Fault| self.explain_timeout(fault, case, &time, turn_started);
         let plan = Plan {
@@ -117,7 +205,7 @@ impl Run<'_> {
             started: turn_started,
             network: self.turn_network(time.left),
             keep: Keep::default(),
-            tee: saved.as_mut(),
+            tee: kept.as_mut(),
             observer: &mut observer,
             out: &mut std::io::sink(),
             explain_timeout: Some(&explain),
@@ -130,18 +218,61 @@ impl Run<'_> {
             parent: self.trace.as_ref().map(|trace| trace.case_span(slot.case)),
         };
         let verdict = exchange.turn(plan, |judging| {
+            // A re-grade's turn took what it took when it was asked.
+            let took = saved.map_or(judging.turn.timings, |saved| saved.millis.timings());
+            timings = Some(took);
             add_turn(
                 run,
                 &judging,
+                &took,
                 turn_started.duration_since(case_started),
                 &self.settings.prices,
             );
-            self.judge(slot, case, turn_index, judging, run)
+            self.spend(slot, case, turn_index, judging.record.usage.as_ref());
+            self.judge(slot, case, turn_index, judging, took.total, run)
         });
-        if let Some(file) = saved.as_ref().filter(|file| file.created()) {
+        if let Some(file) = kept.as_ref().filter(|file| file.created()) {
             run.saved.push(file.path().display().to_string());
+            self.log_saved(slot, case, turn_index, file, run, timings.unwrap_or_default());
         }
         verdict
+    }
+
+    /// Counts a finished turn against the run's budget; says once, on
+    /// stderr, the turn that reached it.
+    fn spend(&self, slot: Slot, case: &Case, turn_index: usize, usage: Option<&crate::domain::UsageRecord>) {
+        let Some(budget) = &self.budget else { return };
+        let mut turn = format!("case {:?}", case.name);
+        match (slot.runs, case.turns.len()) {
+            (1, 1) => {}
+            (1, _) => turn.push_str(&format!(" (turn {})", turn_index + 1)),
+            (_, 1) => turn.push_str(&format!(" (run {})", slot.run + 1)),
+            _ => turn.push_str(&format!(" (run {}, turn {})", slot.run + 1, turn_index + 1)),
+        }
+        if let Some(why) = budget.spend(&turn, usage, &self.settings.prices) {
+            self.notes.warn(&format!("budget reached: {why}; no new turn starts"));
+        }
+    }
+
+    /// Keeps what the `--save` folder's manifest says of a saved turn.
+    fn log_saved(&self, slot: Slot, case: &Case, turn_index: usize, file: &LazyFile, run: &RunReport, timings: Timings) {
+        let saved = SavedTurn {
+            case: case.name.clone(),
+            hash: Some(case.fingerprint()),
+            run: slot.run + 1,
+            turn: turn_index + 1,
+            question: case.turns[turn_index].question.clone(),
+            file: file
+                .path()
+                .file_name()
+                .map(|name| name.to_string_lossy().into_owned())
+                .unwrap_or_default(),
+            message_id: run.message_id.clone(),
+            millis: TurnMillis::of(&timings),
+        };
+        if let Ok(mut log) = self.save_log.lock() {
+            log.push(saved);
+        }
     }
 
     /// The question of turn `turn_index` of `case`, on the chat of the
@@ -247,6 +378,7 @@ impl Run<'_> {
         case: &Case,
         turn_index: usize,
         judging: Judging<'_, '_>,
+        took: Duration,
         run: &mut RunReport,
     ) -> Result<(), Fault> {
         let turn = &case.turns[turn_index];
@@ -307,7 +439,7 @@ impl Run<'_> {
             let source = self.references.data().map(|data| data as &dyn RowSource);
             unmet.extend(check.compare_rows(rows, expected.how, expected.source.field(), source));
         }
-        unmet.extend(case.budgets.exceeded(reading.timings.total, transcript.usage()));
+        unmet.extend(case.budgets.exceeded(took, transcript.usage()));
         if unmet.is_empty() {
             return Ok(());
         }
@@ -381,12 +513,12 @@ fn add_timings(run: &mut RunReport, turn: &Timings, offset: Duration) {
 }
 
 /// Adds what a turn, as its owner hands it over (`judging`), says to its case's run: its
-/// timings (counted from the turn's start, `offset` after the run's), its
+/// `timings` (counted from the turn's start, `offset` after the run's), its
 /// question and answer (as every record of a turn keeps it), the chat it
 /// started, what it spent and what that cost at `prices` (unknown once a
 /// turn could not be priced).
-fn add_turn(run: &mut RunReport, judging: &Judging<'_, '_>, offset: Duration, prices: &Prices) {
-    add_timings(run, &judging.turn.timings, offset);
+fn add_turn(run: &mut RunReport, judging: &Judging<'_, '_>, timings: &Timings, offset: Duration, prices: &Prices) {
+    add_timings(run, timings, offset);
     let record = judging.record;
     run.question.clone_from(&record.question);
     run.answer.clone_from(&record.answer);

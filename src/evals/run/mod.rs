@@ -20,6 +20,7 @@ mod pool;
 mod references;
 
 use std::path::PathBuf;
+use std::sync::Mutex;
 use std::time::Instant;
 
 use anyhow::Result;
@@ -31,9 +32,13 @@ use crate::ci::CiJob;
 use crate::domain::{without_credentials, Network, Prices};
 use crate::error::{fail, usage};
 use crate::evals::context::RunContext;
-use crate::evals::report::{seconds, CaseReport, Outcome, Report, ReportSettings, RunReport, Saved};
+use crate::evals::budget::{BudgetLimits, RunBudget};
+use crate::evals::report::{
+    seconds, CaseReport, Outcome, Regraded, Report, ReportSettings, RunReport, Saved, BUDGET_SKIPPED,
+};
+use crate::evals::saved::{SaveManifest, SavedFolder, SavedTurn, SAVE_VERSION};
 use crate::evals::retry::{Earlier, Tally};
-use crate::evals::select::{Selected, Selection};
+use crate::evals::select::{tell_quarantine, Selected, Selection};
 use crate::evals::suite::{suite_identity, Case, CaseOverrides};
 use crate::evals::trace::RunTrace;
 use crate::evals::verdicts::{self, tell};
@@ -60,8 +65,13 @@ pub struct CheckSettings {
     pub report: ReportSettings,
     /// `--save DIR`.
     pub save: Option<PathBuf>,
-    /// The chat service and its credentials (who asks is each case's).
-    pub chat: ChatSettings,
+    /// `--regrade DIR`: the saved streams graded again, no turn asked.
+    pub regrade: Option<PathBuf>,
+    /// `--budget-tokens`, `--budget-usd`.
+    pub budget: BudgetLimits,
+    /// The chat service and its credentials (who asks is each case's);
+    /// `None` for a re-grade, which asks nothing.
+    pub chat: Option<ChatSettings>,
     /// The identity of the command line, which the suite may override.
     pub identity: IdentityInput,
     /// The data query API (`reference_sql`, ground truths).
@@ -89,7 +99,14 @@ pub struct Run<'a> {
     /// The fingerprint of the whole suite's cases.
     suite_hash: String,
     settings: &'a CheckSettings,
-    client: ChatClient,
+    /// The chat service; `None` for a re-grade.
+    client: Option<ChatClient>,
+    /// The saved streams a re-grade reads (`--regrade`).
+    saved: Option<SavedFolder>,
+    /// The turns saved so far (`--save`), for the folder's manifest.
+    save_log: Mutex<Vec<SavedTurn>>,
+    /// The run's budget, when one is set.
+    budget: Option<RunBudget>,
     /// Where warnings go.
     notes: Notes,
     /// When the run began, and when its `--timeout` expires.
@@ -135,11 +152,19 @@ impl<'a> Run<'a> {
         let http = || -> Result<Http> { Ok(Http::new(settings.network.connect_timeout)?.stopped_by(&stop)) };
         // The data query API, for reference_sql and ground truths (checked
         // when the suite was read) and for the rest of a truncated result.
-        let cases: Vec<Case> = selected
+        let mut cases: Vec<Case> = selected
             .cases
             .into_iter()
             .map(|case| case.overridden(&settings.overrides))
             .collect();
+        let saved = settings
+            .regrade
+            .as_ref()
+            .map(|dir| SavedFolder::read(dir, settings.network.limits.timeout))
+            .transpose()?;
+        if let Some(saved) = &saved {
+            regrade_runs(&mut cases, saved, notes);
+        }
         let compares = cases
             .iter()
             .any(|case| case.turns.iter().any(|turn| turn.rows.is_some()));
@@ -147,6 +172,9 @@ impl<'a> Run<'a> {
             true => Some(DataClient::new(http()?, &settings.data, settings.network, started)?),
             false => None,
         };
+        for case in cases.iter().filter(|case| case.quarantine.as_ref().is_some_and(|q| !q.holds())) {
+            tell_quarantine(case, notes);
+        }
         let earlier = earlier_cases(&cases, earlier, notes);
         if settings.retry_errors.is_some() {
             let again: usize = earlier.iter().flatten().map(|earlier| earlier.again.len()).sum();
@@ -154,8 +182,15 @@ impl<'a> Run<'a> {
                 "--retry-errors: {again} runs ended in an error outside the answer; only they are asked again"
             ));
         }
+        let client = match &settings.chat {
+            Some(chat) => Some(ChatClient::new(http()?, chat)),
+            None => None,
+        };
         Ok(Run {
-            client: ChatClient::new(http()?, &settings.chat),
+            client,
+            saved,
+            save_log: Mutex::new(Vec::new()),
+            budget: RunBudget::new(settings.budget),
             notes: notes.clone(),
             settings,
             started,
@@ -193,6 +228,9 @@ impl<'a> Run<'a> {
             ));
         }
         let report = self.report(cases);
+        if let Some(dir) = &self.settings.save {
+            self.write_manifest(dir, &report)?;
+        }
         if let Some(trace) = self.trace.take() {
             let names: Vec<String> = self.cases.iter().map(|case| case.name.clone()).collect();
             let spans = trace.finish(&report, &names);
@@ -215,6 +253,18 @@ impl<'a> Run<'a> {
         let suite = selection.suite.display().to_string();
         let time = seconds(self.started.elapsed());
         let mut report = Report::new(&suite, shard.clone(), cases, time);
+        // What was asked: the service, or for a re-grade the saved run's.
+        let chat_url = match (&settings.chat, &self.saved) {
+            (Some(chat), _) => chat.url.to_string(),
+            (None, Some(saved)) => saved.manifest.run.chat_url.clone(),
+            (None, None) => String::new(),
+        };
+        report.budget = self.budget.as_ref().map(RunBudget::report);
+        report.regraded = self.saved.as_ref().map(|saved| Regraded {
+            folder: saved.dir.display().to_string(),
+            saved_run: saved.manifest.run.clone(),
+            streams: saved.manifest.streams.len(),
+        });
         report.run = Some(RunContext {
             branch: RunContext::branch_of(self.cases.iter().map(|case| case.branch.as_deref())),
             identity: settings.identity.summary(),
@@ -223,7 +273,7 @@ impl<'a> Run<'a> {
             ..RunContext::new(
                 self.started_at,
                 time,
-                settings.chat.url.as_str(),
+                &chat_url,
                 &suite,
                 shard,
                 settings.ci.clone(),
@@ -285,9 +335,25 @@ impl<'a> Run<'a> {
                 None => case_runs,
             };
             let repeated = case_runs.len() > 1;
+            let tally = &self.tallies[position];
+            let cut_short = case_runs.iter().filter(|run| run.status == Outcome::Skipped).count();
+            let left_by_budget = tally.unasked() + cut_short;
             let mut result = CaseReport::new(case.index, &case.name, case.pass_rate, case.repeat, case_runs);
+            // A case the budget left undecided has no verdict: skipped.
+            if left_by_budget > 0 && !tally.decides(case) {
+                result.status = Outcome::Skipped;
+                result.messages = vec![format!(
+                    "{BUDGET_SKIPPED}: {} of {} runs finished",
+                    result.runs.len() - cut_short,
+                    case.repeat
+                )];
+            }
             result.space = case.space.clone();
             result.hash = Some(case.fingerprint());
+            result.quarantine.clone_from(&case.quarantine);
+            if let Some(expired) = case.quarantine.as_ref().filter(|q| !q.holds() && result.status != Outcome::Passed) {
+                result.messages.push(expired.expired_note(&case.name));
+            }
             let skipped = self.tallies[position].skipped();
             result.saved = (skipped > 0).then(|| Saved {
                 runs: skipped,
@@ -308,11 +374,19 @@ impl Work for Run<'_> {
 
     fn passes_over(&self, slot: Slot) -> bool {
         let tally = &self.tallies[slot.case];
-        let decided = self.settings.stop_when_decided && tally.decides(&self.cases[slot.case]);
-        if decided {
+        let case = &self.cases[slot.case];
+        if self.settings.stop_when_decided && tally.decides(case) {
             tally.skip();
+            return true;
         }
-        decided
+        match self.budget.as_ref().filter(|budget| budget.reached()) {
+            Some(budget) => {
+                tally.leave_unasked();
+                budget.skipped(1, case.turns.len());
+                true
+            }
+            None => false,
+        }
     }
 
     fn run(&self, slot: Slot) -> RunReport {
@@ -332,7 +406,12 @@ impl Work for Run<'_> {
     fn tell(&self, slot: Slot, done: &RunReport) {
         tell(
             &self.notes,
-            &verdicts::run_summary(&self.cases[slot.case].name, done, slot.runs),
+            &verdicts::run_summary(
+                &self.cases[slot.case].name,
+                done,
+                slot.runs,
+                self.cases[slot.case].quarantine.as_ref(),
+            ),
         );
     }
 }
@@ -342,7 +421,7 @@ impl Work for Run<'_> {
 /// is asked again whole, see [`earlier_cases`]).
 fn same_agent_and_suite(report: &Report, settings: &CheckSettings) -> Result<()> {
     let asked = report.run.as_ref().map(|run| run.chat_url.as_str());
-    let here = without_credentials(settings.chat.url.as_str());
+    let here = without_credentials(settings.chat.as_ref().map_or("", |chat| chat.url.as_str()));
     if let Some(other) = asked.filter(|asked| *asked != here) {
         return Err(usage(format!(
             "--retry-errors: that report asked {other}, this run asks {here}: retry a report of the same agent"
@@ -357,6 +436,45 @@ fn same_agent_and_suite(report: &Report, settings: &CheckSettings) -> Result<()>
         None => Err(usage(
             "--retry-errors: that report does not say which suite it ran (written before reports had suitePath): run the suite again whole",
         )),
+    }
+}
+
+/// Each case of a re-grade runs as many times as the folder saved it (at
+/// least once: a case with no saved stream is an error of its own, never
+/// asked); a case whose question changed since is graded all the same, with
+/// a note.
+fn regrade_runs(cases: &mut [Case], saved: &SavedFolder, notes: &Notes) {
+    for case in cases.iter_mut() {
+        let runs = saved.runs_of(&case.name);
+        case.repeat = runs.len().max(1);
+        let asked = runs.first().and_then(|turns| turns.values().next());
+        if let (Some(asked), Some(turn)) = (asked, case.turns.first()) {
+            if asked.question != turn.question {
+                notes.warn(&format!(
+                    "--regrade: {}: the question changed since it was saved; its saved answer is graded all the same",
+                    case.name
+                ));
+            }
+        }
+    }
+}
+
+impl Run<'_> {
+    /// Writes the `--save` folder's manifest: the run's metadata and every
+    /// turn saved, in suite order.
+    fn write_manifest(&self, dir: &std::path::Path, report: &Report) -> Result<()> {
+        let mut streams = std::mem::take(&mut *self.save_log.lock().unwrap_or_else(|poisoned| poisoned.into_inner()));
+        let place = |name: &str| self.cases.iter().position(|case| case.name == name);
+        streams.sort_by_key(|turn| (place(&turn.case), turn.run, turn.turn));
+        let Some(run) = report.run.clone() else {
+            return Ok(());
+        };
+        SaveManifest {
+            version: SAVE_VERSION,
+            run,
+            streams,
+        }
+        .write(dir)
     }
 }
 
