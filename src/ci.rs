@@ -120,6 +120,55 @@ impl CiJob {
     }
 }
 
+/// The branch and commit of the git checkout that holds `path`, read
+/// from its `.git` (a folder, or a worktree's file naming one): `HEAD`
+/// names a branch, whose commit is in its ref file or `packed-refs`, or
+/// is a detached commit. `(None, None)` outside a checkout; nothing is
+/// run (no `git` needed).
+pub fn checkout_of(path: &std::path::Path) -> (Option<String>, Option<String>) {
+    let Ok(absolute) = std::path::absolute(path) else {
+        return (None, None);
+    };
+    let Some(dot_git) = absolute.ancestors().map(|folder| folder.join(".git")).find(|git| git.exists()) else {
+        return (None, None);
+    };
+    let git = match std::fs::read_to_string(&dot_git) {
+        // A worktree: `gitdir: PATH`.
+        Ok(text) => match text.trim().strip_prefix("gitdir:") {
+            Some(dir) => dot_git.parent().unwrap_or(&dot_git).join(dir.trim()),
+            None => return (None, None),
+        },
+        Err(_) => dot_git,
+    };
+    let read = |name: &str| std::fs::read_to_string(git.join(name)).ok();
+    let Some(head) = read("HEAD") else {
+        return (None, None);
+    };
+    let head = head.trim();
+    let Some(reference) = head.strip_prefix("ref:").map(str::trim) else {
+        return (None, Some(head.to_string()).filter(|commit| !commit.is_empty()));
+    };
+    let branch = reference.strip_prefix("refs/heads/").unwrap_or(reference).to_string();
+    // A worktree keeps its HEAD apart and shares the refs of its common folder.
+    let common = read("commondir").map(|dir| git.join(dir.trim()));
+    let commit = [Some(git.clone()), common]
+        .into_iter()
+        .flatten()
+        .find_map(|dir| {
+            let loose = std::fs::read_to_string(dir.join(reference)).ok();
+            let packed = || {
+                std::fs::read_to_string(dir.join("packed-refs")).ok().and_then(|packed| {
+                    packed.lines().find_map(|line| {
+                        let (commit, name) = line.split_once(' ')?;
+                        (name == reference).then(|| commit.to_string())
+                    })
+                })
+            };
+            loose.map(|commit| commit.trim().to_string()).or_else(packed)
+        });
+    (Some(branch), commit)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -172,5 +221,21 @@ mod tests {
         assert_eq!(job(&[("BUILDKITE", "true")]).unwrap().provider, "buildkite");
         assert_eq!(job(&[("JENKINS_URL", "https://ci/")]).unwrap().provider, "jenkins");
         assert_eq!(job(&[("CI", "true")]), None);
+    }
+
+    #[test]
+    fn a_checkouts_branch_and_commit_are_read_from_its_git_folder() {
+        let repo = tempfile::tempdir().unwrap();
+        let git = repo.path().join(".git");
+        std::fs::create_dir_all(git.join("refs/heads")).unwrap();
+        std::fs::write(git.join("HEAD"), "ref: refs/heads/main\n").unwrap();
+        std::fs::write(git.join("refs/heads/main"), "0123abc\n").unwrap();
+        let suite = repo.path().join("evals/smoke.toml");
+        assert_eq!(checkout_of(&suite), (Some("main".into()), Some("0123abc".into())));
+        std::fs::remove_file(git.join("refs/heads/main")).unwrap();
+        std::fs::write(git.join("packed-refs"), "# pack-refs\nfeed42 refs/heads/main\n").unwrap();
+        assert_eq!(checkout_of(&suite), (Some("main".into()), Some("feed42".into())));
+        std::fs::write(git.join("HEAD"), "beef99\n").unwrap();
+        assert_eq!(checkout_of(&suite), (None, Some("beef99".into())), "detached");
     }
 }

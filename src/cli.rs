@@ -648,6 +648,11 @@ pub enum HistoryAction {
         after_help = "Examples:\n  analyst history usage --by week --since 30d\n  analyst history usage --by model -o json"
     )]
     Usage(HistoryUsageArgs),
+    /// The accuracy of a suite over time: one row per recorded check run, oldest first
+    #[command(
+        after_help = "Examples:\n  analyst history trend evals/smoke.toml --last 10\n  analyst history trend agents/ --since 30d -o svg > accuracy.svg\n\nEach check run is recorded (when the history is on) as one row beside its\nturns: its suite by path (relative to its repository, so every checkout\nnames it alike), time, branch and commit (the CI job's, else the\ncheckout's), accuracy (passed of the cases that gate: quarantined ones\nleft out), passed, failed, errors, skipped (budget), consistent K/N, cost,\nand whether it was a re-grade. Exit 5 when no run of the suite is recorded."
+    )]
+    Trend(HistoryTrendArgs),
     /// Delete turns (and their thread names), erased from the file and its log
     #[command(
         after_help = "Examples:\n  analyst history forget --before 90d\n  analyst history forget --thread morning"
@@ -753,6 +758,43 @@ pub struct HistoryUsageArgs {
     /// Where the data goes: --jq, --output-file.
     #[command(flatten)]
     pub destination: DestinationArgs,
+}
+
+/// `history trend`.
+#[derive(Debug, Args)]
+pub struct HistoryTrendArgs {
+    /// The suite (a TOML file or Cube's agents folder, as check was given it); default: the suite of the latest recorded run
+    #[arg(value_name = "SUITE")]
+    pub suite: Option<PathBuf>,
+
+    /// Only runs since DURATION ago (30d) or DATE (2026-11-01)
+    #[arg(long, value_name = "DURATION|DATE")]
+    pub since: Option<String>,
+
+    /// Only the latest N runs
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
+    pub last: Option<u32>,
+
+    /// table (for a person; the default on a terminal), csv (the default otherwise), json (an array), or svg (a line chart of accuracy over time, drawn offline as ask -o svg draws)
+    #[arg(short, long, value_enum, value_name = "MODE")]
+    pub output: Option<TrendOutput>,
+
+    /// Where the data goes: --jq, --output-file.
+    #[command(flatten)]
+    pub destination: DestinationArgs,
+}
+
+/// How `history trend` prints.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum TrendOutput {
+    /// Aligned, for a person
+    Table,
+    /// CSV
+    Csv,
+    /// JSON (an array)
+    Json,
+    /// A line chart of accuracy over time (SVG)
+    Svg,
 }
 
 /// `history forget` (one of its flags; none is a usage error of our own

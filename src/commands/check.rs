@@ -12,7 +12,9 @@ use std::time::Duration;
 
 use anyhow::Result;
 
+use crate::ci::checkout_of;
 use crate::error::{fail, Kind};
+use crate::history::{CheckRunRecord, History};
 use crate::evals::context::RunContext;
 use crate::evals::decide::Tier;
 use crate::evals::report::{self, Report};
@@ -44,9 +46,51 @@ pub fn run(settings: CheckSettings, notes: &Notes, out: &mut Out) -> Result<()> 
             .map_err(|err| crate::error::usage(format!("cannot create the --save folder {}: {err}", dir.display())))?;
     }
     let report = Run::new(selected, &settings, notes, earlier, baseline)?.execute()?;
+    if let Some(recording) = &settings.recording {
+        record_run(&report, &recording.db, notes);
+    }
     tell_comparison(&report, notes);
     publish(&report, &settings.report, notes, out)?;
     conclude(&report, &settings.report)
+}
+
+/// Records the run as one row of the history (for `history trend`): its
+/// suite by path, counts, cost, and the branch and commit it ran at (the
+/// CI job's, else the suite's checkout's); a failure is a warning.
+fn record_run(report: &Report, db: &std::path::Path, notes: &Notes) {
+    let Some(run) = &report.run else { return };
+    let ci = run.ci.as_ref();
+    let (branch, commit) = match ci {
+        Some(ci) if ci.git_ref.is_some() || ci.commit.is_some() => (ci.git_ref.clone(), ci.commit.clone()),
+        _ => checkout_of(std::path::Path::new(&run.suite)),
+    };
+    let count = |n: usize| n as u64;
+    let record = CheckRunRecord {
+        at: run.started_at.clone(),
+        suite_path: run.suite_path.clone().unwrap_or_else(|| run.suite.clone()),
+        suite: run.suite.clone(),
+        shard: run.shard.clone(),
+        chat_url: Some(run.chat_url.clone()).filter(|url| !url.is_empty()),
+        branch,
+        commit,
+        ci_url: ci.and_then(|ci| ci.run_url.clone()),
+        cases: count(report.cases.len()),
+        passed: count(report.passed),
+        failed: count(report.failed),
+        errors: count(report.errors),
+        skipped: count(report.skipped),
+        quarantined: count(report.quarantined),
+        consistent_passed: report.consistent.map(|c| count(c.passed_every_run)),
+        consistent_cases: report.consistent.map(|c| count(c.cases)),
+        cost: report.cost,
+        seconds: report.time,
+        regraded: report.regraded.is_some(),
+        exit_code: report.exit_code,
+    };
+    let recorded = History::open(db).and_then(|history| history.record_check_run(&record));
+    if let Err(why) = recorded {
+        notes.warn(&format!("the run was not recorded: {why:#}"));
+    }
 }
 
 /// Runs `analyst check merge`: one report of the shards' reports, with the

@@ -21,7 +21,7 @@ use crate::render::table::{self, TableFormat, TableWriter};
 use crate::results::{Column, RowSink};
 use crate::settings::{HistoryCommand, HistorySettings};
 use crate::telemetry::{self, OtlpSettings};
-use crate::text::{self, one_line, visible};
+use crate::text::{one_line, visible};
 
 /// Runs `analyst history`.
 pub fn run(settings: HistorySettings, notes: &Notes, out: &mut Out) -> Result<()> {
@@ -68,6 +68,9 @@ pub fn run(settings: HistorySettings, notes: &Notes, out: &mut Out) -> Result<()
         HistoryCommand::Usage { by, since, output } => {
             let rows = priced(&history, by, since.as_deref(), &settings.prices)?;
             write_usage(&rows, output, !settings.prices.is_empty(), settings.width, notes, out)?;
+        }
+        HistoryCommand::Trend { filter, output } => {
+            super::trend::write(&history, &filter, output, settings.width, notes, out)?
         }
         HistoryCommand::Push(otlp) => push(&history, &otlp, notes)?,
         HistoryCommand::Forget(what) => {
@@ -509,7 +512,7 @@ fn usage_table(rows: &[Priced], with_cost: bool, width: Option<u16>, notes: &Not
     if with_cost {
         headers.push("COST");
     }
-    let mut table_rows: Vec<Vec<String>> = rows
+    let table_rows: Vec<Vec<String>> = rows
         .iter()
         .chain((rows.len() > 1).then_some(&total))
         .map(|row| {
@@ -523,28 +526,9 @@ fn usage_table(rows: &[Priced], with_cost: bool, width: Option<u16>, notes: &Not
             cells
         })
         .collect();
-    let render = |headers: &[&str], rows: &[Vec<String>]| {
-        let mut shown = vec![table::Shown::Number; headers.len()];
-        shown[0] = table::Shown::Whole;
-        table::plain(headers, rows, &shown, None, None)
-    };
-    let mut text = render(&headers, &table_rows);
-    let mut left_out = Vec::new();
-    let fits = |text: &str| width.is_none_or(|width| text.lines().all(|line| text::width(line) <= usize::from(width)));
-    for name in USAGE_COLUMNS_LEFT_OUT_FIRST {
-        if fits(&text) {
-            break;
-        }
-        let Some(column) = headers.iter().position(|header| *header == name) else {
-            continue;
-        };
-        headers.remove(column);
-        for row in &mut table_rows {
-            row.remove(column);
-        }
-        left_out.push(name);
-        text = render(&headers, &table_rows);
-    }
+    let mut shown = vec![table::Shown::Number; headers.len()];
+    shown[0] = table::Shown::Whole;
+    let (text, left_out) = table::plain_fitted(&headers, &table_rows, &shown, width, &USAGE_COLUMNS_LEFT_OUT_FIRST);
     if !left_out.is_empty() {
         notes.info(&format!(
             "left out to fit the terminal: {} (-o csv has every column)",

@@ -12,4 +12,5 @@ pub mod history;
 pub mod man;
 pub mod rows;
 pub mod session;
+pub mod trend;
 pub mod version;

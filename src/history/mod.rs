@@ -8,6 +8,7 @@
 //!   first of them switches a new file to WAL) — and what a turn is;
 //! - [`schema`]: the versions of the schema and their migrations;
 //! - [`record`]: what a turn writes, and the thread names of `--thread`;
+//! - [`runs`]: each `check` run as one row, for `history trend`;
 //! - [`query`]: what `analyst history` reads: list, show, export, usage,
 //!   and `forget`, which erases.
 //!
@@ -17,11 +18,13 @@
 
 mod query;
 mod record;
+mod runs;
 mod schema;
 mod unsent;
 
 pub use query::{Forget, ListFilter, ListedTurn, TurnKind, UsageBy, UsageGroup};
 pub use record::{chat_url, write};
+pub use runs::{CheckRunRecord, TrendFilter};
 pub use schema::SCHEMA_VERSION;
 pub use unsent::{Delivery, Pushed};
 

@@ -332,10 +332,13 @@ impl History {
             )
             .map_err(failed)?;
         match what {
-            Forget::Before(at) => transaction.execute("DELETE FROM unsent_spans WHERE at < ?1", params![at]),
+            Forget::Before(at) => transaction
+                .execute("DELETE FROM unsent_spans WHERE at < ?1", params![at])
+                .and_then(|_| transaction.execute("DELETE FROM check_runs WHERE at < ?1", params![at])),
             Forget::Thread(name) => transaction.execute("DELETE FROM threads WHERE name = ?1", params![name]),
             Forget::All => transaction
                 .execute("DELETE FROM unsent_spans", [])
+                .and_then(|_| transaction.execute("DELETE FROM check_runs", []))
                 .and_then(|_| transaction.execute("DELETE FROM threads", [])),
         }
         .map_err(failed)?;

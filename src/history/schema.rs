@@ -16,8 +16,9 @@ pub const SCHEMA_VERSION: i64 = MIGRATIONS.len() as i64;
 /// verdict-level exit code beside the turn's; version 4 keeps the spans a
 /// collector did not take, for `history push`; version 5 lets a push claim
 /// one batch at a time, mark one refused for good, and `history forget`
-/// find the batches of the turns it forgets.
-const MIGRATIONS: [&str; 5] = [
+/// find the batches of the turns it forgets; version 6 records each
+/// `check` run as one row beside its turns, for `history trend`.
+const MIGRATIONS: [&str; 6] = [
     "
 CREATE TABLE turns (
     id INTEGER PRIMARY KEY,
@@ -92,6 +93,32 @@ CREATE TABLE unsent_turns (
 );
 CREATE INDEX unsent_turns_message ON unsent_turns (message_id);
 CREATE INDEX unsent_turns_batch ON unsent_turns (unsent_id);
+",
+    "
+CREATE TABLE check_runs (
+    id INTEGER PRIMARY KEY,
+    at TEXT NOT NULL,
+    suite_path TEXT NOT NULL,
+    suite TEXT NOT NULL,
+    shard TEXT,
+    chat_url TEXT,
+    git_ref TEXT,
+    git_commit TEXT,
+    ci_url TEXT,
+    cases INTEGER NOT NULL,
+    passed INTEGER NOT NULL,
+    failed INTEGER NOT NULL,
+    errors INTEGER NOT NULL,
+    skipped INTEGER NOT NULL,
+    quarantined INTEGER NOT NULL,
+    consistent_passed INTEGER,
+    consistent_cases INTEGER,
+    cost REAL,
+    seconds REAL NOT NULL,
+    regraded INTEGER NOT NULL,
+    exit_code INTEGER NOT NULL
+);
+CREATE INDEX check_runs_suite ON check_runs (suite_path, at);
 ",
 ];
 

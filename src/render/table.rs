@@ -440,6 +440,37 @@ const NARROWEST_CUT: usize = 8;
 /// when its cells need that much: other [`Shown::Cut`] columns give way.
 const LAST_COLUMN_ROOM: usize = 24;
 
+/// A [`plain`] table (unstyled, nothing cut) that fits `width`: while it
+/// is wider, the columns `left_out_first` names are left out, in that
+/// order. Returns the table and the columns left out (for a note).
+pub fn plain_fitted<'h>(
+    headers: &[&'h str],
+    rows: &[Vec<String>],
+    shown: &[Shown],
+    width: Option<u16>,
+    left_out_first: &[&str],
+) -> (String, Vec<&'h str>) {
+    let (mut headers, mut rows, mut shown) = (headers.to_vec(), rows.to_vec(), shown.to_vec());
+    let fits = |text: &str| width.is_none_or(|width| text.lines().all(|line| text_width(line) <= usize::from(width)));
+    let mut text = plain(&headers, &rows, &shown, None, None);
+    let mut left_out = Vec::new();
+    for name in left_out_first {
+        if fits(&text) {
+            break;
+        }
+        let Some(column) = headers.iter().position(|header| header == name) else {
+            continue;
+        };
+        left_out.push(headers.remove(column));
+        shown.remove(column);
+        for row in &mut rows {
+            row.remove(column);
+        }
+        text = plain(&headers, &rows, &shown, None, None);
+    }
+    (text, left_out)
+}
+
 /// A plain table for a person, without borders: each column as wide as its
 /// widest cell (two spaces between, widths in display columns), numbers
 /// right-aligned, every cell on one line. Within `width` (a terminal's),

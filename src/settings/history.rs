@@ -13,11 +13,12 @@ use super::profile::{expand_home, Config, Profile, UserFolder};
 use super::types::{destination, mode_name};
 use crate::cli::{
     var, ExportFormat, HistoryAction, HistoryArgs, HistoryForgetArgs, HistoryKind, HistoryListArgs, TableOrJson,
-    UsageGrouping, UsageOutput,
+    TrendOutput, UsageGrouping, UsageOutput,
 };
 use crate::domain::Prices;
 use crate::error::usage;
-use crate::history::{before, Forget, ListFilter, Recording, ThreadSettings, TurnKind, UsageBy};
+use crate::evals::suite::suite_identity;
+use crate::history::{before, Forget, ListFilter, Recording, ThreadSettings, TrendFilter, TurnKind, UsageBy};
 use crate::output::{Destination, JqInput};
 
 /// What `analyst history` does.
@@ -54,6 +55,13 @@ pub enum HistoryCommand {
         since: Option<String>,
         /// `-o`.
         output: UsageOutput,
+    },
+    /// `trend`: which runs, and how they print.
+    Trend {
+        /// The suite and which of its runs.
+        filter: TrendFilter,
+        /// `-o` (a terminal's table, else CSV, when not given).
+        output: TrendOutput,
     },
     /// `forget`.
     Forget(Forget),
@@ -267,6 +275,25 @@ pub fn history(
                     output: usage_args.output,
                 },
                 destination(usage_args.destination, input)?,
+            )
+        }
+        HistoryAction::Trend(trend) => {
+            let output = trend.output.unwrap_or(match width {
+                Some(_) => TrendOutput::Table,
+                None => TrendOutput::Csv,
+            });
+            let input = match output {
+                TrendOutput::Json => Ok(JqInput::Whole),
+                other => Err((mode_name(other), "-o json")),
+            };
+            let filter = TrendFilter {
+                suite_path: trend.suite.as_deref().map(suite_identity),
+                since: trend.since.as_deref().map(|text| time_of(text, "--since")).transpose()?,
+                last: trend.last.map(|last| last as usize),
+            };
+            (
+                HistoryCommand::Trend { filter, output },
+                destination(trend.destination, input)?,
             )
         }
         HistoryAction::Forget(forget) => (HistoryCommand::Forget(forget_what(forget)?), Destination::default()),

@@ -384,3 +384,102 @@ fn list_shows_each_quarantine_and_cubes_folder_takes_a_quarantine_file_beside_it
         stderr(&output)
     );
 }
+
+#[test]
+fn history_trend_shows_a_suites_runs_in_order_with_their_accuracy() {
+    let emu = Emulator::start();
+    let dir = Scratch::new();
+    let db = dir.join("history.db");
+    let suite = dir.write("smoke.toml", three_cases(""));
+    let saved = dir.join("saved");
+    let run = |args: &[&str]| {
+        let output = emu
+            .analyst()
+            .env("ANALYST_HISTORY_DB", &db)
+            .args(["check", "--jobs", "1"])
+            .arg(&suite)
+            .args(args)
+            .output()
+            .unwrap();
+        assert!(matches!(output.status.code(), Some(0 | 9)), "{}", stderr(&output));
+    };
+    // 1: every case passes; 2: the first fails; 3: the second run re-graded.
+    run(&["--save", saved.to_str().unwrap()]);
+    emu.script(Reply::stream(
+        &ChatStream::new("c-2", Family::Semantic).final_answer(&["Revenue was flat."]).usage(),
+    ));
+    run(&[]);
+    dir.write("smoke.toml", three_cases("expect_answer = \"never said\""));
+    run(&["--regrade", saved.to_str().unwrap()]);
+    // Another suite's runs are not this one's.
+    let other = dir.write("other.toml", "[[case]]\nname = \"x\"\nquestion = \"Revenue?\"\n");
+    let output = emu
+        .analyst()
+        .env("ANALYST_HISTORY_DB", &db)
+        .args(["check"])
+        .arg(&other)
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(0));
+    let trend = |args: &[&str]| {
+        analyst()
+            .env("ANALYST_HISTORY_DB", &db)
+            .args(["history", "trend"])
+            .arg(&suite)
+            .args(args)
+            .output()
+            .unwrap()
+    };
+    let rows = json_of(&trend(&["-o", "json"]));
+    let rows = rows.as_array().unwrap();
+    assert_eq!(rows.len(), 3, "{rows:?}");
+    let accuracy: Vec<String> = rows
+        .iter()
+        .map(|row| format!("{:.3} {}/{} regraded={}", row["accuracy"].as_f64().unwrap(), row["passed"], row["cases"], row["regraded"]))
+        .collect();
+    assert_eq!(
+        accuracy,
+        ["1.000 3/3 regraded=false", "0.667 2/3 regraded=false", "0.667 2/3 regraded=true"]
+    );
+    let times: Vec<&str> = rows.iter().map(|row| row["at"].as_str().unwrap()).collect();
+    assert!(times.windows(2).all(|pair| pair[0] <= pair[1]), "oldest first: {times:?}");
+    assert!(rows.iter().all(|row| row["suitePath"].as_str().unwrap().ends_with("smoke.toml")));
+    // CSV is the default off a terminal; --last keeps the latest.
+    let csv = String::from_utf8(trend(&["--last", "2"]).stdout).unwrap();
+    let lines: Vec<&str> = csv.lines().collect();
+    assert_eq!(lines.len(), 3, "{csv}");
+    assert!(lines[0].starts_with("at,branch,commit,accuracy,cases,passed,failed,errors,skipped,quarantined"));
+    assert!(lines[1].contains(",0.6667,3,2,1,0,0,0,"), "{csv}");
+    assert!(lines[2].contains(",true,9,"), "the re-grade, exit 9: {csv}");
+    // A table for a person, the default on a terminal, within its 60 columns.
+    let table = on_a_terminal_of(
+        60,
+        &emu,
+        &format!("history trend {}", suite.display()),
+        &[("ANALYST_HISTORY_DB", db.to_str().unwrap())],
+    );
+    assert!(table.contains("TIME (UTC)"), "{table}");
+    assert!(table.contains("(regraded)"), "{table}");
+    assert!(table.contains("left out to fit the terminal: COST"), "{table}");
+    assert_fits("history trend", &table, 60);
+    // The chart: accuracy over time, drawn offline.
+    let svg = trend(&["-o", "svg"]);
+    assert_eq!(svg.status.code(), Some(0), "{}", stderr(&svg));
+    let svg = String::from_utf8(svg.stdout).unwrap();
+    assert!(svg.starts_with("<svg") && svg.contains("Accuracy of"), "{}", &svg[..svg.len().min(300)]);
+    // Without a suite: the latest run's, said on stderr.
+    let latest = analyst()
+        .env("ANALYST_HISTORY_DB", &db)
+        .args(["history", "trend", "-o", "json"])
+        .output()
+        .unwrap();
+    assert_eq!(json_of(&latest).as_array().unwrap().len(), 1);
+    assert!(stderr(&latest).contains("other.toml (the latest run's; name a SUITE for another)"));
+    // A suite never run is exit 4, named.
+    let never = analyst()
+        .env("ANALYST_HISTORY_DB", &db)
+        .args(["history", "trend", "never.toml"])
+        .output()
+        .unwrap();
+    fails_in_one_line(&never, 5, &["no recorded check run of never.toml"]);
+}

@@ -373,7 +373,7 @@ fn a_database_of_a_newer_schema_is_refused_and_ask_still_works() {
         str![[r#"
 message: [..]-message
 chat: chat-0001
-analyst: warning: the turn was not recorded: history [..] has schema version 99, newer than this analyst's 5: upgrade analyst (history is off for this run)
+analyst: warning: the turn was not recorded: history [..] has schema version 99, newer than this analyst's 6: upgrade analyst (history is off for this run)
 
 "#]],
     );
@@ -428,7 +428,14 @@ fn a_database_of_the_first_version_is_migrated_and_keeps_its_turns() {
     let version: i64 = connection
         .pragma_query_value(None, "user_version", |row| row.get(0))
         .unwrap();
-    assert_eq!(version, 5);
+    assert_eq!(version, 6);
+    // Version 6 records check runs, for `history trend`: none yet.
+    let trend = analyst()
+        .env("ANALYST_HISTORY_DB", &db)
+        .args(["history", "trend"])
+        .output()
+        .unwrap();
+    assert_eq!(trend.status.code(), Some(5));
     // Version 4 keeps the spans a collector did not take; version 5 the
     // claims and refusals of a push, and which turns a batch describes.
     let unsent: i64 = connection
