@@ -258,7 +258,10 @@ Register-ArgumentCompleter -Native -CommandName 'analyst' -ScriptBlock {
             [CompletionResult]::new('--max-llm-calls', '--max-llm-calls', [CompletionResultType]::ParameterName, 'Fail a turn whose __usage__ reports more than N llmCalls, overriding the suite''s max_llm_calls')
             [CompletionResult]::new('--retry-errors', '--retry-errors', [CompletionResultType]::ParameterName, 'Ask again, of an earlier -o json REPORT of this suite, only the runs that ended in an error outside the agent''s answer (the service failing or unreachable, a reset, a case''s timeout, an agent crash); every other run keeps its verdict, and the report written is the merged one, each run asked again keeping the attempts it replaced. A report of another agent or another suite is refused (exit 2); a case changed since the report is asked again whole')
             [CompletionResult]::new('--shard', '--shard', [CompletionResultType]::ParameterName, 'Run the K-th of N disjoint slices of the cases: sorted by name and dealt round-robin, so no shard has more than one case more than another, and the N shards together run every case once (for a CI matrix)')
-            [CompletionResult]::new('--save', '--save', [CompletionResultType]::ParameterName, 'Keep each turn''s raw stream in DIR (replay it with ''ask --replay''); DIR is created 0700, each file 0600')
+            [CompletionResult]::new('--save', '--save', [CompletionResultType]::ParameterName, 'Keep each turn''s raw stream in DIR, and what a re-grade needs (replay one with ''ask --replay'', grade them again with --regrade DIR)')
+            [CompletionResult]::new('--regrade', '--regrade', [CompletionResultType]::ParameterName, 'Grade again the streams a run saved with --save DIR, against the suite as it is now, asking no turn')
+            [CompletionResult]::new('--budget-tokens', '--budget-tokens', [CompletionResultType]::ParameterName, 'Start no new turn once the finished turns'' totalTokens reach N (turns in flight finish)')
+            [CompletionResult]::new('--budget-usd', '--budget-usd', [CompletionResultType]::ParameterName, 'Start no new turn once the finished turns'' cost at the config file''s [prices] reaches X US dollars')
             [CompletionResult]::new('--summary', '--summary', [CompletionResultType]::ParameterName, 'Append a Markdown summary to FILE (made for $GITHUB_STEP_SUMMARY): the accuracy, a table of the cases that did not pass, every case in a collapsed block')
             [CompletionResult]::new('--jq', '--jq', [CompletionResultType]::ParameterName, 'Filter the JSON output through a jq expression')
             [CompletionResult]::new('--output-file', '--output-file', [CompletionResultType]::ParameterName, 'Write the output to FILE instead of stdout, atomically')
@@ -488,7 +491,8 @@ Register-ArgumentCompleter -Native -CommandName 'analyst' -ScriptBlock {
             [CompletionResult]::new('show', 'show', [CompletionResultType]::ParameterValue, 'One whole turn')
             [CompletionResult]::new('export', 'export', [CompletionResultType]::ParameterValue, 'A whole thread, question by question')
             [CompletionResult]::new('usage', 'usage', [CompletionResultType]::ParameterValue, 'Turns, tokens, LLM calls, time and cost, grouped')
-            [CompletionResult]::new('forget', 'forget', [CompletionResultType]::ParameterValue, 'Delete turns (and their thread names), erased from the file and its log')
+            [CompletionResult]::new('trend', 'trend', [CompletionResultType]::ParameterValue, 'A suite''s accuracy over time: a row per recorded check run')
+            [CompletionResult]::new('forget', 'forget', [CompletionResultType]::ParameterValue, 'Delete turns and their thread names, erased from the file and its log')
             [CompletionResult]::new('push', 'push', [CompletionResultType]::ParameterValue, 'Send the spans a collector did not take (kept by ask and check) to the OTLP endpoint, oldest first, each once')
             [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
             break
@@ -569,6 +573,25 @@ Register-ArgumentCompleter -Native -CommandName 'analyst' -ScriptBlock {
             [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
             break
         }
+        'analyst;history;trend' {
+            [CompletionResult]::new('--since', '--since', [CompletionResultType]::ParameterName, 'Only runs since DURATION ago (30d) or DATE (2026-11-01)')
+            [CompletionResult]::new('--last', '--last', [CompletionResultType]::ParameterName, 'Only the latest N runs')
+            [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'table (for a person; the default on a terminal), csv (the default otherwise), json (an array), or svg (a line chart of accuracy over time, drawn offline as ask -o svg draws)')
+            [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'table (for a person; the default on a terminal), csv (the default otherwise), json (an array), or svg (a line chart of accuracy over time, drawn offline as ask -o svg draws)')
+            [CompletionResult]::new('--jq', '--jq', [CompletionResultType]::ParameterName, 'Filter the JSON output through a jq expression')
+            [CompletionResult]::new('--output-file', '--output-file', [CompletionResultType]::ParameterName, 'Write the output to FILE instead of stdout, atomically')
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'Colour on stderr: auto (on a terminal, unless NO_COLOR is set and not empty), always, never')
+            [CompletionResult]::new('--profile', '--profile', [CompletionResultType]::ParameterName, 'Use this profile of the config file (analyst config path prints where it is)')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print nothing on stderr but errors')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print nothing on stderr but errors')
+            [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Log each HTTP request and response status to stderr (the key is always redacted)')
+            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Log each HTTP request and response status to stderr (the key is always redacted)')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
+            break
+        }
         'analyst;history;forget' {
             [CompletionResult]::new('--before', '--before', [CompletionResultType]::ParameterName, 'Delete the turns before DATE (2026-01-01) or DURATION ago (90d)')
             [CompletionResult]::new('--thread', '--thread', [CompletionResultType]::ParameterName, 'Delete a thread''s turns and its name')
@@ -603,7 +626,8 @@ Register-ArgumentCompleter -Native -CommandName 'analyst' -ScriptBlock {
             [CompletionResult]::new('show', 'show', [CompletionResultType]::ParameterValue, 'One whole turn')
             [CompletionResult]::new('export', 'export', [CompletionResultType]::ParameterValue, 'A whole thread, question by question')
             [CompletionResult]::new('usage', 'usage', [CompletionResultType]::ParameterValue, 'Turns, tokens, LLM calls, time and cost, grouped')
-            [CompletionResult]::new('forget', 'forget', [CompletionResultType]::ParameterValue, 'Delete turns (and their thread names), erased from the file and its log')
+            [CompletionResult]::new('trend', 'trend', [CompletionResultType]::ParameterValue, 'A suite''s accuracy over time: a row per recorded check run')
+            [CompletionResult]::new('forget', 'forget', [CompletionResultType]::ParameterValue, 'Delete turns and their thread names, erased from the file and its log')
             [CompletionResult]::new('push', 'push', [CompletionResultType]::ParameterValue, 'Send the spans a collector did not take (kept by ask and check) to the OTLP endpoint, oldest first, each once')
             [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
             break
@@ -618,6 +642,9 @@ Register-ArgumentCompleter -Native -CommandName 'analyst' -ScriptBlock {
             break
         }
         'analyst;history;help;usage' {
+            break
+        }
+        'analyst;history;help;trend' {
             break
         }
         'analyst;history;help;forget' {
@@ -705,7 +732,8 @@ Register-ArgumentCompleter -Native -CommandName 'analyst' -ScriptBlock {
             [CompletionResult]::new('show', 'show', [CompletionResultType]::ParameterValue, 'One whole turn')
             [CompletionResult]::new('export', 'export', [CompletionResultType]::ParameterValue, 'A whole thread, question by question')
             [CompletionResult]::new('usage', 'usage', [CompletionResultType]::ParameterValue, 'Turns, tokens, LLM calls, time and cost, grouped')
-            [CompletionResult]::new('forget', 'forget', [CompletionResultType]::ParameterValue, 'Delete turns (and their thread names), erased from the file and its log')
+            [CompletionResult]::new('trend', 'trend', [CompletionResultType]::ParameterValue, 'A suite''s accuracy over time: a row per recorded check run')
+            [CompletionResult]::new('forget', 'forget', [CompletionResultType]::ParameterValue, 'Delete turns and their thread names, erased from the file and its log')
             [CompletionResult]::new('push', 'push', [CompletionResultType]::ParameterValue, 'Send the spans a collector did not take (kept by ask and check) to the OTLP endpoint, oldest first, each once')
             break
         }
@@ -719,6 +747,9 @@ Register-ArgumentCompleter -Native -CommandName 'analyst' -ScriptBlock {
             break
         }
         'analyst;help;history;usage' {
+            break
+        }
+        'analyst;help;history;trend' {
             break
         }
         'analyst;help;history;forget' {

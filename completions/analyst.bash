@@ -145,6 +145,9 @@ _analyst() {
             analyst__subcmd__help__subcmd__history,show)
                 cmd="analyst__subcmd__help__subcmd__history__subcmd__show"
                 ;;
+            analyst__subcmd__help__subcmd__history,trend)
+                cmd="analyst__subcmd__help__subcmd__history__subcmd__trend"
+                ;;
             analyst__subcmd__help__subcmd__history,usage)
                 cmd="analyst__subcmd__help__subcmd__history__subcmd__usage"
                 ;;
@@ -169,6 +172,9 @@ _analyst() {
             analyst__subcmd__history,show)
                 cmd="analyst__subcmd__history__subcmd__show"
                 ;;
+            analyst__subcmd__history,trend)
+                cmd="analyst__subcmd__history__subcmd__trend"
+                ;;
             analyst__subcmd__history,usage)
                 cmd="analyst__subcmd__history__subcmd__usage"
                 ;;
@@ -189,6 +195,9 @@ _analyst() {
                 ;;
             analyst__subcmd__history__subcmd__help,show)
                 cmd="analyst__subcmd__history__subcmd__help__subcmd__show"
+                ;;
+            analyst__subcmd__history__subcmd__help,trend)
+                cmd="analyst__subcmd__history__subcmd__help__subcmd__trend"
                 ;;
             analyst__subcmd__history__subcmd__help,usage)
                 cmd="analyst__subcmd__history__subcmd__help__subcmd__usage"
@@ -498,7 +507,7 @@ _analyst() {
             return 0
             ;;
         analyst__subcmd__check)
-            opts="-j -o -q -v -h -V --jobs --repeat --filter --list --junit --output --baseline --min-accuracy --pass-rate --max-seconds --max-tokens --max-llm-calls --expect-faithful --certified --no-history --retry-errors --stop-when-decided --shard --save --tap --summary --jq --output-file --fail-on-regression --baseline-max-age --baseline-any --chat-url --api-key-file --cube-token-file --data-url --external-id --internal-id --email --attr --group --security-context --persistent --ttl --timezone --no-authoring --connect-timeout --timeout --idle-timeout --retries --quiet --color --profile --verbose --help --version merge help"
+            opts="-j -o -q -v -h -V --jobs --repeat --filter --list --junit --output --baseline --min-accuracy --pass-rate --max-seconds --max-tokens --max-llm-calls --expect-faithful --certified --no-history --retry-errors --stop-when-decided --shard --save --regrade --budget-tokens --budget-usd --tap --summary --jq --output-file --fail-on-regression --baseline-max-age --baseline-any --chat-url --api-key-file --cube-token-file --data-url --external-id --internal-id --email --attr --group --security-context --persistent --ttl --timezone --no-authoring --connect-timeout --timeout --idle-timeout --retries --quiet --color --profile --verbose --help --version merge help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -565,6 +574,18 @@ _analyst() {
                     return 0
                     ;;
                 --save)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --regrade)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --budget-tokens)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --budget-usd)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -1214,7 +1235,7 @@ _analyst() {
             return 0
             ;;
         analyst__subcmd__help__subcmd__history)
-            opts="list show export usage forget push"
+            opts="list show export usage trend forget push"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1284,6 +1305,20 @@ _analyst() {
             return 0
             ;;
         analyst__subcmd__help__subcmd__history__subcmd__show)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        analyst__subcmd__help__subcmd__history__subcmd__trend)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -1368,7 +1403,7 @@ _analyst() {
             return 0
             ;;
         analyst__subcmd__history)
-            opts="-o -q -v -h -V --limit --thread --since --grep --output --jq --status --kind --output-file --quiet --color --profile --verbose --help --version list show export usage forget push help"
+            opts="-o -q -v -h -V --limit --thread --since --grep --output --jq --status --kind --output-file --quiet --color --profile --verbose --help --version list show export usage trend forget push help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1498,7 +1533,7 @@ _analyst() {
             return 0
             ;;
         analyst__subcmd__history__subcmd__help)
-            opts="list show export usage forget push help"
+            opts="list show export usage trend forget push help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1582,6 +1617,20 @@ _analyst() {
             return 0
             ;;
         analyst__subcmd__history__subcmd__help__subcmd__show)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        analyst__subcmd__history__subcmd__help__subcmd__trend)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -1706,6 +1755,52 @@ _analyst() {
                     ;;
                 -o)
                     COMPREPLY=($(compgen -W "table json" -- "${cur}"))
+                    return 0
+                    ;;
+                --jq)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --output-file)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                --profile)
+                    COMPREPLY=($(compgen -W "$(analyst config profiles 2>/dev/null)" -- "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        analyst__subcmd__history__subcmd__trend)
+            opts="-o -q -v -h -V --since --last --output --jq --output-file --quiet --color --profile --verbose --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --since)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --last)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --output)
+                    COMPREPLY=($(compgen -W "table csv json svg" -- "${cur}"))
+                    return 0
+                    ;;
+                -o)
+                    COMPREPLY=($(compgen -W "table csv json svg" -- "${cur}"))
                     return 0
                     ;;
                 --jq)

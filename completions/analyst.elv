@@ -246,7 +246,10 @@ set edit:completion:arg-completer[analyst] = {|@words|
             cand --max-llm-calls 'Fail a turn whose __usage__ reports more than N llmCalls, overriding the suite''s max_llm_calls'
             cand --retry-errors 'Ask again, of an earlier -o json REPORT of this suite, only the runs that ended in an error outside the agent''s answer (the service failing or unreachable, a reset, a case''s timeout, an agent crash); every other run keeps its verdict, and the report written is the merged one, each run asked again keeping the attempts it replaced. A report of another agent or another suite is refused (exit 2); a case changed since the report is asked again whole'
             cand --shard 'Run the K-th of N disjoint slices of the cases: sorted by name and dealt round-robin, so no shard has more than one case more than another, and the N shards together run every case once (for a CI matrix)'
-            cand --save 'Keep each turn''s raw stream in DIR (replay it with ''ask --replay''); DIR is created 0700, each file 0600'
+            cand --save 'Keep each turn''s raw stream in DIR, and what a re-grade needs (replay one with ''ask --replay'', grade them again with --regrade DIR)'
+            cand --regrade 'Grade again the streams a run saved with --save DIR, against the suite as it is now, asking no turn'
+            cand --budget-tokens 'Start no new turn once the finished turns'' totalTokens reach N (turns in flight finish)'
+            cand --budget-usd 'Start no new turn once the finished turns'' cost at the config file''s [prices] reaches X US dollars'
             cand --summary 'Append a Markdown summary to FILE (made for $GITHUB_STEP_SUMMARY): the accuracy, a table of the cases that did not pass, every case in a collapsed block'
             cand --jq 'Filter the JSON output through a jq expression'
             cand --output-file 'Write the output to FILE instead of stdout, atomically'
@@ -460,7 +463,8 @@ set edit:completion:arg-completer[analyst] = {|@words|
             cand show 'One whole turn'
             cand export 'A whole thread, question by question'
             cand usage 'Turns, tokens, LLM calls, time and cost, grouped'
-            cand forget 'Delete turns (and their thread names), erased from the file and its log'
+            cand trend 'A suite''s accuracy over time: a row per recorded check run'
+            cand forget 'Delete turns and their thread names, erased from the file and its log'
             cand push 'Send the spans a collector did not take (kept by ask and check) to the OTLP endpoint, oldest first, each once'
             cand help 'Print this message or the help of the given subcommand(s)'
         }
@@ -536,6 +540,24 @@ set edit:completion:arg-completer[analyst] = {|@words|
             cand -V 'Print version'
             cand --version 'Print version'
         }
+        &'analyst;history;trend'= {
+            cand --since 'Only runs since DURATION ago (30d) or DATE (2026-11-01)'
+            cand --last 'Only the latest N runs'
+            cand -o 'table (for a person; the default on a terminal), csv (the default otherwise), json (an array), or svg (a line chart of accuracy over time, drawn offline as ask -o svg draws)'
+            cand --output 'table (for a person; the default on a terminal), csv (the default otherwise), json (an array), or svg (a line chart of accuracy over time, drawn offline as ask -o svg draws)'
+            cand --jq 'Filter the JSON output through a jq expression'
+            cand --output-file 'Write the output to FILE instead of stdout, atomically'
+            cand --color 'Colour on stderr: auto (on a terminal, unless NO_COLOR is set and not empty), always, never'
+            cand --profile 'Use this profile of the config file (analyst config path prints where it is)'
+            cand -q 'Print nothing on stderr but errors'
+            cand --quiet 'Print nothing on stderr but errors'
+            cand -v 'Log each HTTP request and response status to stderr (the key is always redacted)'
+            cand --verbose 'Log each HTTP request and response status to stderr (the key is always redacted)'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
         &'analyst;history;forget'= {
             cand --before 'Delete the turns before DATE (2026-01-01) or DURATION ago (90d)'
             cand --thread 'Delete a thread''s turns and its name'
@@ -568,7 +590,8 @@ set edit:completion:arg-completer[analyst] = {|@words|
             cand show 'One whole turn'
             cand export 'A whole thread, question by question'
             cand usage 'Turns, tokens, LLM calls, time and cost, grouped'
-            cand forget 'Delete turns (and their thread names), erased from the file and its log'
+            cand trend 'A suite''s accuracy over time: a row per recorded check run'
+            cand forget 'Delete turns and their thread names, erased from the file and its log'
             cand push 'Send the spans a collector did not take (kept by ask and check) to the OTLP endpoint, oldest first, each once'
             cand help 'Print this message or the help of the given subcommand(s)'
         }
@@ -579,6 +602,8 @@ set edit:completion:arg-completer[analyst] = {|@words|
         &'analyst;history;help;export'= {
         }
         &'analyst;history;help;usage'= {
+        }
+        &'analyst;history;help;trend'= {
         }
         &'analyst;history;help;forget'= {
         }
@@ -647,7 +672,8 @@ set edit:completion:arg-completer[analyst] = {|@words|
             cand show 'One whole turn'
             cand export 'A whole thread, question by question'
             cand usage 'Turns, tokens, LLM calls, time and cost, grouped'
-            cand forget 'Delete turns (and their thread names), erased from the file and its log'
+            cand trend 'A suite''s accuracy over time: a row per recorded check run'
+            cand forget 'Delete turns and their thread names, erased from the file and its log'
             cand push 'Send the spans a collector did not take (kept by ask and check) to the OTLP endpoint, oldest first, each once'
         }
         &'analyst;help;history;list'= {
@@ -657,6 +683,8 @@ set edit:completion:arg-completer[analyst] = {|@words|
         &'analyst;help;history;export'= {
         }
         &'analyst;help;history;usage'= {
+        }
+        &'analyst;help;history;trend'= {
         }
         &'analyst;help;history;forget'= {
         }

@@ -237,7 +237,10 @@ complete -c analyst -n "__fish_analyst_using_subcommand check; and not __fish_se
 complete -c analyst -n "__fish_analyst_using_subcommand check; and not __fish_seen_subcommand_from merge help" -l max-llm-calls -d 'Fail a turn whose __usage__ reports more than N llmCalls, overriding the suite\'s max_llm_calls' -r
 complete -c analyst -n "__fish_analyst_using_subcommand check; and not __fish_seen_subcommand_from merge help" -l retry-errors -d 'Ask again, of an earlier -o json REPORT of this suite, only the runs that ended in an error outside the agent\'s answer (the service failing or unreachable, a reset, a case\'s timeout, an agent crash); every other run keeps its verdict, and the report written is the merged one, each run asked again keeping the attempts it replaced. A report of another agent or another suite is refused (exit 2); a case changed since the report is asked again whole' -r -F
 complete -c analyst -n "__fish_analyst_using_subcommand check; and not __fish_seen_subcommand_from merge help" -l shard -d 'Run the K-th of N disjoint slices of the cases: sorted by name and dealt round-robin, so no shard has more than one case more than another, and the N shards together run every case once (for a CI matrix)' -r
-complete -c analyst -n "__fish_analyst_using_subcommand check; and not __fish_seen_subcommand_from merge help" -l save -d 'Keep each turn\'s raw stream in DIR (replay it with \'ask --replay\'); DIR is created 0700, each file 0600' -r -F
+complete -c analyst -n "__fish_analyst_using_subcommand check; and not __fish_seen_subcommand_from merge help" -l save -d 'Keep each turn\'s raw stream in DIR, and what a re-grade needs (replay one with \'ask --replay\', grade them again with --regrade DIR)' -r -F
+complete -c analyst -n "__fish_analyst_using_subcommand check; and not __fish_seen_subcommand_from merge help" -l regrade -d 'Grade again the streams a run saved with --save DIR, against the suite as it is now, asking no turn' -r -F
+complete -c analyst -n "__fish_analyst_using_subcommand check; and not __fish_seen_subcommand_from merge help" -l budget-tokens -d 'Start no new turn once the finished turns\' totalTokens reach N (turns in flight finish)' -r
+complete -c analyst -n "__fish_analyst_using_subcommand check; and not __fish_seen_subcommand_from merge help" -l budget-usd -d 'Start no new turn once the finished turns\' cost at the config file\'s [prices] reaches X US dollars' -r
 complete -c analyst -n "__fish_analyst_using_subcommand check; and not __fish_seen_subcommand_from merge help" -l summary -d 'Append a Markdown summary to FILE (made for $GITHUB_STEP_SUMMARY): the accuracy, a table of the cases that did not pass, every case in a collapsed block' -r -F
 complete -c analyst -n "__fish_analyst_using_subcommand check; and not __fish_seen_subcommand_from merge help" -l jq -d 'Filter the JSON output through a jq expression' -r
 complete -c analyst -n "__fish_analyst_using_subcommand check; and not __fish_seen_subcommand_from merge help" -l output-file -d 'Write the output to FILE instead of stdout, atomically' -r -F
@@ -380,32 +383,33 @@ complete -c analyst -n "__fish_analyst_using_subcommand completions" -s q -l qui
 complete -c analyst -n "__fish_analyst_using_subcommand completions" -s v -l verbose -d 'Log each HTTP request and response status to stderr (the key is always redacted)'
 complete -c analyst -n "__fish_analyst_using_subcommand completions" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c analyst -n "__fish_analyst_using_subcommand completions" -s V -l version -d 'Print version'
-complete -c analyst -n "__fish_analyst_using_subcommand history; and not __fish_seen_subcommand_from list show export usage forget push help" -l limit -d 'At most N turns' -r
-complete -c analyst -n "__fish_analyst_using_subcommand history; and not __fish_seen_subcommand_from list show export usage forget push help" -l thread -d 'Only the turns of this thread (ask --thread NAME)' -r
-complete -c analyst -n "__fish_analyst_using_subcommand history; and not __fish_seen_subcommand_from list show export usage forget push help" -l since -d 'Only turns since DURATION ago (7d, 12h) or DATE (2026-11-01)' -r
-complete -c analyst -n "__fish_analyst_using_subcommand history; and not __fish_seen_subcommand_from list show export usage forget push help" -l grep -d 'Only turns whose question or answer matches REGEX' -r
-complete -c analyst -n "__fish_analyst_using_subcommand history; and not __fish_seen_subcommand_from list show export usage forget push help" -s o -l output -d 'table (for a person) or json (an array)' -r -f -a "table\t'Aligned, for a person'
+complete -c analyst -n "__fish_analyst_using_subcommand history; and not __fish_seen_subcommand_from list show export usage trend forget push help" -l limit -d 'At most N turns' -r
+complete -c analyst -n "__fish_analyst_using_subcommand history; and not __fish_seen_subcommand_from list show export usage trend forget push help" -l thread -d 'Only the turns of this thread (ask --thread NAME)' -r
+complete -c analyst -n "__fish_analyst_using_subcommand history; and not __fish_seen_subcommand_from list show export usage trend forget push help" -l since -d 'Only turns since DURATION ago (7d, 12h) or DATE (2026-11-01)' -r
+complete -c analyst -n "__fish_analyst_using_subcommand history; and not __fish_seen_subcommand_from list show export usage trend forget push help" -l grep -d 'Only turns whose question or answer matches REGEX' -r
+complete -c analyst -n "__fish_analyst_using_subcommand history; and not __fish_seen_subcommand_from list show export usage trend forget push help" -s o -l output -d 'table (for a person) or json (an array)' -r -f -a "table\t'Aligned, for a person'
 json\t'JSON'"
-complete -c analyst -n "__fish_analyst_using_subcommand history; and not __fish_seen_subcommand_from list show export usage forget push help" -l jq -d 'Filter the JSON output through a jq expression' -r
-complete -c analyst -n "__fish_analyst_using_subcommand history; and not __fish_seen_subcommand_from list show export usage forget push help" -l status -d 'Only turns of this status (completed, incomplete, cut, error, …)' -r
-complete -c analyst -n "__fish_analyst_using_subcommand history; and not __fish_seen_subcommand_from list show export usage forget push help" -l kind -d 'Only turns asked by this command: ask or check' -r -f -a "ask\t'Turns of analyst ask'
+complete -c analyst -n "__fish_analyst_using_subcommand history; and not __fish_seen_subcommand_from list show export usage trend forget push help" -l jq -d 'Filter the JSON output through a jq expression' -r
+complete -c analyst -n "__fish_analyst_using_subcommand history; and not __fish_seen_subcommand_from list show export usage trend forget push help" -l status -d 'Only turns of this status (completed, incomplete, cut, error, …)' -r
+complete -c analyst -n "__fish_analyst_using_subcommand history; and not __fish_seen_subcommand_from list show export usage trend forget push help" -l kind -d 'Only turns asked by this command: ask or check' -r -f -a "ask\t'Turns of analyst ask'
 check\t'Turns of analyst check (one per run of a case)'"
-complete -c analyst -n "__fish_analyst_using_subcommand history; and not __fish_seen_subcommand_from list show export usage forget push help" -l output-file -d 'Write the output to FILE instead of stdout, atomically' -r -F
-complete -c analyst -n "__fish_analyst_using_subcommand history; and not __fish_seen_subcommand_from list show export usage forget push help" -l color -d 'Colour on stderr: auto (on a terminal, unless NO_COLOR is set and not empty), always, never' -r -f -a "auto\t'On a terminal, unless NO_COLOR is set to something'
+complete -c analyst -n "__fish_analyst_using_subcommand history; and not __fish_seen_subcommand_from list show export usage trend forget push help" -l output-file -d 'Write the output to FILE instead of stdout, atomically' -r -F
+complete -c analyst -n "__fish_analyst_using_subcommand history; and not __fish_seen_subcommand_from list show export usage trend forget push help" -l color -d 'Colour on stderr: auto (on a terminal, unless NO_COLOR is set and not empty), always, never' -r -f -a "auto\t'On a terminal, unless NO_COLOR is set to something'
 always\t'Always, also in a pipe'
 never\t'Never'"
-complete -c analyst -n "__fish_analyst_using_subcommand history; and not __fish_seen_subcommand_from list show export usage forget push help" -l profile -d 'Use this profile of the config file (analyst config path prints where it is)' -r -f -a '(analyst config profiles 2>/dev/null)'
-complete -c analyst -n "__fish_analyst_using_subcommand history; and not __fish_seen_subcommand_from list show export usage forget push help" -s q -l quiet -d 'Print nothing on stderr but errors'
-complete -c analyst -n "__fish_analyst_using_subcommand history; and not __fish_seen_subcommand_from list show export usage forget push help" -s v -l verbose -d 'Log each HTTP request and response status to stderr (the key is always redacted)'
-complete -c analyst -n "__fish_analyst_using_subcommand history; and not __fish_seen_subcommand_from list show export usage forget push help" -s h -l help -d 'Print help (see more with \'--help\')'
-complete -c analyst -n "__fish_analyst_using_subcommand history; and not __fish_seen_subcommand_from list show export usage forget push help" -s V -l version -d 'Print version'
-complete -c analyst -n "__fish_analyst_using_subcommand history; and not __fish_seen_subcommand_from list show export usage forget push help" -f -a "list" -d 'The latest turns, newest first (the default)'
-complete -c analyst -n "__fish_analyst_using_subcommand history; and not __fish_seen_subcommand_from list show export usage forget push help" -f -a "show" -d 'One whole turn'
-complete -c analyst -n "__fish_analyst_using_subcommand history; and not __fish_seen_subcommand_from list show export usage forget push help" -f -a "export" -d 'A whole thread, question by question'
-complete -c analyst -n "__fish_analyst_using_subcommand history; and not __fish_seen_subcommand_from list show export usage forget push help" -f -a "usage" -d 'Turns, tokens, LLM calls, time and cost, grouped'
-complete -c analyst -n "__fish_analyst_using_subcommand history; and not __fish_seen_subcommand_from list show export usage forget push help" -f -a "forget" -d 'Delete turns (and their thread names), erased from the file and its log'
-complete -c analyst -n "__fish_analyst_using_subcommand history; and not __fish_seen_subcommand_from list show export usage forget push help" -f -a "push" -d 'Send the spans a collector did not take (kept by ask and check) to the OTLP endpoint, oldest first, each once'
-complete -c analyst -n "__fish_analyst_using_subcommand history; and not __fish_seen_subcommand_from list show export usage forget push help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c analyst -n "__fish_analyst_using_subcommand history; and not __fish_seen_subcommand_from list show export usage trend forget push help" -l profile -d 'Use this profile of the config file (analyst config path prints where it is)' -r -f -a '(analyst config profiles 2>/dev/null)'
+complete -c analyst -n "__fish_analyst_using_subcommand history; and not __fish_seen_subcommand_from list show export usage trend forget push help" -s q -l quiet -d 'Print nothing on stderr but errors'
+complete -c analyst -n "__fish_analyst_using_subcommand history; and not __fish_seen_subcommand_from list show export usage trend forget push help" -s v -l verbose -d 'Log each HTTP request and response status to stderr (the key is always redacted)'
+complete -c analyst -n "__fish_analyst_using_subcommand history; and not __fish_seen_subcommand_from list show export usage trend forget push help" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c analyst -n "__fish_analyst_using_subcommand history; and not __fish_seen_subcommand_from list show export usage trend forget push help" -s V -l version -d 'Print version'
+complete -c analyst -n "__fish_analyst_using_subcommand history; and not __fish_seen_subcommand_from list show export usage trend forget push help" -f -a "list" -d 'The latest turns, newest first (the default)'
+complete -c analyst -n "__fish_analyst_using_subcommand history; and not __fish_seen_subcommand_from list show export usage trend forget push help" -f -a "show" -d 'One whole turn'
+complete -c analyst -n "__fish_analyst_using_subcommand history; and not __fish_seen_subcommand_from list show export usage trend forget push help" -f -a "export" -d 'A whole thread, question by question'
+complete -c analyst -n "__fish_analyst_using_subcommand history; and not __fish_seen_subcommand_from list show export usage trend forget push help" -f -a "usage" -d 'Turns, tokens, LLM calls, time and cost, grouped'
+complete -c analyst -n "__fish_analyst_using_subcommand history; and not __fish_seen_subcommand_from list show export usage trend forget push help" -f -a "trend" -d 'A suite\'s accuracy over time: a row per recorded check run'
+complete -c analyst -n "__fish_analyst_using_subcommand history; and not __fish_seen_subcommand_from list show export usage trend forget push help" -f -a "forget" -d 'Delete turns and their thread names, erased from the file and its log'
+complete -c analyst -n "__fish_analyst_using_subcommand history; and not __fish_seen_subcommand_from list show export usage trend forget push help" -f -a "push" -d 'Send the spans a collector did not take (kept by ask and check) to the OTLP endpoint, oldest first, each once'
+complete -c analyst -n "__fish_analyst_using_subcommand history; and not __fish_seen_subcommand_from list show export usage trend forget push help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c analyst -n "__fish_analyst_using_subcommand history; and __fish_seen_subcommand_from list" -l limit -d 'At most N turns' -r
 complete -c analyst -n "__fish_analyst_using_subcommand history; and __fish_seen_subcommand_from list" -l thread -d 'Only the turns of this thread (ask --thread NAME)' -r
 complete -c analyst -n "__fish_analyst_using_subcommand history; and __fish_seen_subcommand_from list" -l since -d 'Only turns since DURATION ago (7d, 12h) or DATE (2026-11-01)' -r
@@ -470,6 +474,22 @@ complete -c analyst -n "__fish_analyst_using_subcommand history; and __fish_seen
 complete -c analyst -n "__fish_analyst_using_subcommand history; and __fish_seen_subcommand_from usage" -s v -l verbose -d 'Log each HTTP request and response status to stderr (the key is always redacted)'
 complete -c analyst -n "__fish_analyst_using_subcommand history; and __fish_seen_subcommand_from usage" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c analyst -n "__fish_analyst_using_subcommand history; and __fish_seen_subcommand_from usage" -s V -l version -d 'Print version'
+complete -c analyst -n "__fish_analyst_using_subcommand history; and __fish_seen_subcommand_from trend" -l since -d 'Only runs since DURATION ago (30d) or DATE (2026-11-01)' -r
+complete -c analyst -n "__fish_analyst_using_subcommand history; and __fish_seen_subcommand_from trend" -l last -d 'Only the latest N runs' -r
+complete -c analyst -n "__fish_analyst_using_subcommand history; and __fish_seen_subcommand_from trend" -s o -l output -d 'table (for a person; the default on a terminal), csv (the default otherwise), json (an array), or svg (a line chart of accuracy over time, drawn offline as ask -o svg draws)' -r -f -a "table\t'Aligned, for a person'
+csv\t'CSV'
+json\t'JSON (an array)'
+svg\t'A line chart of accuracy over time (SVG)'"
+complete -c analyst -n "__fish_analyst_using_subcommand history; and __fish_seen_subcommand_from trend" -l jq -d 'Filter the JSON output through a jq expression' -r
+complete -c analyst -n "__fish_analyst_using_subcommand history; and __fish_seen_subcommand_from trend" -l output-file -d 'Write the output to FILE instead of stdout, atomically' -r -F
+complete -c analyst -n "__fish_analyst_using_subcommand history; and __fish_seen_subcommand_from trend" -l color -d 'Colour on stderr: auto (on a terminal, unless NO_COLOR is set and not empty), always, never' -r -f -a "auto\t'On a terminal, unless NO_COLOR is set to something'
+always\t'Always, also in a pipe'
+never\t'Never'"
+complete -c analyst -n "__fish_analyst_using_subcommand history; and __fish_seen_subcommand_from trend" -l profile -d 'Use this profile of the config file (analyst config path prints where it is)' -r -f -a '(analyst config profiles 2>/dev/null)'
+complete -c analyst -n "__fish_analyst_using_subcommand history; and __fish_seen_subcommand_from trend" -s q -l quiet -d 'Print nothing on stderr but errors'
+complete -c analyst -n "__fish_analyst_using_subcommand history; and __fish_seen_subcommand_from trend" -s v -l verbose -d 'Log each HTTP request and response status to stderr (the key is always redacted)'
+complete -c analyst -n "__fish_analyst_using_subcommand history; and __fish_seen_subcommand_from trend" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c analyst -n "__fish_analyst_using_subcommand history; and __fish_seen_subcommand_from trend" -s V -l version -d 'Print version'
 complete -c analyst -n "__fish_analyst_using_subcommand history; and __fish_seen_subcommand_from forget" -l before -d 'Delete the turns before DATE (2026-01-01) or DURATION ago (90d)' -r
 complete -c analyst -n "__fish_analyst_using_subcommand history; and __fish_seen_subcommand_from forget" -l thread -d 'Delete a thread\'s turns and its name' -r
 complete -c analyst -n "__fish_analyst_using_subcommand history; and __fish_seen_subcommand_from forget" -l color -d 'Colour on stderr: auto (on a terminal, unless NO_COLOR is set and not empty), always, never' -r -f -a "auto\t'On a terminal, unless NO_COLOR is set to something'
@@ -493,7 +513,8 @@ complete -c analyst -n "__fish_analyst_using_subcommand history; and __fish_seen
 complete -c analyst -n "__fish_analyst_using_subcommand history; and __fish_seen_subcommand_from help" -f -a "show" -d 'One whole turn'
 complete -c analyst -n "__fish_analyst_using_subcommand history; and __fish_seen_subcommand_from help" -f -a "export" -d 'A whole thread, question by question'
 complete -c analyst -n "__fish_analyst_using_subcommand history; and __fish_seen_subcommand_from help" -f -a "usage" -d 'Turns, tokens, LLM calls, time and cost, grouped'
-complete -c analyst -n "__fish_analyst_using_subcommand history; and __fish_seen_subcommand_from help" -f -a "forget" -d 'Delete turns (and their thread names), erased from the file and its log'
+complete -c analyst -n "__fish_analyst_using_subcommand history; and __fish_seen_subcommand_from help" -f -a "trend" -d 'A suite\'s accuracy over time: a row per recorded check run'
+complete -c analyst -n "__fish_analyst_using_subcommand history; and __fish_seen_subcommand_from help" -f -a "forget" -d 'Delete turns and their thread names, erased from the file and its log'
 complete -c analyst -n "__fish_analyst_using_subcommand history; and __fish_seen_subcommand_from help" -f -a "push" -d 'Send the spans a collector did not take (kept by ask and check) to the OTLP endpoint, oldest first, each once'
 complete -c analyst -n "__fish_analyst_using_subcommand history; and __fish_seen_subcommand_from help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c analyst -n "__fish_analyst_using_subcommand version" -l color -d 'Colour on stderr: auto (on a terminal, unless NO_COLOR is set and not empty), always, never' -r -f -a "auto\t'On a terminal, unless NO_COLOR is set to something'
@@ -524,5 +545,6 @@ complete -c analyst -n "__fish_analyst_using_subcommand help; and __fish_seen_su
 complete -c analyst -n "__fish_analyst_using_subcommand help; and __fish_seen_subcommand_from history" -f -a "show" -d 'One whole turn'
 complete -c analyst -n "__fish_analyst_using_subcommand help; and __fish_seen_subcommand_from history" -f -a "export" -d 'A whole thread, question by question'
 complete -c analyst -n "__fish_analyst_using_subcommand help; and __fish_seen_subcommand_from history" -f -a "usage" -d 'Turns, tokens, LLM calls, time and cost, grouped'
-complete -c analyst -n "__fish_analyst_using_subcommand help; and __fish_seen_subcommand_from history" -f -a "forget" -d 'Delete turns (and their thread names), erased from the file and its log'
+complete -c analyst -n "__fish_analyst_using_subcommand help; and __fish_seen_subcommand_from history" -f -a "trend" -d 'A suite\'s accuracy over time: a row per recorded check run'
+complete -c analyst -n "__fish_analyst_using_subcommand help; and __fish_seen_subcommand_from history" -f -a "forget" -d 'Delete turns and their thread names, erased from the file and its log'
 complete -c analyst -n "__fish_analyst_using_subcommand help; and __fish_seen_subcommand_from history" -f -a "push" -d 'Send the spans a collector did not take (kept by ask and check) to the OTLP endpoint, oldest first, each once'

@@ -584,7 +584,7 @@ pub enum Command {
 const HISTORY_AFTER_HELP: &str = "\
 Examples:
   analyst history                             # the latest 20 turns
-  analyst history --thread morning --since 7d
+  analyst history trend evals/smoke.toml --last 10
   analyst history show 42 -o json
   analyst history export morning -o markdown > thread.md
   analyst history usage --by model --since 30d
@@ -648,12 +648,12 @@ pub enum HistoryAction {
         after_help = "Examples:\n  analyst history usage --by week --since 30d\n  analyst history usage --by model -o json"
     )]
     Usage(HistoryUsageArgs),
-    /// The accuracy of a suite over time: one row per recorded check run, oldest first
+    /// A suite's accuracy over time: a row per recorded check run
     #[command(
         after_help = "Examples:\n  analyst history trend evals/smoke.toml --last 10\n  analyst history trend agents/ --since 30d -o svg > accuracy.svg\n\nEach check run is recorded (when the history is on) as one row beside its\nturns: its suite by path (relative to its repository, so every checkout\nnames it alike), time, branch and commit (the CI job's, else the\ncheckout's), accuracy (passed of the cases that gate: quarantined ones\nleft out), passed, failed, errors, skipped (budget), consistent K/N, cost,\nand whether it was a re-grade. Exit 5 when no run of the suite is recorded."
     )]
     Trend(HistoryTrendArgs),
-    /// Delete turns (and their thread names), erased from the file and its log
+    /// Delete turns and their thread names, erased from the file and its log
     #[command(
         after_help = "Examples:\n  analyst history forget --before 90d\n  analyst history forget --thread morning"
     )]

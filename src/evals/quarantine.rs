@@ -15,6 +15,8 @@ use chrono::NaiveDate;
 use serde::{Deserialize, Serialize};
 
 use crate::error::usage;
+use crate::input::Input;
+use crate::redact::redact;
 use crate::text::did_you_mean;
 
 /// The file beside Cube's agents folder that quarantines its questions.
@@ -62,7 +64,9 @@ impl Quarantine {
             .map_err(|_| format!("quarantine: {until:?} is not a date: write it YYYY-MM-DD (2026-12-31)"))?;
         Ok(Quarantine {
             until: date.format("%Y-%m-%d").to_string(),
-            reason: reason.map(|reason| reason.trim().to_string()).filter(|reason| !reason.is_empty()),
+            reason: reason
+                .map(|reason| redact(reason.trim()).into_owned())
+                .filter(|reason| !reason.is_empty()),
             expired: today >= date,
         })
     }
@@ -107,8 +111,9 @@ pub fn read_file(file: &Path, today: NaiveDate, limit: Option<Duration>) -> Resu
     if !file.exists() {
         return Ok(BTreeMap::new());
     }
-    let text = super::suite::read_text(file, limit)?;
     let shown = file.display();
+    let text = crate::input::read_text(Input::File(file.to_path_buf()), limit, &shown.to_string())?;
+    let text = text.strip_prefix('\u{feff}').unwrap_or(&text);
     let parsed: QuarantineFile = toml::from_str(&text).map_err(|err| {
         let line = err
             .span()

@@ -102,7 +102,11 @@ fn a_run_where_cases_fail_writes_every_report_and_a_run_that_failed_none() {
         markdown.starts_with("# Earlier step\n\n## analyst check"),
         "appended: {markdown}"
     );
-    assert_eq!(std::fs::read_dir(&saved).unwrap().count(), 3, "a stream per case");
+    assert_eq!(
+        std::fs::read_dir(&saved).unwrap().count(),
+        4,
+        "a stream per case, and analyst-save.json"
+    );
     for written in [&report, &junit, &summary] {
         let text = String::from_utf8(bytes_of(written)).unwrap();
         assert!(!text.contains(KEY_SHAPED), "{}: {text}", written.display());

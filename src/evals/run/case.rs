@@ -14,13 +14,12 @@ use crate::domain::{new_message_id, Limits, Network, Prices, Question};
 use crate::error::{Fault, Kind};
 use crate::evals::grade::{CubeGrade, Reason};
 use crate::evals::report::{seconds, Outcome, RunReport};
-use crate::evals::saved::{SavedTurn, TurnMillis};
+use crate::evals::saved::SavedTurn;
 use crate::evals::suite::{Case, CaseTurn, RowsSource};
 use crate::exchange::{Exchange, Judging, Origin, Plan, RecordAs, Service, Trace, TurnObserver};
 use crate::expect::Check;
 use crate::files::{file_stem, LazyFile};
 use crate::input::Deadline;
-use crate::net::source::SavedStream;
 use crate::results::RowSource;
 use crate::signals::timeout;
 use crate::stream::transcript::Keep;
@@ -120,53 +119,11 @@ impl Run<'_> {
         run
     }
 
-    /// One turn of a re-grade: its saved stream read through the turn's
-    /// owner as a live turn is, graded with the timings it was saved with
-    /// (added to `took`); a turn the folder did not save is an error of the
-    /// run (`no saved stream`), never asked.
-    fn regrade_turn(
-        &self,
-        slot: Slot,
-        case: &Case,
-        turn_index: usize,
-        run: &mut RunReport,
-        case_started: Instant,
-        took: &mut Duration,
-    ) -> Result<(), Fault> {
-        let Some(folder) = &self.saved else {
-            return Err(Fault::new(Kind::Unexpected, "a re-grade without its folder"));
-        };
-        let runs = folder.runs_of(&case.name);
-        let saved = runs.get(slot.run).and_then(|turns| turns.get(&(turn_index + 1)));
-        let Some(saved) = saved else {
-            let which = match case.turns.len() {
-                1 => String::new(),
-                n => format!(" of turn {} of {n}", turn_index + 1),
-            };
-            return Err(Fault::new(
-                Kind::Usage,
-                format!("no saved stream{which} in {} (--regrade)", folder.dir.display()),
-            ));
-        };
-        let path = folder.path_of(saved);
-        let stream = SavedStream::open(&path.display().to_string(), "--regrade").map_err(|err| Fault::of(&err))?;
-        let exchange = Exchange {
-            origin: Origin::saved(stream),
-            recording: None,
-            trace: Trace::Off,
-            notes: &self.notes,
-        };
-        let graded = self.run_turn(slot, case, turn_index, &exchange, Some(saved), run, case_started);
-        *took += Duration::from_millis(saved.millis.total);
-        run.saved.push(path.display().to_string());
-        graded
-    }
-
     /// One turn, asked and recorded by the turn's owner (or, of a re-grade,
     /// read from its `saved` stream); `Err` ends the run of the case (its
     /// status and lines set when it failed).
     #[allow(clippy::too_many_arguments)]
-    fn run_turn(
+    pub(super) fn run_turn(
         &self,
         slot: Slot,
         case: &Case,
@@ -251,27 +208,6 @@ impl Run<'_> {
         }
         if let Some(why) = budget.spend(&turn, usage, &self.settings.prices) {
             self.notes.warn(&format!("budget reached: {why}; no new turn starts"));
-        }
-    }
-
-    /// Keeps what the `--save` folder's manifest says of a saved turn.
-    fn log_saved(&self, slot: Slot, case: &Case, turn_index: usize, file: &LazyFile, run: &RunReport, timings: Timings) {
-        let saved = SavedTurn {
-            case: case.name.clone(),
-            hash: Some(case.fingerprint()),
-            run: slot.run + 1,
-            turn: turn_index + 1,
-            question: case.turns[turn_index].question.clone(),
-            file: file
-                .path()
-                .file_name()
-                .map(|name| name.to_string_lossy().into_owned())
-                .unwrap_or_default(),
-            message_id: run.message_id.clone(),
-            millis: TurnMillis::of(&timings),
-        };
-        if let Ok(mut log) = self.save_log.lock() {
-            log.push(saved);
         }
     }
 

@@ -18,6 +18,7 @@ mod case;
 mod grading;
 mod pool;
 mod references;
+mod saved;
 
 use std::path::PathBuf;
 use std::sync::Mutex;
@@ -36,7 +37,7 @@ use crate::evals::budget::{BudgetLimits, RunBudget};
 use crate::evals::report::{
     seconds, CaseReport, Outcome, Regraded, Report, ReportSettings, RunReport, Saved, BUDGET_SKIPPED,
 };
-use crate::evals::saved::{SaveManifest, SavedFolder, SavedTurn, SAVE_VERSION};
+use crate::evals::saved::{SavedFolder, SavedTurn};
 use crate::evals::retry::{Earlier, Tally};
 use crate::evals::select::{tell_quarantine, Selected, Selection};
 use crate::evals::suite::{suite_identity, Case, CaseOverrides};
@@ -51,6 +52,7 @@ use crate::signals::{self, Stop};
 use crate::telemetry::{self, OtlpSettings};
 use pool::{Slot, Work};
 use references::References;
+use saved::regrade_runs;
 
 /// The settings of `analyst check`.
 #[derive(Debug)]
@@ -436,45 +438,6 @@ fn same_agent_and_suite(report: &Report, settings: &CheckSettings) -> Result<()>
         None => Err(usage(
             "--retry-errors: that report does not say which suite it ran (written before reports had suitePath): run the suite again whole",
         )),
-    }
-}
-
-/// Each case of a re-grade runs as many times as the folder saved it (at
-/// least once: a case with no saved stream is an error of its own, never
-/// asked); a case whose question changed since is graded all the same, with
-/// a note.
-fn regrade_runs(cases: &mut [Case], saved: &SavedFolder, notes: &Notes) {
-    for case in cases.iter_mut() {
-        let runs = saved.runs_of(&case.name);
-        case.repeat = runs.len().max(1);
-        let asked = runs.first().and_then(|turns| turns.values().next());
-        if let (Some(asked), Some(turn)) = (asked, case.turns.first()) {
-            if asked.question != turn.question {
-                notes.warn(&format!(
-                    "--regrade: {}: the question changed since it was saved; its saved answer is graded all the same",
-                    case.name
-                ));
-            }
-        }
-    }
-}
-
-impl Run<'_> {
-    /// Writes the `--save` folder's manifest: the run's metadata and every
-    /// turn saved, in suite order.
-    fn write_manifest(&self, dir: &std::path::Path, report: &Report) -> Result<()> {
-        let mut streams = std::mem::take(&mut *self.save_log.lock().unwrap_or_else(|poisoned| poisoned.into_inner()));
-        let place = |name: &str| self.cases.iter().position(|case| case.name == name);
-        streams.sort_by_key(|turn| (place(&turn.case), turn.run, turn.turn));
-        let Some(run) = report.run.clone() else {
-            return Ok(());
-        };
-        SaveManifest {
-            version: SAVE_VERSION,
-            run,
-            streams,
-        }
-        .write(dir)
     }
 }
 

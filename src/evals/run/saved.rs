@@ -1,0 +1,125 @@
+//! The saved streams of a run: each case of a re-grade run as often as it
+//! was saved and each of its turns read from the stream `--save` kept
+//! (`--regrade DIR`); and the `--save` folder's manifest, each turn saved
+//! logged as it ends and written when the run has its report.
+
+use std::time::{Duration, Instant};
+
+use super::pool::Slot;
+use super::Run;
+use anyhow::Result;
+
+use crate::error::{Fault, Kind};
+use crate::evals::report::{Report, RunReport};
+use crate::evals::saved::{SaveManifest, SavedFolder, SavedTurn, TurnMillis, SAVE_VERSION};
+use crate::evals::suite::Case;
+use crate::exchange::{Exchange, Origin, Trace};
+use crate::files::LazyFile;
+use crate::net::source::SavedStream;
+use crate::output::Notes;
+use crate::redact::redact;
+use crate::stream::turn::Timings;
+
+impl Run<'_> {
+    /// One turn of a re-grade: its saved stream read through the turn's
+    /// owner as a live turn is, graded with the timings it was saved with
+    /// (added to `took`); a turn the folder did not save is an error of the
+    /// run (`no saved stream`), never asked.
+    pub(super) fn regrade_turn(
+        &self,
+        slot: Slot,
+        case: &Case,
+        turn_index: usize,
+        run: &mut RunReport,
+        case_started: Instant,
+        took: &mut Duration,
+    ) -> Result<(), Fault> {
+        let Some(folder) = &self.saved else {
+            return Err(Fault::new(Kind::Unexpected, "a re-grade without its folder"));
+        };
+        let runs = folder.runs_of(&case.name);
+        let saved = runs.get(slot.run).and_then(|turns| turns.get(&(turn_index + 1)));
+        let Some(saved) = saved else {
+            let which = match case.turns.len() {
+                1 => String::new(),
+                n => format!(" of turn {} of {n}", turn_index + 1),
+            };
+            return Err(Fault::new(
+                Kind::Usage,
+                format!("no saved stream{which} in {} (--regrade)", folder.dir.display()),
+            ));
+        };
+        let path = folder.path_of(saved);
+        let stream = SavedStream::open(&path.display().to_string(), "--regrade").map_err(|err| Fault::of(&err))?;
+        let exchange = Exchange {
+            origin: Origin::saved(stream),
+            recording: None,
+            trace: Trace::Off,
+            notes: &self.notes,
+        };
+        let graded = self.run_turn(slot, case, turn_index, &exchange, Some(saved), run, case_started);
+        *took += Duration::from_millis(saved.millis.total);
+        run.saved.push(path.display().to_string());
+        graded
+    }
+
+    /// Keeps what the `--save` folder's manifest says of a saved turn.
+    pub(super) fn log_saved(&self, slot: Slot, case: &Case, turn_index: usize, file: &LazyFile, run: &RunReport, timings: Timings) {
+        let saved = SavedTurn {
+            case: case.name.clone(),
+            hash: Some(case.fingerprint()),
+            run: slot.run + 1,
+            turn: turn_index + 1,
+            question: redact(&case.turns[turn_index].question).into_owned(),
+            file: file
+                .path()
+                .file_name()
+                .map(|name| name.to_string_lossy().into_owned())
+                .unwrap_or_default(),
+            message_id: run.message_id.clone(),
+            millis: TurnMillis::of(&timings),
+        };
+        if let Ok(mut log) = self.save_log.lock() {
+            log.push(saved);
+        }
+    }
+}
+
+/// Each case of a re-grade runs as many times as the folder saved it (at
+/// least once: a case with no saved stream is an error of its own, never
+/// asked); a case whose question changed since is graded all the same, with
+/// a note.
+pub(super) fn regrade_runs(cases: &mut [Case], saved: &SavedFolder, notes: &Notes) {
+    for case in cases.iter_mut() {
+        let runs = saved.runs_of(&case.name);
+        case.repeat = runs.len().max(1);
+        let asked = runs.first().and_then(|turns| turns.values().next());
+        if let (Some(asked), Some(turn)) = (asked, case.turns.first()) {
+            if asked.question != redact(&turn.question) {
+                notes.warn(&format!(
+                    "--regrade: {}: the question changed since it was saved; its saved answer is graded all the same",
+                    case.name
+                ));
+            }
+        }
+    }
+}
+
+impl Run<'_> {
+    /// Writes the `--save` folder's manifest: the run's metadata and every
+    /// turn saved, in suite order.
+    pub(super) fn write_manifest(&self, dir: &std::path::Path, report: &Report) -> Result<()> {
+        let mut streams = std::mem::take(&mut *self.save_log.lock().unwrap_or_else(|poisoned| poisoned.into_inner()));
+        let place = |name: &str| self.cases.iter().position(|case| case.name == name);
+        streams.sort_by_key(|turn| (place(&turn.case), turn.run, turn.turn));
+        let Some(run) = report.run.clone() else {
+            return Ok(());
+        };
+        SaveManifest {
+            version: SAVE_VERSION,
+            run,
+            streams,
+        }
+        .write(dir)
+    }
+}
