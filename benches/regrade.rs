@@ -22,7 +22,8 @@ const STREAM: &str = include_str!("../tests/fixtures/real-streams/hybrid-cubecha
 
 /// Writes a suite of [`CASES`] cases and the folder a run saved of them.
 fn saved_run(dir: &Path) {
-    let mut suite = String::from("[defaults]\nexpect_answer = \"(?i)doanh thu\"\nmin_rows = 80\nexpect_faithful = true\n");
+    let mut suite =
+        String::from("[defaults]\nexpect_answer = \"(?i)doanh thu\"\nmin_rows = 80\nexpect_faithful = true\n");
     let saved = dir.join("saved");
     std::fs::create_dir_all(&saved).unwrap();
     let mut streams = Vec::new();

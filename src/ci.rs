@@ -129,7 +129,11 @@ pub fn checkout_of(path: &std::path::Path) -> (Option<String>, Option<String>) {
     let Ok(absolute) = std::path::absolute(path) else {
         return (None, None);
     };
-    let Some(dot_git) = absolute.ancestors().map(|folder| folder.join(".git")).find(|git| git.exists()) else {
+    let Some(dot_git) = absolute
+        .ancestors()
+        .map(|folder| folder.join(".git"))
+        .find(|git| git.exists())
+    else {
         return (None, None);
     };
     let git = match std::fs::read_to_string(&dot_git) {
@@ -151,21 +155,20 @@ pub fn checkout_of(path: &std::path::Path) -> (Option<String>, Option<String>) {
     let branch = reference.strip_prefix("refs/heads/").unwrap_or(reference).to_string();
     // A worktree keeps its HEAD apart and shares the refs of its common folder.
     let common = read("commondir").map(|dir| git.join(dir.trim()));
-    let commit = [Some(git.clone()), common]
-        .into_iter()
-        .flatten()
-        .find_map(|dir| {
-            let loose = std::fs::read_to_string(dir.join(reference)).ok();
-            let packed = || {
-                std::fs::read_to_string(dir.join("packed-refs")).ok().and_then(|packed| {
+    let commit = [Some(git.clone()), common].into_iter().flatten().find_map(|dir| {
+        let loose = std::fs::read_to_string(dir.join(reference)).ok();
+        let packed = || {
+            std::fs::read_to_string(dir.join("packed-refs"))
+                .ok()
+                .and_then(|packed| {
                     packed.lines().find_map(|line| {
                         let (commit, name) = line.split_once(' ')?;
                         (name == reference).then(|| commit.to_string())
                     })
                 })
-            };
-            loose.map(|commit| commit.trim().to_string()).or_else(packed)
-        });
+        };
+        loose.map(|commit| commit.trim().to_string()).or_else(packed)
+    });
     (Some(branch), commit)
 }
 

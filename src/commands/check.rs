@@ -14,7 +14,6 @@ use anyhow::Result;
 
 use crate::ci::checkout_of;
 use crate::error::{fail, Kind};
-use crate::history::{CheckRunRecord, History};
 use crate::evals::context::RunContext;
 use crate::evals::decide::Tier;
 use crate::evals::report::{self, Report};
@@ -23,6 +22,7 @@ use crate::evals::select::{check_reports_apart, load};
 use crate::evals::verdicts::{self, tell};
 use crate::evals::{formats, page, summary};
 use crate::files::{append, create_private_folder, write_whole};
+use crate::history::{CheckRunRecord, History};
 use crate::output::{Notes, Out, Tone};
 use crate::settings::{CheckSettings, MergeSettings, ReportFormat, ReportSettings};
 use crate::signals;
@@ -112,13 +112,15 @@ pub fn merge(settings: MergeSettings, notes: &Notes, out: &mut Out) -> Result<()
     // One report rendered again keeps its comparison with its baseline
     // (a new --baseline replaces it); shards' comparisons are each of a
     // part, so a merge of several has none of its own.
-    let compared = match reports.as_slice() {
-        [(_, one)] => one.baseline.clone(),
-        _ => None,
+    let (compared, budget, regraded) = match reports.as_slice() {
+        [(_, one)] => (one.baseline.clone(), one.budget.clone(), one.regraded.clone()),
+        _ => (None, None, None),
     };
     let mut report = Report::merge(reports)?;
     report.run = RunContext::merged(runs.iter());
     report.baseline = compared;
+    // One report rendered again keeps what its run spent and re-graded.
+    (report.budget, report.regraded) = (budget, regraded);
     if let Some((file, baseline)) = baseline {
         let settings = &settings.report;
         report.compare_with(&file, &baseline, settings.baseline_max_age, settings.baseline_any);
@@ -240,7 +242,10 @@ fn conclude(report: &Report, settings: &ReportSettings) -> Result<()> {
         let finished = total - report.skipped;
         return Err(fail(
             Kind::Expectation,
-            format!("budget spent after {finished} of {total} cases ({} not asked)", report.skipped),
+            format!(
+                "budget spent after {finished} of {total} cases ({} not asked)",
+                report.skipped
+            ),
         ));
     }
     if let Some(kind) = report.failure() {

@@ -541,6 +541,7 @@ fn usage_table(rows: &[Priced], with_cost: bool, width: Option<u16>, notes: &Not
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::text;
 
     #[test]
     fn a_long_question_is_cut_to_the_terminal_and_a_control_character_shown() {

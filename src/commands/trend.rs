@@ -55,7 +55,10 @@ pub fn write(
             true => " since then",
             false => "",
         };
-        return Err(fail(Kind::NotFound, format!("no recorded check run of {suite}{within}")));
+        return Err(fail(
+            Kind::NotFound,
+            format!("no recorded check run of {suite}{within}"),
+        ));
     }
     if filter.suite_path.is_none() {
         notes.info(&format!("suite {suite} (the latest run's; name a SUITE for another)"));
@@ -89,9 +92,7 @@ pub fn write(
 
 /// An accuracy for a person: `87.5%`, `-` for a run with no case that gates.
 fn percent(accuracy: Option<f64>) -> String {
-    accuracy.map_or("-".to_string(), |share| {
-        format!("{}%", (share * 1000.0).round() / 10.0)
-    })
+    accuracy.map_or("-".to_string(), |share| format!("{}%", (share * 1000.0).round() / 10.0))
 }
 
 /// A commit as a person reads it: its first 7 characters.

@@ -117,9 +117,7 @@ impl RunBudget {
 
     /// True once the finished turns reached the budget: no new turn starts.
     pub fn reached(&self) -> bool {
-        self.spent
-            .lock()
-            .map_or(true, |spent| spent.reached.is_some())
+        self.spent.lock().map_or(true, |spent| spent.reached.is_some())
     }
 
     /// Counts `runs` runs not asked and `turns` turns not asked because the

@@ -24,8 +24,8 @@ use anyhow::Result;
 use serde::Deserialize;
 use serde_saphyr::Spanned;
 
-use super::suite::{read_text, Budgets, Case, CaseTurn, ExpectedRows, GroundTruth, RowsSource, DEFAULT_CASE_TIMEOUT};
 use super::quarantine::{read_file, today, QUARANTINE_FILE};
+use super::suite::{read_text, Budgets, Case, CaseTurn, ExpectedRows, GroundTruth, RowsSource, DEFAULT_CASE_TIMEOUT};
 use crate::api::data::DataSettings;
 use crate::error::usage;
 use crate::expect::Comparison;
@@ -294,8 +294,13 @@ pub fn load(
 /// folder (or, for a question file outside one, beside the file).
 fn quarantine_file(layout: &Layout) -> PathBuf {
     let beside = match &layout.agents {
-        Some(agents) => std::path::absolute(agents).ok().and_then(|agents| agents.parent().map(Path::to_path_buf)),
-        None => layout.questions.first().and_then(|file| file.parent().map(Path::to_path_buf)),
+        Some(agents) => std::path::absolute(agents)
+            .ok()
+            .and_then(|agents| agents.parent().map(Path::to_path_buf)),
+        None => layout
+            .questions
+            .first()
+            .and_then(|file| file.parent().map(Path::to_path_buf)),
     };
     beside.unwrap_or_default().join(QUARANTINE_FILE)
 }

@@ -15,10 +15,7 @@ use crate::text::{escape_markup, visible};
 /// ids, timings and usage (`run.K.…`).
 fn properties(case: &CaseReport, report: &Report) -> Vec<(String, Value)> {
     let mut properties = vec![
-        (
-            "verdict".to_string(),
-            json!(case_tag(case).to_lowercase()),
-        ),
+        ("verdict".to_string(), json!(case_tag(case).to_lowercase())),
         ("passRate".to_string(), json!(case.pass_rate)),
         ("requiredPassRate".to_string(), json!(case.required_pass_rate)),
         ("passedRuns".to_string(), json!(case.passed_runs)),
@@ -222,7 +219,10 @@ pub fn tap(report: &Report, out: &mut impl Write) -> io::Result<()> {
             _ => "not ok",
         };
         let directive = match (&case.quarantine, case.status) {
-            (Some(quarantine), _) if quarantine.holds() => format!(" # TODO quarantined {}", visible(&quarantine.describe()).replace('#', "\\#")),
+            (Some(quarantine), _) if quarantine.holds() => format!(
+                " # TODO quarantined {}",
+                visible(&quarantine.describe()).replace('#', "\\#")
+            ),
             (_, Outcome::Skipped) => " # SKIP budget".to_string(),
             _ => String::new(),
         };

@@ -114,7 +114,7 @@ pub fn read_file(file: &Path, today: NaiveDate, limit: Option<Duration>) -> Resu
     let shown = file.display();
     let text = crate::input::read_text(Input::File(file.to_path_buf()), limit, &shown.to_string())?;
     let text = text.strip_prefix('\u{feff}').unwrap_or(&text);
-    let parsed: QuarantineFile = toml::from_str(&text).map_err(|err| {
+    let parsed: QuarantineFile = toml::from_str(text).map_err(|err| {
         let line = err
             .span()
             .map_or(1, |span| text[..span.start.min(text.len())].matches('\n').count() + 1);
@@ -124,7 +124,8 @@ pub fn read_file(file: &Path, today: NaiveDate, limit: Option<Duration>) -> Resu
         .quarantine
         .into_iter()
         .map(|(name, written)| {
-            let quarantine = Quarantine::of(&written, today).map_err(|err| usage(format!("{shown}: {name:?}: {err}")))?;
+            let quarantine =
+                Quarantine::of(&written, today).map_err(|err| usage(format!("{shown}: {name:?}: {err}")))?;
             Ok((name, quarantine))
         })
         .collect()

@@ -153,8 +153,8 @@ impl SavedFolder {
                 "{shown}: saved by a newer analyst (version {version}); this one reads version {SAVE_VERSION}: upgrade analyst"
             )));
         }
-        let manifest: SaveManifest =
-            serde_json::from_str(&text).map_err(|err| usage(format!("{shown}: not a saved folder's manifest: {err}")))?;
+        let manifest: SaveManifest = serde_json::from_str(&text)
+            .map_err(|err| usage(format!("{shown}: not a saved folder's manifest: {err}")))?;
         let mut runs: BTreeMap<String, BTreeMap<usize, BTreeMap<usize, SavedTurn>>> = BTreeMap::new();
         for saved in &manifest.streams {
             let inside = Path::new(&saved.file);
@@ -178,7 +178,10 @@ impl SavedFolder {
     /// The saved runs of the case `name`, in run order, each its turns by
     /// turn number (from 1); none when the folder has none.
     pub fn runs_of(&self, name: &str) -> Vec<&BTreeMap<usize, SavedTurn>> {
-        self.runs.get(name).map(|runs| runs.values().collect()).unwrap_or_default()
+        self.runs
+            .get(name)
+            .map(|runs| runs.values().collect())
+            .unwrap_or_default()
     }
 
     /// The path of a saved turn's stream.

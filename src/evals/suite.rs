@@ -15,12 +15,12 @@ use toml::Spanned;
 use crate::api::data::DataSettings;
 use crate::domain::UsageRecord;
 use crate::error::usage;
+use crate::evals::quarantine::{today, Quarantine, Written};
 use crate::expect::Comparison;
 use crate::expect::Expectations;
 use crate::identity::{IdentityInput, SessionSettings};
 use crate::image::ImageFile;
 use crate::input::Input;
-use crate::evals::quarantine::{today, Quarantine, Written};
 use crate::results::Pick;
 use crate::text::{did_you_mean, parse_duration};
 
@@ -558,7 +558,9 @@ pub fn load(
         let quarantine = case
             .quarantine
             .as_ref()
-            .map(|written| Quarantine::of(written.get_ref(), today()).map_err(|err| usage(format!("{}{err}", at(written.span())))))
+            .map(|written| {
+                Quarantine::of(written.get_ref(), today()).map_err(|err| usage(format!("{}{err}", at(written.span()))))
+            })
             .transpose()?;
         cases.push(Case {
             index: index + 1,

@@ -92,7 +92,10 @@ pub fn run_summary(name: &str, run: &RunReport, of: usize, quarantine: Option<&Q
     match (held, quarantine) {
         (Some(held), _) => lines.insert(
             1,
-            format!("{DETAIL_INDENT}{verdict}, quarantined {}: gates nothing", held.describe()),
+            format!(
+                "{DETAIL_INDENT}{verdict}, quarantined {}: gates nothing",
+                held.describe()
+            ),
         ),
         (None, Some(expired)) => lines.push(format!("{DETAIL_INDENT}{}", expired.expired_note(&name))),
         (None, None) => {}

@@ -288,7 +288,11 @@ pub fn history(
             };
             let filter = TrendFilter {
                 suite_path: trend.suite.as_deref().map(suite_identity),
-                since: trend.since.as_deref().map(|text| time_of(text, "--since")).transpose()?,
+                since: trend
+                    .since
+                    .as_deref()
+                    .map(|text| time_of(text, "--since"))
+                    .transpose()?,
                 last: trend.last.map(|last| last as usize),
             };
             (

@@ -483,7 +483,11 @@ fn saved_streams_of_long_names_are_cut_and_told_apart() {
         .map(|entry| entry.unwrap().file_name().into_string().unwrap())
         .collect();
     names.sort();
-    assert_eq!(names.pop().as_deref(), Some("analyst-save.json"), "what a re-grade reads");
+    assert_eq!(
+        names.pop().as_deref(),
+        Some("analyst-save.json"),
+        "what a re-grade reads"
+    );
     assert_eq!(names.len(), 2, "{names:?}");
     for name in &names {
         assert!(name.len() <= 90, "{name}");

@@ -48,7 +48,13 @@ fn statuses(report: &Value) -> Vec<String> {
         .as_array()
         .unwrap()
         .iter()
-        .map(|case| format!("{}={}", case["name"].as_str().unwrap(), case["status"].as_str().unwrap()))
+        .map(|case| {
+            format!(
+                "{}={}",
+                case["name"].as_str().unwrap(),
+                case["status"].as_str().unwrap()
+            )
+        })
         .collect()
 }
 
@@ -174,7 +180,14 @@ fn a_budget_stops_the_run_at_the_turn_that_reaches_it_and_every_report_is_writte
     let output = check(
         &emu,
         &suite,
-        &["--budget-tokens", "2000", "-o", "json", "--junit", junit.to_str().unwrap()],
+        &[
+            "--budget-tokens",
+            "2000",
+            "-o",
+            "json",
+            "--junit",
+            junit.to_str().unwrap(),
+        ],
     );
     assert_eq!(output.status.code(), Some(9), "{}", stderr(&output));
     assert_eq!(emu.requests_on(Route::Chat).len(), 2, "no turn after the budget");
@@ -239,7 +252,11 @@ fn a_conversation_stops_before_its_next_turn_once_the_budget_is_reached() {
     );
     let output = check(&emu, &suite, &["--budget-tokens", "1", "-o", "json"]);
     assert_eq!(output.status.code(), Some(9), "{}", stderr(&output));
-    assert_eq!(emu.requests_on(Route::Chat).len(), 1, "the turn in flight finished, no other started");
+    assert_eq!(
+        emu.requests_on(Route::Chat).len(),
+        1,
+        "the turn in flight finished, no other started"
+    );
     let report = json_of(&output);
     assert_eq!(report["cases"][0]["status"], "skipped");
     assert_eq!(
@@ -272,7 +289,10 @@ fn budgets_and_stop_when_decided_each_say_what_they_saved() {
     // The summary says the same, escaped as Markdown.
     let summary = String::from_utf8_lossy(&output.stdout);
     assert!(summary.contains("Budget\\: spent 3840 of 3000 tokens"), "{summary}");
-    assert!(summary.contains("\\-\\-stop\\-when\\-decided saved 1 runs"), "{summary}");
+    assert!(
+        summary.contains("\\-\\-stop\\-when\\-decided saved 1 runs"),
+        "{summary}"
+    );
 }
 
 /// A suite whose one case fails, quarantined as `quarantine` says.
@@ -297,7 +317,10 @@ fn a_quarantined_failure_gates_nothing_until_its_date_and_gates_again_on_it() {
         errors.contains("FAIL, quarantined until 2099-12-31: upstream flaky, see #12: gates nothing"),
         "{errors}"
     );
-    assert!(errors.contains("2 cases: 1 passed, 0 failed, 0 errors, 1 quarantined in"), "{errors}");
+    assert!(
+        errors.contains("2 cases: 1 passed, 0 failed, 0 errors, 1 quarantined in"),
+        "{errors}"
+    );
     let tap = String::from_utf8_lossy(&output.stdout);
     assert!(
         tap.contains("not ok 1 - flaky # TODO quarantined until 2099-12-31: upstream flaky, see \\#12"),
@@ -324,7 +347,10 @@ fn a_quarantined_failure_gates_nothing_until_its_date_and_gates_again_on_it() {
     let output = check(&emu, &expired, &[]);
     assert_eq!(output.status.code(), Some(9));
     let errors = stderr(&output);
-    assert!(errors.contains("smoke.toml:1: quarantine of flaky expired on 2020-01-31"), "{errors}");
+    assert!(
+        errors.contains("smoke.toml:1: quarantine of flaky expired on 2020-01-31"),
+        "{errors}"
+    );
     assert!(errors.contains("FAIL  flaky"), "{errors}");
     // A date that is not one is refused where it is written.
     let output = check(&emu, &quarantined(r#""next week""#), &[]);
@@ -371,7 +397,10 @@ fn list_shows_each_quarantine_and_cubes_folder_takes_a_quarantine_file_beside_it
         .unwrap();
     assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
     assert_eq!(json_of(&output)[0]["quarantine"]["until"], "2099-01-01");
-    repo.write("analyst-quarantine.toml", "[quarantine]\n\"auto/revenu\" = \"2099-01-01\"\n");
+    repo.write(
+        "analyst-quarantine.toml",
+        "[quarantine]\n\"auto/revenu\" = \"2099-01-01\"\n",
+    );
     let output = analyst()
         .args(["check", "--list"])
         .arg(repo.join("agents"))
@@ -406,7 +435,9 @@ fn history_trend_shows_a_suites_runs_in_order_with_their_accuracy() {
     // 1: every case passes; 2: the first fails; 3: the second run re-graded.
     run(&["--save", saved.to_str().unwrap()]);
     emu.script(Reply::stream(
-        &ChatStream::new("c-2", Family::Semantic).final_answer(&["Revenue was flat."]).usage(),
+        &ChatStream::new("c-2", Family::Semantic)
+            .final_answer(&["Revenue was flat."])
+            .usage(),
     ));
     run(&[]);
     dir.write("smoke.toml", three_cases("expect_answer = \"never said\""));
@@ -435,15 +466,32 @@ fn history_trend_shows_a_suites_runs_in_order_with_their_accuracy() {
     assert_eq!(rows.len(), 3, "{rows:?}");
     let accuracy: Vec<String> = rows
         .iter()
-        .map(|row| format!("{:.3} {}/{} regraded={}", row["accuracy"].as_f64().unwrap(), row["passed"], row["cases"], row["regraded"]))
+        .map(|row| {
+            format!(
+                "{:.3} {}/{} regraded={}",
+                row["accuracy"].as_f64().unwrap(),
+                row["passed"],
+                row["cases"],
+                row["regraded"]
+            )
+        })
         .collect();
     assert_eq!(
         accuracy,
-        ["1.000 3/3 regraded=false", "0.667 2/3 regraded=false", "0.667 2/3 regraded=true"]
+        [
+            "1.000 3/3 regraded=false",
+            "0.667 2/3 regraded=false",
+            "0.667 2/3 regraded=true"
+        ]
     );
     let times: Vec<&str> = rows.iter().map(|row| row["at"].as_str().unwrap()).collect();
-    assert!(times.windows(2).all(|pair| pair[0] <= pair[1]), "oldest first: {times:?}");
-    assert!(rows.iter().all(|row| row["suitePath"].as_str().unwrap().ends_with("smoke.toml")));
+    assert!(
+        times.windows(2).all(|pair| pair[0] <= pair[1]),
+        "oldest first: {times:?}"
+    );
+    assert!(rows
+        .iter()
+        .all(|row| row["suitePath"].as_str().unwrap().ends_with("smoke.toml")));
     // CSV is the default off a terminal; --last keeps the latest.
     let csv = String::from_utf8(trend(&["--last", "2"]).stdout).unwrap();
     let lines: Vec<&str> = csv.lines().collect();
@@ -466,7 +514,11 @@ fn history_trend_shows_a_suites_runs_in_order_with_their_accuracy() {
     let svg = trend(&["-o", "svg"]);
     assert_eq!(svg.status.code(), Some(0), "{}", stderr(&svg));
     let svg = String::from_utf8(svg.stdout).unwrap();
-    assert!(svg.starts_with("<svg") && svg.contains("Accuracy of"), "{}", &svg[..svg.len().min(300)]);
+    assert!(
+        svg.starts_with("<svg") && svg.contains("Accuracy of"),
+        "{}",
+        &svg[..svg.len().min(300)]
+    );
     // Without a suite: the latest run's, said on stderr.
     let latest = analyst()
         .env("ANALYST_HISTORY_DB", &db)
@@ -482,4 +534,87 @@ fn history_trend_shows_a_suites_runs_in_order_with_their_accuracy() {
         .output()
         .unwrap();
     fails_in_one_line(&never, 5, &["no recorded check run of never.toml"]);
+}
+
+#[test]
+fn a_secret_in_a_question_or_a_quarantine_reason_reaches_no_report_or_saved_folder() {
+    let emu = Emulator::start();
+    let dir = Scratch::new();
+    let suite = dir.write(
+        "smoke.toml",
+        format!(
+            "[[case]]\nname = \"leaky\"\nquestion = \"Revenue for key {API_KEY}?\"\nexpect_answer = \"never\"\nquarantine = {{ until = \"2099-01-01\", reason = \"rotate {API_KEY} first\" }}\n"
+        ),
+    );
+    let saved = dir.join("saved");
+    let junit = dir.join("report.xml");
+    let summary = dir.join("summary.md");
+    let output = check(
+        &emu,
+        &suite,
+        &[
+            "--save",
+            saved.to_str().unwrap(),
+            "-o",
+            "json",
+            "--junit",
+            junit.to_str().unwrap(),
+            "--summary",
+            summary.to_str().unwrap(),
+        ],
+    );
+    assert_eq!(output.status.code(), Some(0), "quarantined: {}", stderr(&output));
+    let regraded = check(&emu, &suite, &["--regrade", saved.to_str().unwrap(), "-o", "html"]);
+    assert_eq!(regraded.status.code(), Some(0), "{}", stderr(&regraded));
+    let manifest = std::fs::read_to_string(saved.join("analyst-save.json")).unwrap();
+    for (what, text) in [
+        ("stdout", String::from_utf8_lossy(&output.stdout).into_owned()),
+        ("stderr", stderr(&output)),
+        (
+            "the re-graded page",
+            String::from_utf8_lossy(&regraded.stdout).into_owned(),
+        ),
+        ("the re-grade's stderr", stderr(&regraded)),
+        ("analyst-save.json", manifest.clone()),
+        ("JUnit", std::fs::read_to_string(&junit).unwrap()),
+        ("the summary", std::fs::read_to_string(&summary).unwrap()),
+    ] {
+        assert!(!text.contains(API_KEY), "{what} holds the key: {text}");
+    }
+    assert!(manifest.contains("Revenue for key"), "{manifest}");
+    assert!(
+        !stderr(&regraded).contains("the question changed"),
+        "a redacted question is the same question"
+    );
+}
+
+#[test]
+fn a_trend_of_wide_branch_names_fits_the_terminal() {
+    let emu = Emulator::start();
+    let dir = Scratch::new();
+    let db = dir.join("history.db");
+    let suite = dir.write("smoke.toml", "[[case]]\nname = \"a\"\nquestion = \"Revenue?\"\n");
+    for branch in ["功能分支-收入报表-第二季度", "main"] {
+        let output = emu
+            .analyst()
+            .env("ANALYST_HISTORY_DB", &db)
+            .env("GITHUB_ACTIONS", "true")
+            .env("GITHUB_REF", format!("refs/heads/{branch}"))
+            .env("GITHUB_SHA", "0123456789abcdef")
+            .args(["check"])
+            .arg(&suite)
+            .output()
+            .unwrap();
+        assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    }
+    for width in [80, 50] {
+        let table = on_a_terminal_of(
+            width,
+            &emu,
+            &format!("history trend {}", suite.display()),
+            &[("ANALYST_HISTORY_DB", db.to_str().unwrap())],
+        );
+        assert!(table.contains("100%"), "{table}");
+        assert_fits("history trend", &table, width);
+    }
 }

@@ -411,6 +411,10 @@ fn check_save_creates_private_folders() {
         .success();
     assert_eq!(mode_of(&dir.join("runs")), 0o700);
     assert_eq!(mode_of(&save), 0o700);
-    assert_eq!(names_in(&save).len(), 2, "the run's stream is kept, and what a re-grade reads");
+    assert_eq!(
+        names_in(&save).len(),
+        2,
+        "the run's stream is kept, and what a re-grade reads"
+    );
     assert_eq!(mode_of(&save.join("analyst-save.json")), 0o600);
 }

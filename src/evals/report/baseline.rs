@@ -214,4 +214,3 @@ fn status_word(status: Outcome) -> &'static str {
         Outcome::Skipped => "skipped",
     }
 }
-

@@ -13,8 +13,8 @@ use serde::{Deserialize, Serialize};
 
 use super::budget::BudgetReport;
 use super::context::RunContext;
-use super::quarantine::Quarantine;
 use super::grade::{Comparison, CubeGrade, Verdict};
+use super::quarantine::Quarantine;
 use super::shard::parse_shard;
 pub use crate::domain::Usage;
 use crate::error::{usage, Kind, SUCCESS};
@@ -734,7 +734,6 @@ impl Report {
         }
         Ok(Report::new(&suite, None, cases, time))
     }
-
 }
 
 /// A status as the JSON report spells it.

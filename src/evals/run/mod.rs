@@ -32,13 +32,13 @@ use crate::api::data::{DataClient, DataSettings};
 use crate::ci::CiJob;
 use crate::domain::{without_credentials, Network, Prices};
 use crate::error::{fail, usage};
-use crate::evals::context::RunContext;
 use crate::evals::budget::{BudgetLimits, RunBudget};
+use crate::evals::context::RunContext;
 use crate::evals::report::{
     seconds, CaseReport, Outcome, Regraded, Report, ReportSettings, RunReport, Saved, BUDGET_SKIPPED,
 };
-use crate::evals::saved::{SavedFolder, SavedTurn};
 use crate::evals::retry::{Earlier, Tally};
+use crate::evals::saved::{SavedFolder, SavedTurn};
 use crate::evals::select::{tell_quarantine, Selected, Selection};
 use crate::evals::suite::{suite_identity, Case, CaseOverrides};
 use crate::evals::trace::RunTrace;
@@ -174,7 +174,10 @@ impl<'a> Run<'a> {
             true => Some(DataClient::new(http()?, &settings.data, settings.network, started)?),
             false => None,
         };
-        for case in cases.iter().filter(|case| case.quarantine.as_ref().is_some_and(|q| !q.holds())) {
+        for case in cases
+            .iter()
+            .filter(|case| case.quarantine.as_ref().is_some_and(|q| !q.holds()))
+        {
             tell_quarantine(case, notes);
         }
         let earlier = earlier_cases(&cases, earlier, notes);
@@ -272,14 +275,7 @@ impl<'a> Run<'a> {
             identity: settings.identity.summary(),
             suite_path: Some(suite_identity(&selection.suite)),
             suite_hash: Some(self.suite_hash.clone()),
-            ..RunContext::new(
-                self.started_at,
-                time,
-                &chat_url,
-                &suite,
-                shard,
-                settings.ci.clone(),
-            )
+            ..RunContext::new(self.started_at, time, &chat_url, &suite, shard, settings.ci.clone())
         });
         if let Some((file, baseline)) = &self.baseline {
             let report_settings = &settings.report;
@@ -353,7 +349,11 @@ impl<'a> Run<'a> {
             result.space = case.space.clone();
             result.hash = Some(case.fingerprint());
             result.quarantine.clone_from(&case.quarantine);
-            if let Some(expired) = case.quarantine.as_ref().filter(|q| !q.holds() && result.status != Outcome::Passed) {
+            if let Some(expired) = case
+                .quarantine
+                .as_ref()
+                .filter(|q| !q.holds() && result.status != Outcome::Passed)
+            {
                 result.messages.push(expired.expired_note(&case.name));
             }
             let skipped = self.tallies[position].skipped();

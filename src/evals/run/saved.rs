@@ -64,7 +64,15 @@ impl Run<'_> {
     }
 
     /// Keeps what the `--save` folder's manifest says of a saved turn.
-    pub(super) fn log_saved(&self, slot: Slot, case: &Case, turn_index: usize, file: &LazyFile, run: &RunReport, timings: Timings) {
+    pub(super) fn log_saved(
+        &self,
+        slot: Slot,
+        case: &Case,
+        turn_index: usize,
+        file: &LazyFile,
+        run: &RunReport,
+        timings: Timings,
+    ) {
         let saved = SavedTurn {
             case: case.name.clone(),
             hash: Some(case.fingerprint()),
