@@ -334,16 +334,57 @@ createLinter().then((lint) => {
   process.exit(found ? 1 : 0);
 });
 "#;
-    let workflows: Vec<PathBuf> = std::fs::read_dir(root().join(".github/workflows"))
+    let mut workflows: Vec<PathBuf> = std::fs::read_dir(root().join(".github/workflows"))
         .unwrap()
         .map(|entry| entry.unwrap().path())
         .collect();
     assert!(workflows.len() >= 2, "{workflows:?}");
+    // The whole workflows the README and the guide give as recipes too.
+    let recipes = tempfile::tempdir().unwrap();
+    for (at, workflow) in documented_workflows().into_iter().enumerate() {
+        let file = recipes.path().join(format!("recipe-{at}.yml"));
+        std::fs::write(&file, workflow).unwrap();
+        workflows.push(file);
+    }
+    assert!(workflows.len() >= 3, "the guide's workflow recipes: {workflows:?}");
     run(Command::new("node")
         .arg("-e")
         .arg(script)
         .args(&workflows)
         .current_dir(&tools));
+}
+
+/// The `yaml` blocks of the README and the guide that are whole
+/// workflows (they say `on:` and `jobs:` at their top level).
+fn documented_workflows() -> Vec<String> {
+    let mut pages = vec![root().join("README.md")];
+    pages.extend(
+        std::fs::read_dir(root().join("docs"))
+            .unwrap()
+            .map(|entry| entry.unwrap().path())
+            .filter(|path| path.extension().is_some_and(|ext| ext == "md")),
+    );
+    let mut workflows = Vec::new();
+    for page in pages {
+        let text = std::fs::read_to_string(&page).unwrap();
+        let mut block: Option<String> = None;
+        for line in text.lines() {
+            match (&mut block, line.trim_end()) {
+                (None, "```yaml") => block = Some(String::new()),
+                (Some(_), "```") => workflows.extend(block.take()),
+                (Some(block), line) => {
+                    block.push_str(line);
+                    block.push('\n');
+                }
+                (None, _) => {}
+            }
+        }
+    }
+    workflows.retain(|block| {
+        let top = |key: &str| block.lines().any(|line| line.starts_with(key));
+        top("on:") && top("jobs:")
+    });
+    workflows
 }
 
 #[test]

@@ -8,7 +8,9 @@
 //! ([`decide`]: regression or noise); and the run itself ([`run`]: its
 //! cases, deadlines, cancellation and turns) with its progress and
 //! verdict lines on stderr ([`progress`], [`verdicts`]) and its trace
-//! ([`trace`]: OpenTelemetry spans).
+//! ([`trace`]: OpenTelemetry spans); what a run may cost and set aside:
+//! its budget ([`budget`]), quarantined cases ([`quarantine`]) and the
+//! streams `--save` keeps for `--regrade` ([`saved`]).
 //! `commands::check` reads the settings, runs a [`run::Run`] and publishes
 //! its report.
 

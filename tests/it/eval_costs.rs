@@ -211,6 +211,28 @@ fn a_budget_stops_the_run_at_the_turn_that_reaches_it_and_every_report_is_writte
     );
     let xml = std::fs::read_to_string(&junit).unwrap();
     assert!(xml.contains(r#"skipped="1""#), "{xml}");
+    // The page and the summary too, also when --min-accuracy would pass.
+    let summary = dir.join("summary.md");
+    let output = check(
+        &emu,
+        &suite,
+        &[
+            "--budget-tokens",
+            "2000",
+            "--min-accuracy",
+            "50%",
+            "-o",
+            "html",
+            "--summary",
+            summary.to_str().unwrap(),
+        ],
+    );
+    assert_eq!(output.status.code(), Some(9), "{}", stderr(&output));
+    let page = String::from_utf8_lossy(&output.stdout);
+    assert!(page.contains("<span class=\"tag skipped\">SKIPPED</span>"), "{page}");
+    assert!(page.contains("Budget: spent 2560 of 2000 tokens"), "{page}");
+    let summary = std::fs::read_to_string(&summary).unwrap();
+    assert!(summary.contains("| margin | SKIPPED | budget |"), "{summary}");
     assert!(
         xml.contains(r#"<skipped message="budget: the run&#39;s budget was spent before it"/>"#),
         "{xml}"

@@ -449,3 +449,36 @@ fn every_flag_table_of_the_readme_is_the_commands_help() {
         }
     }
 }
+
+#[test]
+fn the_nightly_budget_and_pull_request_regrade_workflow_runs_and_the_regrade_asks_nothing() {
+    let emu = Emulator::start();
+    emu.agent(|a| a.warehouse_sql = Some(AGENT_SQL.into()));
+    let dir = scratch();
+    let workflow = blocks(&manual(), "yaml")
+        .into_iter()
+        .find(|block| block.contains("--regrade") && block.contains("--budget-tokens"))
+        .expect("the workflow of the nightly budget and the re-grade");
+    let workflow: serde_json::Value = serde_saphyr::from_str(&workflow).unwrap();
+    let summary = dir.write("step-summary.md", "");
+    let mut asked = Vec::new();
+    for job in ["nightly", "regrade"] {
+        for step in workflow["jobs"][job]["steps"].as_array().unwrap() {
+            let Some(script) = step["run"].as_str() else { continue };
+            let script = format!("export GITHUB_STEP_SUMMARY={}\n{script}", summary.display());
+            let output = bash(&emu, &dir, &script);
+            assert!(
+                output.status.success(),
+                "{script}: {}",
+                String::from_utf8_lossy(&output.stderr)
+            );
+        }
+        asked.push(emu.requests_on(Route::Chat).len());
+    }
+    assert!(asked[0] > 0, "the nightly asks");
+    assert_eq!(asked[1], asked[0], "the re-grade asks no turn");
+    let summary = std::fs::read_to_string(&summary).unwrap();
+    assert!(summary.contains("Budget\\: spent"), "{summary}");
+    assert!(summary.contains("no turn was asked"), "{summary}");
+    assert!(dir.join("nightly.xml").exists() && dir.join("regrade.xml").exists());
+}
