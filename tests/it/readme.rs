@@ -120,6 +120,26 @@ fn bash(emu: &Emulator, dir: &Path, script: &str) -> std::process::Output {
         .unwrap()
 }
 
+/// Runs `script` as [`bash`] does, and fails the test unless it succeeds.
+fn succeeds(emu: &Emulator, dir: &Path, script: &str) {
+    let output = bash(emu, dir, script);
+    assert!(
+        output.status.success(),
+        "{script}: {}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+}
+
+/// Runs a workflow step's `script` as GitHub Actions would, its step
+/// summary going to `summary`; it must succeed.
+fn run_step(emu: &Emulator, dir: &Path, script: &str, summary: &Path) {
+    succeeds(
+        emu,
+        dir,
+        &format!("export GITHUB_STEP_SUMMARY={}\n{script}", summary.display()),
+    );
+}
+
 #[test]
 fn every_shell_example_runs_against_the_emulator() {
     let emu = Emulator::start();
@@ -190,19 +210,9 @@ fn the_ci_matrix_in_the_readme_runs_its_shards_and_merges_them() {
     let shards: Vec<&str> = shards.trim_end_matches(']').split(", ").collect();
     assert_eq!(shards, ["1", "2", "3", "4"]);
     for k in &shards {
-        let output = bash(&emu, &dir, &shard.replace("${{ matrix.shard }}", k));
-        assert!(
-            output.status.success(),
-            "{shard}: {}",
-            String::from_utf8_lossy(&output.stderr)
-        );
+        succeeds(&emu, &dir, &shard.replace("${{ matrix.shard }}", k));
     }
-    let output = bash(&emu, &dir, merge);
-    assert!(
-        output.status.success(),
-        "{merge}: {}",
-        String::from_utf8_lossy(&output.stderr)
-    );
+    succeeds(&emu, &dir, merge);
     let suite = shard.split_whitespace().nth(2).unwrap();
     let whole = bash(&emu, &dir, &format!("analyst check {suite} -o json"));
     let cases = |report: &[u8]| -> Vec<(String, String)> {
@@ -232,13 +242,7 @@ fn the_smoke_check_workflow_writes_the_step_summary_and_the_page() {
     let mut ran = 0;
     for step in steps.as_array().unwrap() {
         let Some(script) = step["run"].as_str() else { continue };
-        let script = format!("export GITHUB_STEP_SUMMARY={}\n{script}", summary.display());
-        let output = bash(&emu, &dir, &script);
-        assert!(
-            output.status.success(),
-            "{script}: {}",
-            String::from_utf8_lossy(&output.stderr)
-        );
+        run_step(&emu, &dir, script, &summary);
         ran += 1;
     }
     assert_eq!(ran, 2, "the check and the page");
@@ -465,13 +469,7 @@ fn the_nightly_budget_and_pull_request_regrade_workflow_runs_and_the_regrade_ask
     for job in ["nightly", "regrade"] {
         for step in workflow["jobs"][job]["steps"].as_array().unwrap() {
             let Some(script) = step["run"].as_str() else { continue };
-            let script = format!("export GITHUB_STEP_SUMMARY={}\n{script}", summary.display());
-            let output = bash(&emu, &dir, &script);
-            assert!(
-                output.status.success(),
-                "{script}: {}",
-                String::from_utf8_lossy(&output.stderr)
-            );
+            run_step(&emu, &dir, script, &summary);
         }
         asked.push(emu.requests_on(Route::Chat).len());
     }
