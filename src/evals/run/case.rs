@@ -39,6 +39,15 @@ fn not_asked(mut run: RunReport, case: &Case, name: &str) -> RunReport {
     run
 }
 
+/// Where a turn of a run is read from, through the turn's owner.
+pub(super) enum TurnSource<'x, 'e> {
+    /// Asked of the service.
+    Asked(&'x Exchange<'e>),
+    /// Of a re-grade: its saved stream, graded with what was kept of it
+    /// when it was asked (its timings, its message id).
+    Saved(&'x Exchange<'e>, &'x SavedTurn),
+}
+
 /// What a turn may take: until when, why it ends then, and whether the
 /// run's `--timeout` (not the case's) is what limits it.
 struct TurnTime {
@@ -92,7 +101,7 @@ impl Run<'_> {
                 break;
             }
             let turn = match &asked {
-                Some(exchange) => self.run_turn(slot, case, turn_index, exchange, None, &mut run, started),
+                Some(exchange) => self.run_turn(slot, case, turn_index, TurnSource::Asked(exchange), &mut run, started),
                 None => self.regrade_turn(slot, case, turn_index, &mut run, started, &mut regraded),
             };
             if let Err(fault) = turn {
@@ -120,19 +129,21 @@ impl Run<'_> {
     }
 
     /// One turn, asked and recorded by the turn's owner (or, of a re-grade,
-    /// read from its `saved` stream); `Err` ends the run of the case (its
-    /// status and lines set when it failed).
-    #[allow(clippy::too_many_arguments)]
+    /// read from its saved stream: see [`TurnSource`]); `Err` ends the run
+    /// of the case (its status and lines set when it failed).
     pub(super) fn run_turn(
         &self,
         slot: Slot,
         case: &Case,
         turn_index: usize,
-        exchange: &Exchange<'_>,
-        saved: Option<&SavedTurn>,
+        source: TurnSource<'_, '_>,
         run: &mut RunReport,
         case_started: Instant,
     ) -> Result<(), Fault> {
+        let (exchange, saved) = match source {
+            TurnSource::Asked(exchange) => (exchange, None),
+            TurnSource::Saved(exchange, saved) => (exchange, Some(saved)),
+        };
         if let Some(stop) = self.stop.stopped() {
             return Err(Fault::new(stop.kind, format!("not run: {stop}")));
         }

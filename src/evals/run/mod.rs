@@ -31,7 +31,7 @@ use crate::api::chat::{ChatClient, ChatSettings};
 use crate::api::data::{DataClient, DataSettings};
 use crate::ci::CiJob;
 use crate::domain::{without_credentials, Network, Prices};
-use crate::error::{fail, usage};
+use crate::error::{fail, usage, Kind};
 use crate::evals::budget::{BudgetLimits, RunBudget};
 use crate::evals::context::RunContext;
 use crate::evals::report::{
@@ -340,6 +340,7 @@ impl<'a> Run<'a> {
             // A case the budget left undecided has no verdict: skipped.
             if left_by_budget > 0 && !tally.decides(case) {
                 result.status = Outcome::Skipped;
+                result.exit_code = Kind::Expectation.exit_code();
                 result.messages = vec![format!(
                     "{BUDGET_SKIPPED}: {} of {} runs finished",
                     result.runs.len() - cut_short,

@@ -5,6 +5,7 @@
 
 use std::time::{Duration, Instant};
 
+use super::case::TurnSource;
 use super::pool::Slot;
 use super::Run;
 use anyhow::Result;
@@ -57,7 +58,8 @@ impl Run<'_> {
             trace: Trace::Off,
             notes: &self.notes,
         };
-        let graded = self.run_turn(slot, case, turn_index, &exchange, Some(saved), run, case_started);
+        let source = TurnSource::Saved(&exchange, saved);
+        let graded = self.run_turn(slot, case, turn_index, source, run, case_started);
         *took += Duration::from_millis(saved.millis.total);
         run.saved.push(path.display().to_string());
         graded
