@@ -58,6 +58,16 @@ fn statuses(report: &Value) -> Vec<String> {
         .collect()
 }
 
+/// Every run of every case of a JSON report, in order.
+fn runs_of(report: &Value) -> Vec<Value> {
+    report["cases"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .flat_map(|case| case["runs"].as_array().unwrap().clone())
+        .collect()
+}
+
 /// `analyst check` of `suite` against `emu`, one case at a time, history off.
 fn check(emu: &Emulator, suite: &Path, args: &[&str]) -> std::process::Output {
     emu.analyst()
@@ -81,6 +91,41 @@ fn regrade_sends_no_chat_request_and_grades_the_saved_answers_as_the_suite_is_no
     let manifest: Value = serde_json::from_slice(&std::fs::read(saved.join("analyst-save.json")).unwrap()).unwrap();
     assert_eq!(manifest["version"], 1);
     assert_eq!(manifest["streams"].as_array().unwrap().len(), 4);
+    // Unchanged, the suite grades the saved answers as the live run did.
+    let same = check(&emu, &suite, &["--regrade", saved.to_str().unwrap(), "-o", "json"]);
+    assert_eq!(same.status.code(), Some(0), "{}", stderr(&same));
+    let graded = |report: &Value| -> Vec<Value> {
+        runs_of(report)
+            .into_iter()
+            .map(|run| {
+                serde_json::json!([
+                    run["status"],
+                    run["answer"],
+                    run["usage"],
+                    run["figures"],
+                    run["chatId"],
+                    run["messageIds"]
+                ])
+            })
+            .collect()
+    };
+    let (same, live) = (json_of(&same), json_of(&live));
+    assert_eq!(graded(&same), graded(&live));
+    // A run's time is its turns' as they were asked (the live run's adds
+    // the few milliseconds of its own around them).
+    let totals = |report: &Value| -> Vec<f64> {
+        runs_of(report)
+            .iter()
+            .map(|run| run["seconds"]["total"].as_f64().unwrap())
+            .collect()
+    };
+    for (regraded, asked) in totals(&same).into_iter().zip(totals(&live)) {
+        assert!(
+            regraded <= asked && asked - regraded < 0.05,
+            "{regraded} s re-graded, {asked} s asked"
+        );
+    }
+    assert_eq!(emu.requests_on(Route::Chat).len(), asked, "no chat request");
     // The grader changes: an expectation the saved answers do not meet.
     dir.write(
         "smoke.toml",
@@ -549,13 +594,31 @@ fn history_trend_shows_a_suites_runs_in_order_with_their_accuracy() {
         .unwrap();
     assert_eq!(json_of(&latest).as_array().unwrap().len(), 1);
     assert!(stderr(&latest).contains("other.toml (the latest run's; name a SUITE for another)"));
-    // A suite never run is exit 4, named.
+    // --since keeps the runs since then; one in the future, none.
+    assert_eq!(
+        json_of(&trend(&["-o", "json", "--since", "1d"]))
+            .as_array()
+            .unwrap()
+            .len(),
+        3
+    );
+    let future = trend(&["--since", "2099-01-01"]);
+    fails_in_one_line(&future, 5, &["no recorded check run of ", "smoke.toml since then"]);
+    // A suite never run is exit 5, named.
     let never = analyst()
         .env("ANALYST_HISTORY_DB", &db)
         .args(["history", "trend", "never.toml"])
         .output()
         .unwrap();
     fails_in_one_line(&never, 5, &["no recorded check run of never.toml"]);
+    // Forgetting the history forgets the runs too.
+    let forget = analyst()
+        .env("ANALYST_HISTORY_DB", &db)
+        .args(["history", "forget", "--all"])
+        .output()
+        .unwrap();
+    assert_eq!(forget.status.code(), Some(0), "{}", stderr(&forget));
+    assert_eq!(trend(&[]).status.code(), Some(5));
 }
 
 #[test]
