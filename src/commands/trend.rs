@@ -100,7 +100,8 @@ fn short_commit(commit: Option<&str>) -> String {
     commit.map_or("-".to_string(), |commit| commit.chars().take(7).collect())
 }
 
-/// The table for a person: a row per run; skipped and quarantined
+/// The table for a person: a row per run (a shard of a CI matrix is a
+/// run of its own, its `K/N` after its time); skipped and quarantined
 /// columns only when a run has some.
 fn table_of(runs: &[CheckRunRecord], width: Option<u16>) -> (String, Vec<&'static str>) {
     let skipped = runs.iter().any(|run| run.skipped > 0);
@@ -125,6 +126,9 @@ fn table_of(runs: &[CheckRunRecord], width: Option<u16>) -> (String, Vec<&'stati
         .iter()
         .map(|run| {
             let mut time = run.at.get(..16).unwrap_or(&run.at).replace('T', " ");
+            if let Some(shard) = &run.shard {
+                time.push_str(&format!(" [{shard}]"));
+            }
             if run.regraded {
                 time.push_str(" (regraded)");
             }

@@ -679,14 +679,14 @@ fn a_trend_of_wide_branch_names_fits_the_terminal() {
     let dir = Scratch::new();
     let db = dir.join("history.db");
     let suite = dir.write("smoke.toml", "[[case]]\nname = \"a\"\nquestion = \"Revenue?\"\n");
-    for branch in ["功能分支-收入报表-第二季度", "main"] {
+    for (branch, shard) in [("功能分支-收入报表-第二季度", "1/1"), ("main", "1/2")] {
         let output = emu
             .analyst()
             .env("ANALYST_HISTORY_DB", &db)
             .env("GITHUB_ACTIONS", "true")
             .env("GITHUB_REF", format!("refs/heads/{branch}"))
             .env("GITHUB_SHA", "0123456789abcdef")
-            .args(["check"])
+            .args(["check", "--shard", shard])
             .arg(&suite)
             .output()
             .unwrap();
@@ -699,7 +699,31 @@ fn a_trend_of_wide_branch_names_fits_the_terminal() {
             &format!("history trend {}", suite.display()),
             &[("ANALYST_HISTORY_DB", db.to_str().unwrap())],
         );
-        assert!(table.contains("100%"), "{table}");
+        assert!(table.contains("100%") && table.contains("[1/2]"), "{table}");
         assert_fits("history trend", &table, width);
     }
+}
+
+#[test]
+fn a_run_that_stopped_keeps_its_finished_turns_re_gradable() {
+    let emu = Emulator::start();
+    let dir = Scratch::new();
+    let suite = dir.write("smoke.toml", three_cases(""));
+    let saved = dir.join("saved");
+    emu.script(Reply::stream(
+        &ChatStream::new("c-1", Family::Semantic)
+            .sql_call(&SqlCall::revenue_by_month(12))
+            .final_answer(&["December led."])
+            .usage(),
+    ));
+    emu.script(Reply::status(401, "application/json", r#"{"error":"Unauthorized"}"#));
+    let output = check(&emu, &suite, &["--save", saved.to_str().unwrap()]);
+    assert_eq!(output.status.code(), Some(3), "{}", stderr(&output));
+    let output = check(&emu, &suite, &["--regrade", saved.to_str().unwrap(), "-o", "json"]);
+    assert_eq!(output.status.code(), Some(9), "{}", stderr(&output));
+    assert_eq!(
+        statuses(&json_of(&output)),
+        ["revenue=passed", "orders=error", "margin=error"],
+        "the turn paid for is graded, the others were never saved"
+    );
 }

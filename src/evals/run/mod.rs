@@ -224,6 +224,15 @@ impl<'a> Run<'a> {
     /// unreachable, `--timeout`), with no report: its cases got no verdict.
     pub fn execute(mut self) -> Result<Report> {
         let cases = self.run_all();
+        // The turns paid for stay re-gradable, also of a run that stopped
+        // (whose own failure is then what it ends with).
+        if let Some(dir) = &self.settings.save {
+            match (self.write_manifest(dir, self.context()), self.stop.stopped()) {
+                (Err(err), None) => return Err(err),
+                (Err(err), Some(_)) => self.notes.warn(&format!("{err:#}")),
+                (Ok(()), _) => {}
+            }
+        }
         if let Some(stop) = self.stop.stopped() {
             let ran: usize = cases.iter().map(|case| case.runs.len()).sum();
             let runs: usize = self.cases.iter().map(|case| case.repeat).sum();
@@ -233,9 +242,6 @@ impl<'a> Run<'a> {
             ));
         }
         let report = self.report(cases);
-        if let Some(dir) = &self.settings.save {
-            self.write_manifest(dir, &report)?;
-        }
         if let Some(trace) = self.trace.take() {
             let names: Vec<String> = self.cases.iter().map(|case| case.name.clone()).collect();
             let spans = trace.finish(&report, &names);
@@ -253,30 +259,15 @@ impl<'a> Run<'a> {
     /// baseline, gated.
     fn report(&mut self, cases: Vec<CaseReport>) -> Report {
         let settings = self.settings;
-        let selection = &settings.selection;
-        let shard = selection.shard.map(|(k, n)| format!("{k}/{n}"));
-        let suite = selection.suite.display().to_string();
-        let time = seconds(self.started.elapsed());
-        let mut report = Report::new(&suite, shard.clone(), cases, time);
-        // What was asked: the service, or for a re-grade the saved run's.
-        let chat_url = match (&settings.chat, &self.saved) {
-            (Some(chat), _) => chat.url.to_string(),
-            (None, Some(saved)) => saved.manifest.run.chat_url.clone(),
-            (None, None) => String::new(),
-        };
+        let run = self.context();
+        let mut report = Report::new(&run.suite, run.shard.clone(), cases, run.seconds);
         report.budget = self.budget.as_ref().map(RunBudget::report);
         report.regraded = self.saved.as_ref().map(|saved| Regraded {
             folder: saved.dir.display().to_string(),
             saved_run: saved.manifest.run.clone(),
             streams: saved.manifest.streams.len(),
         });
-        report.run = Some(RunContext {
-            branch: RunContext::branch_of(self.cases.iter().map(|case| case.branch.as_deref())),
-            identity: settings.identity.summary(),
-            suite_path: Some(suite_identity(&selection.suite)),
-            suite_hash: Some(self.suite_hash.clone()),
-            ..RunContext::new(self.started_at, time, &chat_url, &suite, shard, settings.ci.clone())
-        });
+        report.run = Some(run);
         if let Some((file, baseline)) = &self.baseline {
             let report_settings = &settings.report;
             report.compare_with(
@@ -288,6 +279,28 @@ impl<'a> Run<'a> {
         }
         report.gate(settings.report.min_accuracy);
         report
+    }
+
+    /// What the run tested, where and when, as of now (the report's `run`).
+    fn context(&self) -> RunContext {
+        let settings = self.settings;
+        let selection = &settings.selection;
+        let shard = selection.shard.map(|(k, n)| format!("{k}/{n}"));
+        let suite = selection.suite.display().to_string();
+        let time = seconds(self.started.elapsed());
+        // What was asked: the service, or for a re-grade the saved run's.
+        let chat_url = match (&settings.chat, &self.saved) {
+            (Some(chat), _) => chat.url.to_string(),
+            (None, Some(saved)) => saved.manifest.run.chat_url.clone(),
+            (None, None) => String::new(),
+        };
+        RunContext {
+            branch: RunContext::branch_of(self.cases.iter().map(|case| case.branch.as_deref())),
+            identity: settings.identity.summary(),
+            suite_path: Some(suite_identity(&selection.suite)),
+            suite_hash: Some(self.suite_hash.clone()),
+            ..RunContext::new(self.started_at, time, &chat_url, &suite, shard, settings.ci.clone())
+        }
     }
 
     /// Runs every run of the cases on the pool; results come back in suite

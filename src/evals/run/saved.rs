@@ -11,7 +11,8 @@ use super::Run;
 use anyhow::Result;
 
 use crate::error::{Fault, Kind};
-use crate::evals::report::{Report, RunReport};
+use crate::evals::context::RunContext;
+use crate::evals::report::RunReport;
 use crate::evals::saved::{SaveManifest, SavedFolder, SavedTurn, TurnMillis, SAVE_VERSION};
 use crate::evals::suite::Case;
 use crate::exchange::{Exchange, Origin, Trace};
@@ -116,15 +117,12 @@ pub(super) fn regrade_runs(cases: &mut [Case], saved: &SavedFolder, notes: &Note
 }
 
 impl Run<'_> {
-    /// Writes the `--save` folder's manifest: the run's metadata and every
-    /// turn saved, in suite order.
-    pub(super) fn write_manifest(&self, dir: &std::path::Path, report: &Report) -> Result<()> {
+    /// Writes the `--save` folder's manifest: the run's metadata (`run`)
+    /// and every turn saved, in suite order.
+    pub(super) fn write_manifest(&self, dir: &std::path::Path, run: RunContext) -> Result<()> {
         let mut streams = std::mem::take(&mut *self.save_log.lock().unwrap_or_else(|poisoned| poisoned.into_inner()));
         let place = |name: &str| self.cases.iter().position(|case| case.name == name);
         streams.sort_by_key(|turn| (place(&turn.case), turn.run, turn.turn));
-        let Some(run) = report.run.clone() else {
-            return Ok(());
-        };
         SaveManifest {
             version: SAVE_VERSION,
             run,
