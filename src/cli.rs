@@ -1048,6 +1048,9 @@ Suite file (TOML):
   # Images go with the first question (paths relative to the suite; each
   # checked as the suite is read, read when the case runs).
   images = [\"chart.png\"]
+  # Set aside until a date (UTC; or quarantine = \"2026-12-31\"): it
+  # runs, reported QUARANTINED, gating nothing; on that date it gates.
+  quarantine = { until = \"2026-12-31\", reason = \"flaky upstream\" }
 
 Cube's own eval files: SUITE may be Cube's agents folder, a repository holding
 one (at $CUBE_CLOUD_AGENTS_CONFIG_PATH, which must name one: exit 2 if not;
@@ -1060,7 +1063,9 @@ spaces: [{name, certified_queries}] and agents: [{space, …}]) and from Markdow
 (.md, .markdown) in certified_queries/, certified-queries/ or queries/ at any
 depth, or whose frontmatter kind, user_request or sql_query says so; rules,
 skills and files that are not YAML or Markdown are never read. --certified also
-asks each certified query's user_request. Graded as Cube grades: the agent's
+asks each certified query's user_request. analyst-quarantine.toml beside the
+agents folder quarantines questions as a case's quarantine does:
+[quarantine] \"space/name\" = \"2026-12-31\". Graded as Cube grades: the agent's
 last SQL result against the ground truth's rows (through the data query API),
 rows in any order, numbers to 4 significant figures on their digits as sent,
 column names ignored, extra agent columns allowed, every assignment of columns
@@ -1098,7 +1103,8 @@ unreliable and gates nothing unless --baseline-any.
 Exit codes, the same for TOML suites and Cube's eval files: 0 every case
 passed (with --min-accuracy P: at least P of them); 9 a case's verdict is fail,
 review or error (an expectation, comparison or budget not met; or the case's
-own failure: a bad stream, a 5xx after --retries, its timeout), or, with
+own failure: a bad stream, a 5xx after --retries, its timeout), a case left
+unasked once --budget-tokens or --budget-usd was spent, or, with
 --fail-on-regression, a case or the suite regressed; 2 for a malformed suite or
 a --filter that selects nothing (nothing runs). A failure of the whole run (a signal, credentials refused, the agent not found,
 the service unreachable, --timeout) stops it at once, aborting running chats:
