@@ -727,3 +727,71 @@ fn a_run_that_stopped_keeps_its_finished_turns_re_gradable() {
         "the turn paid for is graded, the others were never saved"
     );
 }
+
+#[test]
+fn a_regrade_of_cubes_eval_files_gives_every_verdict_and_reason_the_live_run_gave() {
+    use crate::cube_evals::{answers, check as check_cube, examples};
+    let emu = Emulator::start();
+    emu.agent(|agent| agent.answers = answers());
+    let dir = Scratch::new();
+    let saved = dir.join("saved");
+    let (code, live, stderr) = check_cube(
+        &emu,
+        &examples(),
+        &[
+            "--certified",
+            "--no-history",
+            "-o",
+            "json",
+            "--save",
+            saved.to_str().unwrap(),
+        ],
+    );
+    assert_eq!(code, Some(9), "{stderr}");
+    let asked = emu.requests_on(Route::Chat).len();
+    let fetched = emu.requests_on(Route::Data).len();
+    let (code, regraded, stderr) = check_cube(
+        &emu,
+        &examples(),
+        &[
+            "--certified",
+            "--no-history",
+            "-o",
+            "json",
+            "--regrade",
+            saved.to_str().unwrap(),
+        ],
+    );
+    assert_eq!(code, Some(9), "{stderr}");
+    assert_eq!(emu.requests_on(Route::Chat).len(), asked, "no chat request");
+    assert!(
+        emu.requests_on(Route::Data).len() > fetched,
+        "the ground truths fetched as usual"
+    );
+    // The same verdicts, reasons and analyses; only the live run aborted
+    // the chat of the agent's error (a re-grade has no chat to abort).
+    let aborted = regex::Regex::new(r"; chat \S+ aborted$").unwrap();
+    let verdicts = |report: &str| -> Vec<Value> {
+        let report: Value = serde_json::from_str(report).unwrap();
+        report["cases"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|case| {
+                let analysis = case["analysis"]
+                    .as_str()
+                    .map(|text| aborted.replace(text, "").into_owned());
+                serde_json::json!([
+                    case["name"],
+                    case["status"],
+                    case["verdict"],
+                    case["scoreReason"],
+                    analysis
+                ])
+            })
+            .collect()
+    };
+    let live = verdicts(&live);
+    assert!(live.len() >= 12, "{live:?}");
+    assert_eq!(verdicts(&regraded), live);
+}
