@@ -735,34 +735,20 @@ fn a_regrade_of_cubes_eval_files_gives_every_verdict_and_reason_the_live_run_gav
     emu.agent(|agent| agent.answers = answers());
     let dir = Scratch::new();
     let saved = dir.join("saved");
-    let (code, live, stderr) = check_cube(
-        &emu,
-        &examples(),
-        &[
-            "--certified",
-            "--no-history",
-            "-o",
-            "json",
-            "--save",
-            saved.to_str().unwrap(),
-        ],
-    );
-    assert_eq!(code, Some(9), "{stderr}");
+    let folder = saved.to_str().unwrap();
+    let graded = |how: &str| {
+        let (code, report, stderr) = check_cube(
+            &emu,
+            &examples(),
+            &["--certified", "--no-history", "-o", "json", how, folder],
+        );
+        assert_eq!(code, Some(9), "{how}: {stderr}");
+        report
+    };
+    let live = graded("--save");
     let asked = emu.requests_on(Route::Chat).len();
     let fetched = emu.requests_on(Route::Data).len();
-    let (code, regraded, stderr) = check_cube(
-        &emu,
-        &examples(),
-        &[
-            "--certified",
-            "--no-history",
-            "-o",
-            "json",
-            "--regrade",
-            saved.to_str().unwrap(),
-        ],
-    );
-    assert_eq!(code, Some(9), "{stderr}");
+    let regraded = graded("--regrade");
     assert_eq!(emu.requests_on(Route::Chat).len(), asked, "no chat request");
     assert!(
         emu.requests_on(Route::Data).len() > fetched,
