@@ -213,16 +213,16 @@ pub fn tap(report: &Report, out: &mut impl Write) -> io::Result<()> {
     writeln!(out, "TAP version 13\n1..{}", report.cases.len())?;
     for (i, case) in report.cases.iter().enumerate() {
         // One line, nothing that acts on a terminal, `#` not a directive.
-        let name = visible(&case.name).replace('#', "\\#").replace('\n', "\\n");
+        let one_line = |text: &str| visible(text).replace('#', "\\#").replace('\n', "\\n");
+        let name = one_line(&case.name);
         let ok = match case.status {
             Outcome::Passed | Outcome::Skipped => "ok",
             _ => "not ok",
         };
         let directive = match (&case.quarantine, case.status) {
-            (Some(quarantine), _) if quarantine.holds() => format!(
-                " # TODO quarantined {}",
-                visible(&quarantine.describe()).replace('#', "\\#")
-            ),
+            (Some(quarantine), _) if quarantine.holds() => {
+                format!(" # TODO quarantined {}", one_line(&quarantine.describe()))
+            }
             (_, Outcome::Skipped) => " # SKIP budget".to_string(),
             _ => String::new(),
         };
