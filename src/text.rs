@@ -225,6 +225,16 @@ pub fn closest<'a>(word: &str, candidates: impl IntoIterator<Item = &'a str>) ->
         .map(|(_, candidate)| candidate)
 }
 
+/// A TOML file's parse error as one line: `FILE:LINE: what` (the line of
+/// the error's span in `text`, 1-based), an unknown key met with what was
+/// meant ([`did_you_mean`]).
+pub fn toml_error(file: &str, text: &str, err: &toml::de::Error) -> String {
+    let line = err
+        .span()
+        .map_or(1, |span| text[..span.start.min(text.len())].matches('\n').count() + 1);
+    format!("{file}:{line}: {}", did_you_mean(err.message()))
+}
+
 /// serde's "unknown field `X`, expected one of `a`, `b`" (from a suite,
 /// an eval file or a profile) as one short line: "unknown field `X`: did
 /// you mean `a`?" when one is close; the message as it was otherwise.

@@ -12,6 +12,7 @@ use serde_json::{json, Value};
 use crate::cli::TrendOutput;
 use crate::domain::dollars;
 use crate::error::{fail, Kind};
+use crate::evals::verdicts::percent_of;
 use crate::history::{CheckRunRecord, History, TrendFilter};
 use crate::output::{Notes, Out};
 use crate::render::draw;
@@ -90,11 +91,6 @@ pub fn write(
     Ok(())
 }
 
-/// An accuracy for a person: `87.5%`, `-` for a run with no case that gates.
-fn percent(accuracy: Option<f64>) -> String {
-    accuracy.map_or("-".to_string(), |share| format!("{}%", (share * 1000.0).round() / 10.0))
-}
-
 /// A commit as a person reads it: its first 7 characters.
 fn short_commit(commit: Option<&str>) -> String {
     commit.map_or("-".to_string(), |commit| commit.chars().take(7).collect())
@@ -136,7 +132,7 @@ fn table_of(runs: &[CheckRunRecord], width: Option<u16>) -> (String, Vec<&'stati
                 time,
                 run.branch.clone().unwrap_or_else(|| "-".to_string()),
                 short_commit(run.commit.as_deref()),
-                percent(run.accuracy()),
+                run.accuracy().map_or("-".to_string(), percent_of),
                 run.passed.to_string(),
                 run.failed.to_string(),
                 run.errors.to_string(),

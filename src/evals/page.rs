@@ -151,27 +151,22 @@ pub fn html(report: &Report, notes: &Notes) -> String {
 /// The quarantined cases in a place of their own: each one's verdict,
 /// date and reason (an expired one says it gates again).
 fn quarantined(report: &Report) -> String {
-    let cases: Vec<&CaseReport> = report.cases.iter().filter(|case| case.quarantine.is_some()).collect();
-    if cases.is_empty() {
+    let rows = verdicts::quarantine_table(report);
+    if rows.is_empty() {
         return String::new();
     }
-    let mut html = String::from(
-        "<section class=\"quarantined\">\n<h2>Quarantined</h2>\n<p class=\"note\">They run and are reported, and gate nothing until their date.</p>\n<table>\n<thead><tr><th>case</th><th>verdict</th><th>until</th><th>reason</th></tr></thead>\n<tbody>\n",
+    let mut html = format!(
+        "<section class=\"quarantined\">\n<h2>Quarantined</h2>\n<p class=\"note\">They run and are reported, and gate nothing until their date.</p>\n<table>\n<thead><tr><th>{}</th></tr></thead>\n<tbody>\n",
+        verdicts::QUARANTINE_COLUMNS.join("</th><th>")
     );
-    for case in cases {
-        let Some(quarantine) = &case.quarantine else { continue };
-        let until = match quarantine.holds() {
-            true => quarantine.until.clone(),
-            false => format!("expired on {}: gates again", quarantine.until),
-        };
-        let verdict = report::tag(case.status, case.cube.verdict);
+    for [name, verdict, until, reason] in rows {
         let _ = writeln!(
             html,
             "<tr><td>{}</td><td><span class=\"tag {}\">{verdict}</span></td><td>{}</td><td>{}</td></tr>",
-            escape_markup(&case.name),
+            escape_markup(&name),
             verdict.to_lowercase(),
             escape_markup(&until),
-            escape_markup(quarantine.reason.as_deref().unwrap_or(""))
+            escape_markup(&reason)
         );
     }
     html.push_str("</tbody>\n</table>\n</section>\n");

@@ -7,17 +7,14 @@
 //! `quarantine of NAME expired on DATE`.
 
 use std::collections::BTreeMap;
-use std::path::Path;
-use std::time::Duration;
 
 use anyhow::Result;
 use chrono::NaiveDate;
 use serde::{Deserialize, Serialize};
 
 use crate::error::usage;
-use crate::input::Input;
 use crate::redact::redact;
-use crate::text::did_you_mean;
+use crate::text::toml_error;
 
 /// The file beside Cube's agents folder that quarantines its questions.
 pub const QUARANTINE_FILE: &str = "analyst-quarantine.toml";
@@ -103,29 +100,18 @@ struct QuarantineFile {
     quarantine: BTreeMap<String, Written>,
 }
 
-/// The quarantines of `file` (`analyst-quarantine.toml`), by the case each
-/// names (`space/name`, or a case's name as reports show it), as of
-/// `today`; none when there is no such file. A malformed file or date is
-/// a usage error naming the file (and the entry).
-pub fn read_file(file: &Path, today: NaiveDate, limit: Option<Duration>) -> Result<BTreeMap<String, Quarantine>> {
-    if !file.exists() {
-        return Ok(BTreeMap::new());
-    }
-    let shown = file.display();
-    let text = crate::input::read_text(Input::File(file.to_path_buf()), limit, &shown.to_string())?;
-    let text = text.strip_prefix('\u{feff}').unwrap_or(&text);
-    let parsed: QuarantineFile = toml::from_str(text).map_err(|err| {
-        let line = err
-            .span()
-            .map_or(1, |span| text[..span.start.min(text.len())].matches('\n').count() + 1);
-        usage(format!("{shown}:{line}: {}", did_you_mean(err.message())))
-    })?;
+/// The quarantines `text` (of `file`, an `analyst-quarantine.toml`)
+/// holds, by the case each names (`space/name`, or a case's name as
+/// reports show it), as of `today`. A malformed file or date is a usage
+/// error naming the file (and the entry).
+pub fn parse_file(file: &str, text: &str, today: NaiveDate) -> Result<BTreeMap<String, Quarantine>> {
+    let parsed: QuarantineFile = toml::from_str(text).map_err(|err| usage(toml_error(file, text, &err)))?;
     parsed
         .quarantine
         .into_iter()
         .map(|(name, written)| {
             let quarantine =
-                Quarantine::of(&written, today).map_err(|err| usage(format!("{shown}: {name:?}: {err}")))?;
+                Quarantine::of(&written, today).map_err(|err| usage(format!("{file}: {name:?}: {err}")))?;
             Ok((name, quarantine))
         })
         .collect()

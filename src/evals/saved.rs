@@ -145,16 +145,16 @@ impl SavedFolder {
         }
         let shown = format!("--regrade {}", path.display());
         let text = read_text_at_most(Input::File(path.clone()), MAX_MANIFEST, limit, &shown)?;
-        let version = serde_json::from_str::<serde_json::Value>(&text)
-            .ok()
-            .and_then(|value| value.get("version").and_then(serde_json::Value::as_u64));
+        let not_a_manifest = |err: serde_json::Error| usage(format!("{shown}: not a saved folder's manifest: {err}"));
+        // Its version first: a later version may have another form.
+        let value: serde_json::Value = serde_json::from_str(&text).map_err(not_a_manifest)?;
+        let version = value.get("version").and_then(serde_json::Value::as_u64);
         if let Some(version) = version.filter(|&version| version > u64::from(SAVE_VERSION)) {
             return Err(usage(format!(
                 "{shown}: saved by a newer analyst (version {version}); this one reads version {SAVE_VERSION}: upgrade analyst"
             )));
         }
-        let manifest: SaveManifest = serde_json::from_str(&text)
-            .map_err(|err| usage(format!("{shown}: not a saved folder's manifest: {err}")))?;
+        let manifest: SaveManifest = serde_json::from_value(value).map_err(not_a_manifest)?;
         let mut runs: BTreeMap<String, BTreeMap<usize, BTreeMap<usize, SavedTurn>>> = BTreeMap::new();
         for saved in &manifest.streams {
             let inside = Path::new(&saved.file);
@@ -182,6 +182,21 @@ impl SavedFolder {
             .get(name)
             .map(|runs| runs.values().collect())
             .unwrap_or_default()
+    }
+
+    /// Turn `turn` (from 0) of run `run` (from 0, in run order) of the
+    /// case `name`, when the folder saved it.
+    pub fn turn(&self, name: &str, run: usize, turn: usize) -> Option<&SavedTurn> {
+        self.runs.get(name)?.values().nth(run)?.get(&(turn + 1))
+    }
+
+    /// What the first `turns` turns of run `run` (from 0) of the case
+    /// `name` took when they were asked: a re-graded run's time.
+    pub fn took(&self, name: &str, run: usize, turns: usize) -> Duration {
+        (0..turns)
+            .filter_map(|turn| self.turn(name, run, turn))
+            .map(|saved| Duration::from_millis(saved.millis.total))
+            .sum()
     }
 
     /// The path of a saved turn's stream.

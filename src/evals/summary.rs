@@ -54,23 +54,16 @@ pub fn markdown(report: &Report) -> String {
         }
         md.push('\n');
     }
-    let quarantined: Vec<&CaseReport> = report.cases.iter().filter(|case| case.quarantine.is_some()).collect();
+    let quarantined = verdicts::quarantine_table(report);
     if !quarantined.is_empty() {
-        md.push_str("Quarantined cases (they run, and gate nothing until their date):\n\n| case | verdict | until | reason |\n|---|---|---|---|\n");
-        for case in quarantined {
-            let Some(quarantine) = &case.quarantine else { continue };
-            let until = match quarantine.holds() {
-                true => quarantine.until.clone(),
-                false => format!("expired on {}: gates again", quarantine.until),
-            };
-            let _ = writeln!(
-                md,
-                "| {} | {} | {} | {} |",
-                cell(&case.name),
-                report::tag(case.status, case.cube.verdict),
-                cell(&until),
-                cell(quarantine.reason.as_deref().unwrap_or(""))
-            );
+        let _ = writeln!(
+            md,
+            "Quarantined cases (they run, and gate nothing until their date):\n\n| {} |\n|---|---|---|---|",
+            verdicts::QUARANTINE_COLUMNS.join(" | ")
+        );
+        for row in quarantined {
+            let cells: Vec<String> = row.iter().map(|text| cell(text)).collect();
+            let _ = writeln!(md, "| {} |", cells.join(" | "));
         }
         md.push('\n');
     }

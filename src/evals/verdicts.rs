@@ -280,6 +280,33 @@ pub fn spending(report: &Report) -> Vec<String> {
     lines
 }
 
+/// The head of [`quarantine_table`].
+pub const QUARANTINE_COLUMNS: [&str; 4] = ["case", "verdict", "until", "reason"];
+
+/// The quarantined cases as the page and the summary list them, a row of
+/// [`QUARANTINE_COLUMNS`] each, as plain text: the name, its own verdict
+/// (`FAIL`), its date (once expired, `expired on DATE: gates again`) and
+/// its reason.
+pub fn quarantine_table(report: &Report) -> Vec<[String; 4]> {
+    report
+        .cases
+        .iter()
+        .filter_map(|case| {
+            let quarantine = case.quarantine.as_ref()?;
+            let until = match quarantine.holds() {
+                true => quarantine.until.clone(),
+                false => format!("expired on {}: gates again", quarantine.until),
+            };
+            Some([
+                case.name.clone(),
+                tag(case.status, case.cube.verdict).to_string(),
+                until,
+                quarantine.reason.clone().unwrap_or_default(),
+            ])
+        })
+        .collect()
+}
+
 /// The quarantined cases, one phrase each: `NAME (FAIL, until DATE:
 /// reason)`, or, once it expired, the note that it did.
 pub fn quarantines(report: &Report) -> Vec<String> {

@@ -4,7 +4,7 @@
 //! has its report; read oldest first.
 
 use anyhow::Result;
-use rusqlite::params;
+use rusqlite::{params, OptionalExtension};
 use serde::Serialize;
 
 use super::History;
@@ -125,11 +125,7 @@ impl History {
                     [],
                     |row| row.get::<_, String>(0),
                 )
-                .map(Some)
-                .or_else(|err| match err {
-                    rusqlite::Error::QueryReturnedNoRows => Ok(None),
-                    err => Err(err),
-                })
+                .optional()
                 .map_err(failed)?,
         };
         let Some(suite) = suite else {

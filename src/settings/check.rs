@@ -8,7 +8,9 @@ use anyhow::Result;
 
 use super::checks::{regex, variable};
 use super::profile::Config;
-use super::types::{case_overrides, report_settings, CheckListSettings, CheckSettings, ReportFormat, Selection};
+use super::types::{
+    case_overrides, report_settings, Answers, CheckListSettings, CheckSettings, ReportFormat, Selection,
+};
 use super::{history, Sources};
 use crate::api::chat::ChatSettings;
 use crate::ci::CiJob;
@@ -67,17 +69,17 @@ impl Sources<'_> {
         let network = self.network(&args.network)?;
         let identity = self.identity(&args.identity, network.limits.timeout)?;
         // A re-grade asks nothing: no chat URL or key is needed.
-        let chat = match &args.regrade {
-            Some(_) => None,
+        let answers = match args.regrade.take() {
+            Some(dir) => Answers::Saved(dir),
             None => {
                 let url = self.chat_url(&args.endpoint)?;
                 let (key, cube_token) = self.chat_credentials(&url, &args.endpoint, network.limits.timeout)?;
-                Some(ChatSettings {
+                Answers::Asked(Box::new(ChatSettings {
                     url,
                     key,
                     cube_token,
                     identity: None,
-                })
+                }))
             }
         };
         let data = self.data(&args.data, identity.security_context.clone(), network.limits.timeout);
@@ -94,12 +96,11 @@ impl Sources<'_> {
             recording: history::recording(args.no_history, self.profile)?,
             report: report_settings(args.report)?,
             save: args.save,
-            regrade: args.regrade,
             budget: BudgetLimits {
                 tokens: args.budget_tokens,
                 usd: args.budget_usd,
             },
-            chat,
+            answers,
             identity,
             data,
             network,

@@ -14,7 +14,7 @@ use crate::cli::var;
 use crate::domain::{Price, Prices};
 use crate::error::usage;
 use crate::input::{read_text, Input};
-use crate::text::did_you_mean;
+use crate::text::toml_error;
 
 /// One profile of the config file.
 #[derive(Clone, Debug, Default, Deserialize)]
@@ -198,12 +198,8 @@ impl Config {
         }
         let what = format!("the config file {}", path.display());
         let text = read_text(Input::File(path.clone()), limit, &what)?;
-        let file: ConfigFile = toml::from_str(&text).map_err(|err| {
-            let line = err
-                .span()
-                .map_or(1, |span| text[..span.start.min(text.len())].matches('\n').count() + 1);
-            usage(format!("{}:{line}: {}", path.display(), did_you_mean(err.message())))
-        })?;
+        let file: ConfigFile =
+            toml::from_str(&text).map_err(|err| usage(toml_error(&path.display().to_string(), &text, &err)))?;
         Ok(Some(Config {
             path,
             named_by,

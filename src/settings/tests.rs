@@ -147,7 +147,10 @@ fn chat_and_asker(env: &[(&str, &str)], flags: &[&str]) -> (String, String, Stri
     let Command::Check(check) = resolved_with(&env, &args).unwrap() else {
         panic!("not a check");
     };
-    let host = check.chat.as_ref().unwrap().url.host_str().unwrap().to_string();
+    let crate::settings::types::Answers::Asked(chat) = &check.answers else {
+        panic!("a check that asks");
+    };
+    let host = chat.url.host_str().unwrap().to_string();
     let asker = check.identity.external_id.clone().unwrap_or_default();
     (host, asker, check.identity.names.external_id.clone())
 }

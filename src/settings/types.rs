@@ -32,7 +32,7 @@ pub use crate::api::data::{DataCredential, DataSettings};
 pub use crate::api::session::{Embedding, UserProfile};
 pub use crate::domain::{Display, Limits, Network, Question};
 pub use crate::evals::report::{ReportFormat, ReportSettings};
-pub use crate::evals::run::CheckSettings;
+pub use crate::evals::run::{Answers, CheckSettings};
 pub use crate::evals::select::{CheckListSettings, Selection};
 pub use crate::evals::suite::CaseOverrides;
 pub use crate::expect::Expectations;

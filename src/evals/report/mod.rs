@@ -128,7 +128,7 @@ pub struct RunReport {
     /// US dollars, when the config file's `[prices]` priced every turn.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cost: Option<f64>,
-    /// The raw streams kept with `--save`.
+    /// The raw streams kept with `--save` (of a re-grade: those it read).
     pub saved: Vec<String>,
     /// How Cube would grade it (a question of Cube's eval files).
     #[serde(flatten, default)]
@@ -455,16 +455,13 @@ impl CaseReport {
         let any_failed = runs.iter().any(|run| run.status == Outcome::Failed);
         // An error keeps the code of what happened (the run's exit code is
         // 9 all the same: see `Report::failure`).
-        let none_asked = total == 0;
-        let (status, exit_code) = match (none_asked, passed >= needed, any_failed, first_error) {
-            (true, ..) => (Outcome::Skipped, Kind::Expectation.exit_code()),
-            (_, true, ..) => (Outcome::Passed, SUCCESS),
-            (_, false, false, Some(run)) => (Outcome::Error, run.exit_code),
+        let (status, exit_code) = match (passed >= needed, any_failed, first_error) {
+            (true, ..) => (Outcome::Passed, SUCCESS),
+            (false, false, Some(run)) => (Outcome::Error, run.exit_code),
             _ => (Outcome::Failed, Kind::Expectation.exit_code()),
         };
         let messages = match (status, runs.len()) {
             (Outcome::Passed, _) => Vec::new(),
-            (Outcome::Skipped, _) => vec![BUDGET_SKIPPED.to_string()],
             (_, 1) => runs[0].messages.clone(),
             _ => std::iter::once(format!(
                 "{passed} of {total} runs passed; pass_rate {required_pass_rate} needs {needed}"
@@ -505,14 +502,24 @@ impl CaseReport {
             quarantine: None,
         };
         case.cube = shown_run(&case).map(|run| run.cube.clone()).unwrap_or_default();
+        if total == 0 {
+            case.skipped_by_budget(asked_for);
+        }
         case
     }
-}
 
-/// Why a case was not asked, in every report.
-pub const BUDGET_SKIPPED: &str = "not asked: the run's budget was spent (budget)";
+    /// Marks the case `skipped` (exit 9): the run's budget was spent before
+    /// its runs could decide it; its line says how many of the `asked_for`
+    /// finished.
+    pub fn skipped_by_budget(&mut self, asked_for: usize) {
+        let finished = self.runs.iter().filter(|run| run.status != Outcome::Skipped).count();
+        self.status = Outcome::Skipped;
+        self.exit_code = Kind::Expectation.exit_code();
+        self.messages = vec![format!(
+            "not asked: the run's budget was spent (budget): {finished} of {asked_for} runs finished"
+        )];
+    }
 
-impl CaseReport {
     /// True when the case gates the run: no quarantine holds it.
     pub fn gates(&self) -> bool {
         self.quarantine.as_ref().is_none_or(|quarantine| !quarantine.holds())

@@ -9,7 +9,7 @@ use std::path::Path;
 use std::time::{Duration, Instant, SystemTime};
 
 use super::pool::Slot;
-use super::Run;
+use super::{Run, Source};
 use crate::domain::{new_message_id, Limits, Network, Prices, Question};
 use crate::error::{Fault, Kind};
 use crate::evals::grade::{CubeGrade, Reason};
@@ -68,8 +68,8 @@ impl Run<'_> {
         }
         // The service, once per run; a re-grade reads each turn's saved
         // stream instead.
-        let asked = match (&self.client, &self.settings.chat) {
-            (Some(client), Some(chat)) => Some(Exchange {
+        let asked = match &self.source {
+            Source::Asked { client, chat } => Ok(Exchange {
                 origin: Origin::Service(Box::new(Service {
                     client: client.as_user(case.settings.clone()),
                     url: &chat.url,
@@ -82,9 +82,8 @@ impl Run<'_> {
                     .map_or(Trace::Off, |trace| Trace::Into(&trace.spans)),
                 notes: &self.notes,
             }),
-            _ => None,
+            Source::Saved(folder) => Err(folder),
         };
-        let mut regraded = Duration::ZERO;
         for turn_index in 0..case.turns.len() {
             if turn_index > 0 && self.budget.as_ref().is_some_and(|budget| budget.reached()) {
                 let left = case.turns.len() - turn_index;
@@ -101,8 +100,8 @@ impl Run<'_> {
                 break;
             }
             let turn = match &asked {
-                Some(exchange) => self.run_turn(slot, case, turn_index, TurnSource::Asked(exchange), &mut run, started),
-                None => self.regrade_turn(slot, case, turn_index, &mut run, started, &mut regraded),
+                Ok(exchange) => self.run_turn(slot, case, turn_index, TurnSource::Asked(exchange), &mut run, started),
+                Err(folder) => self.regrade_turn(folder, slot, case, turn_index, &mut run, started),
             };
             if let Err(fault) = turn {
                 if self.ends_the_run(fault.kind) {
@@ -119,8 +118,9 @@ impl Run<'_> {
             }
         }
         run.seconds.total = match asked {
-            Some(_) => seconds(started.elapsed()),
-            None => seconds(regraded),
+            Ok(_) => seconds(started.elapsed()),
+            // A re-graded run took what its turns took when asked.
+            Err(folder) => seconds(folder.took(&case.name, slot.run, run.saved.len())),
         };
         if let Some(trace) = &self.trace {
             trace.case_ran(slot.case, began, SystemTime::now());

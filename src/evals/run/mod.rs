@@ -31,12 +31,10 @@ use crate::api::chat::{ChatClient, ChatSettings};
 use crate::api::data::{DataClient, DataSettings};
 use crate::ci::CiJob;
 use crate::domain::{without_credentials, Network, Prices};
-use crate::error::{fail, usage, Kind};
+use crate::error::{fail, usage};
 use crate::evals::budget::{BudgetLimits, RunBudget};
 use crate::evals::context::RunContext;
-use crate::evals::report::{
-    seconds, CaseReport, Outcome, Regraded, Report, ReportSettings, RunReport, Saved, BUDGET_SKIPPED,
-};
+use crate::evals::report::{seconds, CaseReport, Outcome, Regraded, Report, ReportSettings, RunReport, Saved};
 use crate::evals::retry::{Earlier, Tally};
 use crate::evals::saved::{SavedFolder, SavedTurn};
 use crate::evals::select::{tell_quarantine, Selected, Selection};
@@ -67,13 +65,10 @@ pub struct CheckSettings {
     pub report: ReportSettings,
     /// `--save DIR`.
     pub save: Option<PathBuf>,
-    /// `--regrade DIR`: the saved streams graded again, no turn asked.
-    pub regrade: Option<PathBuf>,
     /// `--budget-tokens`, `--budget-usd`.
     pub budget: BudgetLimits,
-    /// The chat service and its credentials (who asks is each case's);
-    /// `None` for a re-grade, which asks nothing.
-    pub chat: Option<ChatSettings>,
+    /// Where the answers graded come from: the service, or a saved run.
+    pub answers: Answers,
     /// The identity of the command line, which the suite may override.
     pub identity: IdentityInput,
     /// The data query API (`reference_sql`, ground truths).
@@ -94,6 +89,30 @@ pub struct CheckSettings {
     pub otlp: Option<OtlpSettings>,
 }
 
+/// Where the answers a `check` run grades come from.
+#[derive(Debug)]
+pub enum Answers {
+    /// Asked of the chat service, with its credentials (who asks is each
+    /// case's).
+    Asked(Box<ChatSettings>),
+    /// Read from the streams a run saved with `--save` (`--regrade DIR`):
+    /// no turn asked, no chat URL or key needed.
+    Saved(PathBuf),
+}
+
+/// [`Answers`] made ready: the service's client, or the saved folder read.
+enum Source<'a> {
+    /// The chat service, as `chat` says.
+    Asked {
+        /// Its client.
+        client: ChatClient,
+        /// Its settings.
+        chat: &'a ChatSettings,
+    },
+    /// The saved run a re-grade reads.
+    Saved(SavedFolder),
+}
+
 /// A `check` run: its cases and everything they share.
 pub struct Run<'a> {
     /// The cases, the flags' overrides applied.
@@ -101,10 +120,8 @@ pub struct Run<'a> {
     /// The fingerprint of the whole suite's cases.
     suite_hash: String,
     settings: &'a CheckSettings,
-    /// The chat service; `None` for a re-grade.
-    client: Option<ChatClient>,
-    /// The saved streams a re-grade reads (`--regrade`).
-    saved: Option<SavedFolder>,
+    /// Where the answers come from.
+    source: Source<'a>,
     /// The turns saved so far (`--save`), for the folder's manifest.
     save_log: Mutex<Vec<SavedTurn>>,
     /// The run's budget, when one is set.
@@ -159,14 +176,17 @@ impl<'a> Run<'a> {
             .into_iter()
             .map(|case| case.overridden(&settings.overrides))
             .collect();
-        let saved = settings
-            .regrade
-            .as_ref()
-            .map(|dir| SavedFolder::read(dir, settings.network.limits.timeout))
-            .transpose()?;
-        if let Some(saved) = &saved {
-            regrade_runs(&mut cases, saved, notes);
-        }
+        let source = match &settings.answers {
+            Answers::Asked(chat) => Source::Asked {
+                client: ChatClient::new(http()?, chat),
+                chat,
+            },
+            Answers::Saved(dir) => {
+                let saved = SavedFolder::read(dir, settings.network.limits.timeout)?;
+                regrade_runs(&mut cases, &saved, notes);
+                Source::Saved(saved)
+            }
+        };
         let compares = cases
             .iter()
             .any(|case| case.turns.iter().any(|turn| turn.rows.is_some()));
@@ -187,13 +207,8 @@ impl<'a> Run<'a> {
                 "--retry-errors: {again} runs ended in an error outside the answer; only they are asked again"
             ));
         }
-        let client = match &settings.chat {
-            Some(chat) => Some(ChatClient::new(http()?, chat)),
-            None => None,
-        };
         Ok(Run {
-            client,
-            saved,
+            source,
             save_log: Mutex::new(Vec::new()),
             budget: RunBudget::new(settings.budget),
             notes: notes.clone(),
@@ -262,11 +277,13 @@ impl<'a> Run<'a> {
         let run = self.context();
         let mut report = Report::new(&run.suite, run.shard.clone(), cases, run.seconds);
         report.budget = self.budget.as_ref().map(RunBudget::report);
-        report.regraded = self.saved.as_ref().map(|saved| Regraded {
-            folder: saved.dir.display().to_string(),
-            saved_run: saved.manifest.run.clone(),
-            streams: saved.manifest.streams.len(),
-        });
+        if let Source::Saved(saved) = &self.source {
+            report.regraded = Some(Regraded {
+                folder: saved.dir.display().to_string(),
+                saved_run: saved.manifest.run.clone(),
+                streams: saved.manifest.streams.len(),
+            });
+        }
         report.run = Some(run);
         if let Some((file, baseline)) = &self.baseline {
             let report_settings = &settings.report;
@@ -289,10 +306,9 @@ impl<'a> Run<'a> {
         let suite = selection.suite.display().to_string();
         let time = seconds(self.started.elapsed());
         // What was asked: the service, or for a re-grade the saved run's.
-        let chat_url = match (&settings.chat, &self.saved) {
-            (Some(chat), _) => chat.url.to_string(),
-            (None, Some(saved)) => saved.manifest.run.chat_url.clone(),
-            (None, None) => String::new(),
+        let chat_url = match &self.source {
+            Source::Asked { chat, .. } => chat.url.to_string(),
+            Source::Saved(saved) => saved.manifest.run.chat_url.clone(),
         };
         RunContext {
             branch: RunContext::branch_of(self.cases.iter().map(|case| case.branch.as_deref())),
@@ -352,13 +368,7 @@ impl<'a> Run<'a> {
             let mut result = CaseReport::new(case.index, &case.name, case.pass_rate, case.repeat, case_runs);
             // A case the budget left undecided has no verdict: skipped.
             if left_by_budget > 0 && !tally.decides(case) {
-                result.status = Outcome::Skipped;
-                result.exit_code = Kind::Expectation.exit_code();
-                result.messages = vec![format!(
-                    "{BUDGET_SKIPPED}: {} of {} runs finished",
-                    result.runs.len() - cut_short,
-                    case.repeat
-                )];
+                result.skipped_by_budget(case.repeat);
             }
             result.space = case.space.clone();
             result.hash = Some(case.fingerprint());
@@ -437,7 +447,10 @@ impl Work for Run<'_> {
 /// is asked again whole, see [`earlier_cases`]).
 fn same_agent_and_suite(report: &Report, settings: &CheckSettings) -> Result<()> {
     let asked = report.run.as_ref().map(|run| run.chat_url.as_str());
-    let here = without_credentials(settings.chat.as_ref().map_or("", |chat| chat.url.as_str()));
+    let here = match &settings.answers {
+        Answers::Asked(chat) => without_credentials(chat.url.as_str()),
+        Answers::Saved(_) => String::new(),
+    };
     if let Some(other) = asked.filter(|asked| *asked != here) {
         return Err(usage(format!(
             "--retry-errors: that report asked {other}, this run asks {here}: retry a report of the same agent"

@@ -3,7 +3,7 @@
 //! (`--regrade DIR`); and the `--save` folder's manifest, each turn saved
 //! logged as it ends and written when the run has its report.
 
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 use super::case::TurnSource;
 use super::pool::Slot;
@@ -23,25 +23,20 @@ use crate::redact::redact;
 use crate::stream::turn::Timings;
 
 impl Run<'_> {
-    /// One turn of a re-grade: its saved stream read through the turn's
-    /// owner as a live turn is, graded with the timings it was saved with
-    /// (added to `took`); a turn the folder did not save is an error of the
-    /// run (`no saved stream`), never asked.
+    /// One turn of a re-grade: its saved stream (kept among the run's
+    /// `saved`) read through the turn's owner as a live turn is, graded
+    /// with the timings it was saved with; a turn the folder did not save
+    /// is an error of the run (`no saved stream`), never asked.
     pub(super) fn regrade_turn(
         &self,
+        folder: &SavedFolder,
         slot: Slot,
         case: &Case,
         turn_index: usize,
         run: &mut RunReport,
         case_started: Instant,
-        took: &mut Duration,
     ) -> Result<(), Fault> {
-        let Some(folder) = &self.saved else {
-            return Err(Fault::new(Kind::Unexpected, "a re-grade without its folder"));
-        };
-        let runs = folder.runs_of(&case.name);
-        let saved = runs.get(slot.run).and_then(|turns| turns.get(&(turn_index + 1)));
-        let Some(saved) = saved else {
+        let Some(saved) = folder.turn(&case.name, slot.run, turn_index) else {
             let which = match case.turns.len() {
                 1 => String::new(),
                 n => format!(" of turn {} of {n}", turn_index + 1),
@@ -61,7 +56,6 @@ impl Run<'_> {
         };
         let source = TurnSource::Saved(&exchange, saved);
         let graded = self.run_turn(slot, case, turn_index, source, run, case_started);
-        *took += Duration::from_millis(saved.millis.total);
         run.saved.push(path.display().to_string());
         graded
     }
